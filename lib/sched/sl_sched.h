@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_sched.h - the Tonic segment scheduler engine (NSDI'20, sections 3 and 4), one instance per
+ * lcore, owning flows [0, max_flows).
+ *
+ * A flow is a stream of fixed-size segments numbered by 32-bit wrapping sequence numbers; only
+ * the last segment of a push may be shorter (the "tonic tail"). The caller pushes data
+ * (sl_sched_flow_push), feeds receiver feedback (sl_sched_incoming) and asks which segments to
+ * send now (sl_sched_next_burst): each decision is (flow, seq, tx_id, len, flags). The engine
+ * never reads a clock (time is now_ns) and never allocates after create.
+ *
+ * Run loop:
+ *     sl_sched_incoming(s, events, n, now);
+ *     n = sl_sched_next_burst(s, now, segs, max);   // build and send the n segments
+ *     sleep/poll until sl_sched_next_deadline(s) or new input.
+ * Incoming events and the following next_burst form one step: an RTO that expires in the step
+ * in which an ack for the same flow arrived is dropped (Tonic section 3.4) and retried later.
+ *
+ * Programs (window/rate/grant credit, loss recovery) are described in sl_proto.h.
+ */
+#ifndef SL_SCHED_H
+#define SL_SCHED_H
+
+#include <stdint.h>
+
+#include "sl_common.h"
+#include "sl_proto.h"
+#include "sl_stats.h"
+
+#define SL_SCHED_WND_MIN 64u      /**< W lower bound, segments */
+#define SL_SCHED_WND_MAX 4096u    /**< W upper bound, segments */
+#define SL_SCHED_WND_DEFAULT 128u /**< W default (Tonic section 3.2.2) */
+#define SL_SCHED_QUEUE_MAX 64u    /**< per-flow queue bound, segments */
+
+/* struct sl_sched_conf flags */
+#define SL_SCHED_F_TX_TS (1u << 0) /**< keep each segment's send time, so that acks without an
+				    *   echoed timestamp still give RTT samples (Karn's rule:
+				    *   only for segments sent once); costs 8 B x W per flow */
+
+/* Engine configuration; zero fields take the default in brackets. */
+struct sl_sched_conf {
+	uint32_t max_flows;     /**< flows [0, max_flows), >= 1 */
+	uint32_t wnd_segs;      /**< W: ring window, segments, power of two in [64, 4096] [128] */
+	uint32_t queue_segs;    /**< N: generated-but-unsent queue per flow, segments, power of
+				 *   two in [2, 64] [16] */
+	uint32_t queue_stop;    /**< generation stops with this many queued, <= N [11 for N=16,
+				 *   else N - N/4 - 1] */
+	uint32_t queue_resume;  /**< generation resumes below this many queued, < queue_stop
+				 *   [queue_stop - 1] */
+	uint32_t visit_segs;    /**< segments emitted per flow visit at most, >= 1 [8] */
+	uint32_t timer_tick_ns; /**< RTO / program-timer wheel slot: the sweep delay bound [1000] */
+	uint32_t timer_slots;   /**< timer wheel slots, power of two [4096] */
+	uint32_t pace_tick_ns;  /**< rate wake-up wheel slot; releases stay exact to 1 ns [64] */
+	uint32_t pace_slots;    /**< pacing wheel slots, power of two [4096] */
+	uint32_t timer_budget;  /**< timer expiries handled per next_burst call at most [1024] */
+	uint32_t flags;         /**< SL_SCHED_F_* */
+};
+
+/* Per-flow configuration for sl_sched_flow_add(); zero fields take the default in brackets. */
+struct sl_flow_conf {
+	const char *proto;          /**< registered program name (required) */
+	uint32_t seg_bytes;         /**< segment size, bytes, 1..65535 (required) */
+	uint32_t init_wnd_segs;     /**< initial window, segments [W]; the program's init may
+				     *   change it */
+	uint64_t init_rate_bps;     /**< initial rate, bits/s (rate credit) [10 Gbps] */
+	uint32_t burst_bytes;       /**< D: rate credit cap, bytes [seg_bytes] */
+	uint32_t init_credit_bytes; /**< c0 (rate credit) or initial tokens (grant), bytes [0 for
+				     *   grant; seg_bytes for rate] */
+	uint32_t rto_credit_bytes;  /**< grant credit added when the RTO fires, bytes [16000] */
+	uint32_t first_seq;         /**< first segment number (any 32-bit value) [0] */
+	uint64_t rto_ns;            /**< initial RTO period, ns [1 ms] */
+	uint64_t param[4];          /**< program parameters (see the program's header comment) */
+};
+
+/* sl_seg flags */
+#define SL_SEG_F_RTX (1u << 0)  /**< a retransmission (tx_id > 0 unless it saturated) */
+#define SL_SEG_F_TAIL (1u << 1) /**< last segment of a push (may be short) */
+
+/* One decision: send segment seq of flow now. */
+struct sl_seg {
+	uint32_t flow;  /**< flow id */
+	uint32_t seq;   /**< segment number */
+	uint16_t len;   /**< bytes */
+	uint8_t tx_id;  /**< transmission count of this segment - 1, saturating at 3; echo it */
+	uint8_t flags;  /**< SL_SEG_F_* */
+};
+static_assert(sizeof(struct sl_seg) == 12, "sl_seg is a 12-byte descriptor");
+
+/* Engine counters (sl_sched_stats, described by sl_sched_stat_descs). */
+struct sl_sched_stats {
+	uint64_t decisions;          /**< segments emitted */
+	uint64_t visits;             /**< ready-set pops */
+	uint64_t generated;          /**< segments put in flow queues (new + rtx) */
+	uint64_t generated_rtx;      /**< of which retransmissions */
+	uint64_t stale_skipped;      /**< queued segments acked before their turn, not sent */
+	uint64_t trimmed;            /**< queued new segments taken back when a window shrank */
+	uint64_t events;             /**< events processed */
+	uint64_t bad_events;         /**< events refused: bad flow, type, or fields */
+	uint64_t sacks_accepted;     /**< SACKs in window and new */
+	uint64_t sacks_ignored;      /**< SACKs outside the window or already known */
+	uint64_t stale_acks;         /**< cumacks below wnd_start */
+	uint64_t rto_fired;          /**< RTO expiries handed to periodic() */
+	uint64_t rto_dropped_by_ack; /**< RTO expiries dropped: same-step ack (section 3.4) */
+	uint64_t timers_fired;       /**< program timers handed to periodic() */
+	uint64_t pace_wakeups;       /**< rate wake-ups released */
+	uint64_t credit_waits;       /**< visits that ended for lack of rate/grant credit */
+	uint64_t credit_violations;  /**< segments emitted beyond credit: must stay 0 */
+	uint64_t push_refused;       /**< pushes refused (second short tail in flight, overflow) */
+};
+
+/* Per-flow counters (sl_sched_flow_stats, described by sl_flow_stat_descs). */
+struct sl_flow_stats {
+	uint64_t segs_sent;    /**< segments transmitted */
+	uint64_t segs_rtx;     /**< of which retransmissions */
+	uint64_t bytes_sent;   /**< bytes transmitted */
+	uint64_t acks;         /**< events with a cumack */
+	uint64_t sacks;        /**< accepted SACKs */
+	uint64_t nacks;        /**< NACK events */
+	uint64_t cnps;         /**< CNP events */
+	uint64_t pulls;        /**< PULL events */
+	uint64_t rto_fired;    /**< RTO expiries */
+	uint64_t credit_waits; /**< visits that ended for lack of rate/grant credit */
+};
+
+extern const struct sl_stat_desc sl_sched_stat_descs[];
+extern const unsigned sl_sched_stat_count;
+extern const struct sl_stat_desc sl_flow_stat_descs[];
+extern const unsigned sl_flow_stat_count;
+
+struct sl_sched;
+
+/* Create an engine. NULL + errno (EINVAL bad conf, ENOMEM). */
+struct sl_sched *sl_sched_create(const struct sl_sched_conf *conf);
+void sl_sched_free(struct sl_sched *s);
+
+/* Bytes of engine memory per flow for this configuration (reported by the benchmark). */
+size_t sl_sched_bytes_per_flow(const struct sl_sched *s);
+
+/*
+ * Start flow `flow` with program fc->proto. 0, -EINVAL (bad id or conf), -ENOENT (unknown
+ * program), -EEXIST (flow in use), or the program init's error.
+ */
+int sl_sched_flow_add(struct sl_sched *s, uint32_t flow, const struct sl_flow_conf *fc);
+
+/* Stop a flow and forget its state. 0 or -ENOENT. */
+int sl_sched_flow_del(struct sl_sched *s, uint32_t flow);
+
+/*
+ * Append nsegs segments; the last is last_len bytes (1..seg_bytes), the others seg_bytes.
+ * 0, -ENOENT (no such flow), -EINVAL (nsegs 0, bad last_len), -EBUSY (a short tail would be
+ * in flight twice: wait until the previous short segment is acked), -EOVERFLOW (more than 2^30
+ * unacked segments).
+ */
+int sl_sched_flow_push(struct sl_sched *s, uint32_t flow, uint32_t nsegs, uint16_t last_len);
+
+/*
+ * Apply n events at now_ns: the fixed stage (cumack, SACK, bitmaps, newly acked, PULL tokens)
+ * then the program's incoming hook. Returns the number accepted; refused ones are counted in
+ * bad_events.
+ */
+unsigned sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsigned n,
+			   uint64_t now_ns);
+
+/*
+ * Fire due timers (bounded by timer_budget), release paced flows, then emit at most max
+ * decisions, round-robin over ready flows, several per flow visit when credit allows.
+ * Returns the count written to out. Ends the step (see above).
+ */
+unsigned sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out,
+			     unsigned max);
+
+/*
+ * Earliest time next_burst can have work without new input: 0 when flows are ready now,
+ * else the earliest timer or pacing release, UINT64_MAX when nothing is pending.
+ */
+uint64_t sl_sched_next_deadline(const struct sl_sched *s);
+
+/* The flow as its program sees it (for traces: window, rate, sequence numbers). 0/-ENOENT. */
+int sl_sched_flow_view(const struct sl_sched *s, uint32_t flow, struct sl_flow_view *v);
+
+/* The program state of a flow (read-only, priv_size bytes), or NULL. */
+const void *sl_sched_flow_priv(const struct sl_sched *s, uint32_t flow);
+
+/* Copy counters. Flow: 0 or -ENOENT. */
+void sl_sched_stats(const struct sl_sched *s, struct sl_sched_stats *st);
+int sl_sched_flow_stats(const struct sl_sched *s, uint32_t flow, struct sl_flow_stats *st);
+
+#endif /* SL_SCHED_H */
