@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Thin wrapper over meson. The two commands:
+#   make test   install dependencies, build, run every test suite
+#   make demo   install dependencies, build, run two hosts in network namespaces
+# Other targets: deps, build, bench (full benchmark sweeps), test-asan, clean.
+BUILD ?= build
+MESON_OPTS ?=
+SUITES ?= unit fuzz-smoke sim bench-smoke integration
+
+.PHONY: all deps build test demo bench test-asan clean
+
+all: build
+
+deps:
+	@usertools/sluice-deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_OPTS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	@set -e; for s in $(SUITES); do \
+		echo "== suite $$s"; \
+		meson test -C $(BUILD) --suite $$s --print-errorlogs --no-rebuild; \
+	done
+
+demo: build
+	usertools/sluice-demo $(BUILD)
+
+bench: build
+	usertools/sluice-bench $(BUILD)
+
+test-asan:
+	$(MAKE) test BUILD=build-asan MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false"
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c - sluiced, the sluice transport daemon: EAL, configuration, ports, lcore loops,
+ * telemetry and an orderly shutdown.
+ *
+ *   sluiced [EAL options] -- --config FILE [--duration-s N]
+ *
+ * Exit status: 0 after a clean stop (SIGINT, SIGTERM or --duration-s), 1 on a runtime failure,
+ * 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
+ * At exit the final port counters are printed on stdout as one JSON line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <numa.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_version.h>
+
+#include "sluiced.h"
+
+#define EXIT_CONFIG 2
+
+RTE_LOG_REGISTER_DEFAULT(sluiced_logtype, INFO);
+#define LOG(level, fmt, ...)                                                                      \
+	rte_log(RTE_LOG_##level, sluiced_logtype, "sluiced: " fmt "\n", ##__VA_ARGS__)
+
+static struct sluiced sluiced_state;
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"sluiced %s: the sluice transport daemon\n"
+		"\n"
+		"usage: sluiced [EAL options] -- --config FILE [--duration-s N]\n"
+		"\n"
+		"EAL options come first (see the DPDK EAL documentation). Typical ones:\n"
+		"  -l 0[,1..]                 lcores: the main lcore, then one per worker\n"
+		"  --vdev net_af_xdp0,iface=IF  a port over AF_XDP (also net_af_packet, net_memif,\n"
+		"                             net_ring, net_impair); PCI NICs are found by address\n"
+		"  --no-huge -m 512 --no-pci  run without hugepages or PCI devices\n"
+		"  --file-prefix NAME         unique per process; dpdk-telemetry.py -f NAME reads\n"
+		"                             /sluice/info and /sluice/ports\n"
+		"\n"
+		"sluiced options (after --):\n"
+		"  -c, --config FILE          INI configuration (required); keys below\n"
+		"  -d, --duration-s N         stop after N seconds (default: run until SIGINT/SIGTERM)\n"
+		"  -h, --help                 this text\n"
+		"  -V, --version              print the version\n"
+		"\n"
+		"Configuration keys (';' starts a comment):",
+		SLUICE_VERSION);
+	sluiced_conf_print_keys(out);
+	fprintf(out, "\n"
+		     "Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
+		     "At exit, the final counters of every port are printed on stdout as one JSON "
+		     "line.\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	sluiced_state.stop = true;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct sl_dp_worker *w = arg;
+
+	while (!sluiced_state.stop)
+		sl_dp_worker_poll(w, sl_tsc_clock_now_ns(&sluiced_state.clock));
+	return 0;
+}
+
+/* Parse the options after "--". Returns 0, or exits for --help/--version/usage errors. */
+static void
+parse_args(int argc, char **argv, const char **config, unsigned long *duration_s)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"duration-s", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:d:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			*config = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			*duration_s = strtoul(optarg, &end, 10);
+			if (errno || *end || *optarg == '\0' || *optarg == '-') {
+				fprintf(stderr, "sluiced: --duration-s: expected seconds, got '%s'\n",
+					optarg);
+				exit(EXIT_CONFIG);
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("sluiced %s (DPDK %s)\n", SLUICE_VERSION, rte_version());
+			exit(0);
+		default:
+			fprintf(stderr, "sluiced: see sluiced --help\n");
+			exit(EXIT_CONFIG);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sluiced: unexpected argument '%s' (see sluiced --help)\n",
+			argv[optind]);
+		exit(EXIT_CONFIG);
+	}
+	if (*config == NULL) {
+		fprintf(stderr, "sluiced: --config FILE is required (see sluiced --help)\n");
+		exit(EXIT_CONFIG);
+	}
+}
+
+/* Map every configured device name to its ethdev port. 0, or -1 after a `file:line:` error. */
+static int
+resolve_ports(const struct sluiced *d, uint16_t *pid)
+{
+	char ports[512];
+
+	for (unsigned int i = 0; i < d->conf.nb_ports; i++) {
+		const struct sluiced_port_conf *pc = &d->conf.port[i];
+
+		if (rte_eth_dev_get_port_by_name(pc->device, &pid[i]) == 0)
+			continue;
+		sl_dp_port_list(ports, sizeof(ports));
+		fprintf(stderr, "%s:%u: device: no DPDK port named '%s' (ports: %s)\n",
+			d->conf.path, pc->device_line, pc->device, ports);
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned int
+node_of(int socket_id)
+{
+	return socket_id < 0 ? 0 : (unsigned int)socket_id;
+}
+
+/* A pool on every NUMA node that a port sits on. 0 or -1 after a message. */
+static int
+create_pools(struct sluiced *d, const uint16_t *pid)
+{
+	for (unsigned int i = 0; i < d->conf.nb_ports; i++) {
+		int sock = rte_eth_dev_socket_id(pid[i]);
+		unsigned int node = node_of(sock);
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		if (d->pool[node])
+			continue;
+		snprintf(name, sizeof(name), "sl_pool_%u", node);
+		d->pool[node] = rte_pktmbuf_pool_create(name, d->conf.mbufs, d->conf.mbuf_cache, 0,
+							d->conf.mbuf_data_room,
+							sock < 0 ? SOCKET_ID_ANY : sock);
+		if (d->pool[node] == NULL) {
+			LOG(ERR, "cannot create a pool of %u mbufs on NUMA node %u: %s",
+			    d->conf.mbufs, node, rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Configure and start every port. 0, or -1 after a `file:line: device:` message. */
+static int
+open_ports(struct sluiced *d, const uint16_t *pid)
+{
+	for (unsigned int i = 0; i < d->conf.nb_ports; i++) {
+		const struct sluiced_port_conf *pc = &d->conf.port[i];
+		struct sl_dp_port_conf c = {
+			.device = pc->device,
+			.nb_queues = (uint16_t)d->nb_workers,
+			.rx_desc = pc->rx_desc,
+			.tx_desc = pc->tx_desc,
+			.learn_peer = pc->learn_peer,
+			.peer = pc->peer_mac,
+			.peer_timeout_ns = d->conf.peer_timeout_ns,
+		};
+		char err[640];
+
+		if (sl_dp_port_open(&d->port[i], &c, d->pool[node_of(rte_eth_dev_socket_id(pid[i]))],
+				    err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s:%u: device: %s\n", d->conf.path, pc->device_line, err);
+			return -1;
+		}
+		d->port_ptr[i] = &d->port[i];
+		d->nb_ports = i + 1;
+	}
+	return 0;
+}
+
+/* Warn when a worker lcore sits on another NUMA node than a port it polls. */
+static void
+check_numa(struct sluiced *d)
+{
+	unsigned int lcore;
+
+	d->numa_nodes = numa_available() < 0 ? 1 : (unsigned int)numa_num_configured_nodes();
+	RTE_LCORE_FOREACH(lcore) {
+		int node = numa_available() < 0 ? 0 : numa_node_of_cpu((int)rte_lcore_to_cpu_id((int)lcore));
+
+		for (unsigned int i = 0; i < d->nb_ports; i++)
+			if (d->port[i].socket_id >= 0 && node >= 0 && node != d->port[i].socket_id)
+				LOG(WARNING, "lcore %u is on NUMA node %d, port %s on node %d",
+				    lcore, node, d->port[i].name, d->port[i].socket_id);
+	}
+}
+
+static void
+setup_workers(struct sluiced *d)
+{
+	for (unsigned int w = 0; w < d->nb_workers; w++) {
+		struct sl_dp_worker *wk = &d->worker[w];
+
+		wk->ports = d->port_ptr;
+		wk->nb_ports = d->nb_ports;
+		wk->queue = (uint16_t)w;
+		wk->sends_keepalive = w == 0;
+		wk->pool = d->pool[node_of(d->port[0].socket_id)];
+		wk->keepalive_ns = d->conf.keepalive_ns;
+	}
+}
+
+static void
+run(struct sluiced *d, unsigned long duration_s)
+{
+	uint64_t end_ns = duration_s ? d->start_ns + duration_s * SL_NS_PER_S : UINT64_MAX;
+	unsigned int lcore, w = 1;
+
+	if (d->conf.workers == 0) {
+		struct sl_dp_worker *wk = &d->worker[0];
+
+		while (!d->stop) {
+			uint64_t now = sl_tsc_clock_now_ns(&d->clock);
+
+			sl_dp_worker_poll(wk, now);
+			if (now >= end_ns)
+				d->stop = true;
+		}
+		return;
+	}
+	/* Worker 0 runs on the first worker lcore, and so on; the main lcore only waits. */
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (w > d->nb_workers)
+			break;
+		rte_eal_remote_launch(worker_main, &d->worker[w - 1], lcore);
+		w++;
+	}
+	while (!d->stop) {
+		usleep(10000);
+		if (sl_tsc_clock_now_ns(&d->clock) >= end_ns)
+			d->stop = true;
+	}
+	rte_eal_mp_wait_lcore();
+}
+
+static void
+shutdown_all(struct sluiced *d)
+{
+	for (unsigned int i = 0; i < d->nb_ports; i++)
+		sl_dp_port_close(&d->port[i]);
+	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {
+		rte_mempool_free(d->pool[n]);
+		d->pool[n] = NULL;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sluiced *d = &sluiced_state;
+	uint16_t pid[SL_DP_MAX_PORTS];
+	const char *config = NULL;
+	unsigned long duration_s = 0;
+	int eal_args, rc = 1;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+	eal_args = rte_eal_init(argc, argv);
+	if (eal_args < 0) {
+		fprintf(stderr, "sluiced: EAL initialization failed: %s (see sluiced --help)\n",
+			rte_strerror(rte_errno));
+		return EXIT_CONFIG;
+	}
+	argv[eal_args] = argv[0];
+	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s);
+	if (sluiced_conf_load(&d->conf, config, stderr) != 0) {
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	d->nb_workers = d->conf.workers ? d->conf.workers : 1;
+	if (d->conf.workers + 1 > rte_lcore_count()) {
+		fprintf(stderr, "%s:%u: workers: %u worker lcores need %u EAL lcores (-l), EAL has %u\n",
+			d->conf.path, d->conf.workers_line, d->conf.workers, d->conf.workers + 1,
+			rte_lcore_count());
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	sl_tsc_clock_init_hz(&d->clock, rte_get_tsc_hz());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	if (resolve_ports(d, pid) != 0) {
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	if (create_pools(d, pid) != 0 || open_ports(d, pid) != 0)
+		goto out;
+	check_numa(d);
+	setup_workers(d);
+	if (sluiced_telemetry_register(d) != 0)
+		LOG(WARNING, "telemetry commands not registered (telemetry disabled?)");
+	d->start_ns = sl_tsc_clock_now_ns(&d->clock);
+	LOG(INFO, "%s: %u port(s), %s, %u worker(s)", d->conf.name, d->nb_ports,
+	    d->conf.workers ? "worker lcores" : "single-lcore mode", d->nb_workers);
+	run(d, duration_s);
+	sluiced_report_json(d, stdout);
+	rc = 0;
+out:
+	shutdown_all(d);
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sluiced.h - the daemon's state, shared by main.c (lifecycle), telemetry.c (read-only views)
+ * and the worker loops.
+ */
+#ifndef SLUICED_H
+#define SLUICED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "sl_dp.h"
+#include "sl_time.h"
+
+struct sluiced {
+	struct sluiced_conf conf;
+	struct sl_tsc_clock clock;          /**< TSC -> ns, calibrated from rte_get_tsc_hz() */
+	uint64_t start_ns;                  /**< clock time when the ports came up */
+	struct rte_mempool *pool[RTE_MAX_NUMA_NODES]; /**< packet pools, one per NUMA node used */
+	struct sl_dp_port port[SL_DP_MAX_PORTS];
+	unsigned int nb_ports;
+	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
+	struct sl_dp_port *port_ptr[SL_DP_MAX_PORTS];
+	unsigned int nb_workers;            /**< worker loops (1 in single-lcore mode) */
+	unsigned int numa_nodes;            /**< NUMA nodes libnuma reports (1 without NUMA) */
+	volatile bool stop;                 /**< set by SIGINT/SIGTERM or --duration-s */
+};
+
+/* Register /sluice/info and /sluice/ports for d. 0 or -errno. */
+int sluiced_telemetry_register(struct sluiced *d);
+
+/* The /sluice/ports view as one JSON object on f (used for the exit report). */
+void sluiced_report_json(const struct sluiced *d, FILE *f);
+
+#endif /* SLUICED_H */

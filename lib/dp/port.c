@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * port.c - bringing a DPDK port up and down: find it by name, size its queues within what the
+ * driver reports, place them on the device's NUMA node, start it, and take it down cleanly.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "sl_dp.h"
+
+void
+sl_dp_port_list(char *buf, size_t len)
+{
+	uint16_t pid;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	RTE_ETH_FOREACH_DEV(pid) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (rte_eth_dev_get_name_by_port(pid, name) != 0)
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 used ? ", " : "", name);
+	}
+	if (used == 0)
+		snprintf(buf, len, "none");
+}
+
+int
+sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
+		struct rte_mempool *pool, char *err, size_t errlen)
+{
+	struct rte_eth_conf eth_conf = {0};
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = conf->rx_desc, nb_txd = conf->tx_desc;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", conf->device);
+	if (rte_eth_dev_get_port_by_name(conf->device, &p->port_id) != 0) {
+		char ports[512];
+
+		sl_dp_port_list(ports, sizeof(ports));
+		snprintf(err, errlen, "no DPDK port named '%s' (ports: %s)", conf->device, ports);
+		return -ENODEV;
+	}
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: cannot read device info: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	if (conf->nb_queues == 0 || conf->nb_queues > SL_DP_MAX_QUEUES ||
+	    conf->nb_queues > info.max_rx_queues || conf->nb_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "%s: %u queue pairs requested, the device has %u RX / %u TX",
+			 p->name, conf->nb_queues, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	p->nb_queues = conf->nb_queues;
+	p->socket_id = rte_eth_dev_socket_id(p->port_id);
+	p->learn_peer = conf->learn_peer;
+	p->peer_timeout_ns = conf->peer_timeout_ns;
+	if (conf->learn_peer)
+		memset(&p->peer, 0xff, sizeof(p->peer));
+	else
+		p->peer = conf->peer;
+
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: configure failed: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: descriptor counts rejected: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	for (uint16_t q = 0; q < p->nb_queues; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, nb_rxd, (unsigned int)p->socket_id, NULL,
+					    pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->port_id, q, nb_txd,
+						    (unsigned int)p->socket_id, NULL);
+		if (rc != 0) {
+			snprintf(err, errlen, "%s: queue %u setup failed: %s", p->name, q,
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: start failed: %s", p->name, strerror(-rc));
+		return rc;
+	}
+	p->started = true;
+	rte_eth_macaddr_get(p->port_id, &p->mac);
+	/* Unicast to the learned peer works without it; broadcast keepalives need no filter. */
+	rte_eth_promiscuous_enable(p->port_id);
+	return 0;
+}
+
+void
+sl_dp_port_close(struct sl_dp_port *p)
+{
+	if (!p->started)
+		return;
+	rte_eth_dev_stop(p->port_id);
+	rte_eth_dev_close(p->port_id);
+	p->started = false;
+}
+
+bool
+sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns)
+{
+	uint64_t last = __atomic_load_n(&p->peer_last_ns, __ATOMIC_RELAXED);
+
+	return __atomic_load_n(&p->peer_seen, __ATOMIC_RELAXED) &&
+	       (int64_t)(now_ns - last) <= (int64_t)p->peer_timeout_ns;
+}
