@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * impair_conf.c - impairment parameters as text: defaults, one key=value at a time (the same
+ * parser serves the PMD's devargs and the telemetry command), cross-key checks and printing.
+ * Every error names the key and says what was expected. Units are in the key names (_ns,
+ * _bytes, _bps); rate_bps also takes a K, M or G suffix (decimal: 10G = 10^10 bits/s).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impair_engine.h"
+
+#define QUEUE_FRAMES_DEFAULT 16384u
+#define QUEUE_FRAMES_MIN 64u
+#define QUEUE_FRAMES_MAX (1u << 20)
+#define BURST_BYTES_DEFAULT 16384u
+#define BURST_BYTES_MIN 64u
+#define BURST_BYTES_MAX (UINT64_C(1) << 30)
+#define QUEUE_BYTES_DEFAULT (UINT64_C(256) * 1024)
+#define QUEUE_BYTES_MAX (UINT64_C(1) << 40)
+#define DELAY_NS_MAX (UINT64_C(10) * SL_NS_PER_S)
+#define RATE_BPS_MAX (UINT64_C(1000) * SL_BPS_PER_GBPS)
+
+const char *const sl_impair_conf_keys[] = {
+	"seed",	       "loss",	  "ge_p",     "ge_r",	   "ge_h",	  "ge_k",
+	"ber",	       "corrupt", "dup",      "reorder",   "reorder_gap", "delay_ns",
+	"jitter_ns",   "rate_bps", "burst_bytes", "queue_bytes", "queue_frames", "drop_idx",
+	NULL,
+};
+
+void
+sl_impair_conf_init(struct sl_impair_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->seed = 1;
+	c->ge_h = 0.0;
+	c->ge_k = 1.0;
+	c->reorder_gap = 1;
+	c->corrupt = SL_IMPAIR_CORRUPT_DROP;
+	c->burst_bytes = BURST_BYTES_DEFAULT;
+	c->queue_bytes = QUEUE_BYTES_DEFAULT;
+	c->queue_frames = QUEUE_FRAMES_DEFAULT;
+}
+
+static int
+bad(char *err, size_t err_len, const char *key, const char *value, const char *expect)
+{
+	snprintf(err, err_len, "%s=%s: expected %s", key, value, expect);
+	return -EINVAL;
+}
+
+/* A probability in [0, hi] (hi_open: [0, hi)). */
+static int
+parse_prob(const char *v, double hi, bool hi_open, double *out)
+{
+	char *end;
+	double p;
+
+	errno = 0;
+	p = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || !isfinite(p) || p < 0 || p > hi ||
+	    (hi_open && p == hi))
+		return -EINVAL;
+	*out = p;
+	return 0;
+}
+
+/* Decimal integer in [lo, hi]; with si, an optional K/M/G (10^3/6/9) suffix. */
+static int
+parse_u64(const char *v, uint64_t lo, uint64_t hi, bool si, uint64_t *out)
+{
+	uint64_t x, mult = 1;
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno != 0 || end == v)
+		return -EINVAL;
+	if (si && *end != '\0' && end[1] == '\0') {
+		mult = *end == 'K' || *end == 'k'   ? SL_BPS_PER_KBPS
+		       : *end == 'M' || *end == 'm' ? SL_BPS_PER_MBPS
+		       : *end == 'G' || *end == 'g' ? SL_BPS_PER_GBPS
+						    : 0;
+		end++;
+	}
+	if (*end != '\0' || mult == 0 || x > UINT64_MAX / mult || x * mult < lo || x * mult > hi)
+		return -EINVAL;
+	*out = x * mult;
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "i:j:k-l": indexes and inclusive ranges, separated by ':'; stored sorted, unique. */
+static int
+parse_drop_idx(struct sl_impair_conf *c, const char *v)
+{
+	uint64_t list[SL_IMPAIR_DROP_IDX_MAX];
+	uint32_t n = 0, u = 0;
+	const char *p = v;
+
+	while (*p != '\0') {
+		uint64_t a, b;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		a = b = strtoull(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			b = strtoull(p, &end, 10);
+		}
+		if (b < a || b - a >= SL_IMPAIR_DROP_IDX_MAX - n || (*end != ':' && *end != '\0'))
+			return -EINVAL;
+		for (uint64_t i = a; i <= b; i++)
+			list[n++] = i;
+		p = *end == ':' ? end + 1 : end;
+		if (*end == ':' && *p == '\0')
+			return -EINVAL;
+	}
+	qsort(list, n, sizeof(list[0]), cmp_u64);
+	for (uint32_t i = 0; i < n; i++)
+		if (u == 0 || list[i] != c->drop_idx[u - 1])
+			c->drop_idx[u++] = list[i];
+	c->n_drop_idx = u;
+	return 0;
+}
+
+int
+sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *value, char *err,
+		   size_t err_len)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+		bool open; /**< ber: p = 1 is not a bit error rate */
+	} probs[] = {
+		{"loss", offsetof(struct sl_impair_conf, loss), false},
+		{"ge_p", offsetof(struct sl_impair_conf, ge_p), false},
+		{"ge_r", offsetof(struct sl_impair_conf, ge_r), false},
+		{"ge_h", offsetof(struct sl_impair_conf, ge_h), false},
+		{"ge_k", offsetof(struct sl_impair_conf, ge_k), false},
+		{"ber", offsetof(struct sl_impair_conf, ber), true},
+		{"dup", offsetof(struct sl_impair_conf, dup), false},
+		{"reorder", offsetof(struct sl_impair_conf, reorder), false},
+	};
+	static const struct {
+		const char *key;
+		size_t offset;
+		uint64_t lo, hi;
+		bool si;
+		const char *expect;
+	} ints[] = {
+		{"seed", offsetof(struct sl_impair_conf, seed), 0, UINT64_MAX, false,
+		 "an unsigned 64-bit integer"},
+		{"delay_ns", offsetof(struct sl_impair_conf, delay_ns), 0, DELAY_NS_MAX, false,
+		 "nanoseconds in [0, 10^10]"},
+		{"jitter_ns", offsetof(struct sl_impair_conf, jitter_ns), 0, DELAY_NS_MAX, false,
+		 "nanoseconds in [0, 10^10]"},
+		{"rate_bps", offsetof(struct sl_impair_conf, rate_bps), 0, RATE_BPS_MAX, true,
+		 "bits/s in [0, 10^12], optional K/M/G suffix"},
+		{"burst_bytes", offsetof(struct sl_impair_conf, burst_bytes), BURST_BYTES_MIN,
+		 BURST_BYTES_MAX, false, "bytes in [64, 2^30]"},
+		{"queue_bytes", offsetof(struct sl_impair_conf, queue_bytes), 0, QUEUE_BYTES_MAX,
+		 false, "bytes in [0, 2^40]"},
+	};
+	uint64_t x;
+
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(probs); i++) {
+		if (strcmp(key, probs[i].key) != 0)
+			continue;
+		if (parse_prob(value, 1.0, probs[i].open, (double *)((char *)c + probs[i].offset)))
+			return bad(err, err_len, key, value,
+				   probs[i].open ? "a probability in [0, 1)"
+						 : "a probability in [0, 1]");
+		return 0;
+	}
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(ints); i++) {
+		if (strcmp(key, ints[i].key) != 0)
+			continue;
+		if (parse_u64(value, ints[i].lo, ints[i].hi, ints[i].si,
+			      (uint64_t *)((char *)c + ints[i].offset)))
+			return bad(err, err_len, key, value, ints[i].expect);
+		return 0;
+	}
+	if (strcmp(key, "corrupt") == 0) {
+		if (strcmp(value, "drop") == 0)
+			c->corrupt = SL_IMPAIR_CORRUPT_DROP;
+		else if (strcmp(value, "deliver") == 0)
+			c->corrupt = SL_IMPAIR_CORRUPT_DELIVER;
+		else
+			return bad(err, err_len, key, value, "drop or deliver");
+		return 0;
+	}
+	if (strcmp(key, "reorder_gap") == 0) {
+		if (parse_u64(value, 1, SL_IMPAIR_REORDER_GAP_MAX, false, &x))
+			return bad(err, err_len, key, value, "frames in [1, 1024]");
+		c->reorder_gap = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(key, "queue_frames") == 0) {
+		if (parse_u64(value, QUEUE_FRAMES_MIN, QUEUE_FRAMES_MAX, false, &x) ||
+		    !sl_is_pow2(x))
+			return bad(err, err_len, key, value, "a power of 2 in [64, 2^20]");
+		c->queue_frames = (uint32_t)x;
+		return 0;
+	}
+	if (strcmp(key, "drop_idx") == 0) {
+		if (parse_drop_idx(c, value))
+			return bad(err, err_len, key, value,
+				   "frame indexes or ranges a-b separated by ':', at most 1024");
+		return 0;
+	}
+	snprintf(err, err_len, "unknown key '%s'", key);
+	return -ENOENT;
+}
+
+int
+sl_impair_conf_check(const struct sl_impair_conf *c, char *err, size_t err_len)
+{
+	if (c->ge_p > 0 && c->ge_r == 0) {
+		snprintf(err, err_len, "ge_r: must be > 0 when ge_p is set (else the channel "
+				       "never leaves the bad state)");
+		return -EINVAL;
+	}
+	if (c->jitter_ns > c->delay_ns) {
+		snprintf(err, err_len, "jitter_ns=%" PRIu64 ": must not exceed delay_ns=%" PRIu64,
+			 c->jitter_ns, c->delay_ns);
+		return -EINVAL;
+	}
+	if (!sl_is_pow2(c->queue_frames) || c->queue_frames < QUEUE_FRAMES_MIN ||
+	    c->queue_frames > QUEUE_FRAMES_MAX) {
+		snprintf(err, err_len, "queue_frames=%u: expected a power of 2 in [64, 2^20]",
+			 c->queue_frames);
+		return -EINVAL;
+	}
+	if (c->reorder_gap < 1 || c->reorder_gap > SL_IMPAIR_REORDER_GAP_MAX) {
+		snprintf(err, err_len, "reorder_gap=%u: expected frames in [1, 1024]",
+			 c->reorder_gap);
+		return -EINVAL;
+	}
+	if (c->burst_bytes < BURST_BYTES_MIN || c->burst_bytes > BURST_BYTES_MAX) {
+		snprintf(err, err_len, "burst_bytes=%" PRIu64 ": expected bytes in [64, 2^30]",
+			 c->burst_bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+sl_impair_conf_format(const struct sl_impair_conf *c, char *buf, size_t len)
+{
+	struct sl_impair_conf d;
+	size_t n = 0;
+	int w;
+
+#define EMIT(...)                                                                                  \
+	do {                                                                                       \
+		w = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, __VA_ARGS__);        \
+		n += (size_t)w;                                                                    \
+	} while (0)
+	sl_impair_conf_init(&d);
+	EMIT("seed=%" PRIu64, c->seed);
+	if (c->loss != d.loss)
+		EMIT(",loss=%.17g", c->loss);
+	if (c->ge_p != d.ge_p)
+		EMIT(",ge_p=%.17g,ge_r=%.17g,ge_h=%.17g,ge_k=%.17g", c->ge_p, c->ge_r, c->ge_h,
+		     c->ge_k);
+	if (c->ber != d.ber)
+		EMIT(",ber=%.17g,corrupt=%s", c->ber,
+		     c->corrupt == SL_IMPAIR_CORRUPT_DROP ? "drop" : "deliver");
+	if (c->dup != d.dup)
+		EMIT(",dup=%.17g", c->dup);
+	if (c->reorder != d.reorder)
+		EMIT(",reorder=%.17g,reorder_gap=%u", c->reorder, c->reorder_gap);
+	if (c->delay_ns != d.delay_ns)
+		EMIT(",delay_ns=%" PRIu64 ",jitter_ns=%" PRIu64, c->delay_ns, c->jitter_ns);
+	if (c->rate_bps != d.rate_bps)
+		EMIT(",rate_bps=%" PRIu64 ",burst_bytes=%" PRIu64 ",queue_bytes=%" PRIu64,
+		     c->rate_bps, c->burst_bytes, c->queue_bytes);
+	if (c->queue_frames != d.queue_frames)
+		EMIT(",queue_frames=%u", c->queue_frames);
+	for (uint32_t i = 0; i < c->n_drop_idx; i++)
+		EMIT("%s%" PRIu64, i == 0 ? ",drop_idx=" : ":", c->drop_idx[i]);
+#undef EMIT
+	return (int)n;
+}
