@@ -69,6 +69,8 @@ struct sl_flow_conf {
 	uint32_t rto_credit_bytes;  /**< grant credit added when the RTO fires, bytes [16000] */
 	uint32_t first_seq;         /**< first segment number (any 32-bit value) [0] */
 	uint64_t rto_ns;            /**< initial RTO period, ns [1 ms] */
+	uint64_t start_ns;          /**< time the flow starts: rate credit and the timers the
+				     *   program's init sets count from it, ns [0] */
 	uint64_t param[4];          /**< program parameters (see the program's header comment) */
 };
 

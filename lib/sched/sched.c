@@ -1,0 +1,1267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sched.c - the Tonic segment scheduler engine in software (NSDI'20 sections 3 and 4).
+ *
+ * Model. Each flow is a stream of fixed-size segments [first_seq, tail) (32-bit wrapping
+ * numbers; only the last segment of a push may be short). Per flow the engine keeps Table 2's
+ * state: a ring window of W segments starting at wnd_start with two ring bitmaps, `acked`
+ * (SACKed) and `marked` (lost, to resend), a 2-bit transmission count per segment (tx_id, kept
+ * as two bit planes), snd_nxt (next new segment to generate), snd_max (highest sent + 1), the
+ * enforced window, the RTO, and the program's private scratch area. Bit i of every plane is
+ * segment seq with (seq & (W - 1)) == i, so the ring head is wnd_start & (W - 1).
+ *
+ * Two engines, as in Figure 2:
+ *   data delivery: generates segments into a bounded per-flow queue of N (the credit engine's
+ *     ring of addresses): first the first marked bit after the head (sl_bitmap_ffs_from, the
+ *     appendix C find-first-set with wrap; bump its tx count), else snd_nxt if it is below the
+ *     pushed tail, below wnd_start + wnd (window credit) or wnd_start + W (other credit), and
+ *     not past an unacked short tail (appendix D: later data waits). Generation stops at
+ *     queue_stop queued and resumes below queue_resume (the [repo]'s 11/10 for N = 16).
+ *   credit: window (enforced at generation; a queued new segment found beyond the window at
+ *     transmission is held back and counted as a violation), rate (credit in nano-bits,
+ *     c = min(c + R[bit/s] x dt[ns], D x 8e9): exact integers, so a 1500 B segment at 20 Gbps
+ *     is ready after exactly 600 ns - no appendix B precision loss), grant (tokens - bytes sent,
+ *     PULLs and RTO expiries add tokens).
+ *
+ * Sets. The active set (flows that can generate and are not in the ready set) and the ready
+ * set (queue non-empty and credit for its head) are FIFOs of flow ids, round-robin, each flow
+ * at most once in each (membership flags). Serving a ready flow emits up to visit_segs segments
+ * while credit lasts, then refills its queue in place when it fell below queue_resume: this is
+ * the "segment transmitted re-activates the flow" step 9 done while the flow is in cache, and
+ * generation +1 / transmission -1 on the queue count net out as section 3.4 prescribes. The flow
+ * goes back to the tail of the ready FIFO if it still has a queued segment and credit; a flow
+ * short of rate credit waits in the pacing wheel until the exact ns its credit suffices, a flow
+ * short of grant tokens waits for a PULL or an RTO.
+ *
+ * Timers. One wheel entry per flow for min(RTO, program timer), slots of timer_tick_ns, swept
+ * at the start of next_burst: an expiry is handled within one tick (the bounded sweep delay),
+ * at most timer_budget per call. Re-arming later is a field write (the entry is re-filed when
+ * its old slot comes up); earlier moves the entry. The RTO is armed at the first transmission
+ * while disarmed, disarmed when everything sent is cumacked (RFC 6298 5.2) and on expiry, and
+ * re-armed by the program. Pacing wake-ups use a second wheel released exactly (due <= now).
+ *
+ * Steps. sl_sched_incoming() calls followed by one sl_sched_next_burst() form a step; an RTO
+ * that expires in a step in which an ack (cumack or SACK) for the flow arrived is dropped and
+ * retried in the next step (section 3.4: the ack wins; the window and RTO are written by one
+ * event only). Per-flow events are applied one at a time in arrival order (single writer).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_bitmap.h"
+#include "sl_sched.h"
+#include "sl_seq.h"
+
+#define NBIT_PER_BYTE (8 * SL_NS_PER_S) /* rate credit unit: 1e-9 bit, so R[bps] x dt[ns] */
+#define BURST_MAX_BYTES (UINT32_C(1) << 30)
+#define UNACKED_MAX (UINT32_C(1) << 30)
+#define DEFAULT_RATE_BPS (10 * SL_BPS_PER_GBPS)
+#define DEFAULT_RTO_NS SL_NS_PER_MS
+#define DEFAULT_RTO_CREDIT_BYTES 16000u /* [repo] timeout-retransmit credit */
+#define NOWHERE UINT32_MAX
+
+/* fifo membership and wait flags (struct flow.sets), kept across flow_del/flow_add */
+#define IN_ACTIVE (1u << 0)
+#define IN_READY (1u << 1)
+
+/* ---- wheels: hashed timing wheels of per-flow entries, doubly linked for O(1) moves ---- */
+
+struct wheel {
+	uint32_t *head;   /**< first flow per slot, NOWHERE if empty */
+	uint64_t *occ;    /**< slot occupancy bitmap */
+	uint32_t *next;   /**< per flow */
+	uint32_t *prev;   /**< per flow */
+	uint32_t *slot;   /**< per flow: its slot, NOWHERE when not filed */
+	uint64_t *due_ns; /**< per flow: the time it is filed for, ns */
+	uint64_t cur;     /**< tick index: slots of earlier ticks are swept */
+	uint32_t nslots;  /**< power of two, multiple of 64 */
+	uint32_t shift;   /**< tick = 2^shift ns */
+	uint32_t count;   /**< filed entries */
+	bool exact;       /**< release at due <= now, not at the end of the due's tick */
+};
+
+static int
+wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns, bool exact)
+{
+	w->nslots = nslots;
+	w->shift = 63u - (uint32_t)__builtin_clzll(tick_ns);
+	w->exact = exact;
+	w->cur = 0;
+	w->count = 0;
+	w->head = malloc(sizeof(*w->head) * nslots);
+	w->occ = calloc(SL_BITMAP_WORDS(nslots), sizeof(*w->occ));
+	w->next = malloc(sizeof(*w->next) * nflows);
+	w->prev = malloc(sizeof(*w->prev) * nflows);
+	w->slot = malloc(sizeof(*w->slot) * nflows);
+	w->due_ns = malloc(sizeof(*w->due_ns) * nflows);
+	if (!w->head || !w->occ || !w->next || !w->prev || !w->slot || !w->due_ns)
+		return -ENOMEM;
+	memset(w->head, 0xff, sizeof(*w->head) * nslots);
+	memset(w->slot, 0xff, sizeof(*w->slot) * nflows);
+	return 0;
+}
+
+static void
+wheel_free(struct wheel *w)
+{
+	free(w->head);
+	free(w->occ);
+	free(w->next);
+	free(w->prev);
+	free(w->slot);
+	free(w->due_ns);
+}
+
+static bool
+wheel_filed(const struct wheel *w, uint32_t f)
+{
+	return w->slot[f] != NOWHERE;
+}
+
+static void
+wheel_remove(struct wheel *w, uint32_t f)
+{
+	uint32_t sl = w->slot[f];
+
+	if (sl == NOWHERE)
+		return;
+	if (w->prev[f] != NOWHERE)
+		w->next[w->prev[f]] = w->next[f];
+	else
+		w->head[sl] = w->next[f];
+	if (w->next[f] != NOWHERE)
+		w->prev[w->next[f]] = w->prev[f];
+	if (w->head[sl] == NOWHERE)
+		sl_bitmap_clear(w->occ, sl);
+	w->slot[f] = NOWHERE;
+	w->count--;
+}
+
+/* File f for due_ns (f not filed). Past dues go to the current tick, far ones to the last. */
+static void
+wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
+{
+	uint64_t t = due_ns >> w->shift;
+	uint32_t sl;
+
+	if (t < w->cur)
+		t = w->cur;
+	else if (t - w->cur >= w->nslots)
+		t = w->cur + w->nslots - 1;
+	sl = (uint32_t)t & (w->nslots - 1);
+	w->due_ns[f] = due_ns;
+	w->slot[f] = sl;
+	w->prev[f] = NOWHERE;
+	w->next[f] = w->head[sl];
+	if (w->head[sl] != NOWHERE)
+		w->prev[w->head[sl]] = f;
+	w->head[sl] = f;
+	sl_bitmap_set(w->occ, sl);
+	w->count++;
+}
+
+/* First filed tick at or after cur (a tick index), or UINT64_MAX when empty. */
+static uint64_t
+wheel_first_tick(const struct wheel *w)
+{
+	uint32_t mask = w->nslots - 1;
+	uint32_t sl;
+
+	if (w->count == 0)
+		return UINT64_MAX;
+	sl = sl_bitmap_ffs_from(w->occ, w->nslots, (uint32_t)w->cur & mask);
+	return w->cur + ((sl - (uint32_t)w->cur) & mask);
+}
+
+/* Earliest time a sweep can release something. */
+static uint64_t
+wheel_next_ns(const struct wheel *w)
+{
+	uint64_t t = wheel_first_tick(w);
+	uint64_t best = UINT64_MAX;
+
+	if (t == UINT64_MAX)
+		return t;
+	if (!w->exact)
+		return (t + 1) << w->shift;
+	for (uint32_t f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
+		best = SL_MIN(best, w->due_ns[f]);
+	return SL_MAX(best, t << w->shift);
+}
+
+/*
+ * Unfile and return one entry due at now_ns (NOWHERE when none). Entries filed in the last
+ * slot only because they were far away are re-filed on the way.
+ */
+static uint32_t
+wheel_pop_due(struct wheel *w, uint64_t now_ns)
+{
+	uint64_t now_t = now_ns >> w->shift;
+
+	for (;;) {
+		uint64_t t = wheel_first_tick(w);
+		uint32_t f;
+
+		if (t == UINT64_MAX || t > now_t || (t == now_t && !w->exact))
+			return NOWHERE;
+		w->cur = t;
+		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
+			if (w->due_ns[f] <= now_ns || (w->due_ns[f] >> w->shift) > t)
+				break;
+		if (f == NOWHERE) {
+			/* the current tick holds only entries due later in it (exact mode) */
+			return NOWHERE;
+		}
+		wheel_remove(w, f);
+		if (w->due_ns[f] <= now_ns)
+			return f;
+		wheel_insert(w, f, w->due_ns[f]); /* far: file again, closer */
+	}
+}
+
+/* ---- per-flow state ---- */
+
+struct flow {
+	/* hot: generation and transmission */
+	uint32_t wnd_start; /**< first unacked segment */
+	uint32_t snd_nxt;   /**< next new segment to generate */
+	uint32_t snd_max;   /**< highest transmitted + 1 */
+	uint32_t tail;      /**< pushed tail */
+	uint32_t wnd_segs;  /**< enforced window, segments */
+	uint32_t marked;    /**< set bits in the marked plane */
+	uint32_t short_seq; /**< the short tail segment, valid while short_len != 0 */
+	uint16_t short_len; /**< its length, bytes; 0: none pending */
+	uint16_t seg_bytes; /**< segment size, bytes */
+	uint8_t q_head;     /**< queue ring index of the oldest queued segment */
+	uint8_t q_count;    /**< queued segments (Tonic's outstanding-cnt) */
+	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
+	uint8_t in_use;     /**< flow added */
+	uint8_t credit;     /**< enum sl_credit */
+	uint16_t rsvd;
+	uint8_t rsvd1;
+	uint64_t rate_bps;     /**< rate credit: R, bits/s */
+	uint64_t credit_nbit;  /**< rate credit: c, 1e-9 bit */
+	uint64_t credit_ns;    /**< rate credit: time c was last brought up to date, ns */
+	uint64_t burst_nbit;   /**< rate credit: D, 1e-9 bit */
+	int64_t tokens_bytes;  /**< grant credit: tokens - bytes sent, bytes */
+	uint64_t rto_ns;       /**< RTO period, ns */
+	uint64_t rto_at_ns;    /**< RTO expiry, ns; 0 disarmed */
+	uint64_t timer_at_ns;  /**< program timer expiry, ns; 0 none */
+	uint64_t ack_step;     /**< step of the last ack (cumack or SACK) */
+	uint64_t total_sent;   /**< segments transmitted */
+	const struct sl_proto_ops *ops; /**< program */
+	uint32_t rto_credit_bytes;      /**< grant credit added on RTO expiry, bytes */
+	uint32_t rsvd2;
+	uint64_t param[4];              /**< program parameters */
+	struct sl_flow_stats st;
+};
+
+struct sl_sched {
+	struct flow *flows;
+	uint64_t *planes;   /**< per flow: acked, marked, tx count low, high; wW words each */
+	uint32_t *queue;    /**< per flow: N queued segment numbers */
+	uint8_t *priv;      /**< per flow: SL_PROTO_PRIV_MAX bytes */
+	uint64_t *tx_ts_ns; /**< per flow: W send times (SL_SCHED_F_TX_TS), else NULL */
+	uint32_t *active;   /**< FIFO of flow ids */
+	uint32_t *ready;    /**< FIFO of flow ids */
+	uint32_t fifo_mask; /**< FIFO capacity - 1 (>= max_flows - 1) */
+	uint32_t act_head, act_count;
+	uint32_t rdy_head, rdy_count;
+	struct wheel timers; /**< RTO and program timers */
+	struct wheel pace;   /**< rate wake-ups */
+	uint64_t step;       /**< current step number, from 1 */
+	uint32_t max_flows;
+	uint32_t W;          /**< window ring, segments */
+	uint32_t wW;         /**< words per plane */
+	uint32_t N;          /**< queue ring, segments */
+	uint32_t q_stop;
+	uint32_t q_resume;
+	uint32_t visit_segs;
+	uint32_t timer_budget;
+	uint32_t flags;
+	struct sl_sched_stats st;
+};
+
+#define STAT(m, h) SL_STAT(struct sl_sched_stats, m, h)
+const struct sl_stat_desc sl_sched_stat_descs[] = {
+	STAT(decisions, "segments emitted"),
+	STAT(visits, "ready-set pops"),
+	STAT(generated, "segments generated into flow queues"),
+	STAT(generated_rtx, "retransmissions generated"),
+	STAT(stale_skipped, "queued segments acked before their turn, not sent"),
+	STAT(trimmed, "queued new segments taken back when a window shrank"),
+	STAT(events, "events processed"),
+	STAT(bad_events, "events refused: bad flow, type or fields"),
+	STAT(sacks_accepted, "SACKs in window and new"),
+	STAT(sacks_ignored, "SACKs outside the window or already known"),
+	STAT(stale_acks, "cumacks below wnd_start"),
+	STAT(rto_fired, "RTO expiries handed to periodic()"),
+	STAT(rto_dropped_by_ack, "RTO expiries dropped for a same-step ack"),
+	STAT(timers_fired, "program timers handed to periodic()"),
+	STAT(pace_wakeups, "rate wake-ups released"),
+	STAT(credit_waits, "visits ended for lack of rate or grant credit"),
+	STAT(credit_violations, "segments found beyond credit at transmission (held back)"),
+	STAT(push_refused, "pushes refused"),
+};
+#undef STAT
+const unsigned sl_sched_stat_count = SL_ARRAY_SIZE(sl_sched_stat_descs);
+
+#define STAT(m, h) SL_STAT(struct sl_flow_stats, m, h)
+const struct sl_stat_desc sl_flow_stat_descs[] = {
+	STAT(segs_sent, "segments transmitted"),
+	STAT(segs_rtx, "retransmissions transmitted"),
+	STAT(bytes_sent, "bytes transmitted"),
+	STAT(acks, "events with a cumack"),
+	STAT(sacks, "accepted SACKs"),
+	STAT(nacks, "NACK events"),
+	STAT(cnps, "CNP events"),
+	STAT(pulls, "PULL events"),
+	STAT(rto_fired, "RTO expiries"),
+	STAT(credit_waits, "visits ended for lack of rate or grant credit"),
+};
+#undef STAT
+const unsigned sl_flow_stat_count = SL_ARRAY_SIZE(sl_flow_stat_descs);
+
+/* ---- helpers ---- */
+
+static inline uint64_t *
+plane(const struct sl_sched *s, uint32_t fi, unsigned which)
+{
+	return s->planes + ((size_t)fi * 4 + which) * s->wW;
+}
+enum { P_ACKED = 0, P_MARKED, P_TX_LO, P_TX_HI };
+
+static inline uint32_t *
+fqueue(const struct sl_sched *s, uint32_t fi)
+{
+	return s->queue + (size_t)fi * s->N;
+}
+
+static inline void *
+fpriv(const struct sl_sched *s, uint32_t fi)
+{
+	return s->priv + (size_t)fi * SL_PROTO_PRIV_MAX;
+}
+
+static inline uint8_t
+tx_count(const struct sl_sched *s, uint32_t fi, uint32_t idx)
+{
+	return (uint8_t)(sl_bitmap_test(plane(s, fi, P_TX_LO), idx) |
+			 (sl_bitmap_test(plane(s, fi, P_TX_HI), idx) << 1));
+}
+
+static inline void
+tx_count_bump(struct sl_sched *s, uint32_t fi, uint32_t idx)
+{
+	uint64_t *lo = plane(s, fi, P_TX_LO), *hi = plane(s, fi, P_TX_HI);
+	unsigned c = tx_count(s, fi, idx);
+
+	if (c == 3)
+		return;
+	c++;
+	if (c & 1)
+		sl_bitmap_set(lo, idx);
+	else
+		sl_bitmap_clear(lo, idx);
+	if (c & 2)
+		sl_bitmap_set(hi, idx);
+}
+
+static inline uint16_t
+seg_len(const struct flow *f, uint32_t seq)
+{
+	return (f->short_len && seq == f->short_seq) ? f->short_len : f->seg_bytes;
+}
+
+static inline uint32_t
+fifo_pop(const uint32_t *ring, uint32_t mask, uint32_t *head, uint32_t *count)
+{
+	uint32_t fi = ring[*head];
+
+	*head = (*head + 1) & mask;
+	(*count)--;
+	return fi;
+}
+
+static inline void
+ready_push(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	f->sets |= IN_READY;
+	s->ready[(s->rdy_head + s->rdy_count++) & s->fifo_mask] = fi;
+}
+
+static inline void
+ready_push_front(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	f->sets |= IN_READY;
+	s->rdy_head = (s->rdy_head - 1) & s->fifo_mask;
+	s->ready[s->rdy_head] = fi;
+	s->rdy_count++;
+}
+
+static inline void
+active_push(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	f->sets |= IN_ACTIVE;
+	s->active[(s->act_head + s->act_count++) & s->fifo_mask] = fi;
+}
+
+/* Can a new segment be generated now? */
+static inline bool
+new_ok(const struct sl_sched *s, const struct flow *f)
+{
+	uint32_t lim = f->credit == SL_CREDIT_WINDOW ? f->wnd_segs : s->W;
+
+	if (f->snd_nxt == f->tail || !sl_seq_lt(f->snd_nxt, f->wnd_start + lim))
+		return false;
+	/* appendix D: data after a short tail waits until the short segment is acked */
+	return !(f->short_len && sl_seq_gt(f->snd_nxt, f->short_seq));
+}
+
+static inline bool
+gen_ok(const struct sl_sched *s, const struct flow *f)
+{
+	return f->q_count < s->q_stop && (f->marked || new_ok(s, f));
+}
+
+/* Data delivery: fill the queue up to queue_stop, lost segments first. */
+static void
+generate(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	uint32_t *q = fqueue(s, fi);
+	uint32_t mask = s->W - 1;
+
+	while (f->q_count < s->q_stop) {
+		uint32_t seq;
+
+		if (f->marked) {
+			uint64_t *m = plane(s, fi, P_MARKED);
+			uint32_t head = f->wnd_start & mask;
+			uint32_t idx = sl_bitmap_ffs_from(m, s->W, head);
+
+			sl_bitmap_clear(m, idx);
+			f->marked--;
+			tx_count_bump(s, fi, idx);
+			seq = f->wnd_start + ((idx - head) & mask);
+			s->st.generated_rtx++;
+		} else if (new_ok(s, f)) {
+			seq = f->snd_nxt++;
+		} else {
+			break;
+		}
+		q[(f->q_head + f->q_count++) & (s->N - 1)] = seq;
+		s->st.generated++;
+	}
+}
+
+/* Rate credit: bring c up to now: c = min(c + R x dt, D). */
+static inline void
+rate_refill(struct flow *f, uint64_t now_ns)
+{
+	if (now_ns > f->credit_ns) {
+		unsigned __int128 add = (unsigned __int128)f->rate_bps * (now_ns - f->credit_ns);
+		uint64_t room = f->burst_nbit - SL_MIN(f->credit_nbit, f->burst_nbit);
+
+		f->credit_nbit = add >= room ? f->burst_nbit : f->credit_nbit + (uint64_t)add;
+		f->credit_ns = now_ns;
+	}
+}
+
+/* ns until rate credit covers len bytes (0: now). c must be up to date. */
+static inline uint64_t
+rate_wait_ns(const struct flow *f, uint32_t len)
+{
+	uint64_t need = (uint64_t)len * NBIT_PER_BYTE;
+
+	if (f->credit_nbit >= need)
+		return 0;
+	return SL_DIV_ROUND_UP(need - f->credit_nbit, f->rate_bps);
+}
+
+/*
+ * Drop queued segments that were acked while queued; true when the queue head is sendable.
+ */
+static bool
+queue_skip_stale(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	const uint32_t *q = fqueue(s, fi);
+	const uint64_t *acked = plane(s, fi, P_ACKED);
+
+	while (f->q_count) {
+		uint32_t seq = q[f->q_head];
+
+		if (!sl_seq_lt(seq, f->wnd_start) && !sl_bitmap_test(acked, seq & (s->W - 1)))
+			return true;
+		f->q_head = (f->q_head + 1) & (s->N - 1);
+		f->q_count--;
+		s->st.stale_skipped++;
+	}
+	return false;
+}
+
+/*
+ * Credit engine, Enqueue/Transmit qualification: a flow with a queued segment either joins the
+ * ready FIFO (credit for its head now), waits in the pacing wheel (rate), or waits for tokens.
+ */
+static void
+qualify(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
+{
+	uint32_t len;
+
+	if ((f->sets & IN_READY) || wheel_filed(&s->pace, fi) || !queue_skip_stale(s, f, fi))
+		return;
+	len = seg_len(f, fqueue(s, fi)[f->q_head]);
+	if (f->credit == SL_CREDIT_RATE) {
+		uint64_t wait;
+
+		rate_refill(f, now_ns);
+		wait = rate_wait_ns(f, len);
+		if (wait) {
+			wheel_insert(&s->pace, fi, now_ns + wait);
+			return;
+		}
+	} else if (f->credit == SL_CREDIT_GRANT && f->tokens_bytes < (int64_t)len) {
+		return; /* a PULL or an RTO brings tokens */
+	}
+	ready_push(s, f, fi);
+}
+
+/* After any change to a flow: activate generation and/or qualify for transmission. */
+static void
+kick(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
+{
+	if (!(f->sets & (IN_ACTIVE | IN_READY)) && gen_ok(s, f))
+		active_push(s, f, fi);
+	if (f->q_count)
+		qualify(s, f, fi, now_ns);
+}
+
+static void
+timer_refile(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	uint64_t want = f->rto_at_ns;
+
+	if (f->timer_at_ns && (!want || f->timer_at_ns < want))
+		want = f->timer_at_ns;
+	if (!want) {
+		wheel_remove(&s->timers, fi);
+		return;
+	}
+	if (wheel_filed(&s->timers, fi)) {
+		if (s->timers.due_ns[fi] <= want)
+			return; /* fires early, finds nothing due, re-files itself */
+		wheel_remove(&s->timers, fi);
+	}
+	wheel_insert(&s->timers, fi, want);
+}
+
+/* Window shrank: take back queued new segments now beyond it (never transmitted). */
+static void
+queue_trim(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	uint32_t lim = f->wnd_start + f->wnd_segs;
+	uint32_t *q = fqueue(s, fi);
+	uint32_t qm = s->N - 1, keep = 0;
+
+	if (sl_seq_lt(lim, f->snd_max))
+		lim = f->snd_max;
+	if (!sl_seq_lt(lim, f->snd_nxt))
+		return;
+	for (uint32_t i = 0; i < f->q_count; i++) {
+		uint32_t seq = q[(f->q_head + i) & qm];
+
+		if (sl_seq_ge(seq, lim)) {
+			s->st.trimmed++;
+			continue;
+		}
+		q[(f->q_head + keep++) & qm] = seq;
+	}
+	f->q_count = (uint8_t)keep;
+	f->snd_nxt = lim;
+}
+
+static void
+fill_view(const struct sl_sched *s, const struct flow *f, uint32_t fi, uint64_t now_ns,
+	  struct sl_flow_view *v)
+{
+	*v = (struct sl_flow_view){
+		.flow = fi,
+		.wnd_start = f->wnd_start,
+		.snd_nxt = f->snd_nxt,
+		.snd_max = f->snd_max,
+		.tail = f->tail,
+		.wnd_segs = f->wnd_segs,
+		.max_wnd_segs = s->W,
+		.queued = f->q_count,
+		.marked = f->marked,
+		.seg_bytes = f->seg_bytes,
+		.rate_bps = f->rate_bps,
+		.tokens_bytes = f->tokens_bytes,
+		.rto_ns = f->rto_ns,
+		.rto_at_ns = f->rto_at_ns,
+		.total_sent = f->total_sent,
+		.now_ns = now_ns,
+		.param = f->param,
+		.acked_bits = plane(s, fi, P_ACKED),
+		.marked_bits = plane(s, fi, P_MARKED),
+	};
+}
+
+static void
+out_prefill(const struct flow *f, struct sl_proto_out *o)
+{
+	*o = (struct sl_proto_out){
+		.wnd_segs = f->wnd_segs,
+		.rate_bps = f->rate_bps,
+		.rto_ns = f->rto_ns,
+	};
+}
+
+/* Mark [from, to) clipped to [wnd_start, snd_max), skipping acked and already marked. */
+static void
+mark_range(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t from, uint32_t to)
+{
+	uint64_t *m = plane(s, fi, P_MARKED);
+	const uint64_t *a = plane(s, fi, P_ACKED);
+
+	if (sl_seq_lt(from, f->wnd_start))
+		from = f->wnd_start;
+	if (sl_seq_gt(to, f->snd_max))
+		to = f->snd_max;
+	for (uint32_t seq = from; sl_seq_lt(seq, to); seq++) {
+		uint32_t idx = seq & (s->W - 1);
+
+		if (!sl_bitmap_test(a, idx) && !sl_bitmap_test(m, idx)) {
+			sl_bitmap_set(m, idx);
+			f->marked++;
+		}
+	}
+}
+
+/* Apply a hook's decisions (section 3.5 outputs), then re-qualify the flow. */
+static void
+apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto_out *o,
+	  uint64_t now_ns)
+{
+	uint32_t wnd = SL_MIN(SL_MAX(o->wnd_segs, 1u), s->W);
+	uint64_t rate = SL_MAX(o->rate_bps, 1u);
+
+	if (wnd != f->wnd_segs) {
+		bool shrank = wnd < f->wnd_segs;
+
+		f->wnd_segs = wnd;
+		if (shrank && f->credit == SL_CREDIT_WINDOW)
+			queue_trim(s, f, fi);
+	}
+	if (rate != f->rate_bps) {
+		rate_refill(f, now_ns);
+		f->rate_bps = rate;
+		if (wheel_filed(&s->pace, fi))
+			wheel_remove(&s->pace, fi); /* requalified below with the new rate */
+	}
+	if (sl_seq_lt(o->mark_from, o->mark_to))
+		mark_range(s, f, fi, o->mark_from, o->mark_to);
+	if (o->add_tokens_bytes)
+		f->tokens_bytes += o->add_tokens_bytes;
+	f->rto_ns = o->rto_ns;
+	if (o->rto_rearm)
+		f->rto_at_ns = now_ns + o->rto_ns;
+	else if (o->rto_stop)
+		f->rto_at_ns = 0;
+	if (o->timer_ns)
+		f->timer_at_ns = now_ns + o->timer_ns;
+	timer_refile(s, f, fi);
+	kick(s, f, fi, now_ns);
+}
+
+/* ---- create / free ---- */
+
+static uint32_t
+conf_or(uint32_t v, uint32_t dflt)
+{
+	return v ? v : dflt;
+}
+
+struct sl_sched *
+sl_sched_create(const struct sl_sched_conf *c)
+{
+	struct sl_sched *s = NULL;
+	uint32_t W, N, stop, resume, tslots, pslots, ttick, ptick, fifo;
+	int rc;
+
+	if (c == NULL || c->max_flows == 0 || c->max_flows > (UINT32_C(1) << 28))
+		goto einval;
+	W = conf_or(c->wnd_segs, SL_SCHED_WND_DEFAULT);
+	N = conf_or(c->queue_segs, 16);
+	stop = conf_or(c->queue_stop, N == 16 ? 11 : N - N / 4 - 1 + (N < 8));
+	resume = conf_or(c->queue_resume, stop - 1);
+	tslots = conf_or(c->timer_slots, 4096);
+	pslots = conf_or(c->pace_slots, 4096);
+	ttick = conf_or(c->timer_tick_ns, 1000);
+	ptick = conf_or(c->pace_tick_ns, 64);
+	if (!sl_is_pow2(W) || W < SL_SCHED_WND_MIN || W > SL_SCHED_WND_MAX)
+		goto einval;
+	if (!sl_is_pow2(N) || N < 2 || N > SL_SCHED_QUEUE_MAX || stop > N || stop == 0 ||
+	    resume == 0 || resume >= stop + 1 || resume > stop)
+		goto einval;
+	if (!sl_is_pow2(tslots) || tslots < 64 || !sl_is_pow2(pslots) || pslots < 64)
+		goto einval;
+	if (c->flags & ~SL_SCHED_F_TX_TS)
+		goto einval;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->max_flows = c->max_flows;
+	s->W = W;
+	s->wW = W / 64;
+	s->N = N;
+	s->q_stop = stop;
+	s->q_resume = resume;
+	s->visit_segs = conf_or(c->visit_segs, 8);
+	s->timer_budget = conf_or(c->timer_budget, 1024);
+	s->flags = c->flags;
+	s->step = 1;
+	fifo = (uint32_t)sl_align_pow2(c->max_flows);
+	s->fifo_mask = fifo - 1;
+	s->flows = aligned_alloc(SL_CACHE_LINE,
+				 sizeof(struct flow) * c->max_flows + SL_CACHE_LINE);
+	s->planes = calloc((size_t)c->max_flows * 4 * s->wW, sizeof(uint64_t));
+	s->queue = malloc(sizeof(uint32_t) * (size_t)c->max_flows * N);
+	s->priv = calloc(c->max_flows, SL_PROTO_PRIV_MAX);
+	s->active = malloc(sizeof(uint32_t) * fifo);
+	s->ready = malloc(sizeof(uint32_t) * fifo);
+	if (c->flags & SL_SCHED_F_TX_TS)
+		s->tx_ts_ns = calloc((size_t)c->max_flows * W, sizeof(uint64_t));
+	if (!s->flows || !s->planes || !s->queue || !s->priv || !s->active || !s->ready ||
+	    ((c->flags & SL_SCHED_F_TX_TS) && !s->tx_ts_ns))
+		goto enomem;
+	memset(s->flows, 0, sizeof(struct flow) * c->max_flows);
+	rc = wheel_init(&s->timers, c->max_flows, tslots, ttick, false);
+	if (rc == 0)
+		rc = wheel_init(&s->pace, c->max_flows, pslots, ptick, true);
+	if (rc)
+		goto enomem;
+	return s;
+
+enomem:
+	sl_sched_free(s);
+	errno = ENOMEM;
+	return NULL;
+einval:
+	errno = EINVAL;
+	return NULL;
+}
+
+void
+sl_sched_free(struct sl_sched *s)
+{
+	if (s == NULL)
+		return;
+	wheel_free(&s->timers);
+	wheel_free(&s->pace);
+	free(s->flows);
+	free(s->planes);
+	free(s->queue);
+	free(s->priv);
+	free(s->tx_ts_ns);
+	free(s->active);
+	free(s->ready);
+	free(s);
+}
+
+size_t
+sl_sched_bytes_per_flow(const struct sl_sched *s)
+{
+	size_t b = sizeof(struct flow) + 4 * s->wW * sizeof(uint64_t) + s->N * sizeof(uint32_t) +
+		   SL_PROTO_PRIV_MAX + 2 * sizeof(uint32_t) /* fifos */ +
+		   2 * (3 * sizeof(uint32_t) + sizeof(uint64_t)) /* wheel entries */;
+
+	if (s->tx_ts_ns)
+		b += (size_t)s->W * sizeof(uint64_t);
+	return b;
+}
+
+/* ---- flows ---- */
+
+static struct flow *
+flow_get(const struct sl_sched *s, uint32_t fi)
+{
+	if (fi >= s->max_flows || !s->flows[fi].in_use)
+		return NULL;
+	return &s->flows[fi];
+}
+
+int
+sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc)
+{
+	const struct sl_proto_ops *ops;
+	struct sl_flow_view v;
+	struct sl_proto_out o;
+	struct flow *f;
+	uint8_t sets;
+	int rc;
+
+	if (s == NULL || fc == NULL || fi >= s->max_flows || fc->seg_bytes == 0 ||
+	    fc->seg_bytes > UINT16_MAX || fc->burst_bytes > BURST_MAX_BYTES ||
+	    fc->init_wnd_segs > s->W)
+		return -EINVAL;
+	ops = sl_proto_find(fc->proto);
+	if (ops == NULL)
+		return -ENOENT;
+	f = &s->flows[fi];
+	if (f->in_use)
+		return -EEXIST;
+	sets = f->sets; /* FIFO membership outlives a deleted flow until it is popped */
+	memset(f, 0, sizeof(*f));
+	f->sets = sets;
+	memset(plane(s, fi, 0), 0, 4 * s->wW * sizeof(uint64_t));
+	memset(fpriv(s, fi), 0, SL_PROTO_PRIV_MAX);
+	f->wnd_start = f->snd_nxt = f->snd_max = f->tail = fc->first_seq;
+	f->seg_bytes = (uint16_t)fc->seg_bytes;
+	f->wnd_segs = conf_or(fc->init_wnd_segs, s->W);
+	f->credit = (uint8_t)ops->credit;
+	f->ops = ops;
+	f->rate_bps = fc->init_rate_bps ? fc->init_rate_bps : DEFAULT_RATE_BPS;
+	f->burst_nbit = (uint64_t)conf_or(fc->burst_bytes, fc->seg_bytes) * NBIT_PER_BYTE;
+	if (ops->credit == SL_CREDIT_RATE)
+		f->credit_nbit = SL_MIN(
+			(uint64_t)conf_or(fc->init_credit_bytes, fc->seg_bytes) * NBIT_PER_BYTE,
+			f->burst_nbit);
+	else
+		f->tokens_bytes = fc->init_credit_bytes;
+	f->rto_ns = fc->rto_ns ? fc->rto_ns : DEFAULT_RTO_NS;
+	f->rto_credit_bytes = conf_or(fc->rto_credit_bytes, DEFAULT_RTO_CREDIT_BYTES);
+	memcpy(f->param, fc->param, sizeof(f->param));
+
+	f->credit_ns = fc->start_ns;
+	fill_view(s, f, fi, fc->start_ns, &v);
+	out_prefill(f, &o);
+	rc = ops->init(&v, fpriv(s, fi), fc, &o);
+	if (rc)
+		return rc;
+	f->in_use = 1;
+	apply_out(s, f, fi, &o, fc->start_ns);
+	return 0;
+}
+
+int
+sl_sched_flow_del(struct sl_sched *s, uint32_t fi)
+{
+	struct flow *f = flow_get(s, fi);
+
+	if (f == NULL)
+		return -ENOENT;
+	wheel_remove(&s->timers, fi);
+	wheel_remove(&s->pace, fi);
+	f->in_use = 0;
+	return 0;
+}
+
+int
+sl_sched_flow_push(struct sl_sched *s, uint32_t fi, uint32_t nsegs, uint16_t last_len)
+{
+	struct flow *f = flow_get(s, fi);
+	bool short_pending;
+
+	if (f == NULL)
+		return -ENOENT;
+	if (nsegs == 0 || last_len == 0 || last_len > f->seg_bytes)
+		return -EINVAL;
+	short_pending = f->short_len && sl_seq_ge(f->short_seq, f->wnd_start);
+	if (f->tail - f->wnd_start + (uint64_t)nsegs > UNACKED_MAX) {
+		s->st.push_refused++;
+		return -EOVERFLOW;
+	}
+	if (last_len < f->seg_bytes && short_pending) {
+		s->st.push_refused++;
+		return -EBUSY;
+	}
+	f->tail += nsegs;
+	if (last_len < f->seg_bytes) {
+		f->short_seq = f->tail - 1;
+		f->short_len = last_len;
+	} else if (!short_pending) {
+		f->short_len = 0;
+	}
+	kick(s, f, fi, f->credit_ns);
+	return 0;
+}
+
+/* ---- incoming: fixed stage, then the program ---- */
+
+static bool
+event_valid(const struct sl_event *e, const struct flow *f)
+{
+	if (f == NULL || e->type >= SL_EV_TYPES || e->sack_tx_id > 3)
+		return false;
+	if ((e->flags & SL_EVF_CUMACK) && sl_seq_gt(e->cumack, f->snd_max))
+		return false; /* acks data never sent */
+	if (e->type == SL_EV_NACK && e->nack_len == 0)
+		return false;
+	return true;
+}
+
+/* Slide the window to cumack c (wnd_start < c <= snd_max); returns segments newly acked. */
+static uint32_t
+window_slide(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t c)
+{
+	uint32_t d = c - f->wnd_start, head = f->wnd_start & (s->W - 1);
+	uint32_t already = sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, head, d);
+
+	if (f->marked)
+		f->marked -= sl_bitmap_count_range(plane(s, fi, P_MARKED), s->W, head, d);
+	for (unsigned p = 0; p < 4; p++)
+		sl_bitmap_clear_range(plane(s, fi, p), s->W, head, d);
+	f->wnd_start = c;
+	if (f->short_len && sl_seq_gt(c, f->short_seq))
+		f->short_len = 0;
+	return d - already;
+}
+
+/* RTT sample from the echoed send time, or the stored one for a segment sent once. */
+static uint64_t
+rtt_sample(const struct sl_sched *s, const struct sl_event *e, uint32_t fi, uint32_t seq,
+	   bool once, uint64_t now_ns)
+{
+	if (e->flags & SL_EVF_TS)
+		return e->echo_ts_ns <= now_ns ? now_ns - e->echo_ts_ns : 0;
+	if (s->tx_ts_ns && once) {
+		uint64_t t = s->tx_ts_ns[(size_t)fi * s->W + (seq & (s->W - 1))];
+
+		return t && t <= now_ns ? now_ns - t : 0;
+	}
+	return 0;
+}
+
+static void
+incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
+{
+	uint32_t fi = e->flow;
+	struct flow *f = &s->flows[fi];
+	struct sl_incoming in = {.ev = e, .old_wnd_start = f->wnd_start, .now_ns = now_ns};
+	struct sl_flow_view v;
+	struct sl_proto_out o;
+
+	if (e->flags & SL_EVF_CUMACK) {
+		f->st.acks++;
+		f->ack_step = s->step;
+		if (sl_seq_gt(e->cumack, f->wnd_start)) {
+			uint32_t last = e->cumack - 1;
+			bool once = tx_count(s, fi, last & (s->W - 1)) == 0;
+
+			in.rtt_ns = rtt_sample(s, e, fi, last, once, now_ns);
+			in.newly_acked = window_slide(s, f, fi, e->cumack);
+		} else if (sl_seq_lt(e->cumack, f->wnd_start)) {
+			s->st.stale_acks++;
+		}
+	}
+	if (e->flags & SL_EVF_SACK) {
+		uint32_t q = e->sack_seq, idx = q & (s->W - 1);
+
+		f->ack_step = s->step;
+		if (sl_seq_ge(q, f->wnd_start) && sl_seq_lt(q, f->snd_max) &&
+		    !sl_bitmap_test(plane(s, fi, P_ACKED), idx)) {
+			bool once = tx_count(s, fi, idx) == e->sack_tx_id && e->sack_tx_id == 0;
+
+			sl_bitmap_set(plane(s, fi, P_ACKED), idx);
+			if (sl_bitmap_test(plane(s, fi, P_MARKED), idx)) {
+				sl_bitmap_clear(plane(s, fi, P_MARKED), idx);
+				f->marked--;
+			}
+			in.sack_accepted = true;
+			in.newly_acked++;
+			if (!in.rtt_ns)
+				in.rtt_ns = rtt_sample(s, e, fi, q, once, now_ns);
+			s->st.sacks_accepted++;
+			f->st.sacks++;
+		} else {
+			s->st.sacks_ignored++;
+		}
+	}
+	if (!in.rtt_ns && (e->flags & SL_EVF_TS))
+		in.rtt_ns = rtt_sample(s, e, fi, 0, false, now_ns);
+	switch (e->type) {
+	case SL_EV_NACK:
+		f->st.nacks++;
+		break;
+	case SL_EV_CNP:
+		f->st.cnps++;
+		break;
+	case SL_EV_PULL:
+		f->st.pulls++;
+		f->tokens_bytes += e->grant_bytes;
+		break;
+	default:
+		break;
+	}
+	if (f->wnd_start == f->snd_max)
+		f->rto_at_ns = 0; /* RFC 6298 5.2: all sent data acked */
+	in.new_wnd_start = f->wnd_start;
+	fill_view(s, f, fi, now_ns, &v);
+	out_prefill(f, &o);
+	f->ops->incoming(&v, fpriv(s, fi), &in, &o);
+	apply_out(s, f, fi, &o, now_ns);
+}
+
+unsigned
+sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsigned n, uint64_t now_ns)
+{
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_event *e = &ev[i];
+
+		if (!event_valid(e, flow_get(s, e->flow))) {
+			s->st.bad_events++;
+			continue;
+		}
+		incoming_one(s, e, now_ns);
+		ok++;
+	}
+	s->st.events += ok;
+	return ok;
+}
+
+/* ---- timers ---- */
+
+static void
+timer_fire(struct sl_sched *s, uint32_t fi, uint64_t now_ns)
+{
+	struct flow *f = &s->flows[fi];
+	struct sl_periodic p = {.now_ns = now_ns};
+	struct sl_flow_view v;
+	struct sl_proto_out o;
+
+	p.rto_expired = f->rto_at_ns && f->rto_at_ns <= now_ns;
+	p.timer_expired = f->timer_at_ns && f->timer_at_ns <= now_ns;
+	if (p.rto_expired && f->ack_step == s->step) {
+		/* section 3.4: an ack in the same step wins; retry in the next step */
+		s->st.rto_dropped_by_ack++;
+		p.rto_expired = false;
+		if (!p.timer_expired) {
+			wheel_insert(&s->timers, fi, now_ns + 1);
+			return;
+		}
+	}
+	if (!p.rto_expired && !p.timer_expired) {
+		timer_refile(s, f, fi); /* re-armed later since it was filed */
+		return;
+	}
+	if (p.rto_expired) {
+		f->rto_at_ns = 0;
+		s->st.rto_fired++;
+		f->st.rto_fired++;
+		if (f->credit == SL_CREDIT_GRANT)
+			f->tokens_bytes += f->rto_credit_bytes;
+	}
+	if (p.timer_expired) {
+		f->timer_at_ns = 0;
+		s->st.timers_fired++;
+	}
+	fill_view(s, f, fi, now_ns, &v);
+	out_prefill(f, &o);
+	f->ops->periodic(&v, fpriv(s, fi), &p, &o);
+	apply_out(s, f, fi, &o, now_ns);
+}
+
+static void
+sweep(struct sl_sched *s, uint64_t now_ns)
+{
+	uint32_t fi;
+
+	for (uint32_t n = 0; n < s->timer_budget; n++) {
+		fi = wheel_pop_due(&s->timers, now_ns);
+		if (fi == NOWHERE)
+			break;
+		timer_fire(s, fi, now_ns);
+	}
+	while ((fi = wheel_pop_due(&s->pace, now_ns)) != NOWHERE) {
+		s->st.pace_wakeups++;
+		qualify(s, &s->flows[fi], fi, now_ns);
+	}
+}
+
+/* ---- transmission ---- */
+
+/*
+ * Serve one ready flow: emit up to visit_segs queued segments while credit lasts, refill the
+ * queue, and requeue or park the flow. Returns segments written.
+ */
+static unsigned
+serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsigned room)
+{
+	struct flow *f = &s->flows[fi];
+	const uint32_t *q = fqueue(s, fi);
+	const uint64_t *acked = plane(s, fi, P_ACKED);
+	uint32_t mask = s->W - 1, qm = s->N - 1;
+	unsigned n = 0, lim = SL_MIN(room, s->visit_segs);
+	bool starved = false; /* stopped for rate or grant credit */
+	bool held = false;    /* stopped: a new segment beyond the window (a bug if ever) */
+
+	f->sets &= (uint8_t)~IN_READY;
+	if (!f->in_use)
+		return 0;
+	s->st.visits++;
+	if (f->credit == SL_CREDIT_RATE)
+		rate_refill(f, now_ns);
+	while (n < lim && f->q_count) {
+		uint32_t seq = q[f->q_head];
+		uint32_t idx = seq & mask;
+		bool rtx = sl_seq_lt(seq, f->snd_max);
+		uint16_t len;
+
+		if (sl_seq_lt(seq, f->wnd_start) || sl_bitmap_test(acked, idx)) {
+			f->q_head = (uint8_t)((f->q_head + 1) & qm);
+			f->q_count--;
+			s->st.stale_skipped++;
+			continue;
+		}
+		len = seg_len(f, seq);
+		if (f->credit == SL_CREDIT_RATE) {
+			uint64_t cost = (uint64_t)len * NBIT_PER_BYTE;
+
+			if (f->credit_nbit < cost) {
+				starved = true;
+				break;
+			}
+			f->credit_nbit -= cost;
+		} else if (f->credit == SL_CREDIT_GRANT) {
+			if (f->tokens_bytes < (int64_t)len) {
+				starved = true;
+				break;
+			}
+			f->tokens_bytes -= len;
+		} else if (!rtx && !sl_seq_lt(seq, f->wnd_start + f->wnd_segs)) {
+			s->st.credit_violations++; /* generation outran the window: hold it */
+			held = true;
+			break;
+		}
+		f->q_head = (uint8_t)((f->q_head + 1) & qm);
+		f->q_count--;
+		out[n] = (struct sl_seg){
+			.flow = fi,
+			.seq = seq,
+			.len = len,
+			.tx_id = tx_count(s, fi, idx),
+			.flags = (uint8_t)((rtx ? SL_SEG_F_RTX : 0) |
+					   (seq == f->tail - 1 || (f->short_len && seq == f->short_seq)
+						    ? SL_SEG_F_TAIL
+						    : 0)),
+		};
+		n++;
+		if (!rtx)
+			f->snd_max = seq + 1;
+		else
+			f->st.segs_rtx++;
+		f->st.bytes_sent += len;
+		if (s->tx_ts_ns)
+			s->tx_ts_ns[(size_t)fi * s->W + idx] = now_ns;
+	}
+	f->total_sent += n;
+	f->st.segs_sent += n;
+	s->st.decisions += n;
+	if (n && !f->rto_at_ns) {
+		f->rto_at_ns = now_ns + f->rto_ns; /* armed at transmit */
+		timer_refile(s, f, fi);
+	}
+	if (f->q_count < s->q_resume)
+		generate(s, f, fi);
+	if (starved) {
+		s->st.credit_waits++;
+		f->st.credit_waits++;
+	}
+	if (held)
+		return n; /* the next event for the flow re-qualifies it */
+	if (n == room && n < s->visit_segs && f->q_count && !starved) {
+		ready_push_front(s, f, fi); /* the burst is full: finish the visit next call */
+		return n;
+	}
+	if (f->q_count)
+		qualify(s, f, fi, now_ns);
+	return n;
+}
+
+/* Active set step: generate for one flow and qualify it. */
+static void
+activate(struct sl_sched *s, uint64_t now_ns)
+{
+	uint32_t fi = fifo_pop(s->active, s->fifo_mask, &s->act_head, &s->act_count);
+	struct flow *f = &s->flows[fi];
+
+	f->sets &= (uint8_t)~IN_ACTIVE;
+	if (!f->in_use)
+		return;
+	generate(s, f, fi);
+	if (f->q_count)
+		qualify(s, f, fi, now_ns);
+}
+
+unsigned
+sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned max)
+{
+	unsigned n = 0;
+
+	sweep(s, now_ns);
+	while (n < max) {
+		if (s->act_count)
+			activate(s, now_ns);
+		if (s->rdy_count) {
+			uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
+
+			if (s->rdy_count > 2)
+				__builtin_prefetch(&s->flows[s->ready[(s->rdy_head + 2) &
+								      s->fifo_mask]]);
+			n += serve(s, fi, now_ns, out + n, max - n);
+		} else if (!s->act_count) {
+			break;
+		}
+	}
+	s->step++;
+	return n;
+}
+
+uint64_t
+sl_sched_next_deadline(const struct sl_sched *s)
+{
+	if (s->act_count || s->rdy_count)
+		return 0;
+	return SL_MIN(wheel_next_ns(&s->timers), wheel_next_ns(&s->pace));
+}
+
+/* ---- introspection ---- */
+
+int
+sl_sched_flow_view(const struct sl_sched *s, uint32_t fi, struct sl_flow_view *v)
+{
+	const struct flow *f = flow_get(s, fi);
+
+	if (f == NULL)
+		return -ENOENT;
+	fill_view(s, f, fi, 0, v);
+	return 0;
+}
+
+const void *
+sl_sched_flow_priv(const struct sl_sched *s, uint32_t fi)
+{
+	return flow_get(s, fi) ? fpriv(s, fi) : NULL;
+}
+
+void
+sl_sched_stats(const struct sl_sched *s, struct sl_sched_stats *st)
+{
+	*st = s->st;
+}
+
+int
+sl_sched_flow_stats(const struct sl_sched *s, uint32_t fi, struct sl_flow_stats *st)
+{
+	const struct flow *f = flow_get(s, fi);
+
+	if (f == NULL)
+		return -ENOENT;
+	*st = f->st;
+	return 0;
+}
