@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * link.c - a RIFL-like reliable link in software (RIFL: seed 001, digest reference/rifl.md,
+ * sections 2, 3, 6 and 8; RTL github.com/swift-link/RIFL for what the paper leaves out).
+ *
+ * Model. Each direction of a lane is a stream of data frames numbered 0, 1, 2, ... (the frame
+ * ID; new payloads, fillers and FC frames all take one). The ID is never sent in faithful mode:
+ * VCODE = CRC12 XOR (ID mod 4096), so a frame verifies only at the position the receiver
+ * expects, and a missing or corrupted frame makes the next frame fail. The sender keeps the
+ * last 2^k data frames in a ring indexed by ID mod 2^k. The receiver never acknowledges; on a
+ * failure it asks for a replay (NACK), and the sender replays the ring oldest first. Replayed
+ * frames carry their original ID: RIFL's wire IDs are k bits wide, and a replay that re-sends
+ * 2^k frames "with the next IDs" re-sends exactly the original IDs modulo 2^k, so this is the
+ * same sequence, kept unwrapped in 32 bits. Control frames (IDLE, PAUSE_REQ, RETRANS_REQ) carry
+ * the sender's current ID (the next data frame's) and do not advance it.
+ *
+ * TX states, highest priority first (RIFL RTL tx_controller):
+ *
+ *   INIT         ring not ready          release the ring, restart IDs at 0
+ *   SEND_PAUSE   local RX not up         runs of PAUSE_REQ every ctrl_interval_ns
+ *   PAUSE        peer's PAUSE_REQ x 8    runs of IDLE, nothing else
+ *   RETRANS      peer's RETRANS_REQ x 8  replay: 2 x n slots alternating ring frame / IDLE (or
+ *                or replay running        RETRANS_REQ if the local RX is in error too), then
+ *                                        2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
+ *                                        the half RTT the peer needs to lower its flag); repeat
+ *                                        while the flag is up; n = 2^k (whole ring, RIFL) or
+ *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended)
+ *   SEND_RETRANS local RX in error       runs of RETRANS_REQ every ctrl_interval_ns
+ *   NORMAL                               FC frame > warm-up filler > new data > IDLE
+ *                                        (flag-clearing run, or keepalive after keepalive_ns)
+ *
+ * RX (RIFL Listing 1 as the RTL vcode_val does it): rx_id = 0, thr = 16. A data frame verifies
+ * when VCODE == CRC ^ rx_id (extended mode: and its explicit ID == rx_id). Verified at
+ * rx_id == thr: delivered (filler / FC frames take effect instead), thr++, rx_id++; verified
+ * below thr: a duplicate of a replay, dropped, rx_id++. A failure sets the error flag and rolls
+ * rx_id back to thr - 16, so 16 consecutive verified 12-bit codes are needed before anything
+ * is delivered again (white noise passes with probability 2^-192); the flag clears when the
+ * frame at thr - 1 verifies. The first 16 frames after (re)initialization are never delivered:
+ * the sender sends 16 fillers first.
+ *
+ * Software differences (digest sec. 6): the NIC drops frames with a bad FCS, so corruption
+ * arrives as a gap, which the next frame's VCODE exposes; so control frames are verified too
+ * while the RX is in sync (a control frame that fails there is an error, like a data frame),
+ * and the sender emits an IDLE when it has sent nothing for keepalive_ns. A lost last frame is
+ * therefore detected within keepalive_ns + one-way delay, and recovered within that plus a
+ * control run, an RTT and the replay. While the RX is in error the peer's current ID is
+ * unknown, so control keys are taken on their syntax (faithful mode; the RTL never checks
+ * them) or on CRC with their explicit ID (extended mode); RIFL's filter applies in every case:
+ * a flag rises only after 8 consecutive identical keys, any other frame resets the count, and
+ * 16 consecutive regular frames (data or IDLE) lower the flags (RTL rx_controller).
+ *
+ * Startup and restart: the local RX is up after 8 consecutive verified frames. A fresh end
+ * sends PAUSE_REQ runs carrying ID 0, which a fresh peer verifies. If an end that has already
+ * delivered data from its peer sees the peer's pause flag rise, the peer has restarted: it
+ * re-initializes too (ring contents are released and counted in reinit_aborted: they may or
+ * may not have been delivered, and the layer above owns end-to-end recovery).
+ *
+ * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC >= 1.5 x rate x RTT
+ * frames; crossing 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames
+ * are data frames (ring, replay), so they are never lost. A frame that would overflow the
+ * queue anyway is refused like a bad frame (rollback and NACK), so it comes back later.
+ *
+ * Units: times in ns, sizes in frames unless named _bytes; IDs are uint32_t with wrap.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_link.h"
+#include "sl_seq.h"
+
+#define RELEASE_BATCH 32u
+
+struct ring_slot {
+	void *handle;        /**< NULL for fillers */
+	const uint8_t *body; /**< payload body */
+	uint16_t body_len;   /**< bytes */
+	uint8_t hdr_len;     /**< bytes in hdr */
+	uint8_t kind;        /**< SL_LINK_FRAME_DATA or SL_LINK_FRAME_FILLER */
+	uint8_t hdr[SL_WIRE_HDR_MAX + SL_WIRE_FC_LEN]; /**< link header or whole filler frame */
+};
+
+struct sl_link {
+	struct sl_link_conf conf;
+	enum sl_link_state state;  /**< last state the TX computed */
+	bool ring_ready;           /**< false until INIT has run */
+
+	/* TX */
+	uint32_t ring_mask;        /**< 2^k - 1 */
+	uint32_t tx_next;          /**< ID of the next new data frame */
+	uint32_t ring_used;        /**< frames in the ring, <= 2^k */
+	uint32_t warmup_left;      /**< fillers still owed before user data */
+	uint32_t clear_left;       /**< regular frames to send to lower the peer's flags */
+	uint8_t fc_pending;        /**< FC code to send, SL_WIRE_FC_FILLER when none */
+	bool fc_remote_paused;     /**< peer's FC pause in force */
+	bool replay_active;
+	uint32_t replay_first;     /**< ID of the first frame of the replay */
+	uint32_t replay_count;     /**< ring frames in the replay */
+	uint32_t replay_slot;      /**< slots sent, of 2 x count + 2^k / 2 */
+	uint16_t run_key;          /**< key of the control run in progress */
+	uint32_t run_left;         /**< frames left in it */
+	uint64_t run_next_ns;      /**< ns: earliest start of the next run of run_key */
+	uint64_t last_tx_ns;       /**< ns: last frame handed out */
+
+	/* RX */
+	uint32_t rx_id;            /**< ID the next data frame must carry */
+	uint32_t thr;              /**< ID of the next frame to deliver */
+	bool rx_error;             /**< verification failed, waiting for 16 good frames */
+	bool rx_up;                /**< 8 consecutive verified frames seen since (re)init */
+	bool peer_delivered;       /**< something past the warm-up was delivered from the peer */
+	bool recovering;           /**< an error episode awaits its next in-order frame */
+	uint64_t err_start_ns;     /**< ns: first failure of the episode */
+	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
+	uint32_t pause_cnt;        /**< consecutive PAUSE_REQ, saturates at 8 */
+	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
+	uint32_t retrans_arg;      /**< argument of that run */
+	uint32_t regular_cnt;      /**< consecutive data / IDLE frames, saturates at 16 */
+	bool flag_pause;           /**< peer asked us to pause (it is initializing) */
+	bool flag_retrans;         /**< peer asked for a replay */
+	uint32_t flag_retrans_arg; /**< ID the peer needs (extended mode) */
+	uint32_t occupancy;        /**< frames delivered, not yet consumed */
+	bool fc_sent_pause;        /**< our last FC word to the peer was pause */
+
+	unsigned n_release;
+	void *release_buf[RELEASE_BATCH];
+	struct sl_link_stats stats;
+	struct sl_hist recovery_ns;
+	struct ring_slot ring[];
+};
+
+static const char *const state_names[SL_LINK_STATE__MAX] = {
+	[SL_LINK_INIT] = "init",
+	[SL_LINK_SEND_PAUSE] = "send_pause",
+	[SL_LINK_PAUSE] = "pause",
+	[SL_LINK_SEND_RETRANS] = "send_retrans",
+	[SL_LINK_RETRANS] = "retrans",
+	[SL_LINK_NORMAL] = "normal",
+};
+
+const char *
+sl_link_state_name(enum sl_link_state s)
+{
+	return (unsigned)s < SL_LINK_STATE__MAX ? state_names[s] : "unknown";
+}
+
+#define S(m, h) SL_STAT(struct sl_link_stats, m, h)
+#define SA(m, i, name, h) {name, h, offsetof(struct sl_link_stats, m) + (i) * sizeof(uint64_t)}
+static const struct sl_stat_desc link_stat_descs[] = {
+	SA(enter_state, SL_LINK_INIT, "enter_init", "TX entered INIT"),
+	SA(enter_state, SL_LINK_SEND_PAUSE, "enter_send_pause", "TX entered SEND_PAUSE"),
+	SA(enter_state, SL_LINK_PAUSE, "enter_pause", "TX entered PAUSE"),
+	SA(enter_state, SL_LINK_SEND_RETRANS, "enter_send_retrans", "TX entered SEND_RETRANS"),
+	SA(enter_state, SL_LINK_RETRANS, "enter_retrans", "TX entered RETRANS"),
+	SA(enter_state, SL_LINK_NORMAL, "enter_normal", "TX entered NORMAL"),
+	S(tx_data, "new payload frames sent"),
+	S(tx_filler, "warm-up filler frames sent"),
+	S(tx_fc_pause, "FC pause frames sent"),
+	S(tx_fc_resume, "FC resume frames sent"),
+	S(tx_replayed, "ring frames sent again"),
+	S(tx_idle, "IDLE control frames sent"),
+	S(tx_keepalive, "IDLE frames sent as keepalives"),
+	S(tx_pause_req, "PAUSE_REQ control frames sent"),
+	S(tx_retrans_req, "RETRANS_REQ control frames sent"),
+	S(replays, "replays started"),
+	S(replay_repeats, "replays restarted while the NACK flag stayed up"),
+	S(ring_evictions, "ring handles released by newer frames"),
+	S(reinit_aborted, "ring handles released by a re-initialization"),
+	S(peer_restarts, "re-initializations after the peer restarted"),
+	S(rx_frames, "frames received"),
+	S(rx_delivered, "payload frames delivered"),
+	S(rx_duplicates, "verified duplicates dropped"),
+	SA(rx_malformed, SL_WIRE_ERR_SHORT, "rx_malformed_short", "frames too short"),
+	SA(rx_malformed, SL_WIRE_ERR_SYN, "rx_malformed_syn", "frames with SYN 00 or 11"),
+	SA(rx_malformed, SL_WIRE_ERR_CTRL_META, "rx_malformed_ctrl_meta",
+	   "control frames with META != 00"),
+	SA(rx_malformed, SL_WIRE_ERR_KEY, "rx_malformed_key", "control frames with unknown key"),
+	SA(rx_malformed, SL_WIRE_ERR_FC, "rx_malformed_fc_code", "fillers with unknown FC code"),
+	SA(rx_malformed, SL_WIRE_ERR_EMPTY, "rx_malformed_empty", "data frames without body"),
+	SA(rx_malformed, SL_WIRE_ERR_LONG, "rx_malformed_long", "frames over 65535 bytes"),
+	S(rx_bad_data, "data frames failing verification"),
+	S(rx_bad_ctrl, "control frames failing verification"),
+	S(rx_errors, "error episodes"),
+	S(rx_rollbacks, "rollbacks to threshold - 16"),
+	S(rx_recoveries, "error episodes recovered"),
+	S(rx_fc_overflow, "frames refused: consumer queue full"),
+	S(rx_fc_pause, "FC pause frames accepted"),
+	S(rx_fc_resume, "FC resume frames accepted"),
+	SA(rx_ctrl, 0, "rx_ctrl_idle", "IDLE frames counted"),
+	SA(rx_ctrl, 1, "rx_ctrl_pause_req", "PAUSE_REQ frames counted"),
+	SA(rx_ctrl, 2, "rx_ctrl_retrans_req", "RETRANS_REQ frames counted"),
+	S(flag_pause, "pause flag raised"),
+	S(flag_retrans, "retransmit flag raised"),
+};
+#undef S
+#undef SA
+
+const struct sl_stat_desc *
+sl_link_stat_descs(unsigned *n)
+{
+	*n = SL_ARRAY_SIZE(link_stat_descs);
+	return link_stat_descs;
+}
+
+static uint32_t
+fmt_max_order(const struct sl_wire_fmt *fmt)
+{
+	return fmt->mode == SL_WIRE_MODE_EXTENDED ? SL_LINK_ORDER_MAX_EXTENDED
+						  : SL_LINK_ORDER_MAX_FAITHFUL;
+}
+
+/* Frames in flight over one RTT at rate_bps, rounded up. */
+static uint64_t
+bdp_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
+{
+	uint64_t bits = (uint64_t)((unsigned __int128)rate_bps * rtt_ns / SL_NS_PER_S);
+
+	return SL_DIV_ROUND_UP(bits, (uint64_t)frame_bytes * 8);
+}
+
+int
+sl_link_ring_order(const struct sl_wire_fmt *fmt, uint64_t rate_bps, uint64_t rtt_ns,
+		   uint32_t frame_bytes)
+{
+	uint64_t need;
+	int k;
+
+	if (fmt == NULL || frame_bytes == 0)
+		return -EINVAL;
+	need = bdp_frames(rate_bps, rtt_ns, frame_bytes) + SL_LINK_RING_MARGIN;
+	if (need > (UINT64_C(1) << fmt_max_order(fmt)))
+		return -ERANGE;
+	k = 64 - __builtin_clzll(sl_align_pow2(need)) - 1;
+	return SL_MAX(k, (int)SL_LINK_ORDER_MIN);
+}
+
+uint32_t
+sl_link_fc_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
+{
+	uint64_t f = frame_bytes ? SL_DIV_ROUND_UP(3 * bdp_frames(rate_bps, rtt_ns, frame_bytes), 2)
+				 : 0;
+
+	return (uint32_t)SL_MIN(SL_MAX(f, 3), UINT32_MAX);
+}
+
+static void
+release_flush(struct sl_link *l)
+{
+	if (l->n_release) {
+		l->conf.release(l->conf.release_ctx, l->release_buf, l->n_release);
+		l->n_release = 0;
+	}
+}
+
+static void
+release_one(struct sl_link *l, void *h)
+{
+	if (h == NULL)
+		return;
+	l->release_buf[l->n_release++] = h;
+	if (l->n_release == RELEASE_BATCH)
+		release_flush(l);
+}
+
+static void
+rx_reset(struct sl_link *l)
+{
+	l->rx_id = 0;
+	l->thr = SL_LINK_ROLLBACK;
+	l->rx_error = false;
+	l->rx_up = false;
+	l->peer_delivered = false;
+	l->recovering = false;
+	l->good_run = 0;
+	l->pause_cnt = 0;
+	l->retrans_cnt = 0;
+	l->retrans_arg = 0;
+	l->regular_cnt = 0;
+	l->flag_pause = false;
+	l->flag_retrans = false;
+	l->flag_retrans_arg = 0;
+	l->fc_remote_paused = false;
+	l->fc_sent_pause = false;
+}
+
+/* INIT: empty the ring and restart the TX side from ID 0. */
+static void
+tx_init(struct sl_link *l, uint64_t *aborted)
+{
+	for (uint32_t i = 0; i <= l->ring_mask; i++) {
+		if (l->ring[i].handle != NULL)
+			(*aborted)++;
+		release_one(l, l->ring[i].handle);
+		memset(&l->ring[i], 0, sizeof(l->ring[i]));
+	}
+	release_flush(l);
+	l->tx_next = 0;
+	l->ring_used = 0;
+	l->warmup_left = SL_LINK_ROLLBACK;
+	l->clear_left = 0;
+	l->fc_pending = SL_WIRE_FC_FILLER;
+	l->replay_active = false;
+	l->run_left = 0;
+	l->run_next_ns = 0;
+	l->ring_ready = true;
+}
+
+struct sl_link *
+sl_link_create(const struct sl_link_conf *conf)
+{
+	struct sl_link *l = NULL;
+	size_t slots;
+
+	if (conf == NULL || conf->release == NULL || conf->keepalive_ns == 0 ||
+	    conf->ctrl_interval_ns == 0 || conf->fc_frames < 3 ||
+	    (conf->fmt.mode != SL_WIRE_MODE_FAITHFUL && conf->fmt.mode != SL_WIRE_MODE_EXTENDED) ||
+	    conf->ring_order < SL_LINK_ORDER_MIN || conf->ring_order > fmt_max_order(&conf->fmt) ||
+	    (conf->replay != SL_LINK_REPLAY_RING && conf->replay != SL_LINK_REPLAY_MISSING) ||
+	    (conf->replay == SL_LINK_REPLAY_MISSING && conf->fmt.mode != SL_WIRE_MODE_EXTENDED))
+		goto fail_inval;
+	slots = (size_t)1 << conf->ring_order;
+	l = calloc(1, sizeof(*l) + slots * sizeof(struct ring_slot));
+	if (l == NULL)
+		return NULL; /* errno = ENOMEM from calloc */
+	l->conf = *conf;
+	if (l->conf.fc_on_frames == 0)
+		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
+	if (l->conf.fc_off_frames == 0)
+		l->conf.fc_off_frames = conf->fc_frames / 3;
+	if (l->conf.fc_on_frames > l->conf.fc_frames ||
+	    l->conf.fc_off_frames >= l->conf.fc_on_frames)
+		goto fail_inval;
+	l->ring_mask = (uint32_t)slots - 1;
+	l->state = SL_LINK_INIT;
+	l->stats.enter_state[SL_LINK_INIT]++;
+	rx_reset(l);
+	sl_hist_reset(&l->recovery_ns);
+	return l;
+fail_inval:
+	free(l);
+	errno = EINVAL;
+	return NULL;
+}
+
+void
+sl_link_free(struct sl_link *l)
+{
+	uint64_t aborted = 0;
+
+	if (l == NULL)
+		return;
+	tx_init(l, &aborted);
+	free(l);
+}
+
+/* ---------------------------------------------------------------- TX */
+
+static enum sl_link_state
+tx_state(const struct sl_link *l)
+{
+	if (!l->ring_ready)
+		return SL_LINK_INIT;
+	if (!l->rx_up)
+		return SL_LINK_SEND_PAUSE;
+	if (l->flag_pause)
+		return SL_LINK_PAUSE;
+	if (l->flag_retrans || l->replay_active)
+		return SL_LINK_RETRANS;
+	if (l->rx_error)
+		return SL_LINK_SEND_RETRANS;
+	return SL_LINK_NORMAL;
+}
+
+/* ID the next data frame will carry: control frames carry it. */
+static uint32_t
+tx_cur_id(const struct sl_link *l)
+{
+	if (l->replay_active && l->replay_slot < 2 * l->replay_count)
+		return l->replay_first + (l->replay_slot + 1) / 2;
+	return l->tx_next;
+}
+
+static void
+emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_frame *f)
+{
+	/* A NACK names the first frame this end needs: the rollback point, fixed per episode. */
+	uint32_t arg = key == SL_WIRE_KEY_RETRANS_REQ ? l->thr - SL_LINK_ROLLBACK : 0;
+
+	memset(f, 0, offsetof(struct sl_link_tx_frame, hdr));
+	f->kind = SL_LINK_FRAME_CTRL;
+	f->id = tx_cur_id(l);
+	f->hdr_len = (uint8_t)sl_wire_encode_ctrl(&l->conf.fmt, f->hdr, f->id, key, arg);
+	if (key == SL_WIRE_KEY_IDLE) {
+		l->stats.tx_idle++;
+		if (l->clear_left)
+			l->clear_left--;
+	} else if (key == SL_WIRE_KEY_PAUSE_REQ) {
+		l->stats.tx_pause_req++;
+	} else {
+		l->stats.tx_retrans_req++;
+	}
+	l->last_tx_ns = now_ns;
+}
+
+/*
+ * One frame of a control run of key, if one is in progress or due: runs of SL_LINK_CTRL_RUN
+ * frames, at most one run per ctrl_interval_ns, a new key starts at once.
+ */
+static bool
+ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_frame *f)
+{
+	if (l->run_left == 0 || l->run_key != key) {
+		if (l->run_key == key && now_ns < l->run_next_ns)
+			return false;
+		l->run_key = key;
+		l->run_left = SL_LINK_CTRL_RUN;
+		l->run_next_ns = now_ns + l->conf.ctrl_interval_ns;
+	}
+	l->run_left--;
+	emit_ctrl(l, now_ns, key, f);
+	return true;
+}
+
+/* Put a new data or filler frame into the ring at tx_next and describe it in f. */
+static void
+ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, uint8_t fc,
+	  struct sl_link_tx_frame *f)
+{
+	struct ring_slot *s = &l->ring[l->tx_next & l->ring_mask];
+
+	if (s->handle != NULL) {
+		l->stats.ring_evictions++;
+		release_one(l, s->handle);
+	}
+	if (d != NULL) {
+		s->handle = d->handle;
+		s->body = d->body;
+		s->body_len = d->body_len;
+		s->kind = SL_LINK_FRAME_DATA;
+		s->hdr_len = (uint8_t)sl_wire_encode_data(&l->conf.fmt, s->hdr, d->meta, l->tx_next,
+							  d->body, d->body_len);
+	} else {
+		s->handle = NULL;
+		s->body = NULL;
+		s->body_len = 0;
+		s->kind = SL_LINK_FRAME_FILLER;
+		s->hdr_len = (uint8_t)sl_wire_encode_filler(&l->conf.fmt, s->hdr, l->tx_next, fc);
+	}
+	f->handle = s->handle;
+	f->body = s->body;
+	f->body_len = s->body_len;
+	f->kind = s->kind;
+	f->hdr_len = s->hdr_len;
+	f->is_replay = false;
+	f->id = l->tx_next;
+	memcpy(f->hdr, s->hdr, s->hdr_len);
+	l->tx_next++;
+	if (l->ring_used <= l->ring_mask)
+		l->ring_used++;
+	if (l->clear_left)
+		l->clear_left--;
+	l->last_tx_ns = now_ns;
+}
+
+static void
+replay_start(struct sl_link *l)
+{
+	uint32_t first = l->tx_next - l->ring_used;
+
+	if (l->conf.replay == SL_LINK_REPLAY_MISSING &&
+	    sl_seq_in_window(l->flag_retrans_arg, first, l->ring_used + 1))
+		first = l->flag_retrans_arg;
+	l->replay_first = first;
+	l->replay_count = l->tx_next - first;
+	l->replay_slot = 0;
+	l->replay_active = true;
+	l->stats.replays++;
+}
+
+/* One replay slot: even slots (while frames remain) re-send the ring, the others IDLE/NACK. */
+static void
+replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
+{
+	uint32_t slot = l->replay_slot++;
+
+	if (slot < 2 * l->replay_count && slot % 2 == 0) {
+		uint32_t id = l->replay_first + slot / 2;
+		const struct ring_slot *s = &l->ring[id & l->ring_mask];
+
+		f->handle = s->handle;
+		f->body = s->body;
+		f->body_len = s->body_len;
+		f->kind = s->kind;
+		f->hdr_len = s->hdr_len;
+		f->is_replay = true;
+		f->id = id;
+		memcpy(f->hdr, s->hdr, s->hdr_len);
+		l->stats.tx_replayed++;
+		l->last_tx_ns = now_ns;
+	} else {
+		emit_ctrl(l, now_ns, l->rx_error ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE, f);
+	}
+	if (l->replay_slot == 2 * l->replay_count + (l->ring_mask + 1) / 2) {
+		l->replay_active = false;
+		if (l->flag_retrans)
+			l->stats.replay_repeats++;
+	}
+}
+
+/* NORMAL: FC word > warm-up filler > new data > flag-clearing or keepalive IDLE. */
+static bool
+normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in, unsigned n_in,
+	    unsigned *taken, struct sl_link_tx_frame *f)
+{
+	if (l->fc_pending != SL_WIRE_FC_FILLER) {
+		if (l->fc_pending == SL_WIRE_FC_PAUSE)
+			l->stats.tx_fc_pause++;
+		else
+			l->stats.tx_fc_resume++;
+		ring_push(l, now_ns, NULL, l->fc_pending, f);
+		l->fc_pending = SL_WIRE_FC_FILLER;
+	} else if (l->warmup_left) {
+		l->warmup_left--;
+		l->stats.tx_filler++;
+		ring_push(l, now_ns, NULL, SL_WIRE_FC_FILLER, f);
+	} else if (*taken < n_in && !l->fc_remote_paused) {
+		l->stats.tx_data++;
+		ring_push(l, now_ns, &in[(*taken)++], 0, f);
+	} else if (l->clear_left) {
+		emit_ctrl(l, now_ns, SL_WIRE_KEY_IDLE, f);
+	} else if (now_ns - l->last_tx_ns >= l->conf.keepalive_ns) {
+		l->stats.tx_keepalive++;
+		emit_ctrl(l, now_ns, SL_WIRE_KEY_IDLE, f);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+unsigned
+sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in,
+		 unsigned n_in, unsigned *taken, struct sl_link_tx_frame *out, unsigned max)
+{
+	unsigned n = 0;
+	bool more = true;
+
+	*taken = 0;
+	while (n < max && more) {
+		enum sl_link_state st = tx_state(l);
+
+		if (st != l->state) {
+			l->state = st;
+			l->stats.enter_state[st]++;
+		}
+		switch (st) {
+		case SL_LINK_INIT:
+			tx_init(l, &l->stats.reinit_aborted);
+			continue;
+		case SL_LINK_SEND_PAUSE:
+			more = ctrl_run(l, now_ns, SL_WIRE_KEY_PAUSE_REQ, &out[n]);
+			break;
+		case SL_LINK_PAUSE:
+			more = ctrl_run(l, now_ns, SL_WIRE_KEY_IDLE, &out[n]);
+			break;
+		case SL_LINK_RETRANS:
+			if (!l->replay_active)
+				replay_start(l);
+			replay_step(l, now_ns, &out[n]);
+			break;
+		case SL_LINK_SEND_RETRANS:
+			more = ctrl_run(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
+			break;
+		default:
+			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
+			break;
+		}
+		n += more;
+	}
+	release_flush(l);
+	return n;
+}
+
+uint64_t
+sl_link_next_tx_ns(const struct sl_link *l)
+{
+	switch (tx_state(l)) {
+	case SL_LINK_INIT:
+	case SL_LINK_RETRANS:
+		return 0;
+	case SL_LINK_SEND_PAUSE:
+	case SL_LINK_PAUSE:
+	case SL_LINK_SEND_RETRANS:
+		return l->run_left ? 0 : l->run_next_ns;
+	default:
+		if (l->fc_pending != SL_WIRE_FC_FILLER || l->warmup_left || l->clear_left)
+			return 0;
+		return l->last_tx_ns + l->conf.keepalive_ns;
+	}
+}
+
+/* ---------------------------------------------------------------- RX */
+
+static void
+rx_fail(struct sl_link *l, uint64_t now_ns)
+{
+	if (!l->rx_error) {
+		l->rx_error = true;
+		l->stats.rx_errors++;
+		if (!l->recovering) {
+			l->recovering = true;
+			l->err_start_ns = now_ns;
+		}
+	}
+	l->rx_id = l->thr - SL_LINK_ROLLBACK;
+	l->stats.rx_rollbacks++;
+	l->good_run = 0;
+}
+
+/* Peer restarted: release the ring, restart IDs, and go back through the handshake. */
+static void
+link_reinit(struct sl_link *l)
+{
+	l->stats.peer_restarts++;
+	l->ring_ready = false;
+	rx_reset(l);
+}
+
+/*
+ * RIFL's control filter (RTL rx_controller): 8 consecutive identical keys raise a flag, any
+ * other frame resets the count, 16 consecutive regular frames (data, IDLE) lower the flags.
+ * key is 0 for a data frame.
+ */
+static void
+rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
+{
+	bool was_pause = l->flag_pause;
+
+	if (key == SL_WIRE_KEY_PAUSE_REQ)
+		l->pause_cnt = SL_MIN(l->pause_cnt + 1, SL_LINK_CTRL_ACCEPT);
+	else
+		l->pause_cnt = 0;
+	if (key == SL_WIRE_KEY_RETRANS_REQ && (l->retrans_cnt == 0 || arg == l->retrans_arg))
+		l->retrans_cnt = SL_MIN(l->retrans_cnt + 1, SL_LINK_CTRL_ACCEPT);
+	else
+		l->retrans_cnt = key == SL_WIRE_KEY_RETRANS_REQ;
+	l->retrans_arg = arg;
+	if (key == 0 || key == SL_WIRE_KEY_IDLE)
+		l->regular_cnt = SL_MIN(l->regular_cnt + 1, SL_LINK_REGULAR_CLEAR);
+	else
+		l->regular_cnt = 0;
+
+	if (l->pause_cnt == SL_LINK_CTRL_ACCEPT) {
+		if (!l->flag_pause)
+			l->stats.flag_pause++;
+		l->flag_pause = true;
+	} else if (l->retrans_cnt == SL_LINK_CTRL_ACCEPT ||
+		   l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
+		l->flag_pause = false;
+	}
+	if (l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
+		l->flag_retrans = false;
+	} else if (l->retrans_cnt == SL_LINK_CTRL_ACCEPT) {
+		if (!l->flag_retrans)
+			l->stats.flag_retrans++;
+		l->flag_retrans = true;
+		l->flag_retrans_arg = arg;
+	}
+	if (!was_pause && l->flag_pause && l->peer_delivered)
+		link_reinit(l);
+}
+
+static void
+rx_good(struct sl_link *l)
+{
+	if (!l->rx_up && ++l->good_run >= SL_LINK_CTRL_ACCEPT)
+		l->rx_up = true;
+}
+
+static void
+rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
+{
+	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
+	bool at_id = sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
+
+	if ((ext && !sl_wire_vcode_ok(f, f->id)) || (!l->rx_error && !at_id)) {
+		/* Corrupted, or a gap before it: never counted; in sync it is an error. */
+		l->stats.rx_bad_ctrl++;
+		l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
+		if (!l->rx_error)
+			rx_fail(l, now_ns);
+		return;
+	}
+	if (at_id)
+		rx_good(l);
+	l->stats.rx_ctrl[f->key == SL_WIRE_KEY_IDLE ? 0 : f->key == SL_WIRE_KEY_PAUSE_REQ ? 1 : 2]++;
+	rx_flags(l, f->key, f->arg);
+}
+
+static void
+fc_update(struct sl_link *l)
+{
+	if (!l->fc_sent_pause && l->occupancy >= l->conf.fc_on_frames) {
+		l->fc_sent_pause = true;
+		l->fc_pending = SL_WIRE_FC_PAUSE;
+	} else if (l->fc_sent_pause && l->occupancy <= l->conf.fc_off_frames) {
+		l->fc_sent_pause = false;
+		/* A pause not yet sent is simply withdrawn. */
+		l->fc_pending = l->fc_pending == SL_WIRE_FC_PAUSE ? SL_WIRE_FC_FILLER
+								  : SL_WIRE_FC_RESUME;
+	}
+}
+
+/* A data or filler frame; returns true when it is delivered. */
+static bool
+rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
+{
+	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
+
+	rx_flags(l, 0, 0);
+	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
+		l->stats.rx_bad_data++;
+		rx_fail(l, now_ns);
+		return false;
+	}
+	if (l->rx_id != l->thr) {
+		l->stats.rx_duplicates++;
+		l->rx_id++;
+		rx_good(l);
+		if (l->rx_error && l->rx_id == l->thr) {
+			l->rx_error = false;
+			l->stats.rx_recoveries++;
+			l->clear_left = SL_LINK_REGULAR_CLEAR;
+		}
+		return false;
+	}
+	if (f->meta != SL_WIRE_META_FILLER && l->occupancy >= l->conf.fc_frames) {
+		l->stats.rx_fc_overflow++;
+		rx_fail(l, now_ns);
+		return false;
+	}
+	rx_good(l);
+	l->thr++;
+	l->rx_id++;
+	l->peer_delivered = true;
+	if (l->recovering) {
+		l->recovering = false;
+		sl_hist_add(&l->recovery_ns, now_ns - l->err_start_ns);
+	}
+	if (f->meta == SL_WIRE_META_FILLER) {
+		if (f->fc == SL_WIRE_FC_PAUSE) {
+			l->stats.rx_fc_pause++;
+			l->fc_remote_paused = true;
+		} else if (f->fc == SL_WIRE_FC_RESUME) {
+			l->stats.rx_fc_resume++;
+			l->fc_remote_paused = false;
+		}
+		return false;
+	}
+	l->occupancy++;
+	l->stats.rx_delivered++;
+	fc_update(l);
+	return true;
+}
+
+unsigned
+sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_frame *in,
+		 unsigned n, struct sl_link_delivery *out)
+{
+	unsigned nd = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_wire_frame f;
+		enum sl_wire_reject r;
+
+		l->stats.rx_frames++;
+		r = sl_wire_decode(&l->conf.fmt, in[i].buf, in[i].len, &f);
+		if (r != SL_WIRE_OK) {
+			l->stats.rx_malformed[r]++;
+			l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
+			release_one(l, in[i].handle);
+		} else if (f.syn == SL_WIRE_SYN_CTRL) {
+			rx_ctrl(l, now_ns, &f);
+			release_one(l, in[i].handle);
+		} else if (rx_data(l, now_ns, &f)) {
+			out[nd].handle = in[i].handle;
+			out[nd].body_off = f.body_off;
+			out[nd].body_len = f.body_len;
+			out[nd].meta = f.meta;
+			nd++;
+		} else {
+			release_one(l, in[i].handle);
+		}
+	}
+	release_flush(l);
+	return nd;
+}
+
+void
+sl_link_rx_consumed(struct sl_link *l, unsigned n)
+{
+	l->occupancy -= SL_MIN(n, l->occupancy);
+	fc_update(l);
+}
+
+enum sl_link_state
+sl_link_state(const struct sl_link *l)
+{
+	return tx_state(l);
+}
+
+const struct sl_link_stats *
+sl_link_stats(const struct sl_link *l)
+{
+	return &l->stats;
+}
+
+const struct sl_hist *
+sl_link_recovery_hist(const struct sl_link *l)
+{
+	return &l->recovery_ns;
+}
+
+uint32_t
+sl_link_rx_occupancy(const struct sl_link *l)
+{
+	return l->occupancy;
+}
+
+bool
+sl_link_tx_fc_paused(const struct sl_link *l)
+{
+	return l->fc_remote_paused;
+}

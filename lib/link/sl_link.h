@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_link.h - RIFL-like reliable link, one instance per lane (a TX/RX queue pair to one peer).
+ *
+ * Pure C: no DPDK, no clock (time is the now_ns argument), no allocation after create. Frames
+ * are described by opaque handles (the glue's mbufs) and byte pointers; the link never copies a
+ * payload. docs/link.md explains the protocol and how the glue drives it; this header is the
+ * contract.
+ *
+ * Contract for the glue (one lcore owns a link; calls are not thread-safe):
+ *
+ * TX  sl_link_tx_burst(l, now_ns, in, n_in, &taken, out, max)
+ *     - in[0, n_in) are new payloads in order. The link takes in[0, taken) (taken <= n_in) and
+ *       from then on holds one reference to each handle in its replay ring; the rest stay the
+ *       glue's and must be offered again, first, on a later call (the link takes nothing while
+ *       paused, replaying, initializing or when out[] is full).
+ *     - out[0, ret) are frames to put on the wire, in this order. For out[i].handle != NULL the
+ *       frame is: Ethernet header, out[i].hdr[0, hdr_len), then the payload body the handle was
+ *       submitted with. The ring keeps its reference, so the glue must send with a reference of
+ *       its own (rte_mbuf_refcnt_update(m, 1) or an indirect clone), never the ring's. For
+ *       out[i].handle == NULL (control and filler frames) hdr[0, hdr_len) is the whole link
+ *       frame; the glue adds the Ethernet header and pads to the 60-byte minimum.
+ *     - The body bytes of a taken payload must stay unchanged while its handle is in the ring:
+ *       replays re-send them and VCODE covers them.
+ *     - Call it whenever the queue has room, with or without new payloads: control runs, replays,
+ *       fillers and keepalives come out of it. sl_link_next_tx_ns() says when it next has
+ *       something to send with no input.
+ *
+ * RX  sl_link_rx_burst(l, now_ns, in, n, out)
+ *     - in[0, n) are received frames (bytes starting at the link header, i.e. after the 14-byte
+ *       Ethernet header; length excluding the FCS; the glue's handle). out must have room for n.
+ *     - Returns the number of frames delivered, exactly once and in order; each out[i] names
+ *       the handle and where its body (transport header + payload) starts. Ownership of
+ *       delivered handles passes back to the glue. Every other input handle (control, filler,
+ *       duplicate, bad, malformed) is given to the release callback before the call returns.
+ *     - Delivered frames sit in the consumer's queue until the glue reports them consumed with
+ *       sl_link_rx_consumed(); that occupancy drives on/off flow control (S_FC = fc_frames).
+ *
+ * Release: conf.release(ctx, handles, n) is called from inside tx_burst (ring evictions),
+ * rx_burst (frames not delivered) and free/reset (ring contents) with the link's reference;
+ * the glue frees it (rte_pktmbuf_free_bulk). It must not call back into the link.
+ */
+#ifndef SL_LINK_H
+#define SL_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sl_common.h"
+#include "sl_stats.h"
+#include "sl_wire.h"
+
+#define SL_LINK_ROLLBACK 16u   /**< frames: RX warm-up and rollback distance (RIFL Listing 1) */
+#define SL_LINK_CTRL_ACCEPT 8u /**< consecutive identical control frames to raise a flag */
+#define SL_LINK_REGULAR_CLEAR 16u /**< consecutive regular frames that lower the flags (RTL) */
+#define SL_LINK_CTRL_RUN 16u   /**< control frames sent back to back per run */
+#define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
+#define SL_LINK_ORDER_MIN 5u   /**< smallest ring: 32 frames (> rollback + control run) */
+#define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
+#define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
+
+enum sl_link_state {
+	SL_LINK_INIT = 0,     /**< ring being (re)initialized */
+	SL_LINK_SEND_PAUSE,   /**< local RX not up yet: runs of PAUSE_REQ */
+	SL_LINK_PAUSE,        /**< peer sent PAUSE_REQ x 8: runs of IDLE, no data */
+	SL_LINK_SEND_RETRANS, /**< local RX saw a bad frame: runs of RETRANS_REQ (the NACK) */
+	SL_LINK_RETRANS,      /**< peer sent RETRANS_REQ x 8: replaying the ring */
+	SL_LINK_NORMAL,       /**< data, FC frames, fillers, keepalives */
+	SL_LINK_STATE__MAX
+};
+
+enum sl_link_replay {
+	SL_LINK_REPLAY_RING = 0,    /**< whole ring, oldest first (RIFL) */
+	SL_LINK_REPLAY_MISSING = 1, /**< from the ID the NACK names (extended mode only) */
+};
+
+typedef void (*sl_link_release_t)(void *ctx, void *const *handles, unsigned n);
+
+struct sl_link_conf {
+	struct sl_wire_fmt fmt;      /**< mode and VCODE scope; both ends must agree */
+	uint8_t ring_order;          /**< k: the ring holds 2^k frames (sl_link_ring_order()) */
+	enum sl_link_replay replay;  /**< replay start policy */
+	uint64_t keepalive_ns;       /**< ns: IDLE after this long without sending (> 0) */
+	uint64_t ctrl_interval_ns;   /**< ns: gap between control runs (> 0) */
+	uint32_t fc_frames;          /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
+	uint32_t fc_on_frames;       /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
+	uint32_t fc_off_frames;      /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
+	sl_link_release_t release;   /**< (required) gives handles back to the glue */
+	void *release_ctx;
+};
+
+/* A new payload: body is the transport header + payload as it will appear on the wire. */
+struct sl_link_tx_desc {
+	void *handle;        /**< opaque; the glue's mbuf */
+	const uint8_t *body; /**< first body byte (right after where the link header goes) */
+	uint16_t body_len;   /**< bytes, including any padding the glue adds for the 60 B minimum */
+	uint8_t meta;        /**< SL_WIRE_META_VALID, _EOM_PARTIAL or _EOM_FULL */
+};
+
+enum sl_link_frame_kind {
+	SL_LINK_FRAME_DATA = 0, /**< payload frame: hdr + the handle's body */
+	SL_LINK_FRAME_FILLER,   /**< filler / FC frame: hdr is the whole frame */
+	SL_LINK_FRAME_CTRL,     /**< control frame: hdr is the whole frame */
+};
+
+/* A frame to transmit. */
+struct sl_link_tx_frame {
+	void *handle;                    /**< payload handle, NULL for filler and control */
+	const uint8_t *body;             /**< payload body (data frames) */
+	uint16_t body_len;               /**< bytes */
+	uint8_t hdr_len;                 /**< bytes of hdr[] to send */
+	uint8_t kind;                    /**< enum sl_link_frame_kind */
+	bool is_replay;                  /**< a ring frame sent again */
+	uint32_t id;                     /**< frame ID (data/filler) or current ID (control) */
+	uint8_t hdr[SL_WIRE_CTRL_MAX];   /**< link header, or the whole frame when handle is NULL */
+};
+
+/* A received frame. */
+struct sl_link_rx_frame {
+	const uint8_t *buf; /**< first byte after the Ethernet header */
+	uint16_t len;       /**< bytes from buf to the end of the frame, FCS excluded */
+	void *handle;       /**< opaque */
+};
+
+/* A delivered frame. */
+struct sl_link_delivery {
+	void *handle;
+	uint16_t body_off; /**< bytes from the link header to the body */
+	uint16_t body_len; /**< bytes */
+	uint8_t meta;      /**< SL_WIRE_META_* as sent */
+};
+
+/* Counters: every state entry, replay, rejection reason and flow-control event. */
+struct sl_link_stats {
+	uint64_t enter_state[SL_LINK_STATE__MAX]; /**< times each TX state was entered */
+	uint64_t tx_data;          /**< new payload frames */
+	uint64_t tx_filler;        /**< plain filler frames (warm-up) */
+	uint64_t tx_fc_pause;      /**< FC pause frames */
+	uint64_t tx_fc_resume;     /**< FC resume frames */
+	uint64_t tx_replayed;      /**< ring frames sent again */
+	uint64_t tx_idle;          /**< IDLE control frames (all causes) */
+	uint64_t tx_keepalive;     /**< IDLE frames sent because keepalive_ns elapsed */
+	uint64_t tx_pause_req;     /**< PAUSE_REQ control frames */
+	uint64_t tx_retrans_req;   /**< RETRANS_REQ control frames */
+	uint64_t replays;          /**< replays started */
+	uint64_t replay_repeats;   /**< replays restarted because the NACK flag stayed up */
+	uint64_t ring_evictions;   /**< handles released because a new frame took their slot */
+	uint64_t reinit_aborted;   /**< handles released by a re-initialization (peer restart) */
+	uint64_t peer_restarts;    /**< re-initializations caused by the peer restarting */
+	uint64_t rx_frames;        /**< frames given to rx_burst */
+	uint64_t rx_delivered;     /**< payload frames delivered */
+	uint64_t rx_duplicates;    /**< verified frames below the threshold, dropped */
+	uint64_t rx_malformed[SL_WIRE_ERR__MAX]; /**< decoder rejections by reason */
+	uint64_t rx_bad_data;      /**< data / filler frames failing verification */
+	uint64_t rx_bad_ctrl;      /**< control frames failing verification */
+	uint64_t rx_errors;        /**< error episodes (sync lost) */
+	uint64_t rx_rollbacks;     /**< rollbacks to threshold - 16 */
+	uint64_t rx_recoveries;    /**< error episodes ended by 16 verified frames */
+	uint64_t rx_fc_overflow;   /**< frames refused because the consumer queue was full */
+	uint64_t rx_fc_pause;      /**< FC pause frames accepted */
+	uint64_t rx_fc_resume;     /**< FC resume frames accepted */
+	uint64_t rx_ctrl[3];       /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ */
+	uint64_t flag_pause;       /**< pause flag raised (8 x PAUSE_REQ) */
+	uint64_t flag_retrans;     /**< retransmit flag raised (8 x RETRANS_REQ) */
+};
+
+/* Name/help/offset of every counter, for telemetry; *n receives the count. */
+const struct sl_stat_desc *sl_link_stat_descs(unsigned *n);
+
+const char *sl_link_state_name(enum sl_link_state s);
+
+/*
+ * Smallest k with 2^k >= rate x RTT / frame + SL_LINK_RING_MARGIN (RIFL sizing: the ring
+ * outlives a round trip plus the rollback), at least SL_LINK_ORDER_MIN; -ERANGE when the
+ * mode's maximum is exceeded. frame_bytes counts one data frame on the wire.
+ */
+int sl_link_ring_order(const struct sl_wire_fmt *fmt, uint64_t rate_bps, uint64_t rtt_ns,
+		       uint32_t frame_bytes);
+
+/* S_FC in frames: ceil(1.5 x rate x RTT / frame) (RIFL sec. 3), at least 3. */
+uint32_t sl_link_fc_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes);
+
+/* NULL + errno (EINVAL: bad conf, ENOMEM). */
+struct sl_link *sl_link_create(const struct sl_link_conf *conf);
+
+/* Releases every handle the link still holds. NULL is a no-op. */
+void sl_link_free(struct sl_link *l);
+
+unsigned sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in,
+			  unsigned n_in, unsigned *taken, struct sl_link_tx_frame *out,
+			  unsigned max);
+
+unsigned sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_frame *in,
+			  unsigned n, struct sl_link_delivery *out);
+
+/* The consumer took n delivered frames (n <= occupancy). */
+void sl_link_rx_consumed(struct sl_link *l, unsigned n);
+
+/* Earliest time tx_burst has something to send with no new input (now or earlier: at once). */
+uint64_t sl_link_next_tx_ns(const struct sl_link *l);
+
+enum sl_link_state sl_link_state(const struct sl_link *l);
+const struct sl_link_stats *sl_link_stats(const struct sl_link *l);
+
+/* Recovery time, ns: first bad frame of an episode to the next in-order frame. */
+const struct sl_hist *sl_link_recovery_hist(const struct sl_link *l);
+
+/* Frames delivered and not yet consumed. */
+uint32_t sl_link_rx_occupancy(const struct sl_link *l);
+
+/* True while the peer's flow control forbids new data. */
+bool sl_link_tx_fc_paused(const struct sl_link *l);
+
+#endif /* SL_LINK_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_crc12.h - the CRC-12 of RIFL's verification code.
+ *
+ * Parameters (RIFL RTL vcode_gen.sv / vcode_val.sv, github.com/swift-link/RIFL; the paper names
+ * the width and cites Koopman's tables): polynomial 0x02F in normal form
+ * (x^12 + x^5 + x^3 + x^2 + x + 1), register initialised to 0, bits fed MSB first, no
+ * reflection of input or output, no final XOR. Over bytes, "MSB first" means each byte is fed
+ * from bit 7 down to bit 0, bytes in order: the RTL shifts the frame in from its top bit and
+ * sluice frames are byte strings in network order.
+ *
+ * Three implementations compute the same function; tests check them against each other:
+ *   sl_crc12_bitwise - one bit per step, the reference (tests only);
+ *   sl_crc12_table   - one 256-entry table, one byte per step;
+ *   sl_crc12         - slice-by-8 (eight tables, eight bytes per step), falls back to the byte
+ *                      table for the tail. bench-link measures both (op crc12).
+ * The register is kept left-aligned in a 32-bit word (CRC bits 31..20), so the 12-bit CRC uses
+ * the same slicing scheme as a 32-bit MSB-first CRC; the result is the top 12 bits.
+ */
+#ifndef SL_CRC12_H
+#define SL_CRC12_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SL_CRC12_POLY 0x02Fu /**< x^12 + x^5 + x^3 + x^2 + x + 1, normal form (RIFL RTL) */
+#define SL_CRC12_MASK 0xFFFu
+
+/*
+ * CRC-12 of len bytes continuing from crc (0 to start; pass the previous result to chain
+ * fragments). Returns a value in [0, 4095].
+ */
+uint16_t sl_crc12(uint16_t crc, const void *data, size_t len);
+uint16_t sl_crc12_table(uint16_t crc, const void *data, size_t len);
+uint16_t sl_crc12_bitwise(uint16_t crc, const void *data, size_t len);
+
+#endif /* SL_CRC12_H */
