@@ -21,10 +21,7 @@ build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 test: build
-	@set -e; for s in $(SUITES); do \
-		echo "== suite $$s"; \
-		meson test -C $(BUILD) --suite $$s --print-errorlogs --no-rebuild; \
-	done
+	usertools/sluice-test $(BUILD) $(SUITES)
 
 demo: build
 	usertools/sluice-demo $(BUILD)

@@ -106,9 +106,9 @@ trim(char *s)
 }
 
 /*
- * Scan the file. With key == NULL: check syntax, print the first bad line, return its number
- * (0 when the file is well formed). Otherwise: return the line of key in section (for a key of
- * NULL name, the section header's line), 0 when absent.
+ * Scan the file. With section == NULL: check syntax, print the first bad line, return its
+ * number (0 when the file is well formed). Otherwise: return the line of the last occurrence of
+ * key in section (with key NULL, the section header's line), 0 when absent.
  */
 static unsigned int
 scan_file(const char *path, const char *section, const char *key, FILE *err)
@@ -161,10 +161,9 @@ scan_file(const char *path, const char *section, const char *key, FILE *err)
 			continue;
 		}
 		*eq = '\0';
-		if (section && key && strcmp(cur, section) == 0 && strcmp(trim(s), key) == 0) {
+		/* The last occurrence: for a key set twice, that is the offending line. */
+		if (section && key && strcmp(cur, section) == 0 && strcmp(trim(s), key) == 0)
 			found = line;
-			break;
-		}
 	}
 	fclose(f);
 	return found;

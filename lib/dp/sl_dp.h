@@ -39,7 +39,7 @@ struct sl_dp_queue_stats {
 	uint64_t rx_drop_malformed;  /**< too short, or a link header that does not decode */
 	uint64_t rx_drop_bad_vcode;  /**< control frame whose VCODE does not verify */
 	uint64_t rx_drop_unhandled;  /**< valid frame of a kind no consumer takes yet */
-	uint64_t tx_drop_ring_full;  /**< frames the TX queue refused (ring full) */
+	uint64_t tx_drop_refused;    /**< frames the TX queue refused (ring full, link down) */
 	uint64_t tx_drop_nombuf;     /**< frames not built: packet pool empty */
 	uint64_t keepalive_tx;       /**< IDLE keepalives sent */
 	uint64_t keepalive_rx;       /**< valid IDLE keepalives received */

@@ -33,7 +33,7 @@ const struct sl_stat_desc sl_dp_queue_stat_desc[] = {
 	SL_STAT(struct sl_dp_queue_stats, rx_drop_malformed, "dropped: link header malformed"),
 	SL_STAT(struct sl_dp_queue_stats, rx_drop_bad_vcode, "dropped: VCODE does not verify"),
 	SL_STAT(struct sl_dp_queue_stats, rx_drop_unhandled, "dropped: no consumer for the kind"),
-	SL_STAT(struct sl_dp_queue_stats, tx_drop_ring_full, "not sent: TX ring full"),
+	SL_STAT(struct sl_dp_queue_stats, tx_drop_refused, "not sent: TX queue refused (full, link down)"),
 	SL_STAT(struct sl_dp_queue_stats, tx_drop_nombuf, "not built: packet pool empty"),
 	SL_STAT(struct sl_dp_queue_stats, keepalive_tx, "IDLE keepalives sent"),
 	SL_STAT(struct sl_dp_queue_stats, keepalive_rx, "valid IDLE keepalives received"),
@@ -123,7 +123,7 @@ send_keepalive(struct sl_dp_port *p, uint16_t queue, struct rte_mempool *pool)
 	sl_wire_encode_ctrl(&keepalive_fmt, (uint8_t *)(eth + 1), 0, SL_WIRE_KEY_IDLE, 0);
 	if (rte_eth_tx_burst(p->port_id, queue, &m, 1) == 0) {
 		rte_pktmbuf_free(m);
-		add(&qs->tx_drop_ring_full, 1);
+		add(&qs->tx_drop_refused, 1);
 		return;
 	}
 	add(&qs->tx_pkts, 1);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Every configuration or usage error makes sluiced exit 2 with a message that names the file,
+# the line and the key; --help exits 0 and documents every key the parser accepts.
+set -euo pipefail
+root=${SLUICE_SOURCE_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+build=${SLUICE_BUILD_ROOT:-$root/build}
+sluiced=$build/app/sluiced/sluiced
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+
+# case NAME EXPECTED_REGEX CONFIG_TEXT [EXTRA EAL ARGS...]
+case_() {
+    local name=$1 expect=$2 text=$3; shift 3
+    local f=$tmp/$name.ini rc=0
+    printf '%s\n' "$text" >"$f"
+    "$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --log-level=error --vdev net_ring0 "$@" \
+        -- --config "$f" --duration-s 1 >"$tmp/out" 2>"$tmp/err" || rc=$?
+    expect=${expect//FILE/$f}
+    if [ "$rc" -eq 2 ] && grep -Eq -- "$expect" "$tmp/err"; then
+        passes=$((passes + 1))
+    else
+        echo "FAIL $name: exit $rc, stderr: $(cat "$tmp/err")" >&2
+        fails=$((fails + 1))
+    fi
+}
+
+case_ unknown_key "^FILE:3: bogus: unknown key in \[sluiced\]" '[sluiced]
+name = x
+bogus = 1
+[port.0]
+device = net_ring0'
+case_ bad_number "^FILE:2: workers: expected a whole number in \[0, 64\], got 'many'" '[sluiced]
+workers = many
+[port.0]
+device = net_ring0'
+case_ out_of_range "^FILE:4: keepalive_us: expected a whole number in \[10, 10000000\], got '5'" '; comment line
+[sluiced]
+name = x
+keepalive_us = 5
+[port.0]
+device = net_ring0'
+case_ bad_mac "^FILE:4: peer_mac: expected a unicast MAC address or 'learn', got 'zz:zz'" '[sluiced]
+[port.0]
+device = net_ring0
+peer_mac = zz:zz'
+case_ multicast_mac "^FILE:3: peer_mac: expected a unicast MAC address" '[port.0]
+device = net_ring0
+peer_mac = 01:00:5e:00:00:01'
+case_ unknown_section "^FILE:3: \[bogus\]: unknown section" '[port.0]
+device = net_ring0
+[bogus]
+x = 1'
+case_ missing_device "^FILE:1: device: required in \[port.0\]" '[port.0]
+rx_desc = 512'
+case_ no_such_port "^FILE:2: device: no DPDK port named 'net_nope0' \(ports: net_ring0\)" '[port.0]
+device = net_nope0'
+case_ malformed_line "^FILE:2: expected 'key = value'" '[sluiced]
+this line is wrong
+[port.0]
+device = net_ring0'
+case_ key_outside_section "^FILE:1: key outside any \[section\]" 'name = x'
+case_ duplicate_key "^FILE:3: name: set twice in \[sluiced\]" '[sluiced]
+name = x
+name = y
+[port.0]
+device = net_ring0'
+case_ port_gap "\[port.2\]: port sections must be numbered from 0 without gaps" '[port.0]
+device = net_ring0
+[port.2]
+device = net_ring0'
+case_ no_port "^FILE:1: \[port.0\]: no port configured" '[sluiced]
+name = x'
+case_ too_many_workers "^FILE:2: workers: 2 worker lcores need 3 EAL lcores \(-l\), EAL has 1" '[sluiced]
+workers = 2
+[port.0]
+device = net_ring0' -l 0
+rc=0
+"$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --log-level=error --vdev net_ring0 \
+    -- --config /nonexistent/x.ini >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" -eq 2 ] && grep -q "^/nonexistent/x.ini: cannot open: No such file or directory" "$tmp/err"; then
+    passes=$((passes + 1))
+else
+    echo "FAIL missing file: exit $rc $(cat "$tmp/err")" >&2; fails=$((fails + 1))
+fi
+rc=0
+"$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --log-level=error -- >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" -eq 2 ] && grep -q -- "--config FILE is required" "$tmp/err"; then
+    passes=$((passes + 1))
+else
+    echo "FAIL missing --config: exit $rc $(cat "$tmp/err")" >&2; fails=$((fails + 1))
+fi
+rc=0
+"$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --log-level=error -- --config x --bogus \
+    >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" -eq 2 ]; then passes=$((passes + 1)); else
+    echo "FAIL unknown option: exit $rc" >&2; fails=$((fails + 1)); fi
+
+# --help: exit 0, and every key of the schema in config.c appears in it.
+"$sluiced" --help >"$tmp/help"
+for key in $(grep -oE '^\s*\{"(sluiced|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
+             sed -E 's/.*"([a-z_]+)"$/\1/'); do
+    if grep -qE "^\s+$key\s" "$tmp/help"; then passes=$((passes + 1)); else
+        echo "FAIL --help does not document key $key" >&2; fails=$((fails + 1)); fi
+done
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# hosts.sh - two-host topologies for sluice's integration tests and demo. Source it, then:
+#
+#   sl_require_root                      exit 77 ("skipped: needs root") unless root
+#   sl_topo_veth                         hosts a and b: two netns joined by a veth pair
+#   sl_start a CONFIG KIND [EAL...] [-- DAEMON_ARGS...]
+#                                        start sluiced as host a; KIND is af_xdp, af_packet,
+#                                        memif_server or memif_client (the port's --vdev)
+#   sl_wait_peer_up a TIMEOUT_S          wait until host a reports its peer up
+#   sl_tel a COMMAND [KEY]               one telemetry query to host a
+#   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
+#   sl_report_field a KEY                a field of host a's exit report (JSON)
+#
+# Everything is removed on exit (trap): daemons killed, namespaces deleted. On failure the
+# daemons' logs are printed. Every wait has a timeout. Each process gets a unique
+# --file-prefix, each run unique namespace names, so runs never collide.
+set -euo pipefail
+
+SL_BUILD=${SLUICE_BUILD_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/build}
+SL_SRC=${SLUICE_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
+SL_SLUICED=$SL_BUILD/app/sluiced/sluiced
+SL_XDP_PROG=$SL_BUILD/drivers/bpf/xdp_steer.o
+SL_ID=sl$$
+SL_TMP=$(mktemp -d "/tmp/sluice-$SL_ID.XXXX")
+SL_NS_LIST=()
+declare -A SL_PID SL_NS SL_IF SL_MAC SL_IP
+SL_OK=0
+
+sl_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+sl_fail() { sl_log "FAIL: $*"; exit 1; }
+
+sl_require_root() {
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "skipped: needs root (network namespaces, AF_XDP)"
+        exit 77
+    fi
+}
+
+sl_cleanup() {
+    local rc=$?
+    for h in "${!SL_PID[@]}"; do
+        kill -KILL "${SL_PID[$h]}" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    if [ "$rc" -ne 0 ] && [ "$SL_OK" -eq 0 ]; then
+        for f in "$SL_TMP"/*.log "$SL_TMP"/*.out; do
+            [ -s "$f" ] || continue
+            echo "---- $f" >&2
+            tail -n 40 "$f" >&2
+        done
+    fi
+    for ns in "${SL_NS_LIST[@]}"; do
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    rm -rf "$SL_TMP" "/var/run/dpdk/$SL_ID"-* 2>/dev/null || true
+    exit "$rc"
+}
+trap sl_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Hosts a and b in their own namespaces, a veth pair between them, with MAC and IPv4 addresses
+# (the IPs let tests show the kernel stack keeps working beside sluice).
+sl_topo_veth() {
+    local a=$SL_ID-a b=$SL_ID-b
+    ip netns add "$a"; SL_NS_LIST+=("$a")
+    ip netns add "$b"; SL_NS_LIST+=("$b")
+    ip link add "$SL_ID-va" type veth peer name "$SL_ID-vb"
+    ip link set "$SL_ID-va" netns "$a"
+    ip link set "$SL_ID-vb" netns "$b"
+    SL_NS[a]=$a; SL_IF[a]=$SL_ID-va; SL_MAC[a]=02:00:00:00:00:0a; SL_IP[a]=10.199.0.1
+    SL_NS[b]=$b; SL_IF[b]=$SL_ID-vb; SL_MAC[b]=02:00:00:00:00:0b; SL_IP[b]=10.199.0.2
+    for h in a b; do
+        ip -n "${SL_NS[$h]}" link set lo up
+        ip -n "${SL_NS[$h]}" link set "${SL_IF[$h]}" address "${SL_MAC[$h]}"
+        ip -n "${SL_NS[$h]}" addr add "${SL_IP[$h]}/30" dev "${SL_IF[$h]}"
+        ip -n "${SL_NS[$h]}" link set "${SL_IF[$h]}" up
+    done
+}
+
+# Hosts a and b as two processes in this namespace, joined by memif over a unix socket.
+sl_topo_memif() {
+    SL_NS[a]=""; SL_NS[b]=""
+}
+
+# The --vdev argument for host h's port of the given kind.
+sl_vdev() {
+    local h=$1 kind=$2
+    case $kind in
+        af_xdp) echo "net_af_xdp0,iface=${SL_IF[$h]},xdp_prog=$SL_XDP_PROG" ;;
+        af_packet) echo "net_af_packet0,iface=${SL_IF[$h]}" ;;
+        memif_server) echo "net_memif0,role=server,id=0,socket=$SL_TMP/memif.sock" ;;
+        memif_client) echo "net_memif0,role=client,id=0,socket=$SL_TMP/memif.sock" ;;
+        *) sl_fail "unknown port kind $kind" ;;
+    esac
+}
+
+# sl_start HOST CONFIG KIND [EAL ARGS...] [-- DAEMON ARGS...]
+sl_start() {
+    local h=$1 config=$2 kind=$3
+    shift 3
+    local eal=() extra=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    extra=("$@")
+    local prefix=$SL_ID-$h
+    local cmd=("$SL_SLUICED" --no-huge -m 512 --no-pci --file-prefix "$prefix"
+               --log-level=lib.eal:error --vdev "$(sl_vdev "$h" "$kind")" "${eal[@]}"
+               -- --config "$config" "${extra[@]}")
+    if [ -n "${SL_NS[$h]:-}" ]; then
+        cmd=(ip netns exec "${SL_NS[$h]}" "${cmd[@]}")
+    fi
+    "${cmd[@]}" >"$SL_TMP/$h.out" 2>"$SL_TMP/$h.log" &
+    SL_PID[$h]=$!
+    sl_log "started host $h ($kind, pid ${SL_PID[$h]}, prefix $prefix)"
+}
+
+sl_prefix() { echo "$SL_ID-$1"; }
+
+sl_tel() {
+    local h=$1; shift
+    "$SL_SRC/usertools/sluice-telemetry" "$(sl_prefix "$h")" "$@"
+}
+
+# sl_try_ready HOST TIMEOUT_S: 0 once host h answers telemetry (its ports are started),
+# 1 if it exits or does not answer in time.
+sl_try_ready() {
+    local h=$1 timeout_s=$2 i
+    for i in $(seq $((timeout_s * 20))); do
+        kill -0 "${SL_PID[$h]}" 2>/dev/null || return 1
+        sl_tel "$h" /sluice/info name >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+sl_wait_ready() {
+    sl_try_ready "$1" "$2" || sl_fail "host $1 not ready within $2 s (or exited)"
+}
+
+# Wait until host h answers telemetry and reports its peer up on port 0.
+sl_wait_peer_up() {
+    local h=$1 timeout_s=$2 t0 state
+    t0=$(date +%s%N)
+    while :; do
+        kill -0 "${SL_PID[$h]}" 2>/dev/null || sl_fail "host $h exited before its peer came up"
+        state=$(sl_tel "$h" /sluice/ports p0/peer_state 2>/dev/null || true)
+        if [ "$state" = "up" ]; then
+            SL_LAST_WAIT_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+            sl_log "host $h: peer up after ${SL_LAST_WAIT_MS} ms"
+            return 0
+        fi
+        [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt $((timeout_s * 1000)) ] ||
+            sl_fail "host $h: peer not up within ${timeout_s} s"
+        sleep 0.05
+    done
+}
+
+# sl_stop HOST [SIGNAL]: signal host h (default TERM), wait up to 10 s, require exit status 0.
+sl_stop() {
+    local h=$1 sig=${2:-TERM} pid=${SL_PID[$1]} rc=0 i
+    kill -"$sig" "$pid"
+    for i in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && sl_fail "host $h did not stop within 10 s of SIGTERM"
+    wait "$pid" || rc=$?
+    unset "SL_PID[$h]"
+    [ "$rc" -eq 0 ] || sl_fail "host $h exited with status $rc after SIG$sig"
+    sl_log "host $h stopped cleanly"
+}
+
+# A field of host h's exit report (the JSON line sluiced prints at exit).
+sl_report_field() {
+    python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])[sys.argv[2]])' \
+        "$SL_TMP/$1.out" "$2"
+}
+
+# sl_device KIND: the DPDK device name a port of that kind gets.
+sl_device() {
+    case $1 in
+        af_xdp) echo net_af_xdp0 ;;
+        af_packet) echo net_af_packet0 ;;
+        memif_*) echo net_memif0 ;;
+    esac
+}
+
+# sl_config HOST KIND [LINE...]: write a config for host h with one port of the given kind
+# to $SL_TMP/h.ini and print its path; extra lines go into [sluiced].
+sl_config() {
+    local h=$1 kind=$2; shift 2
+    {
+        echo "[sluiced]"
+        echo "name = host-$h"
+        for line in "$@"; do echo "$line"; done
+        echo "[port.0]"
+        echo "device = $(sl_device "$kind")"
+    } >"$SL_TMP/$h.ini"
+    echo "$SL_TMP/$h.ini"
+}
+
+sl_pass() { SL_OK=1; echo "PASS: $*"; }
