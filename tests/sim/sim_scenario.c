@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sim_scenario.c - the INI scenario reader. Sections [sim], [link] (every host), [link.N]
+ * (host N's link and the switch port toward it), [receiver], [sched] and any number of
+ * [flows] / [flows.NAME] groups; later keys override earlier ones. Every error names the
+ * file, line and key. docs/sim.md lists the keys.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_exp.h"
+
+void
+sim_scenario_defaults(struct sim_scenario *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->net.seed = 1;
+	sc->net.nhosts = 2;
+	sc->net.hdr_bytes = 64;
+	sc->net.ctrl_bytes = 64;
+	for (uint32_t i = 0; i < SIM_MAX_HOSTS; i++) {
+		sc->net.host_port[i] = (struct sim_port_conf){.rate_bps = 10 * SL_BPS_PER_GBPS,
+							      .prop_ns = 1000};
+		sc->net.switch_port[i] = sc->net.host_port[i];
+	}
+	sc->recv.cnp_interval_ns = 50 * SL_NS_PER_US;
+	sc->duration_ns = 10 * SL_NS_PER_MS;
+	sc->trace_interval_ns = 100 * SL_NS_PER_US;
+}
+
+static int
+fail(char *err, size_t len, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	n = (size_t)snprintf(err, len, "%s: ", key);
+	va_start(ap, fmt);
+	if (n < len)
+		vsnprintf(err + n, len - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A number, optionally fractional, times scale, as a non-negative integer. */
+static int
+parse_num(const char *v, double scale, uint64_t max, uint64_t *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end == v || *end != '\0' || errno || !isfinite(d) || d < 0)
+		return -1;
+	d = d * scale + 0.5;
+	if (d > (double)max)
+		return -1;
+	*out = (uint64_t)d;
+	return 0;
+}
+
+static int
+parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes"))
+		*out = true;
+	else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+/* Units a numeric key may carry as its suffix: name_<unit>. */
+static const struct {
+	const char *suffix;
+	double scale;
+} units[] = {
+	{"_ns", 1}, {"_us", 1e3}, {"_ms", 1e6}, {"_s", 1e9},
+	{"_bps", 1}, {"_kbps", 1e3}, {"_mbps", 1e6}, {"_gbps", 1e9},
+	{"_bytes", 1}, {"_kb", 1e3}, {"_mb", 1e6},
+};
+
+/* Split key into base and unit scale: "rate_gbps" -> ("rate", 1e9). Unitless keys scale 1. */
+static double
+key_unit(const char *key, char *base, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (size_t i = 0; i < SL_ARRAY_SIZE(units); i++) {
+		size_t sl = strlen(units[i].suffix);
+
+		if (kl > sl && !strcmp(key + kl - sl, units[i].suffix)) {
+			snprintf(base, len, "%.*s", (int)(kl - sl), key);
+			return units[i].scale;
+		}
+	}
+	snprintf(base, len, "%s", key);
+	return 0;
+}
+
+static bool
+is_time(double scale, const char *key)
+{
+	return strstr(key, "_ns") || strstr(key, "_us") || strstr(key, "_ms") ||
+	       (scale == 1e9 && strstr(key, "_s") && !strstr(key, "bps"));
+}
+
+static bool
+is_rate(const char *key)
+{
+	return strstr(key, "bps") != NULL;
+}
+
+static int
+parse_drop(struct sim_conf *c, const char *v, bool nth)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		struct sim_drop d = {0};
+		unsigned long long a, b, t;
+		char tail;
+
+		if (c->ndrops == SIM_MAX_DROPS)
+			return -1;
+		if (nth) {
+			if (sscanf(tok, "%llu%c", &a, &tail) != 1 || a == 0)
+				return -1;
+			d.nth = a;
+		} else {
+			if (sscanf(tok, "%llu:%llu:%llu%c", &a, &b, &t, &tail) != 3 ||
+			    a > UINT32_MAX || b > UINT32_MAX || t > 3)
+				return -1;
+			d.flow = (uint32_t)a;
+			d.seq = (uint32_t)b;
+			d.tx_id = (uint32_t)t;
+		}
+		c->drops[c->ndrops++] = d;
+	}
+	return 0;
+}
+
+static int
+set_sim(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
+{
+	char base[64];
+	double scale = key_unit(key, base, sizeof(base));
+	uint64_t n;
+
+	if (!strcmp(key, "loss_mode")) {
+		if (!strcmp(v, "packet"))
+			sc->net.loss_mode = SIM_LOSS_PACKET;
+		else if (!strcmp(v, "segment"))
+			sc->net.loss_mode = SIM_LOSS_SEGMENT;
+		else
+			return fail(err, len, key, "'%s' is not packet or segment", v);
+		return 0;
+	}
+	if (!strcmp(key, "drop") || !strcmp(key, "drop_nth"))
+		return parse_drop(&sc->net, v, key[4] == '_')
+			       ? fail(err, len, key, "want %s, at most %u drops in all",
+				      key[4] ? "a list of n >= 1" : "a list of flow:seq:tx_id",
+				      SIM_MAX_DROPS)
+			       : 0;
+	if (!strcmp(key, "loss")) {
+		char *end;
+		double p = strtod(v, &end);
+
+		if (end == v || *end || !(p >= 0 && p <= 1))
+			return fail(err, len, key, "'%s' is not a probability in [0, 1]", v);
+		sc->net.loss = p;
+		return 0;
+	}
+	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
+		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (!strcmp(key, "seed"))
+		sc->net.seed = n;
+	else if (!strcmp(key, "hosts") && n >= 2 && n <= SIM_MAX_HOSTS)
+		sc->net.nhosts = (uint32_t)n;
+	else if (!strcmp(key, "hosts"))
+		return fail(err, len, key, "want 2..%u hosts", SIM_MAX_HOSTS);
+	else if (!strcmp(key, "hdr_bytes") && n <= 1024)
+		sc->net.hdr_bytes = (uint32_t)n;
+	else if (!strcmp(key, "ctrl_bytes") && n >= 1 && n <= 1024)
+		sc->net.ctrl_bytes = (uint32_t)n;
+	else if (!strcmp(base, "duration") && is_time(scale, key) && n > 0)
+		sc->duration_ns = n;
+	else if (!strcmp(base, "measure_from") && is_time(scale, key))
+		sc->measure_from_ns = n;
+	else if (!strcmp(base, "trace_interval") && is_time(scale, key) && n > 0)
+		sc->trace_interval_ns = n;
+	else
+		return fail(err, len, key, "unknown key or value out of range");
+	return 0;
+}
+
+/* A [link] key for hosts [lo, hi). */
+static int
+set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, const char *v,
+	 char *err, size_t len)
+{
+	char base[64];
+	double scale = key_unit(key, base, sizeof(base));
+	uint64_t n;
+	bool b;
+
+	if (!strcmp(key, "trim")) {
+		if (parse_bool(v, &b))
+			return fail(err, len, key, "'%s' is not a boolean", v);
+		for (uint32_t i = lo; i < hi; i++)
+			sc->net.switch_port[i].trim = b;
+		return 0;
+	}
+	if (!strcmp(key, "ecn_pmax")) {
+		if (parse_num(v, 1e6, 1000000, &n))
+			return fail(err, len, key, "'%s' is not a probability in [0, 1]", v);
+		for (uint32_t i = lo; i < hi; i++)
+			sc->net.switch_port[i].ecn_pmax_ppm = (uint32_t)n;
+		return 0;
+	}
+	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
+		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	for (uint32_t i = lo; i < hi; i++) {
+		struct sim_port_conf *h = &sc->net.host_port[i], *s = &sc->net.switch_port[i];
+
+		if (!strcmp(base, "rate") && is_rate(key) && n > 0)
+			h->rate_bps = s->rate_bps = n;
+		else if (!strcmp(base, "delay") && is_time(scale, key))
+			h->prop_ns = s->prop_ns = n;
+		else if (!strcmp(base, "queue") && scale)
+			s->limit_bytes = n;
+		else if (!strcmp(base, "ecn_kmin") && scale)
+			s->ecn_kmin_bytes = n;
+		else if (!strcmp(base, "ecn_kmax") && scale)
+			s->ecn_kmax_bytes = n;
+		else
+			return fail(err, len, key, "unknown key or value out of range");
+	}
+	return 0;
+}
+
+static int
+set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
+{
+	char base[64];
+	double scale = key_unit(key, base, sizeof(base));
+	uint64_t n;
+
+	if (!strcmp(key, "ndp"))
+		return parse_bool(v, &sc->recv.ndp) ? fail(err, len, key, "not a boolean") : 0;
+	if (!strcmp(base, "cnp_interval") && is_time(scale, key) && !parse_num(v, scale, UINT64_MAX / 2, &n)) {
+		sc->recv.cnp_interval_ns = n;
+		return 0;
+	}
+	return fail(err, len, key, "unknown key or bad value '%s'", v);
+}
+
+static int
+set_sched(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
+{
+	struct sl_sched_conf *c = &sc->sched;
+	uint64_t n;
+	bool b;
+
+	if (!strcmp(key, "tx_ts")) {
+		if (parse_bool(v, &b))
+			return fail(err, len, key, "not a boolean");
+		c->flags = b ? c->flags | SL_SCHED_F_TX_TS : c->flags & ~SL_SCHED_F_TX_TS;
+		return 0;
+	}
+	if (parse_num(v, 1, UINT32_MAX, &n))
+		return fail(err, len, key, "'%s' is not a 32-bit number", v);
+	if (!strcmp(key, "wnd_segs"))
+		c->wnd_segs = (uint32_t)n;
+	else if (!strcmp(key, "queue_segs"))
+		c->queue_segs = (uint32_t)n;
+	else if (!strcmp(key, "visit_segs"))
+		c->visit_segs = (uint32_t)n;
+	else if (!strcmp(key, "timer_tick_ns"))
+		c->timer_tick_ns = (uint32_t)n;
+	else if (!strcmp(key, "pace_tick_ns"))
+		c->pace_tick_ns = (uint32_t)n;
+	else
+		return fail(err, len, key, "unknown key");
+	return 0;
+}
+
+static int
+set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, size_t len)
+{
+	struct sim_flow_spec *s = &g->spec;
+	struct sl_flow_conf *fc = &s->fc;
+	char base[64];
+	double scale = key_unit(key, base, sizeof(base));
+	uint64_t n;
+
+	if (!strcmp(key, "proto")) {
+		if (strlen(v) == 0 || strlen(v) >= SL_PROTO_NAME_MAX)
+			return fail(err, len, key, "want a program name of 1..%d characters",
+				    SL_PROTO_NAME_MAX - 1);
+		snprintf(s->proto, sizeof(s->proto), "%s", v);
+		return 0;
+	}
+	if (!strcmp(key, "sack") || !strcmp(key, "ts"))
+		return parse_bool(v, key[0] == 's' ? &s->sack : &s->ts)
+			       ? fail(err, len, key, "'%s' is not a boolean", v)
+			       : 0;
+	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
+		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (!strcmp(key, "count") && n >= 1 && n <= (1u << 20))
+		g->count = (uint32_t)n;
+	else if (!strcmp(key, "src") && n < SIM_MAX_HOSTS)
+		s->src = (uint32_t)n;
+	else if (!strcmp(key, "dst") && n < SIM_MAX_HOSTS)
+		s->dst = (uint32_t)n;
+	else if (!strcmp(base, "start") && is_time(scale, key))
+		s->start_ns = n;
+	else if (!strcmp(base, "stagger") && is_time(scale, key))
+		g->stagger_ns = n;
+	else if (!strcmp(key, "size_segs") && n <= (1u << 30))
+		s->size_segs = n;
+	else if (!strcmp(key, "seg_bytes") && n >= 1 && n <= UINT16_MAX)
+		fc->seg_bytes = (uint32_t)n;
+	else if (!strcmp(key, "init_wnd_segs") && n <= UINT32_MAX)
+		fc->init_wnd_segs = (uint32_t)n;
+	else if (!strcmp(base, "rate") && is_rate(key))
+		fc->init_rate_bps = n;
+	else if (!strcmp(key, "burst_bytes") && n <= UINT32_MAX)
+		fc->burst_bytes = (uint32_t)n;
+	else if (!strcmp(key, "init_credit_bytes") && n <= UINT32_MAX)
+		fc->init_credit_bytes = (uint32_t)n;
+	else if (!strcmp(key, "rto_credit_bytes") && n <= UINT32_MAX)
+		fc->rto_credit_bytes = (uint32_t)n;
+	else if (!strcmp(base, "rto") && is_time(scale, key))
+		fc->rto_ns = n;
+	else if (!strcmp(key, "first_seq") && n <= UINT32_MAX)
+		fc->first_seq = (uint32_t)n;
+	else if (!strncmp(key, "param", 5) && key[5] >= '0' && key[5] <= '3' && key[6] == '\0')
+		fc->param[key[5] - '0'] = n;
+	else
+		return fail(err, len, key, "unknown key or value out of range");
+	return 0;
+}
+
+int
+sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, const char *v,
+		 char *err, size_t len)
+{
+	unsigned long host;
+	char *end;
+
+	if (!strcmp(section, "sim"))
+		return set_sim(sc, key, v, err, len);
+	if (!strcmp(section, "link"))
+		return set_link(sc, 0, SIM_MAX_HOSTS, key, v, err, len);
+	if (!strncmp(section, "link.", 5)) {
+		host = strtoul(section + 5, &end, 10);
+		if (end == section + 5 || *end || host >= SIM_MAX_HOSTS)
+			return fail(err, len, section, "want link.N with N < %u", SIM_MAX_HOSTS);
+		return set_link(sc, (uint32_t)host, (uint32_t)host + 1, key, v, err, len);
+	}
+	if (!strcmp(section, "receiver"))
+		return set_recv(sc, key, v, err, len);
+	if (!strcmp(section, "sched"))
+		return set_sched(sc, key, v, err, len);
+	if (!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) {
+		if (sc->ngroups == 0)
+			return fail(err, len, key, "internal: no flow group open");
+		return set_flows(&sc->group[sc->ngroups - 1], key, v, err, len);
+	}
+	return fail(err, len, section, "unknown section");
+}
+
+/* Open a new [flows] group with the defaults every group starts from. */
+static int
+open_group(struct sim_scenario *sc)
+{
+	struct sim_flow_group *g;
+
+	if (sc->ngroups == SIM_MAX_GROUPS)
+		return -1;
+	g = &sc->group[sc->ngroups++];
+	memset(g, 0, sizeof(*g));
+	g->count = 1;
+	g->spec.src = 0;
+	g->spec.dst = 1;
+	g->spec.sack = true;
+	g->spec.fc.seg_bytes = 1000;
+	snprintf(g->spec.proto, sizeof(g->spec.proto), "newreno");
+	return 0;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int
+sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t len)
+{
+	char line[512], section[64] = "", msg[256];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	if (f == NULL) {
+		rc = -errno;
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char *s, *eq, *c;
+
+		lineno++;
+		if ((c = strpbrk(line, ";#")) != NULL)
+			*c = '\0';
+		s = trim(line);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+
+			if (close == NULL || close[1] != '\0' || close - s - 1 >= (long)sizeof(section)) {
+				rc = fail(msg, sizeof(msg), s, "malformed section header");
+			} else {
+				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1), s + 1);
+				if ((!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) &&
+				    open_group(sc))
+					rc = fail(msg, sizeof(msg), section, "more than %u groups",
+						  SIM_MAX_GROUPS);
+			}
+		} else if ((eq = strchr(s, '=')) == NULL || section[0] == '\0') {
+			rc = fail(msg, sizeof(msg), s, section[0] ? "want key = value"
+								    : "key outside a section");
+		} else {
+			*eq = '\0';
+			rc = sim_scenario_set(sc, section, trim(s), trim(eq + 1), msg, sizeof(msg));
+		}
+		if (rc)
+			snprintf(err, len, "%s:%u: %s", path, lineno, msg);
+	}
+	fclose(f);
+	return rc;
+}
