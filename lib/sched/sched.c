@@ -183,11 +183,10 @@ wheel_next_ns(const struct wheel *w)
 
 	if (t == UINT64_MAX)
 		return t;
-	if (!w->exact)
-		return (t + 1) << w->shift;
+	/* entries filed here from far away are due later than the slot says */
 	for (uint32_t f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
 		best = SL_MIN(best, w->due_ns[f]);
-	return SL_MAX(best, t << w->shift);
+	return SL_MAX(best, (t + !w->exact) << w->shift);
 }
 
 /*
@@ -203,8 +202,16 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 		uint64_t t = wheel_first_tick(w);
 		uint32_t f;
 
-		if (t == UINT64_MAX || t > now_t || (t == now_t && !w->exact))
+		if (t == UINT64_MAX || t > now_t) {
+			/* slots before the first filed tick are empty: catch up with the clock, so
+			 * that later far-away entries are not clamped against a stale tick */
+			w->cur = SL_MAX(w->cur, now_t);
 			return NOWHERE;
+		}
+		if (t == now_t && !w->exact) {
+			w->cur = t;
+			return NOWHERE;
+		}
 		w->cur = t;
 		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
 			if (w->due_ns[f] <= now_ns || (w->due_ns[f] >> w->shift) > t)
@@ -268,6 +275,8 @@ struct sl_sched {
 	uint32_t fifo_mask; /**< FIFO capacity - 1 (>= max_flows - 1) */
 	uint32_t act_head, act_count;
 	uint32_t rdy_head, rdy_count;
+	uint32_t resume_flow; /**< flow pushed back to the ready head mid-visit, or NOWHERE */
+	uint32_t resume_left; /**< segments left in its visit */
 	struct wheel timers; /**< RTO and program timers */
 	struct wheel pace;   /**< rate wake-ups */
 	uint64_t step;       /**< current step number, from 1 */
@@ -723,6 +732,7 @@ sl_sched_create(const struct sl_sched_conf *c)
 	s->timer_budget = conf_or(c->timer_budget, 1024);
 	s->flags = c->flags;
 	s->step = 1;
+	s->resume_flow = NOWHERE;
 	fifo = (uint32_t)sl_align_pow2(c->max_flows);
 	s->fifo_mask = fifo - 1;
 	s->flows = aligned_alloc(SL_CACHE_LINE,
@@ -1096,11 +1106,13 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	const uint32_t *q = fqueue(s, fi);
 	const uint64_t *acked = plane(s, fi, P_ACKED);
 	uint32_t mask = s->W - 1, qm = s->N - 1;
-	unsigned n = 0, lim = SL_MIN(room, s->visit_segs);
+	unsigned visit = fi == s->resume_flow ? s->resume_left : s->visit_segs;
+	unsigned n = 0, lim = SL_MIN(room, visit);
 	bool starved = false; /* stopped for rate or grant credit */
 	bool held = false;    /* stopped: a new segment beyond the window (a bug if ever) */
 
 	f->sets &= (uint8_t)~IN_READY;
+	s->resume_flow = NOWHERE;
 	if (!f->in_use)
 		return 0;
 	s->st.visits++;
@@ -1174,8 +1186,10 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	}
 	if (held)
 		return n; /* the next event for the flow re-qualifies it */
-	if (n == room && n < s->visit_segs && f->q_count && !starved) {
+	if (n == room && n < visit && f->q_count && !starved) {
 		ready_push_front(s, f, fi); /* the burst is full: finish the visit next call */
+		s->resume_flow = fi;
+		s->resume_left = visit - n;
 		return n;
 	}
 	if (f->q_count)
