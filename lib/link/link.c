@@ -25,7 +25,7 @@
  *                                        the half RTT the peer needs to lower its flag); repeat
  *                                        while the flag is up; n = 2^k (whole ring, RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended)
- *   SEND_RETRANS local RX in error       runs of RETRANS_REQ every ctrl_interval_ns
+ *   SEND_RETRANS local RX in error       RETRANS_REQ (the NACK) back to back
  *   NORMAL                               FC frame > warm-up filler > new data > IDLE
  *                                        (flag-clearing run, or keepalive after keepalive_ns)
  *
@@ -46,8 +46,9 @@
  * control run, an RTT and the replay. While the RX is in error the peer's current ID is
  * unknown, so control keys are taken on their syntax (faithful mode; the RTL never checks
  * them) or on CRC with their explicit ID (extended mode); RIFL's filter applies in every case:
- * a flag rises only after 8 consecutive identical keys, any other frame resets the count, and
- * 16 consecutive regular frames (data or IDLE) lower the flags (RTL rx_controller).
+ * a flag rises only after 8 identical keys with no other control key, malformed or failing
+ * frame between them, and 16 consecutive regular frames (data or IDLE) reset the count and
+ * lower the flags (digest sec. 3).
  *
  * Startup and restart: the local RX is up after 8 consecutive verified frames. A fresh end
  * sends PAUSE_REQ runs carrying ID 0, which a fresh peer verifies. If an end that has already
@@ -55,10 +56,14 @@
  * re-initializes too (ring contents are released and counted in reinit_aborted: they may or
  * may not have been delivered, and the layer above owns end-to-end recovery).
  *
- * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC >= 1.5 x rate x RTT
- * frames; crossing 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames
- * are data frames (ring, replay), so they are never lost. A frame that would overflow the
- * queue anyway is refused like a bad frame (rollback and NACK), so it comes back later.
+ * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC frames; crossing
+ * 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames are data frames
+ * (ring, replay), so they are never lost. RIFL asks S_FC >= 1.5 x rate x RTT, budgeting half
+ * an RTT of frames above Thr_ON; but after the pause leaves, a full RTT of frames still comes
+ * in (half already on the wire, half sent before the pause arrives), so sl_link_fc_frames()
+ * gives 3 x rate x RTT, which meets RIFL's bound and leaves a full RTT above 2/3. A frame
+ * that would overflow the queue anyway is refused like a bad frame (rollback and NACK), so it
+ * comes back later: the queue never overflows and nothing is dropped.
  *
  * Units: times in ns, sizes in frames unless named _bytes; IDs are uint32_t with wrap.
  */
@@ -236,8 +241,7 @@ sl_link_ring_order(const struct sl_wire_fmt *fmt, uint64_t rate_bps, uint64_t rt
 uint32_t
 sl_link_fc_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
 {
-	uint64_t f = frame_bytes ? SL_DIV_ROUND_UP(3 * bdp_frames(rate_bps, rtt_ns, frame_bytes), 2)
-				 : 0;
+	uint64_t f = frame_bytes ? 3 * bdp_frames(rate_bps, rtt_ns, frame_bytes) : 0;
 
 	return (uint32_t)SL_MIN(SL_MAX(f, 3), UINT32_MAX);
 }
@@ -567,7 +571,8 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			replay_step(l, now_ns, &out[n]);
 			break;
 		case SL_LINK_SEND_RETRANS:
-			more = ctrl_run(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
+			/* Back to back, as RIFL: the sender's ring only outlives one RTT. */
+			emit_ctrl(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
 			break;
 		default:
 			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
@@ -585,10 +590,10 @@ sl_link_next_tx_ns(const struct sl_link *l)
 	switch (tx_state(l)) {
 	case SL_LINK_INIT:
 	case SL_LINK_RETRANS:
+	case SL_LINK_SEND_RETRANS:
 		return 0;
 	case SL_LINK_SEND_PAUSE:
 	case SL_LINK_PAUSE:
-	case SL_LINK_SEND_RETRANS:
 		return l->run_left ? 0 : l->run_next_ns;
 	default:
 		if (l->fc_pending != SL_WIRE_FC_FILLER || l->warmup_left || l->clear_left)
@@ -625,8 +630,10 @@ link_reinit(struct sl_link *l)
 }
 
 /*
- * RIFL's control filter (RTL rx_controller): 8 consecutive identical keys raise a flag, any
- * other frame resets the count, 16 consecutive regular frames (data, IDLE) lower the flags.
+ * RIFL's control filter (digest sec. 3, RTL rx_controller): 8 consecutive identical keys raise
+ * a flag; another control key resets the count, data frames reset it only once 16 consecutive
+ * regular frames (data, IDLE) have arrived, and those 16 also lower the flags. So the NACKs a
+ * replaying peer puts in its odd slots still add up, while a verified stream clears them.
  * key is 0 for a data frame.
  */
 static void
@@ -634,19 +641,22 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 {
 	bool was_pause = l->flag_pause;
 
-	if (key == SL_WIRE_KEY_PAUSE_REQ)
-		l->pause_cnt = SL_MIN(l->pause_cnt + 1, SL_LINK_CTRL_ACCEPT);
-	else
-		l->pause_cnt = 0;
-	if (key == SL_WIRE_KEY_RETRANS_REQ && (l->retrans_cnt == 0 || arg == l->retrans_arg))
-		l->retrans_cnt = SL_MIN(l->retrans_cnt + 1, SL_LINK_CTRL_ACCEPT);
-	else
-		l->retrans_cnt = key == SL_WIRE_KEY_RETRANS_REQ;
-	l->retrans_arg = arg;
 	if (key == 0 || key == SL_WIRE_KEY_IDLE)
 		l->regular_cnt = SL_MIN(l->regular_cnt + 1, SL_LINK_REGULAR_CLEAR);
 	else
 		l->regular_cnt = 0;
+	if (key == SL_WIRE_KEY_PAUSE_REQ)
+		l->pause_cnt = SL_MIN(l->pause_cnt + 1, SL_LINK_CTRL_ACCEPT);
+	else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR)
+		l->pause_cnt = 0;
+	if (key == SL_WIRE_KEY_RETRANS_REQ) {
+		l->retrans_cnt = l->retrans_cnt && arg == l->retrans_arg
+					 ? SL_MIN(l->retrans_cnt + 1, SL_LINK_CTRL_ACCEPT)
+					 : 1;
+		l->retrans_arg = arg;
+	} else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
+		l->retrans_cnt = 0;
+	}
 
 	if (l->pause_cnt == SL_LINK_CTRL_ACCEPT) {
 		if (!l->flag_pause)

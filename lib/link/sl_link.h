@@ -177,7 +177,11 @@ const char *sl_link_state_name(enum sl_link_state s);
 int sl_link_ring_order(const struct sl_wire_fmt *fmt, uint64_t rate_bps, uint64_t rtt_ns,
 		       uint32_t frame_bytes);
 
-/* S_FC in frames: ceil(1.5 x rate x RTT / frame) (RIFL sec. 3), at least 3. */
+/*
+ * S_FC in frames: 3 x ceil(rate x RTT / frame), at least 3. RIFL (sec. 3) requires at least
+ * 1.5 x rate x RTT; the factor 3 leaves a full RTT of frames between Thr_ON = 2/3 S_FC and
+ * S_FC, which is what arrives after a pause is sent (link.c).
+ */
 uint32_t sl_link_fc_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes);
 
 /* NULL + errno (EINVAL: bad conf, ENOMEM). */
