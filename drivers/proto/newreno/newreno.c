@@ -20,19 +20,8 @@
  * nothing is outstanding, and not backed off (as in Tonic's code).
  */
 #include "sl_proto.h"
+#include "sl_newreno.h"
 
-#define NEWRENO_DUPTHRESH 3 /**< dupacks that trigger fast retransmit (RFC 5681) */
-
-struct newreno {
-	uint32_t cwnd;     /**< congestion window, segments */
-	uint32_t ssthresh; /**< slow-start threshold, segments */
-	uint32_t recover;  /**< highest segment sent when recovery started (RFC 6582 "recover") */
-	uint32_t prev_hi;  /**< wnd_start before the last new ack, segment (RFC 6582 s4.1) */
-	uint16_t ai;       /**< new acks counted toward the next +1 in congestion avoidance */
-	uint8_t dupacks;   /**< duplicate acks since the last new ack */
-	uint8_t inrec : 1; /**< in fast recovery */
-	uint8_t in_to : 1; /**< recovering after a timeout */
-};
 static_assert(sizeof(struct newreno) <= SL_PROTO_PRIV_MAX, "newreno state exceeds scratch");
 
 static int
