@@ -261,9 +261,22 @@ sl_impair_conf_check(const struct sl_impair_conf *c, char *err, size_t err_len)
 	return 0;
 }
 
+/* The shortest decimal form of x that reads back as x. */
+static const char *
+shortest(double x, char buf[32])
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	return buf;
+}
+
 int
 sl_impair_conf_format(const struct sl_impair_conf *c, char *buf, size_t len)
 {
+	char t[4][32];
 	struct sl_impair_conf d;
 	size_t n = 0;
 	int w;
@@ -276,17 +289,17 @@ sl_impair_conf_format(const struct sl_impair_conf *c, char *buf, size_t len)
 	sl_impair_conf_init(&d);
 	EMIT("seed=%" PRIu64, c->seed);
 	if (c->loss != d.loss)
-		EMIT(",loss=%.17g", c->loss);
+		EMIT(",loss=%s", shortest(c->loss, t[0]));
 	if (c->ge_p != d.ge_p)
-		EMIT(",ge_p=%.17g,ge_r=%.17g,ge_h=%.17g,ge_k=%.17g", c->ge_p, c->ge_r, c->ge_h,
-		     c->ge_k);
+		EMIT(",ge_p=%s,ge_r=%s,ge_h=%s,ge_k=%s", shortest(c->ge_p, t[0]),
+		     shortest(c->ge_r, t[1]), shortest(c->ge_h, t[2]), shortest(c->ge_k, t[3]));
 	if (c->ber != d.ber)
-		EMIT(",ber=%.17g,corrupt=%s", c->ber,
+		EMIT(",ber=%s,corrupt=%s", shortest(c->ber, t[0]),
 		     c->corrupt == SL_IMPAIR_CORRUPT_DROP ? "drop" : "deliver");
 	if (c->dup != d.dup)
-		EMIT(",dup=%.17g", c->dup);
+		EMIT(",dup=%s", shortest(c->dup, t[0]));
 	if (c->reorder != d.reorder)
-		EMIT(",reorder=%.17g,reorder_gap=%u", c->reorder, c->reorder_gap);
+		EMIT(",reorder=%s,reorder_gap=%u", shortest(c->reorder, t[0]), c->reorder_gap);
 	if (c->delay_ns != d.delay_ns)
 		EMIT(",delay_ns=%" PRIu64 ",jitter_ns=%" PRIu64, c->delay_ns, c->jitter_ns);
 	if (c->rate_bps != d.rate_bps)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# dpdk-testpmd forwards through net_impair (loaded with -d) stacked on net_null0, with loss on
+# both directions: the measured RX and TX loss fall inside the 99.9% binomial interval of the
+# settings, testpmd's counters agree with the PMD's, and the underlying port is hidden.
+set -euo pipefail
+. "$(dirname "$0")/impair_lib.sh"
+impair_require
+
+prefix="impair_loss_$$"
+trap 'rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
+
+commands() {
+	echo "show port info all"
+	echo start
+	sleep 2
+	echo stop
+	sleep 1
+	echo "show port xstats 1"
+	echo "show port stats 1"
+	echo quit
+}
+out=$(impair_testpmd "$prefix" commands net_null0 \
+	"net_impair0,dev=net_null0,rx_loss=0.1,tx_loss=0.02,seed=11")
+
+fail=0
+grep -q "port 1 impairs port 0 (net_null0)" <<<"$out" || { echo "FAIL: probe message"; fail=1; }
+# testpmd sees only the impaired port: the underlying one is owned by net_impair.
+if grep -q "Infos for port 0 " <<<"$out"; then
+	echo "FAIL: underlying port 0 visible to the application"
+	fail=1
+fi
+for dir in rx tx; do
+	p=$([ $dir = rx ] && echo 0.1 || echo 0.02)
+	n=$(impair_xstat "$out" ${dir}_impair_frames)
+	k=$(impair_xstat "$out" ${dir}_impair_drop_loss)
+	rel=$(impair_xstat "$out" ${dir}_impair_released)
+	echo "$dir loss:"
+	impair_in_ci "${k:-0}" "${n:-0}" "$p" || { echo "FAIL: $dir loss outside the CI"; fail=1; }
+	[ "$((n - k))" -eq "$rel" ] || { echo "FAIL: $dir frames - drops != released"; fail=1; }
+	[ "$n" -gt 100000 ] || { echo "FAIL: only $n $dir frames forwarded"; fail=1; }
+done
+# Port stats: RX counts what the application got, TX what reached the underlying port.
+ipk=$(awk '/RX-packets:/ && /RX-missed/ { print $2; exit }' <<<"$out")
+opk=$(awk '/TX-packets:/ && /TX-errors/ { print $2; exit }' <<<"$out")
+[ "$ipk" = "$(impair_xstat "$out" rx_impair_released)" ] || { echo "FAIL: ipackets $ipk"; fail=1; }
+[ "$opk" = "$(impair_xstat "$out" tx_impair_released)" ] || { echo "FAIL: opackets $opk"; fail=1; }
+[ $fail -eq 0 ] && echo "PASS"
+exit $fail
