@@ -16,7 +16,8 @@
  *
  * TX states, highest priority first (RIFL RTL tx_controller):
  *
- *   INIT         ring not ready          release the ring, restart IDs at 0
+ *   INIT         ring not ready          release the ring, restart IDs at 0 (at create, and
+ *                                        after the peer restarted)
  *   SEND_PAUSE   local RX not up         runs of PAUSE_REQ every ctrl_interval_ns
  *   PAUSE        peer's PAUSE_REQ x 8    runs of IDLE, nothing else
  *   RETRANS      peer's RETRANS_REQ x 8  replay: 2 x n slots alternating ring frame / IDLE (or
@@ -336,6 +337,7 @@ sl_link_create(const struct sl_link_conf *conf)
 	l->ring_mask = (uint32_t)slots - 1;
 	l->state = SL_LINK_INIT;
 	l->stats.enter_state[SL_LINK_INIT]++;
+	tx_init(l, &l->stats.reinit_aborted);
 	rx_reset(l);
 	sl_hist_reset(&l->recovery_ns);
 	return l;

@@ -1,0 +1,852 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests for lib/link/link.c, one or more per rule of RIFL as sluice implements it (digest
+ * sections 3, 6, 8), plus the adversarial cases of issue 4 item 6: frames whose ID is off by
+ * one, white noise, corrupted control and FC frames, one corrupted frame inside a run of 8
+ * control frames. Frames are built with lib/wire and fed to the link directly; the peer is
+ * either hand-written frames or a second link.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sl_link.h"
+#include "sl_rng.h"
+
+#define BODY 46u
+#define ORDER 5u /* ring of 32 */
+#define KEEPALIVE_NS 1000u
+#define CTRL_NS 500u
+#define FC_FRAMES 30u
+
+static const struct sl_wire_fmt faithful = {SL_WIRE_MODE_FAITHFUL, SL_WIRE_SCOPE_ALL};
+static const struct sl_wire_fmt extended = {SL_WIRE_MODE_EXTENDED, SL_WIRE_SCOPE_ALL};
+
+static unsigned n_released;
+static void *released[4096];
+
+static void
+release_cb(void *ctx, void *const *h, unsigned n)
+{
+	(void)ctx;
+	for (unsigned i = 0; i < n; i++)
+		released[n_released++ % 4096] = h[i];
+}
+
+static bool
+was_released(void *h)
+{
+	for (unsigned i = 0; i < SL_MIN(n_released, 4096u); i++)
+		if (released[i] == h)
+			return true;
+	return false;
+}
+
+static struct sl_link *
+mk(const struct sl_wire_fmt *fmt, enum sl_link_replay replay)
+{
+	struct sl_link_conf c = {
+		.fmt = *fmt,
+		.ring_order = ORDER,
+		.replay = replay,
+		.keepalive_ns = KEEPALIVE_NS,
+		.ctrl_interval_ns = CTRL_NS,
+		.fc_frames = FC_FRAMES,
+		.release = release_cb,
+	};
+	struct sl_link *l = sl_link_create(&c);
+
+	assert_non_null(l);
+	n_released = 0;
+	return l;
+}
+
+/* A padded frame in a buffer. */
+struct fr {
+	uint8_t b[64];
+	uint16_t len;
+};
+
+static struct fr
+data_frame(const struct sl_wire_fmt *fmt, uint32_t id, uint8_t tag)
+{
+	struct fr f;
+	size_t h = sl_wire_hdr_len(fmt);
+
+	memset(&f, 0, sizeof(f));
+	memset(f.b + h, tag, BODY);
+	sl_wire_encode_data(fmt, f.b, SL_WIRE_META_VALID, id, f.b + h, BODY);
+	f.len = (uint16_t)(h + BODY);
+	return f;
+}
+
+static struct fr
+ctrl_frame(const struct sl_wire_fmt *fmt, uint32_t id, uint16_t key, uint32_t arg)
+{
+	struct fr f;
+
+	memset(&f, 0, sizeof(f));
+	sl_wire_encode_ctrl(fmt, f.b, id, key, arg);
+	f.len = 46;
+	return f;
+}
+
+static struct fr
+filler_frame(const struct sl_wire_fmt *fmt, uint32_t id, uint8_t fc)
+{
+	struct fr f;
+
+	memset(&f, 0, sizeof(f));
+	sl_wire_encode_filler(fmt, f.b, id, fc);
+	f.len = 46;
+	return f;
+}
+
+/* Feed one frame; returns the number delivered (0 or 1). */
+static unsigned
+feed(struct sl_link *l, uint64_t now, const struct fr *f, void *handle)
+{
+	struct sl_link_rx_frame in = {.buf = f->b, .len = f->len, .handle = handle};
+	struct sl_link_delivery out;
+
+	return sl_link_rx_burst(l, now, &in, 1, &out);
+}
+
+static unsigned
+feed_ctrl_n(struct sl_link *l, const struct sl_wire_fmt *fmt, uint32_t id, uint16_t key,
+	    uint32_t arg, unsigned n)
+{
+	struct fr f = ctrl_frame(fmt, id, key, arg);
+	unsigned d = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		d += feed(l, 0, &f, NULL);
+	return d;
+}
+
+/* Bring the RX of a fresh link in sync with a fresh peer: 16 IDLE, then the 16 warm-up fillers. */
+static void
+sync_rx(struct sl_link *l, const struct sl_wire_fmt *fmt)
+{
+	feed_ctrl_n(l, fmt, 0, SL_WIRE_KEY_IDLE, 0, 16);
+	for (uint32_t id = 0; id < SL_LINK_ROLLBACK; id++) {
+		struct fr f = filler_frame(fmt, id, SL_WIRE_FC_FILLER);
+
+		assert_int_equal(feed(l, 0, &f, NULL), 0);
+	}
+}
+
+/* Run tx_burst with no input. */
+static unsigned
+tx(struct sl_link *l, uint64_t now, struct sl_link_tx_frame *out, unsigned max)
+{
+	unsigned taken;
+
+	return sl_link_tx_burst(l, now, NULL, 0, &taken, out, max);
+}
+
+static void
+sl_link_create__rejects_bad_conf(void **state)
+{
+	struct sl_link_conf ok = {.fmt = faithful, .ring_order = ORDER, .keepalive_ns = 1,
+				  .ctrl_interval_ns = 1, .fc_frames = 30, .release = release_cb};
+	struct sl_link_conf c;
+	struct sl_link *l;
+
+	(void)state;
+	l = sl_link_create(&ok);
+	assert_non_null(l);
+	sl_link_free(l);
+	assert_null(sl_link_create(NULL));
+	assert_int_equal(errno, EINVAL);
+#define REJECT(field, value)                                                                       \
+	do {                                                                                       \
+		c = ok;                                                                            \
+		c.field = value;                                                                   \
+		errno = 0;                                                                         \
+		assert_null(sl_link_create(&c));                                                   \
+		assert_int_equal(errno, EINVAL);                                                   \
+	} while (0)
+	REJECT(release, NULL);
+	REJECT(keepalive_ns, 0);
+	REJECT(ctrl_interval_ns, 0);
+	REJECT(fc_frames, 2);
+	REJECT(ring_order, SL_LINK_ORDER_MIN - 1);
+	REJECT(ring_order, SL_LINK_ORDER_MAX_FAITHFUL + 1);
+	REJECT(replay, SL_LINK_REPLAY_MISSING); /* needs the NACK's ID: extended only */
+	REJECT(fc_off_frames, 25);              /* off above the default on (20) */
+	REJECT(fc_on_frames, 31);               /* on above S_FC */
+	REJECT(fmt.mode, 7);
+#undef REJECT
+	c = ok;
+	c.fmt = extended;
+	c.ring_order = SL_LINK_ORDER_MAX_FAITHFUL + 1;
+	c.replay = SL_LINK_REPLAY_MISSING;
+	l = sl_link_create(&c);
+	assert_non_null(l);
+	sl_link_free(l);
+}
+
+static void
+sl_link_ring_order__rifl_sizing_rule(void **state)
+{
+	(void)state;
+	/* 100 Gbps x 10 us = 125000 B = 84 frames of 1500 B, + 32 margin = 116 -> 128 (k = 7). */
+	assert_int_equal(sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
+					    1500),
+			 7);
+	/* Digest sec. 6(b): 100 Gbps x 10 us in 32 B cells = 3907 + 32 frames: beyond 2^11 for
+	 * faithful mode (12-bit IDs must not alias), 2^12 in extended mode. */
+	assert_int_equal(sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
+					    32),
+			 -ERANGE);
+	assert_int_equal(sl_link_ring_order(&extended, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
+					    32),
+			 12);
+	/* Tiny links still get the minimum ring. */
+	assert_int_equal(sl_link_ring_order(&faithful, SL_BPS_PER_MBPS, 1, 1500), SL_LINK_ORDER_MIN);
+	assert_int_equal(sl_link_ring_order(&faithful, SL_BPS_PER_MBPS, SL_NS_PER_US, 1500), 6);
+	assert_int_equal(sl_link_ring_order(&faithful, 1, 1, 0), -EINVAL);
+	/* S_FC: 3 x BDP (84 frames) = 252 >= RIFL's 1.5 x BDP. */
+	assert_int_equal(sl_link_fc_frames(100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US, 1500), 252);
+	assert_int_equal(sl_link_fc_frames(1, 1, 1500), 3);
+}
+
+static void
+sl_link_rx_burst__warmup_then_exactly_once_in_order(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	int h[4];
+
+	(void)state;
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_IDLE, 0, 8);
+	/* The first 16 frames after init are never delivered, even valid data. */
+	for (uint32_t id = 0; id < 16; id++) {
+		struct fr f = data_frame(&faithful, id, 1);
+
+		assert_int_equal(feed(l, 0, &f, &h[0]), 0);
+	}
+	for (uint32_t id = 16; id < 19; id++) {
+		struct fr f = data_frame(&faithful, id, 2);
+
+		assert_int_equal(feed(l, 0, &f, &h[1]), 1);
+	}
+	assert_int_equal(sl_link_stats(l)->rx_delivered, 3);
+	assert_int_equal(sl_link_stats(l)->rx_errors, 0);
+	/* The same frame again (ID 18) no longer verifies: one delivery per ID. */
+	{
+		struct fr f = data_frame(&faithful, 18, 2);
+
+		assert_int_equal(feed(l, 0, &f, &h[2]), 0);
+		assert_true(was_released(&h[2]));
+	}
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
+{
+	struct sl_link *l;
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		l = mk(fmts[m], SL_LINK_REPLAY_RING);
+		sync_rx(l, fmts[m]);
+		for (int delta = -3; delta <= 3; delta++) {
+			struct fr f = data_frame(fmts[m], (uint32_t)(16 + delta), 3);
+
+			if (delta == 0)
+				continue;
+			assert_int_equal(feed(l, 0, &f, NULL), 0);
+		}
+		assert_int_equal(sl_link_stats(l)->rx_delivered, 0);
+		assert_int_equal(sl_link_stats(l)->rx_bad_data, 6);
+		assert_int_equal(sl_link_stats(l)->rx_errors, 1);
+		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+		sl_link_free(l);
+	}
+	/* Extended mode: a right VCODE with a wrong explicit ID (ID + 4096) is refused. */
+	l = mk(&extended, SL_LINK_REPLAY_RING);
+	sync_rx(l, &extended);
+	{
+		struct fr f = data_frame(&extended, 16 + 4096, 3);
+
+		assert_int_equal(feed(l, 0, &f, NULL), 0);
+		assert_int_equal(sl_link_stats(l)->rx_bad_data, 1);
+	}
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__rollback_needs_16_verified_frames(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct fr f;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	for (uint32_t id = 16; id < 40; id++) {
+		f = data_frame(&faithful, id, 4);
+		assert_int_equal(feed(l, 0, &f, NULL), 1);
+	}
+	/* Frame 40 lost: 41 fails, the RX rolls back to thr - 16 = 24. */
+	f = data_frame(&faithful, 41, 4);
+	assert_int_equal(feed(l, 100, &f, NULL), 0);
+	/* 40 alone is not enough: it fails at rx_id 24. */
+	f = data_frame(&faithful, 40, 4);
+	assert_int_equal(feed(l, 200, &f, NULL), 0);
+	assert_int_equal(sl_link_stats(l)->rx_rollbacks, 2);
+	/* Replay from 24: 24..39 are verified duplicates, then 40 is delivered once. */
+	for (uint32_t id = 24; id < 40; id++) {
+		f = data_frame(&faithful, id, 4);
+		assert_int_equal(feed(l, 300, &f, NULL), 0);
+	}
+	assert_int_equal(sl_link_stats(l)->rx_duplicates, 16 + 16); /* warm-up + replay */
+	assert_int_equal(sl_link_stats(l)->rx_recoveries, 1);
+	f = data_frame(&faithful, 40, 4);
+	assert_int_equal(feed(l, 1100, &f, NULL), 1);
+	/* Recovery time: first failure (t = 100) to the next in-order frame (t = 1100). */
+	assert_int_equal(sl_link_recovery_hist(l)->count, 1);
+	assert_int_equal(sl_link_recovery_hist(l)->max, 1000);
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__white_noise_never_accepted(void **state)
+{
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+	struct sl_rng r;
+
+	(void)state;
+	sl_rng_seed(&r, 99);
+	for (int m = 0; m < 2; m++) {
+		struct sl_link *l = mk(fmts[m], SL_LINK_REPLAY_RING);
+		const struct sl_link_stats *s = sl_link_stats(l);
+
+		sync_rx(l, fmts[m]);
+		for (int i = 0; i < 200000; i++) {
+			struct fr f;
+
+			f.len = (uint16_t)sl_rng_below(&r, sizeof(f.b) + 1);
+			for (unsigned j = 0; j < sizeof(f.b); j++)
+				f.b[j] = (uint8_t)sl_rng_next(&r);
+			assert_int_equal(feed(l, (uint64_t)i, &f, NULL), 0);
+		}
+		assert_int_equal(s->rx_delivered, 0);
+		assert_int_equal(s->flag_pause, 0);
+		assert_int_equal(s->flag_retrans, 0);
+		assert_int_equal(s->rx_fc_pause, 0);
+		assert_false(sl_link_tx_fc_paused(l));
+		assert_int_equal(s->peer_restarts, 0);
+		assert_true(s->rx_malformed[SL_WIRE_ERR_SYN] > 0);
+		assert_true(s->rx_malformed[SL_WIRE_ERR_KEY] > 0);
+		sl_link_free(l);
+	}
+}
+
+static void
+sl_link_rx_burst__flag_needs_8_consecutive_identical_keys(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct sl_link_tx_frame out[4];
+
+	(void)state;
+	sync_rx(l, &faithful);
+	/* 7 PAUSE_REQ, an IDLE, 7 more: never 8 in a row. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_PAUSE_REQ, 0, 7);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 1);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_PAUSE_REQ, 0, 7);
+	assert_int_equal(sl_link_stats(l)->flag_pause, 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	/* The 8th consecutive raises it: TX sends IDLE only. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_PAUSE_REQ, 0, 1);
+	assert_int_equal(sl_link_stats(l)->flag_pause, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_PAUSE);
+	assert_true(tx(l, 0, out, 4) > 0);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	assert_int_equal(out[0].hdr[3], SL_WIRE_KEY_IDLE);
+	/* 16 regular frames lower it. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 15);
+	assert_int_equal(sl_link_state(l), SL_LINK_PAUSE);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	/* Extended mode: NACKs naming different IDs are not identical. */
+	sl_link_free(l);
+	l = mk(&extended, SL_LINK_REPLAY_MISSING);
+	sync_rx(l, &extended);
+	for (int i = 0; i < 16; i++)
+		feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, (uint32_t)i % 2, 1);
+	assert_int_equal(sl_link_stats(l)->flag_retrans, 0);
+	sl_link_free(l);
+}
+
+/*
+ * A run of 8 control frames with one corrupted bit anywhere in the covered bytes (every bit
+ * position tried) never raises the flag, and no corrupted control frame ever counts.
+ */
+static void
+sl_link_rx_burst__corrupted_frame_in_a_run_of_8_never_accepted(void **state)
+{
+	static const uint16_t keys[] = {SL_WIRE_KEY_PAUSE_REQ, SL_WIRE_KEY_RETRANS_REQ};
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+
+	(void)state;
+	for (int m = 0; m < 2; m++)
+		for (int k = 0; k < 2; k++) {
+			size_t len = fmts[m]->mode == SL_WIRE_MODE_EXTENDED ? 12 : 4;
+
+			for (unsigned bit = 0; bit < len * 8; bit++) {
+				struct sl_link *l = mk(fmts[m], SL_LINK_REPLAY_RING);
+				struct fr good = ctrl_frame(fmts[m], 16, keys[k], 0), bad = good;
+				struct sl_link_tx_frame out[8];
+
+				sync_rx(l, fmts[m]);
+				bad.b[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+				for (unsigned i = 0; i < 8; i++)
+					feed(l, 0, i == bit % 8 ? &bad : &good, NULL);
+				assert_int_equal(sl_link_stats(l)->flag_pause, 0);
+				assert_int_equal(sl_link_stats(l)->flag_retrans, 0);
+				/* No replay starts: the TX asks for one (the bad frame is an
+				 * error on this side) but never re-sends its ring. */
+				tx(l, 0, out, 8);
+				assert_int_equal(sl_link_stats(l)->replays, 0);
+				assert_int_equal(sl_link_stats(l)->tx_replayed, 0);
+				sl_link_free(l);
+			}
+		}
+}
+
+static void
+sl_link_rx_burst__corrupted_fc_frame_is_delayed_not_accepted(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct fr good = filler_frame(&faithful, 16, SL_WIRE_FC_PAUSE), bad;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	for (unsigned bit = 0; bit < 24; bit++) {
+		bad = good;
+		bad.b[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+		feed(l, 0, &bad, NULL);
+		assert_false(sl_link_tx_fc_paused(l));
+	}
+	assert_int_equal(sl_link_stats(l)->rx_fc_pause, 0);
+	/* The replay brings the real FC frame after 16 verified ones: now it takes effect. */
+	for (uint32_t id = 0; id < 16; id++) {
+		struct fr f = filler_frame(&faithful, id, SL_WIRE_FC_FILLER);
+
+		feed(l, 0, &f, NULL);
+	}
+	feed(l, 0, &good, NULL);
+	assert_true(sl_link_tx_fc_paused(l));
+	assert_int_equal(sl_link_stats(l)->rx_fc_pause, 1);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__warmup_fillers_then_data_in_ring(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct sl_link_tx_frame out[64];
+	struct sl_link_tx_desc in[40];
+	uint8_t body[BODY] = {0};
+	int h[40];
+	unsigned taken, n;
+
+	(void)state;
+	/* A fresh link with no peer: PAUSE_REQ runs only, at most one run per interval. */
+	n = tx(l, 0, out, 64);
+	assert_int_equal(n, SL_LINK_CTRL_RUN);
+	assert_int_equal(out[0].hdr[3], SL_WIRE_KEY_PAUSE_REQ);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
+	assert_int_equal(tx(l, CTRL_NS - 1, out, 64), 0);
+	assert_int_equal(sl_link_next_tx_ns(l), CTRL_NS);
+	assert_int_equal(tx(l, CTRL_NS, out, 64), SL_LINK_CTRL_RUN);
+	sync_rx(l, &faithful);
+	for (int i = 0; i < 40; i++)
+		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
+	n = sl_link_tx_burst(l, 2000, in, 40, &taken, out, 64);
+	assert_int_equal(n, 56);
+	assert_int_equal(taken, 40);
+	for (unsigned i = 0; i < 16; i++) {
+		assert_int_equal(out[i].kind, SL_LINK_FRAME_FILLER);
+		assert_int_equal(out[i].id, i);
+		assert_null(out[i].handle);
+	}
+	for (unsigned i = 16; i < 56; i++) {
+		struct sl_wire_frame f;
+		uint8_t frame[64];
+
+		assert_int_equal(out[i].kind, SL_LINK_FRAME_DATA);
+		assert_int_equal(out[i].id, i);
+		assert_ptr_equal(out[i].handle, &h[i - 16]);
+		assert_false(out[i].is_replay);
+		/* The header verifies at its ID over header + body. */
+		memcpy(frame, out[i].hdr, out[i].hdr_len);
+		memcpy(frame + out[i].hdr_len, body, BODY);
+		assert_int_equal(sl_wire_decode(&faithful, frame, out[i].hdr_len + BODY, &f),
+				 SL_WIRE_OK);
+		assert_true(sl_wire_vcode_ok(&f, i));
+	}
+	/* Ring of 32: frames 0..23 were evicted, 8 of them payloads (IDs 16..23). */
+	assert_int_equal(sl_link_stats(l)->ring_evictions, 8);
+	assert_true(was_released(&h[0]) && was_released(&h[7]) && !was_released(&h[8]));
+	/* Freeing the link releases what the ring still holds. */
+	sl_link_free(l);
+	assert_true(was_released(&h[8]) && was_released(&h[39]));
+	assert_int_equal(n_released, 40);
+}
+
+/* Put a link in NORMAL with n payloads sent (IDs 16 .. 16 + n - 1). */
+static struct sl_link *
+sender(const struct sl_wire_fmt *fmt, enum sl_link_replay replay, unsigned n, int *h)
+{
+	struct sl_link *l = mk(fmt, replay);
+	struct sl_link_tx_frame out[64];
+	struct sl_link_tx_desc in[64];
+	static uint8_t body[BODY];
+	unsigned taken;
+
+	sync_rx(l, fmt);
+	for (unsigned i = 0; i < n; i++)
+		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
+	assert_int_equal(sl_link_tx_burst(l, 0, in, n, &taken, out, 64), 16 + n);
+	assert_int_equal(taken, n);
+	return l;
+}
+
+static void
+sl_link_tx_burst__replay_whole_ring_interleaved_with_tail(void **state)
+{
+	struct sl_link_tx_frame out[128];
+	int h[48];
+	struct sl_link *l = sender(&faithful, SL_LINK_REPLAY_RING, 48, h); /* IDs 0..63 sent */
+	unsigned n;
+
+	(void)state;
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 7);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_RETRANS);
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	/* The peer recovers: 16 regular frames lower the flag; the replay still runs out. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	n = 1 + tx(l, 0, out + 1, 127);
+	/* 2 x 32 interleaved slots + 16 tail slots, then nothing more to send. */
+	assert_int_equal(n, 2 * 32 + 16);
+	for (unsigned s = 0; s < 64; s++) {
+		if (s % 2 == 0) {
+			assert_true(out[s].is_replay);
+			assert_int_equal(out[s].id, 32 + s / 2); /* oldest first */
+			assert_ptr_equal(out[s].handle, &h[16 + s / 2]);
+		} else {
+			assert_int_equal(out[s].kind, SL_LINK_FRAME_CTRL);
+			assert_int_equal(out[s].hdr[3], SL_WIRE_KEY_IDLE);
+			assert_int_equal(out[s].id, 32 + (s + 1) / 2); /* next data frame's ID */
+		}
+	}
+	for (unsigned s = 64; s < 80; s++) {
+		assert_int_equal(out[s].kind, SL_LINK_FRAME_CTRL);
+		assert_int_equal(out[s].id, 64);
+	}
+	assert_int_equal(sl_link_stats(l)->replays, 1);
+	assert_int_equal(sl_link_stats(l)->tx_replayed, 32);
+	assert_int_equal(sl_link_stats(l)->replay_repeats, 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__replay_repeats_while_nack_keeps_arriving(void **state)
+{
+	struct sl_link_tx_frame out[128];
+	int h[48];
+	struct sl_link *l = sender(&faithful, SL_LINK_REPLAY_RING, 48, h);
+
+	(void)state;
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	assert_int_equal(tx(l, 0, out, 80), 80);
+	assert_int_equal(sl_link_stats(l)->replay_repeats, 1);
+	assert_int_equal(tx(l, 0, out, 1), 1); /* second round starts with the oldest frame */
+	assert_true(out[0].is_replay);
+	assert_int_equal(out[0].id, 32);
+	assert_int_equal(sl_link_stats(l)->replays, 2);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__replay_from_first_missing_in_extended_mode(void **state)
+{
+	struct sl_link_tx_frame out[128];
+	int h[48];
+	struct sl_link *l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
+
+	(void)state;
+	/* The peer needs 50 onwards (its thr - 16): 14 frames, 28 + 16 slots. */
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 50, 8);
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	assert_int_equal(1 + tx(l, 0, out + 1, 127), 2 * 14 + 16);
+	assert_int_equal(out[0].id, 50);
+	assert_int_equal(out[26].id, 63);
+	assert_int_equal(sl_link_stats(l)->tx_replayed, 14);
+	sl_link_free(l);
+	/* An ID outside the ring falls back to the whole ring. */
+	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 5, 8);
+	tx(l, 0, out, 1);
+	assert_int_equal(out[0].id, 32);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__nack_back_to_back_while_rx_in_error(void **state)
+{
+	struct sl_link_tx_frame out[8];
+	int h[1];
+	struct sl_link *l = sender(&extended, SL_LINK_REPLAY_RING, 1, h);
+	struct fr f = data_frame(&extended, 17, 0);
+
+	(void)state;
+	feed(l, 0, &f, NULL); /* 16 missing */
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+	assert_int_equal(tx(l, 0, out, 8), 8);
+	for (int i = 0; i < 8; i++) {
+		struct sl_wire_frame d;
+
+		assert_int_equal(sl_wire_decode(&extended, out[i].hdr, out[i].hdr_len, &d),
+				 SL_WIRE_OK);
+		assert_int_equal(d.key, SL_WIRE_KEY_RETRANS_REQ);
+		assert_int_equal(d.arg, 0); /* thr 16 - 16: the first ID this end needs */
+	}
+	assert_int_equal(sl_link_next_tx_ns(l), 0);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__keepalive_bounds_idle_gaps(void **state)
+{
+	struct sl_link_tx_frame out[4];
+	int h[1];
+	struct sl_link *l = sender(&faithful, SL_LINK_REPLAY_RING, 1, h);
+	struct sl_link *peer = mk(&faithful, SL_LINK_REPLAY_RING);
+
+	(void)state;
+	assert_int_equal(tx(l, KEEPALIVE_NS - 1, out, 4), 0);
+	assert_int_equal(sl_link_next_tx_ns(l), KEEPALIVE_NS);
+	assert_int_equal(tx(l, KEEPALIVE_NS, out, 4), 1);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	assert_int_equal(out[0].id, 17);
+	assert_int_equal(sl_link_stats(l)->tx_keepalive, 1);
+	assert_int_equal(tx(l, KEEPALIVE_NS + 1, out, 4), 0);
+	/* A receiver that lost the last frame (17's predecessor) learns it from the keepalive. */
+	sync_rx(peer, &faithful);
+	{
+		struct fr f;
+
+		f.len = 46;
+		memset(f.b, 0, sizeof(f.b));
+		memcpy(f.b, out[0].hdr, out[0].hdr_len);
+		feed(peer, 0, &f, NULL);
+	}
+	assert_int_equal(sl_link_stats(peer)->rx_bad_ctrl, 1);
+	assert_int_equal(sl_link_state(peer), SL_LINK_SEND_RETRANS);
+	sl_link_free(l);
+	sl_link_free(peer);
+}
+
+static void
+sl_link_rx_burst__flow_control_thresholds(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct sl_link_tx_frame out[64];
+	int h[64];
+	uint32_t id = 16;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	tx(l, 0, out, 64); /* warm-up fillers */
+	/* Thr_ON = 2/3 x 30 = 20: the 20th undelivered frame triggers a pause frame. */
+	for (; id < 16 + 19; id++) {
+		struct fr f = data_frame(&faithful, id, 5);
+
+		assert_int_equal(feed(l, 0, &f, &h[id - 16]), 1);
+	}
+	assert_int_equal(tx(l, 0, out, 64), 0);
+	{
+		struct fr f = data_frame(&faithful, id++, 5);
+
+		assert_int_equal(feed(l, 0, &f, &h[19]), 1);
+	}
+	assert_int_equal(sl_link_rx_occupancy(l), 20);
+	assert_int_equal(tx(l, 0, out, 64), 1);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_FILLER);
+	assert_int_equal(out[0].hdr[2], SL_WIRE_FC_PAUSE);
+	/* Frames up to S_FC = 30 are still taken; the 31st is refused, not dropped. */
+	for (; id < 16 + 30; id++) {
+		struct fr f = data_frame(&faithful, id, 5);
+
+		assert_int_equal(feed(l, 0, &f, &h[id - 16]), 1);
+	}
+	{
+		struct fr f = data_frame(&faithful, id, 5);
+
+		assert_int_equal(feed(l, 0, &f, &h[30]), 0);
+		assert_int_equal(sl_link_stats(l)->rx_fc_overflow, 1);
+		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+	}
+	/* Consuming down to Thr_OFF = 10 sends resume. */
+	sl_link_rx_consumed(l, 19);
+	assert_int_equal(sl_link_stats(l)->tx_fc_resume, 0);
+	sl_link_rx_consumed(l, 1);
+	assert_int_equal(sl_link_rx_occupancy(l), 10);
+	/* The RX is in error (the refused frame): the resume waits behind the NACKs... */
+	assert_int_equal(tx(l, 0, out, 4), 4);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	/* ...and goes out once the replay has brought the RX back (16 verified frames). */
+	for (uint32_t r = id - 16; r < id; r++) {
+		struct fr f = data_frame(&faithful, r, 5);
+
+		assert_int_equal(feed(l, 0, &f, NULL), 0);
+	}
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	assert_int_equal(out[0].hdr[2], SL_WIRE_FC_RESUME);
+	sl_link_free(l);
+}
+
+static void
+sl_link_tx_burst__remote_fc_pause_stops_new_data(void **state)
+{
+	struct sl_link_tx_frame out[64];
+	struct sl_link_tx_desc in[2];
+	uint8_t body[BODY] = {0};
+	int h[2];
+	unsigned taken;
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct fr f;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	tx(l, 0, out, 64);
+	f = filler_frame(&faithful, 16, SL_WIRE_FC_PAUSE);
+	feed(l, 0, &f, NULL);
+	assert_true(sl_link_tx_fc_paused(l));
+	in[0] = (struct sl_link_tx_desc){&h[0], body, BODY, SL_WIRE_META_VALID};
+	in[1] = (struct sl_link_tx_desc){&h[1], body, BODY, SL_WIRE_META_EOM_FULL};
+	assert_int_equal(sl_link_tx_burst(l, 1, in, 2, &taken, out, 64), 0);
+	assert_int_equal(taken, 0);
+	/* Keepalives still flow (they detect a lost resume). */
+	assert_int_equal(sl_link_tx_burst(l, KEEPALIVE_NS, in, 2, &taken, out, 64), 1);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	f = filler_frame(&faithful, 17, SL_WIRE_FC_RESUME);
+	feed(l, 0, &f, NULL);
+	assert_false(sl_link_tx_fc_paused(l));
+	assert_int_equal(sl_link_tx_burst(l, KEEPALIVE_NS, in, 2, &taken, out, 64), 2);
+	assert_int_equal(taken, 2);
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__peer_restart_reinitializes(void **state)
+{
+	struct sl_link_tx_frame out[64];
+	int h[8];
+	struct sl_link *l = sender(&faithful, SL_LINK_REPLAY_RING, 8, h);
+	struct fr f = data_frame(&faithful, 16, 6);
+
+	(void)state;
+	/* Before anything is delivered from the peer, its PAUSE_REQs are a startup, not a restart. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_PAUSE_REQ, 0, 8);
+	assert_int_equal(sl_link_stats(l)->peer_restarts, 0);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	assert_int_equal(feed(l, 0, &f, NULL), 1);
+	/* The peer restarts: PAUSE_REQ with ID 0 fails in sync (error), then counts: 8 -> reinit. */
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 9);
+	assert_int_equal(sl_link_stats(l)->peer_restarts, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_INIT);
+	n_released = 0;
+	tx(l, 0, out, 64);
+	assert_int_equal(sl_link_stats(l)->reinit_aborted, 8);
+	assert_int_equal(n_released, 8);
+	/* Fresh again: the peer's next PAUSE_REQs (ID 0) verify and bring the RX up. */
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 8);
+	assert_int_equal(sl_link_state(l), SL_LINK_PAUSE);
+	assert_int_equal(sl_link_stats(l)->peer_restarts, 1);
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__extended_ctrl_checked_even_in_error(void **state)
+{
+	struct sl_link *l = mk(&extended, SL_LINK_REPLAY_RING);
+	struct fr bad = ctrl_frame(&extended, 16, SL_WIRE_KEY_RETRANS_REQ, 0);
+	struct fr gap = data_frame(&extended, 17, 0);
+
+	(void)state;
+	sync_rx(l, &extended);
+	feed(l, 0, &gap, NULL); /* now in error: the peer's current ID is unknown */
+	bad.b[2] ^= 0x01;       /* explicit ID 16 -> 16 ^ 2^24: CRC no longer matches */
+	for (int i = 0; i < 8; i++)
+		feed(l, 0, &bad, NULL);
+	assert_int_equal(sl_link_stats(l)->flag_retrans, 0);
+	assert_int_equal(sl_link_stats(l)->rx_bad_ctrl, 8);
+	/* Intact NACKs with any ID are taken while in error (the peer may be replaying). */
+	feed_ctrl_n(l, &extended, 500, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	assert_int_equal(sl_link_stats(l)->flag_retrans, 1);
+	sl_link_free(l);
+}
+
+static void
+sl_link_stat_descs__cover_every_counter_once(void **state)
+{
+	unsigned n;
+	const struct sl_stat_desc *d = sl_link_stat_descs(&n);
+	uint8_t seen[sizeof(struct sl_link_stats) / sizeof(uint64_t)] = {0};
+
+	(void)state;
+	/* Every uint64_t of the stats struct except rx_malformed[SL_WIRE_OK] has a name. */
+	assert_int_equal(n, SL_ARRAY_SIZE(seen) - 1);
+	for (unsigned i = 0; i < n; i++) {
+		assert_true(d[i].offset < sizeof(struct sl_link_stats));
+		assert_int_equal(d[i].offset % sizeof(uint64_t), 0);
+		assert_int_equal(seen[d[i].offset / sizeof(uint64_t)]++, 0);
+		for (unsigned j = 0; j < i; j++)
+			assert_string_not_equal(d[i].name, d[j].name);
+	}
+	for (int s = 0; s < SL_LINK_STATE__MAX; s++)
+		assert_string_not_equal(sl_link_state_name(s), "unknown");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sl_link_create__rejects_bad_conf),
+		cmocka_unit_test(sl_link_ring_order__rifl_sizing_rule),
+		cmocka_unit_test(sl_link_rx_burst__warmup_then_exactly_once_in_order),
+		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
+		cmocka_unit_test(sl_link_rx_burst__rollback_needs_16_verified_frames),
+		cmocka_unit_test(sl_link_rx_burst__white_noise_never_accepted),
+		cmocka_unit_test(sl_link_rx_burst__flag_needs_8_consecutive_identical_keys),
+		cmocka_unit_test(sl_link_rx_burst__corrupted_frame_in_a_run_of_8_never_accepted),
+		cmocka_unit_test(sl_link_rx_burst__corrupted_fc_frame_is_delayed_not_accepted),
+		cmocka_unit_test(sl_link_tx_burst__warmup_fillers_then_data_in_ring),
+		cmocka_unit_test(sl_link_tx_burst__replay_whole_ring_interleaved_with_tail),
+		cmocka_unit_test(sl_link_tx_burst__replay_repeats_while_nack_keeps_arriving),
+		cmocka_unit_test(sl_link_tx_burst__replay_from_first_missing_in_extended_mode),
+		cmocka_unit_test(sl_link_tx_burst__nack_back_to_back_while_rx_in_error),
+		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
+		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
+		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
+		cmocka_unit_test(sl_link_rx_burst__peer_restart_reinitializes),
+		cmocka_unit_test(sl_link_rx_burst__extended_ctrl_checked_even_in_error),
+		cmocka_unit_test(sl_link_stat_descs__cover_every_counter_once),
+	};
+
+	return cmocka_run_group_tests_name("link", tests, NULL, NULL);
+}
