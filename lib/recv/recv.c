@@ -53,18 +53,23 @@ struct sl_recv_melo {
 	uint32_t rcv_high;  /**< PSN: highest received; rcv_nxt - 1 when nothing is out of order */
 	uint16_t start_ptr; /**< pool block holding rcv_nxt's bit; NIL when no bits are held */
 	uint16_t end_ptr;   /**< pool block holding rcv_high's bit */
-	struct {
-		uint16_t start_lo; /**< low 16 bits of the hole's first PSN */
-		uint16_t len_pkts; /**< missing PSNs; 0: unused entry */
-	} hole[SL_RECV_NACK_HOLES]; /**< the most recent holes, newest first */
+	union {
+		struct {
+			uint16_t start_lo; /**< low 16 bits of the hole's first PSN */
+			uint16_t len_pkts; /**< missing PSNs; 0: unused entry */
+		} hole[SL_RECV_NACK_HOLES]; /**< MELO: the most recent holes, newest first */
+		struct {
+			uint32_t nacked_psn; /**< PSN: RCV.NXT when the last NACK went out */
+			uint32_t nacked;     /**< 1 once a NACK went out */
+		} gbn; /**< go-back-N: one NACK per gap episode (RCV.NXT unchanged) */
+	};
 };
 static_assert(sizeof(struct sl_recv_melo) == 24, "MELO fields must fit in 24 B");
 
 /* struct sl_recv_conn.flags */
 #define CONN_OPEN 0x01       /**< opened, not closed */
 #define CONN_IN_ACKQ 0x02    /**< has an entry in the ACK-delay FIFO */
-#define CONN_GBN_NACKED 0x04 /**< go-back-N: this gap episode was NACKed */
-#define CONN_CNP_SENT 0x08   /**< last_cnp_ns is valid */
+#define CONN_CNP_SENT 0x04   /**< last_cnp_ns is valid */
 
 /** The whole per-connection receive context: one cache line (docs/recv.md, byte by byte). */
 struct sl_recv_conn {
@@ -105,6 +110,7 @@ struct sl_recv {
 	uint32_t *ackq;               /**< FIFO of connections with an ACK due, max_conns entries */
 	uint32_t ackq_head;           /**< index of the oldest entry */
 	uint32_t ackq_len;            /**< entries */
+	uint64_t delivered_front_pkts; /**< slow path: the arriving PSN itself was RCV.NXT */
 	struct sl_recv_stats st;
 };
 
@@ -325,33 +331,35 @@ act_drop(struct sl_recv_action *a, const struct sl_recv_pkt *pkt, enum sl_recv_d
 		 pkt->app_addr);
 }
 
-/* A feedback action of type for connection c; ACK and NACK consume the pending counts. */
-static void
-act_fb(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, uint8_t type,
-       struct sl_recv_action *a)
+/*
+ * A feedback action of type for connection c. Every field is written (no stale data reaches the
+ * wire encoder); hole[] is meaningful for nholes entries only. ACK and NACK consume the pending
+ * counts; the echo and ECN flags have the same bits as the SL_RECV_FB_ features.
+ */
+static inline void
+act_fb(struct sl_recv_conn *c, uint32_t conn, uint8_t type, struct sl_recv_action *a)
 {
 	struct sl_recv_fb *fb = &a->fb;
 
-	memset(a, 0, sizeof(*a));
+	static_assert(SL_RECV_FBF_ECHO == SL_RECV_FB_ECHO && SL_RECV_FBF_ECN == SL_RECV_FB_ECN,
+		      "feedback flags mirror the feature bits");
 	a->type = type;
+	a->reason = 0;
 	a->conn = conn;
+	a->psn = 0;
 	fb->ack_psn = c->melo.rcv_nxt;
-	if (type != SL_RECV_ACT_ACK && type != SL_RECV_ACT_NACK)
-		return;
+	fb->sack_psn = 0;
+	fb->echo_tx_ns = c->echo_tx_ns;
+	fb->echo_tx_id = c->echo_tx_id;
 	fb->acked_pkts = c->unacked_pkts;
-	if (c->fb & SL_RECV_FB_ECHO) {
-		fb->flags |= SL_RECV_FBF_ECHO;
-		fb->echo_tx_ns = c->echo_tx_ns;
-		fb->echo_tx_id = c->echo_tx_id;
+	fb->ce_pkts = c->ce_pkts;
+	fb->flags = c->fb & (SL_RECV_FB_ECHO | SL_RECV_FB_ECN);
+	fb->nholes = 0;
+	fb->pull_seq = 0;
+	if (type == SL_RECV_ACT_ACK || type == SL_RECV_ACT_NACK) {
+		c->unacked_pkts = 0;
+		c->ce_pkts = 0;
 	}
-	if (c->fb & SL_RECV_FB_ECN) {
-		fb->flags |= SL_RECV_FBF_ECN;
-		fb->ce_pkts = c->ce_pkts;
-	}
-	c->unacked_pkts = 0;
-	c->ce_pkts = 0;
-	if (type == SL_RECV_ACT_ACK)
-		r->st.acks++;
 }
 
 /* Immediate ACK; with SACK, it names psn when psn is out of order. */
@@ -359,7 +367,8 @@ static unsigned
 ack_now(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, uint32_t psn,
 	struct sl_recv_action *a)
 {
-	act_fb(r, c, conn, SL_RECV_ACT_ACK, a);
+	act_fb(c, conn, SL_RECV_ACT_ACK, a);
+	r->st.acks++;
 	if ((c->fb & SL_RECV_FB_SACK) && sl_seq_ge(psn, c->melo.rcv_nxt)) {
 		a->fb.flags |= SL_RECV_FBF_SACK;
 		a->fb.sack_psn = psn;
@@ -373,7 +382,8 @@ ack_coalesce(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, uint64_t 
 	     struct sl_recv_action *a)
 {
 	if (c->unacked_pkts >= c->ack_every_pkts) {
-		act_fb(r, c, conn, SL_RECV_ACT_ACK, a);
+		act_fb(c, conn, SL_RECV_ACT_ACK, a);
+		r->st.acks++;
 		return 1;
 	}
 	if (!(c->flags & CONN_IN_ACKQ)) {
@@ -388,12 +398,14 @@ ack_coalesce(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, uint64_t 
 	return 0;
 }
 
-/* An accepted (or duplicate) packet: counted in the next ACK, its timestamps echoed. */
+/*
+ * An accepted (or duplicate) packet: counted in the next ACK, its timestamps echoed. Every path
+ * that counts one ACKs at once or through ack_coalesce, so unacked_pkts stays <= 255.
+ */
 static inline void
 note_arrival(struct sl_recv_conn *c, const struct sl_recv_pkt *pkt)
 {
-	if (c->unacked_pkts != UINT16_MAX)
-		c->unacked_pkts++;
+	c->unacked_pkts++;
 	if (pkt->flags & SL_RECV_F_ECN_CE)
 		c->ce_pkts++;
 	c->echo_tx_ns = pkt->tx_ns;
@@ -466,7 +478,7 @@ nack_now(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, struct sl_rec
 {
 	unsigned n = 0;
 
-	act_fb(r, c, conn, SL_RECV_ACT_NACK, a);
+	act_fb(c, conn, SL_RECV_ACT_NACK, a);
 	if (c->mode == SL_RECV_MELO) {
 		for (unsigned i = 0; i < SL_RECV_NACK_HOLES && c->melo.hole[i].len_pkts; i++) {
 			a->fb.hole[i].start_psn = hole_start(c, i);
@@ -593,6 +605,7 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	/* The front hole filled: deliver p and the consecutive run behind it, freeing blocks. */
 	act_data(&act[n++], SL_RECV_ACT_DELIVER, 0, pkt->conn, psn, pkt->handle, pkt->app_addr);
 	r->st.delivered_pkts++;
+	r->delivered_front_pkts++;
 	for (p = psn + 1; sl_seq_le(p, c->melo.rcv_high); p++) {
 		struct sl_recv_slot *s = &rob[p & r->win_mask];
 
@@ -643,9 +656,10 @@ gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pk
 		return 1 + ack_now(r, c, pkt->conn, pkt->psn, &act[1]);
 	}
 	act_drop(act, pkt, SL_RECV_DROP_OUT_OF_ORDER, &r->st.drop_out_of_order);
-	if (c->flags & CONN_GBN_NACKED)
+	if (c->melo.gbn.nacked && c->melo.gbn.nacked_psn == c->melo.rcv_nxt)
 		return 1;
-	c->flags |= CONN_GBN_NACKED;
+	c->melo.gbn.nacked = 1;
+	c->melo.gbn.nacked_psn = c->melo.rcv_nxt;
 	return 1 + nack_or_ack(r, c, pkt->conn, pkt->psn, &act[1]);
 }
 
@@ -659,7 +673,7 @@ trimmed(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt
 	act_drop(act, pkt, SL_RECV_DROP_TRIMMED, &r->st.drop_trimmed);
 	if (!(c->fb & SL_RECV_FB_NACK) || sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
 		return 1;
-	act_fb(r, c, pkt->conn, SL_RECV_ACT_NACK, &act[1]);
+	act_fb(c, pkt->conn, SL_RECV_ACT_NACK, &act[1]);
 	act[1].fb.nholes = 1;
 	act[1].fb.hole[0] = (struct sl_recv_hole){pkt->psn, 1};
 	r->st.nacks++;
@@ -677,7 +691,7 @@ fb_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt
 	if ((pkt->flags & SL_RECV_F_ECN_CE) && (c->fb & SL_RECV_FB_CNP)) {
 		if (!(c->flags & CONN_CNP_SENT) ||
 		    now_ns - c->last_cnp_ns >= r->conf.cnp_interval_ns) {
-			act_fb(r, c, pkt->conn, SL_RECV_ACT_CNP, &act[n++]);
+			act_fb(c, pkt->conn, SL_RECV_ACT_CNP, &act[n++]);
 			c->last_cnp_ns = now_ns;
 			c->flags |= CONN_CNP_SENT;
 			r->st.cnps++;
@@ -686,7 +700,7 @@ fb_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt
 		}
 	}
 	if (c->fb & SL_RECV_FB_PULL) {
-		act_fb(r, c, pkt->conn, SL_RECV_ACT_PULL, &act[n]);
+		act_fb(c, pkt->conn, SL_RECV_ACT_PULL, &act[n]);
 		act[n++].fb.pull_seq = ++c->pull_seq;
 		r->st.pulls++;
 	}
@@ -714,9 +728,7 @@ recv_one(struct sl_recv *r, const struct sl_recv_pkt *pkt, uint64_t now_ns,
 			 pkt->app_addr);
 		c->melo.rcv_nxt = pkt->psn + 1;
 		c->melo.rcv_high = pkt->psn;
-		c->flags &= (uint8_t)~CONN_GBN_NACKED;
 		r->st.delivered_pkts++;
-		r->st.delivered_fast_pkts++;
 		note_arrival(c, pkt);
 		if (pkt->flags & SL_RECV_F_ACK_REQ)
 			n = 1 + ack_now(r, c, pkt->conn, pkt->psn, &act[1]);
@@ -772,7 +784,8 @@ sl_recv_poll(struct sl_recv *r, uint64_t now_ns, struct sl_recv_action *act, uns
 		r->ackq_len--;
 		c->flags &= (uint8_t)~CONN_IN_ACKQ;
 		if ((c->flags & CONN_OPEN) && c->unacked_pkts) {
-			act_fb(r, c, conn, SL_RECV_ACT_ACK, &act[n++]);
+			act_fb(c, conn, SL_RECV_ACT_ACK, &act[n++]);
+			r->st.acks++;
 			r->st.acks_delayed++;
 		}
 	}
@@ -830,7 +843,9 @@ sl_recv_conn_info(const struct sl_recv *r, uint32_t conn, struct sl_recv_conn_in
 	info->rcv_nxt = c->melo.rcv_nxt;
 	info->rcv_high = c->melo.rcv_high;
 	info->has_rob = c->rob != ROB_NIL;
-	for (unsigned i = 0; i < SL_RECV_NACK_HOLES && c->melo.hole[i].len_pkts; i++) {
+	for (unsigned i = 0; c->mode == SL_RECV_MELO && i < SL_RECV_NACK_HOLES &&
+			     c->melo.hole[i].len_pkts;
+	     i++) {
 		info->hole[i].start_psn = hole_start(c, i);
 		info->hole[i].len_pkts = c->melo.hole[i].len_pkts;
 		info->nholes++;
@@ -862,6 +877,8 @@ void
 sl_recv_stats_get(const struct sl_recv *r, struct sl_recv_stats *st)
 {
 	*st = r->st;
+	/* Not counted on the fast path: every delivery that is neither of the other two kinds. */
+	st->delivered_fast_pkts = st->delivered_pkts - st->delivered_rob_pkts - r->delivered_front_pkts;
 	if (r->pool->peak_blocks > st->pool_peak_blocks)
 		st->pool_peak_blocks = r->pool->peak_blocks;
 }
@@ -870,6 +887,7 @@ void
 sl_recv_stats_reset(struct sl_recv *r)
 {
 	memset(&r->st, 0, sizeof(r->st));
+	r->delivered_front_pkts = 0;
 	r->pool->peak_blocks = r->pool->avail_ptr;
 }
 
@@ -892,7 +910,7 @@ audit_conn(const struct sl_recv *r, const struct sl_recv_conn *c, uint8_t *seen,
 		if (c->rob >= r->conf.rob_max || rob_seen[c->rob]++)
 			return -EFAULT;
 	}
-	for (unsigned i = 0; i < SL_RECV_NACK_HOLES; i++) {
+	for (unsigned i = 0; c->mode == SL_RECV_MELO && i < SL_RECV_NACK_HOLES; i++) {
 		uint32_t s = hole_start(c, i), l = c->melo.hole[i].len_pkts;
 
 		if (l && (!ooo || s + l - 1 - c->melo.rcv_nxt > c->melo.rcv_high - c->melo.rcv_nxt))
