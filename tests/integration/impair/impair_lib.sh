@@ -16,6 +16,11 @@ impair_require() {
 	fi
 }
 
+# A sanitizer build of the PMD needs its runtimes loaded first in the (uninstrumented) testpmd.
+impair_preload() {
+	ldd "$IMPAIR_SO" | awk '/lib(asan|ubsan)\.so/ { printf "%s%s", sep, $3; sep = ":" }'
+}
+
 # impair_testpmd <file-prefix> <script> <vdev args...>: run testpmd interactively; <script> is a
 # shell function that prints the commands (it may sleep between them). Output on stdout.
 impair_testpmd() {
@@ -25,7 +30,8 @@ impair_testpmd() {
 	for v in "$@"; do
 		vdevs+=(--vdev "$v")
 	done
-	"$script" | timeout 120 "$TESTPMD" --no-huge -m 512 --no-pci --file-prefix "$prefix" \
+	"$script" | LD_PRELOAD="$(impair_preload)" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}" \
+		timeout 120 "$TESTPMD" --no-huge -m 512 --no-pci --file-prefix "$prefix" \
 		-l 0-1 --log-level=lib.eal:warning -d "$IMPAIR_SO" "${vdevs[@]}" -- \
 		-i --total-num-mbufs 8192 --forward-mode=io 2>&1
 }
