@@ -67,13 +67,18 @@
 
 /* ---- wheels: hashed timing wheels of per-flow entries, doubly linked for O(1) moves ---- */
 
+/* A flow's entry in a wheel: one 24-byte record, so filing touches one cache line. */
+struct wentry {
+	uint64_t due_ns; /**< the time it is filed for, ns */
+	uint32_t next;   /**< next flow in the slot */
+	uint32_t prev;   /**< previous flow in the slot */
+	uint32_t slot;   /**< its slot, NOWHERE when not filed */
+};
+
 struct wheel {
 	uint32_t *head;   /**< first flow per slot, NOWHERE if empty */
 	uint64_t *occ;    /**< slot occupancy bitmap */
-	uint32_t *next;   /**< per flow */
-	uint32_t *prev;   /**< per flow */
-	uint32_t *slot;   /**< per flow: its slot, NOWHERE when not filed */
-	uint64_t *due_ns; /**< per flow: the time it is filed for, ns */
+	struct wentry *e; /**< per flow */
 	uint64_t cur;     /**< tick index: slots of earlier ticks are swept */
 	uint32_t nslots;  /**< power of two, multiple of 64 */
 	uint32_t shift;   /**< tick = 2^shift ns */
@@ -91,14 +96,12 @@ wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns, 
 	w->count = 0;
 	w->head = malloc(sizeof(*w->head) * nslots);
 	w->occ = calloc(SL_BITMAP_WORDS(nslots), sizeof(*w->occ));
-	w->next = malloc(sizeof(*w->next) * nflows);
-	w->prev = malloc(sizeof(*w->prev) * nflows);
-	w->slot = malloc(sizeof(*w->slot) * nflows);
-	w->due_ns = malloc(sizeof(*w->due_ns) * nflows);
-	if (!w->head || !w->occ || !w->next || !w->prev || !w->slot || !w->due_ns)
+	w->e = malloc(sizeof(*w->e) * nflows);
+	if (!w->head || !w->occ || !w->e)
 		return -ENOMEM;
 	memset(w->head, 0xff, sizeof(*w->head) * nslots);
-	memset(w->slot, 0xff, sizeof(*w->slot) * nflows);
+	for (uint32_t f = 0; f < nflows; f++)
+		w->e[f].slot = NOWHERE;
 	return 0;
 }
 
@@ -107,34 +110,31 @@ wheel_free(struct wheel *w)
 {
 	free(w->head);
 	free(w->occ);
-	free(w->next);
-	free(w->prev);
-	free(w->slot);
-	free(w->due_ns);
+	free(w->e);
 }
 
 static bool
 wheel_filed(const struct wheel *w, uint32_t f)
 {
-	return w->slot[f] != NOWHERE;
+	return w->e[f].slot != NOWHERE;
 }
 
 static void
 wheel_remove(struct wheel *w, uint32_t f)
 {
-	uint32_t sl = w->slot[f];
+	uint32_t sl = w->e[f].slot;
 
 	if (sl == NOWHERE)
 		return;
-	if (w->prev[f] != NOWHERE)
-		w->next[w->prev[f]] = w->next[f];
+	if (w->e[f].prev != NOWHERE)
+		w->e[w->e[f].prev].next = w->e[f].next;
 	else
-		w->head[sl] = w->next[f];
-	if (w->next[f] != NOWHERE)
-		w->prev[w->next[f]] = w->prev[f];
+		w->head[sl] = w->e[f].next;
+	if (w->e[f].next != NOWHERE)
+		w->e[w->e[f].next].prev = w->e[f].prev;
 	if (w->head[sl] == NOWHERE)
 		sl_bitmap_clear(w->occ, sl);
-	w->slot[f] = NOWHERE;
+	w->e[f].slot = NOWHERE;
 	w->count--;
 }
 
@@ -150,12 +150,12 @@ wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
 	else if (t - w->cur >= w->nslots)
 		t = w->cur + w->nslots - 1;
 	sl = (uint32_t)t & (w->nslots - 1);
-	w->due_ns[f] = due_ns;
-	w->slot[f] = sl;
-	w->prev[f] = NOWHERE;
-	w->next[f] = w->head[sl];
+	w->e[f].due_ns = due_ns;
+	w->e[f].slot = sl;
+	w->e[f].prev = NOWHERE;
+	w->e[f].next = w->head[sl];
 	if (w->head[sl] != NOWHERE)
-		w->prev[w->head[sl]] = f;
+		w->e[w->head[sl]].prev = f;
 	w->head[sl] = f;
 	sl_bitmap_set(w->occ, sl);
 	w->count++;
@@ -184,8 +184,8 @@ wheel_next_ns(const struct wheel *w)
 	if (t == UINT64_MAX)
 		return t;
 	/* entries filed here from far away are due later than the slot says */
-	for (uint32_t f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
-		best = SL_MIN(best, w->due_ns[f]);
+	for (uint32_t f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
+		best = SL_MIN(best, w->e[f].due_ns);
 	return SL_MAX(best, (t + !w->exact) << w->shift);
 }
 
@@ -213,17 +213,17 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 			return NOWHERE;
 		}
 		w->cur = t;
-		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->next[f])
-			if (w->due_ns[f] <= now_ns || (w->due_ns[f] >> w->shift) > t)
+		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
+			if (w->e[f].due_ns <= now_ns || (w->e[f].due_ns >> w->shift) > t)
 				break;
 		if (f == NOWHERE) {
 			/* the current tick holds only entries due later in it (exact mode) */
 			return NOWHERE;
 		}
 		wheel_remove(w, f);
-		if (w->due_ns[f] <= now_ns)
+		if (w->e[f].due_ns <= now_ns)
 			return f;
-		wheel_insert(w, f, w->due_ns[f]); /* far: file again, closer */
+		wheel_insert(w, f, w->e[f].due_ns); /* far: file again, closer */
 	}
 }
 
@@ -245,24 +245,27 @@ struct flow {
 	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
 	uint8_t in_use;     /**< flow added */
 	uint8_t credit;     /**< enum sl_credit */
-	uint16_t rsvd;
-	uint8_t rsvd1;
+	uint8_t txd;        /**< some tx count in the window may be non-zero */
+	uint32_t sacked;    /**< set bits in the acked plane */
 	uint64_t rate_bps;     /**< rate credit: R, bits/s */
 	uint64_t credit_nbit;  /**< rate credit: c, 1e-9 bit */
 	uint64_t credit_ns;    /**< rate credit: time c was last brought up to date, ns */
+	/* second line: credit, timers, program */
 	uint64_t burst_nbit;   /**< rate credit: D, 1e-9 bit */
 	int64_t tokens_bytes;  /**< grant credit: tokens - bytes sent, bytes */
 	uint64_t rto_ns;       /**< RTO period, ns */
 	uint64_t rto_at_ns;    /**< RTO expiry, ns; 0 disarmed */
 	uint64_t timer_at_ns;  /**< program timer expiry, ns; 0 none */
-	uint64_t ack_step;     /**< step of the last ack (cumack or SACK) */
-	uint64_t total_sent;   /**< segments transmitted */
+	uint64_t total_sent;   /**< segments transmitted (segs_sent) */
 	const struct sl_proto_ops *ops; /**< program */
-	uint32_t rto_credit_bytes;      /**< grant credit added on RTO expiry, bytes */
-	uint32_t rsvd2;
-	uint64_t param[4];              /**< program parameters */
-	struct sl_flow_stats st;
-};
+	uint32_t ack_step;     /**< step of the last ack (cumack or SACK), modulo 2^32 */
+	uint32_t rto_credit_bytes; /**< grant credit added on RTO expiry, bytes */
+	/* third line: counters of every visit and ack, parameters; then the rest */
+	uint64_t bytes_sent;   /**< bytes transmitted */
+	uint64_t acks;         /**< events with a cumack */
+	uint64_t param[4];     /**< program parameters */
+	struct sl_flow_stats st; /**< the other counters (segs_sent, bytes_sent, acks unused) */
+} sl_cache_aligned;
 
 struct sl_sched {
 	struct flow *flows;
@@ -299,7 +302,6 @@ const struct sl_stat_desc sl_sched_stat_descs[] = {
 	STAT(generated, "segments generated into flow queues"),
 	STAT(generated_rtx, "retransmissions generated"),
 	STAT(stale_skipped, "queued segments acked before their turn, not sent"),
-	STAT(trimmed, "queued new segments taken back when a window shrank"),
 	STAT(events, "events processed"),
 	STAT(bad_events, "events refused: bad flow, type or fields"),
 	STAT(sacks_accepted, "SACKs in window and new"),
@@ -351,6 +353,18 @@ static inline void *
 fpriv(const struct sl_sched *s, uint32_t fi)
 {
 	return s->priv + (size_t)fi * SL_PROTO_PRIV_MAX;
+}
+
+/* The lines a visit or an ack touches: the flow's three, its timer entry. */
+static inline void
+prefetch_flow(const struct sl_sched *s, uint32_t fi)
+{
+	const char *f = (const char *)&s->flows[fi];
+
+	__builtin_prefetch(f);
+	__builtin_prefetch(f + SL_CACHE_LINE);
+	__builtin_prefetch(f + 2 * SL_CACHE_LINE);
+	__builtin_prefetch(&s->timers.e[fi]);
 }
 
 static inline uint8_t
@@ -428,39 +442,57 @@ new_ok(const struct sl_sched *s, const struct flow *f)
 	return !(f->short_len && sl_seq_gt(f->snd_nxt, f->short_seq));
 }
 
+/* Anything to generate: a marked segment or a new one? */
 static inline bool
-gen_ok(const struct sl_sched *s, const struct flow *f)
+can_gen(const struct sl_sched *s, const struct flow *f)
 {
-	return f->q_count < s->q_stop && (f->marked || new_ok(s, f));
+	return f->marked || new_ok(s, f);
 }
 
-/* Data delivery: fill the queue up to queue_stop, lost segments first. */
+/* The next segment generation would produce (f->marked or new_ok must hold). */
+static inline uint32_t
+gen_peek(const struct sl_sched *s, const struct flow *f, uint32_t fi, uint32_t *idx)
+{
+	uint32_t mask = s->W - 1, head = f->wnd_start & mask;
+
+	if (!f->marked)
+		return f->snd_nxt;
+	*idx = sl_bitmap_ffs_from(plane(s, fi, P_MARKED), s->W, head);
+	return f->wnd_start + ((*idx - head) & mask);
+}
+
+/* Commit what gen_peek returned: clear the mark and count the retransmission, or advance. */
+static inline void
+gen_commit(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t idx)
+{
+	if (f->marked) {
+		sl_bitmap_clear(plane(s, fi, P_MARKED), idx);
+		f->marked--;
+		tx_count_bump(s, fi, idx);
+		f->txd = 1;
+		s->st.generated_rtx++;
+	} else {
+		f->snd_nxt++;
+	}
+	s->st.generated++;
+}
+
+/*
+ * Data delivery, the active stage: generate ahead of credit into the queue, up to queue_stop,
+ * lost segments first (only for rate and grant credit, and only below queue_resume).
+ */
 static void
 generate(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
 	uint32_t *q = fqueue(s, fi);
-	uint32_t mask = s->W - 1;
 
-	while (f->q_count < s->q_stop) {
-		uint32_t seq;
+	if (f->q_count >= s->q_resume)
+		return;
+	while (f->q_count < s->q_stop && can_gen(s, f)) {
+		uint32_t idx = 0, seq = gen_peek(s, f, fi, &idx);
 
-		if (f->marked) {
-			uint64_t *m = plane(s, fi, P_MARKED);
-			uint32_t head = f->wnd_start & mask;
-			uint32_t idx = sl_bitmap_ffs_from(m, s->W, head);
-
-			sl_bitmap_clear(m, idx);
-			f->marked--;
-			tx_count_bump(s, fi, idx);
-			seq = f->wnd_start + ((idx - head) & mask);
-			s->st.generated_rtx++;
-		} else if (new_ok(s, f)) {
-			seq = f->snd_nxt++;
-		} else {
-			break;
-		}
+		gen_commit(s, f, fi, idx);
 		q[(f->q_head + f->q_count++) & (s->N - 1)] = seq;
-		s->st.generated++;
 	}
 }
 
@@ -509,18 +541,32 @@ queue_skip_stale(struct sl_sched *s, struct flow *f, uint32_t fi)
 	return false;
 }
 
+/* Length of the segment the flow sends next (queue head, else the one generation gives). */
+static inline uint32_t
+next_len(const struct sl_sched *s, const struct flow *f, uint32_t fi)
+{
+	uint32_t idx;
+
+	if (f->q_count)
+		return seg_len(f, fqueue(s, fi)[f->q_head]);
+	return seg_len(f, gen_peek(s, f, fi, &idx));
+}
+
 /*
- * Credit engine, Enqueue/Transmit qualification: a flow with a queued segment either joins the
- * ready FIFO (credit for its head now), waits in the pacing wheel (rate), or waits for tokens.
+ * Credit engine, Enqueue/Transmit qualification: a flow with a segment to send (queued, or to
+ * generate) joins the ready FIFO when its credit covers it, else waits in the pacing wheel until
+ * the exact ns it will (rate), or for tokens (grant).
  */
 static void
 qualify(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
 {
 	uint32_t len;
 
-	if ((f->sets & IN_READY) || wheel_filed(&s->pace, fi) || !queue_skip_stale(s, f, fi))
+	if ((f->sets & IN_READY) || wheel_filed(&s->pace, fi))
 		return;
-	len = seg_len(f, fqueue(s, fi)[f->q_head]);
+	if (!queue_skip_stale(s, f, fi) && !can_gen(s, f))
+		return;
+	len = next_len(s, f, fi);
 	if (f->credit == SL_CREDIT_RATE) {
 		uint64_t wait;
 
@@ -536,14 +582,21 @@ qualify(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
 	ready_push(s, f, fi);
 }
 
-/* After any change to a flow: activate generation and/or qualify for transmission. */
+/*
+ * After any change to a flow. A flow in the ready FIFO or the pacing wheel needs nothing: it
+ * generates when served. A window flow qualifies at once (for window credit, generation is the
+ * credit check, so nothing is generated ahead). A rate or grant flow goes through the active
+ * FIFO, whose stage generates ahead of credit into its queue.
+ */
 static void
 kick(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
 {
-	if (!(f->sets & (IN_ACTIVE | IN_READY)) && gen_ok(s, f))
-		active_push(s, f, fi);
-	if (f->q_count)
+	if ((f->sets & (IN_READY | IN_ACTIVE)) || wheel_filed(&s->pace, fi))
+		return;
+	if (f->credit == SL_CREDIT_WINDOW)
 		qualify(s, f, fi, now_ns);
+	else if (f->q_count || can_gen(s, f))
+		active_push(s, f, fi);
 }
 
 static void
@@ -558,36 +611,11 @@ timer_refile(struct sl_sched *s, struct flow *f, uint32_t fi)
 		return;
 	}
 	if (wheel_filed(&s->timers, fi)) {
-		if (s->timers.due_ns[fi] <= want)
+		if (s->timers.e[fi].due_ns <= want)
 			return; /* fires early, finds nothing due, re-files itself */
 		wheel_remove(&s->timers, fi);
 	}
 	wheel_insert(&s->timers, fi, want);
-}
-
-/* Window shrank: take back queued new segments now beyond it (never transmitted). */
-static void
-queue_trim(struct sl_sched *s, struct flow *f, uint32_t fi)
-{
-	uint32_t lim = f->wnd_start + f->wnd_segs;
-	uint32_t *q = fqueue(s, fi);
-	uint32_t qm = s->N - 1, keep = 0;
-
-	if (sl_seq_lt(lim, f->snd_max))
-		lim = f->snd_max;
-	if (!sl_seq_lt(lim, f->snd_nxt))
-		return;
-	for (uint32_t i = 0; i < f->q_count; i++) {
-		uint32_t seq = q[(f->q_head + i) & qm];
-
-		if (sl_seq_ge(seq, lim)) {
-			s->st.trimmed++;
-			continue;
-		}
-		q[(f->q_head + keep++) & qm] = seq;
-	}
-	f->q_count = (uint8_t)keep;
-	f->snd_nxt = lim;
 }
 
 static void
@@ -656,18 +684,14 @@ apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto
 	uint32_t wnd = SL_MIN(SL_MAX(o->wnd_segs, 1u), s->W);
 	uint64_t rate = SL_MAX(o->rate_bps, 1u);
 
-	if (wnd != f->wnd_segs) {
-		bool shrank = wnd < f->wnd_segs;
-
-		f->wnd_segs = wnd;
-		if (shrank && f->credit == SL_CREDIT_WINDOW)
-			queue_trim(s, f, fi);
-	}
+	f->wnd_segs = wnd;
 	if (rate != f->rate_bps) {
 		rate_refill(f, now_ns);
 		f->rate_bps = rate;
-		if (wheel_filed(&s->pace, fi))
-			wheel_remove(&s->pace, fi); /* requalified below with the new rate */
+		if (wheel_filed(&s->pace, fi)) {
+			wheel_remove(&s->pace, fi); /* wake up at the new rate's time */
+			qualify(s, f, fi, now_ns);
+		}
 	}
 	if (sl_seq_lt(o->mark_from, o->mark_to))
 		mark_range(s, f, fi, o->mark_from, o->mark_to);
@@ -917,13 +941,23 @@ event_valid(const struct sl_event *e, const struct flow *f)
 static uint32_t
 window_slide(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t c)
 {
-	uint32_t d = c - f->wnd_start, head = f->wnd_start & (s->W - 1);
-	uint32_t already = sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, head, d);
+	uint32_t d = c - f->wnd_start, head = f->wnd_start & (s->W - 1), already = 0;
 
-	if (f->marked)
+	/* the planes are only touched when they can hold bits: no loss, no work */
+	if (f->sacked) {
+		already = sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, head, d);
+		f->sacked -= already;
+		sl_bitmap_clear_range(plane(s, fi, P_ACKED), s->W, head, d);
+	}
+	if (f->marked) {
 		f->marked -= sl_bitmap_count_range(plane(s, fi, P_MARKED), s->W, head, d);
-	for (unsigned p = 0; p < 4; p++)
-		sl_bitmap_clear_range(plane(s, fi, p), s->W, head, d);
+		sl_bitmap_clear_range(plane(s, fi, P_MARKED), s->W, head, d);
+	}
+	if (f->txd) {
+		sl_bitmap_clear_range(plane(s, fi, P_TX_LO), s->W, head, d);
+		sl_bitmap_clear_range(plane(s, fi, P_TX_HI), s->W, head, d);
+		f->txd = c != f->snd_max; /* nothing in flight: every count is gone */
+	}
 	f->wnd_start = c;
 	if (f->short_len && sl_seq_gt(c, f->short_seq))
 		f->short_len = 0;
@@ -955,8 +989,8 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 	struct sl_proto_out o;
 
 	if (e->flags & SL_EVF_CUMACK) {
-		f->st.acks++;
-		f->ack_step = s->step;
+		f->acks++;
+		f->ack_step = (uint32_t)s->step;
 		if (sl_seq_gt(e->cumack, f->wnd_start)) {
 			uint32_t last = e->cumack - 1;
 			bool once = tx_count(s, fi, last & (s->W - 1)) == 0;
@@ -970,12 +1004,13 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 	if (e->flags & SL_EVF_SACK) {
 		uint32_t q = e->sack_seq, idx = q & (s->W - 1);
 
-		f->ack_step = s->step;
+		f->ack_step = (uint32_t)s->step;
 		if (sl_seq_ge(q, f->wnd_start) && sl_seq_lt(q, f->snd_max) &&
 		    !sl_bitmap_test(plane(s, fi, P_ACKED), idx)) {
 			bool once = tx_count(s, fi, idx) == e->sack_tx_id && e->sack_tx_id == 0;
 
 			sl_bitmap_set(plane(s, fi, P_ACKED), idx);
+			f->sacked++;
 			if (sl_bitmap_test(plane(s, fi, P_MARKED), idx)) {
 				sl_bitmap_clear(plane(s, fi, P_MARKED), idx);
 				f->marked--;
@@ -1023,6 +1058,8 @@ sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsigned n, uin
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_event *e = &ev[i];
 
+		if (i + 2 < n && ev[i + 2].flow < s->max_flows)
+			prefetch_flow(s, ev[i + 2].flow);
 		if (!event_valid(e, flow_get(s, e->flow))) {
 			s->st.bad_events++;
 			continue;
@@ -1046,7 +1083,7 @@ timer_fire(struct sl_sched *s, uint32_t fi, uint64_t now_ns)
 
 	p.rto_expired = f->rto_at_ns && f->rto_at_ns <= now_ns;
 	p.timer_expired = f->timer_at_ns && f->timer_at_ns <= now_ns;
-	if (p.rto_expired && f->ack_step == s->step) {
+	if (p.rto_expired && f->ack_step == (uint32_t)s->step) {
 		/* section 3.4: an ack in the same step wins; retry in the next step */
 		s->st.rto_dropped_by_ack++;
 		p.rto_expired = false;
@@ -1096,8 +1133,54 @@ sweep(struct sl_sched *s, uint64_t now_ns)
 /* ---- transmission ---- */
 
 /*
- * Serve one ready flow: emit up to visit_segs queued segments while credit lasts, refill the
- * queue, and requeue or park the flow. Returns segments written.
+ * The fast path of a visit: the run of new full-size segments the flow may send now, when
+ * nothing is queued or marked, written in one tight loop (no per-segment state reloads). The
+ * run stops before a short tail, at the window (window credit) or ring (others), at the pushed
+ * tail, at room, and at the credit for full segments. Returns the segments written.
+ */
+static unsigned
+serve_run(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, struct sl_seg *out,
+	  unsigned room)
+{
+	uint32_t seq = f->snd_nxt, end = f->tail, lim, k;
+	uint16_t len = f->seg_bytes;
+
+	lim = f->wnd_start + (f->credit == SL_CREDIT_WINDOW ? f->wnd_segs : s->W);
+	if (sl_seq_lt(lim, end))
+		end = lim;
+	if (f->short_len && sl_seq_le(f->short_seq, end))
+		end = sl_seq_lt(seq, f->short_seq) ? f->short_seq : seq;
+	if (!sl_seq_lt(seq, end))
+		return 0;
+	k = SL_MIN(end - seq, room);
+	if (f->credit == SL_CREDIT_RATE) {
+		uint64_t cost = (uint64_t)len * NBIT_PER_BYTE, can = f->credit_nbit / cost;
+
+		k = (uint32_t)SL_MIN((uint64_t)k, can);
+		f->credit_nbit -= k * cost;
+	} else if (f->credit == SL_CREDIT_GRANT) {
+		int64_t can = f->tokens_bytes > 0 ? f->tokens_bytes / len : 0;
+
+		k = (uint32_t)SL_MIN((int64_t)k, can);
+		f->tokens_bytes -= (int64_t)k * len;
+	}
+	for (uint32_t i = 0; i < k; i++)
+		out[i] = (struct sl_seg){.flow = fi, .seq = seq + i, .len = len};
+	if (k && seq + k == f->tail)
+		out[k - 1].flags = SL_SEG_F_TAIL;
+	if (s->tx_ts_ns)
+		for (uint32_t i = 0; i < k; i++)
+			s->tx_ts_ns[(size_t)fi * s->W + ((seq + i) & (s->W - 1))] = now_ns;
+	f->snd_nxt = f->snd_max = seq + k;
+	s->st.generated += k;
+	return k;
+}
+
+/*
+ * Serve one ready flow (the credit engine's Transmit): emit up to visit_segs segments while
+ * credit lasts, queued ones first, then generated in place (generation +1 and transmission -1
+ * net out, section 3.4), then requeue it at the tail, park it on credit, or let it go idle.
+ * Returns segments written.
  */
 static unsigned
 serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsigned room)
@@ -1108,6 +1191,7 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	uint32_t mask = s->W - 1, qm = s->N - 1;
 	unsigned visit = fi == s->resume_flow ? s->resume_left : s->visit_segs;
 	unsigned n = 0, lim = SL_MIN(room, visit);
+	uint64_t bytes = 0;
 	bool starved = false; /* stopped for rate or grant credit */
 	bool held = false;    /* stopped: a new segment beyond the window (a bug if ever) */
 
@@ -1118,18 +1202,29 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	s->st.visits++;
 	if (f->credit == SL_CREDIT_RATE)
 		rate_refill(f, now_ns);
-	while (n < lim && f->q_count) {
-		uint32_t seq = q[f->q_head];
-		uint32_t idx = seq & mask;
-		bool rtx = sl_seq_lt(seq, f->snd_max);
+	if (!f->q_count && !f->marked) {
+		n = serve_run(s, f, fi, now_ns, out, lim);
+		bytes = (uint64_t)n * f->seg_bytes;
+	}
+	while (n < lim) {
+		uint32_t seq, idx = 0;
+		bool rtx, queued = f->q_count != 0;
 		uint16_t len;
 
-		if (sl_seq_lt(seq, f->wnd_start) || sl_bitmap_test(acked, idx)) {
-			f->q_head = (uint8_t)((f->q_head + 1) & qm);
-			f->q_count--;
-			s->st.stale_skipped++;
-			continue;
+		if (queued) {
+			seq = q[f->q_head];
+			if (sl_seq_lt(seq, f->wnd_start) || sl_bitmap_test(acked, seq & mask)) {
+				f->q_head = (uint8_t)((f->q_head + 1) & qm);
+				f->q_count--;
+				s->st.stale_skipped++;
+				continue;
+			}
+		} else if (f->marked || new_ok(s, f)) {
+			seq = gen_peek(s, f, fi, &idx);
+		} else {
+			break;
 		}
+		rtx = sl_seq_lt(seq, f->snd_max);
 		len = seg_len(f, seq);
 		if (f->credit == SL_CREDIT_RATE) {
 			uint64_t cost = (uint64_t)len * NBIT_PER_BYTE;
@@ -1146,58 +1241,59 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 			}
 			f->tokens_bytes -= len;
 		} else if (!rtx && !sl_seq_lt(seq, f->wnd_start + f->wnd_segs)) {
-			s->st.credit_violations++; /* generation outran the window: hold it */
+			s->st.credit_violations++; /* never sent beyond the window: hold it */
 			held = true;
 			break;
 		}
-		f->q_head = (uint8_t)((f->q_head + 1) & qm);
-		f->q_count--;
+		if (queued) {
+			f->q_head = (uint8_t)((f->q_head + 1) & qm);
+			f->q_count--;
+		} else {
+			gen_commit(s, f, fi, idx);
+		}
 		out[n] = (struct sl_seg){
 			.flow = fi,
 			.seq = seq,
 			.len = len,
-			.tx_id = tx_count(s, fi, idx),
-			.flags = (uint8_t)((rtx ? SL_SEG_F_RTX : 0) |
-					   (seq == f->tail - 1 || (f->short_len && seq == f->short_seq)
-						    ? SL_SEG_F_TAIL
-						    : 0)),
+			.flags = (uint8_t)(len != f->seg_bytes || seq == f->tail - 1 ? SL_SEG_F_TAIL
+										     : 0),
 		};
-		n++;
-		if (!rtx)
-			f->snd_max = seq + 1;
-		else
+		if (rtx) {
+			out[n].tx_id = tx_count(s, fi, seq & mask);
+			out[n].flags |= SL_SEG_F_RTX;
 			f->st.segs_rtx++;
-		f->st.bytes_sent += len;
+		} else {
+			f->snd_max = seq + 1;
+		}
 		if (s->tx_ts_ns)
-			s->tx_ts_ns[(size_t)fi * s->W + idx] = now_ns;
+			s->tx_ts_ns[(size_t)fi * s->W + (seq & mask)] = now_ns;
+		bytes += len;
+		n++;
 	}
 	f->total_sent += n;
-	f->st.segs_sent += n;
+	f->bytes_sent += bytes;
 	s->st.decisions += n;
 	if (n && !f->rto_at_ns) {
 		f->rto_at_ns = now_ns + f->rto_ns; /* armed at transmit */
 		timer_refile(s, f, fi);
 	}
-	if (f->q_count < s->q_resume)
-		generate(s, f, fi);
 	if (starved) {
 		s->st.credit_waits++;
 		f->st.credit_waits++;
 	}
 	if (held)
 		return n; /* the next event for the flow re-qualifies it */
-	if (n == room && n < visit && f->q_count && !starved) {
+	if (n == room && n < visit && !starved && (f->q_count || can_gen(s, f))) {
 		ready_push_front(s, f, fi); /* the burst is full: finish the visit next call */
 		s->resume_flow = fi;
 		s->resume_left = visit - n;
 		return n;
 	}
-	if (f->q_count)
-		qualify(s, f, fi, now_ns);
+	qualify(s, f, fi, now_ns);
 	return n;
 }
 
-/* Active set step: generate for one flow and qualify it. */
+/* Active stage: generate ahead of credit for one flow, then qualify it. */
 static void
 activate(struct sl_sched *s, uint64_t now_ns)
 {
@@ -1208,8 +1304,7 @@ activate(struct sl_sched *s, uint64_t now_ns)
 	if (!f->in_use)
 		return;
 	generate(s, f, fi);
-	if (f->q_count)
-		qualify(s, f, fi, now_ns);
+	qualify(s, f, fi, now_ns);
 }
 
 unsigned
@@ -1225,8 +1320,7 @@ sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, uns
 			uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
 
 			if (s->rdy_count > 2)
-				__builtin_prefetch(&s->flows[s->ready[(s->rdy_head + 2) &
-								      s->fifo_mask]]);
+				prefetch_flow(s, s->ready[(s->rdy_head + 2) & s->fifo_mask]);
 			n += serve(s, fi, now_ns, out + n, max - n);
 		} else if (!s->act_count) {
 			break;
@@ -1277,5 +1371,8 @@ sl_sched_flow_stats(const struct sl_sched *s, uint32_t fi, struct sl_flow_stats 
 	if (f == NULL)
 		return -ENOENT;
 	*st = f->st;
+	st->segs_sent = f->total_sent;
+	st->bytes_sent = f->bytes_sent;
+	st->acks = f->acks;
 	return 0;
 }

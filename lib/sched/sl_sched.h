@@ -95,7 +95,6 @@ struct sl_sched_stats {
 	uint64_t generated;          /**< segments put in flow queues (new + rtx) */
 	uint64_t generated_rtx;      /**< of which retransmissions */
 	uint64_t stale_skipped;      /**< queued segments acked before their turn, not sent */
-	uint64_t trimmed;            /**< queued new segments taken back when a window shrank */
 	uint64_t events;             /**< events processed */
 	uint64_t bad_events;         /**< events refused: bad flow, type, or fields */
 	uint64_t sacks_accepted;     /**< SACKs in window and new */

@@ -465,7 +465,7 @@ sl_sched_incoming__refuses_bad_events(void **state)
 }
 
 static void
-sl_sched_incoming__window_shrink_takes_back_queued_new(void **state)
+sl_sched_incoming__window_shrink_holds_new_segments(void **state)
 {
 	struct sl_sched *s = mk(1, 64);
 	struct sl_seg out[32];
@@ -473,19 +473,18 @@ sl_sched_incoming__window_shrink_takes_back_queued_new(void **state)
 	(void)state;
 	add(s, 0, "t_win", 8);
 	sl_sched_flow_push(s, 0, 20, 1000);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 2), 2); /* 6 more are queued */
-	assert_int_equal(view(s, 0).snd_nxt, 8);
+	assert_int_equal(sl_sched_next_burst(s, 0, out, 32), 8);
 	T.set_wnd = 3;
-	ack(s, 0, 0, 1);
-	assert_int_equal(view(s, 0).snd_nxt, 3);
-	assert_int_equal(stats(s).trimmed, 5);
-	assert_int_equal(sl_sched_next_burst(s, 2, out, 16), 1);
-	assert_int_equal(out[0].seq, 2);
-	T.set_wnd = 64;
-	ack(s, 0, 1, 3);
-	assert_int_equal(sl_sched_next_burst(s, 4, out, 32), 17); /* 3..19 */
-	assert_int_equal(out[0].seq, 3);
-	assert_int_equal(out[16].seq, 19);
+	ack(s, 0, 2, 1); /* window [2, 5): 5..7 are already out */
+	assert_int_equal(view(s, 0).wnd_segs, 3);
+	assert_int_equal(sl_sched_next_burst(s, 2, out, 32), 0);
+	ack(s, 0, 6, 3); /* [6, 9): only 8 is new */
+	assert_int_equal(sl_sched_next_burst(s, 4, out, 32), 1);
+	assert_int_equal(out[0].seq, 8);
+	T.set_wnd = 1000; /* clamped to W */
+	ack(s, 0, 9, 5);
+	assert_int_equal(view(s, 0).wnd_segs, 64);
+	assert_int_equal(sl_sched_next_burst(s, 6, out, 32), 11);
 	assert_int_equal(stats(s).credit_violations, 0);
 	sl_sched_free(s);
 }
@@ -642,12 +641,14 @@ sl_sched_next_burst__grant_tokens(void **state)
 	/* the RTO adds 16000 B of retransmission credit */
 	T.rto_marks_all = true;
 	assert_int_equal(sl_sched_next_burst(s, 12000, out, 32), 16);
-	/* queued new segments 2..12 go first, the resends follow (generation order) */
+	/* segments generated ahead of the tokens (2..10) go first, then the resends */
 	assert_int_equal(out[0].seq, 2);
-	assert_int_equal(out[11].seq, 0);
-	assert_int_equal(out[11].tx_id, 1);
-	assert_int_equal(out[12].seq, 1);
-	assert_int_equal(out[12].tx_id, 1);
+	assert_int_equal(out[8].seq, 10);
+	assert_int_equal(out[9].seq, 0);
+	assert_int_equal(out[9].tx_id, 1);
+	assert_int_equal(out[10].seq, 1);
+	assert_int_equal(out[10].tx_id, 1);
+	assert_int_equal(out[11].seq, 11);
 	assert_int_equal(view(s, 0).tokens_bytes, 500);
 	assert_int_equal(stats(s).credit_violations, 0);
 	sl_sched_free(s);
@@ -986,7 +987,7 @@ main(void)
 		cmocka_unit_test(sl_sched_next_burst__appendix_c_golden),
 		cmocka_unit_test(sl_sched_incoming__fixed_stage_cumack_and_sack),
 		cmocka_unit_test(sl_sched_incoming__refuses_bad_events),
-		cmocka_unit_test(sl_sched_incoming__window_shrink_takes_back_queued_new),
+		cmocka_unit_test(sl_sched_incoming__window_shrink_holds_new_segments),
 		cmocka_unit_test(sl_sched_next_burst__round_robin_several_per_visit),
 		cmocka_unit_test(sl_sched_next_burst__rate_appendix_b_600ns),
 		cmocka_unit_test(sl_sched_next_burst__rate_conformance),
