@@ -88,6 +88,22 @@ struct sl_recv_conn {
 	uint8_t flags;            /**< 63: CONN_* */
 };
 static_assert(sizeof(struct sl_recv_conn) == SL_CACHE_LINE, "receive context is one line");
+/* docs/recv.md lays the context out byte by byte; keep the two in step. */
+static_assert(offsetof(struct sl_recv_conn, melo.start_ptr) == 8 &&
+		      offsetof(struct sl_recv_conn, melo.hole) == 12 &&
+		      offsetof(struct sl_recv_conn, echo_tx_ns) == 24 &&
+		      offsetof(struct sl_recv_conn, last_cnp_ns) == 32 &&
+		      offsetof(struct sl_recv_conn, ack_due_ns) == 40 &&
+		      offsetof(struct sl_recv_conn, pull_seq) == 48 &&
+		      offsetof(struct sl_recv_conn, rob) == 52 &&
+		      offsetof(struct sl_recv_conn, echo_tx_id) == 54 &&
+		      offsetof(struct sl_recv_conn, unacked_pkts) == 56 &&
+		      offsetof(struct sl_recv_conn, ce_pkts) == 58 &&
+		      offsetof(struct sl_recv_conn, mode) == 60 &&
+		      offsetof(struct sl_recv_conn, fb) == 61 &&
+		      offsetof(struct sl_recv_conn, ack_every_pkts) == 62 &&
+		      offsetof(struct sl_recv_conn, flags) == 63,
+	      "per-connection context layout (docs/recv.md)");
 
 /** One reorder-buffer slot ("off-chip"). */
 struct sl_recv_slot {
