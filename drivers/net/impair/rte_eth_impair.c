@@ -211,24 +211,40 @@ impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	return (uint16_t)got;
 }
 
-static uint16_t
-impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
+/* Send the frames due at now_ns; false when the underlying port refused some. */
+static bool
+tx_flush(struct impair_queue *q, uint64_t now_ns)
 {
-	struct impair_queue *q = queue;
 	struct rte_mbuf *out[IMPAIR_BURST];
-	uint64_t now_ns;
 	unsigned due, sent;
 
-	if (sl_likely(queue_bypass(q)))
-		return rte_eth_tx_burst(q->under_port, q->qid, pkts, n);
-	queue_apply_pending(q);
-	now_ns = sl_tsc_clock_now_ns(&q->port->clock);
-	admit_mbufs(q, pkts, n, now_ns);
 	do {
 		due = sl_impair_peek(q->eng, now_ns, (void **)out, IMPAIR_BURST);
 		sent = due > 0 ? rte_eth_tx_burst(q->under_port, q->qid, out, (uint16_t)due) : 0;
 		sl_impair_consume(q->eng, sent);
 	} while (due == IMPAIR_BURST && sent == due);
+	return sent == due;
+}
+
+/*
+ * Due frames go out first; while the underlying port refuses them, new frames are refused too
+ * (the application keeps them, as with a full NIC queue), so the engine holds at most one burst
+ * beyond what its delay and rate cap hold by design.
+ */
+static uint16_t
+impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct impair_queue *q = queue;
+	uint64_t now_ns;
+
+	if (sl_likely(queue_bypass(q)))
+		return rte_eth_tx_burst(q->under_port, q->qid, pkts, n);
+	queue_apply_pending(q);
+	now_ns = sl_tsc_clock_now_ns(&q->port->clock);
+	if (!tx_flush(q, now_ns))
+		return 0;
+	admit_mbufs(q, pkts, n, now_ns);
+	tx_flush(q, now_ns);
 	q->bypass = sl_impair_idle(q->eng);
 	return n; /* the engine owns every frame it was offered */
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Two sluiced hosts joined by memif, net_impair stacked on host a's port with deterministic
+# drop lists on both directions: a's PMD counts exactly the listed drops (4 on TX, 2 on RX),
+# and b, counting what arrived, misses exactly a's TX drops (b.rx_pkts == a.tx_pkts - 4),
+# while the link layer keeps both peers up.
+source "$(dirname "$0")/../lib/hosts.sh"
+sl_require_root
+
+IMPAIR_SO=$SL_BUILD/drivers/net/impair/librte_net_impair.so
+[ -f "$IMPAIR_SO" ] || sl_fail "$IMPAIR_SO not built"
+load=(-d "$IMPAIR_SO")
+# A daemon that links the PMD statically already has the driver.
+grep -q "/sluice/impair/set" "$SL_SLUICED" && load=()
+
+sl_topo_memif
+sl_start b "$(sl_config b memif_server)" memif_server
+sl_wait_ready b 10
+{
+    echo "[sluiced]"
+    echo "name = host-a"
+    echo "[port.0]"
+    echo "device = net_impair0"
+} >"$SL_TMP/a.ini"
+sl_start a "$SL_TMP/a.ini" memif_client "${load[@]}" \
+    --vdev "net_impair0,dev=net_memif0,tx_drop_idx=20:30-32,rx_drop_idx=25:40"
+sl_wait_peer_up a 5
+sl_wait_peer_up b 5
+
+# Frame indexes up to 40 pass within a few keepalive periods; wait until both lists are done.
+port=$(sl_tel a /sluice/ports p0/port_id)
+for _ in $(seq 100); do
+    sl_tel a "/ethdev/xstats,$port" >"$SL_TMP/xstats.json" 2>/dev/null || true
+    python3 - "$SL_TMP/xstats.json" <<'PY' && break
+import json, sys
+x = json.load(open(sys.argv[1]))
+sys.exit(0 if x["tx_impair_frames"] > 40 and x["rx_impair_frames"] > 40 else 1)
+PY
+    sleep 0.05
+done
+sleep 0.3
+sl_stop a INT
+sleep 0.2
+sl_stop b TERM
+
+read -r tx_drops rx_drops tx_frames rx_frames < <(python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))
+print(x["tx_impair_drop_idx"], x["rx_impair_drop_idx"], x["tx_impair_frames"], x["rx_impair_frames"])
+' "$SL_TMP/xstats.json")
+a_tx=$(sl_report_field a p0/tx_pkts)
+b_rx=$(( $(sl_report_field b p0/rx_pkts) - $(sl_report_field b p0/rx_drop_not_sluice) ))
+sl_log "a: impair dropped $tx_drops of $tx_frames TX, $rx_drops of $rx_frames RX frames"
+sl_log "a sent $a_tx frames, b received $b_rx"
+[ "$tx_drops" -eq 4 ] || sl_fail "a: tx_impair_drop_idx = $tx_drops, expected 4"
+[ "$rx_drops" -eq 2 ] || sl_fail "a: rx_impair_drop_idx = $rx_drops, expected 2"
+[ "$a_tx" -gt 100 ] || sl_fail "host a sent only $a_tx frames"
+[ $((a_tx - b_rx)) -eq 4 ] || sl_fail "b missed $((a_tx - b_rx)) of a's frames, expected 4"
+sl_pass "impair on host a: 4 TX and 2 RX drops counted by a, b missed exactly 4 of $a_tx"
