@@ -426,7 +426,7 @@ ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fra
 	return true;
 }
 
-/* Put a new data or filler frame into the ring at tx_next and describe it in f. */
+/* Put a new data or filler frame into the ring at tx_next and describe it in f (if not NULL). */
 static void
 ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, uint8_t fc,
 	  struct sl_link_tx_frame *f)
@@ -451,17 +451,19 @@ ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, u
 		s->kind = SL_LINK_FRAME_FILLER;
 		s->hdr_len = (uint8_t)sl_wire_encode_filler(&l->conf.fmt, s->hdr, l->tx_next, fc);
 	}
+	l->tx_next++;
+	if (l->ring_used <= l->ring_mask)
+		l->ring_used++;
+	if (f == NULL)
+		return;
 	f->handle = s->handle;
 	f->body = s->body;
 	f->body_len = s->body_len;
 	f->kind = s->kind;
 	f->hdr_len = s->hdr_len;
 	f->is_replay = false;
-	f->id = l->tx_next;
+	f->id = l->tx_next - 1;
 	memcpy(f->hdr, s->hdr, s->hdr_len);
-	l->tx_next++;
-	if (l->ring_used <= l->ring_mask)
-		l->ring_used++;
 	if (l->clear_left)
 		l->clear_left--;
 	l->last_tx_ns = now_ns;
@@ -470,7 +472,18 @@ ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, u
 static void
 replay_start(struct sl_link *l)
 {
-	uint32_t first = l->tx_next - l->ring_used;
+	uint32_t first;
+
+	/*
+	 * A receiver that failed during its warm-up rolls back to 0 and needs IDs 0..15 to
+	 * recover; complete the warm-up fillers in the ring so this replay carries them (else
+	 * repeated replays of a shorter ring would never get it there).
+	 */
+	for (; l->warmup_left; l->warmup_left--) {
+		l->stats.tx_filler++;
+		ring_push(l, 0, NULL, SL_WIRE_FC_FILLER, NULL);
+	}
+	first = l->tx_next - l->ring_used;
 
 	if (l->conf.replay == SL_LINK_REPLAY_MISSING &&
 	    sl_seq_in_window(l->flag_retrans_arg, first, l->ring_used + 1))

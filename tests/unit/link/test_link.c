@@ -605,6 +605,29 @@ sl_link_tx_burst__replay_from_first_missing_in_extended_mode(void **state)
 }
 
 static void
+sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers(void **state)
+{
+	struct sl_link_tx_frame out[64];
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+
+	(void)state;
+	sync_rx(l, &faithful);
+	assert_int_equal(tx(l, 0, out, 8), 8); /* fillers 0..7 sent */
+	/* The peer lost one of them: it rolls back to 0 and needs 0..15 before it can recover. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	assert_int_equal(1 + tx(l, 0, out + 1, 63), 2 * 16 + 16);
+	for (unsigned i = 0; i < 16; i++) {
+		assert_true(out[2 * i].is_replay);
+		assert_int_equal(out[2 * i].kind, SL_LINK_FRAME_FILLER);
+		assert_int_equal(out[2 * i].id, i);
+	}
+	assert_int_equal(sl_link_stats(l)->tx_filler, 16);
+	sl_link_free(l);
+}
+
+static void
 sl_link_tx_burst__nack_back_to_back_while_rx_in_error(void **state)
 {
 	struct sl_link_tx_frame out[8];
@@ -839,6 +862,7 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__replay_whole_ring_interleaved_with_tail),
 		cmocka_unit_test(sl_link_tx_burst__replay_repeats_while_nack_keeps_arriving),
 		cmocka_unit_test(sl_link_tx_burst__replay_from_first_missing_in_extended_mode),
+		cmocka_unit_test(sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers),
 		cmocka_unit_test(sl_link_tx_burst__nack_back_to_back_while_rx_in_error),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),

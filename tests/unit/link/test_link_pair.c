@@ -191,6 +191,37 @@ lp_run__restart_of_one_end(void **state)
 }
 
 static void
+lp_run__other_modes_and_scopes(void **state)
+{
+	struct lp_conf c;
+	struct lp_result r;
+
+	(void)state;
+	/* Header scope relies on the FCS for the payload: corrupted frames are dropped. */
+	lp_conf_default(&c);
+	c.fmt.scope_bytes = 16;
+	c.fault.ber = 1e-5;
+	c.seed = 80;
+	run_clean("header_scope_ber_1e-5_drop", &c, &r);
+	/* Extended mode, whole-frame VCODE, corrupted frames delivered. */
+	lp_conf_default(&c);
+	c.fmt.mode = SL_WIRE_MODE_EXTENDED;
+	c.fault.ber = 1e-5;
+	c.fault.corrupt_deliver = true;
+	c.seed = 81;
+	run_clean("extended_ber_1e-5_deliver", &c, &r);
+	assert_true(r.dir[0].rx.rx_bad_data > 0);
+	/* Extended mode, restart of one end under loss. */
+	lp_conf_default(&c);
+	c.fmt.mode = SL_WIRE_MODE_EXTENDED;
+	c.fault.loss = 1e-3;
+	c.restart_slot = 9000;
+	c.seed = 82;
+	run_clean("extended_restart_loss_1e-3", &c, &r);
+	assert_int_equal(r.dir[0].tx.peer_restarts, 1);
+}
+
+static void
 lp_run__extended_mode_and_replay_policies(void **state)
 {
 	struct lp_conf c;
@@ -221,6 +252,7 @@ main(void)
 		cmocka_unit_test(lp_run__reordering),
 		cmocka_unit_test(lp_run__slow_consumer_is_paused_not_dropped),
 		cmocka_unit_test(lp_run__restart_of_one_end),
+		cmocka_unit_test(lp_run__other_modes_and_scopes),
 		cmocka_unit_test(lp_run__extended_mode_and_replay_policies),
 	};
 
