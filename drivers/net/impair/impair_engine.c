@@ -55,7 +55,7 @@ struct ring_ent {
 
 struct held_ent {
 	void *handle;
-	uint64_t expire;    /**< value of `passed` at which the frame follows, frames */
+	uint64_t expire; /**< value of `passed` at which the frame follows, frames */
 	uint32_t len_bytes;
 };
 
@@ -73,7 +73,7 @@ struct sl_impair {
 	double ber_log1m; /**< log(1 - ber) */
 	struct sl_rng rng[SL_IMPAIR_RNG_COUNT];
 
-	bool ge_bad;          /**< Gilbert-Elliott channel in the bad state */
+	bool ge_bad;	      /**< Gilbert-Elliott channel in the bad state */
 	uint64_t ber_gap;     /**< clean bits before the next flipped bit */
 	uint64_t offer_idx;   /**< index of the next frame offered (drop_idx counts these) */
 	uint32_t drop_cursor; /**< first drop_idx entry not yet passed */
@@ -84,10 +84,10 @@ struct sl_impair {
 	uint64_t passed; /**< frames that went on past the reorder stage */
 
 	/* Rate cap. */
-	int64_t tokens_bitns;     /**< bucket contents at last_depart_ns, bit-ns (may be < 0) */
+	int64_t tokens_bitns;	  /**< bucket contents at last_depart_ns, bit-ns (may be < 0) */
 	uint64_t last_depart_ns;  /**< departure of the previous frame, ns */
-	uint64_t backlog_bytes;   /**< bytes admitted that have not departed the rate cap */
-	uint32_t sh_head;         /**< ring index of the first frame not departed (rate cap) */
+	uint64_t backlog_bytes;	  /**< bytes admitted that have not departed the rate cap */
+	uint32_t sh_head;	  /**< ring index of the first frame not departed (rate cap) */
 	uint64_t last_release_ns; /**< release time of the newest queued frame, ns */
 
 	/* Release ring. */
@@ -122,8 +122,7 @@ static_assert(SL_ARRAY_SIZE(sl_impair_stat_descs) ==
 	      "every counter has a descriptor");
 
 /* Draw the number of clean bits before the next flip: geometric, P(flip) = ber per bit. */
-static uint64_t
-ber_draw_gap(struct sl_impair *e)
+static uint64_t ber_draw_gap(struct sl_impair *e)
 {
 	double u = 1.0 - sl_rng_double(&e->rng[SL_IMPAIR_RNG_BER]); /* (0, 1] */
 	double g = floor(log(u) / e->ber_log1m);
@@ -131,16 +130,14 @@ ber_draw_gap(struct sl_impair *e)
 	return g >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)g;
 }
 
-static void
-seed_streams(struct sl_impair *e)
+static void seed_streams(struct sl_impair *e)
 {
 	for (unsigned i = 0; i < SL_IMPAIR_RNG_COUNT; i++)
 		sl_rng_seed(&e->rng[i], e->conf.seed + UINT64_C(0x9e3779b97f4a7c15) * (i + 1));
 }
 
 /* First drop_idx entry >= the next offer index. */
-static uint32_t
-drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
+static uint32_t drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
 {
 	uint32_t i = 0;
 
@@ -149,8 +146,7 @@ drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
 	return i;
 }
 
-static void
-apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
+static void apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 {
 	uint32_t queue_frames = e->conf.queue_frames;
 	bool reseed = e->ring == NULL || c->seed != e->conf.seed;
@@ -181,9 +177,8 @@ apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 		    c->delay_ns > 0 || c->rate_bps > 0 || c->n_drop_idx > 0;
 }
 
-struct sl_impair *
-sl_impair_create(const struct sl_impair_conf *conf, const struct sl_impair_ops *ops,
-		 void *ops_ctx)
+struct sl_impair *sl_impair_create(const struct sl_impair_conf *conf,
+				   const struct sl_impair_ops *ops, void *ops_ctx)
 {
 	struct sl_impair *e = NULL;
 	char err[128];
@@ -210,22 +205,19 @@ fail:
 	return NULL;
 }
 
-void
-sl_impair_free(struct sl_impair *e)
+void sl_impair_free(struct sl_impair *e)
 {
 	if (e == NULL)
 		return;
 	for (; e->head != e->tail; e->head++)
 		e->ops->free(e->ops_ctx, e->ring[e->head & e->mask].handle);
 	for (; e->n_held > 0; e->n_held--, e->held_head++)
-		e->ops->free(e->ops_ctx,
-			     e->held[e->held_head % SL_IMPAIR_REORDER_HELD].handle);
+		e->ops->free(e->ops_ctx, e->held[e->held_head % SL_IMPAIR_REORDER_HELD].handle);
 	free(e->ring);
 	free(e);
 }
 
-int
-sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf)
+int sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf)
 {
 	char err[128];
 
@@ -235,22 +227,19 @@ sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf)
 	return 0;
 }
 
-bool
-sl_impair_idle(const struct sl_impair *e)
+bool sl_impair_idle(const struct sl_impair *e)
 {
 	return !e->active && e->head == e->tail && e->n_held == 0;
 }
 
-static void
-drop(struct sl_impair *e, void *handle, uint64_t *counter)
+static void drop(struct sl_impair *e, void *handle, uint64_t *counter)
 {
 	(*counter)++;
 	e->ops->free(e->ops_ctx, handle);
 }
 
 /* Stages 7 and 8: rate cap and delay, then into the release ring. */
-static void
-schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
+static void schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 {
 	const struct sl_impair_conf *c = &e->conf;
 	uint64_t depart = now_ns, release;
@@ -279,8 +268,8 @@ schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 		dt = SL_MIN(depart - e->last_depart_ns, (uint64_t)cap / c->rate_bps + 1);
 		e->tokens_bitns = SL_MIN(cap, e->tokens_bitns + (int64_t)(dt * c->rate_bps));
 		if (e->tokens_bitns < want) {
-			uint64_t wait = SL_DIV_ROUND_UP((uint64_t)(want - e->tokens_bitns),
-							c->rate_bps);
+			uint64_t wait =
+				SL_DIV_ROUND_UP((uint64_t)(want - e->tokens_bitns), c->rate_bps);
 
 			depart += wait;
 			e->tokens_bitns += (int64_t)(wait * c->rate_bps);
@@ -307,8 +296,7 @@ schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 }
 
 /* Held-back frames whose gap has passed follow the frame that just went on. */
-static void
-release_held(struct sl_impair *e, uint64_t now_ns, bool all)
+static void release_held(struct sl_impair *e, uint64_t now_ns, bool all)
 {
 	while (e->n_held > 0) {
 		struct held_ent *h = &e->held[e->held_head % SL_IMPAIR_REORDER_HELD];
@@ -322,13 +310,11 @@ release_held(struct sl_impair *e, uint64_t now_ns, bool all)
 }
 
 /* Stage 6, then on to the rate cap and delay. */
-static void
-pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
+static void pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 {
 	if (e->reorder_thr != 0 && e->n_held < SL_IMPAIR_REORDER_HELD &&
 	    sl_rng_chance(&e->rng[SL_IMPAIR_RNG_REORDER], e->reorder_thr)) {
-		struct held_ent *h =
-			&e->held[(e->held_head + e->n_held) % SL_IMPAIR_REORDER_HELD];
+		struct held_ent *h = &e->held[(e->held_head + e->n_held) % SL_IMPAIR_REORDER_HELD];
 
 		h->handle = handle;
 		h->len_bytes = len;
@@ -343,8 +329,7 @@ pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 }
 
 /* Stage 3: true when the Gilbert-Elliott channel loses this frame. */
-static bool
-ge_lost(struct sl_impair *e)
+static bool ge_lost(struct sl_impair *e)
 {
 	struct sl_rng *r = &e->rng[SL_IMPAIR_RNG_GE];
 
@@ -356,8 +341,7 @@ ge_lost(struct sl_impair *e)
  * Stage 4 on a frame of len bytes: the handle to go on with, or NULL when the frame was
  * dropped (corrupt=drop, or no private copy for corrupt=deliver).
  */
-static void *
-ber_apply(struct sl_impair *e, void *handle, uint32_t len)
+static void *ber_apply(struct sl_impair *e, void *handle, uint32_t len)
 {
 	uint64_t bits = (uint64_t)len * 8, pos;
 	uint32_t off[SL_IMPAIR_FLIP_CHUNK];
@@ -390,9 +374,8 @@ ber_apply(struct sl_impair *e, void *handle, uint32_t len)
 	return handle;
 }
 
-void
-sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, unsigned n,
-		uint64_t now_ns)
+void sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, unsigned n,
+		     uint64_t now_ns)
 {
 	const struct sl_impair_conf *c = &e->conf;
 
@@ -435,8 +418,7 @@ sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, unsig
 	}
 }
 
-unsigned
-sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsigned max)
+unsigned sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsigned max)
 {
 	unsigned n = 0;
 	uint32_t i;
@@ -454,8 +436,7 @@ sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsigned max)
 	return n;
 }
 
-void
-sl_impair_consume(struct sl_impair *e, unsigned n)
+void sl_impair_consume(struct sl_impair *e, unsigned n)
 {
 	n = SL_MIN(n, e->peeked);
 	e->peeked = 0;
@@ -471,26 +452,22 @@ sl_impair_consume(struct sl_impair *e, unsigned n)
 	}
 }
 
-uint64_t
-sl_impair_next_due_ns(const struct sl_impair *e)
+uint64_t sl_impair_next_due_ns(const struct sl_impair *e)
 {
 	return e->head == e->tail ? UINT64_MAX : e->ring[e->head & e->mask].release_ns;
 }
 
-unsigned
-sl_impair_held(const struct sl_impair *e)
+unsigned sl_impair_held(const struct sl_impair *e)
 {
 	return e->tail - e->head + e->n_held;
 }
 
-const struct sl_impair_stats *
-sl_impair_stats(const struct sl_impair *e)
+const struct sl_impair_stats *sl_impair_stats(const struct sl_impair *e)
 {
 	return &e->st;
 }
 
-void
-sl_impair_stats_reset(struct sl_impair *e)
+void sl_impair_stats_reset(struct sl_impair *e)
 {
 	memset(&e->st, 0, sizeof(e->st));
 }

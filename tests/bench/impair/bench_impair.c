@@ -72,8 +72,7 @@ static const char *const dir_name[] = {"tx", "rx"};
 static struct rte_mempool *pool;
 static uint16_t port_of[N_CONFIGS];
 
-static int
-port_start(uint16_t port)
+static int port_start(uint16_t port)
 {
 	struct rte_eth_conf conf;
 	int rc;
@@ -89,8 +88,7 @@ port_start(uint16_t port)
 	return rc;
 }
 
-static int
-ports_create(void)
+static int ports_create(void)
 {
 	for (unsigned i = 0; i < N_CONFIGS; i++) {
 		char null_name[32], impair_name[32], args[512];
@@ -120,8 +118,7 @@ ports_create(void)
 }
 
 /* Impaired ports first: closing one stops its underlying port and gives it back. */
-static void
-ports_close(void)
+static void ports_close(void)
 {
 	for (unsigned i = N_CONFIGS; i-- > 0;) {
 		rte_eth_dev_stop(port_of[i]);
@@ -131,9 +128,8 @@ ports_close(void)
 
 /* The measured loop: bursts of 32 through one port in one direction. Frames offered. */
 __attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir d,
-							  uint64_t bursts);
-__attribute__((noinline)) uint64_t
-bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
+							 uint64_t bursts);
+__attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
 {
 	struct rte_mbuf *m[BURST];
 
@@ -158,8 +154,7 @@ bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
 
 static int eal_start(const char *self);
 
-static double
-measure_ns(uint16_t port, enum dir d, uint64_t bursts)
+static double measure_ns(uint16_t port, enum dir d, uint64_t bursts)
 {
 	uint64_t t0 = rte_rdtsc_precise(), frames = bench_impair_measured(port, d, bursts);
 	uint64_t t1 = rte_rdtsc_precise();
@@ -167,16 +162,14 @@ measure_ns(uint16_t port, enum dir d, uint64_t bursts)
 	return (double)(t1 - t0) * 1e9 / (double)rte_get_tsc_hz() / (double)frames;
 }
 
-static int
-cmp_double(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double
-median(double *v, unsigned n)
+static double median(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(v[0]), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -188,8 +181,7 @@ median(double *v, unsigned n)
  * counters after each case (CALLGRIND_DUMP_STATS, one numbered file per dump, in case order).
  * Fills ir[][] (-1 where unavailable).
  */
-static void
-callgrind_all(const char *self, uint64_t bursts, double ir[][2])
+static void callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 {
 	char out[96], bursts_s[24], file[112], line[256];
 	pid_t pid;
@@ -198,7 +190,8 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 	for (unsigned c = 0; c < N_CONFIGS; c++)
 		ir[c][0] = ir[c][1] = -1;
 #ifndef BENCH_HAVE_CALLGRIND_H
-	fprintf(stderr, "bench-impair: built without valgrind/callgrind.h, no instruction counts\n");
+	fprintf(stderr,
+		"bench-impair: built without valgrind/callgrind.h, no instruction counts\n");
 	bursts = 0;
 #endif
 	if (bursts == 0)
@@ -229,7 +222,8 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 			continue;
 		while (fgets(line, sizeof(line), f))
 			if (strncmp(line, "totals:", 7) == 0)
-				ir[k / 2][k % 2] = strtod(line + 7, NULL) / (double)(bursts * BURST);
+				ir[k / 2][k % 2] =
+					strtod(line + 7, NULL) / (double)(bursts * BURST);
 		fclose(f);
 		unlink(file);
 	}
@@ -237,8 +231,7 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 }
 
 /* The child under callgrind: every case once, a dump after each. */
-static int
-callgrind_child(const char *self, uint64_t bursts)
+static int callgrind_child(const char *self, uint64_t bursts)
 {
 	if (eal_start(self) != 0)
 		return 1;
@@ -254,22 +247,19 @@ callgrind_child(const char *self, uint64_t bursts)
 
 /* ---- engine statistics against settings ---- */
 
-static void
-stat_free(void *ctx, void *h)
+static void stat_free(void *ctx, void *h)
 {
 	(void)ctx;
 	(void)h;
 }
 
-static void *
-stat_clone(void *ctx, void *h)
+static void *stat_clone(void *ctx, void *h)
 {
 	(void)ctx;
 	return h;
 }
 
-static void *
-stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
+static void *stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
 {
 	(void)ctx;
 	(void)off;
@@ -279,8 +269,7 @@ stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
 
 static const struct sl_impair_ops stat_ops = {stat_free, stat_clone, stat_corrupt};
 
-static void
-stat_line(const char *what, uint64_t k, uint64_t n, double p)
+static void stat_line(const char *what, uint64_t k, uint64_t n, double p)
 {
 	double sd = sqrt((double)n * p * (1 - p)), ci = 3.2905 * sd / (double)n;
 	double rate = (double)k / (double)n;
@@ -292,8 +281,7 @@ stat_line(const char *what, uint64_t k, uint64_t n, double p)
 	       fabs(rate - p) <= ci ? "true" : "false");
 }
 
-static void
-stats_lines(void)
+static void stats_lines(void)
 {
 	const unsigned frames = 1000000, len = 1000;
 	struct sl_impair_frame f[BURST];
@@ -368,12 +356,12 @@ stats_lines(void)
 	sl_impair_free(e);
 }
 
-static int
-eal_start(const char *self)
+static int eal_start(const char *self)
 {
 	char prefix[64];
-	char *eal[] = {(char *)self, "--no-huge", "-m", "256", "--no-pci", "--file-prefix",
-		       prefix, "-l", "0", "--log-level", "lib.eal:error", NULL};
+	char *eal[] = {(char *)self,	"--no-huge", "-m", "256", "--no-pci",
+		       "--file-prefix", prefix,	     "-l", "0",	  "--log-level",
+		       "lib.eal:error", NULL};
 
 	snprintf(prefix, sizeof(prefix), "bench_impair_%d", (int)getpid());
 	if (rte_eal_init((int)SL_ARRAY_SIZE(eal) - 1, eal) < 0) {
@@ -387,8 +375,7 @@ eal_start(const char *self)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	unsigned rounds = 9;
 	uint64_t bursts = 100000;
@@ -410,8 +397,9 @@ main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--no-stats") == 0) {
 			stats = false;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--rounds N] [--bursts N] "
-					"[--callgrind] [--no-stats]\n",
+			fprintf(stderr,
+				"usage: %s [--quick] [--rounds N] [--bursts N] "
+				"[--callgrind] [--no-stats]\n",
 				argv[0]);
 			return 2;
 		}
@@ -445,7 +433,8 @@ main(int argc, char **argv)
 		for (unsigned c = 1; c < N_CONFIGS; c++) {
 			double t = median(ns[c][d], rounds), over = median(diff[c][d], rounds);
 
-			printf("{\"bench\":\"impair\",\"kind\":\"cost\",\"dir\":\"%s\",\"config\":\"%s\","
+			printf("{\"bench\":\"impair\",\"kind\":\"cost\",\"dir\":\"%s\",\"config\":"
+			       "\"%s\","
 			       "\"burst\":%d,\"frame_bytes\":%d,\"rounds\":%u,\"bursts\":%llu,"
 			       "\"ns_per_frame\":%.2f,\"bare_ns_per_frame\":%.2f,"
 			       "\"overhead_ns_per_frame\":%.2f,\"ratio\":%.3f",

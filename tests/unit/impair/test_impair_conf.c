@@ -13,8 +13,7 @@
 
 #include "impair_engine.h"
 
-static void
-sl_impair_conf_init__everything_off(void **state)
+static void sl_impair_conf_init__everything_off(void **state)
 {
 	struct sl_impair_conf c;
 	char err[128];
@@ -30,16 +29,15 @@ sl_impair_conf_init__everything_off(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void
-sl_impair_conf_set__accepts_every_key(void **state)
+static void sl_impair_conf_set__accepts_every_key(void **state)
 {
 	static const char *const kv[][2] = {
-		{"seed", "42"},		{"loss", "0.25"},	{"ge_p", "0.01"},
-		{"ge_r", "0.5"},	{"ge_h", "0.1"},	{"ge_k", "0.99"},
-		{"ber", "1e-6"},	{"corrupt", "deliver"}, {"dup", "1"},
-		{"reorder", "0.1"},	{"reorder_gap", "4"},	{"delay_ns", "100000"},
-		{"jitter_ns", "5000"},	{"rate_bps", "10G"},	{"burst_bytes", "9000"},
-		{"queue_bytes", "0"},	{"queue_frames", "1024"}, {"drop_idx", "3"},
+		{"seed", "42"},	       {"loss", "0.25"},	 {"ge_p", "0.01"},
+		{"ge_r", "0.5"},       {"ge_h", "0.1"},		 {"ge_k", "0.99"},
+		{"ber", "1e-6"},       {"corrupt", "deliver"},	 {"dup", "1"},
+		{"reorder", "0.1"},    {"reorder_gap", "4"},	 {"delay_ns", "100000"},
+		{"jitter_ns", "5000"}, {"rate_bps", "10G"},	 {"burst_bytes", "9000"},
+		{"queue_bytes", "0"},  {"queue_frames", "1024"}, {"drop_idx", "3"},
 	};
 	struct sl_impair_conf c;
 	char err[128];
@@ -61,16 +59,29 @@ sl_impair_conf_set__accepts_every_key(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void
-sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
+static void sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 {
 	static const char *const kv[][2] = {
-		{"loss", "1.5"},	{"loss", "-0.1"},      {"loss", "0.1x"},   {"loss", ""},
-		{"ber", "1"},		{"ge_r", "nan"},       {"corrupt", "keep"}, {"seed", "-1"},
-		{"delay_ns", "1us"},	{"rate_bps", "10T"},   {"rate_bps", "2000G"},
-		{"burst_bytes", "10"},	{"reorder_gap", "0"},  {"reorder_gap", "1025"},
-		{"queue_frames", "1000"}, {"queue_frames", "32"}, {"drop_idx", "5-3"},
-		{"drop_idx", "1::2"},	{"drop_idx", "1:"},    {"drop_idx", "0-5000"},
+		{"loss", "1.5"},
+		{"loss", "-0.1"},
+		{"loss", "0.1x"},
+		{"loss", ""},
+		{"ber", "1"},
+		{"ge_r", "nan"},
+		{"corrupt", "keep"},
+		{"seed", "-1"},
+		{"delay_ns", "1us"},
+		{"rate_bps", "10T"},
+		{"rate_bps", "2000G"},
+		{"burst_bytes", "10"},
+		{"reorder_gap", "0"},
+		{"reorder_gap", "1025"},
+		{"queue_frames", "1000"},
+		{"queue_frames", "32"},
+		{"drop_idx", "5-3"},
+		{"drop_idx", "1::2"},
+		{"drop_idx", "1:"},
+		{"drop_idx", "0-5000"},
 	};
 	struct sl_impair_conf c;
 	char err[128];
@@ -87,8 +98,7 @@ sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 	assert_non_null(strstr(err, "'los'"));
 }
 
-static void
-sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
+static void sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
 {
 	static const uint64_t expect[] = {1, 2, 3, 4, 9, 1000000000000};
 	struct sl_impair_conf c;
@@ -96,15 +106,13 @@ sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
 
 	(void)state;
 	sl_impair_conf_init(&c);
-	assert_int_equal(sl_impair_conf_set(&c, "drop_idx", "9:1000000000000:2-4:1:3", err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(
+		sl_impair_conf_set(&c, "drop_idx", "9:1000000000000:2-4:1:3", err, sizeof(err)), 0);
 	assert_int_equal(c.n_drop_idx, SL_ARRAY_SIZE(expect));
 	assert_memory_equal(c.drop_idx, expect, sizeof(expect));
 }
 
-static void
-sl_impair_conf_check__cross_key_constraints(void **state)
+static void sl_impair_conf_check__cross_key_constraints(void **state)
 {
 	struct sl_impair_conf c;
 	char err[128];
@@ -122,8 +130,7 @@ sl_impair_conf_check__cross_key_constraints(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void
-sl_impair_conf_format__round_trips(void **state)
+static void sl_impair_conf_format__round_trips(void **state)
 {
 	struct sl_impair_conf c, d;
 	char buf[512], err[128], *save = NULL;
@@ -150,8 +157,7 @@ sl_impair_conf_format__round_trips(void **state)
 	assert_int_equal(sl_impair_conf_format(&c, buf, 4), sl_impair_conf_format(&c, NULL, 0));
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_impair_conf_init__everything_off),
