@@ -127,6 +127,7 @@ struct sl_recv {
 	uint32_t ackq_head;           /**< index of the oldest entry */
 	uint32_t ackq_len;            /**< entries */
 	uint64_t delivered_front_pkts; /**< slow path: the arriving PSN itself was RCV.NXT */
+	uint64_t pool_last_ns;        /**< time of the last burst or poll, ns */
 	struct sl_recv_stats st;
 };
 
@@ -164,6 +165,8 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(pulls, "PULLs emitted"),
 	STAT(robs_allocated, "reorder buffers allocated"),
 	STAT(pool_peak_blocks, "most bits-pool blocks in use at once"),
+	STAT(pool_block_ns, "pool blocks in use integrated over time, block x ns"),
+	STAT(rtx_redundant_pkts, "retransmissions (SL_RECV_F_RTX) of PSNs already received"),
 };
 const unsigned sl_recv_stat_count = SL_ARRAY_SIZE(sl_recv_stat_desc);
 
@@ -428,6 +431,18 @@ note_arrival(struct sl_recv_conn *c, const struct sl_recv_pkt *pkt)
 	c->echo_tx_id = pkt->tx_id;
 }
 
+/* Already received: drop, count (a redundant retransmission when so flagged), ACK at once. */
+static unsigned
+dup_drop(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
+	 struct sl_recv_action *act)
+{
+	act_drop(act, pkt, SL_RECV_DROP_DUPLICATE, &r->st.drop_duplicate);
+	if (pkt->flags & SL_RECV_F_RTX)
+		r->st.rtx_redundant_pkts++;
+	note_arrival(c, pkt);
+	return 1 + ack_now(r, c, pkt->conn, pkt->psn, &act[1]);
+}
+
 /* ---- the 3 most recent holes -------------------------------------------------------------- */
 
 static inline uint32_t
@@ -601,11 +616,8 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 		act_drop(act, pkt, SL_RECV_DROP_MIDDLE_ACCESS, &r->st.drop_middle_access);
 		return 1;
 	}
-	if (sl_recv_pool_test(r->pool, blk, psn & r->block_mask)) {
-		act_drop(act, pkt, SL_RECV_DROP_DUPLICATE, &r->st.drop_duplicate);
-		note_arrival(c, pkt);
-		return 1 + ack_now(r, c, pkt->conn, psn, &act[1]);
-	}
+	if (sl_recv_pool_test(r->pool, blk, psn & r->block_mask))
+		return dup_drop(r, c, pkt, act);
 	holes_fill(r, c, psn);
 	note_arrival(c, pkt);
 	if (psn != c->melo.rcv_nxt) {
@@ -647,11 +659,8 @@ melo_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	uint32_t d = pkt->psn - c->melo.rcv_nxt;
 
 	if (d >= r->conf.window_pkts) {
-		if ((int32_t)d < 0) {
-			act_drop(act, pkt, SL_RECV_DROP_DUPLICATE, &r->st.drop_duplicate);
-			note_arrival(c, pkt);
-			return 1 + ack_now(r, c, pkt->conn, pkt->psn, &act[1]);
-		}
+		if ((int32_t)d < 0)
+			return dup_drop(r, c, pkt, act);
 		act_drop(act, pkt, SL_RECV_DROP_OUT_OF_WINDOW, &r->st.drop_out_of_window);
 		return 1;
 	}
@@ -666,11 +675,8 @@ static unsigned
 gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
 	 struct sl_recv_action *act)
 {
-	if (sl_seq_lt(pkt->psn, c->melo.rcv_nxt)) {
-		act_drop(act, pkt, SL_RECV_DROP_DUPLICATE, &r->st.drop_duplicate);
-		note_arrival(c, pkt);
-		return 1 + ack_now(r, c, pkt->conn, pkt->psn, &act[1]);
-	}
+	if (sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
+		return dup_drop(r, c, pkt, act);
 	act_drop(act, pkt, SL_RECV_DROP_OUT_OF_ORDER, &r->st.drop_out_of_order);
 	if (c->melo.gbn.nacked && c->melo.gbn.nacked_psn == c->melo.rcv_nxt)
 		return 1;
@@ -764,6 +770,21 @@ recv_one(struct sl_recv *r, const struct sl_recv_pkt *pkt, uint64_t now_ns,
 	return n;
 }
 
+/*
+ * Pool usage over time: blocks in use only change inside a burst, at one now_ns, so adding
+ * in_use x (now - last) at each call integrates exactly (block x ns).
+ */
+static inline void
+pool_account(struct sl_recv *r, uint64_t now_ns)
+{
+	if (now_ns > r->pool_last_ns) {
+		uint64_t dt_ns = now_ns - r->pool_last_ns;
+
+		r->st.pool_block_ns += (uint64_t)sl_recv_pool_in_use(r->pool) * dt_ns;
+		r->pool_last_ns = now_ns;
+	}
+}
+
 unsigned
 sl_recv_actions_max(const struct sl_recv *r)
 {
@@ -777,6 +798,7 @@ sl_recv_burst(struct sl_recv *r, const struct sl_recv_pkt *pkts, unsigned n, uin
 {
 	unsigned i, out = 0, need = sl_recv_actions_max(r);
 
+	pool_account(r, now_ns);
 	for (i = 0; i < n && max - out >= need; i++)
 		out += recv_one(r, &pkts[i], now_ns, &act[out]);
 	if (consumed != NULL)
@@ -789,6 +811,7 @@ sl_recv_poll(struct sl_recv *r, uint64_t now_ns, struct sl_recv_action *act, uns
 {
 	unsigned n = 0;
 
+	pool_account(r, now_ns);
 	while (n < max && r->ackq_len) {
 		uint32_t conn = r->ackq[r->ackq_head];
 		struct sl_recv_conn *c = &r->conns[conn];

@@ -175,6 +175,9 @@ struct sl_recv_stats {
 	uint64_t pulls;               /**< PULLs emitted */
 	uint64_t robs_allocated;      /**< reorder buffers allocated (lazily, kept for reuse) */
 	uint64_t pool_peak_blocks;    /**< most pool blocks in use at once */
+	uint64_t pool_block_ns;       /**< blocks in use integrated over time, block x ns: mean
+				       *   usage = pool_block_ns / elapsed ns / pool blocks */
+	uint64_t rtx_redundant_pkts;  /**< retransmissions (SL_RECV_F_RTX) already received */
 };
 
 /** Name, help and offset of every counter (nack_holes as nack_holes_0 .. nack_holes_3). */

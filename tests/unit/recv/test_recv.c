@@ -410,6 +410,32 @@ sl_recv_burst__pool_exhausted_drops_then_recovers(void **state)
 }
 
 static void
+sl_recv_stats_get__pool_usage_integral_and_redundant_rtx(void **state)
+{
+	struct sl_recv *r = mk(1, 64, 128);
+	struct sl_recv_stats st;
+
+	(void)state;
+	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
+	rx(r, 0, 0, 0, 500);
+	rx(r, 0, 2, 0, 1000); /* 1 block from t = 1000 */
+	rx(r, 0, 9, 0, 3000); /* 2 blocks from t = 3000 */
+	rx(r, 0, 2, SL_RECV_F_RTX, 3500); /* a redundant retransmission */
+	rx(r, 0, 0, 0, 3600);             /* a duplicate, not flagged */
+	assert_int_equal(sl_recv_poll(r, 4000, act, 8), 0);
+	rx(r, 0, 1, SL_RECV_F_RTX, 4000); /* fills the front hole: hole [3, 8] remains */
+	sl_recv_stats_get(r, &st);
+	assert_int_equal(st.pool_block_ns, 1 * 2000 + 2 * 1000);
+	assert_int_equal(st.rtx_redundant_pkts, 1);
+	assert_int_equal(st.drop_duplicate, 2);
+	sl_recv_stats_reset(r);
+	sl_recv_poll(r, 5000, act, 8);
+	sl_recv_stats_get(r, &st);
+	assert_int_equal(st.pool_block_ns, 2 * 1000); /* RCV.NXT 3: blocks 0 and 1 still held */
+	sl_recv_free(r);
+}
+
+static void
 sl_recv_burst__duplicate_and_out_of_window(void **state)
 {
 	struct sl_recv *r = mk(1, 64, 128);
@@ -799,6 +825,7 @@ main(void)
 		cmocka_unit_test(sl_recv_burst__partial_fill_frees_passed_blocks_and_splits_holes),
 		cmocka_unit_test(sl_recv_burst__middle_access_dropped),
 		cmocka_unit_test(sl_recv_burst__pool_exhausted_drops_then_recovers),
+		cmocka_unit_test(sl_recv_stats_get__pool_usage_integral_and_redundant_rtx),
 		cmocka_unit_test(sl_recv_burst__duplicate_and_out_of_window),
 		cmocka_unit_test(sl_recv_burst__psn_wrap),
 		cmocka_unit_test(sl_recv_burst__gbn_drops_and_nacks_once_per_gap),

@@ -225,6 +225,7 @@ closed_loop(double p, double p_rtx, uint32_t n, uint64_t seed, uint64_t *rtos)
 	struct sl_recv_conn_conf cc = {.isn = 0, .mode = SL_RECV_MELO, .fb = SL_RECV_FB_NACK,
 				       .ack_every_pkts = 1};
 	struct sl_recv_rtx_stats st;
+	struct sl_recv_stats rst;
 	struct sl_rng rng;
 
 	rc.window_pkts = 256;
@@ -243,6 +244,7 @@ closed_loop(double p, double p_rtx, uint32_t n, uint64_t seed, uint64_t *rtos)
 
 		if (rtx) {
 			pkt.psn = rg.start_psn;
+			pkt.flags = SL_RECV_F_RTX;
 		} else if (nxt < n && nxt - una < 256) {
 			pkt.psn = nxt++;
 		} else {
@@ -281,6 +283,8 @@ closed_loop(double p, double p_rtx, uint32_t n, uint64_t seed, uint64_t *rtos)
 	}
 	sl_recv_rtx_stats_get(t, &st);
 	assert_true(st.pkts_taken > 0); /* losses were recovered by selective resends */
+	sl_recv_stats_get(r, &rst);
+	assert_true(rst.rtx_redundant_pkts <= redundant); /* lost ones never arrived */
 	free(got);
 	sl_recv_free(r);
 	sl_recv_rtx_free(t);
