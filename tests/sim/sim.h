@@ -12,7 +12,12 @@
  * a data FIFO with a byte limit, a control FIFO served first (acks, NACKs, pulls, CNPs and NDP
  * trimmed headers), ECN marking on the data queue depth (RED ramp from kmin to kmax with
  * marking probability pmax at kmax; kmin == kmax is a step at K), and NDP trimming (a data
- * packet that does not fit loses its payload and joins the control FIFO). A packet occupies
+ * packet that does not fit loses its payload and joins the control FIFO). Marking happens on
+ * arrival against the depth found, or (ecn_dequeue) on departure against the depth left
+ * behind, which feeds congestion back without the queueing delay. PFC (802.1Qbb, what RoCE
+ * runs on) is modelled per ingress: when the switch holds more than pfc_xoff_bytes of data
+ * from one host, a PAUSE reaches that host one propagation delay later and its data stops
+ * (control packets still flow); at pfc_xon_bytes a RESUME follows. A packet occupies
  * the port for ceil(wire_bytes x 8 / rate) ns, then arrives at the far node prop_ns later.
  *
  * Hosts. A host port never queues data: when it goes idle it asks the host's sender for the
@@ -110,6 +115,11 @@ struct sim_port_conf {
 	uint64_t ecn_kmax_bytes; /**< marking probability reaches pmax here, bytes */
 	uint32_t ecn_pmax_ppm;   /**< marking probability at kmax, parts per million */
 	bool trim;               /**< NDP: trim instead of dropping when full */
+	bool ecn_dequeue;        /**< mark on departure against the depth left behind (as
+				  *   DCQCN's NS3 switch does) instead of on arrival */
+	uint64_t pfc_xoff_bytes; /**< host -> switch only: PFC pauses the host's data when the
+				  *   switch holds more than this from it, bytes (0: no PFC) */
+	uint64_t pfc_xon_bytes;  /**< ... and resumes it at or below this, bytes */
 };
 
 /* One scripted drop: flow/seq/tx_id, or the nth data packet arriving at any host. */
@@ -123,7 +133,8 @@ struct sim_drop {
 enum sim_loss_mode {
 	SIM_LOSS_PACKET,  /**< one draw from the sim RNG per data packet */
 	SIM_LOSS_SEGMENT, /**< a hash of (seed, flow, seq, tx_id): senders that send the same
-			       segments see the same losses, whatever the timing */
+			       segments see the same losses, whatever the timing. tx_id saturates
+			       at 3, so the 4th and later transmissions draw from the RNG */
 };
 
 struct sim_conf {
@@ -147,6 +158,7 @@ struct sim_port_stats {
 	uint64_t trims;        /**< data packets trimmed to a header */
 	uint64_t ecn_marks;
 	uint64_t max_q_bytes;  /**< deepest data queue seen, bytes */
+	uint64_t pfc_pauses;   /**< host ports: PAUSEs received */
 };
 
 /* Network-wide counters. */

@@ -44,6 +44,9 @@ struct sim_host {
 	const struct sim_receiver_ops *rops;
 	void *rctx;
 	uint64_t wake_ns; /**< earliest pending wake-up, SIM_NEVER when none */
+	uint64_t in_switch_bytes; /**< data from this host queued in the switch, bytes */
+	bool pfc_sent;    /**< the switch has sent this host a PAUSE (not yet a RESUME) */
+	bool paused;      /**< a PAUSE arrived: no data until the RESUME */
 };
 
 struct sim {
@@ -239,6 +242,8 @@ observe(struct sim *s, enum sim_obs what, const struct sim_pkt *p)
 
 static void host_try_send(struct sim *s, struct sim_host *h);
 static void port_start(struct sim *s, struct sim_port *pt);
+static void ecn_mark(struct sim *s, struct sim_port *pt, struct sim_pkt *p);
+static void pfc_account(struct sim *s, uint32_t src, int64_t delta);
 
 static void
 arrive_at_switch(struct sim *s, void *obj, uint64_t arg);
@@ -283,6 +288,10 @@ port_start(struct sim *s, struct sim_port *pt)
 		if (p == NULL)
 			return;
 		pt->data_bytes -= p->wire_bytes;
+		if (pt->at_switch)
+			pfc_account(s, p->src, -(int64_t)p->wire_bytes);
+		if (pt->c.ecn_dequeue)
+			ecn_mark(s, pt, p);
 	}
 	port_transmit(s, pt, p);
 }
@@ -300,6 +309,48 @@ ecn_should_mark(struct sim *s, const struct sim_port *pt)
 	/* RED ramp: p = pmax * (q - kmin) / (kmax - kmin), drawn in ppm. */
 	return sl_rng_below(&s->rng, UINT64_C(1000000) * (c->ecn_kmax_bytes - c->ecn_kmin_bytes)) <
 	       (uint64_t)c->ecn_pmax_ppm * (q - c->ecn_kmin_bytes);
+}
+
+static void
+ecn_mark(struct sim *s, struct sim_port *pt, struct sim_pkt *p)
+{
+	if (!ecn_should_mark(s, pt))
+		return;
+	p->ecn_ce = 1;
+	pt->st.ecn_marks++;
+	s->st.ecn_marks++;
+	observe(s, SIM_OBS_MARK, p);
+}
+
+static void
+pfc_signal(struct sim *s, void *obj, uint64_t pause)
+{
+	struct sim_host *h = obj;
+
+	h->paused = pause != 0;
+	if (pause)
+		h->nic.st.pfc_pauses++;
+	else
+		host_try_send(s, h);
+}
+
+/* Per-ingress PFC accounting of data held by the switch from host `src`. */
+static void
+pfc_account(struct sim *s, uint32_t src, int64_t delta)
+{
+	struct sim_host *h = &s->host[src];
+	const struct sim_port_conf *c = &h->nic.c;
+
+	h->in_switch_bytes += (uint64_t)delta;
+	if (c->pfc_xoff_bytes == 0)
+		return;
+	if (!h->pfc_sent && h->in_switch_bytes > c->pfc_xoff_bytes) {
+		h->pfc_sent = true;
+		sim_schedule(s, s->now_ns + c->prop_ns, pfc_signal, h, 1);
+	} else if (h->pfc_sent && h->in_switch_bytes <= c->pfc_xon_bytes) {
+		h->pfc_sent = false;
+		sim_schedule(s, s->now_ns + c->prop_ns, pfc_signal, h, 0);
+	}
 }
 
 static void
@@ -324,14 +375,12 @@ port_enqueue(struct sim *s, struct sim_port *pt, struct sim_pkt *p)
 			return;
 		}
 	} else {
-		if (ecn_should_mark(s, pt)) {
-			p->ecn_ce = 1;
-			pt->st.ecn_marks++;
-			s->st.ecn_marks++;
-			observe(s, SIM_OBS_MARK, p);
-		}
+		if (!pt->c.ecn_dequeue)
+			ecn_mark(s, pt, p);
 		fifo_push(&pt->data, p);
 		pt->data_bytes += p->wire_bytes;
+		if (pt->at_switch)
+			pfc_account(s, p->src, (int64_t)p->wire_bytes);
 		if (pt->data_bytes > pt->st.max_q_bytes)
 			pt->st.max_q_bytes = pt->data_bytes;
 	}
@@ -375,7 +424,7 @@ rx_impair(struct sim *s, const struct sim_pkt *p)
 	}
 	if (s->loss_thresh == 0)
 		return SIM_OBS_TX;
-	if (c->loss_mode == SIM_LOSS_SEGMENT) {
+	if (c->loss_mode == SIM_LOSS_SEGMENT && p->tx_id < 3) {
 		uint64_t key = mix64(c->seed ^ mix64(((uint64_t)p->flow << 40) ^
 						     ((uint64_t)p->seq << 8) ^ p->tx_id));
 
@@ -436,7 +485,7 @@ host_try_send(struct sim *s, struct sim_host *h)
 		port_transmit(s, pt, p);
 		return;
 	}
-	if (h->sops == NULL)
+	if (h->sops == NULL || h->paused)
 		return;
 	p = sim_pkt_alloc(s);
 	if (p == NULL)
@@ -484,7 +533,7 @@ static int
 port_conf_check(const struct sim_port_conf *c)
 {
 	if (c->rate_bps == 0 || (c->ecn_kmin_bytes && c->ecn_kmax_bytes < c->ecn_kmin_bytes) ||
-	    c->ecn_pmax_ppm > 1000000)
+	    c->ecn_pmax_ppm > 1000000 || c->pfc_xon_bytes > c->pfc_xoff_bytes)
 		return -EINVAL;
 	return 0;
 }

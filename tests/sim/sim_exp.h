@@ -17,6 +17,7 @@
 
 /* count flows that differ only in their start time (start_ns + i x stagger_ns). */
 struct sim_flow_group {
+	char name[32]; /**< "flows" or "flows.NAME", as in the file */
 	uint32_t count;
 	uint64_t stagger_ns;
 	struct sim_flow_spec spec;

@@ -23,6 +23,7 @@ struct pull_queue {
 	uint32_t head; /**< next to send */
 	uint32_t n;    /**< queued */
 	bool armed;    /**< a pull-send event is pending */
+	uint64_t next_ns; /**< earliest time of the next pull (pacing), ns */
 };
 
 struct sim_recv {
@@ -136,12 +137,11 @@ pull_send(struct sim *s, void *obj, uint64_t host)
 	p->pull_bytes = f->seg_bytes;
 	f->st.pulls++;
 	sim_host_send_ctrl(s, (uint32_t)host, p);
+	q->next_ns = sim_now(s) + sl_tx_ns_ceil(f->seg_bytes + sim_conf(s)->hdr_bytes,
+						sim_conf(s)->switch_port[host].rate_bps);
 	if (q->n > 0) {
-		uint64_t gap = sl_tx_ns_ceil(f->seg_bytes + sim_conf(s)->hdr_bytes,
-					     sim_conf(s)->switch_port[host].rate_bps);
-
 		q->armed = true;
-		sim_schedule(s, sim_now(s) + gap, pull_send, r, host);
+		sim_schedule(s, q->next_ns, pull_send, r, host);
 	}
 }
 
@@ -167,7 +167,7 @@ pull_queue(struct sim_recv *r, uint32_t host, uint32_t flow)
 	q->n++;
 	if (!q->armed) {
 		q->armed = true;
-		sim_schedule(r->s, sim_now(r->s), pull_send, r, host);
+		sim_schedule(r->s, SL_MAX(q->next_ns, sim_now(r->s)), pull_send, r, host);
 	}
 }
 

@@ -211,11 +211,15 @@ set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, con
 	uint64_t n;
 	bool b;
 
-	if (!strcmp(key, "trim")) {
+	if (!strcmp(key, "trim") || !strcmp(key, "ecn_dequeue")) {
 		if (parse_bool(v, &b))
 			return fail(err, len, key, "'%s' is not a boolean", v);
-		for (uint32_t i = lo; i < hi; i++)
-			sc->net.switch_port[i].trim = b;
+		for (uint32_t i = lo; i < hi; i++) {
+			if (key[0] == 't')
+				sc->net.switch_port[i].trim = b;
+			else
+				sc->net.switch_port[i].ecn_dequeue = b;
+		}
 		return 0;
 	}
 	if (!strcmp(key, "ecn_pmax")) {
@@ -240,6 +244,10 @@ set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, con
 			s->ecn_kmin_bytes = n;
 		else if (!strcmp(base, "ecn_kmax") && scale)
 			s->ecn_kmax_bytes = n;
+		else if (!strcmp(base, "pfc_xoff") && scale)
+			h->pfc_xoff_bytes = n;
+		else if (!strcmp(base, "pfc_xon") && scale)
+			h->pfc_xon_bytes = n;
 		else
 			return fail(err, len, key, "unknown key or value out of range");
 	}
@@ -371,16 +379,18 @@ sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, 
 	if (!strcmp(section, "sched"))
 		return set_sched(sc, key, v, err, len);
 	if (!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) {
-		if (sc->ngroups == 0)
-			return fail(err, len, key, "internal: no flow group open");
-		return set_flows(&sc->group[sc->ngroups - 1], key, v, err, len);
+		/* the last group of that name: the open one while a file is read */
+		for (uint32_t g = sc->ngroups; g-- > 0;)
+			if (!strcmp(sc->group[g].name, section))
+				return set_flows(&sc->group[g], key, v, err, len);
+		return fail(err, len, section, "no such flow group");
 	}
 	return fail(err, len, section, "unknown section");
 }
 
 /* Open a new [flows] group with the defaults every group starts from. */
 static int
-open_group(struct sim_scenario *sc)
+open_group(struct sim_scenario *sc, const char *name)
 {
 	struct sim_flow_group *g;
 
@@ -388,6 +398,7 @@ open_group(struct sim_scenario *sc)
 		return -1;
 	g = &sc->group[sc->ngroups++];
 	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->count = 1;
 	g->spec.src = 0;
 	g->spec.dst = 1;
@@ -435,12 +446,12 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 		if (*s == '[') {
 			char *close = strchr(s, ']');
 
-			if (close == NULL || close[1] != '\0' || close - s - 1 >= (long)sizeof(section)) {
+			if (close == NULL || close[1] != '\0' || close - s - 1 >= 32) {
 				rc = fail(msg, sizeof(msg), s, "malformed section header");
 			} else {
 				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1), s + 1);
 				if ((!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) &&
-				    open_group(sc))
+				    open_group(sc, section))
 					rc = fail(msg, sizeof(msg), section, "more than %u groups",
 						  SIM_MAX_GROUPS);
 			}

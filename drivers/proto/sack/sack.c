@@ -12,9 +12,9 @@
  *
  *   open ---IsLost(wnd_start), wnd_start > RecoveryPoint---> recovery:
  *        RecoveryPoint = highest sent; ssthresh = cwnd = max(FlightSize / 2, 2); HighRxt =
- *        wnd_start. On every ack in recovery: budget = cwnd - pipe; NextSeg rule 1 marks lost
- *        segments above HighRxt (at most budget of them); rule 2 opens the window for new data
- *        with what is left.
+ *        wnd_start + 1 with wnd_start marked (step 4.3). On every later ack in recovery:
+ *        budget = cwnd - pipe; NextSeg rule 1 marks lost segments above HighRxt (at most
+ *        budget of them); rule 2 opens the window for new data with what is left.
  *   recovery ---cumack > RecoveryPoint---> open (cwnd = ssthresh).
  *   RTO: cwnd = 1 (tcp_cwnd.h), RecoveryPoint = highest sent, and recovery continues with every
  *        unSACKed segment below it counted lost while cwnd grows in slow start (RFC 6675 s5.1).
@@ -83,7 +83,7 @@ sack_recover(const struct sl_flow_view *f, struct sack *sk, struct sl_proto_out 
 	pipe = sack_holes(f, ws, f->snd_max) - sack_holes(f, ws, lost_end) +
 	       sack_holes(f, ws, sk->high_rxt);
 	budget = sk->c.cwnd > pipe ? sk->c.cwnd - pipe : 0;
-	if (budget && sl_seq_lt(sk->high_rxt, lost_end)) {
+	if (budget && sl_seq_lt(sk->high_rxt, lost_end) && out->mark_from == out->mark_to) {
 		uint32_t to = sk->high_rxt, n = 0;
 
 		while (n < budget && sl_seq_lt(to, lost_end)) /* rule 1: lost, not yet resent */
@@ -122,7 +122,9 @@ sack_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 		sk->recover = f->snd_max - 1;
 		sk->c.ssthresh = tcp_cwnd_half(sl_flow_sent(f));
 		sk->c.cwnd = sk->c.ssthresh;
-		sk->high_rxt = f->wnd_start;
+		sk->high_rxt = f->wnd_start + 1; /* RFC 6675 s5 step 4.3: resend the first loss */
+		out->mark_from = f->wnd_start;
+		out->mark_to = f->wnd_start + 1;
 	}
 	if (sk->inrec)
 		sack_recover(f, sk, out);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fidelity experiments (Tonic section 6.2 and the loss-recovery claims of Table 3), each a
+ * scenario from tests/sim/scenarios/ run on the real lib/sched and drivers/proto:
+ *   - NewReno, 2 hosts x 100 flows: the goodput CDF and retransmissions; every flow progresses;
+ *   - DCQCN, 2 flows: their average rates within 5% of each other;
+ *   - DCQCN, 200 flows on 40 Gbps: each 200 Mbps +-5% on the wire;
+ *   - NDP (trimming, NACK + pull) and IRN (selective recovery) deliver every segment;
+ *   - every program, under random and scripted loss: all data delivered, and the engine never
+ *     emitted a segment beyond credit (its credit_violations counter stays 0).
+ * Each case prints one JSON line with what it measured.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim_exp.h"
+
+static const char *scenario_dir = SIM_SCENARIO_DIR;
+
+struct override {
+	const char *section;
+	const char *key;
+	const char *value;
+};
+
+/* Load a scenario, apply overrides, run it; the caller frees the experiment. */
+static struct sim_exp *
+run(const char *name, const struct override *ov, unsigned nov)
+{
+	char path[1024], err[512];
+	struct sim_scenario sc;
+	struct sim_exp *x;
+
+	snprintf(path, sizeof(path), "%s/%s", scenario_dir, name);
+	sim_scenario_defaults(&sc);
+	if (sim_scenario_load(&sc, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (unsigned i = 0; i < nov; i++)
+		if (sim_scenario_set(&sc, ov[i].section, ov[i].key, ov[i].value, err, sizeof(err)))
+			fail_msg("%s", err);
+	x = sim_exp_create(&sc);
+	assert_non_null(x);
+	assert_int_equal(sim_exp_run(x), 0);
+	assert_int_equal(sim_exp_start_failures(x), 0);
+	return x;
+}
+
+static void
+assert_no_credit_violation(const struct sim_exp *x)
+{
+	struct sl_sched_stats st;
+
+	sim_exp_sched_stats(x, &st);
+	assert_true(st.decisions > 0);
+	assert_int_equal(st.credit_violations, 0);
+	assert_int_equal(st.bad_events, 0);
+}
+
+/* Goodput of flow fl, and min/mean/max over all flows, bits/s. */
+static void
+goodput_stats(const struct sim_exp *x, double *min, double *mean, double *max)
+{
+	uint32_t n = sim_exp_nflows(x);
+
+	*min = 1e300;
+	*max = *mean = 0;
+	for (uint32_t fl = 0; fl < n; fl++) {
+		double g = (double)sim_exp_flow(x, fl)->goodput_bps;
+
+		*min = g < *min ? g : *min;
+		*max = g > *max ? g : *max;
+		*mean += g / n;
+	}
+}
+
+/* Wire bytes per payload byte for full segments: (seg + header) / seg. */
+static double
+wire_factor(const struct sim_exp *x)
+{
+	const struct sim_flow_result *r = sim_exp_flow(x, 0);
+
+	return (double)(r->spec.fc.seg_bytes + sim_conf(sim_exp_sim((struct sim_exp *)x))->hdr_bytes) /
+	       r->spec.fc.seg_bytes;
+}
+
+static void
+newreno_2x100__every_flow_progresses(void **state)
+{
+	struct sim_exp *x = run("newreno_2x100.ini", NULL, 0);
+	const struct sim_stats *ns = sim_stats(sim_exp_sim(x));
+	double mn, mean, mx, cap = 10e9 / wire_factor(x);
+	uint64_t rtx = 0, rto = 0, rtx_min = UINT64_MAX, rtx_max = 0;
+
+	(void)state;
+	goodput_stats(x, &mn, &mean, &mx);
+	for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++) {
+		const struct sim_flow_result *r = sim_exp_flow(x, fl);
+
+		rtx += r->st.segs_rtx;
+		rto += r->st.rto_fired;
+		rtx_min = SL_MIN(rtx_min, r->st.segs_rtx);
+		rtx_max = SL_MAX(rtx_max, r->st.segs_rtx);
+	}
+	sim_exp_summary_json(x, "newreno_2x100.ini", stdout);
+	printf("{\"test\": \"newreno_2x100_brief\", \"flows\": %u, \"goodput_min_bps\": %.0f"
+	       ", \"goodput_mean_bps\": %.0f, \"goodput_max_bps\": %.0f, \"link_use\": %.4f"
+	       ", \"segs_rtx\": %" PRIu64 ", \"rtx_per_flow_min\": %" PRIu64
+	       ", \"rtx_per_flow_max\": %" PRIu64 ", \"rto_fired\": %" PRIu64
+	       ", \"drops_queue\": %" PRIu64 "}\n",
+	       sim_exp_nflows(x), mn, mean, mx, mean * sim_exp_nflows(x) / cap, rtx, rtx_min,
+	       rtx_max, rto, ns->drops_queue);
+	assert_int_equal(sim_exp_nflows(x), 200);
+	assert_true(ns->drops_queue > 0);           /* the bottleneck really overflowed */
+	assert_true(mean * 200 >= 0.95 * cap);      /* and stayed busy */
+	assert_true(mn >= 0.05 * mean);             /* every flow progressed */
+	assert_no_credit_violation(x);
+	sim_exp_free(x);
+}
+
+static void
+dcqcn__two_flows_converge(void **state)
+{
+	struct sim_exp *x = run("dcqcn_2flows.ini", NULL, 0);
+	double a = (double)sim_exp_flow(x, 0)->goodput_bps;
+	double b = (double)sim_exp_flow(x, 1)->goodput_bps, mean = (a + b) / 2;
+	double diff = (a > b ? a - b : b - a) / mean, cap = 40e9 / wire_factor(x);
+
+	(void)state;
+	printf("{\"test\": \"dcqcn_2flows\", \"goodput_a_bps\": %.0f, \"goodput_b_bps\": %.0f"
+	       ", \"rel_diff\": %.4f, \"link_use\": %.4f, \"cnps_a\": %" PRIu64
+	       ", \"cnps_b\": %" PRIu64 "}\n",
+	       a, b, diff, (a + b) / cap, sim_exp_flow(x, 0)->st.cnps, sim_exp_flow(x, 1)->st.cnps);
+	assert_true(sim_exp_flow(x, 0)->st.cnps > 0 && sim_exp_flow(x, 1)->st.cnps > 0);
+	assert_true(diff < 0.05);
+	assert_true(a + b >= 0.95 * cap);
+	assert_no_credit_violation(x);
+	sim_exp_free(x);
+}
+
+static void
+dcqcn__200_flows_share_40g(void **state)
+{
+	struct sim_exp *x = run("dcqcn_200.ini", NULL, 0);
+	double mn, mean, mx, wf = wire_factor(x);
+	uint64_t cnps = 0;
+
+	(void)state;
+	goodput_stats(x, &mn, &mean, &mx);
+	for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++)
+		cnps += sim_exp_flow(x, fl)->st.cnps;
+	printf("{\"test\": \"dcqcn_200\", \"flows\": %u, \"wire_min_bps\": %.0f"
+	       ", \"wire_mean_bps\": %.0f, \"wire_max_bps\": %.0f, \"goodput_mean_bps\": %.0f"
+	       ", \"cnps\": %" PRIu64 ", \"pfc_pauses\": %" PRIu64 "}\n",
+	       sim_exp_nflows(x), mn * wf, mean * wf, mx * wf, mean, cnps,
+	       sim_port_stats(sim_exp_sim(x), 0, false)->pfc_pauses +
+		       sim_port_stats(sim_exp_sim(x), 1, false)->pfc_pauses);
+	assert_int_equal(sim_exp_nflows(x), 200);
+	assert_true(cnps > 0);
+	assert_true(mn * wf >= 190e6 && mx * wf <= 210e6);
+	assert_no_credit_violation(x);
+	sim_exp_free(x);
+}
+
+/* Every finite flow finished and the receiver holds every segment. */
+static void
+assert_all_delivered(const struct sim_exp *x)
+{
+	for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++) {
+		const struct sim_flow_result *r = sim_exp_flow(x, fl);
+
+		assert_true(r->spec.size_segs > 0);
+		assert_int_equal(r->rx_cumack, r->spec.fc.first_seq + (uint32_t)r->spec.size_segs);
+		assert_true(r->done_ns != SIM_NEVER);
+	}
+}
+
+/* One JSON line per flow set: completion, retransmissions, timeouts. */
+static void
+print_recovery(const char *name, const struct sim_exp *x)
+{
+	const struct sim_stats *ns = sim_stats(sim_exp_sim((struct sim_exp *)x));
+	uint64_t rtx = 0, rto = 0, nacks = 0, last = 0;
+
+	for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++) {
+		const struct sim_flow_result *r = sim_exp_flow(x, fl);
+
+		rtx += r->st.segs_rtx;
+		rto += r->st.rto_fired;
+		nacks += r->st.nacks;
+		last = SL_MAX(last, r->done_ns == SIM_NEVER ? 0 : r->done_ns);
+	}
+	printf("{\"test\": \"%s\", \"flows\": %u, \"lost\": %" PRIu64 ", \"trims\": %" PRIu64
+	       ", \"segs_rtx\": %" PRIu64 ", \"nacks\": %" PRIu64 ", \"rto_fired\": %" PRIu64
+	       ", \"last_done_ns\": %" PRIu64 "}\n",
+	       name, sim_exp_nflows(x), ns->drops_queue + ns->drops_random + ns->drops_scripted,
+	       ns->trims, rtx, nacks, rto, last);
+}
+
+static void
+ndp__recovers_every_loss(void **state)
+{
+	struct sim_exp *x = run("ndp_incast.ini", NULL, 0);
+	const struct sim_stats *ns = sim_stats(sim_exp_sim(x));
+
+	(void)state;
+	print_recovery("ndp_incast", x);
+	assert_true(ns->trims > 0 && ns->drops_random > 0); /* both repair paths were needed */
+	assert_true(ns->ctrl_pkts[SIM_PKT_NACK] > 0 && ns->ctrl_pkts[SIM_PKT_PULL] > 0);
+	assert_all_delivered(x);
+	assert_no_credit_violation(x);
+	sim_exp_free(x);
+}
+
+static void
+irn__recovers_every_loss(void **state)
+{
+	static const struct override ov[] = {
+		{"flows.a", "proto", "irn"},
+		{"flows.b", "proto", "irn"},
+		{"sim", "loss", "0.02"},
+	};
+	struct sim_exp *x = run("programs.ini", ov, SL_ARRAY_SIZE(ov));
+	const struct sim_stats *ns = sim_stats(sim_exp_sim(x));
+
+	(void)state;
+	print_recovery("irn_loss", x);
+	assert_true(ns->drops_random > 100 && ns->drops_scripted > 0);
+	assert_all_delivered(x);
+	assert_no_credit_violation(x);
+	sim_exp_free(x);
+}
+
+static void
+programs__deliver_everything_within_credit(void **state)
+{
+	static const char *const progs[] = {"reno", "newreno", "sack", "ndp",
+					    "dcqcn", "irn", "dctcp", "swift"};
+
+	(void)state;
+	for (size_t i = 0; i < SL_ARRAY_SIZE(progs); i++) {
+		bool ndp = !strcmp(progs[i], "ndp"), ts = !strcmp(progs[i], "swift");
+		const struct override ov[] = {
+			{"flows.a", "proto", progs[i]},
+			{"flows.b", "proto", progs[i]},
+			{"flows.a", "ts", ts ? "1" : "0"},
+			{"flows.b", "ts", ts ? "1" : "0"},
+			{"receiver", "ndp", ndp ? "1" : "0"},
+		};
+		struct sim_exp *x = run("programs.ini", ov, SL_ARRAY_SIZE(ov));
+		char name[64];
+
+		snprintf(name, sizeof(name), "programs_%s", progs[i]);
+		print_recovery(name, x);
+		assert_true(sim_stats(sim_exp_sim(x))->drops_scripted > 0);
+		assert_all_delivered(x);
+		assert_no_credit_violation(x);
+		sim_exp_free(x);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(newreno_2x100__every_flow_progresses),
+		cmocka_unit_test(dcqcn__two_flows_converge),
+		cmocka_unit_test(dcqcn__200_flows_share_40g),
+		cmocka_unit_test(ndp__recovers_every_loss),
+		cmocka_unit_test(irn__recovers_every_loss),
+		cmocka_unit_test(programs__deliver_everything_within_credit),
+	};
+
+	if (argc > 1)
+		scenario_dir = argv[1];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
