@@ -26,6 +26,7 @@
 enum key_type {
 	KEY_STRING,    /**< char[] member, size is the array size */
 	KEY_UINT,      /**< unsigned member of `size` bytes, value * scale in [min, max] */
+	KEY_ENUM,      /**< unsigned int member: index of the value in choices ("a|b|c") */
 	KEY_PEER_MAC,  /**< "learn" or aa:bb:cc:dd:ee:ff */
 };
 
@@ -37,6 +38,7 @@ struct key_desc {
 	size_t size;
 	uint64_t min, max;   /**< KEY_UINT bounds, in the key's own unit */
 	uint64_t scale;      /**< KEY_UINT: stored = value * scale (e.g. us -> ns) */
+	const char *choices; /**< KEY_ENUM: "a|b|c" */
 	const char *def;     /**< default as written in the file; NULL = required */
 	const char *help;
 };
@@ -44,28 +46,64 @@ struct key_desc {
 #define CONF(m) offsetof(struct sluiced_conf, m), sizeof(((struct sluiced_conf *)0)->m)
 #define PORT(m) offsetof(struct sluiced_port_conf, m), sizeof(((struct sluiced_port_conf *)0)->m)
 
+#define LINK(m) CONF(link.m)
+#define TRAFFIC(m) CONF(traffic.m)
+
 static const struct key_desc keys[] = {
-	{"sluiced", "name", KEY_STRING, CONF(name), 0, 0, 0, "sluiced",
+	{"sluiced", "name", KEY_STRING, CONF(name), 0, 0, 0, NULL, "sluiced",
 	 "host name shown in telemetry and reports"},
-	{"sluiced", "workers", KEY_UINT, CONF(workers), 0, 64, 1, "0",
-	 "worker lcores, one RX/TX queue pair per port each; 0 runs everything on the main lcore"},
-	{"sluiced", "mbufs", KEY_UINT, CONF(mbufs), 1023, 16777215, 1, "8191",
+	{"sluiced", "workers", KEY_UINT, CONF(workers), 0, 64, 1, NULL, "0",
+	 "worker lcores, one RX/TX queue pair (lane) per port each; 0 runs everything on the main "
+	 "lcore"},
+	{"sluiced", "mbufs", KEY_UINT, CONF(mbufs), 1023, 16777215, 1, NULL, "8191",
 	 "mbufs in the packet pool"},
-	{"sluiced", "mbuf_cache", KEY_UINT, CONF(mbuf_cache), 0, 512, 1, "256",
+	{"sluiced", "mbuf_cache", KEY_UINT, CONF(mbuf_cache), 0, 512, 1, NULL, "256",
 	 "per-lcore mempool cache, mbufs"},
-	{"sluiced", "mbuf_data_room", KEY_UINT, CONF(mbuf_data_room), 256, 65535, 1, "2176",
+	{"sluiced", "mbuf_data_room", KEY_UINT, CONF(mbuf_data_room), 256, 65535, 1, NULL, "2176",
 	 "data room per mbuf in bytes, headroom included"},
-	{"sluiced", "keepalive_us", KEY_UINT, CONF(keepalive_ns), 10, 10000000, 1000, "10000",
-	 "IDLE keepalive interval while the port has nothing else to send, microseconds"},
-	{"sluiced", "peer_timeout_ms", KEY_UINT, CONF(peer_timeout_ns), 1, 600000, 1000000, "500",
-	 "the peer is reported down after this long without a valid frame, milliseconds"},
-	{"port", "device", KEY_STRING, PORT(device), 0, 0, 0, NULL,
+	{"sluiced", "peer_timeout_ms", KEY_UINT, CONF(peer_timeout_ns), 1, 600000, 1000000, NULL,
+	 "500", "the peer is reported down after this long without a frame, milliseconds"},
+	{"link", "mode", KEY_ENUM, LINK(mode), 0, 0, 0, "faithful|extended", "faithful",
+	 "faithful: frame ID implicit (RIFL); extended: explicit 32-bit ID, rings up to 2^20"},
+	{"link", "vcode_scope", KEY_ENUM, LINK(vcode_scope), 0, 0, 0, "header|frame", "header",
+	 "bytes VCODE covers: link + transport header (the FCS covers the rest) or the whole frame"},
+	{"link", "replay", KEY_ENUM, LINK(replay), 0, 0, 0, "ring|missing", "ring",
+	 "replay the whole ring (RIFL) or from the first missing frame (extended mode only)"},
+	{"link", "ring_order", KEY_UINT, LINK(ring_order), 0, 20, 1, NULL, "0",
+	 "replay ring of 2^k frames; 0 sizes it from rate_mbps x rtt_us (RIFL's rule)"},
+	{"link", "rate_mbps", KEY_UINT, LINK(rate_bps), 1, 400000, 1000000, NULL, "10000",
+	 "link rate assumed when sizing the ring and the flow-control buffer, Mbit/s"},
+	{"link", "rtt_us", KEY_UINT, LINK(rtt_ns), 1, 1000000, 1000, NULL, "1000",
+	 "round-trip time assumed when sizing, microseconds"},
+	{"link", "sizing_frame_bytes", KEY_UINT, LINK(sizing_frame_bytes), 60, 9018, 1, NULL,
+	 "1024", "frame size assumed when sizing, bytes"},
+	{"link", "fc_frames", KEY_UINT, LINK(fc_frames), 0, 1048576, 1, NULL, "0",
+	 "flow-control buffer S_FC, frames; 0 = 1.5 x rate x RTT"},
+	{"link", "fc_on_frames", KEY_UINT, LINK(fc_on_frames), 0, 1048576, 1, NULL, "0",
+	 "send pause at this many undelivered frames; 0 = 2/3 of S_FC"},
+	{"link", "fc_off_frames", KEY_UINT, LINK(fc_off_frames), 0, 1048576, 1, NULL, "0",
+	 "send resume at this many undelivered frames; 0 = 1/3 of S_FC"},
+	{"link", "keepalive_us", KEY_UINT, LINK(keepalive_ns), 1, 10000000, 1000, NULL, "100",
+	 "send an IDLE frame after this long without sending, microseconds (bounds loss detection)"},
+	{"link", "ctrl_interval_us", KEY_UINT, LINK(ctrl_interval_ns), 1, 1000000, 1000, NULL,
+	 "1000", "gap between runs of control frames, microseconds"},
+	{"traffic", "mode", KEY_ENUM, TRAFFIC(mode), 0, 0, 0, "off|send|check|both", "off",
+	 "link test traffic: generate payloads, check the peer's, or both"},
+	{"traffic", "body_bytes", KEY_UINT, TRAFFIC(body_bytes), 44, 9000, 1, NULL, "1024",
+	 "test payload size (the link body), bytes"},
+	{"traffic", "rate_mbps", KEY_UINT, TRAFFIC(rate_bps), 0, 400000, 1000000, NULL, "0",
+	 "generator rate in payload Mbit/s; 0 = as fast as the link takes them"},
+	{"traffic", "frames", KEY_UINT, TRAFFIC(frames), 0, UINT64_C(1) << 48, 1, NULL, "0",
+	 "payloads to generate per lane; 0 = until stopped"},
+	{"traffic", "consume_mbps", KEY_UINT, TRAFFIC(consume_bps), 0, 400000, 1000000, NULL, "0",
+	 "checker consumption rate in payload Mbit/s (a slow receiver); 0 = unthrottled"},
+	{"port", "device", KEY_STRING, PORT(device), 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)"},
-	{"port", "peer_mac", KEY_PEER_MAC, 0, 0, 0, 0, 0, "learn",
-	 "peer's MAC address, or 'learn' to take it from the peer's first valid frame"},
-	{"port", "rx_desc", KEY_UINT, PORT(rx_desc), 64, 32768, 1, "1024",
+	{"port", "peer_mac", KEY_PEER_MAC, 0, 0, 0, 0, 0, NULL, "learn",
+	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame"},
+	{"port", "rx_desc", KEY_UINT, PORT(rx_desc), 64, 32768, 1, NULL, "1024",
 	 "RX descriptors per queue"},
-	{"port", "tx_desc", KEY_UINT, PORT(tx_desc), 64, 32768, 1, "1024",
+	{"port", "tx_desc", KEY_UINT, PORT(tx_desc), 64, 32768, 1, NULL, "1024",
 	 "TX descriptors per queue"},
 };
 
@@ -85,7 +123,8 @@ sluiced_conf_print_keys(FILE *out)
 			else
 				fprintf(out, "\n  [%s]\n", section);
 		}
-		fprintf(out, "    %-16s %s (default: %s)\n", k->name, k->help,
+		fprintf(out, "    %-18s %s (%s%sdefault: %s)\n", k->name, k->help,
+			k->choices ? k->choices : "", k->choices ? "; " : "",
 			k->def ? k->def : "required");
 	}
 }
@@ -244,6 +283,22 @@ apply(struct sluiced_conf *c, void *base, const struct key_desc *k, const char *
 		}
 		store_uint(base, k, v * k->scale);
 		return 0;
+	case KEY_ENUM: {
+		size_t vlen = strlen(value);
+		unsigned int idx = 0;
+
+		for (const char *ch = k->choices; *ch; idx++) {
+			size_t clen = strcspn(ch, "|");
+
+			if (clen == vlen && strncmp(ch, value, clen) == 0) {
+				*(unsigned int *)((char *)base + k->offset) = idx;
+				return 0;
+			}
+			ch += clen + (ch[clen] == '|');
+		}
+		snprintf(what, sizeof(what), "expected one of %s", k->choices);
+		return bad_value(c, section, k, what, value, err);
+	}
 	case KEY_PEER_MAC: {
 		struct sluiced_port_conf *p = base;
 
@@ -357,7 +412,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 			CFG_VALUE_LEN);
 		return -1;
 	}
-	if (apply_defaults(c, c, "sluiced") < 0)
+	if (apply_defaults(c, c, "sluiced") < 0 || apply_defaults(c, c, "link") < 0 ||
+	    apply_defaults(c, c, "traffic") < 0)
 		goto out;
 	nsec = rte_cfgfile_num_sections(cfg, NULL, 0);
 	names = calloc((size_t)nsec + 1, sizeof(*names));
@@ -372,13 +428,16 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 	for (int i = 0; i < nsec; i++) {
 		int idx = port_index(names[i]);
 
-		if (strcmp(names[i], "sluiced") == 0) {
-			if (load_section(c, cfg, names[i], "sluiced", c, err) < 0)
+		if (strcmp(names[i], "sluiced") == 0 || strcmp(names[i], "link") == 0 ||
+		    strcmp(names[i], "traffic") == 0) {
+			if (load_section(c, cfg, names[i], names[i], c, err) < 0)
 				goto out;
 			continue;
 		}
 		if (idx < 0) {
-			fprintf(err, "%s:%u: [%s]: unknown section (expected [sluiced] or [port.N])\n",
+			fprintf(err,
+				"%s:%u: [%s]: unknown section (expected [sluiced], [link], [traffic] "
+				"or [port.N])\n",
 				path, line_of(path, names[i], NULL), names[i]);
 			goto out;
 		}
@@ -407,6 +466,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		goto out;
 	}
 	c->workers_line = line_of(path, "sluiced", "workers");
+	c->link.line = line_of(path, "link", NULL);
+	c->traffic.body_line = line_of(path, "traffic", "body_bytes");
 	rc = 0;
 out:
 	if (names)

@@ -26,6 +26,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_malloc.h>
 #include <rte_mempool.h>
 #include <rte_version.h>
 
@@ -187,6 +188,50 @@ create_pools(struct sluiced *d, const uint16_t *pid)
 	return 0;
 }
 
+/*
+ * The link settings from [link]: sizes derived from rate x RTT where left at 0 (RIFL's rules).
+ * 0, or -1 after a `file:line:` message.
+ */
+static int
+link_settings(struct sluiced *d)
+{
+	const struct sluiced_link_conf *lc = &d->conf.link;
+	struct sl_link_conf *l = &d->link;
+	int order;
+
+	memset(l, 0, sizeof(*l));
+	l->fmt.mode = lc->mode ? SL_WIRE_MODE_EXTENDED : SL_WIRE_MODE_FAITHFUL;
+	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
+	l->replay = lc->replay ? SL_LINK_REPLAY_MISSING : SL_LINK_REPLAY_RING;
+	if (l->replay == SL_LINK_REPLAY_MISSING && l->fmt.mode != SL_WIRE_MODE_EXTENDED) {
+		fprintf(stderr, "%s:%u: replay: 'missing' needs mode = extended (the NACK must "
+				"carry the frame ID)\n",
+			d->conf.path, lc->line);
+		return -1;
+	}
+	order = (int)lc->ring_order;
+	if (order == 0)
+		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns, lc->sizing_frame_bytes);
+	if (order < (int)SL_LINK_ORDER_MIN ||
+	    order > (int)(lc->mode ? SL_LINK_ORDER_MAX_EXTENDED : SL_LINK_ORDER_MAX_FAITHFUL)) {
+		fprintf(stderr, "%s:%u: ring_order: %s; the %s mode allows 2^%u to 2^%u frames\n",
+			d->conf.path, lc->line,
+			lc->ring_order ? "out of range" : "rate x RTT needs a larger ring",
+			lc->mode ? "extended" : "faithful", SL_LINK_ORDER_MIN,
+			lc->mode ? SL_LINK_ORDER_MAX_EXTENDED : SL_LINK_ORDER_MAX_FAITHFUL);
+		return -1;
+	}
+	l->ring_order = (uint8_t)order;
+	l->fc_frames = lc->fc_frames ? lc->fc_frames
+				     : sl_link_fc_frames(lc->rate_bps, lc->rtt_ns,
+							 lc->sizing_frame_bytes);
+	l->fc_on_frames = lc->fc_on_frames;
+	l->fc_off_frames = lc->fc_off_frames;
+	l->keepalive_ns = lc->keepalive_ns;
+	l->ctrl_interval_ns = lc->ctrl_interval_ns;
+	return 0;
+}
+
 /* Configure and start every port. 0, or -1 after a `file:line: device:` message. */
 static int
 open_ports(struct sluiced *d, const uint16_t *pid)
@@ -201,6 +246,7 @@ open_ports(struct sluiced *d, const uint16_t *pid)
 			.learn_peer = pc->learn_peer,
 			.peer = pc->peer_mac,
 			.peer_timeout_ns = d->conf.peer_timeout_ns,
+			.link = d->link,
 		};
 		char err[640];
 
@@ -232,6 +278,50 @@ check_numa(struct sluiced *d)
 	}
 }
 
+/* Test traffic on every lane of every port, when [traffic] mode is not off. 0 or -1. */
+static int
+setup_traffic(struct sluiced *d)
+{
+	const struct sluiced_traffic_conf *tc = &d->conf.traffic;
+
+	if (tc->mode == SLUICED_TRAFFIC_OFF)
+		return 0;
+	for (unsigned int i = 0; i < d->nb_ports; i++) {
+		struct sl_dp_port *p = &d->port[i];
+		struct sl_dp_traffic_conf c = {
+			.send = tc->mode == SLUICED_TRAFFIC_SEND || tc->mode == SLUICED_TRAFFIC_BOTH,
+			.check = tc->mode == SLUICED_TRAFFIC_CHECK || tc->mode == SLUICED_TRAFFIC_BOTH,
+			.body_bytes = (uint16_t)tc->body_bytes,
+			.rate_bps = tc->rate_bps,
+			.frames = tc->frames,
+			.consume_bps = tc->consume_bps,
+			.pool = d->pool[node_of(p->socket_id)],
+		};
+
+		d->traffic[i] = rte_zmalloc_socket("sl_traffic", sizeof(*d->traffic[i]) * p->nb_queues,
+						   RTE_CACHE_LINE_SIZE, p->socket_id);
+		if (d->traffic[i] == NULL) {
+			LOG(ERR, "no memory for test traffic state");
+			return -1;
+		}
+		for (uint16_t q = 0; q < p->nb_queues; q++) {
+			if (sl_dp_traffic_init(&d->traffic[i][q], &c) != 0) {
+				fprintf(stderr, "%s:%u: body_bytes: %u bytes do not fit in one mbuf "
+						"of mbuf_data_room = %u after %u bytes of headroom\n",
+					d->conf.path, tc->body_line, tc->body_bytes,
+					d->conf.mbuf_data_room, RTE_PKTMBUF_HEADROOM);
+				return -1;
+			}
+			p->lane[q].app = (struct sl_dp_app){
+				.produce = sl_dp_traffic_produce,
+				.consume = sl_dp_traffic_consume,
+				.ctx = &d->traffic[i][q],
+			};
+		}
+	}
+	return 0;
+}
+
 static void
 setup_workers(struct sluiced *d)
 {
@@ -241,9 +331,6 @@ setup_workers(struct sluiced *d)
 		wk->ports = d->port_ptr;
 		wk->nb_ports = d->nb_ports;
 		wk->queue = (uint16_t)w;
-		wk->sends_keepalive = w == 0;
-		wk->pool = d->pool[node_of(d->port[0].socket_id)];
-		wk->keepalive_ns = d->conf.keepalive_ns;
 	}
 }
 
@@ -283,8 +370,11 @@ run(struct sluiced *d, unsigned long duration_s)
 static void
 shutdown_all(struct sluiced *d)
 {
-	for (unsigned int i = 0; i < d->nb_ports; i++)
+	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		sl_dp_port_close(&d->port[i]);
+		rte_free(d->traffic[i]);
+		d->traffic[i] = NULL;
+	}
 	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {
 		rte_mempool_free(d->pool[n]);
 		d->pool[n] = NULL;
@@ -329,12 +419,16 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	if (resolve_ports(d, pid) != 0) {
+	if (resolve_ports(d, pid) != 0 || link_settings(d) != 0) {
 		rc = EXIT_CONFIG;
 		goto out;
 	}
 	if (create_pools(d, pid) != 0 || open_ports(d, pid) != 0)
 		goto out;
+	if (setup_traffic(d) != 0) {
+		rc = EXIT_CONFIG;
+		goto out;
+	}
 	check_numa(d);
 	setup_workers(d);
 	if (sluiced_telemetry_register(d) != 0)

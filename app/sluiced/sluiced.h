@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "sl_dp.h"
+#include "sl_dp_traffic.h"
 #include "sl_time.h"
 
 struct sluiced {
@@ -20,6 +21,8 @@ struct sluiced {
 	struct rte_mempool *pool[RTE_MAX_NUMA_NODES]; /**< packet pools, one per NUMA node used */
 	struct sl_dp_port port[SL_DP_MAX_PORTS];
 	unsigned int nb_ports;
+	struct sl_link_conf link;           /**< every lane's link settings */
+	struct sl_dp_traffic *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
 	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
 	struct sl_dp_port *port_ptr[SL_DP_MAX_PORTS];
 	unsigned int nb_workers;            /**< worker loops (1 in single-lcore mode) */
@@ -27,10 +30,13 @@ struct sluiced {
 	volatile bool stop;                 /**< set by SIGINT/SIGTERM or --duration-s */
 };
 
-/* Register /sluice/info and /sluice/ports for d. 0 or -errno. */
+/* Register /sluice/info, /sluice/ports, /sluice/link and /sluice/traffic. 0 or -errno. */
 int sluiced_telemetry_register(struct sluiced *d);
 
-/* The /sluice/ports view as one JSON object on f (used for the exit report). */
+/*
+ * The exit report: one JSON line with every port (and its links' totals); with test traffic,
+ * a second line with the checker's summary.
+ */
 void sluiced_report_json(const struct sluiced *d, FILE *f);
 
 #endif /* SLUICED_H */

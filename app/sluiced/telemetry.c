@@ -9,7 +9,10 @@
  *
  * /sluice/ports        every port; keys prefixed p<N>/ (telemetry dicts are flat in DPDK 22.11)
  * /sluice/ports,<N>    port N only, unprefixed
- * Per-queue counters are arrays indexed by queue: q/<counter>.
+ * /sluice/link[,<N>]   port N's links (default 0): state of each lane, every link counter
+ *                      summed over lanes, per lane as arrays lane/<counter>, recovery quantiles
+ * /sluice/traffic      link test traffic, summed over every lane of every port
+ * Per-lane counters of the glue are arrays indexed by queue: q/<counter>.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +41,7 @@ static struct sluiced *daemon_state;
 
 struct view_ops {
 	void (*u64)(void *ctx, const char *key, uint64_t v);
+	void (*dbl)(void *ctx, const char *key, double v);
 	void (*str)(void *ctx, const char *key, const char *v);
 	void (*u64_array)(void *ctx, const char *key, const uint64_t *v, unsigned int n);
 };
@@ -46,6 +50,35 @@ static uint64_t
 load64(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/*
+ * Sum of counter d over every lane of p into *total, each lane's value into perq[]. base(l)
+ * gives the struct the descriptor's offset applies to.
+ */
+static uint64_t
+lane_counter(const struct sl_dp_port *p, const struct sl_stat_desc *d,
+	     const void *(*base)(const struct sl_dp_lane *l), uint64_t *perq)
+{
+	uint64_t total = 0;
+
+	for (unsigned int q = 0; q < p->nb_queues; q++) {
+		perq[q] = load64((const uint64_t *)((const char *)base(&p->lane[q]) + d->offset));
+		total += perq[q];
+	}
+	return total;
+}
+
+static const void *
+glue_stats(const struct sl_dp_lane *l)
+{
+	return &l->stats;
+}
+
+static const void *
+link_stats(const struct sl_dp_lane *l)
+{
+	return sl_link_stats(l->link);
 }
 
 /* Every field of one port, with keys prefixed by prefix ("" or "p0/"). */
@@ -70,15 +103,10 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix,
 	ops->str(ctx, KEY("peer_mac"), mac);
 	ops->str(ctx, KEY("peer_state"), sl_dp_port_peer_up(p, now) ? "up" : "down");
 	ops->u64(ctx, KEY("peer_up_transitions"), load64(&p->peer_up_count));
-	for (unsigned int s = 0; s < sl_dp_queue_stat_count; s++) {
-		const struct sl_stat_desc *sd = &sl_dp_queue_stat_desc[s];
-		uint64_t total = 0;
+	for (unsigned int s = 0; s < sl_dp_lane_stat_count; s++) {
+		const struct sl_stat_desc *sd = &sl_dp_lane_stat_desc[s];
 
-		for (unsigned int q = 0; q < p->nb_queues; q++) {
-			perq[q] = load64((const uint64_t *)((const char *)&p->q[q] + sd->offset));
-			total += perq[q];
-		}
-		ops->u64(ctx, KEY(sd->name), total);
+		ops->u64(ctx, KEY(sd->name), lane_counter(p, sd, glue_stats, perq));
 		snprintf(key, sizeof(key), "%sq/%s", prefix, sd->name);
 		ops->u64_array(ctx, key, perq, p->nb_queues);
 	}
@@ -91,12 +119,106 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix,
 #undef KEY
 }
 
+/* Recovery time quantile over every lane of p, microseconds. */
+static uint64_t
+recovery_us(const struct sl_dp_port *p, double q)
+{
+	struct sl_hist h;
+
+	sl_hist_reset(&h);
+	for (unsigned int i = 0; i < p->nb_queues; i++)
+		sl_hist_merge(&h, sl_link_recovery_hist(p->lane[i].link));
+	return sl_hist_quantile(&h, q) / SL_NS_PER_US;
+}
+
+/* The links of one port; with lanes, per-lane arrays too. */
+static void
+link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lanes,
+	  const struct view_ops *ops, void *ctx)
+{
+	const struct sl_dp_port *p = &d->port[i];
+	const struct sl_stat_desc *descs;
+	uint64_t perq[SL_DP_MAX_QUEUES];
+	unsigned int n;
+	char key[96];
+
+	descs = sl_link_stat_descs(&n);
+	snprintf(key, sizeof(key), "%sstate", prefix);
+	ops->str(ctx, key, sl_link_state_name(sl_link_state(p->lane[0].link)));
+	for (unsigned int s = 0; s < n; s++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, descs[s].name);
+		ops->u64(ctx, key, lane_counter(p, &descs[s], link_stats, perq));
+		if (lanes) {
+			snprintf(key, sizeof(key), "%slane/%s", prefix, descs[s].name);
+			ops->u64_array(ctx, key, perq, p->nb_queues);
+		}
+	}
+	snprintf(key, sizeof(key), "%srecovery_us_p50", prefix);
+	ops->u64(ctx, key, recovery_us(p, 0.50));
+	snprintf(key, sizeof(key), "%srecovery_us_p99", prefix);
+	ops->u64(ctx, key, recovery_us(p, 0.99));
+}
+
+/* Test traffic summed over every lane of every port, as the checker's summary. */
+static void
+traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
+{
+	static const char *const modes[] = {"off", "send", "check", "both"};
+	struct sl_dp_traffic_stats sum = {0};
+	struct sl_hist h;
+	uint64_t replays = 0;
+
+	sl_hist_reset(&h);
+	for (unsigned int i = 0; i < d->nb_ports; i++) {
+		const struct sl_dp_port *p = &d->port[i];
+
+		for (unsigned int q = 0; q < p->nb_queues && d->traffic[i]; q++) {
+			const struct sl_dp_traffic_stats *t = &d->traffic[i][q].stats;
+
+			for (unsigned int s = 0; s < sl_dp_traffic_stat_count; s++) {
+				size_t off = sl_dp_traffic_stat_desc[s].offset;
+				uint64_t *dst = (uint64_t *)((char *)&sum + off);
+				uint64_t v = load64((const uint64_t *)((const char *)t + off));
+
+				if (strcmp(sl_dp_traffic_stat_desc[s].name, "first_ns") == 0)
+					*dst = *dst && *dst < v ? *dst : v;
+				else if (strcmp(sl_dp_traffic_stat_desc[s].name, "last_ns") == 0)
+					*dst = SL_MAX(*dst, v);
+				else
+					*dst += v;
+			}
+		}
+		for (unsigned int q = 0; q < p->nb_queues; q++) {
+			replays += sl_link_stats(p->lane[q].link)->replays;
+			sl_hist_merge(&h, sl_link_recovery_hist(p->lane[q].link));
+		}
+	}
+	ops->str(ctx, "traffic", modes[d->conf.traffic.mode]);
+	for (unsigned int s = 0; s < sl_dp_traffic_stat_count; s++)
+		ops->u64(ctx, sl_dp_traffic_stat_desc[s].name,
+			 sl_stat_get(&sum, &sl_dp_traffic_stat_desc[s]));
+	ops->u64(ctx, "replays", replays);
+	ops->dbl(ctx, "goodput_gbps", (double)sl_dp_traffic_goodput_bps(&sum) / 1e9);
+	ops->u64(ctx, "recovery_us_p50", sl_hist_quantile(&h, 0.50) / SL_NS_PER_US);
+	ops->u64(ctx, "recovery_us_p99", sl_hist_quantile(&h, 0.99) / SL_NS_PER_US);
+}
+
 /* --- DPDK telemetry ---------------------------------------------------------------------- */
 
 static void
 tel_u64(void *ctx, const char *key, uint64_t v)
 {
 	tel_dict_u64(ctx, key, v);
+}
+
+static void
+tel_dbl(void *ctx, const char *key, double v)
+{
+	char buf[32];
+
+	/* Telemetry in DPDK 22.11 has no float type: the value goes as a string. */
+	snprintf(buf, sizeof(buf), "%.6f", v);
+	rte_tel_data_add_dict_string(ctx, key, buf);
 }
 
 static void
@@ -119,7 +241,20 @@ tel_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 		rte_tel_data_free(a);
 }
 
-static const struct view_ops tel_ops = {tel_u64, tel_str, tel_u64_array};
+static const struct view_ops tel_ops = {tel_u64, tel_dbl, tel_str, tel_u64_array};
+
+/* Port index from params (empty: 0); -EINVAL when it is not a port. */
+static int
+port_param(const struct sluiced *d, const char *params)
+{
+	char *end;
+	unsigned long i;
+
+	if (params == NULL || *params == '\0')
+		return 0;
+	i = strtoul(params, &end, 10);
+	return *end == '\0' && i < d->nb_ports ? (int)i : -EINVAL;
+}
 
 static int
 handle_ports(const char *cmd, const char *params, struct rte_tel_data *out)
@@ -130,11 +265,10 @@ handle_ports(const char *cmd, const char *params, struct rte_tel_data *out)
 	(void)cmd;
 	rte_tel_data_start_dict(out);
 	if (params && *params) {
-		char *end;
-		unsigned long i = strtoul(params, &end, 10);
+		int i = port_param(d, params);
 
-		if (*end != '\0' || i >= d->nb_ports)
-			return -EINVAL;
+		if (i < 0)
+			return i;
 		port_view(d, (unsigned int)i, "", &tel_ops, out);
 		return 0;
 	}
@@ -142,6 +276,30 @@ handle_ports(const char *cmd, const char *params, struct rte_tel_data *out)
 		snprintf(prefix, sizeof(prefix), "p%u/", i);
 		port_view(d, i, prefix, &tel_ops, out);
 	}
+	return 0;
+}
+
+static int
+handle_link(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	const struct sluiced *d = daemon_state;
+	int i = port_param(d, params);
+
+	(void)cmd;
+	if (i < 0)
+		return i;
+	rte_tel_data_start_dict(out);
+	link_view(d, (unsigned int)i, "", true, &tel_ops, out);
+	return 0;
+}
+
+static int
+handle_traffic(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(out);
+	traffic_view(daemon_state, &tel_ops, out);
 	return 0;
 }
 
@@ -180,6 +338,16 @@ sluiced_telemetry_register(struct sluiced *d)
 			"/sluice/ports", handle_ports,
 			"Per-port and per-queue counters, drops by reason, peer state. "
 			"Parameter: port index (optional)");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd(
+			"/sluice/link", handle_link,
+			"Reliable link state and counters, per lane and summed, recovery time "
+			"quantiles. Parameter: port index (default 0)");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd(
+			"/sluice/traffic", handle_traffic,
+			"Link test traffic: generated, delivered, lost, duplicated, reordered, "
+			"corrupted_accepted, goodput. No parameters");
 	return rc;
 }
 
@@ -205,6 +373,13 @@ json_u64(void *ctx, const char *key, uint64_t v)
 }
 
 static void
+json_dbl(void *ctx, const char *key, double v)
+{
+	json_key(ctx, key);
+	fprintf(((struct json_ctx *)ctx)->f, "%.6f", v);
+}
+
+static void
 json_str(void *ctx, const char *key, const char *v)
 {
 	json_key(ctx, key);
@@ -223,20 +398,28 @@ json_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 	fputc(']', f);
 }
 
-static const struct view_ops json_ops = {json_u64, json_str, json_u64_array};
+static const struct view_ops json_ops = {json_u64, json_dbl, json_str, json_u64_array};
 
 void
 sluiced_report_json(const struct sluiced *d, FILE *f)
 {
 	struct json_ctx j = {f, true};
-	char prefix[16];
+	char prefix[32];
 
 	fputc('{', f);
 	json_str(&j, "name", d->conf.name);
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		snprintf(prefix, sizeof(prefix), "p%u/", i);
 		port_view(d, i, prefix, &json_ops, &j);
+		snprintf(prefix, sizeof(prefix), "p%u/link/", i);
+		link_view(d, i, prefix, false, &json_ops, &j);
 	}
 	fputs("}\n", f);
+	if (d->conf.traffic.mode != SLUICED_TRAFFIC_OFF) {
+		j.first = true;
+		fputc('{', f);
+		traffic_view(d, &json_ops, &j);
+		fputs("}\n", f);
+	}
 	fflush(f);
 }

@@ -1,15 +1,69 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * port.c - bringing a DPDK port up and down: find it by name, size its queues within what the
- * driver reports, place them on the device's NUMA node, start it, and take it down cleanly.
+ * driver reports, place them and each lane's link on the device's NUMA node, start it, and take
+ * it down cleanly, giving back every mbuf the links and lanes still hold.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 
 #include "sl_dp.h"
+
+/* The link gives back its references: evicted ring frames, frames not delivered. */
+static void
+lane_release(void *ctx, void *const *handles, unsigned n)
+{
+	(void)ctx;
+	rte_pktmbuf_free_bulk((struct rte_mbuf **)(uintptr_t)handles, n);
+}
+
+static int
+lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_link_conf *link_conf,
+	  struct rte_mempool *pool, char *err, size_t errlen)
+{
+	struct sl_dp_lane *l = &p->lane[q];
+	struct sl_link_conf lc = *link_conf;
+
+	l->port = p;
+	l->queue = q;
+	l->pool = pool;
+	lc.release = lane_release;
+	lc.release_ctx = l;
+	l->link = sl_link_create(&lc);
+	if (l->link == NULL) {
+		snprintf(err, errlen, "%s: lane %u: link settings rejected: %s", p->name, q,
+			 strerror(errno));
+		return -errno;
+	}
+	l->deliv_cap = lc.fc_frames;
+	l->delivered = rte_zmalloc_socket("sl_deliv", sizeof(*l->delivered) * l->deliv_cap,
+					  RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (l->delivered == NULL) {
+		snprintf(err, errlen, "%s: lane %u: no memory for %u delivered frames", p->name, q,
+			 l->deliv_cap);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+lane_fini(struct sl_dp_lane *l)
+{
+	rte_pktmbuf_free_bulk(l->pending, l->n_pending);
+	rte_pktmbuf_free_bulk(l->backlog, l->n_backlog);
+	l->n_pending = l->n_backlog = 0;
+	for (uint32_t i = 0; i < l->deliv_count; i++)
+		rte_pktmbuf_free(l->delivered[(l->deliv_head + i) % l->deliv_cap]);
+	l->deliv_count = 0;
+	rte_free(l->delivered);
+	l->delivered = NULL;
+	sl_link_free(l->link);
+	l->link = NULL;
+}
 
 void
 sl_dp_port_list(char *buf, size_t len)
@@ -30,9 +84,9 @@ sl_dp_port_list(char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-int
-sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
-		struct rte_mempool *pool, char *err, size_t errlen)
+static int
+port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_mempool *pool,
+	   char *err, size_t errlen)
 {
 	struct rte_eth_conf eth_conf = {0};
 	struct rte_eth_dev_info info;
@@ -68,8 +122,7 @@ sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 	else
 		p->peer = conf->peer;
 
-	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
-		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	/* No MBUF_FAST_FREE: ring frames are sent with a reference count above one. */
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: configure failed: %s", p->name, strerror(-rc));
@@ -91,6 +144,9 @@ sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 				 strerror(-rc));
 			return rc;
 		}
+		rc = lane_init(p, q, &conf->link, pool, err, errlen);
+		if (rc != 0)
+			return rc;
 	}
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc != 0) {
@@ -104,21 +160,35 @@ sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 	return 0;
 }
 
+int
+sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
+		struct rte_mempool *pool, char *err, size_t errlen)
+{
+	int rc = port_setup(p, conf, pool, err, errlen);
+
+	if (rc != 0)
+		sl_dp_port_close(p);
+	return rc;
+}
+
 void
 sl_dp_port_close(struct sl_dp_port *p)
 {
-	if (!p->started)
-		return;
-	rte_eth_dev_stop(p->port_id);
-	rte_eth_dev_close(p->port_id);
-	p->started = false;
+	if (p->started) {
+		rte_eth_dev_stop(p->port_id);
+		rte_eth_dev_close(p->port_id);
+		p->started = false;
+	}
+	for (uint16_t q = 0; q < p->nb_queues; q++)
+		lane_fini(&p->lane[q]);
 }
 
 bool
 sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns)
 {
-	uint64_t last = __atomic_load_n(&p->peer_last_ns, __ATOMIC_RELAXED);
+	const struct sl_dp_lane *l = &p->lane[0];
+	uint64_t last = __atomic_load_n(&l->last_rx_ns, __ATOMIC_RELAXED);
 
-	return __atomic_load_n(&p->peer_seen, __ATOMIC_RELAXED) &&
+	return l->link && sl_link_state(l->link) == SL_LINK_NORMAL && last != 0 &&
 	       (int64_t)(now_ns - last) <= (int64_t)p->peer_timeout_ns;
 }

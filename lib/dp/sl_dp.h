@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_dp.h - the DPDK side of sluice: ports, queues, packet pools and the per-lcore poll loop.
+ * sl_dp.h - the DPDK side of sluice: ports, lanes, packet pools and the per-lcore poll loop.
  *
  * The cores (lib/wire, lib/link, lib/sched, lib/pacer, lib/recv) never see an mbuf or a clock;
  * this module owns both. A port is any DPDK ethdev (a PCI NIC, net_af_xdp, net_af_packet,
- * net_memif, net_ring, or net_impair stacked on one of them). Each worker lcore owns queue pair
- * q of every port, so no queue is shared and no lock is taken on the fast path; the queue's
+ * net_memif, net_ring, or net_impair stacked on one of them). A lane is one RX/TX queue pair of
+ * a port with the reliable link (lib/link) that runs over it. Each worker lcore owns queue pair
+ * q of every port, so no lane is shared and no lock is taken on the fast path; a lane's
  * counters are written only by its owner and read (relaxed) by telemetry.
  *
- * Every frame received is counted once: delivered to a consumer or dropped with a reason.
+ * Every frame received is counted once: not for sluice, chained (unsupported), or handed to the
+ * link, which counts it as delivered, duplicate, control, filler or rejected by reason.
  */
 #ifndef SL_DP_H
 #define SL_DP_H
@@ -22,40 +24,81 @@
 #include <rte_mempool.h>
 
 #include "sl_common.h"
+#include "sl_link.h"
 #include "sl_stats.h"
 
 #define SL_DP_MAX_PORTS 8
 #define SL_DP_MAX_QUEUES 64
 #define SL_DP_BURST 32
-#define SL_ETHERTYPE 0x88B5 /**< IEEE 802 local experimental EtherType 1 */
+#define SL_ETHERTYPE SL_WIRE_ETHERTYPE
+#define SL_DP_MIN_FRAME (RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN) /**< 60 bytes, FCS excluded */
+/*
+ * Body bytes VCODE covers in the "header" scope: the transport header. Until the transport
+ * lands, the body is the link test traffic, whose header is this long (sl_dp_traffic.h).
+ */
+#define SL_DP_VCODE_HDR_BYTES 18
+/* Smallest link body that fills a minimum frame with a faithful header. */
+#define SL_DP_MIN_BODY (SL_DP_MIN_FRAME - RTE_ETHER_HDR_LEN - SL_WIRE_HDR_LEN)
 
-/* Per-queue counters: written by the queue's lcore only. */
-struct sl_dp_queue_stats {
-	uint64_t rx_pkts;            /**< frames received from the queue */
-	uint64_t rx_bytes;           /**< bytes received, Ethernet header included */
-	uint64_t tx_pkts;            /**< frames accepted by the TX queue */
-	uint64_t tx_bytes;           /**< bytes accepted by the TX queue */
-	uint64_t rx_drop_not_sluice; /**< EtherType other than 0x88B5 */
-	uint64_t rx_drop_malformed;  /**< too short, or a link header that does not decode */
-	uint64_t rx_drop_bad_vcode;  /**< control frame whose VCODE does not verify */
-	uint64_t rx_drop_unhandled;  /**< valid frame of a kind no consumer takes yet */
-	uint64_t tx_drop_refused;    /**< frames the TX queue refused (ring full, link down) */
-	uint64_t tx_drop_nombuf;     /**< frames not built: packet pool empty */
-	uint64_t keepalive_tx;       /**< IDLE keepalives sent */
-	uint64_t keepalive_rx;       /**< valid IDLE keepalives received */
+/* Per-lane counters of the glue; written by the lane's lcore only. */
+struct sl_dp_lane_stats {
+	uint64_t rx_pkts;             /**< frames received from the queue */
+	uint64_t rx_bytes;            /**< bytes received, Ethernet header included */
+	uint64_t tx_pkts;             /**< frames accepted by the TX queue */
+	uint64_t tx_bytes;            /**< bytes accepted by the TX queue */
+	uint64_t rx_drop_not_sluice;  /**< EtherType other than 0x88B5 */
+	uint64_t rx_drop_chained;     /**< multi-segment frame (jumbo without linear buffer) */
+	uint64_t rx_drop_no_consumer; /**< delivered payload with no consumer configured */
+	uint64_t tx_drop_refused;     /**< frames the TX queue refused past the backlog */
+	uint64_t tx_drop_nombuf;      /**< control or filler frame not built: pool empty */
+	uint64_t tx_backlog_waits;    /**< polls that found the TX queue full (frames kept) */
 } sl_cache_aligned;
 
-extern const struct sl_stat_desc sl_dp_queue_stat_desc[];
-extern const unsigned int sl_dp_queue_stat_count;
+extern const struct sl_stat_desc sl_dp_lane_stat_desc[];
+extern const unsigned int sl_dp_lane_stat_count;
 
 struct sl_dp_port_conf {
 	const char *device;          /**< DPDK device name */
-	uint16_t nb_queues;          /**< RX/TX queue pairs */
+	uint16_t nb_queues;          /**< RX/TX queue pairs (lanes) */
 	uint16_t rx_desc;            /**< descriptors per RX queue */
 	uint16_t tx_desc;            /**< descriptors per TX queue */
-	bool learn_peer;             /**< take the peer MAC from its first valid frame */
+	bool learn_peer;             /**< take the peer MAC from its first sluice frame */
 	struct rte_ether_addr peer;  /**< when !learn_peer */
-	uint64_t peer_timeout_ns;    /**< peer down after this long without a valid frame */
+	uint64_t peer_timeout_ns;    /**< peer down after this long without a frame */
+	struct sl_link_conf link;    /**< every lane's link; release/ctx are set by sl_dp */
+};
+
+/*
+ * Payload producer and consumer of a lane (the link test traffic today, the transport later).
+ * produce: fill up to max payload mbufs whose data is the link body (transport header +
+ * payload, at least SL_DP_MIN_BODY bytes) with headroom for the Ethernet and link headers;
+ * return the count. consume: take n delivered mbufs whose data starts at the body (ownership
+ * passes), return how many it took (the rest are offered again later, in order).
+ */
+struct sl_dp_app {
+	unsigned (*produce)(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
+	unsigned (*consume)(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
+	void *ctx;
+};
+
+/* One RX/TX queue pair with its reliable link. */
+struct sl_dp_lane {
+	struct sl_dp_port *port;
+	uint16_t queue;
+	struct sl_link *link;
+	struct rte_mempool *pool;     /**< for control and filler frames */
+	struct sl_dp_app app;
+	uint64_t last_rx_ns;          /**< ns: last frame from the peer (atomic) */
+	/* payloads produced, not yet taken by the link (offered again first) */
+	struct rte_mbuf *pending[SL_DP_BURST];
+	unsigned int n_pending;
+	/* frames built, refused by a full TX queue, sent first on the next poll */
+	struct rte_mbuf *backlog[SL_DP_BURST];
+	unsigned int n_backlog;
+	/* delivered, not yet taken by the consumer (at most the link's fc_frames) */
+	struct rte_mbuf **delivered;
+	uint32_t deliv_head, deliv_count, deliv_cap;
+	struct sl_dp_lane_stats stats;
 };
 
 struct sl_dp_port {
@@ -68,41 +111,42 @@ struct sl_dp_port {
 	struct rte_ether_addr peer;   /**< peer address (broadcast until learned) */
 	bool learn_peer;
 	uint64_t peer_timeout_ns;
-	uint64_t peer_last_ns;        /**< time of the last valid frame from the peer (atomic) */
-	uint64_t peer_up_count;       /**< down -> up transitions (atomic) */
-	bool peer_seen;               /**< any valid frame ever (atomic) */
-	struct sl_dp_queue_stats q[SL_DP_MAX_QUEUES];
+	uint64_t peer_up_count;       /**< down -> up transitions seen by telemetry (atomic) */
+	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
 
 /*
  * Find the device, configure nb_queues queue pairs on its NUMA node with packets from pool,
- * start it, enable promiscuous mode where the driver supports it. 0 or -errno; on error a
- * message naming the device is in err (size errlen).
+ * create a link per lane, start the port, enable promiscuous mode where the driver supports
+ * it. 0 or -errno; on error a message naming the device is in err (size errlen).
  */
 int sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 		    struct rte_mempool *pool, char *err, size_t errlen);
 
-/* Stop and close the device (idempotent). */
+/* Stop and close the device and free its links and queued frames (idempotent). */
 void sl_dp_port_close(struct sl_dp_port *p);
 
-/* Peer state as seen from now_ns. */
+/* The peer is up: lane 0's link is in NORMAL state and a frame arrived within the timeout. */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
 
 /* Names of all ethdev ports, comma separated, for error messages. */
 void sl_dp_port_list(char *buf, size_t len);
 
-/* One lcore's share of the dataplane: queue `queue` of every port. */
+/* Poll one lane once at now_ns: receive, run the link, deliver, produce, transmit. */
+void sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns);
+
+/* One lcore's share of the dataplane: lane `queue` of every port. */
 struct sl_dp_worker {
 	struct sl_dp_port **ports;
 	unsigned int nb_ports;
 	uint16_t queue;
-	bool sends_keepalive;         /**< the worker that owns queue 0 */
-	struct rte_mempool *pool;
-	uint64_t keepalive_ns;        /**< keepalive interval */
-	uint64_t next_keepalive_ns[SL_DP_MAX_PORTS]; /**< per port, next keepalive due */
 };
 
-/* Poll every port's queue once at now_ns: receive, account, answer, send keepalives. */
-void sl_dp_worker_poll(struct sl_dp_worker *w, uint64_t now_ns);
+static inline void
+sl_dp_worker_poll(struct sl_dp_worker *w, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < w->nb_ports; i++)
+		sl_dp_lane_poll(&w->ports[i]->lane[w->queue], now_ns);
+}
 
 #endif /* SL_DP_H */

@@ -35,10 +35,27 @@ case_ bad_number "^FILE:2: workers: expected a whole number in \[0, 64\], got 'm
 workers = many
 [port.0]
 device = net_ring0'
-case_ out_of_range "^FILE:4: keepalive_us: expected a whole number in \[10, 10000000\], got '5'" '; comment line
-[sluiced]
-name = x
-keepalive_us = 5
+case_ out_of_range "^FILE:4: keepalive_us: expected a whole number in \[1, 10000000\], got '0'" '; comment line
+[link]
+mode = faithful
+keepalive_us = 0
+[port.0]
+device = net_ring0'
+case_ bad_choice "^FILE:2: mode: expected one of faithful\|extended, got 'fast'" '[link]
+mode = fast
+[port.0]
+device = net_ring0'
+case_ replay_needs_extended "^FILE:1: replay: 'missing' needs mode = extended" '[link]
+replay = missing
+[port.0]
+device = net_ring0'
+case_ ring_too_large "^FILE:1: ring_order: out of range; the faithful mode allows 2\^5 to 2\^11 frames" '[link]
+ring_order = 14
+[port.0]
+device = net_ring0'
+case_ body_too_large "^FILE:3: body_bytes: 9000 bytes do not fit in one mbuf" '[traffic]
+mode = send
+body_bytes = 9000
 [port.0]
 device = net_ring0'
 case_ bad_mac "^FILE:4: peer_mac: expected a unicast MAC address or 'learn', got 'zz:zz'" '[sluiced]
@@ -99,7 +116,7 @@ if [ "$rc" -eq 2 ]; then passes=$((passes + 1)); else
 
 # --help: exit 0, and every key of the schema in config.c appears in it.
 "$sluiced" --help >"$tmp/help"
-for key in $(grep -oE '^\s*\{"(sluiced|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
+for key in $(grep -oE '^\s*\{"(sluiced|link|traffic|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
              sed -E 's/.*"([a-z_]+)"$/\1/'); do
     if grep -qE "^\s+$key\s" "$tmp/help"; then passes=$((passes + 1)); else
         echo "FAIL --help does not document key $key" >&2; fails=$((fails + 1)); fi

@@ -170,10 +170,19 @@ sl_stop() {
     sl_log "host $h stopped cleanly"
 }
 
-# A field of host h's exit report (the JSON line sluiced prints at exit).
+# A field of host h's exit report (the JSON lines sluiced prints at exit: ports and links,
+# then the test traffic summary when traffic runs).
 sl_report_field() {
-    python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])[sys.argv[2]])' \
-        "$SL_TMP/$1.out" "$2"
+    python3 - "$SL_TMP/$1.out" "$2" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        obj = json.loads(line)
+        if sys.argv[2] in obj:
+            print(obj[sys.argv[2]])
+            sys.exit(0)
+sys.exit("no field " + sys.argv[2] + " in " + sys.argv[1])
+PY
 }
 
 # sl_device KIND: the DPDK device name a port of that kind gets.
@@ -186,7 +195,8 @@ sl_device() {
 }
 
 # sl_config HOST KIND [LINE...]: write a config for host h with one port of the given kind
-# to $SL_TMP/h.ini and print its path; extra lines go into [sluiced].
+# to $SL_TMP/h.ini and print its path; extra lines follow "[sluiced]" and "name = host-h" (they
+# may open other sections, e.g. "[link]" "keepalive_us = 1000").
 sl_config() {
     local h=$1 kind=$2; shift 2
     {

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lane.c - one poll of a lane: the glue between a NIC queue pair and its reliable link.
+ *
+ * RX. A burst from the RX queue; each frame is counted once: EtherType other than 0x88B5
+ * (rx_drop_not_sluice, freed), chained mbuf (rx_drop_chained, freed), or handed to the link,
+ * which delivers payload frames exactly once and in order and gives every other frame back
+ * through its release callback (counted by the link by kind and reason). Delivered mbufs are
+ * trimmed to their body and queued for the consumer; the queue is the link's flow-control
+ * buffer (S_FC frames), and sl_link_rx_consumed() tells the link as the consumer takes them.
+ *
+ * TX. Frames the TX queue refused last time go first (in order, nothing else is sent until
+ * they are out). Then the producer's new payloads are offered to the link, which takes what it
+ * may and returns the frames to send: control and filler frames are built in fresh mbufs;
+ * data frames (new or replayed) are sent zero-copy: the payload mbuf already sits in the
+ * link's replay ring, its Ethernet and link headers are written into its headroom (identical
+ * bytes on every send, since a replay carries the original frame ID), and it goes out with one
+ * extra reference, so the driver's free and the ring's eviction each drop their own.
+ *
+ * The peer's MAC is learned from the source of its first 0x88B5 frame when configured so.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "sl_dp.h"
+
+const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
+	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
+	SL_STAT(struct sl_dp_lane_stats, rx_bytes, "bytes received, Ethernet header included"),
+	SL_STAT(struct sl_dp_lane_stats, tx_pkts, "frames sent"),
+	SL_STAT(struct sl_dp_lane_stats, tx_bytes, "bytes sent, Ethernet header included"),
+	SL_STAT(struct sl_dp_lane_stats, rx_drop_not_sluice, "dropped: EtherType is not 0x88B5"),
+	SL_STAT(struct sl_dp_lane_stats, rx_drop_chained, "dropped: multi-segment frame"),
+	SL_STAT(struct sl_dp_lane_stats, rx_drop_no_consumer, "dropped: delivered, no consumer"),
+	SL_STAT(struct sl_dp_lane_stats, tx_drop_refused, "not sent: TX queue refused, backlog full"),
+	SL_STAT(struct sl_dp_lane_stats, tx_drop_nombuf, "not built: packet pool empty"),
+	SL_STAT(struct sl_dp_lane_stats, tx_backlog_waits, "polls that found the TX queue full"),
+};
+const unsigned int sl_dp_lane_stat_count = SL_ARRAY_SIZE(sl_dp_lane_stat_desc);
+
+static inline void
+add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+static void
+write_eth(const struct sl_dp_port *p, struct rte_ether_hdr *eth)
+{
+	rte_ether_addr_copy(&p->peer, &eth->dst_addr);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
+}
+
+/* --- RX ------------------------------------------------------------------------------------ */
+
+static void
+queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
+{
+	struct rte_mbuf *m = d->handle;
+
+	rte_pktmbuf_adj(m, (uint16_t)(RTE_ETHER_HDR_LEN + d->body_off));
+	l->delivered[(l->deliv_head + l->deliv_count) % l->deliv_cap] = m;
+	l->deliv_count++;
+}
+
+static void
+receive(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	struct sl_dp_port *p = l->port;
+	struct rte_mbuf *pkts[SL_DP_BURST], *drop[SL_DP_BURST];
+	struct sl_link_rx_frame in[SL_DP_BURST];
+	struct sl_link_delivery out[SL_DP_BURST];
+	uint16_t n = rte_eth_rx_burst(p->port_id, l->queue, pkts, SL_DP_BURST);
+	unsigned int n_in = 0, n_drop = 0, n_out;
+	uint64_t bytes = 0;
+
+	if (n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+		bytes += m->pkt_len;
+		if (m->data_len < RTE_ETHER_HDR_LEN ||
+		    eth->ether_type != rte_cpu_to_be_16(SL_ETHERTYPE)) {
+			add(&l->stats.rx_drop_not_sluice, 1);
+			drop[n_drop++] = m;
+			continue;
+		}
+		if (m->nb_segs > 1) {
+			add(&l->stats.rx_drop_chained, 1);
+			drop[n_drop++] = m;
+			continue;
+		}
+		if (p->learn_peer && rte_is_broadcast_ether_addr(&p->peer))
+			rte_ether_addr_copy(&eth->src_addr, &p->peer);
+		in[n_in++] = (struct sl_link_rx_frame){
+			.buf = (const uint8_t *)(eth + 1),
+			.len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN),
+			.handle = m,
+		};
+	}
+	rte_pktmbuf_free_bulk(drop, n_drop);
+	add(&l->stats.rx_pkts, n);
+	add(&l->stats.rx_bytes, bytes);
+	if (n_in == 0)
+		return;
+	__atomic_store_n(&l->last_rx_ns, now_ns, __ATOMIC_RELAXED);
+	n_out = sl_link_rx_burst(l->link, now_ns, in, n_in, out);
+	for (unsigned int i = 0; i < n_out; i++)
+		queue_delivery(l, &out[i]);
+}
+
+/* Offer delivered frames to the consumer, oldest first. */
+static void
+deliver(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	while (l->deliv_count) {
+		uint32_t chunk = SL_MIN(l->deliv_count, l->deliv_cap - l->deliv_head);
+		struct rte_mbuf **m = &l->delivered[l->deliv_head];
+		unsigned int taken;
+
+		if (l->app.consume) {
+			taken = l->app.consume(l->app.ctx, now_ns, m, chunk);
+		} else {
+			rte_pktmbuf_free_bulk(m, chunk);
+			add(&l->stats.rx_drop_no_consumer, chunk);
+			taken = chunk;
+		}
+		if (taken == 0)
+			return;
+		l->deliv_head = (l->deliv_head + taken) % l->deliv_cap;
+		l->deliv_count -= taken;
+		sl_link_rx_consumed(l->link, taken);
+		if (taken < chunk)
+			return;
+	}
+}
+
+/* --- TX ------------------------------------------------------------------------------------ */
+
+/* Transmit frames[0, n); keep what the queue refuses in the backlog. */
+static void
+transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n)
+{
+	uint16_t sent = rte_eth_tx_burst(l->port->port_id, l->queue, frames, (uint16_t)n);
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < sent; i++)
+		bytes += frames[i]->pkt_len;
+	add(&l->stats.tx_pkts, sent);
+	add(&l->stats.tx_bytes, bytes);
+	if (sent == n)
+		return;
+	add(&l->stats.tx_backlog_waits, 1);
+	for (unsigned int i = sent; i < n; i++) {
+		if (l->n_backlog < SL_DP_BURST) {
+			l->backlog[l->n_backlog++] = frames[i];
+		} else {
+			/* A lost frame to the link: the peer's NACK brings it back. */
+			rte_pktmbuf_free(frames[i]);
+			add(&l->stats.tx_drop_refused, 1);
+		}
+	}
+}
+
+/* Put a data frame's headers in its headroom; NULL if the mbuf has no room for them. */
+static struct rte_mbuf *
+build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
+{
+	struct rte_mbuf *m = f->handle;
+	uint16_t hlen = (uint16_t)(RTE_ETHER_HDR_LEN + f->hdr_len);
+	uint8_t *start = (uint8_t *)(uintptr_t)f->body - hlen;
+
+	if (rte_pktmbuf_mtod(m, uint8_t *) != start && rte_pktmbuf_prepend(m, hlen) == NULL)
+		return NULL;
+	write_eth(l->port, (struct rte_ether_hdr *)start);
+	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
+	rte_mbuf_refcnt_update(m, 1);
+	return m;
+}
+
+/* A control or filler frame: Ethernet header, the link's whole frame, zero padding. */
+static struct rte_mbuf *
+build_small(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
+	uint8_t *buf;
+
+	if (m == NULL)
+		return NULL;
+	buf = (uint8_t *)rte_pktmbuf_append(m, SL_DP_MIN_FRAME);
+	memset(buf, 0, SL_DP_MIN_FRAME);
+	write_eth(l->port, (struct rte_ether_hdr *)buf);
+	memcpy(buf + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
+	return m;
+}
+
+static void
+send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	struct sl_link_tx_desc in[SL_DP_BURST];
+	struct sl_link_tx_frame out[SL_DP_BURST];
+	struct rte_mbuf *frames[SL_DP_BURST];
+	unsigned int n_out, taken = 0, n = 0;
+
+	for (unsigned int i = 0; i < l->n_pending; i++) {
+		struct rte_mbuf *m = l->pending[i];
+
+		in[i] = (struct sl_link_tx_desc){
+			.handle = m,
+			.body = rte_pktmbuf_mtod(m, const uint8_t *),
+			.body_len = m->data_len,
+			.meta = SL_WIRE_META_EOM_FULL,
+		};
+	}
+	n_out = sl_link_tx_burst(l->link, now_ns, in, l->n_pending, &taken, out, SL_DP_BURST);
+	if (taken) {
+		l->n_pending -= taken;
+		memmove(l->pending, l->pending + taken, l->n_pending * sizeof(l->pending[0]));
+	}
+	for (unsigned int i = 0; i < n_out; i++) {
+		struct rte_mbuf *m = out[i].handle ? build_data(l, &out[i]) : build_small(l, &out[i]);
+
+		if (m == NULL) {
+			add(&l->stats.tx_drop_nombuf, 1);
+			continue;
+		}
+		frames[n++] = m;
+	}
+	if (n)
+		transmit(l, frames, n);
+}
+
+void
+sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	receive(l, now_ns);
+	deliver(l, now_ns);
+	if (l->n_backlog) {
+		unsigned int n = l->n_backlog;
+
+		l->n_backlog = 0;
+		transmit(l, l->backlog, n);
+		if (l->n_backlog)
+			return;
+	}
+	if (l->app.produce && l->n_pending < SL_DP_BURST)
+		l->n_pending += l->app.produce(l->app.ctx, now_ns, l->pending + l->n_pending,
+					       SL_DP_BURST - l->n_pending);
+	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link))
+		send_link_frames(l, now_ns);
+}

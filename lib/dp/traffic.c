@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * traffic.c - link test traffic generator and checker (see sl_dp_traffic.h for the payload
+ * format and the checker's rules). Rates are enforced by credit since the first call: at
+ * now_ns the generator may have produced rate x elapsed / body bits, the checker consumed
+ * consume_bps x elapsed / body bits, so neither bursts after a stall by more than it owes.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_hash_crc.h>
+
+#include "sl_dp_traffic.h"
+#include "sl_time.h"
+
+#define TRAFFIC_MAGIC 0x31544c53u /* "SLT1" little-endian */
+#define OFF_CRC 4
+#define OFF_SEQ 8
+#define OFF_LEN 16
+#define OFF_PATTERN 18
+
+const struct sl_stat_desc sl_dp_traffic_stat_desc[] = {
+	SL_STAT(struct sl_dp_traffic_stats, generated, "payloads generated"),
+	SL_STAT(struct sl_dp_traffic_stats, gen_nombuf, "generation skipped: pool empty"),
+	SL_STAT(struct sl_dp_traffic_stats, delivered, "payloads checked in order"),
+	SL_STAT(struct sl_dp_traffic_stats, lost, "sequence numbers missing"),
+	SL_STAT(struct sl_dp_traffic_stats, duplicated, "payloads seen twice"),
+	SL_STAT(struct sl_dp_traffic_stats, reordered, "payloads after a later one"),
+	SL_STAT(struct sl_dp_traffic_stats, corrupted_accepted, "damaged payloads delivered"),
+	SL_STAT(struct sl_dp_traffic_stats, bytes, "body bytes checked"),
+	SL_STAT(struct sl_dp_traffic_stats, first_ns, "time of the first delivery, ns"),
+	SL_STAT(struct sl_dp_traffic_stats, last_ns, "time of the last delivery, ns"),
+};
+const unsigned int sl_dp_traffic_stat_count = SL_ARRAY_SIZE(sl_dp_traffic_stat_desc);
+
+int
+sl_dp_traffic_init(struct sl_dp_traffic *t, const struct sl_dp_traffic_conf *conf)
+{
+	/* Payloads start after the mbuf's default headroom, where the lane writes its headers. */
+	if (conf->body_bytes < SL_DP_TRAFFIC_MIN_BODY ||
+	    (uint32_t)conf->body_bytes + RTE_PKTMBUF_HEADROOM >
+		    rte_pktmbuf_data_room_size(conf->pool))
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->conf = *conf;
+	return 0;
+}
+
+static uint32_t
+body_crc(const uint8_t *b, uint16_t len)
+{
+	return rte_hash_crc(b + OFF_SEQ, len - OFF_SEQ, 0xffffffffu);
+}
+
+static void
+fill(uint8_t *b, uint16_t len, uint64_t seq)
+{
+	uint32_t magic = TRAFFIC_MAGIC, crc;
+	uint64_t x = seq * UINT64_C(0x9e3779b97f4a7c15) + 1;
+
+	memcpy(b, &magic, 4);
+	memcpy(b + OFF_SEQ, &seq, 8);
+	memcpy(b + OFF_LEN, &len, 2);
+	for (uint16_t i = OFF_PATTERN; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		b[i] = (uint8_t)x;
+	}
+	crc = body_crc(b, len);
+	memcpy(b + OFF_CRC, &crc, 4);
+}
+
+/* How many events a rate of rate_bps allows for items of len_bytes since start_ns. */
+static uint64_t
+credit(uint64_t rate_bps, uint64_t start_ns, uint64_t now_ns, uint16_t len_bytes)
+{
+	return sl_bytes_in_ns(rate_bps, now_ns - start_ns) / len_bytes;
+}
+
+unsigned
+sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
+{
+	struct sl_dp_traffic *t = ctx;
+	uint64_t allow = max;
+	unsigned n = 0;
+
+	if (!t->conf.send)
+		return 0;
+	if (t->gen_start_ns == 0)
+		t->gen_start_ns = now_ns;
+	if (t->conf.frames)
+		allow = SL_MIN(allow, t->conf.frames - t->stats.generated);
+	if (t->conf.rate_bps) {
+		uint64_t c = credit(t->conf.rate_bps, t->gen_start_ns, now_ns, t->conf.body_bytes) + 1;
+
+		allow = c > t->stats.generated ? SL_MIN(allow, c - t->stats.generated) : 0;
+	}
+	while (n < allow) {
+		struct rte_mbuf *p = rte_pktmbuf_alloc(t->conf.pool);
+		uint8_t *b;
+
+		if (p == NULL) {
+			t->stats.gen_nombuf++;
+			break;
+		}
+		b = (uint8_t *)rte_pktmbuf_append(p, t->conf.body_bytes);
+		fill(b, t->conf.body_bytes, t->next_seq++);
+		m[n++] = p;
+	}
+	t->stats.generated += n;
+	return n;
+}
+
+static void
+check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_ns)
+{
+	struct sl_dp_traffic_stats *s = &t->stats;
+	uint32_t magic, crc;
+	uint64_t seq;
+	uint16_t blen;
+
+	memcpy(&magic, b, 4);
+	memcpy(&blen, b + OFF_LEN, 2);
+	memcpy(&crc, b + OFF_CRC, 4);
+	if (len < SL_DP_TRAFFIC_MIN_BODY || magic != TRAFFIC_MAGIC || blen != len ||
+	    crc != body_crc(b, len)) {
+		s->corrupted_accepted++;
+		return;
+	}
+	memcpy(&seq, b + OFF_SEQ, 8);
+	if (seq >= t->expected) {
+		uint64_t gap = seq - t->expected;
+
+		for (uint64_t k = 0; k < SL_MIN(gap, (uint64_t)SL_DP_TRAFFIC_WINDOW); k++) {
+			uint64_t q = t->expected + k;
+
+			t->seen[(q / 64) % SL_ARRAY_SIZE(t->seen)] &= ~(UINT64_C(1) << (q % 64));
+		}
+		s->lost += gap;
+		t->expected = seq + 1;
+	} else {
+		uint64_t *w = &t->seen[(seq / 64) % SL_ARRAY_SIZE(t->seen)];
+		uint64_t bit = UINT64_C(1) << (seq % 64);
+
+		if (t->expected - seq > SL_DP_TRAFFIC_WINDOW || (*w & bit)) {
+			s->duplicated++;
+			return;
+		}
+		s->reordered++;
+		s->lost--;
+	}
+	t->seen[(seq / 64) % SL_ARRAY_SIZE(t->seen)] |= UINT64_C(1) << (seq % 64);
+	s->delivered++;
+	s->bytes += len;
+	if (s->first_ns == 0)
+		s->first_ns = now_ns;
+	s->last_ns = now_ns;
+}
+
+unsigned
+sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
+{
+	struct sl_dp_traffic *t = ctx;
+
+	if (t->conf.consume_bps) {
+		uint64_t start = t->stats.first_ns ? t->stats.first_ns : now_ns;
+		uint64_t c = credit(t->conf.consume_bps, start, now_ns, t->conf.body_bytes) + 1;
+
+		n = c > t->consumed ? (unsigned)SL_MIN((uint64_t)n, c - t->consumed) : 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (t->conf.check)
+			check_one(t, rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len, now_ns);
+		rte_pktmbuf_free(m[i]);
+	}
+	t->consumed += n;
+	return n;
+}
+
+uint64_t
+sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s)
+{
+	return sl_rate_bps(s->bytes, s->last_ns - s->first_ns);
+}
