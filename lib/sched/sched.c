@@ -80,6 +80,7 @@ struct wheel {
 	uint64_t *occ;    /**< slot occupancy bitmap */
 	struct wentry *e; /**< per flow */
 	uint64_t cur;     /**< tick index: slots of earlier ticks are swept */
+	uint64_t hint;    /**< no entry is filed in the ticks [cur, hint) */
 	uint32_t nslots;  /**< power of two, multiple of 64 */
 	uint32_t shift;   /**< tick = 2^shift ns */
 	uint32_t count;   /**< filed entries */
@@ -159,6 +160,8 @@ wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
 	w->head[sl] = f;
 	sl_bitmap_set(w->occ, sl);
 	w->count++;
+	if (t < w->hint)
+		w->hint = t;
 }
 
 /* First filed tick at or after cur (a tick index), or UINT64_MAX when empty. */
@@ -166,12 +169,18 @@ static uint64_t
 wheel_first_tick(const struct wheel *w)
 {
 	uint32_t mask = w->nslots - 1;
+	uint64_t from = SL_MAX(w->cur, w->hint);
 	uint32_t sl;
 
 	if (w->count == 0)
 		return UINT64_MAX;
-	sl = sl_bitmap_ffs_from(w->occ, w->nslots, (uint32_t)w->cur & mask);
-	return w->cur + ((sl - (uint32_t)w->cur) & mask);
+	if (from - w->cur >= w->nslots)
+		from = w->cur;
+	sl = sl_bitmap_ffs_from(w->occ, w->nslots, (uint32_t)from & mask);
+	from += (sl - (uint32_t)from) & mask;
+	if (from - w->cur >= w->nslots) /* wrapped past the last slot: the range before from */
+		from -= w->nslots;
+	return from;
 }
 
 /* Earliest time a sweep can release something. */
@@ -198,10 +207,13 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 {
 	uint64_t now_t = now_ns >> w->shift;
 
+	if (w->count == 0 || w->hint > now_t)
+		return NOWHERE; /* nothing can be due: no scan */
 	for (;;) {
 		uint64_t t = wheel_first_tick(w);
 		uint32_t f;
 
+		w->hint = t;
 		if (t == UINT64_MAX || t > now_t) {
 			/* slots before the first filed tick are empty: catch up with the clock, so
 			 * that later far-away entries are not clamped against a stale tick */
