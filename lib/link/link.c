@@ -51,11 +51,14 @@
  * frame between them, and 16 consecutive regular frames (data or IDLE) reset the count and
  * lower the flags (digest sec. 3).
  *
- * Startup and restart: the local RX is up after 8 consecutive verified frames. A fresh end
- * sends PAUSE_REQ runs carrying ID 0, which a fresh peer verifies. If an end that has already
- * delivered data from its peer sees the peer's pause flag rise, the peer has restarted: it
- * re-initializes too (ring contents are released and counted in reinit_aborted: they may or
- * may not have been delivered, and the layer above owns end-to-end recovery).
+ * Startup and restart: the local RX is up after 8 consecutive verified control frames; until
+ * then data frames are ignored (they come from a peer that has not re-initialized yet, whose
+ * 12-bit IDs could alias the fresh ones). A fresh end sends PAUSE_REQ runs carrying ID 0, which
+ * a fresh peer verifies, and a peer in PAUSE answers with IDLE runs carrying its ID 0. If an
+ * end that has already delivered data from its peer sees the peer's pause flag rise, the peer
+ * has restarted: it re-initializes too (ring contents are released and counted in
+ * reinit_aborted: they may or may not have been delivered, and the layer above owns end-to-end
+ * recovery).
  *
  * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC frames; crossing
  * 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames are data frames
@@ -175,6 +178,7 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	S(rx_frames, "frames received"),
 	S(rx_delivered, "payload frames delivered"),
 	S(rx_duplicates, "verified duplicates dropped"),
+	S(rx_not_up, "data frames ignored before the lane was up"),
 	SA(rx_malformed, SL_WIRE_ERR_SHORT, "rx_malformed_short", "frames too short"),
 	SA(rx_malformed, SL_WIRE_ERR_SYN, "rx_malformed_syn", "frames with SYN 00 or 11"),
 	SA(rx_malformed, SL_WIRE_ERR_CTRL_META, "rx_malformed_ctrl_meta",
@@ -740,6 +744,11 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 {
 	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
 
+	if (!l->rx_up) {
+		/* From a peer that has not re-initialized yet: its IDs may alias ours. */
+		l->stats.rx_not_up++;
+		return false;
+	}
 	rx_flags(l, 0, 0);
 	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
 		l->stats.rx_bad_data++;

@@ -248,6 +248,32 @@ sl_link_rx_burst__warmup_then_exactly_once_in_order(void **state)
 }
 
 static void
+sl_link_rx_burst__data_ignored_until_the_lane_is_up(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+
+	(void)state;
+	/*
+	 * A peer that has not re-initialized still sends its old stream; IDs 4096.. alias the
+	 * fresh 0.. modulo 4096. None of it may move the fresh receiver.
+	 */
+	for (uint32_t id = 4096; id < 4096 + 40; id++) {
+		struct fr f = data_frame(&faithful, id, 7);
+
+		assert_int_equal(feed(l, 0, &f, NULL), 0);
+	}
+	assert_int_equal(sl_link_stats(l)->rx_not_up, 40);
+	assert_int_equal(sl_link_stats(l)->rx_duplicates, 0);
+	assert_int_equal(sl_link_stats(l)->rx_errors, 0);
+	/* 7 verified control frames are not enough, the 8th brings the lane up. */
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 7);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_PAUSE);
+	sl_link_free(l);
+}
+
+static void
 sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 {
 	struct sl_link *l;
@@ -852,6 +878,7 @@ main(void)
 		cmocka_unit_test(sl_link_create__rejects_bad_conf),
 		cmocka_unit_test(sl_link_ring_order__rifl_sizing_rule),
 		cmocka_unit_test(sl_link_rx_burst__warmup_then_exactly_once_in_order),
+		cmocka_unit_test(sl_link_rx_burst__data_ignored_until_the_lane_is_up),
 		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
 		cmocka_unit_test(sl_link_rx_burst__rollback_needs_16_verified_frames),
 		cmocka_unit_test(sl_link_rx_burst__white_noise_never_accepted),
