@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cal.c - the calendar queue of sl_pacer_cal.h: circular FIFO buckets indexed by a
+ * hierarchical FFS bitmap (Eiffel's cFFS, NSDI'19 section 4) or scanned bucket by bucket
+ * (Carousel's timing wheel, SIGCOMM'17 section 4).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_pacer_cal.h"
+
+#define CAL_SLOTS_MAX (UINT32_C(1) << 24)
+
+void
+sl_pacer_cal_fini(struct sl_pacer_cal *c)
+{
+	sl_pacer_ffs_fini(&c->occ);
+	free(c->head);
+	free(c->tail);
+	free(c->link);
+	memset(c, 0, sizeof(*c));
+}
+
+int
+sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon_ns, uint32_t n_ids,
+		  bool scan)
+{
+	uint64_t slots;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if (slot_ns == 0)
+		return -EINVAL;
+	slots = sl_align_pow2(SL_MAX(horizon_ns / slot_ns, 64));
+	if (slots > CAL_SLOTS_MAX)
+		return -EINVAL;
+	c->slot_ns = slot_ns;
+	c->mask = (uint32_t)slots - 1;
+	c->scan = scan;
+	c->ready_head = c->ready_tail = SL_PACER_CAL_NONE;
+	c->head = malloc(sizeof(*c->head) * slots);
+	c->tail = malloc(sizeof(*c->tail) * slots);
+	c->link = malloc(sizeof(*c->link) * SL_MAX(n_ids, 1u));
+	if (c->head == NULL || c->tail == NULL || c->link == NULL) {
+		sl_pacer_cal_fini(c);
+		return -ENOMEM;
+	}
+	memset(c->head, 0xff, sizeof(*c->head) * slots);
+	rc = sl_pacer_ffs_init(&c->occ, (uint32_t)slots);
+	if (rc != 0)
+		sl_pacer_cal_fini(c);
+	return rc;
+}
+
+size_t
+sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids)
+{
+	return (size_t)(c->mask + 1) * 2 * sizeof(uint32_t) + (size_t)n_ids * sizeof(uint32_t) +
+	       sl_pacer_ffs_mem_bytes(&c->occ);
+}
+
+static void
+ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
+{
+	if (c->ready_head == SL_PACER_CAL_NONE)
+		c->ready_head = first;
+	else
+		c->link[c->ready_tail] = first;
+	c->ready_tail = last;
+	c->link[last] = SL_PACER_CAL_NONE;
+}
+
+bool
+sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
+{
+	uint64_t k = key_ns / c->slot_ns;
+	bool parked = false;
+	uint32_t idx;
+
+	if (k < c->cur) {
+		ready_append(c, id, id);
+		return false;
+	}
+	if (k - c->cur > c->mask) {
+		k = c->cur + c->mask;
+		parked = true;
+	}
+	idx = (uint32_t)(k & c->mask);
+	c->link[id] = SL_PACER_CAL_NONE;
+	if (c->head[idx] == SL_PACER_CAL_NONE) {
+		c->head[idx] = id;
+		sl_pacer_ffs_set(&c->occ, idx);
+	} else {
+		c->link[c->tail[idx]] = id;
+	}
+	c->tail[idx] = id;
+	c->in_buckets++;
+	return parked;
+}
+
+static void
+release(struct sl_pacer_cal *c, uint32_t idx)
+{
+	uint32_t n = 1;
+
+	for (uint32_t i = c->head[idx]; i != c->tail[idx]; i = c->link[i])
+		n++;
+	ready_append(c, c->head[idx], c->tail[idx]);
+	c->in_buckets -= n;
+	c->head[idx] = SL_PACER_CAL_NONE;
+	sl_pacer_ffs_clear(&c->occ, idx);
+}
+
+/* Bucket number of the first non-empty bucket; some bucket is non-empty. */
+static uint64_t
+first_bucket(const struct sl_pacer_cal *c)
+{
+	uint32_t from = (uint32_t)(c->cur & c->mask);
+
+	return c->cur + ((sl_pacer_ffs_from(&c->occ, from) - from) & c->mask);
+}
+
+void
+sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
+{
+	uint64_t lim = (x_ns + 1) / c->slot_ns; /* buckets [cur, lim) are due */
+
+	if (lim <= c->cur)
+		return;
+	if (c->in_buckets == 0) {
+		c->cur = lim;
+		return;
+	}
+	if (c->scan) {
+		uint64_t end = SL_MIN(lim, c->cur + c->mask + 1); /* one revolution sees all */
+
+		for (uint64_t k = c->cur; k < end; k++)
+			if (c->head[k & c->mask] != SL_PACER_CAL_NONE)
+				release(c, (uint32_t)(k & c->mask));
+	} else {
+		while (c->in_buckets > 0) {
+			uint64_t k = first_bucket(c);
+
+			if (k >= lim)
+				break;
+			release(c, (uint32_t)(k & c->mask));
+		}
+	}
+	c->cur = lim;
+}
+
+uint64_t
+sl_pacer_cal_next_due(const struct sl_pacer_cal *c)
+{
+	if (c->in_buckets == 0)
+		return UINT64_MAX;
+	return (first_bucket(c) + 1) * c->slot_ns - 1;
+}

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tassel.c - the Tassel two-tier pacer (Wang et al., "Fast, Scalable, and Accurate Rate Limiter
+ * for RDMA NICs", SIGCOMM'24, section 3), the default sluice pacer.
+ *
+ * Model. One sort over all flows yields several packets (multiple-packet-per-sorting):
+ *
+ *   flow tier (section 3.2.1)             packet tier (section 3.2.2)
+ *   4-ary heap of S_flow  --N pkts-->  WF2Q+ S,F --> timing wheel on S --> heap on F --> link
+ *   (one entry per backlogged flow)     (only S <= V + L is admitted)  (S <= V)   (link idle)
+ *
+ *   - V is the system (virtual) time. It follows the caller's now_ns at a rate of
+ *     1 / max(1, Phi), Phi = (sum of backlogged flows' rates) / link rate, so when the flows
+ *     oversubscribe the link every one of them is slowed by the same factor and no queue builds
+ *     (the paper writes T(t + d) = T(t) + d * max(1, Phi) for a timer counting in units of the
+ *     scaled time; slowing V is the same thing). A TX stall freezes V (sl_pacer_pause), so no
+ *     flow accumulates credit and nothing bursts on resume.
+ *   - Flow tier: each backlogged flow sits in the heap keyed on S_flow, the start time of its head
+ *     packet. When V + L >= S_flow (L: the scheduling lookahead, the software counterpart of the
+ *     NIC's scheduling latency) the flow is decided: its first N packets are peeked in order,
+ *     N = max(1, floor(R * L / len)) (adaptive batching; the fraction is carried to the flow's
+ *     next decision so the long-run batch is exactly R * L / len), and each gets the exact WF2Q+
+ *     times S_0 = S_flow, S_j = F_(j-1), F_j = S_j + len_j / R (sub-ns remainder carried, no
+ *     drift). Packets with S <= V + L are imminent and enter the packet tier; the first one that
+ *     is not sets the flow's new S_flow (packet filtering). Nothing is dropped and re-fetched:
+ *     the FIFO is peeked, which is what software can do and PCIe cannot. A decision takes one
+ *     L to complete and a flow is not decided again before that (section 3.2.1: "a flow must
+ *     wait for its last scheduling decision to be fully executed"), so a high-rate flow is
+ *     sorted once per L for N packets, and with N forced to 1 it gets len / L (Fig. 8).
+ *   - Packet tier: a timing wheel of slot_ns-wide slots spanning more than L_max holds imminent
+ *     packets by S; a slot moves to a min-heap on F once V has passed its last ns (so a packet is
+ *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). The head of the heap
+ *     (smallest F among eligible packets) leaves only when the modelled link is idle; leaving
+ *     earlier could let it overtake a packet with a smaller F that becomes eligible meanwhile.
+ *     The tier holds at most W = imminent_max packets; an admission that finds it full waits
+ *     and is counted (imminent_full), which with W >= link packet rate x L never happens.
+ *   - Rates change at any time; the next packet decided uses the new rate.
+ *
+ * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
+ * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B plus
+ * the wheel, independent of the number of flows.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_pacer_cal.h"
+#include "sl_pacer_ffs.h"
+#include "sl_pacer_heap.h"
+#include "sl_pacer_impl.h"
+
+#define TASSEL_SLOT_NS_DEFAULT 1u
+#define TASSEL_FLOW_SLOT_NS 256u                   /**< flow calendar bucket, ns */
+#define TASSEL_FLOW_HORIZON_NS (64 * SL_NS_PER_MS) /**< flow calendar span, ns */
+#define TASSEL_W_MIN 64u
+#define TASSEL_W_MAX (UINT32_C(1) << 20)
+#define TASSEL_CARRY_BITS 16u
+#define TASSEL_CARRY_ONE (UINT32_C(1) << TASSEL_CARRY_BITS)
+
+struct tassel_flow {
+	uint64_t next_ns;         /**< S_flow: virtual start of the head packet, ns */
+	struct sl_pacer_gap gap;  /**< exact len / R with carried remainder */
+	uint32_t carry;           /**< batch fraction carried, 1/65536 packet */
+	uint32_t active;          /**< 1 while in the flow tier */
+};
+static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
+
+struct tassel_pkt {
+	uint64_t s_ns;    /**< WF2Q+ virtual start time, ns */
+	uint64_t f_ns;    /**< WF2Q+ virtual finish time, ns */
+	uint32_t flow;
+	uint32_t len;     /**< frame bytes */
+	uint32_t next;    /**< next packet in the same wheel slot, or free-list link */
+	uint32_t pad;
+};
+
+struct tassel {
+	struct sl_pacer_cal fcal;     /**< flow tier (default): calendar of S_flow, id flow */
+	struct sl_pacer_heap flows;   /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
+	bool flow_heap;               /**< which of the two holds the flow tier */
+	struct sl_pacer_heap elig;    /**< eligible packets: key F, id packet slot */
+	struct tassel_pkt *pkt;       /**< [w] packet-tier entries */
+	uint32_t pkt_free;            /**< free-list head */
+	uint32_t pkt_used;            /**< entries in use */
+	uint32_t w;                   /**< W, packet-tier capacity */
+	uint32_t wheel_mask;          /**< slots - 1 */
+	uint32_t *slot_head;          /**< [slots] packets per slot, SL_PACER_NONE when empty */
+	struct sl_pacer_ffs wheel;    /**< non-empty slots */
+	uint64_t slot_ns;             /**< wheel slot width, ns */
+	uint64_t next_slot;           /**< first slot number not yet moved to elig */
+	uint64_t t_base_ns;           /**< real time at which V was v_base_ns */
+	uint64_t v_base_ns;           /**< V at t_base_ns */
+	uint64_t scale_bps;           /**< max(link, active_bps): V runs at link / scale_bps */
+	uint64_t active_bps;          /**< sum of the rates of flows in the flow tier, bps */
+	bool rescale;                 /**< active_bps changed since the last rebase */
+};
+
+static inline struct tassel_flow *
+tflow(const struct sl_pacer *p, uint32_t flow)
+{
+	return (struct tassel_flow *)(void *)sl_pacer_flow(p, flow)->priv;
+}
+
+/* Put a flow in the flow tier with key_ns (its S_flow, or later while a decision completes). */
+static inline void
+ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
+{
+	if (t->flow_heap)
+		sl_pacer_heap_push(&t->flows, key_ns, flow);
+	else if (sl_pacer_cal_insert(&t->fcal, flow, key_ns))
+		p->stats.beyond_horizon++;
+}
+
+/* Whether a flow is due at horizon_ns (the calendar was collected up to it). */
+static inline bool
+ft_due(const struct tassel *t, uint64_t horizon_ns)
+{
+	if (t->flow_heap)
+		return !sl_pacer_heap_empty(&t->flows) &&
+		       sl_pacer_heap_top(&t->flows)->key <= horizon_ns;
+	return sl_pacer_cal_ready(&t->fcal);
+}
+
+/* Remove and return a flow due at horizon_ns; ft_due() was true. */
+static inline uint32_t
+ft_pop(struct tassel *t)
+{
+	uint32_t flow;
+
+	if (!t->flow_heap)
+		return sl_pacer_cal_pop(&t->fcal);
+	flow = sl_pacer_heap_top(&t->flows)->id;
+	sl_pacer_heap_pop(&t->flows);
+	return flow;
+}
+
+/* Smallest key in the flow tier (0: some flow is already due); SL_PACER_NEVER if empty. */
+static inline uint64_t
+ft_next_key(const struct tassel *t)
+{
+	uint64_t due;
+
+	if (t->flow_heap)
+		return sl_pacer_heap_empty(&t->flows) ? SL_PACER_NEVER
+						       : sl_pacer_heap_top(&t->flows)->key;
+	if (sl_pacer_cal_ready(&t->fcal))
+		return 0;
+	due = sl_pacer_cal_next_due(&t->fcal);
+	return due == UINT64_MAX ? SL_PACER_NEVER : due;
+}
+
+/* V at real time t_ns >= t_base_ns. */
+static inline uint64_t
+vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
+{
+	uint64_t dt = t_ns - t->t_base_ns;
+
+	if (sl_likely(t->scale_bps == p->link_bps))
+		return t->v_base_ns + dt;
+	return t->v_base_ns + (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+}
+
+/* Earliest real time at which V reaches v_ns. */
+static inline uint64_t
+rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
+{
+	uint64_t dv;
+
+	if (v_ns <= t->v_base_ns)
+		return t->t_base_ns;
+	dv = v_ns - t->v_base_ns;
+	if (sl_likely(t->scale_bps == p->link_bps))
+		return t->t_base_ns + dv;
+	return t->t_base_ns + (uint64_t)(((unsigned __int128)dv * t->scale_bps + p->link_bps - 1) /
+					 p->link_bps);
+}
+
+static void
+rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+{
+	t->v_base_ns = vtime(p, t, now_ns);
+	t->t_base_ns = now_ns;
+	t->scale_bps = SL_MAX(p->link_bps, t->active_bps);
+	t->rescale = false;
+}
+
+/* Slot number of the earliest occupied wheel slot; the wheel is not empty. */
+static inline uint64_t
+first_slot(const struct tassel *t)
+{
+	uint32_t from = (uint32_t)(t->next_slot & t->wheel_mask);
+
+	return t->next_slot + ((sl_pacer_ffs_from(&t->wheel, from) - from) & t->wheel_mask);
+}
+
+/* Earliest real time at which the earliest wheel slot becomes eligible (its last ns). */
+static inline uint64_t
+first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
+{
+	return rtime(p, t, (first_slot(t) + 1) * t->slot_ns - 1);
+}
+
+/* Move every wheel slot whose last ns is <= v_ns to the eligible heap. */
+static void
+drain(struct tassel *t, uint64_t v_ns)
+{
+	uint64_t lim = (v_ns + 1) / t->slot_ns; /* slots [next_slot, lim) are eligible */
+
+	while (t->next_slot < lim) {
+		uint32_t from = (uint32_t)(t->next_slot & t->wheel_mask);
+		uint32_t idx = sl_pacer_ffs_from(&t->wheel, from);
+		uint64_t k;
+
+		if (idx == SL_PACER_FFS_NONE)
+			break;
+		k = t->next_slot + ((idx - from) & t->wheel_mask);
+		if (k >= lim)
+			break;
+		for (uint32_t i = t->slot_head[idx]; i != SL_PACER_NONE;) {
+			const struct tassel_pkt *e = &t->pkt[i];
+			uint32_t nx = e->next;
+
+			sl_pacer_heap_push(&t->elig, e->f_ns, i);
+			i = nx;
+		}
+		t->slot_head[idx] = SL_PACER_NONE;
+		sl_pacer_ffs_clear(&t->wheel, idx);
+		t->next_slot = k + 1;
+	}
+	t->next_slot = SL_MAX(t->next_slot, lim);
+}
+
+static uint64_t
+tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+{
+	struct tassel *t = p->impl;
+	const struct tassel_pkt *e;
+	uint32_t i;
+
+	drain(t, vtime(p, t, tau_ns));
+	if (sl_unlikely(sl_pacer_heap_empty(&t->elig)))
+		return t->pkt_used == 0 ? SL_PACER_NEVER : SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
+	i = sl_pacer_heap_top(&t->elig)->id;
+	sl_pacer_heap_pop(&t->elig);
+	e = &t->pkt[i];
+	pkt->flow = e->flow;
+	pkt->len_bytes = e->len;
+	t->pkt[i].next = t->pkt_free;
+	t->pkt_free = i;
+	t->pkt_used--;
+	return 0;
+}
+
+/* Packets the flow may send in one lookahead: max(1, floor(R * L / len)) with carry. */
+static inline uint32_t
+batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wire_bytes,
+      uint64_t l_ns)
+{
+	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
+	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;    /* one packet, same unit */
+	uint64_t units;
+	uint32_t n;
+
+	if (rl < one) {
+		tf->carry = 0;
+		return 1;
+	}
+	units = (uint64_t)((rl << TASSEL_CARRY_BITS) / one) + tf->carry;
+	n = (uint32_t)SL_MIN(units >> TASSEL_CARRY_BITS, (uint64_t)UINT32_MAX);
+	tf->carry = (uint32_t)(units & (TASSEL_CARRY_ONE - 1));
+	if (p->conf.batch_max != 0 && n > p->conf.batch_max)
+		n = p->conf.batch_max;
+	return n;
+}
+
+static void
+flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
+{
+	tf->active = 0;
+	t->active_bps -= f->rate_bps;
+	t->rescale = true;
+}
+
+/* Flow tier: decide every flow whose S_flow <= V + L whose last decision has completed. */
+static void
+admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+{
+	uint64_t v = vtime(p, t, now_ns);
+	uint64_t l_ns = sl_pacer_lookahead_ns(p);
+	uint64_t horizon = v + l_ns;
+
+	drain(t, v);
+	if (!t->flow_heap)
+		sl_pacer_cal_collect(&t->fcal, horizon);
+	while (ft_due(t, horizon)) {
+		uint32_t flow, n;
+		struct sl_pacer_flow *f;
+		struct tassel_flow *tf;
+		bool caught_up = false;
+
+		if (sl_unlikely(t->pkt_used == t->w)) {
+			p->stats.imminent_full++;
+			return;
+		}
+		flow = ft_pop(t);
+		f = sl_pacer_flow(p, flow);
+		tf = tflow(p, flow);
+		if (sl_unlikely(tf->next_ns > horizon)) { /* parked beyond the calendar */
+			ft_insert(p, t, flow, tf->next_ns);
+			continue;
+		}
+		p->stats.decisions++;
+		n = batch(p, tf, f->rate_bps, sl_pacer_wire_bytes(p, f->q_len), l_ns);
+		while (n-- > 0) {
+			uint64_t s = tf->next_ns, slot = s / t->slot_ns;
+			struct tassel_pkt *e;
+			uint32_t i;
+
+			if (s > horizon || t->pkt_used == t->w) {
+				caught_up = s > horizon;
+				break;
+			}
+			i = t->pkt_free;
+			e = &t->pkt[i];
+			t->pkt_free = e->next;
+			t->pkt_used++;
+			e->s_ns = s;
+			e->f_ns = s + sl_pacer_gap_ns(&tf->gap, sl_pacer_wire_bytes(p, f->q_len),
+						      f->rate_bps);
+			e->flow = flow;
+			e->len = f->q_len;
+			tf->next_ns = e->f_ns;
+			if (slot < t->next_slot) {
+				sl_pacer_heap_push(&t->elig, e->f_ns, i);
+			} else {
+				uint32_t idx = (uint32_t)(slot & t->wheel_mask);
+
+				e->next = t->slot_head[idx];
+				t->slot_head[idx] = i;
+				sl_pacer_ffs_set(&t->wheel, idx);
+			}
+			if (sl_pacer_q_pop(p, f)) {
+				flow_leave(t, f, tf);
+				goto next_flow;
+			}
+		}
+		if (caught_up)
+			tf->carry = 0;
+		/*
+		 * Next decision when the first packet not admitted enters the window, but not
+		 * before this decision has completed, one L from now: key - L >= v + L. (The
+		 * calendar decides a bucket once its last ns is due, so the key is moved back by
+		 * a bucket less one ns: the decision period stays L, not L plus a bucket.)
+		 */
+		ft_insert(p, t, flow,
+			  SL_MAX(tf->next_ns,
+				 horizon + l_ns - (t->flow_heap ? 0 : TASSEL_FLOW_SLOT_NS - 1)));
+next_flow:;
+	}
+}
+
+static unsigned
+tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+{
+	struct tassel *t = p->impl;
+	unsigned n = sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tassel_pick);
+
+	if (t->rescale)
+		rebase(p, t, now_ns);
+	admit(p, t, now_ns);
+	return n + sl_pacer_release(p, now_ns, now_ns, out + n, max - n, tassel_pick);
+}
+
+static uint64_t
+tassel_next_deadline(const struct sl_pacer *p)
+{
+	const struct tassel *t = p->impl;
+	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns), d = SL_PACER_NEVER;
+
+	if (!sl_pacer_heap_empty(&t->elig)) {
+		d = from;
+	} else if (t->pkt_used > 0) {
+		d = SL_MAX(first_slot_rtime(p, t), from);
+	}
+	if (t->pkt_used < t->w) {
+		uint64_t key = ft_next_key(t), l_ns = sl_pacer_lookahead_ns(p);
+
+		if (key != SL_PACER_NEVER)
+			d = SL_MIN(d, SL_MAX(rtime(p, t, key > l_ns ? key - l_ns : 0),
+					     p->last_now_ns));
+	}
+	return d;
+}
+
+static void
+tassel_activate(struct sl_pacer *p, uint32_t flow)
+{
+	struct tassel *t = p->impl;
+	struct tassel_flow *tf = tflow(p, flow);
+	uint64_t v = vtime(p, t, SL_MAX(p->last_now_ns, t->t_base_ns));
+
+	/* WF2Q+: an idle flow restarts at max(F of its last packet, V); no credit for idling. */
+	tf->next_ns = SL_MAX(tf->next_ns, v);
+	tf->active = 1;
+	ft_insert(p, t, flow, tf->next_ns);
+	t->active_bps += sl_pacer_flow(p, flow)->rate_bps;
+	t->rescale = true;
+}
+
+static void
+tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+{
+	struct tassel *t = p->impl;
+	struct tassel_flow *tf = tflow(p, flow);
+
+	sl_pacer_gap_reset(&tf->gap);
+	tf->carry = 0;
+	if (tf->active) {
+		t->active_bps += sl_pacer_flow(p, flow)->rate_bps - old_bps;
+		t->rescale = true;
+	}
+}
+
+static void
+tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
+{
+	struct tassel *t = p->impl;
+
+	if (paused) {
+		rebase(p, t, now_ns); /* V stops here */
+	} else {
+		t->t_base_ns = now_ns; /* and resumes from the same V */
+	}
+}
+
+static void
+tassel_fini(struct sl_pacer *p)
+{
+	struct tassel *t = p->impl;
+
+	if (t == NULL)
+		return;
+	sl_pacer_cal_fini(&t->fcal);
+	sl_pacer_heap_fini(&t->flows);
+	sl_pacer_heap_fini(&t->elig);
+	sl_pacer_ffs_fini(&t->wheel);
+	free(t->pkt);
+	free(t->slot_head);
+	free(t);
+	p->impl = NULL;
+}
+
+static int
+tassel_init(struct sl_pacer *p, bool flow_heap)
+{
+	struct tassel *t = calloc(1, sizeof(*t));
+	uint64_t slots, w;
+	int rc = -ENOMEM;
+
+	if (t == NULL)
+		return -ENOMEM;
+	p->impl = t;
+	t->flow_heap = flow_heap;
+	t->slot_ns = p->conf.slot_ns ? p->conf.slot_ns : TASSEL_SLOT_NS_DEFAULT;
+	slots = sl_align_pow2(SL_MAX(p->conf.lookahead_max_ns / t->slot_ns + 3, 64));
+	w = p->conf.imminent_max;
+	if (w == 0) /* packets of 64 B at link rate within L_max */
+		w = p->link_bps / ((64 + p->overhead_bytes) * 8) * p->conf.lookahead_max_ns /
+		    SL_NS_PER_S;
+	w = SL_MIN(SL_MAX(w, TASSEL_W_MIN), TASSEL_W_MAX);
+	if (slots > (UINT64_C(1) << 24)) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	t->w = (uint32_t)w;
+	t->wheel_mask = (uint32_t)slots - 1;
+	t->scale_bps = p->link_bps;
+	t->pkt = calloc(t->w, sizeof(*t->pkt));
+	t->slot_head = malloc(sizeof(*t->slot_head) * slots);
+	if (t->pkt == NULL || t->slot_head == NULL)
+		goto fail;
+	memset(t->slot_head, 0xff, sizeof(*t->slot_head) * slots);
+	for (uint32_t i = 0; i < t->w; i++)
+		t->pkt[i].next = i + 1 < t->w ? i + 1 : SL_PACER_NONE;
+	rc = sl_pacer_ffs_init(&t->wheel, (uint32_t)slots);
+	if (rc == 0 && flow_heap)
+		rc = sl_pacer_heap_init(&t->flows, p->max_flows, 0);
+	if (rc == 0 && !flow_heap)
+		rc = sl_pacer_cal_init(&t->fcal, TASSEL_FLOW_SLOT_NS, TASSEL_FLOW_HORIZON_NS,
+				       p->max_flows, false);
+	if (rc == 0)
+		rc = sl_pacer_heap_init(&t->elig, t->w, 0);
+	if (rc == 0)
+		return 0;
+fail:
+	tassel_fini(p);
+	return rc;
+}
+
+static size_t
+tassel_mem_bytes(const struct sl_pacer *p)
+{
+	const struct tassel *t = p->impl;
+
+	return sizeof(*t) +
+	       (t->flow_heap ? sl_pacer_heap_mem_bytes(&t->flows, 0)
+			     : sl_pacer_cal_mem_bytes(&t->fcal, p->max_flows)) +
+	       sl_pacer_heap_mem_bytes(&t->elig, 0) + (size_t)t->w * sizeof(*t->pkt) +
+	       (size_t)(t->wheel_mask + 1) * sizeof(*t->slot_head) +
+	       sl_pacer_ffs_mem_bytes(&t->wheel);
+}
+
+static int
+tassel_init_cal(struct sl_pacer *p)
+{
+	return tassel_init(p, false);
+}
+
+static int
+tassel_init_heap(struct sl_pacer *p)
+{
+	return tassel_init(p, true);
+}
+
+/* The default: the flow tier is an FFS calendar. */
+const struct sl_pacer_ops sl_pacer_tassel_ops = {
+	.dequeue = tassel_dequeue,
+	.next_deadline = tassel_next_deadline,
+	.activate = tassel_activate,
+	.rate_changed = tassel_rate_changed,
+	.pause = tassel_pause,
+	.init = tassel_init_cal,
+	.fini = tassel_fini,
+	.mem_bytes = tassel_mem_bytes,
+	.name = "tassel",
+};
+
+/* The same pacer with the flow tier in a 4-ary heap (the P-heap analogue), for comparison. */
+const struct sl_pacer_ops sl_pacer_tassel_heap_ops = {
+	.dequeue = tassel_dequeue,
+	.next_deadline = tassel_next_deadline,
+	.activate = tassel_activate,
+	.rate_changed = tassel_rate_changed,
+	.pause = tassel_pause,
+	.init = tassel_init_heap,
+	.fini = tassel_fini,
+	.mem_bytes = tassel_mem_bytes,
+	.name = "tassel-heap",
+};

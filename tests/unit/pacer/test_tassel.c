@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests for lib/pacer/tassel.c: exact WF2Q+ times, finish-time order among eligible packets,
+ * 64-bit times, rate changes from the next packet, adaptive batching per decision, the
+ * packet-tier bound W and the measured lookahead. The paper's experiments are in
+ * test_experiments.c.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "pacer_test_util.h"
+
+static struct sl_pacer *
+one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
+{
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pacer *p = sl_pacer_create(&c);
+
+	assert_non_null(p);
+	assert_int_equal(sl_pacer_set_rate(p, 0, rate_bps), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, npkts, len), 0);
+	return p;
+}
+
+static void
+tassel_dequeue__wf2q_times_have_no_drift(void **state)
+{
+	/* 1000 B at 7 Mbps: 1142857.142857... ns apart; packet i leaves at floor(i * that). */
+	struct sl_pacer *p = one_flow(7 * SL_BPS_PER_MBPS, 2000, 1000);
+	struct sl_pkt *out = calloc(2000, sizeof(*out));
+
+	(void)state;
+	assert_int_equal(test_drain(p, 0, out, 2000, UINT64_MAX - 1), 2000);
+	for (uint64_t i = 0; i < 2000; i++)
+		assert_int_equal(out[i].tx_ns, i * 8000 * SL_NS_PER_S / (7 * SL_BPS_PER_MBPS));
+	free(out);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_dequeue__times_are_64_bit(void **state)
+{
+	/* 9000 B at 100 Kbps: 720 ms apart; the tenth packet is past 2^32 ns. */
+	struct sl_pacer *p = one_flow(SL_PACER_RATE_MIN_BPS, 10, 9000);
+	struct sl_pkt out[10];
+
+	(void)state;
+	assert_int_equal(test_drain(p, 0, out, 10, UINT64_MAX - 1), 10);
+	for (uint64_t i = 0; i < 10; i++)
+		assert_int_equal(out[i].tx_ns, i * 720 * SL_NS_PER_MS);
+	assert_true(out[9].tx_ns > UINT32_MAX);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_dequeue__smallest_finish_first_among_eligible(void **state)
+{
+	/*
+	 * Flow 0 (1500 B at 1 Gbps: F = 12 us) and flow 1 (100 B at 1 Gbps: F = 0.8 us) start
+	 * together; the link is held by flow 2's jumbo frame, so both are eligible when it frees
+	 * and the smaller finish time leaves first although flow 0 was backlogged first.
+	 */
+	struct sl_pacer_conf c = test_conf(NULL, 3);
+	struct sl_pacer *p = sl_pacer_create(&c);
+	struct sl_pkt out[3];
+
+	(void)state;
+	for (uint32_t f = 0; f < 3; f++)
+		assert_int_equal(sl_pacer_set_rate(p, f, SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 2, 1, 9000), 0);
+	assert_int_equal(sl_pacer_dequeue_burst(p, 0, out, 1), 1);
+	assert_int_equal(out[0].flow, 2);
+	assert_int_equal(sl_pacer_backlog(p, 0, 1, 1500), 0);
+	assert_int_equal(sl_pacer_backlog(p, 1, 1, 100), 0);
+	assert_int_equal(test_drain(p, 0, out, 2, SL_NS_PER_S), 2);
+	assert_int_equal(out[0].flow, 1);
+	assert_int_equal(out[0].tx_ns, 720); /* 9000 B at 100 Gbps */
+	assert_int_equal(out[1].flow, 0);
+	assert_int_equal(out[1].tx_ns, 728); /* after 100 B at 100 Gbps */
+	sl_pacer_free(p);
+}
+
+static void
+tassel_set_rate__applies_from_next_packet(void **state)
+{
+	struct sl_pacer *p = one_flow(SL_BPS_PER_GBPS, 4, 1250); /* 10 us apart */
+	struct sl_pkt out[4];
+
+	(void)state;
+	assert_int_equal(test_drain(p, 0, out, 2, SL_NS_PER_S), 2);
+	assert_int_equal(out[1].tx_ns, 10000);
+	/* Packet 2 was given S = 20 us with the old rate; packet 3 gets the new rate. */
+	assert_int_equal(sl_pacer_set_rate(p, 0, 2 * SL_BPS_PER_GBPS), 0);
+	assert_int_equal(test_drain(p, 0, out + 2, 2, SL_NS_PER_S), 2);
+	assert_int_equal(out[2].tx_ns, 20000);
+	assert_int_equal(out[3].tx_ns, 25000);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_admit__batches_per_decision(void **state)
+{
+	/* 10 Gbps, 1000 B, L = 8 us: N = 10 packets per decision, so 100 packets take ~10 sorts. */
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pkt out[100];
+	struct sl_pacer *p;
+
+	(void)state;
+	c.lookahead_ns = 8000;
+	p = sl_pacer_create(&c);
+	assert_int_equal(sl_pacer_lookahead_ns(p), 8000);
+	assert_int_equal(sl_pacer_set_rate(p, 0, 10 * SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 100, 1000), 0);
+	assert_int_equal(test_drain(p, 0, out, 100, SL_NS_PER_S), 100);
+	assert_in_range(sl_pacer_stats(p)->decisions, 10, 12);
+	assert_int_equal(out[99].tx_ns, 99 * 800);
+	sl_pacer_free(p);
+	/* Forced N = 1: one sort per packet. */
+	c.batch_max = 1;
+	p = sl_pacer_create(&c);
+	assert_int_equal(sl_pacer_set_rate(p, 0, 10 * SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 100, 1000), 0);
+	assert_int_equal(test_drain(p, 0, out, 100, SL_NS_PER_S), 100);
+	assert_int_equal(sl_pacer_stats(p)->decisions, 100);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_admit__packet_tier_bounded_by_w(void **state)
+{
+	/* 2000 flows due at once with W = 64: admissions wait (counted), nothing is lost. */
+	struct sl_pacer_conf c = test_conf(NULL, 2000);
+	struct sl_pkt *out = calloc(2000, sizeof(*out));
+	struct sl_pacer *p;
+
+	(void)state;
+	c.imminent_max = 64;
+	p = sl_pacer_create(&c);
+	for (uint32_t f = 0; f < 2000; f++) {
+		assert_int_equal(sl_pacer_set_rate(p, f, 10 * SL_BPS_PER_MBPS), 0);
+		assert_int_equal(sl_pacer_backlog(p, f, 1, 64), 0);
+	}
+	assert_int_equal(test_drain(p, 0, out, 2000, SL_NS_PER_S), 2000);
+	assert_true(sl_pacer_stats(p)->imminent_full > 0);
+	for (unsigned i = 1; i < 2000; i++)
+		assert_true(out[i].tx_ns >= out[i - 1].tx_ns);
+	free(out);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_lookahead__measured_from_call_period(void **state)
+{
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pacer *p = sl_pacer_create(&c);
+	struct sl_pkt out[1];
+
+	(void)state;
+	assert_int_equal(sl_pacer_lookahead_ns(p), SL_NS_PER_US); /* floor */
+	for (uint64_t t = 1; t <= 256; t++)
+		(void)sl_pacer_dequeue_burst(p, t * 5000, out, 1);
+	assert_int_equal(sl_pacer_lookahead_ns(p), 10000); /* 2 x 5 us */
+	for (uint64_t t = 257; t <= 512; t++)
+		(void)sl_pacer_dequeue_burst(p, t * 100000, out, 1);
+	assert_int_equal(sl_pacer_lookahead_ns(p), 20 * SL_NS_PER_US); /* L_max */
+	sl_pacer_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tassel_dequeue__wf2q_times_have_no_drift),
+		cmocka_unit_test(tassel_dequeue__times_are_64_bit),
+		cmocka_unit_test(tassel_dequeue__smallest_finish_first_among_eligible),
+		cmocka_unit_test(tassel_set_rate__applies_from_next_packet),
+		cmocka_unit_test(tassel_admit__batches_per_decision),
+		cmocka_unit_test(tassel_admit__packet_tier_bounded_by_w),
+		cmocka_unit_test(tassel_lookahead__measured_from_call_period),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
