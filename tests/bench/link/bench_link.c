@@ -10,6 +10,10 @@
  *                         body), "header" scope covers the link header + a 16-byte transport
  *                         header, "frame" covers everything. instr_per_frame comes from
  *                         callgrind (--callgrind), else null.
+ *   {"op":"lane","scope":..,"bytes":B,"ns_per_frame":..}
+ *                         one payload frame through a whole lane: sl_link_tx_burst on the
+ *                         sender (ring, header), the header copy the glue does, and
+ *                         sl_link_rx_burst + consume on the receiver, in bursts of 32.
  *   {"op":"goodput",...}  two lanes on the virtual clock (tests/unit/link/link_pair.c), both
  *                         directions saturated, frame loss FER per direction: measured slot
  *                         efficiency against RIFL's Eff = (1 - S_hdr/S)(1 - N_stall x FER),
@@ -47,10 +51,18 @@ static const struct {
 	{"frame", {SL_WIRE_MODE_FAITHFUL, SL_WIRE_SCOPE_ALL}},
 };
 
-enum op { OP_ENCODE, OP_VERIFY, OP_CRC_BITWISE, OP_CRC_TABLE, OP_CRC_SLICE8, OP__MAX };
-static const char *const op_names[OP__MAX] = {"encode", "verify", "bitwise", "table", "slice8"};
+enum op { OP_ENCODE, OP_VERIFY, OP_LANE, OP_CRC_BITWISE, OP_CRC_TABLE, OP_CRC_SLICE8, OP__MAX };
+static const char *const op_names[OP__MAX] = {"encode", "verify",  "lane",
+					      "bitwise", "table", "slice8"};
+
+#define LANE_BURST 32u
+#define LANE_ORDER 10u
 
 static uint8_t frame_buf[MAX_BYTES];
+static struct sl_link *lane[2];
+static uint8_t lane_buf[LANE_BURST][SL_WIRE_HDR_MAX + MAX_BYTES];
+static uint8_t lane_small[LANE_BURST][64];
+static uint64_t lane_now_ns;
 
 static uint64_t
 now_ns(void)
@@ -73,6 +85,101 @@ prepare(unsigned scope, size_t bytes)
 			    frame_buf + SL_WIRE_HDR_LEN, bytes - SL_WIRE_HDR_LEN);
 }
 
+static void
+lane_release(void *ctx, void *const *h, unsigned n)
+{
+	(void)ctx;
+	(void)h;
+	(void)n;
+}
+
+/* Frames from tx_burst as the peer receives them: header prepended in the headroom. */
+static unsigned
+lane_wire(const struct sl_link_tx_frame *out, unsigned m, struct sl_link_rx_frame *in)
+{
+	for (unsigned j = 0; j < m; j++) {
+		if (out[j].handle != NULL) {
+			uint8_t *p = (uint8_t *)out[j].body - out[j].hdr_len;
+
+			memcpy(p, out[j].hdr, out[j].hdr_len);
+			in[j] = (struct sl_link_rx_frame){p, (uint16_t)(out[j].hdr_len + out[j].body_len),
+							  out[j].handle};
+		} else {
+			memset(lane_small[j], 0, sizeof(lane_small[j]));
+			memcpy(lane_small[j], out[j].hdr, out[j].hdr_len);
+			in[j] = (struct sl_link_rx_frame){lane_small[j], 46, NULL};
+		}
+	}
+	return m;
+}
+
+/* Two lanes joined back to back, through the handshake and the warm-up. */
+static void
+lane_setup(unsigned scope, size_t bytes)
+{
+	struct sl_link_conf c = {
+		.fmt = scopes[scope].fmt,
+		.ring_order = LANE_ORDER,
+		.keepalive_ns = SL_NS_PER_MS,
+		.ctrl_interval_ns = SL_NS_PER_US,
+		.fc_frames = 1u << 20,
+		.release = lane_release,
+	};
+	struct sl_link_tx_frame out[LANE_BURST];
+	struct sl_link_rx_frame in[LANE_BURST];
+	struct sl_link_delivery dl[LANE_BURST];
+	unsigned taken;
+
+	for (int e = 0; e < 2; e++) {
+		sl_link_free(lane[e]);
+		lane[e] = sl_link_create(&c);
+		if (lane[e] == NULL)
+			abort();
+	}
+	for (unsigned i = 0; i < LANE_BURST; i++)
+		memset(lane_buf[i] + SL_WIRE_HDR_MAX, (int)i, bytes);
+	for (int round = 0; round < 1000; round++) {
+		for (int e = 0; e < 2; e++) {
+			unsigned m = sl_link_tx_burst(lane[e], lane_now_ns, NULL, 0, &taken, out,
+						      LANE_BURST);
+
+			sl_link_rx_burst(lane[1 - e], lane_now_ns, in, lane_wire(out, m, in), dl);
+		}
+		lane_now_ns += SL_NS_PER_US;
+		if (sl_link_state(lane[0]) == SL_LINK_NORMAL &&
+		    sl_link_state(lane[1]) == SL_LINK_NORMAL &&
+		    sl_link_stats(lane[0])->tx_filler == SL_LINK_ROLLBACK &&
+		    sl_link_stats(lane[1])->rx_duplicates == SL_LINK_ROLLBACK)
+			return;
+	}
+	abort();
+}
+
+/* n payload frames from lane 0 to lane 1, in bursts; returns frames delivered. */
+static uint64_t
+lane_run(size_t bytes, uint64_t n)
+{
+	struct sl_link_tx_desc d[LANE_BURST];
+	struct sl_link_tx_frame out[LANE_BURST];
+	struct sl_link_rx_frame in[LANE_BURST];
+	struct sl_link_delivery dl[LANE_BURST];
+	uint64_t done = 0;
+	unsigned taken, m, nd;
+
+	for (unsigned i = 0; i < LANE_BURST; i++)
+		d[i] = (struct sl_link_tx_desc){lane_buf[i], lane_buf[i] + SL_WIRE_HDR_MAX,
+						(uint16_t)(bytes - SL_WIRE_HDR_LEN),
+						SL_WIRE_META_EOM_FULL};
+	while (done < n) {
+		m = sl_link_tx_burst(lane[0], lane_now_ns, d, LANE_BURST, &taken, out, LANE_BURST);
+		nd = sl_link_rx_burst(lane[1], lane_now_ns, in, lane_wire(out, m, in), dl);
+		sl_link_rx_consumed(lane[1], nd);
+		done += nd;
+		lane_now_ns += 100;
+	}
+	return done;
+}
+
 /* The measured loop (callgrind collects only inside it). Returns a value the caller keeps. */
 __attribute__((noinline)) static uint64_t
 bench_link_measured(enum op op, unsigned scope, size_t bytes, uint64_t n)
@@ -84,6 +191,8 @@ bench_link_measured(enum op op, unsigned scope, size_t bytes, uint64_t n)
 	struct sl_wire_frame f;
 	uint64_t sink = 0;
 
+	if (op == OP_LANE)
+		return lane_run(bytes, n);
 	for (uint64_t i = 0; i < n; i++) {
 		switch (op) {
 		case OP_ENCODE:
@@ -128,6 +237,8 @@ time_op(enum op op, unsigned scope, size_t bytes, uint64_t n, unsigned rounds)
 	double v[16];
 
 	prepare(scope, bytes);
+	if (op == OP_LANE)
+		lane_setup(scope, bytes);
 	bench_link_measured(op, scope, bytes, n / 8 + 1); /* warm up */
 	for (unsigned r = 0; r < rounds; r++) {
 		uint64_t t0 = now_ns();
@@ -153,6 +264,7 @@ callgrind_op(const char *self, enum op op, unsigned scope, size_t bytes, uint64_
 	snprintf(a[0], sizeof(a[0]), "%d", (int)op);
 	snprintf(a[1], sizeof(a[1]), "%u", scope);
 	snprintf(a[2], sizeof(a[2]), "%zu", bytes);
+	fflush(stdout); /* the child must not inherit unwritten lines */
 	pid = fork();
 	if (pid == 0) {
 		char cgout[128], n_s[24];
@@ -208,7 +320,7 @@ bench_frames(const char *self, bool quick, bool callgrind)
 			printf("}\n");
 		}
 		for (unsigned sc = 0; sc < SL_ARRAY_SIZE(scopes); sc++)
-			for (int op = OP_ENCODE; op <= OP_VERIFY; op++) {
+			for (int op = OP_ENCODE; op <= OP_LANE; op++) {
 				printf("{\"op\":\"%s\",\"scope\":\"%s\",\"mode\":\"faithful\","
 				       "\"bytes\":%zu,\"ns_per_frame\":%.2f,\"instr_per_frame\":",
 				       op_names[op], scopes[sc].name, sizes[s],
@@ -314,6 +426,8 @@ main(int argc, char **argv)
 		volatile uint64_t keep;
 
 		prepare(scope, bytes);
+		if (op == OP_LANE)
+			lane_setup(scope, bytes);
 		keep = bench_link_measured(op, scope, bytes, strtoull(argv[5], NULL, 0));
 		(void)keep;
 		return 0;
@@ -330,5 +444,7 @@ main(int argc, char **argv)
 	}
 	bench_frames(argv[0], quick, callgrind);
 	bench_goodput(quick);
+	for (int e = 0; e < 2; e++)
+		sl_link_free(lane[e]);
 	return 0;
 }
