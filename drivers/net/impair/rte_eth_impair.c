@@ -192,11 +192,20 @@ static uint16_t impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		return rte_eth_rx_burst(q->under_port, q->qid, pkts, n);
 	queue_apply_pending(q);
 	now_ns = sl_tsc_clock_now_ns(&q->port->clock);
-	got = rte_eth_rx_burst(q->under_port, q->qid, in, (uint16_t)RTE_MIN(n, IMPAIR_BURST));
-	q->rx_delta_pkts -= got;
-	q->rx_delta_bytes -= (int64_t)admit_mbufs(q, in, got, now_ns);
+	/* Frames already due go first; the port is read only for the room left. */
 	got = sl_impair_peek(q->eng, now_ns, (void **)pkts, n);
 	sl_impair_consume(q->eng, got);
+	if (got < n) {
+		unsigned k = rte_eth_rx_burst(q->under_port, q->qid, in,
+					      (uint16_t)RTE_MIN(n - got, IMPAIR_BURST));
+		unsigned more;
+
+		q->rx_delta_pkts -= k;
+		q->rx_delta_bytes -= (int64_t)admit_mbufs(q, in, k, now_ns);
+		more = sl_impair_peek(q->eng, now_ns, (void **)pkts + got, n - got);
+		sl_impair_consume(q->eng, more);
+		got += more;
+	}
 	q->rx_delta_pkts += got;
 	for (unsigned i = 0; i < got; i++)
 		q->rx_delta_bytes += pkts[i]->pkt_len;
