@@ -601,16 +601,16 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	  struct sl_recv_action *act, uint64_t now_ns)
 {
 	uint32_t psn = pkt->psn, base = c->melo.rcv_nxt & ~r->block_mask;
-	uint32_t off = (psn - base) >> r->block_shift;
-	uint32_t end_off = (c->melo.rcv_high - base) >> r->block_shift;
+	uint32_t blk_idx = (psn - base) >> r->block_shift;
+	uint32_t end_idx = (c->melo.rcv_high - base) >> r->block_shift;
 	struct sl_recv_slot *rob = r->robs[c->rob];
 	uint16_t blk;
 	unsigned n = 0;
 	uint32_t p;
 
-	if (off == 0)
+	if (blk_idx == 0)
 		blk = c->melo.start_ptr;
-	else if (off == end_off)
+	else if (blk_idx == end_idx)
 		blk = c->melo.end_ptr;
 	else {
 		act_drop(act, pkt, SL_RECV_DROP_MIDDLE_ACCESS, &r->st.drop_middle_access);
@@ -634,17 +634,24 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	act_data(&act[n++], SL_RECV_ACT_DELIVER, 0, pkt->conn, psn, pkt->handle, pkt->app_addr);
 	r->st.delivered_pkts++;
 	r->delivered_front_pkts++;
-	for (p = psn + 1; sl_seq_le(p, c->melo.rcv_high); p++) {
-		struct sl_recv_slot *s = &rob[p & r->win_mask];
+	/* Block by block: the run of set bits from p, then on into the next block if it ends there. */
+	for (p = psn + 1; sl_seq_le(p, c->melo.rcv_high);) {
+		uint32_t off = p & r->block_mask, run;
 
-		if ((p & r->block_mask) == 0)
+		if (off == 0)
 			sl_recv_pool_chain_pop(r->pool, &c->melo.start_ptr, &c->melo.end_ptr);
-		if (!sl_recv_pool_test(r->pool, c->melo.start_ptr, p & r->block_mask))
-			break;
-		act_data(&act[n++], SL_RECV_ACT_DELIVER, 0, pkt->conn, p, s->handle, s->app_addr);
-		s->handle = NULL;
-		r->st.delivered_pkts++;
-		r->st.delivered_rob_pkts++;
+		run = sl_recv_pool_run(r->pool, c->melo.start_ptr, off);
+		for (uint32_t k = 0; k < run; k++, p++) {
+			struct sl_recv_slot *s = &rob[p & r->win_mask];
+
+			act_data(&act[n++], SL_RECV_ACT_DELIVER, 0, pkt->conn, p, s->handle,
+				 s->app_addr);
+			s->handle = NULL;
+		}
+		r->st.delivered_pkts += run;
+		r->st.delivered_rob_pkts += run;
+		if (off + run < r->pool->block_bits)
+			break; /* a missing PSN (or past RCV.HIGH) inside this block */
 	}
 	c->melo.rcv_nxt = p;
 	if (sl_seq_gt(p, c->melo.rcv_high))

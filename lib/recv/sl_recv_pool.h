@@ -141,6 +141,21 @@ sl_recv_pool_clear(struct sl_recv_pool *p, uint16_t b, uint32_t off)
 	p->bits[bit / 8] &= (uint8_t)~(1u << (bit % 8));
 }
 
+/* Number of consecutive set bits of block b from bit off on (0 .. block_bits - off). */
+static inline uint32_t
+sl_recv_pool_run(const struct sl_recv_pool *p, uint16_t b, uint32_t off)
+{
+	const uint8_t *src = &p->bits[b * (p->block_bits / 8)];
+	uint64_t w = 0;
+
+	for (uint32_t i = 0; i < p->block_bits / 8; i++)
+		w |= (uint64_t)src[i] << (8 * i);
+	w = ~(w >> off); /* bits past the block read as clear, so the run stops there */
+	if (w == 0)
+		return p->block_bits - off;
+	return SL_MIN((uint32_t)__builtin_ctzll(w), p->block_bits - off);
+}
+
 /*
  * Link n fresh blocks after *end (or start a chain when *start is NIL). All or nothing: 0, or
  * -ENOSPC when fewer than n blocks are free (the chain is left as it was). O(n).
