@@ -97,6 +97,30 @@ sl_recv_pool_get__clears_recycled_bits(void **state)
 }
 
 static void
+sl_recv_pool_run__counts_consecutive_set_bits(void **state)
+{
+	struct sl_recv_pool *p16 = pool_new(64, 16), *p64 = pool_new(128, 64);
+	uint16_t b = sl_recv_pool_get(p16), w = sl_recv_pool_get(p64);
+
+	(void)state;
+	for (uint32_t off = 3; off <= 9; off++)
+		sl_recv_pool_set(p16, b, off);
+	sl_recv_pool_set(p16, b, 15);
+	assert_int_equal(sl_recv_pool_run(p16, b, 3), 7);  /* 3..9, across the byte edge */
+	assert_int_equal(sl_recv_pool_run(p16, b, 8), 2);
+	assert_int_equal(sl_recv_pool_run(p16, b, 10), 0);
+	assert_int_equal(sl_recv_pool_run(p16, b, 15), 1); /* stops at the block's end */
+	for (uint32_t off = 0; off < 64; off++)
+		sl_recv_pool_set(p64, w, off);
+	assert_int_equal(sl_recv_pool_run(p64, w, 0), 64);
+	assert_int_equal(sl_recv_pool_run(p64, w, 60), 4);
+	sl_recv_pool_clear(p64, w, 40);
+	assert_int_equal(sl_recv_pool_run(p64, w, 0), 40);
+	sl_recv_pool_free(p16);
+	sl_recv_pool_free(p64);
+}
+
+static void
 sl_recv_pool_chain_extend__all_or_nothing(void **state)
 {
 	struct sl_recv_pool *p = pool_new(32, 8);
@@ -171,6 +195,7 @@ main(void)
 		cmocka_unit_test(sl_recv_pool_bytes__paper_default_is_3_kbit),
 		cmocka_unit_test(sl_recv_pool_get__lifo_and_empty),
 		cmocka_unit_test(sl_recv_pool_get__clears_recycled_bits),
+		cmocka_unit_test(sl_recv_pool_run__counts_consecutive_set_bits),
 		cmocka_unit_test(sl_recv_pool_chain_extend__all_or_nothing),
 		cmocka_unit_test(sl_recv_pool_chain_pop__shrinks_at_head_in_link_order),
 		cmocka_unit_test(sl_recv_pool_check__detects_shared_and_leaked_blocks),
