@@ -95,6 +95,10 @@ main(int argc, char **argv)
 		rc = sim_scenario_set(&sc, "sim", "duration_ms", dur, err, sizeof(err));
 	if (rc == 0 && seed)
 		rc = sim_scenario_set(&sc, "sim", "seed", seed, err, sizeof(err));
+	if (rc == 0 && (rc = sim_scenario_check(&sc, err, sizeof(err))) != 0) {
+		fprintf(stderr, "sluice-sim: %s: %s\n", argv[optind], err);
+		return 2;
+	}
 	if (rc) {
 		fprintf(stderr, "sluice-sim: %s\n", err);
 		return 2;

@@ -47,6 +47,12 @@ int sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size
 int sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key,
 		     const char *value, char *err, size_t errlen);
 
+/*
+ * Check what the keys alone cannot: at least one flow, endpoints inside [0, hosts) and
+ * distinct, programs registered. 0, or -EINVAL with "[flows.NAME]: key: reason" in err.
+ */
+int sim_scenario_check(const struct sim_scenario *sc, char *err, size_t errlen);
+
 /* Per-flow outcome, filled by sim_exp_run. */
 struct sim_flow_result {
 	uint32_t flow;

@@ -468,3 +468,21 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 	fclose(f);
 	return rc;
 }
+
+int
+sim_scenario_check(const struct sim_scenario *sc, char *err, size_t len)
+{
+	if (sc->ngroups == 0)
+		return fail(err, len, "[flows]", "no flow group");
+	for (uint32_t g = 0; g < sc->ngroups; g++) {
+		const struct sim_flow_group *fg = &sc->group[g];
+		const struct sim_flow_spec *sp = &fg->spec;
+
+		if (sp->src >= sc->net.nhosts || sp->dst >= sc->net.nhosts || sp->src == sp->dst)
+			return fail(err, len, fg->name, "src %u, dst %u: want two different hosts below %u",
+				    sp->src, sp->dst, sc->net.nhosts);
+		if (sl_proto_find(sp->proto) == NULL)
+			return fail(err, len, fg->name, "proto: no program named '%s'", sp->proto);
+	}
+	return 0;
+}
