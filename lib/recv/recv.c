@@ -30,6 +30,10 @@
  *                                        Otherwise set the bit and store. The hole list shrinks
  *                                        or splits around p (keeping the 3 newest).
  *
+ * Two options go beyond the paper: conn_max_blocks caps one connection's share of the pool (a
+ * packet that would need more is dropped and counted), and middle_walk, an ablation, reaches a
+ * middle block by walking next_ptr from the head instead of dropping the packet.
+ *
  * Go-back-N mode (RoCE): p == RCV.NXT delivers, p < RCV.NXT is a duplicate, anything else is
  * dropped and the first such drop of a gap episode sends one NACK naming RCV.NXT.
  *
@@ -167,6 +171,9 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(pool_peak_blocks, "most bits-pool blocks in use at once"),
 	STAT(pool_block_ns, "pool blocks in use integrated over time, block x ns"),
 	STAT(rtx_redundant_pkts, "retransmissions (SL_RECV_F_RTX) of PSNs already received"),
+	STAT(drop_conn_cap, "dropped: the connection would hold more than conn_max_blocks"),
+	STAT(middle_walks, "middle_walk ablation: middle blocks reached by walking the chain"),
+	STAT(middle_walk_blocks, "middle_walk ablation: next_ptr hops taken by those walks"),
 };
 const unsigned sl_recv_stat_count = SL_ARRAY_SIZE(sl_recv_stat_desc);
 
@@ -562,6 +569,10 @@ melo_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 		need = want + 1;
 	else
 		need = want - ((c->melo.rcv_high - base) >> r->block_shift);
+	if (r->conf.conn_max_blocks && want >= r->conf.conn_max_blocks) {
+		act_drop(act, pkt, SL_RECV_DROP_CONN_CAP, &r->st.drop_conn_cap);
+		return 1;
+	}
 	if (need > sl_recv_pool_avail(r->pool)) {
 		act_drop(act, pkt, SL_RECV_DROP_POOL_EXHAUSTED, &r->st.drop_pool_exhausted);
 		return 1;
@@ -608,11 +619,18 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	unsigned n = 0;
 	uint32_t p;
 
-	if (blk_idx == 0)
+	if (blk_idx == 0) {
 		blk = c->melo.start_ptr;
-	else if (blk_idx == end_idx)
+	} else if (blk_idx == end_idx) {
 		blk = c->melo.end_ptr;
-	else {
+	} else if (r->conf.middle_walk) {
+		/* The ablation: what MELO avoids, a walk of blk_idx next_ptr hops. */
+		blk = c->melo.start_ptr;
+		for (uint32_t k = 0; k < blk_idx; k++)
+			blk = sl_recv_pool_next(r->pool, blk);
+		r->st.middle_walks++;
+		r->st.middle_walk_blocks += blk_idx;
+	} else {
 		act_drop(act, pkt, SL_RECV_DROP_MIDDLE_ACCESS, &r->st.drop_middle_access);
 		return 1;
 	}

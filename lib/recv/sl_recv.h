@@ -52,6 +52,9 @@ struct sl_recv_conf {
 	uint32_t pool_bits;       /**< shared bits pool size, bits (paper: 1024) */
 	uint32_t block_bits;      /**< pool block size, bits (paper: 8) */
 	uint32_t rob_max;         /**< reorder buffers; 0: min(max_conns, pool blocks) */
+	uint32_t conn_max_blocks; /**< beyond the paper: blocks one connection may hold; 0: all */
+	bool middle_walk;         /**< ablation, beyond the paper: reach a middle block by walking
+				   *   the chain instead of dropping the packet */
 	uint64_t ack_delay_ns;    /**< a coalesced ACK waits at most this long, ns */
 	uint64_t cnp_interval_ns; /**< DCQCN: one CNP per connection per interval at most, ns */
 };
@@ -63,6 +66,8 @@ struct sl_recv_conf {
 			       .pool_bits = 1024,                                                  \
 			       .block_bits = 8,                                                    \
 			       .rob_max = 0,                                                       \
+			       .conn_max_blocks = 0,                                               \
+			       .middle_walk = false,                                               \
 			       .ack_delay_ns = 10 * SL_NS_PER_US,                                  \
 			       .cnp_interval_ns = 50 * SL_NS_PER_US})
 
@@ -110,6 +115,7 @@ enum sl_recv_drop {
 	SL_RECV_DROP_TRIMMED,        /**< header only: the payload was trimmed */
 	SL_RECV_DROP_BAD_CONN,       /**< connection id out of range or not open */
 	SL_RECV_DROP_CLOSED,         /**< still in the reorder buffer when the connection closed */
+	SL_RECV_DROP_CONN_CAP,       /**< the connection would hold more than conn_max_blocks */
 };
 
 struct sl_recv_hole {
@@ -178,6 +184,9 @@ struct sl_recv_stats {
 	uint64_t pool_block_ns;       /**< blocks in use integrated over time, block x ns: mean
 				       *   usage = pool_block_ns / elapsed ns / pool blocks */
 	uint64_t rtx_redundant_pkts;  /**< retransmissions (SL_RECV_F_RTX) already received */
+	uint64_t drop_conn_cap;       /**< dropped: the connection's share of the pool is used up */
+	uint64_t middle_walks;        /**< middle_walk ablation: middle blocks reached by walking */
+	uint64_t middle_walk_blocks;  /**< ... and the next_ptr hops those walks took */
 };
 
 /** Name, help and offset of every counter (nack_holes as nack_holes_0 .. nack_holes_3). */

@@ -4,8 +4,9 @@
  * item 2), with the receiver's NACKs and ACKs fed to the sender-side tracker and raw NACKs
  * built from the input thrown at the tracker too.
  *
- * Input: 2 header bytes choose the window, pool, block size and connection count; then 3-byte
- * operations: [conn | kind << 5] [d0] [d1]. Kinds: new data (with skipped = lost PSNs), a resend
+ * Input: 2 header bytes choose the window, pool, block size, connection count, the middle-walk
+ * ablation and a per-connection block cap; then 3-byte operations: [conn | kind << 5] [d0] [d1].
+ * Kinds: new data (with skipped = lost PSNs), a resend
  * of RCV.NXT, a PSN near the window, a PSN anywhere (or a raw NACK), an ACK-timer poll, close and
  * reopen, new data with flags, tracker take/RTO. Checked after every operation: each payload
  * handle comes back exactly once (delivered, or dropped, or stored then delivered or dropped at
@@ -175,8 +176,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	nconns = 1 + data[1] % MAX_CONNS;
+	nconns = 1 + (data[1] & (MAX_CONNS - 1));
 	rc = SL_RECV_CONF_DEFAULT(nconns);
+	rc.middle_walk = data[1] & 0x20;
+	rc.conn_max_blocks = data[1] & 0x40 ? 2 : 0;
 	rc.window_pkts = windows[data[0] & 3];
 	rc.block_bits = 8u << ((data[0] >> 2) & 1);
 	rc.pool_bits = rc.block_bits * (1 + (data[0] >> 3));

@@ -380,6 +380,66 @@ sl_recv_burst__middle_access_dropped(void **state)
 }
 
 static void
+sl_recv_burst__middle_walk_ablation_accepts_middle_blocks(void **state)
+{
+	struct sl_recv_conf c = SL_RECV_CONF_DEFAULT(1);
+	struct sl_recv *r;
+	struct sl_recv_stats st;
+
+	(void)state;
+	c.window_pkts = 64;
+	c.middle_walk = true;
+	r = sl_recv_create(&c);
+	assert_non_null(r);
+	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
+	rx(r, 0, 1, 0, 1);
+	rx(r, 0, 30, 0, 1); /* blocks 0..3 */
+	rx(r, 0, 20, SL_RECV_F_RTX, 2); /* block 2: two hops from the head */
+	assert_int_equal(act[0].type, SL_RECV_ACT_STORE);
+	rx(r, 0, 10, SL_RECV_F_RTX, 2); /* block 1 */
+	assert_int_equal(act[0].type, SL_RECV_ACT_STORE);
+	for (uint32_t p = 0; p < 30; p++)
+		rx(r, 0, p, 0, 3);
+	assert_int_equal(info(r, 0).rcv_nxt, 31);
+	assert_int_equal(sl_recv_pool_used_blocks(r), 0);
+	sl_recv_stats_get(r, &st);
+	assert_int_equal(st.middle_walks, 2);
+	assert_int_equal(st.middle_walk_blocks, 3);
+	assert_int_equal(st.drop_middle_access, 0);
+	assert_int_equal(st.delivered_pkts, 31);
+	assert_int_equal(sl_recv_audit(r), 0);
+	sl_recv_free(r);
+}
+
+static void
+sl_recv_burst__conn_max_blocks_caps_one_connection(void **state)
+{
+	struct sl_recv_conf c = SL_RECV_CONF_DEFAULT(2);
+	struct sl_recv *r;
+	struct sl_recv_stats st;
+
+	(void)state;
+	c.window_pkts = 64;
+	c.conn_max_blocks = 2;
+	r = sl_recv_create(&c);
+	assert_non_null(r);
+	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
+	open_conn(r, 1, 0, SL_RECV_MELO, 0, 1);
+	rx(r, 0, 15, 0, 1); /* blocks 0, 1: at the cap */
+	assert_int_equal(act[0].type, SL_RECV_ACT_STORE);
+	rx(r, 0, 16, 0, 1); /* would need block 2 */
+	assert_int_equal(act[0].reason, SL_RECV_DROP_CONN_CAP);
+	rx(r, 1, 16, 0, 1); /* another connection is not held back: 3 blocks for it alone */
+	assert_int_equal(act[0].reason, SL_RECV_DROP_CONN_CAP);
+	rx(r, 1, 9, 0, 1);
+	assert_int_equal(act[0].type, SL_RECV_ACT_STORE);
+	sl_recv_stats_get(r, &st);
+	assert_int_equal(st.drop_conn_cap, 2);
+	assert_int_equal(st.drop_pool_exhausted, 0);
+	sl_recv_free(r);
+}
+
+static void
 sl_recv_burst__pool_exhausted_drops_then_recovers(void **state)
 {
 	struct sl_recv *r = mk(2, 64, 16); /* 2 blocks of 8 bits */
@@ -824,6 +884,8 @@ main(void)
 		cmocka_unit_test(sl_recv_burst__front_fill_delivers_run_and_frees_blocks),
 		cmocka_unit_test(sl_recv_burst__partial_fill_frees_passed_blocks_and_splits_holes),
 		cmocka_unit_test(sl_recv_burst__middle_access_dropped),
+		cmocka_unit_test(sl_recv_burst__middle_walk_ablation_accepts_middle_blocks),
+		cmocka_unit_test(sl_recv_burst__conn_max_blocks_caps_one_connection),
 		cmocka_unit_test(sl_recv_burst__pool_exhausted_drops_then_recovers),
 		cmocka_unit_test(sl_recv_stats_get__pool_usage_integral_and_redundant_rtx),
 		cmocka_unit_test(sl_recv_burst__duplicate_and_out_of_window),
