@@ -32,7 +32,8 @@ const char *const sl_impair_conf_keys[] = {
 	"queue_bytes", "queue_frames", "drop_idx",  NULL,
 };
 
-void sl_impair_conf_init(struct sl_impair_conf *c)
+void
+sl_impair_conf_init(struct sl_impair_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
@@ -45,14 +46,16 @@ void sl_impair_conf_init(struct sl_impair_conf *c)
 	c->queue_frames = QUEUE_FRAMES_DEFAULT;
 }
 
-static int bad(char *err, size_t err_len, const char *key, const char *value, const char *expect)
+static int
+bad(char *err, size_t err_len, const char *key, const char *value, const char *expect)
 {
 	snprintf(err, err_len, "%s=%s: expected %s", key, value, expect);
 	return -EINVAL;
 }
 
 /* A probability in [0, hi] (hi_open: [0, hi)). */
-static int parse_prob(const char *v, double hi, bool hi_open, double *out)
+static int
+parse_prob(const char *v, double hi, bool hi_open, double *out)
 {
 	char *end;
 	double p;
@@ -67,7 +70,8 @@ static int parse_prob(const char *v, double hi, bool hi_open, double *out)
 }
 
 /* Decimal integer in [lo, hi]; with si, an optional K/M/G (10^3/6/9) suffix. */
-static int parse_u64(const char *v, uint64_t lo, uint64_t hi, bool si, uint64_t *out)
+static int
+parse_u64(const char *v, uint64_t lo, uint64_t hi, bool si, uint64_t *out)
 {
 	uint64_t x, mult = 1;
 	char *end;
@@ -91,7 +95,8 @@ static int parse_u64(const char *v, uint64_t lo, uint64_t hi, bool si, uint64_t 
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int
+cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -99,7 +104,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* "i:j:k-l": indexes and inclusive ranges, separated by ':'; stored sorted, unique. */
-static int parse_drop_idx(struct sl_impair_conf *c, const char *v)
+static int
+parse_drop_idx(struct sl_impair_conf *c, const char *v)
 {
 	uint64_t list[SL_IMPAIR_DROP_IDX_MAX];
 	uint32_t n = 0, u = 0;
@@ -134,8 +140,9 @@ static int parse_drop_idx(struct sl_impair_conf *c, const char *v)
 	return 0;
 }
 
-int sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *value, char *err,
-		       size_t err_len)
+int
+sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *value, char *err,
+		   size_t err_len)
 {
 	static const struct {
 		const char *key;
@@ -222,7 +229,8 @@ int sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *va
 	return -ENOENT;
 }
 
-int sl_impair_conf_check(const struct sl_impair_conf *c, char *err, size_t err_len)
+int
+sl_impair_conf_check(const struct sl_impair_conf *c, char *err, size_t err_len)
 {
 	if (c->ge_p > 0 && c->ge_r == 0) {
 		snprintf(err, err_len,
@@ -255,7 +263,8 @@ int sl_impair_conf_check(const struct sl_impair_conf *c, char *err, size_t err_l
 }
 
 /* The shortest decimal form of x that reads back as x. */
-static const char *shortest(double x, char buf[32])
+static const char *
+shortest(double x, char buf[32])
 {
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, 32, "%.*g", prec, x);
@@ -265,7 +274,8 @@ static const char *shortest(double x, char buf[32])
 	return buf;
 }
 
-int sl_impair_conf_format(const struct sl_impair_conf *c, char *buf, size_t len)
+int
+sl_impair_conf_format(const struct sl_impair_conf *c, char *buf, size_t len)
 {
 	char t[4][32];
 	struct sl_impair_conf d;

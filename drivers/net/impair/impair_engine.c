@@ -122,7 +122,8 @@ static_assert(SL_ARRAY_SIZE(sl_impair_stat_descs) ==
 	      "every counter has a descriptor");
 
 /* Draw the number of clean bits before the next flip: geometric, P(flip) = ber per bit. */
-static uint64_t ber_draw_gap(struct sl_impair *e)
+static uint64_t
+ber_draw_gap(struct sl_impair *e)
 {
 	double u = 1.0 - sl_rng_double(&e->rng[SL_IMPAIR_RNG_BER]); /* (0, 1] */
 	double g = floor(log(u) / e->ber_log1m);
@@ -130,14 +131,16 @@ static uint64_t ber_draw_gap(struct sl_impair *e)
 	return g >= 0x1p63 ? UINT64_C(1) << 63 : (uint64_t)g;
 }
 
-static void seed_streams(struct sl_impair *e)
+static void
+seed_streams(struct sl_impair *e)
 {
 	for (unsigned i = 0; i < SL_IMPAIR_RNG_COUNT; i++)
 		sl_rng_seed(&e->rng[i], e->conf.seed + UINT64_C(0x9e3779b97f4a7c15) * (i + 1));
 }
 
 /* First drop_idx entry >= the next offer index. */
-static uint32_t drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
+static uint32_t
+drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
 {
 	uint32_t i = 0;
 
@@ -146,7 +149,8 @@ static uint32_t drop_cursor_at(const struct sl_impair_conf *c, uint64_t idx)
 	return i;
 }
 
-static void apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
+static void
+apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 {
 	uint32_t queue_frames = e->conf.queue_frames;
 	bool reseed = e->ring == NULL || c->seed != e->conf.seed;
@@ -172,13 +176,18 @@ static void apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 	}
 	if (e->tokens_bitns > (int64_t)c->burst_bytes * BITNS_PER_BYTE || c->rate_bps == 0)
 		e->tokens_bitns = (int64_t)c->burst_bytes * BITNS_PER_BYTE;
+	if (c->rate_bps == 0) {
+		/* Without a cap every frame departs on arrival; the backlog starts empty. */
+		e->sh_head = e->tail;
+		e->backlog_bytes = 0;
+	}
 	e->drop_cursor = drop_cursor_at(c, e->offer_idx);
 	e->active = c->loss > 0 || c->ge_p > 0 || c->ber > 0 || c->dup > 0 || c->reorder > 0 ||
 		    c->delay_ns > 0 || c->rate_bps > 0 || c->n_drop_idx > 0;
 }
 
-struct sl_impair *sl_impair_create(const struct sl_impair_conf *conf,
-				   const struct sl_impair_ops *ops, void *ops_ctx)
+struct sl_impair *
+sl_impair_create(const struct sl_impair_conf *conf, const struct sl_impair_ops *ops, void *ops_ctx)
 {
 	struct sl_impair *e = NULL;
 	char err[128];
@@ -205,7 +214,8 @@ fail:
 	return NULL;
 }
 
-void sl_impair_free(struct sl_impair *e)
+void
+sl_impair_free(struct sl_impair *e)
 {
 	if (e == NULL)
 		return;
@@ -217,7 +227,8 @@ void sl_impair_free(struct sl_impair *e)
 	free(e);
 }
 
-int sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf)
+int
+sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf)
 {
 	char err[128];
 
@@ -227,19 +238,22 @@ int sl_impair_reconfigure(struct sl_impair *e, const struct sl_impair_conf *conf
 	return 0;
 }
 
-bool sl_impair_idle(const struct sl_impair *e)
+bool
+sl_impair_idle(const struct sl_impair *e)
 {
 	return !e->active && e->head == e->tail && e->n_held == 0;
 }
 
-static void drop(struct sl_impair *e, void *handle, uint64_t *counter)
+static void
+drop(struct sl_impair *e, void *handle, uint64_t *counter)
 {
 	(*counter)++;
 	e->ops->free(e->ops_ctx, handle);
 }
 
 /* Stages 7 and 8: rate cap and delay, then into the release ring. */
-static void schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
+static inline __attribute__((always_inline)) void
+schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 {
 	const struct sl_impair_conf *c = &e->conf;
 	uint64_t depart = now_ns, release;
@@ -249,16 +263,16 @@ static void schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t n
 		drop(e, handle, &e->st.drop_full);
 		return;
 	}
-	while (e->sh_head != e->tail && e->ring[e->sh_head & e->mask].depart_ns <= now_ns) {
-		e->backlog_bytes -= e->ring[e->sh_head & e->mask].len_bytes;
-		e->sh_head++;
-	}
 	if (c->rate_bps > 0) {
 		int64_t cap = (int64_t)c->burst_bytes * BITNS_PER_BYTE;
 		int64_t need = (int64_t)len * BITNS_PER_BYTE;
 		int64_t want = SL_MIN(need, cap);
 		uint64_t dt;
 
+		while (e->sh_head != e->tail && e->ring[e->sh_head & e->mask].depart_ns <= now_ns) {
+			e->backlog_bytes -= e->ring[e->sh_head & e->mask].len_bytes;
+			e->sh_head++;
+		}
 		if (e->backlog_bytes + len > c->queue_bytes && e->backlog_bytes > 0) {
 			drop(e, handle, &e->st.drop_queue);
 			return;
@@ -276,6 +290,7 @@ static void schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t n
 		}
 		e->tokens_bitns -= need;
 		e->last_depart_ns = depart;
+		e->backlog_bytes += len;
 		if (depart > now_ns)
 			e->st.queued++;
 	}
@@ -292,11 +307,11 @@ static void schedule(struct sl_impair *e, void *handle, uint32_t len, uint64_t n
 	r->depart_ns = depart;
 	r->release_ns = release;
 	r->len_bytes = len;
-	e->backlog_bytes += len;
 }
 
 /* Held-back frames whose gap has passed follow the frame that just went on. */
-static void release_held(struct sl_impair *e, uint64_t now_ns, bool all)
+static void
+release_held(struct sl_impair *e, uint64_t now_ns, bool all)
 {
 	while (e->n_held > 0) {
 		struct held_ent *h = &e->held[e->held_head % SL_IMPAIR_REORDER_HELD];
@@ -310,7 +325,8 @@ static void release_held(struct sl_impair *e, uint64_t now_ns, bool all)
 }
 
 /* Stage 6, then on to the rate cap and delay. */
-static void pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
+static inline __attribute__((always_inline)) void
+pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_ns)
 {
 	if (e->reorder_thr != 0 && e->n_held < SL_IMPAIR_REORDER_HELD &&
 	    sl_rng_chance(&e->rng[SL_IMPAIR_RNG_REORDER], e->reorder_thr)) {
@@ -325,11 +341,13 @@ static void pass(struct sl_impair *e, void *handle, uint32_t len, uint64_t now_n
 	}
 	schedule(e, handle, len, now_ns);
 	e->passed++;
-	release_held(e, now_ns, false);
+	if (e->n_held > 0)
+		release_held(e, now_ns, false);
 }
 
 /* Stage 3: true when the Gilbert-Elliott channel loses this frame. */
-static bool ge_lost(struct sl_impair *e)
+static bool
+ge_lost(struct sl_impair *e)
 {
 	struct sl_rng *r = &e->rng[SL_IMPAIR_RNG_GE];
 
@@ -341,7 +359,8 @@ static bool ge_lost(struct sl_impair *e)
  * Stage 4 on a frame of len bytes: the handle to go on with, or NULL when the frame was
  * dropped (corrupt=drop, or no private copy for corrupt=deliver).
  */
-static void *ber_apply(struct sl_impair *e, void *handle, uint32_t len)
+static void *
+ber_apply(struct sl_impair *e, void *handle, uint32_t len)
 {
 	uint64_t bits = (uint64_t)len * 8, pos;
 	uint32_t off[SL_IMPAIR_FLIP_CHUNK];
@@ -374,8 +393,9 @@ static void *ber_apply(struct sl_impair *e, void *handle, uint32_t len)
 	return handle;
 }
 
-void sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, unsigned n,
-		     uint64_t now_ns)
+void
+sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, unsigned n,
+		uint64_t now_ns)
 {
 	const struct sl_impair_conf *c = &e->conf;
 
@@ -418,7 +438,8 @@ void sl_impair_admit(struct sl_impair *e, const struct sl_impair_frame *frames, 
 	}
 }
 
-unsigned sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsigned max)
+unsigned
+sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsigned max)
 {
 	unsigned n = 0;
 	uint32_t i;
@@ -436,7 +457,8 @@ unsigned sl_impair_peek(struct sl_impair *e, uint64_t now_ns, void **out, unsign
 	return n;
 }
 
-void sl_impair_consume(struct sl_impair *e, unsigned n)
+void
+sl_impair_consume(struct sl_impair *e, unsigned n)
 {
 	n = SL_MIN(n, e->peeked);
 	e->peeked = 0;
@@ -445,29 +467,33 @@ void sl_impair_consume(struct sl_impair *e, unsigned n)
 
 		e->st.released++;
 		e->st.released_bytes += r->len_bytes;
-		if (e->sh_head == e->head) {
+		if (e->conf.rate_bps > 0 && e->sh_head == e->head) {
 			e->backlog_bytes -= r->len_bytes;
 			e->sh_head++;
 		}
 	}
 }
 
-uint64_t sl_impair_next_due_ns(const struct sl_impair *e)
+uint64_t
+sl_impair_next_due_ns(const struct sl_impair *e)
 {
 	return e->head == e->tail ? UINT64_MAX : e->ring[e->head & e->mask].release_ns;
 }
 
-unsigned sl_impair_held(const struct sl_impair *e)
+unsigned
+sl_impair_held(const struct sl_impair *e)
 {
 	return e->tail - e->head + e->n_held;
 }
 
-const struct sl_impair_stats *sl_impair_stats(const struct sl_impair *e)
+const struct sl_impair_stats *
+sl_impair_stats(const struct sl_impair *e)
 {
 	return &e->st;
 }
 
-void sl_impair_stats_reset(struct sl_impair *e)
+void
+sl_impair_stats_reset(struct sl_impair *e)
 {
 	memset(&e->st, 0, sizeof(e->st));
 }

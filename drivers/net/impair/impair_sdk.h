@@ -26,7 +26,8 @@
 #include <bus_vdev_driver.h>
 #include <ethdev_driver.h>
 
-static inline struct rte_device *impair_vdev_device(struct rte_vdev_device *vdev)
+static inline struct rte_device *
+impair_vdev_device(struct rte_vdev_device *vdev)
 {
 	return &vdev->device;
 }
@@ -146,7 +147,8 @@ struct rte_vdev_device {
 	RTE_TAILQ_ENTRY(rte_vdev_device) next;
 };
 
-static inline struct rte_device *impair_vdev_device(struct rte_vdev_device *vdev)
+static inline struct rte_device *
+impair_vdev_device(struct rte_vdev_device *vdev)
 {
 	return (struct rte_device *)(vdev + 1);
 }
@@ -176,8 +178,8 @@ void rte_eth_dev_probing_finish(struct rte_eth_dev *dev);
 	}                                                                                          \
 	RTE_PMD_EXPORT_NAME(nm, __COUNTER__)
 
-static inline int rte_eth_linkstatus_set(struct rte_eth_dev *dev,
-					 const struct rte_eth_link *new_link)
+static inline int
+rte_eth_linkstatus_set(struct rte_eth_dev *dev, const struct rte_eth_link *new_link)
 {
 	union {
 		uint64_t v;

@@ -86,13 +86,15 @@ static rte_spinlock_t impair_ports_lock = RTE_SPINLOCK_INITIALIZER;
 
 /* ---- frame operations for the engine: mbufs ---- */
 
-static void mbuf_free(void *ctx, void *handle)
+static void
+mbuf_free(void *ctx, void *handle)
 {
 	(void)ctx;
 	rte_pktmbuf_free(handle);
 }
 
-static void *mbuf_clone(void *ctx, void *handle)
+static void *
+mbuf_clone(void *ctx, void *handle)
 {
 	struct rte_mbuf *m = handle;
 
@@ -100,7 +102,8 @@ static void *mbuf_clone(void *ctx, void *handle)
 	return rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 }
 
-static bool mbuf_private(const struct rte_mbuf *m)
+static bool
+mbuf_private(const struct rte_mbuf *m)
 {
 	for (; m != NULL; m = m->next)
 		if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1)
@@ -108,7 +111,8 @@ static bool mbuf_private(const struct rte_mbuf *m)
 	return true;
 }
 
-static void *mbuf_corrupt(void *ctx, void *handle, const uint32_t *bit_off, unsigned n)
+static void *
+mbuf_corrupt(void *ctx, void *handle, const uint32_t *bit_off, unsigned n)
 {
 	struct rte_mbuf *m = handle;
 
@@ -144,7 +148,8 @@ static const struct sl_impair_ops mbuf_ops = {
 
 /* ---- fast path ---- */
 
-static void queue_apply_pending(struct impair_queue *q)
+static void
+queue_apply_pending(struct impair_queue *q)
 {
 	struct sl_impair_conf *c =
 		atomic_exchange_explicit(&q->pending, NULL, memory_order_acquire);
@@ -156,14 +161,15 @@ static void queue_apply_pending(struct impair_queue *q)
 	q->bypass = sl_impair_idle(q->eng);
 }
 
-static inline bool queue_bypass(struct impair_queue *q)
+static inline bool
+queue_bypass(struct impair_queue *q)
 {
 	return q->bypass && atomic_load_explicit(&q->pending, memory_order_relaxed) == NULL;
 }
 
 /* Offer n mbufs to the engine; returns their bytes. */
-static uint64_t admit_mbufs(struct impair_queue *q, struct rte_mbuf **pkts, unsigned n,
-			    uint64_t now_ns)
+static uint64_t
+admit_mbufs(struct impair_queue *q, struct rte_mbuf **pkts, unsigned n, uint64_t now_ns)
 {
 	struct sl_impair_frame f[IMPAIR_BURST];
 	uint64_t bytes = 0;
@@ -181,7 +187,8 @@ static uint64_t admit_mbufs(struct impair_queue *q, struct rte_mbuf **pkts, unsi
 	return bytes;
 }
 
-static uint16_t impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t
+impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct impair_queue *q = queue;
 	struct rte_mbuf *in[IMPAIR_BURST];
@@ -214,7 +221,8 @@ static uint16_t impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* Send the frames due at now_ns; false when the underlying port refused some. */
-static bool tx_flush(struct impair_queue *q, uint64_t now_ns)
+static bool
+tx_flush(struct impair_queue *q, uint64_t now_ns)
 {
 	struct rte_mbuf *out[IMPAIR_BURST];
 	unsigned due, sent;
@@ -232,7 +240,8 @@ static bool tx_flush(struct impair_queue *q, uint64_t now_ns)
  * (the application keeps them, as with a full NIC queue), so the engine holds at most one burst
  * beyond what its delay and rate cap hold by design.
  */
-static uint16_t impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
+static uint16_t
+impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct impair_queue *q = queue;
 	uint64_t now_ns;
@@ -252,8 +261,8 @@ static uint16_t impair_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 /* ---- configuration ---- */
 
 /* The engine parameters of queue qid in direction d. */
-static void queue_conf(const struct impair_port *p, enum impair_dir d, uint16_t qid,
-		       struct sl_impair_conf *out)
+static void
+queue_conf(const struct impair_port *p, enum impair_dir d, uint16_t qid, struct sl_impair_conf *out)
 {
 	*out = p->conf[d];
 	out->seed += ((uint64_t)qid * 2 + d) * SEED_STRIDE;
@@ -263,8 +272,9 @@ static void queue_conf(const struct impair_port *p, enum impair_dir d, uint16_t 
  * Apply "key=value": tx_/rx_ prefix for one direction, none for both. 0 or -errno with a
  * message in err that starts with the key as given.
  */
-static int conf_apply_kv(struct sl_impair_conf conf[DIR_COUNT], const char *key, const char *value,
-			 char *err, size_t err_len)
+static int
+conf_apply_kv(struct sl_impair_conf conf[DIR_COUNT], const char *key, const char *value, char *err,
+	      size_t err_len)
 {
 	int first = DIR_TX, last = DIR_RX, rc = 0;
 	const char *bare = key;
@@ -283,7 +293,8 @@ static int conf_apply_kv(struct sl_impair_conf conf[DIR_COUNT], const char *key,
 	return rc;
 }
 
-static int conf_check_both(const struct sl_impair_conf conf[DIR_COUNT], char *err, size_t err_len)
+static int
+conf_check_both(const struct sl_impair_conf conf[DIR_COUNT], char *err, size_t err_len)
 {
 	for (int d = 0; d < DIR_COUNT; d++) {
 		char msg[160];
@@ -298,12 +309,14 @@ static int conf_check_both(const struct sl_impair_conf conf[DIR_COUNT], char *er
 
 /* ---- control path ---- */
 
-static struct impair_port *port_of(struct rte_eth_dev *dev)
+static struct impair_port *
+port_of(struct rte_eth_dev *dev)
 {
 	return dev->data->dev_private;
 }
 
-static int impair_dev_configure(struct rte_eth_dev *dev)
+static int
+impair_dev_configure(struct rte_eth_dev *dev)
 {
 	struct impair_port *p = port_of(dev);
 	int rc = rte_eth_dev_configure(p->under_port, dev->data->nb_rx_queues,
@@ -315,17 +328,20 @@ static int impair_dev_configure(struct rte_eth_dev *dev)
 	return rc;
 }
 
-static int impair_dev_start(struct rte_eth_dev *dev)
+static int
+impair_dev_start(struct rte_eth_dev *dev)
 {
 	return rte_eth_dev_start(port_of(dev)->under_port);
 }
 
-static int impair_dev_stop(struct rte_eth_dev *dev)
+static int
+impair_dev_stop(struct rte_eth_dev *dev)
 {
 	return rte_eth_dev_stop(port_of(dev)->under_port);
 }
 
-static void queue_free(struct impair_port *p, enum impair_dir d, uint16_t qid)
+static void
+queue_free(struct impair_port *p, enum impair_dir d, uint16_t qid)
 {
 	struct impair_queue *q = p->queues[d][qid];
 
@@ -339,7 +355,8 @@ static void queue_free(struct impair_port *p, enum impair_dir d, uint16_t qid)
 	rte_free(q);
 }
 
-static int impair_dev_close(struct rte_eth_dev *dev)
+static int
+impair_dev_close(struct rte_eth_dev *dev)
 {
 	struct impair_port *p = port_of(dev);
 
@@ -362,7 +379,8 @@ static int impair_dev_close(struct rte_eth_dev *dev)
 	return 0;
 }
 
-static int impair_link_update(struct rte_eth_dev *dev, int wait_to_complete)
+static int
+impair_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 {
 	struct rte_eth_link link;
 	int rc;
@@ -374,33 +392,39 @@ static int impair_link_update(struct rte_eth_dev *dev, int wait_to_complete)
 	return rte_eth_linkstatus_set(dev, &link);
 }
 
-static int impair_promiscuous_enable(struct rte_eth_dev *dev)
+static int
+impair_promiscuous_enable(struct rte_eth_dev *dev)
 {
 	return rte_eth_promiscuous_enable(port_of(dev)->under_port);
 }
 
-static int impair_promiscuous_disable(struct rte_eth_dev *dev)
+static int
+impair_promiscuous_disable(struct rte_eth_dev *dev)
 {
 	return rte_eth_promiscuous_disable(port_of(dev)->under_port);
 }
 
-static int impair_allmulticast_enable(struct rte_eth_dev *dev)
+static int
+impair_allmulticast_enable(struct rte_eth_dev *dev)
 {
 	return rte_eth_allmulticast_enable(port_of(dev)->under_port);
 }
 
-static int impair_allmulticast_disable(struct rte_eth_dev *dev)
+static int
+impair_allmulticast_disable(struct rte_eth_dev *dev)
 {
 	return rte_eth_allmulticast_disable(port_of(dev)->under_port);
 }
 
-static int impair_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
+static int
+impair_mtu_set(struct rte_eth_dev *dev, uint16_t mtu)
 {
 	return rte_eth_dev_set_mtu(port_of(dev)->under_port, mtu);
 }
 
 /* counter + delta, floored at 0 (some ports, net_null for one, do not count bytes). */
-static void stats_adjust(uint64_t *counter, int64_t delta)
+static void
+stats_adjust(uint64_t *counter, int64_t delta)
 {
 	*counter = delta < 0 && (uint64_t)-delta > *counter ? 0 : *counter + (uint64_t)delta;
 }
@@ -409,7 +433,8 @@ static void stats_adjust(uint64_t *counter, int64_t delta)
  * The underlying port's counters, with RX counting what the application received: opackets is
  * what left on the wire after TX impairments, ipackets what was delivered after RX impairments.
  */
-static int impair_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
+static int
+impair_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats)
 {
 	struct impair_port *p = port_of(dev);
 	int rc = rte_eth_stats_get(p->under_port, stats);
@@ -433,7 +458,8 @@ static int impair_stats_get(struct rte_eth_dev *dev, struct rte_eth_stats *stats
 	return 0;
 }
 
-static int impair_xstats_reset(struct rte_eth_dev *dev)
+static int
+impair_xstats_reset(struct rte_eth_dev *dev)
 {
 	struct impair_port *p = port_of(dev);
 
@@ -446,7 +472,8 @@ static int impair_xstats_reset(struct rte_eth_dev *dev)
 	return 0;
 }
 
-static int impair_stats_reset(struct rte_eth_dev *dev)
+static int
+impair_stats_reset(struct rte_eth_dev *dev)
 {
 	struct impair_port *p = port_of(dev);
 
@@ -462,8 +489,9 @@ static int impair_stats_reset(struct rte_eth_dev *dev)
 	return rte_eth_stats_reset(p->under_port);
 }
 
-static int impair_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
-				   unsigned int size)
+static int
+impair_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
+			unsigned int size)
 {
 	unsigned n = DIR_COUNT * sl_impair_n_stats;
 
@@ -477,7 +505,8 @@ static int impair_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat
 	return (int)n;
 }
 
-static int impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int n)
+static int
+impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int n)
 {
 	struct impair_port *p = port_of(dev);
 	unsigned total = DIR_COUNT * sl_impair_n_stats;
@@ -502,7 +531,8 @@ static int impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, 
 	return (int)total;
 }
 
-static int impair_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
+static int
+impair_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 {
 	struct rte_eth_dev_info u;
 	int rc = rte_eth_dev_info_get(port_of(dev)->under_port, &u);
@@ -533,7 +563,8 @@ static int impair_dev_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info
 	return 0;
 }
 
-static int queue_setup(struct rte_eth_dev *dev, enum impair_dir d, uint16_t qid, unsigned socket_id)
+static int
+queue_setup(struct rte_eth_dev *dev, enum impair_dir d, uint16_t qid, unsigned socket_id)
 {
 	struct impair_port *p = port_of(dev);
 	void **slot = d == DIR_TX ? &dev->data->tx_queues[qid] : &dev->data->rx_queues[qid];
@@ -567,9 +598,10 @@ static int queue_setup(struct rte_eth_dev *dev, enum impair_dir d, uint16_t qid,
 	return 0;
 }
 
-static int impair_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
-				 unsigned int socket_id, const struct rte_eth_rxconf *conf,
-				 struct rte_mempool *mp)
+static int
+impair_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_rxconf *conf,
+		      struct rte_mempool *mp)
 {
 	int rc =
 		rte_eth_rx_queue_setup(port_of(dev)->under_port, qid, nb_desc, socket_id, conf, mp);
@@ -577,21 +609,24 @@ static int impair_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t
 	return rc != 0 ? rc : queue_setup(dev, DIR_RX, qid, socket_id);
 }
 
-static int impair_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
-				 unsigned int socket_id, const struct rte_eth_txconf *conf)
+static int
+impair_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		      unsigned int socket_id, const struct rte_eth_txconf *conf)
 {
 	int rc = rte_eth_tx_queue_setup(port_of(dev)->under_port, qid, nb_desc, socket_id, conf);
 
 	return rc != 0 ? rc : queue_setup(dev, DIR_TX, qid, socket_id);
 }
 
-static void impair_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+static void
+impair_rx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
 	queue_free(port_of(dev), DIR_RX, qid);
 	dev->data->rx_queues[qid] = NULL;
 }
 
-static void impair_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
+static void
+impair_tx_queue_release(struct rte_eth_dev *dev, uint16_t qid)
 {
 	queue_free(port_of(dev), DIR_TX, qid);
 	dev->data->tx_queues[qid] = NULL;
@@ -623,7 +658,8 @@ static const struct eth_dev_ops impair_dev_ops = {
 /* ---- telemetry: runtime parameter changes ---- */
 
 /* Push the port's current parameters to every queue (applied at its next burst). */
-static int port_push_conf(struct impair_port *p)
+static int
+port_push_conf(struct impair_port *p)
 {
 	for (int d = 0; d < DIR_COUNT; d++) {
 		for (uint16_t i = 0; i < RTE_MAX_QUEUES_PER_PORT; i++) {
@@ -642,7 +678,8 @@ static int port_push_conf(struct impair_port *p)
 	return 0;
 }
 
-static int port_conf_dict(const struct impair_port *p, struct rte_tel_data *d)
+static int
+port_conf_dict(const struct impair_port *p, struct rte_tel_data *d)
 {
 	char buf[DIR_COUNT][4096];
 
@@ -657,8 +694,8 @@ static int port_conf_dict(const struct impair_port *p, struct rte_tel_data *d)
 }
 
 /* Split "<port>,<rest>" and find the impair port. NULL with a message in err. */
-static struct impair_port *telemetry_port(const char *params, const char **rest, char *err,
-					  size_t err_len)
+static struct impair_port *
+telemetry_port(const char *params, const char **rest, char *err, size_t err_len)
 {
 	struct impair_port *p = NULL;
 	unsigned long id;
@@ -679,14 +716,16 @@ static struct impair_port *telemetry_port(const char *params, const char **rest,
 	return p;
 }
 
-static int telemetry_reply_error(struct rte_tel_data *d, const char *err)
+static int
+telemetry_reply_error(struct rte_tel_data *d, const char *err)
 {
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "error", err);
 	return 0;
 }
 
-static int impair_telemetry_set(const char *cmd, const char *params, struct rte_tel_data *d)
+static int
+impair_telemetry_set(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct sl_impair_conf conf[DIR_COUNT];
 	char err[192] = "", args[1024], *save = NULL;
@@ -739,7 +778,8 @@ out:
 	return err[0] != '\0' ? telemetry_reply_error(d, err) : 0;
 }
 
-static int impair_telemetry_show(const char *cmd, const char *params, struct rte_tel_data *d)
+static int
+impair_telemetry_show(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct impair_port *p;
 	const char *rest;
@@ -769,8 +809,9 @@ RTE_INIT(impair_telemetry_init)
 /* ---- probe / remove ---- */
 
 /* Parse devargs into p (underlying port name in under). 0 or -EINVAL, logged with the key. */
-static int parse_devargs(const char *name, const char *args, struct impair_port *p, char *under,
-			 size_t under_len)
+static int
+parse_devargs(const char *name, const char *args, struct impair_port *p, char *under,
+	      size_t under_len)
 {
 	struct rte_kvargs *kv = rte_kvargs_parse(args, NULL);
 	char err[192];
@@ -816,7 +857,8 @@ static int parse_devargs(const char *name, const char *args, struct impair_port 
  * its name, a port id and the default MTU at the offsets we use (the MTU sits after the large
  * struct rte_eth_conf, so it also checks that struct's size).
  */
-static int impair_abi_check(const struct rte_eth_dev *eth_dev, const char *name)
+static int
+impair_abi_check(const struct rte_eth_dev *eth_dev, const char *name)
 {
 	if (strcmp(eth_dev->data->name, name) != 0 || eth_dev->data->port_id >= RTE_MAX_ETHPORTS ||
 	    eth_dev->data->mtu != RTE_ETHER_MTU) {
@@ -827,7 +869,8 @@ static int impair_abi_check(const struct rte_eth_dev *eth_dev, const char *name)
 	return 0;
 }
 
-static int impair_probe(struct rte_vdev_device *vdev)
+static int
+impair_probe(struct rte_vdev_device *vdev)
 {
 	struct rte_device *dev = impair_vdev_device(vdev);
 	const char *name = rte_dev_name(dev);
@@ -917,7 +960,8 @@ fail:
 	return rc;
 }
 
-static int impair_remove(struct rte_vdev_device *vdev)
+static int
+impair_remove(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_dev_name(impair_vdev_device(vdev));
 	uint16_t id;

@@ -72,7 +72,8 @@ static const char *const dir_name[] = {"tx", "rx"};
 static struct rte_mempool *pool;
 static uint16_t port_of[N_CONFIGS];
 
-static int port_start(uint16_t port)
+static int
+port_start(uint16_t port)
 {
 	struct rte_eth_conf conf;
 	int rc;
@@ -88,7 +89,8 @@ static int port_start(uint16_t port)
 	return rc;
 }
 
-static int ports_create(void)
+static int
+ports_create(void)
 {
 	for (unsigned i = 0; i < N_CONFIGS; i++) {
 		char null_name[32], impair_name[32], args[512];
@@ -118,7 +120,8 @@ static int ports_create(void)
 }
 
 /* Impaired ports first: closing one stops its underlying port and gives it back. */
-static void ports_close(void)
+static void
+ports_close(void)
 {
 	for (unsigned i = N_CONFIGS; i-- > 0;) {
 		rte_eth_dev_stop(port_of[i]);
@@ -129,7 +132,8 @@ static void ports_close(void)
 /* The measured loop: bursts of 32 through one port in one direction. Frames offered. */
 __attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir d,
 							 uint64_t bursts);
-__attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
+__attribute__((noinline)) uint64_t
+bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
 {
 	struct rte_mbuf *m[BURST];
 
@@ -154,7 +158,8 @@ __attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir
 
 static int eal_start(const char *self);
 
-static double measure_ns(uint16_t port, enum dir d, uint64_t bursts)
+static double
+measure_ns(uint16_t port, enum dir d, uint64_t bursts)
 {
 	uint64_t t0 = rte_rdtsc_precise(), frames = bench_impair_measured(port, d, bursts);
 	uint64_t t1 = rte_rdtsc_precise();
@@ -162,14 +167,16 @@ static double measure_ns(uint16_t port, enum dir d, uint64_t bursts)
 	return (double)(t1 - t0) * 1e9 / (double)rte_get_tsc_hz() / (double)frames;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int
+cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, unsigned n)
+static double
+median(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(v[0]), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -181,7 +188,8 @@ static double median(double *v, unsigned n)
  * counters after each case (CALLGRIND_DUMP_STATS, one numbered file per dump, in case order).
  * Fills ir[][] (-1 where unavailable).
  */
-static void callgrind_all(const char *self, uint64_t bursts, double ir[][2])
+static void
+callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 {
 	char out[96], bursts_s[24], file[112], line[256];
 	pid_t pid;
@@ -231,7 +239,8 @@ static void callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 }
 
 /* The child under callgrind: every case once, a dump after each. */
-static int callgrind_child(const char *self, uint64_t bursts)
+static int
+callgrind_child(const char *self, uint64_t bursts)
 {
 	if (eal_start(self) != 0)
 		return 1;
@@ -247,19 +256,22 @@ static int callgrind_child(const char *self, uint64_t bursts)
 
 /* ---- engine statistics against settings ---- */
 
-static void stat_free(void *ctx, void *h)
+static void
+stat_free(void *ctx, void *h)
 {
 	(void)ctx;
 	(void)h;
 }
 
-static void *stat_clone(void *ctx, void *h)
+static void *
+stat_clone(void *ctx, void *h)
 {
 	(void)ctx;
 	return h;
 }
 
-static void *stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
+static void *
+stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
 {
 	(void)ctx;
 	(void)off;
@@ -269,7 +281,8 @@ static void *stat_corrupt(void *ctx, void *h, const uint32_t *off, unsigned n)
 
 static const struct sl_impair_ops stat_ops = {stat_free, stat_clone, stat_corrupt};
 
-static void stat_line(const char *what, uint64_t k, uint64_t n, double p)
+static void
+stat_line(const char *what, uint64_t k, uint64_t n, double p)
 {
 	double sd = sqrt((double)n * p * (1 - p)), ci = 3.2905 * sd / (double)n;
 	double rate = (double)k / (double)n;
@@ -281,7 +294,8 @@ static void stat_line(const char *what, uint64_t k, uint64_t n, double p)
 	       fabs(rate - p) <= ci ? "true" : "false");
 }
 
-static void stats_lines(void)
+static void
+stats_lines(void)
 {
 	const unsigned frames = 1000000, len = 1000;
 	struct sl_impair_frame f[BURST];
@@ -356,7 +370,8 @@ static void stats_lines(void)
 	sl_impair_free(e);
 }
 
-static int eal_start(const char *self)
+static int
+eal_start(const char *self)
 {
 	char prefix[64];
 	char *eal[] = {(char *)self,	"--no-huge", "-m", "256", "--no-pci",
@@ -375,7 +390,8 @@ static int eal_start(const char *self)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	unsigned rounds = 9;
 	uint64_t bursts = 100000;

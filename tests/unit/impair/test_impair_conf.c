@@ -13,7 +13,8 @@
 
 #include "impair_engine.h"
 
-static void sl_impair_conf_init__everything_off(void **state)
+static void
+sl_impair_conf_init__everything_off(void **state)
 {
 	struct sl_impair_conf c;
 	char err[128];
@@ -29,7 +30,8 @@ static void sl_impair_conf_init__everything_off(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void sl_impair_conf_set__accepts_every_key(void **state)
+static void
+sl_impair_conf_set__accepts_every_key(void **state)
 {
 	static const char *const kv[][2] = {
 		{"seed", "42"},	       {"loss", "0.25"},	 {"ge_p", "0.01"},
@@ -59,7 +61,8 @@ static void sl_impair_conf_set__accepts_every_key(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
+static void
+sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 {
 	static const char *const kv[][2] = {
 		{"loss", "1.5"},
@@ -98,7 +101,8 @@ static void sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 	assert_non_null(strstr(err, "'los'"));
 }
 
-static void sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
+static void
+sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
 {
 	static const uint64_t expect[] = {1, 2, 3, 4, 9, 1000000000000};
 	struct sl_impair_conf c;
@@ -112,7 +116,8 @@ static void sl_impair_conf_set__drop_idx_sorted_unique_ranges(void **state)
 	assert_memory_equal(c.drop_idx, expect, sizeof(expect));
 }
 
-static void sl_impair_conf_check__cross_key_constraints(void **state)
+static void
+sl_impair_conf_check__cross_key_constraints(void **state)
 {
 	struct sl_impair_conf c;
 	char err[128];
@@ -130,7 +135,8 @@ static void sl_impair_conf_check__cross_key_constraints(void **state)
 	assert_int_equal(sl_impair_conf_check(&c, err, sizeof(err)), 0);
 }
 
-static void sl_impair_conf_format__round_trips(void **state)
+static void
+sl_impair_conf_format__round_trips(void **state)
 {
 	struct sl_impair_conf c, d;
 	char buf[512], err[128], *save = NULL;
@@ -157,7 +163,8 @@ static void sl_impair_conf_format__round_trips(void **state)
 	assert_int_equal(sl_impair_conf_format(&c, buf, 4), sl_impair_conf_format(&c, NULL, 0));
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_impair_conf_init__everything_off),

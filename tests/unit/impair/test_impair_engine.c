@@ -37,13 +37,15 @@ struct harness {
 	bool clone_fails;
 };
 
-static void h_free(void *ctx, void *handle)
+static void
+h_free(void *ctx, void *handle)
 {
 	(void)handle;
 	((struct harness *)ctx)->frees++;
 }
 
-static void *h_clone(void *ctx, void *handle)
+static void *
+h_clone(void *ctx, void *handle)
 {
 	struct harness *h = ctx;
 
@@ -53,7 +55,8 @@ static void *h_clone(void *ctx, void *handle)
 	return (void *)((uintptr_t)handle | CLONE_BIT);
 }
 
-static void *h_corrupt(void *ctx, void *handle, const uint32_t *bit_off, unsigned n)
+static void *
+h_corrupt(void *ctx, void *handle, const uint32_t *bit_off, unsigned n)
 {
 	struct harness *h = ctx;
 	uintptr_t id = (uintptr_t)handle & ~CLONE_BIT;
@@ -75,14 +78,16 @@ static const struct sl_impair_ops harness_ops = {
 };
 
 /* Is k successes in n trials inside the 99.9% interval of probability p? */
-static bool binomial_ok(uint64_t k, uint64_t n, double p)
+static bool
+binomial_ok(uint64_t k, uint64_t n, double p)
 {
 	double mean = (double)n * p, sd = sqrt((double)n * p * (1 - p));
 
 	return fabs((double)k - mean) <= Z_999 * sd + 0.5;
 }
 
-static struct sl_impair *make(struct sl_impair_conf *c, struct harness *h)
+static struct sl_impair *
+make(struct sl_impair_conf *c, struct harness *h)
 {
 	struct sl_impair *e = sl_impair_create(c, &harness_ops, h);
 
@@ -91,8 +96,9 @@ static struct sl_impair *make(struct sl_impair_conf *c, struct harness *h)
 }
 
 /* Offer frames [first, first + n) of len bytes at now_ns, in bursts; take what is due. */
-static unsigned run(struct sl_impair *e, uint64_t first, unsigned n, uint32_t len, uint64_t now_ns,
-		    void **out, unsigned max_out)
+static unsigned
+run(struct sl_impair *e, uint64_t first, unsigned n, uint32_t len, uint64_t now_ns, void **out,
+    unsigned max_out)
 {
 	struct sl_impair_frame f[BURST];
 	unsigned got = 0;
@@ -116,7 +122,8 @@ static unsigned run(struct sl_impair *e, uint64_t first, unsigned n, uint32_t le
 	return got;
 }
 
-static void sl_impair_create__rejects_missing_ops_and_bad_conf(void **state)
+static void
+sl_impair_create__rejects_missing_ops_and_bad_conf(void **state)
 {
 	struct sl_impair_ops no_clone = harness_ops;
 	struct sl_impair_conf c;
@@ -130,7 +137,8 @@ static void sl_impair_create__rejects_missing_ops_and_bad_conf(void **state)
 	assert_null(sl_impair_create(&c, &harness_ops, &h));
 }
 
-static void sl_impair_admit__all_off_is_identity(void **state)
+static void
+sl_impair_admit__all_off_is_identity(void **state)
 {
 	struct sl_impair_conf c;
 	struct harness h = {0};
@@ -149,7 +157,8 @@ static void sl_impair_admit__all_off_is_identity(void **state)
 	sl_impair_free(e);
 }
 
-static void sl_impair_admit__loss_rate_in_ci(void **state)
+static void
+sl_impair_admit__loss_rate_in_ci(void **state)
 {
 	static const double ps[] = {0.001, 0.01, 0.3};
 
@@ -173,7 +182,8 @@ static void sl_impair_admit__loss_rate_in_ci(void **state)
 }
 
 /* Gilbert (ge_h = 0, ge_k = 1): loss runs are the bad sojourns, geometric with mean 1/ge_r. */
-static void sl_impair_admit__gilbert_elliott_bursts_match_model(void **state)
+static void
+sl_impair_admit__gilbert_elliott_bursts_match_model(void **state)
 {
 	const double p = 0.01, r = 0.25;
 	struct sl_impair_conf c;
@@ -213,7 +223,8 @@ static void sl_impair_admit__gilbert_elliott_bursts_match_model(void **state)
 }
 
 /* Elliott: losses inside both states at the stationary mix. */
-static void sl_impair_admit__gilbert_elliott_partial_loss_rate(void **state)
+static void
+sl_impair_admit__gilbert_elliott_partial_loss_rate(void **state)
 {
 	const double p = 0.05, r = 0.2, hh = 0.5, k = 0.99;
 	double pi_bad = p / (p + r), loss = pi_bad * (1 - hh) + (1 - pi_bad) * (1 - k);
@@ -235,7 +246,8 @@ static void sl_impair_admit__gilbert_elliott_partial_loss_rate(void **state)
 	sl_impair_free(e);
 }
 
-static void sl_impair_admit__ber_drop_rates_in_ci(void **state)
+static void
+sl_impair_admit__ber_drop_rates_in_ci(void **state)
 {
 	const double ber = 1e-5;
 	const uint32_t len = 1000;
@@ -260,7 +272,8 @@ static void sl_impair_admit__ber_drop_rates_in_ci(void **state)
 	sl_impair_free(e);
 }
 
-static void sl_impair_admit__ber_deliver_flips_the_counted_bits(void **state)
+static void
+sl_impair_admit__ber_deliver_flips_the_counted_bits(void **state)
 {
 	enum { FRAMES = 20000, LEN = 256 };
 	const double ber = 1e-3;
@@ -289,7 +302,8 @@ static void sl_impair_admit__ber_deliver_flips_the_counted_bits(void **state)
 	free(h.bytes);
 }
 
-static void sl_impair_admit__dup_rate_in_ci_and_copy_follows(void **state)
+static void
+sl_impair_admit__dup_rate_in_ci_and_copy_follows(void **state)
 {
 	const double p = 0.02;
 	struct sl_impair_conf c;
@@ -313,7 +327,8 @@ static void sl_impair_admit__dup_rate_in_ci_and_copy_follows(void **state)
 	free(out);
 }
 
-static void sl_impair_admit__reorder_rate_in_ci_and_gap_exact(void **state)
+static void
+sl_impair_admit__reorder_rate_in_ci_and_gap_exact(void **state)
 {
 	const double p = 0.05;
 	const uint32_t gap = 3;
@@ -351,7 +366,8 @@ static void sl_impair_admit__reorder_rate_in_ci_and_gap_exact(void **state)
 	free(out);
 }
 
-static void sl_impair_admit__same_seed_same_decisions(void **state)
+static void
+sl_impair_admit__same_seed_same_decisions(void **state)
 {
 	enum { FRAMES = 100000 };
 	struct sl_impair_conf c;
@@ -395,7 +411,8 @@ static void sl_impair_admit__same_seed_same_decisions(void **state)
 }
 
 /* One stream per impairment: turning dup on leaves the loss decisions unchanged. */
-static void sl_impair_admit__streams_are_independent(void **state)
+static void
+sl_impair_admit__streams_are_independent(void **state)
 {
 	enum { FRAMES = 50000 };
 	uint8_t lost[2][FRAMES];
@@ -426,7 +443,8 @@ static void sl_impair_admit__streams_are_independent(void **state)
  * before arrival + delay - jitter, never more than 2 us after arrival + delay + jitter, and in
  * arrival order.
  */
-static void check_delay(uint64_t delay_ns, uint64_t jitter_ns)
+static void
+check_delay(uint64_t delay_ns, uint64_t jitter_ns)
 {
 	enum { FRAMES = 200000 };
 	const uint64_t poll_ns = 1000;
@@ -481,14 +499,16 @@ static void check_delay(uint64_t delay_ns, uint64_t jitter_ns)
 	free(arrival);
 }
 
-static void sl_impair_peek__delay_never_early_nor_2us_late(void **state)
+static void
+sl_impair_peek__delay_never_early_nor_2us_late(void **state)
 {
 	(void)state;
 	check_delay(16 * SL_NS_PER_US, 0);
 	check_delay(100 * SL_NS_PER_US, 0);
 }
 
-static void sl_impair_peek__jitter_bounded_and_in_order(void **state)
+static void
+sl_impair_peek__jitter_bounded_and_in_order(void **state)
 {
 	(void)state;
 	check_delay(100 * SL_NS_PER_US, 20 * SL_NS_PER_US);
@@ -499,7 +519,8 @@ static void sl_impair_peek__jitter_bounded_and_in_order(void **state)
  * due time: over every window between two releases, bytes released <= rate x window + burst;
  * the long-run rate is the cap; the backlog limit drops the excess.
  */
-static void sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
+static void
+sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 {
 	enum { FRAMES = 200000 };
 	const uint64_t rate = 10 * SL_BPS_PER_GBPS, burst = 16384, len = 1500;
@@ -555,7 +576,8 @@ static void sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 	free(t_rel);
 }
 
-static void sl_impair_admit__drop_idx_drops_exactly_the_listed(void **state)
+static void
+sl_impair_admit__drop_idx_drops_exactly_the_listed(void **state)
 {
 	struct sl_impair_conf c;
 	struct harness h = {0};
@@ -578,7 +600,8 @@ static void sl_impair_admit__drop_idx_drops_exactly_the_listed(void **state)
 	sl_impair_free(e);
 }
 
-static void sl_impair_reconfigure__raises_loss_mid_run(void **state)
+static void
+sl_impair_reconfigure__raises_loss_mid_run(void **state)
 {
 	struct sl_impair_conf c;
 	struct harness h = {0};
@@ -604,7 +627,8 @@ static void sl_impair_reconfigure__raises_loss_mid_run(void **state)
 	sl_impair_free(e);
 }
 
-static void sl_impair_free__releases_held_frames(void **state)
+static void
+sl_impair_free__releases_held_frames(void **state)
 {
 	struct sl_impair_conf c;
 	struct harness h = {0};
@@ -622,7 +646,8 @@ static void sl_impair_free__releases_held_frames(void **state)
 	assert_int_equal(h.frees, 100);
 }
 
-static void sl_impair_admit__full_queue_and_failed_clone_are_counted(void **state)
+static void
+sl_impair_admit__full_queue_and_failed_clone_are_counted(void **state)
 {
 	struct sl_impair_conf c;
 	struct harness h = {.clone_fails = true};
@@ -642,7 +667,8 @@ static void sl_impair_admit__full_queue_and_failed_clone_are_counted(void **stat
 	assert_int_equal(h.frees, 100);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_impair_create__rejects_missing_ops_and_bad_conf),

@@ -217,8 +217,8 @@ setup(void **state)
 {
 	char prefix[64];
 	char *argv[] = {"test_rte_eth_impair", "--no-huge", "-m", "256", "--no-pci",
-			"--file-prefix", prefix, "-l", "0", "--log-level", "lib.eal:error",
-			NULL};
+			"--file-prefix",       prefix,	    "-l", "0",	 "--log-level",
+			"lib.eal:error",       NULL};
 
 	(void)state;
 	snprintf(prefix, sizeof(prefix), "test_impair_%d", (int)getpid());
