@@ -288,7 +288,21 @@ rx_reset(struct sl_link *l)
 	l->flag_retrans = false;
 	l->flag_retrans_arg = 0;
 	l->fc_remote_paused = false;
-	l->fc_sent_pause = false;
+}
+
+/* Queue an FC pause or resume when the consumer queue crosses Thr_ON or Thr_OFF. */
+static void
+fc_update(struct sl_link *l)
+{
+	if (!l->fc_sent_pause && l->occupancy >= l->conf.fc_on_frames) {
+		l->fc_sent_pause = true;
+		l->fc_pending = SL_WIRE_FC_PAUSE;
+	} else if (l->fc_sent_pause && l->occupancy <= l->conf.fc_off_frames) {
+		l->fc_sent_pause = false;
+		/* A pause not yet sent is simply withdrawn. */
+		l->fc_pending = l->fc_pending == SL_WIRE_FC_PAUSE ? SL_WIRE_FC_FILLER
+								  : SL_WIRE_FC_RESUME;
+	}
 }
 
 /* INIT: empty the ring and restart the TX side from ID 0. */
@@ -306,11 +320,14 @@ tx_init(struct sl_link *l, uint64_t *aborted)
 	l->ring_used = 0;
 	l->warmup_left = SL_LINK_ROLLBACK;
 	l->clear_left = 0;
-	l->fc_pending = SL_WIRE_FC_FILLER;
 	l->replay_active = false;
 	l->run_left = 0;
 	l->run_next_ns = 0;
 	l->ring_ready = true;
+	/* A restarted peer forgot any pause: tell it again if the queue is still full. */
+	l->fc_pending = SL_WIRE_FC_FILLER;
+	l->fc_sent_pause = false;
+	fc_update(l);
 }
 
 struct sl_link *
@@ -722,20 +739,6 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		rx_good(l);
 	l->stats.rx_ctrl[f->key == SL_WIRE_KEY_IDLE ? 0 : f->key == SL_WIRE_KEY_PAUSE_REQ ? 1 : 2]++;
 	rx_flags(l, f->key, f->arg);
-}
-
-static void
-fc_update(struct sl_link *l)
-{
-	if (!l->fc_sent_pause && l->occupancy >= l->conf.fc_on_frames) {
-		l->fc_sent_pause = true;
-		l->fc_pending = SL_WIRE_FC_PAUSE;
-	} else if (l->fc_sent_pause && l->occupancy <= l->conf.fc_off_frames) {
-		l->fc_sent_pause = false;
-		/* A pause not yet sent is simply withdrawn. */
-		l->fc_pending = l->fc_pending == SL_WIRE_FC_PAUSE ? SL_WIRE_FC_FILLER
-								  : SL_WIRE_FC_RESUME;
-	}
 }
 
 /* A data or filler frame; returns true when it is delivered. */

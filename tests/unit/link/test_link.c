@@ -830,6 +830,33 @@ sl_link_rx_burst__peer_restart_reinitializes(void **state)
 }
 
 static void
+sl_link_rx_burst__pause_told_again_to_a_restarted_peer(void **state)
+{
+	struct sl_link_tx_frame out[64];
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+
+	(void)state;
+	sync_rx(l, &faithful);
+	for (uint32_t id = 16; id < 36; id++) {
+		struct fr f = data_frame(&faithful, id, 8);
+
+		assert_int_equal(feed(l, 0, &f, NULL), 1);
+	}
+	assert_int_equal(tx(l, 0, out, 64), 17); /* FC pause first, then the warm-up */
+	assert_int_equal(out[0].hdr[2], SL_WIRE_FC_PAUSE);
+	/* The peer restarts while the consumer queue is still full (20 of 30). */
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 9);
+	assert_int_equal(sl_link_stats(l)->peer_restarts, 1);
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 8);
+	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_IDLE, 0, 16);
+	assert_int_equal(tx(l, 0, out, 64), 17);
+	assert_int_equal(out[0].id, 0);
+	assert_int_equal(out[0].hdr[2], SL_WIRE_FC_PAUSE);
+	assert_int_equal(sl_link_stats(l)->tx_fc_pause, 2);
+	sl_link_free(l);
+}
+
+static void
 sl_link_rx_burst__extended_ctrl_checked_even_in_error(void **state)
 {
 	struct sl_link *l = mk(&extended, SL_LINK_REPLAY_RING);
@@ -895,6 +922,7 @@ main(void)
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
 		cmocka_unit_test(sl_link_rx_burst__peer_restart_reinitializes),
+		cmocka_unit_test(sl_link_rx_burst__pause_told_again_to_a_restarted_peer),
 		cmocka_unit_test(sl_link_rx_burst__extended_ctrl_checked_even_in_error),
 		cmocka_unit_test(sl_link_stat_descs__cover_every_counter_once),
 	};
