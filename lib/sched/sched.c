@@ -60,6 +60,7 @@
 #define DEFAULT_RTO_NS SL_NS_PER_MS
 #define DEFAULT_RTO_CREDIT_BYTES 16000u /* [repo] timeout-retransmit credit */
 #define NOWHERE UINT32_MAX
+#define PREFETCH_AHEAD 6 /* flows (ready FIFO) or events ahead: ~100 ns of work at 1M flows */
 
 /* fifo membership and wait flags (struct flow.sets), kept across flow_del/flow_add */
 #define IN_ACTIVE (1u << 0)
@@ -248,17 +249,17 @@ struct flow {
 	uint32_t snd_max;   /**< highest transmitted + 1 */
 	uint32_t tail;      /**< pushed tail */
 	uint32_t wnd_segs;  /**< enforced window, segments */
-	uint32_t marked;    /**< set bits in the marked plane */
 	uint32_t short_seq; /**< the short tail segment, valid while short_len != 0 */
 	uint16_t short_len; /**< its length, bytes; 0: none pending */
 	uint16_t seg_bytes; /**< segment size, bytes */
+	uint16_t marked;    /**< set bits in the marked plane (<= W) */
+	uint16_t sacked;    /**< set bits in the acked plane (<= W) */
 	uint8_t q_head;     /**< queue ring index of the oldest queued segment */
 	uint8_t q_count;    /**< queued segments (Tonic's outstanding-cnt) */
 	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
 	uint8_t in_use;     /**< flow added */
 	uint8_t credit;     /**< enum sl_credit */
 	uint8_t txd;        /**< some tx count in the window may be non-zero */
-	uint32_t sacked;    /**< set bits in the acked plane */
 	uint64_t rate_bps;     /**< rate credit: R, bits/s */
 	uint64_t credit_nbit;  /**< rate credit: c, 1e-9 bit */
 	uint64_t credit_ns;    /**< rate credit: time c was last brought up to date, ns */
@@ -271,13 +272,16 @@ struct flow {
 	uint64_t total_sent;   /**< segments transmitted (segs_sent) */
 	const struct sl_proto_ops *ops; /**< program */
 	uint32_t ack_step;     /**< step of the last ack (cumack or SACK), modulo 2^32 */
+	uint32_t acks_lo;      /**< events with a cumack, low 32 bits (carry into st.acks) */
+	/* cold: a visit or an ack of a loss-free flow touches only the two lines above */
 	uint32_t rto_credit_bytes; /**< grant credit added on RTO expiry, bytes */
-	/* third line: counters of every visit and ack, parameters; then the rest */
-	uint64_t bytes_sent;   /**< bytes transmitted */
-	uint64_t acks;         /**< events with a cumack */
+	uint64_t short_bytes;  /**< bytes short segments left out: bytes_sent = total_sent x
+				*   seg_bytes - short_bytes */
 	uint64_t param[4];     /**< program parameters */
-	struct sl_flow_stats st; /**< the other counters (segs_sent, bytes_sent, acks unused) */
+	struct sl_flow_stats st; /**< the other counters (segs_sent, bytes_sent unused) */
 } sl_cache_aligned;
+static_assert(offsetof(struct flow, rto_credit_bytes) == 2 * SL_CACHE_LINE,
+	      "the fast-path state of a flow is two cache lines");
 
 struct sl_sched {
 	struct flow *flows;
@@ -367,7 +371,7 @@ fpriv(const struct sl_sched *s, uint32_t fi)
 	return s->priv + (size_t)fi * SL_PROTO_PRIV_MAX;
 }
 
-/* The lines a visit or an ack touches: the flow's three, its timer entry. */
+/* The lines a visit or an ack touches: the flow's two hot ones, its timer entry. */
 static inline void
 prefetch_flow(const struct sl_sched *s, uint32_t fi)
 {
@@ -375,7 +379,6 @@ prefetch_flow(const struct sl_sched *s, uint32_t fi)
 
 	__builtin_prefetch(f);
 	__builtin_prefetch(f + SL_CACHE_LINE);
-	__builtin_prefetch(f + 2 * SL_CACHE_LINE);
 	__builtin_prefetch(&s->timers.e[fi]);
 }
 
@@ -1001,7 +1004,8 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 	struct sl_proto_out o;
 
 	if (e->flags & SL_EVF_CUMACK) {
-		f->acks++;
+		if (++f->acks_lo == 0)
+			f->st.acks += UINT64_C(1) << 32;
 		f->ack_step = (uint32_t)s->step;
 		if (sl_seq_gt(e->cumack, f->wnd_start)) {
 			uint32_t last = e->cumack - 1;
@@ -1070,8 +1074,8 @@ sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsigned n, uin
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_event *e = &ev[i];
 
-		if (i + 2 < n && ev[i + 2].flow < s->max_flows)
-			prefetch_flow(s, ev[i + 2].flow);
+		if (i + PREFETCH_AHEAD < n && ev[i + PREFETCH_AHEAD].flow < s->max_flows)
+			prefetch_flow(s, ev[i + PREFETCH_AHEAD].flow);
 		if (!event_valid(e, flow_get(s, e->flow))) {
 			s->st.bad_events++;
 			continue;
@@ -1203,7 +1207,6 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	uint32_t mask = s->W - 1, qm = s->N - 1;
 	unsigned visit = fi == s->resume_flow ? s->resume_left : s->visit_segs;
 	unsigned n = 0, lim = SL_MIN(room, visit);
-	uint64_t bytes = 0;
 	bool starved = false; /* stopped for rate or grant credit */
 	bool held = false;    /* stopped: a new segment beyond the window (a bug if ever) */
 
@@ -1216,7 +1219,6 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 		rate_refill(f, now_ns);
 	if (!f->q_count && !f->marked) {
 		n = serve_run(s, f, fi, now_ns, out, lim);
-		bytes = (uint64_t)n * f->seg_bytes;
 	}
 	while (n < lim) {
 		uint32_t seq, idx = 0;
@@ -1279,11 +1281,11 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 		}
 		if (s->tx_ts_ns)
 			s->tx_ts_ns[(size_t)fi * s->W + (seq & mask)] = now_ns;
-		bytes += len;
+		if (len != f->seg_bytes)
+			f->short_bytes += f->seg_bytes - len;
 		n++;
 	}
 	f->total_sent += n;
-	f->bytes_sent += bytes;
 	s->st.decisions += n;
 	if (n && !f->rto_at_ns) {
 		f->rto_at_ns = now_ns + f->rto_ns; /* armed at transmit */
@@ -1331,8 +1333,9 @@ sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, uns
 		if (s->rdy_count) {
 			uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
 
-			if (s->rdy_count > 2)
-				prefetch_flow(s, s->ready[(s->rdy_head + 2) & s->fifo_mask]);
+			if (s->rdy_count > PREFETCH_AHEAD)
+				prefetch_flow(s, s->ready[(s->rdy_head + PREFETCH_AHEAD) &
+							  s->fifo_mask]);
 			n += serve(s, fi, now_ns, out + n, max - n);
 		} else if (!s->act_count) {
 			break;
@@ -1384,7 +1387,7 @@ sl_sched_flow_stats(const struct sl_sched *s, uint32_t fi, struct sl_flow_stats 
 		return -ENOENT;
 	*st = f->st;
 	st->segs_sent = f->total_sent;
-	st->bytes_sent = f->bytes_sent;
-	st->acks = f->acks;
+	st->bytes_sent = f->total_sent * f->seg_bytes - f->short_bytes;
+	st->acks += f->acks_lo;
 	return 0;
 }
