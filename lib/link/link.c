@@ -14,7 +14,7 @@
  * same sequence, kept unwrapped in 32 bits. Control frames (IDLE, PAUSE_REQ, RETRANS_REQ) carry
  * the sender's current ID (the next data frame's) and do not advance it.
  *
- * TX states, highest priority first (RIFL RTL tx_controller):
+ * TX states, highest priority first (RIFL RTL tx_controller.sv):
  *
  *   INIT         ring not ready          release the ring, restart IDs at 0 (at create, and
  *                                        after the peer restarted)
@@ -25,10 +25,13 @@
  *                                        2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
  *                                        the half RTT the peer needs to lower its flag); repeat
  *                                        while the flag is up; n = 2^k (whole ring, RIFL) or
- *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended)
+ *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
+ *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
  *   SEND_RETRANS local RX in error       RETRANS_REQ (the NACK) back to back
  *   NORMAL                               FC frame > warm-up filler > new data > IDLE
- *                                        (flag-clearing run, or keepalive after keepalive_ns)
+ *                                        (flag-clearing run, or keepalive after keepalive_ns).
+ *                                        16 warm-up fillers (the receiver's warm-up; the RTL
+ *                                        sends 2^k to fill its shift register)
  *
  * RX (RIFL Listing 1 as the RTL vcode_val does it): rx_id = 0, thr = 16. A data frame verifies
  * when VCODE == CRC ^ rx_id (extended mode: and its explicit ID == rx_id). Verified at
@@ -44,7 +47,8 @@
  * while the RX is in sync (a control frame that fails there is an error, like a data frame),
  * and the sender emits an IDLE when it has sent nothing for keepalive_ns. A lost last frame is
  * therefore detected within keepalive_ns + one-way delay, and recovered within that plus a
- * control run, an RTT and the replay. While the RX is in error the peer's current ID is
+ * one-way delay, 8 NACK slots and the replay up to the missing frame (at most 2 x 2^k slots).
+ * While the RX is in error the peer's current ID is
  * unknown, so control keys are taken on their syntax (faithful mode; the RTL never checks
  * them) or on CRC with their explicit ID (extended mode); RIFL's filter applies in every case:
  * a flag rises only after 8 identical keys with no other control key, malformed or failing
