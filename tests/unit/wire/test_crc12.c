@@ -113,6 +113,53 @@ sl_crc12__detects_every_single_and_double_bit_error(void **state)
 	}
 }
 
+static void
+sl_crc12__detects_every_odd_weight_error(void **state)
+{
+	/* P = (x + 1)(x^11 + x^10 + x^9 + x^8 + x^7 + x^6 + x^5 + x^2 + 1): odd errors never pass. */
+	static uint8_t buf[1500];
+	struct sl_rng r;
+	uint16_t good;
+
+	(void)state;
+	sl_rng_seed(&r, 10);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)sl_rng_next(&r);
+	good = sl_crc12(0, buf, sizeof(buf));
+	for (int trial = 0; trial < 20000; trial++) {
+		unsigned w = 1 + 2 * (unsigned)sl_rng_below(&r, 4), bits[7];
+
+		for (unsigned k = 0; k < w; k++) {
+			do {
+				bits[k] = (unsigned)sl_rng_below(&r, sizeof(buf) * 8);
+				for (unsigned j = 0; j < k; j++)
+					if (bits[j] == bits[k])
+						bits[k] = UINT32_MAX;
+			} while (bits[k] == UINT32_MAX);
+			buf[bits[k] / 8] ^= (uint8_t)(0x80u >> (bits[k] % 8));
+		}
+		assert_int_not_equal(sl_crc12(0, buf, sizeof(buf)), good);
+		for (unsigned k = 0; k < w; k++)
+			buf[bits[k] / 8] ^= (uint8_t)(0x80u >> (bits[k] % 8));
+	}
+}
+
+static void
+sl_crc12__two_flips_2047_bits_apart_escape(void **state)
+{
+	/* The limit docs/wire-format.md states: the period of x mod P is 2047 bits. */
+	static uint8_t buf[300];
+	uint16_t good = sl_crc12(0, buf, sizeof(buf));
+
+	(void)state;
+	buf[10 / 8] ^= (uint8_t)(0x80u >> (10 % 8));
+	buf[2057 / 8] ^= (uint8_t)(0x80u >> (2057 % 8));
+	assert_int_equal(sl_crc12(0, buf, sizeof(buf)), good);
+	buf[2057 / 8] ^= (uint8_t)(0x80u >> (2057 % 8));
+	buf[2056 / 8] ^= (uint8_t)(0x80u >> (2056 % 8));
+	assert_int_not_equal(sl_crc12(0, buf, sizeof(buf)), good);
+}
+
 int
 main(void)
 {
@@ -122,6 +169,8 @@ main(void)
 		cmocka_unit_test(sl_crc12__implementations_agree),
 		cmocka_unit_test(sl_crc12__chains_across_fragments),
 		cmocka_unit_test(sl_crc12__detects_every_single_and_double_bit_error),
+		cmocka_unit_test(sl_crc12__detects_every_odd_weight_error),
+		cmocka_unit_test(sl_crc12__two_flips_2047_bits_apart_escape),
 	};
 
 	return cmocka_run_group_tests_name("crc12", tests, NULL, NULL);
