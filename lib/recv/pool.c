@@ -103,7 +103,7 @@ sl_recv_pool_chain_mark(const struct sl_recv_pool *p, uint16_t start, uint16_t e
 		seen[b] = 1;
 		if (b == end)
 			return (int)len;
-		b = sl_recv_pool_next(p, b);
+		b = sl_recv_pool_peek_next(p, b);
 	}
 }
 

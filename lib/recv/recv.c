@@ -132,6 +132,8 @@ struct sl_recv {
 	uint32_t ackq_len;            /**< entries */
 	uint64_t delivered_front_pkts; /**< slow path: the arriving PSN itself was RCV.NXT */
 	uint64_t pool_last_ns;        /**< time of the last burst or poll, ns */
+	uint64_t pool_puts_base;      /**< pool->puts at the last stats reset */
+	uint64_t pool_hops_base;      /**< pool->next_hops at the last stats reset */
 	struct sl_recv_stats st;
 };
 
@@ -174,6 +176,8 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(drop_conn_cap, "dropped: the connection would hold more than conn_max_blocks"),
 	STAT(middle_walks, "middle_walk ablation: middle blocks reached by walking the chain"),
 	STAT(middle_walk_blocks, "middle_walk ablation: next_ptr hops taken by those walks"),
+	STAT(pool_blocks_freed, "blocks returned to the bits pool"),
+	STAT(pool_next_hops, "next_ptr reads (only to shrink at the head, unless middle_walk)"),
 };
 const unsigned sl_recv_stat_count = SL_ARRAY_SIZE(sl_recv_stat_desc);
 
@@ -945,6 +949,8 @@ sl_recv_stats_get(const struct sl_recv *r, struct sl_recv_stats *st)
 	st->delivered_fast_pkts = st->delivered_pkts - st->delivered_rob_pkts - r->delivered_front_pkts;
 	if (r->pool->peak_blocks > st->pool_peak_blocks)
 		st->pool_peak_blocks = r->pool->peak_blocks;
+	st->pool_blocks_freed = r->pool->puts - r->pool_puts_base;
+	st->pool_next_hops = r->pool->next_hops - r->pool_hops_base;
 }
 
 void
@@ -952,6 +958,8 @@ sl_recv_stats_reset(struct sl_recv *r)
 {
 	memset(&r->st, 0, sizeof(r->st));
 	r->delivered_front_pkts = 0;
+	r->pool_puts_base = r->pool->puts;
+	r->pool_hops_base = r->pool->next_hops;
 	r->pool->peak_blocks = r->pool->avail_ptr;
 }
 

@@ -49,6 +49,8 @@ const struct sl_stat_desc sl_recv_rtx_stat_desc[] = {
 	STAT(pkts_acked_marked, "marks removed by a cumulative ACK before being taken"),
 	STAT(rtos, "RTOs: bitmap cleared, resend from the front"),
 	STAT(pool_peak_blocks, "most pool blocks in use at once"),
+	STAT(pool_blocks_freed, "blocks returned to the bits pool"),
+	STAT(pool_next_hops, "next_ptr reads (only to shrink at the head)"),
 };
 const unsigned sl_recv_rtx_stat_count = SL_ARRAY_SIZE(sl_recv_rtx_stat_desc);
 
@@ -311,6 +313,8 @@ void
 sl_recv_rtx_stats_get(const struct sl_recv_rtx *t, struct sl_recv_rtx_stats *st)
 {
 	*st = t->st;
+	st->pool_blocks_freed = t->pool->puts;
+	st->pool_next_hops = t->pool->next_hops;
 }
 
 uint32_t
@@ -333,7 +337,7 @@ audit_flow(const struct sl_recv_rtx *t, const struct sl_recv_rtx_flow *f, uint8_
 		return len == 0 ? 0 : -EFAULT;
 	if ((uint32_t)len != ((f->nack_high - 1 - base) >> shift) + 1)
 		return -EFAULT;
-	for (int k = 0; k < len; k++, b = sl_recv_pool_next(t->pool, b))
+	for (int k = 0; k < len; k++, b = sl_recv_pool_peek_next(t->pool, b))
 		for (uint32_t off = 0; off < t->pool->block_bits; off++)
 			bits += sl_recv_pool_test(t->pool, b, off);
 	return bits == f->marked_pkts ? 0 : -EFAULT;

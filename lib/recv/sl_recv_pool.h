@@ -45,6 +45,8 @@ struct sl_recv_pool {
 	uint32_t avail_ptr;   /**< top of the free stack = blocks in use */
 	uint32_t peak_blocks; /**< most blocks ever in use at once */
 	uint32_t idx_bytes;   /**< bytes per next_ptr / avail entry: 1 (<= 256 blocks) or 2 */
+	uint64_t next_hops;   /**< next_ptr reads outside the audits: the list walks */
+	uint64_t puts;        /**< blocks returned to the free stack */
 	uint8_t *bits;        /**< nblocks * block_bits bits */
 	uint8_t *next;        /**< next_ptr per block, idx_bytes each */
 	uint8_t *avail;       /**< free-slot stack, idx_bytes each */
@@ -108,10 +110,23 @@ static inline void
 sl_recv_pool_put(struct sl_recv_pool *p, uint16_t b)
 {
 	sl_recv_pool_idx_set(p, p->avail, --p->avail_ptr, b);
+	p->puts++;
 }
 
+/*
+ * The block after b, counted in next_hops. MELO reads next_ptr only to shrink a chain at its
+ * head, so next_hops never exceeds puts: the fuzz target checks exactly that.
+ */
 static inline uint16_t
-sl_recv_pool_next(const struct sl_recv_pool *p, uint16_t b)
+sl_recv_pool_next(struct sl_recv_pool *p, uint16_t b)
+{
+	p->next_hops++;
+	return (uint16_t)sl_recv_pool_idx_get(p, p->next, b);
+}
+
+/* The block after b, for the audits (not counted). */
+static inline uint16_t
+sl_recv_pool_peek_next(const struct sl_recv_pool *p, uint16_t b)
 {
 	return (uint16_t)sl_recv_pool_idx_get(p, p->next, b);
 }

@@ -50,6 +50,8 @@ struct sl_recv_rtx_stats {
 	uint64_t pkts_acked_marked;   /**< marks removed by a cumulative ACK before being taken */
 	uint64_t rtos;                /**< RTOs (bitmap cleared) */
 	uint64_t pool_peak_blocks;    /**< most pool blocks in use at once */
+	uint64_t pool_blocks_freed;   /**< blocks returned to the pool */
+	uint64_t pool_next_hops;      /**< next_ptr reads: never more than pool_blocks_freed */
 };
 
 extern const struct sl_stat_desc sl_recv_rtx_stat_desc[];

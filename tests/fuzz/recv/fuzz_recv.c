@@ -10,7 +10,8 @@
  * of RCV.NXT, a PSN near the window, a PSN anywhere (or a raw NACK), an ACK-timer poll, close and
  * reopen, new data with flags, tracker take/RTO. Checked after every operation: each payload
  * handle comes back exactly once (delivered, or dropped, or stored then delivered or dropped at
- * close), deliveries are in PSN order per connection; every 16 operations and at the end, both
+ * close), deliveries are in PSN order per connection, no operation reads more next_ptr links
+ * than it frees blocks (no list walk: requirement 4 of melo.md section 6); every 16 operations and at the end, both
  * audits (free + allocated = pool size, no block reachable from two owners, chains exact).
  * Any violation aborts.
  */
@@ -195,7 +196,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conn_open(&f, c, c * 0x9e3779b9u, (uint8_t)c);
 	nops = (uint32_t)SL_MIN((size - 2) / 3, MAX_OPS / 2);
 	for (uint32_t i = 0; i < nops; i++) {
+		struct sl_recv_stats a, b;
+		struct sl_recv_rtx_stats ta, tb;
+
+		sl_recv_stats_get(f.r, &a);
+		sl_recv_rtx_stats_get(f.t, &ta);
 		op(&f, nconns, rc.window_pkts, data + 2 + 3 * i);
+		/* No list walk: every next_ptr read shrinks a chain at its head. */
+		sl_recv_stats_get(f.r, &b);
+		sl_recv_rtx_stats_get(f.t, &tb);
+		CHECK(rc.middle_walk || b.pool_next_hops - a.pool_next_hops <=
+						b.pool_blocks_freed - a.pool_blocks_freed);
+		CHECK(tb.pool_next_hops - ta.pool_next_hops <=
+		      tb.pool_blocks_freed - ta.pool_blocks_freed);
 		if (i % 16 == 0) {
 			CHECK(sl_recv_audit(f.r) == 0);
 			CHECK(sl_recv_rtx_audit(f.t) == 0);
