@@ -6,12 +6,13 @@
  * Cost: one process, EAL without hugepages, a bare net_null port (the baseline) and one
  * net_impair port per configuration, each over its own net_null. The TX loop allocates 32 mbufs
  * and sends them; the RX loop receives 32 and frees them; both are identical on every port,
- * so the difference to the bare port is what the PMD adds. Measurements of all ports are
+ * so the difference to the bare port is what the PMD adds. Costs are per frame moved: sent
+ * (accepted by tx_burst) or delivered to the application. Measurements of all ports are
  * interleaved in rounds (2 shared cores are noisy); each line reports medians over the rounds:
  * ns_per_frame, the bare port's, their difference and ratio. Configurations: off (the bypass
- * path), each impairment alone, and all together. With --callgrind each (config, direction)
- * is re-run under valgrind with collection limited to bench_impair_measured, and
- * instr_per_frame (and the bare port's) is added: repeatable where wall time is not.
+ * path), each impairment alone, and all together. With --callgrind one more run of every case
+ * under valgrind, collecting only inside bench_impair_measured, adds instr_per_frame (and the
+ * bare port's): repeatable where wall time is not.
  * The goal (item 6): off adds at most 10 ns per frame; reported, never asserted.
  *
  * Statistics: the engine alone over 10^6 frames per setting: measured rate, setting, and the
@@ -129,13 +130,17 @@ ports_close(void)
 	}
 }
 
-/* The measured loop: bursts of 32 through one port in one direction. Frames offered. */
+/*
+ * The measured loop: bursts of 32 through one port in one direction. Returns the frames moved:
+ * sent (accepted by tx_burst) or received (returned by rx_burst).
+ */
 __attribute__((noinline)) uint64_t bench_impair_measured(uint16_t port, enum dir d,
 							 uint64_t bursts);
 __attribute__((noinline)) uint64_t
 bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
 {
 	struct rte_mbuf *m[BURST];
+	uint64_t frames = 0;
 
 	for (uint64_t b = 0; b < bursts; b++) {
 		uint16_t n;
@@ -152,8 +157,9 @@ bench_impair_measured(uint16_t port, enum dir d, uint64_t bursts)
 			n = rte_eth_rx_burst(port, 0, m, BURST);
 			rte_pktmbuf_free_bulk(m, n);
 		}
+		frames += n;
 	}
-	return bursts * BURST;
+	return frames;
 }
 
 static int eal_start(const char *self);
@@ -164,7 +170,8 @@ measure_ns(uint16_t port, enum dir d, uint64_t bursts)
 	uint64_t t0 = rte_rdtsc_precise(), frames = bench_impair_measured(port, d, bursts);
 	uint64_t t1 = rte_rdtsc_precise();
 
-	return (double)(t1 - t0) * 1e9 / (double)rte_get_tsc_hz() / (double)frames;
+	return (double)(t1 - t0) * 1e9 / (double)rte_get_tsc_hz() /
+	       (double)RTE_MAX(frames, (uint64_t)1);
 }
 
 static int
@@ -185,15 +192,17 @@ median(double *v, unsigned n)
 /*
  * Instructions per frame for every (config, direction), from one run of this binary under
  * callgrind: the child (--cg-child) counts only inside bench_impair_measured and dumps the
- * counters after each case (CALLGRIND_DUMP_STATS, one numbered file per dump, in case order).
- * Fills ir[][] (-1 where unavailable).
+ * counters after each case (CALLGRIND_DUMP_STATS, one numbered file per dump, in case order)
+ * and writes the frames each case moved to <out>.frames. Fills ir[][] (-1 where unavailable).
  */
 static void
 callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 {
 	char out[96], bursts_s[24], file[112], line[256];
+	unsigned long long frames[2 * N_CONFIGS];
 	pid_t pid;
 	int st;
+	FILE *f;
 
 	for (unsigned c = 0; c < N_CONFIGS; c++)
 		ir[c][0] = ir[c][1] = -1;
@@ -216,42 +225,53 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 		dup2(devnull, 2);
 		execlp("valgrind", "valgrind", "--tool=callgrind", "--collect-atstart=no",
 		       "--toggle-collect=bench_impair_measured", cgout, self, "--cg-child",
-		       bursts_s, (char *)NULL);
+		       bursts_s, out, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return;
+	snprintf(file, sizeof(file), "%s.frames", out);
+	f = fopen(file, "r");
+	for (unsigned k = 0; k < 2 * N_CONFIGS; k++)
+		if (f == NULL || fscanf(f, "%llu", &frames[k]) != 1)
+			frames[k] = 0;
+	if (f != NULL)
+		fclose(f);
+	unlink(file);
 	for (unsigned k = 0; k < 2 * N_CONFIGS; k++) {
-		FILE *f;
-
 		snprintf(file, sizeof(file), "%s.%u", out, k + 1);
 		f = fopen(file, "r");
 		if (f == NULL)
 			continue;
 		while (fgets(line, sizeof(line), f))
-			if (strncmp(line, "totals:", 7) == 0)
-				ir[k / 2][k % 2] =
-					strtod(line + 7, NULL) / (double)(bursts * BURST);
+			if (strncmp(line, "totals:", 7) == 0 && frames[k] > 0)
+				ir[k / 2][k % 2] = strtod(line + 7, NULL) / (double)frames[k];
 		fclose(f);
 		unlink(file);
 	}
 	unlink(out);
 }
 
-/* The child under callgrind: every case once, a dump after each. */
+/* The child under callgrind: every case once, a dump after each, frame counts to a file. */
 static int
-callgrind_child(const char *self, uint64_t bursts)
+callgrind_child(const char *self, uint64_t bursts, const char *out)
 {
-	if (eal_start(self) != 0)
+	char path[112];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.frames", out);
+	if (eal_start(self) != 0 || (f = fopen(path, "w")) == NULL)
 		return 1;
 	for (unsigned c = 0; c < N_CONFIGS; c++)
 		for (int d = 0; d < 2; d++) {
-			bench_impair_measured(port_of[c], (enum dir)d, bursts);
+			uint64_t frames = bench_impair_measured(port_of[c], (enum dir)d, bursts);
+
 #ifdef BENCH_HAVE_CALLGRIND_H
 			CALLGRIND_DUMP_STATS;
 #endif
+			fprintf(f, "%llu\n", (unsigned long long)frames);
 		}
-	return 0;
+	return fclose(f) == 0 ? 0 : 1;
 }
 
 /* ---- engine statistics against settings ---- */
@@ -399,8 +419,8 @@ main(int argc, char **argv)
 	static double ns[N_CONFIGS][2][MAX_ROUNDS], diff[N_CONFIGS][2][MAX_ROUNDS];
 	double ir[N_CONFIGS][2];
 
-	if (argc == 3 && strcmp(argv[1], "--cg-child") == 0)
-		return callgrind_child(argv[0], strtoull(argv[2], NULL, 10));
+	if (argc == 4 && strcmp(argv[1], "--cg-child") == 0)
+		return callgrind_child(argv[0], strtoull(argv[2], NULL, 10), argv[3]);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			quick = true;
