@@ -979,19 +979,23 @@ window_slide(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t c)
 	return d - already;
 }
 
-/* RTT sample from the echoed send time, or the stored one for a segment sent once. */
+/*
+ * RTT sample from the echoed send time, or from the stored one of segment seq if it was sent
+ * once (Karn; a SACK must also echo tx_id 0). Called before the window slides past seq.
+ */
 static uint64_t
-rtt_sample(const struct sl_sched *s, const struct sl_event *e, uint32_t fi, uint32_t seq,
-	   bool once, uint64_t now_ns)
+rtt_sample(const struct sl_sched *s, const struct sl_event *e, const struct flow *f,
+	   uint32_t fi, uint32_t seq, bool sack, uint64_t now_ns)
 {
+	uint32_t idx = seq & (s->W - 1);
+	uint64_t t;
+
 	if (e->flags & SL_EVF_TS)
 		return e->echo_ts_ns <= now_ns ? now_ns - e->echo_ts_ns : 0;
-	if (s->tx_ts_ns && once) {
-		uint64_t t = s->tx_ts_ns[(size_t)fi * s->W + (seq & (s->W - 1))];
-
-		return t && t <= now_ns ? now_ns - t : 0;
-	}
-	return 0;
+	if (s->tx_ts_ns == NULL || (sack && e->sack_tx_id) || (f->txd && tx_count(s, fi, idx)))
+		return 0;
+	t = s->tx_ts_ns[(size_t)fi * s->W + idx];
+	return t && t <= now_ns ? now_ns - t : 0;
 }
 
 static void
@@ -1008,10 +1012,7 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 			f->st.acks += UINT64_C(1) << 32;
 		f->ack_step = (uint32_t)s->step;
 		if (sl_seq_gt(e->cumack, f->wnd_start)) {
-			uint32_t last = e->cumack - 1;
-			bool once = tx_count(s, fi, last & (s->W - 1)) == 0;
-
-			in.rtt_ns = rtt_sample(s, e, fi, last, once, now_ns);
+			in.rtt_ns = rtt_sample(s, e, f, fi, e->cumack - 1, false, now_ns);
 			in.newly_acked = window_slide(s, f, fi, e->cumack);
 		} else if (sl_seq_lt(e->cumack, f->wnd_start)) {
 			s->st.stale_acks++;
@@ -1023,8 +1024,6 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 		f->ack_step = (uint32_t)s->step;
 		if (sl_seq_ge(q, f->wnd_start) && sl_seq_lt(q, f->snd_max) &&
 		    !sl_bitmap_test(plane(s, fi, P_ACKED), idx)) {
-			bool once = tx_count(s, fi, idx) == e->sack_tx_id && e->sack_tx_id == 0;
-
 			sl_bitmap_set(plane(s, fi, P_ACKED), idx);
 			f->sacked++;
 			if (sl_bitmap_test(plane(s, fi, P_MARKED), idx)) {
@@ -1034,7 +1033,7 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 			in.sack_accepted = true;
 			in.newly_acked++;
 			if (!in.rtt_ns)
-				in.rtt_ns = rtt_sample(s, e, fi, q, once, now_ns);
+				in.rtt_ns = rtt_sample(s, e, f, fi, q, true, now_ns);
 			s->st.sacks_accepted++;
 			f->st.sacks++;
 		} else {
@@ -1042,7 +1041,7 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 		}
 	}
 	if (!in.rtt_ns && (e->flags & SL_EVF_TS))
-		in.rtt_ns = rtt_sample(s, e, fi, 0, false, now_ns);
+		in.rtt_ns = e->echo_ts_ns <= now_ns ? now_ns - e->echo_ts_ns : 0;
 	switch (e->type) {
 	case SL_EV_NACK:
 		f->st.nacks++;

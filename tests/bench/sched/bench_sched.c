@@ -21,7 +21,8 @@
  * valgrind with --callgrind, which counts only inside the scheduler calls).
  *
  * Usage: bench-sched [--quick] [--flows 2048,16384] [--credit window|rate] [--impl tonic|heap]
- *                    [--ops N] [--visit N] [--seed S] [--instr] [--callgrind]
+ *                    [--ops N] [--visit N] [--tx-ts] [--seed S] [--instr] [--callgrind]
+ * --tx-ts turns on the engine's per-segment send times (SL_SCHED_F_TX_TS), to measure their cost.
  * Output: JSON lines {"bench":"sched","impl",...} and {"bench":"sched","ratio":...}.
  */
 #include <errno.h>
@@ -97,6 +98,7 @@ struct work {
 	uint32_t W;          /**< ring window, segments */
 	uint64_t rate_bps;   /**< per flow (rate credit) */
 	uint32_t visit_segs; /**< tonic: segments per flow visit at most */
+	uint32_t sched_flags; /**< tonic: SL_SCHED_F_* (--tx-ts: per-segment send times) */
 	uint64_t seed;
 };
 
@@ -123,7 +125,8 @@ static void *
 tonic_create(const struct work *w)
 {
 	struct sl_sched_conf c = {.max_flows = w->flows, .wnd_segs = w->W,
-				  .visit_segs = w->visit_segs, .timer_tick_ns = 1024};
+				  .visit_segs = w->visit_segs, .timer_tick_ns = 1024,
+				  .flags = w->sched_flags};
 	struct sl_sched *s = sl_sched_create(&c);
 	struct sl_rng rng;
 
@@ -498,9 +501,9 @@ callgrind_instr(const char *self, const struct impl *im, const struct work *w, u
 	snprintf(cmd, sizeof(cmd),
 		 "valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=%s "
 		 "%s --callgrind --impl %s --flows %u --credit %s --ops %" PRIu64
-		 " --visit %u --seed %" PRIu64 " >/dev/null 2>&1",
+		 " --visit %u --seed %" PRIu64 "%s >/dev/null 2>&1",
 		 out, self, im->name, w->flows, credit_name[w->credit], ops, w->visit_segs,
-		 w->seed);
+		 w->seed, w->sched_flags & SL_SCHED_F_TX_TS ? " --tx-ts" : "");
 	if (system(cmd) != 0)
 		return 0;
 	p = fopen(out, "r");
@@ -516,10 +519,10 @@ callgrind_instr(const char *self, const struct impl *im, const struct work *w, u
 }
 
 static struct work
-workload(uint32_t flows, enum credit c, uint32_t visit, uint64_t seed)
+workload(uint32_t flows, enum credit c, uint32_t visit, uint32_t flags, uint64_t seed)
 {
 	struct work w = {.flows = flows, .credit = c, .W = flows < 16 ? 2048 : 128,
-			 .visit_segs = visit, .seed = seed};
+			 .visit_segs = visit, .sched_flags = flags, .seed = seed};
 
 	w.rate_bps = SL_MAX(2 * LINE_BPS / flows, (uint64_t)SL_BPS_PER_MBPS);
 	return w;
@@ -555,7 +558,7 @@ main(int argc, char **argv)
 	uint32_t flows[16] = {1, 64, 1024, 2048, 16384, 65536, 262144, 1048576};
 	unsigned nflows = 8, ncred = 2, nimpl = 2, first_cred = 0, first_impl = 0;
 	uint64_t ops = 0, seed = 1;
-	uint32_t visit = 16;
+	uint32_t visit = 16, flags = 0;
 	bool quick = false, cg = false, instr = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -567,6 +570,8 @@ main(int argc, char **argv)
 			cg = true;
 		} else if (!strcmp(a, "--instr")) {
 			instr = true;
+		} else if (!strcmp(a, "--tx-ts")) {
+			flags |= SL_SCHED_F_TX_TS;
 		} else if (!strcmp(a, "--flows") && v) {
 			if (parse_flows(v, flows, &nflows))
 				goto usage;
@@ -604,7 +609,7 @@ main(int argc, char **argv)
 	}
 	for (unsigned fi = 0; fi < nflows; fi++) {
 		for (unsigned c = first_cred; c < first_cred + ncred; c++) {
-			struct work w = workload(flows[fi], (enum credit)c, visit, seed);
+			struct work w = workload(flows[fi], (enum credit)c, visit, flags, seed);
 			uint64_t nops = ops ? ops : quick ? 200000 : SL_MAX(20000000ull, 8ull * flows[fi]);
 			double mdps[2] = {0};
 
@@ -630,10 +635,12 @@ main(int argc, char **argv)
 				printf("{\"bench\":\"sched\",\"impl\":\"%s\",\"flows\":%u,\"credit\":\"%s\","
 				       "\"decisions\":%" PRIu64 ",\"mdps\":%.2f,\"ns_per_decision\":%.2f,"
 				       "\"instr_per_decision\":%s,\"bytes_per_flow\":%zu,\"wnd_segs\":%u,"
-				       "\"visit_segs\":%u,\"rtt_ns\":%u,\"seed\":%" PRIu64 "}\n",
+				       "\"visit_segs\":%u,\"tx_ts\":%s,\"rtt_ns\":%u,\"seed\":%" PRIu64
+				       "}\n",
 				       impls[k].name, w.flows, credit_name[c], r.decisions, mdps[k],
 				       (double)r.wall_ns / (double)r.decisions, ipd, r.bytes_per_flow, w.W,
-				       k == 0 ? w.visit_segs : 1, RTT_NS, seed);
+				       k == 0 ? w.visit_segs : 1,
+				       k == 0 && (flags & SL_SCHED_F_TX_TS) ? "true" : "false", RTT_NS, seed);
 				fflush(stdout);
 			}
 			if (nimpl == 2)
@@ -645,6 +652,7 @@ main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: bench-sched [--quick] [--flows N,N..] [--credit window|rate] "
-			"[--impl tonic|heap] [--ops N] [--visit N] [--seed S] [--instr] [--callgrind]\n");
+			"[--impl tonic|heap] [--ops N] [--visit N] [--tx-ts] [--seed S] [--instr] "
+			"[--callgrind]\n");
 	return 2;
 }
