@@ -7,7 +7,8 @@
  *   - DCQCN, 200 flows on 40 Gbps: each 200 Mbps +-5% on the wire;
  *   - NDP (trimming, NACK + pull) and IRN (selective recovery) deliver every segment;
  *   - every program, under random and scripted loss: all data delivered, and the engine never
- *     emitted a segment beyond credit (its credit_violations counter stays 0).
+ *     emitted a segment beyond credit (its credit_violations counter stays 0);
+ *   - a run is a function of its scenario and seed: twice the same summary, byte for byte.
  * Each case prints one JSON line with what it measured.
  */
 #include <inttypes.h>
@@ -264,6 +265,36 @@ programs__deliver_everything_within_credit(void **state)
 	}
 }
 
+/* The summary of one run of programs.ini with the given seed, as a string. */
+static char *
+summary_of(const char *seed)
+{
+	const struct override ov[] = {{"sim", "seed", seed}, {"sim", "loss_mode", "packet"}};
+	struct sim_exp *x = run("programs.ini", ov, SL_ARRAY_SIZE(ov));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	sim_exp_summary_json(x, "programs.ini", f);
+	fclose(f);
+	sim_exp_free(x);
+	return buf;
+}
+
+static void
+sim__same_seed_same_run(void **state)
+{
+	char *a = summary_of("11"), *b = summary_of("11"), *c = summary_of("12");
+
+	(void)state;
+	assert_string_equal(a, b);     /* byte for byte */
+	assert_string_not_equal(a, c); /* and the seed matters */
+	free(a);
+	free(b);
+	free(c);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -274,6 +305,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(ndp__recovers_every_loss),
 		cmocka_unit_test(irn__recovers_every_loss),
 		cmocka_unit_test(programs__deliver_everything_within_credit),
+		cmocka_unit_test(sim__same_seed_same_run),
 	};
 
 	if (argc > 1)
