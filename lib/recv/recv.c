@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * recv.c - the MELO receiver (Lu et al., APNet'17, sections 3.1-3.3) with go-back-N as a mode.
+ * recv.c - the MELO receiver (Lu et al., APNet'17, section 3.2), go-back-N as a mode.
  *
  * Model. Per connection the "on-chip" state is struct sl_recv_melo (24 B): RCV.NXT (next PSN to
  * deliver), RCV.HIGH (highest PSN received), start_ptr/end_ptr (the head and tail blocks of the
@@ -488,7 +488,7 @@ hole_remove(struct sl_recv_conn *c, unsigned i)
 	hole_set(c, SL_RECV_NACK_HOLES - 1, 0, 0);
 }
 
-/* psn arrived: shrink, split or remove the tracked hole that holds it. Call before RCV.NXT moves. */
+/* psn arrived: shrink, split or remove the tracked hole holding it. Call before RCV.NXT moves. */
 static void
 holes_fill(struct sl_recv *r, struct sl_recv_conn *c, uint32_t psn)
 {
@@ -502,7 +502,7 @@ holes_fill(struct sl_recv *r, struct sl_recv_conn *c, uint32_t psn)
 		} else if (psn == s + len - 1) {
 			hole_set(c, i, s, len - 1);
 		} else {
-			/* Split: the upper part stays the newer entry, the lower part follows it. */
+			/* Split: the upper part stays the newer entry, the lower one follows. */
 			hole_set(c, i, psn + 1, s + len - psn - 1);
 			if (i + 1 < SL_RECV_NACK_HOLES)
 				hole_insert(r, c, i + 1, s, psn - s);
@@ -544,7 +544,7 @@ nack_or_ack(struct sl_recv *r, struct sl_recv_conn *c, uint32_t conn, uint32_t p
 	return ack_now(r, c, conn, psn, a);
 }
 
-/* ---- MELO slow path --------------------------------------------------------------------------- */
+/* ---- MELO slow path ------------------------------------------------------------------------ */
 
 /* Return the chain and the reorder buffer once nothing is out of order. */
 static void
@@ -656,7 +656,7 @@ melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	act_data(&act[n++], SL_RECV_ACT_DELIVER, 0, pkt->conn, psn, pkt->handle, pkt->app_addr);
 	r->st.delivered_pkts++;
 	r->delivered_front_pkts++;
-	/* Block by block: the run of set bits from p, then on into the next block if it ends there. */
+	/* Block by block: the run of set bits from p, on into the next block if it ends there. */
 	for (p = psn + 1; sl_seq_le(p, c->melo.rcv_high);) {
 		uint32_t off = p & r->block_mask, run;
 
@@ -698,7 +698,7 @@ melo_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	return melo_fill(r, c, pkt, act, now_ns);
 }
 
-/* ---- go-back-N -------------------------------------------------------------------------------- */
+/* ---- go-back-N ---------------------------------------------------------------------------- */
 
 static unsigned
 gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
@@ -714,7 +714,7 @@ gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pk
 	return 1 + nack_or_ack(r, c, pkt->conn, pkt->psn, &act[1]);
 }
 
-/* ---- per packet ------------------------------------------------------------------------------- */
+/* ---- per packet --------------------------------------------------------------------------- */
 
 /* NDP: the payload was trimmed; NACK that one PSN so the sender resends it at once. */
 static unsigned
@@ -946,7 +946,8 @@ sl_recv_stats_get(const struct sl_recv *r, struct sl_recv_stats *st)
 {
 	*st = r->st;
 	/* Not counted on the fast path: every delivery that is neither of the other two kinds. */
-	st->delivered_fast_pkts = st->delivered_pkts - st->delivered_rob_pkts - r->delivered_front_pkts;
+	st->delivered_fast_pkts =
+		st->delivered_pkts - st->delivered_rob_pkts - r->delivered_front_pkts;
 	if (r->pool->peak_blocks > st->pool_peak_blocks)
 		st->pool_peak_blocks = r->pool->peak_blocks;
 	st->pool_blocks_freed = r->pool->puts - r->pool_puts_base;

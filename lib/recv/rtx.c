@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rtx.c - MELO's sender-side bitmap (section 3.3 of the paper; model in sl_recv_rtx.h).
+ * rtx.c - MELO's sender-side bitmap (section 3.2.4 of the paper; model in sl_recv_rtx.h).
  *
  * Per flow: head_psn (no mark lies before it: the take cursor), nack_high (one past the highest
  * PSN a NACK marked), the chain start_ptr..end_ptr in the tracker's bits pool, and the count of
@@ -252,7 +252,7 @@ sl_recv_rtx_nack(struct sl_recv_rtx *t, uint32_t flow, const struct sl_recv_fb *
 		}
 		t->st.pkts_repeated += lo - s;
 		if (mark_tail(t, f, lo, hi) < 0) {
-			/* Newer holes lie beyond this one: leave them all to a later NACK or the RTO. */
+			/* Newer holes lie beyond this one: leave them to a later NACK or RTO. */
 			for (; i >= 0; i--)
 				t->st.pkts_pool_exhausted += fb->hole[i].len_pkts;
 			break;

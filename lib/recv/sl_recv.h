@@ -189,7 +189,7 @@ struct sl_recv_stats {
 	uint64_t middle_walk_blocks;  /**< ... and the next_ptr hops those walks took */
 	uint64_t pool_blocks_freed;   /**< blocks returned to the pool */
 	uint64_t pool_next_hops;      /**< next_ptr reads: <= pool_blocks_freed unless middle_walk
-				       *   (MELO reads next_ptr only to shrink a chain at its head) */
+				       *   (MELO reads next_ptr only to shrink at the head) */
 };
 
 /** Name, help and offset of every counter (nack_holes as nack_holes_0 .. nack_holes_3). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_recv_pool.h - MELO's shared bits pool (Lu et al., APNet'17, section 3.2 and Fig. 3).
+ * sl_recv_pool.h - MELO's shared bits pool (Lu et al., APNet'17, section 3.2.3 and Fig. 3).
  *
  * One pool per side per instance holds every connection's bitmap. The pool is cut into equal
  * blocks (8 bits by default); a connection's bitmap is a chain of blocks linked by a next_ptr

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_recv_rtx.h - MELO's sender side (Lu et al., APNet'17, section 3.3): rebuild the receiver's
+ * sl_recv_rtx.h - MELO's sender side (Lu et al., APNet'17, section 3.2.4): rebuild the receiver's
  * bitmap from its NACKs and hand the scheduler only the holes to resend.
  *
  * Each flow keeps a bitmap of PSNs "marked for retransmission", drawn from the tracker's own
@@ -41,7 +41,7 @@ struct sl_recv_range {
 struct sl_recv_rtx_stats {
 	uint64_t nacks;               /**< NACKs processed */
 	uint64_t holes;               /**< holes in them */
-	uint64_t bad_holes;           /**< holes refused: empty, behind the ACK or beyond the window */
+	uint64_t bad_holes;           /**< holes refused: empty, behind the ACK, beyond window */
 	uint64_t bad_nacks;           /**< NACKs refused: unknown flow or more than 3 holes */
 	uint64_t pkts_marked;         /**< PSNs newly marked for retransmission */
 	uint64_t pkts_repeated;       /**< PSNs in holes already marked before (NACK redundancy) */

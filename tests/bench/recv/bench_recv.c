@@ -93,7 +93,7 @@ base_burst(struct base *b, const struct sl_recv_pkt *pkts, unsigned n, struct sl
 	return out;
 }
 
-/* ---- workload ---------------------------------------------------------------------------------- */
+/* ---- workload ------------------------------------------------------------------------------ */
 
 struct bench {
 	struct sl_recv *r;
@@ -259,7 +259,7 @@ run_case(struct bench *b, enum bench_case k, uint64_t pkts)
 	return (double)ns / (double)done;
 }
 
-/* ---- callgrind: instructions per packet -------------------------------------------------------- */
+/* ---- callgrind: instructions per packet ---------------------------------------------------- */
 
 /*
  * Re-run this binary under callgrind for one case, collecting only inside
@@ -304,7 +304,7 @@ out:
 	return ir < 0 ? -1 : ir / (double)pkts;
 }
 
-/* ---- memory accounting (item 4) ------------------------------------------------------------------ */
+/* ---- memory accounting (item 4) ------------------------------------------------------------ */
 
 static void
 memory_lines(void)
@@ -322,7 +322,7 @@ memory_lines(void)
 		double ours = m.melo_fields_bytes + pools / (double)n;
 		double paper = paper_fields + 2 * paper_pool / (double)n;
 		double with_sender = ours + sl_recv_rtx_flow_bytes();
-		double full = 2.0 * rc.window_pkts / 8; /* a full bitmap per connection, both sides */
+		double full = 2.0 * rc.window_pkts / 8; /* a full bitmap per connection, 2 sides */
 		uint64_t robs = SL_MIN(n, rc.pool_bits / rc.block_bits);
 
 		printf("{\"bench\":\"recv\",\"kind\":\"memory\",\"conns\":%llu,\"window_pkts\":%u,"
@@ -375,7 +375,8 @@ main(int argc, char **argv)
 			memory_lines();
 			return 0;
 		} else {
-			fprintf(stderr, "usage: %s [--quick] [--pkts N] [--no-callgrind] | --memory\n",
+			fprintf(stderr,
+				"usage: %s [--quick] [--pkts N] [--no-callgrind] | --memory\n",
 				argv[0]);
 			return 2;
 		}
@@ -410,7 +411,8 @@ main(int argc, char **argv)
 			       ns[CASE_BASELINE], ns[k] - ns[CASE_BASELINE],
 			       ns[k] - ns[CASE_BASELINE] <= 10 ? "true" : "false");
 			if (instr[k] >= 0 && instr[CASE_BASELINE] >= 0)
-				printf(",\"added_instr_per_pkt\":%.1f", instr[k] - instr[CASE_BASELINE]);
+				printf(",\"added_instr_per_pkt\":%.1f",
+				       instr[k] - instr[CASE_BASELINE]);
 		}
 		if (k == CASE_RTX)
 			printf(",\"delivered_per_pkt\":%d", GROUP);

@@ -6,12 +6,12 @@
  *
  * Input: 2 header bytes choose the window, pool, block size, connection count, the middle-walk
  * ablation and a per-connection block cap; then 3-byte operations: [conn | kind << 5] [d0] [d1].
- * Kinds: new data (with skipped = lost PSNs), a resend
- * of RCV.NXT, a PSN near the window, a PSN anywhere (or a raw NACK), an ACK-timer poll, close and
- * reopen, new data with flags, tracker take/RTO. Checked after every operation: each payload
- * handle comes back exactly once (delivered, or dropped, or stored then delivered or dropped at
- * close), deliveries are in PSN order per connection, no operation reads more next_ptr links
- * than it frees blocks (no list walk: requirement 4 of melo.md section 6); every 16 operations and at the end, both
+ * Kinds: new data (with skipped = lost PSNs), a resend of RCV.NXT, a PSN near the window, a PSN
+ * anywhere (or a raw NACK), an ACK-timer poll, close and reopen, new data with flags, tracker
+ * take/RTO. Checked after every operation: each payload handle comes back exactly once
+ * (delivered, or dropped, or stored then delivered or dropped at close), deliveries are in PSN
+ * order per connection, and no operation reads more next_ptr links than it frees blocks (no
+ * list walk: requirement 4 of melo.md section 6). Every 16 operations and at the end, both
  * audits (free + allocated = pool size, no block reachable from two owners, chains exact).
  * Any violation aborts.
  */

@@ -132,7 +132,7 @@ static void
 sl_recv_conn_open__rejects_bad_and_duplicate(void **state)
 {
 	struct sl_recv *r = mk(2, 64, 128);
-	struct sl_recv_conn_conf cc = {.isn = 0, .mode = SL_RECV_MELO, .fb = 0, .ack_every_pkts = 1};
+	struct sl_recv_conn_conf cc = {.mode = SL_RECV_MELO, .ack_every_pkts = 1};
 
 	(void)state;
 	assert_int_equal(sl_recv_conn_open(r, 2, &cc), -EINVAL);

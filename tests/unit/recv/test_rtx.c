@@ -22,8 +22,8 @@
 static struct sl_recv_rtx *
 mk(uint32_t flows, uint32_t pool_bits)
 {
-	struct sl_recv_rtx_conf c = {.max_flows = flows, .window_pkts = 1024, .pool_bits = pool_bits,
-				     .block_bits = 8};
+	struct sl_recv_rtx_conf c = {
+		.max_flows = flows, .window_pkts = 1024, .pool_bits = pool_bits, .block_bits = 8};
 	struct sl_recv_rtx *t = sl_recv_rtx_create(&c);
 
 	assert_non_null(t);
@@ -189,7 +189,7 @@ static void
 sl_recv_rtx_nack__rejects_bad_input(void **state)
 {
 	struct sl_recv_rtx *t = mk(1, 1024);
-	const uint32_t h[3][2] = {{5000, 2}, {2, 1}, {20, 0}}; /* beyond window, behind ack, empty */
+	const uint32_t h[3][2] = {{5000, 2}, {2, 1}, {20, 0}}; /* beyond window, behind, empty */
 	struct sl_recv_fb fb = nack(10, 3, h);
 	struct sl_recv_rtx_stats st;
 
