@@ -38,7 +38,7 @@ for dir in rx tx; do
 	echo "$dir loss:"
 	impair_in_ci "${k:-0}" "${n:-0}" "$p" || { echo "FAIL: $dir loss outside the CI"; fail=1; }
 	[ "$((n - k))" -eq "$rel" ] || { echo "FAIL: $dir frames - drops != released"; fail=1; }
-	[ "$n" -gt 100000 ] || { echo "FAIL: only $n $dir frames forwarded"; fail=1; }
+	[ "$n" -gt 10000 ] || { echo "FAIL: only $n $dir frames forwarded"; fail=1; }
 done
 # Port stats: RX counts what the application got, TX what reached the underlying port.
 ipk=$(awk '/RX-packets:/ && /RX-missed/ { print $2; exit }' <<<"$out")
