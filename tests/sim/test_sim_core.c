@@ -81,9 +81,9 @@ capture_input(void *ctx, struct sim_pkt *d, uint64_t now_ns)
 
 static const struct sim_receiver_ops capture_ops = {capture_input};
 
-/* Two hosts, 10 Gbps, 1 us links, 64 B headers. */
+/* Two hosts, 10 Gbps, 1 us links, 64 B headers; a fast sender has a 100 Gbps uplink. */
 static void
-conf2(struct sim_conf *c)
+conf2(struct sim_conf *c, bool fast_sender)
 {
 	memset(c, 0, sizeof(*c));
 	c->seed = 1;
@@ -95,18 +95,23 @@ conf2(struct sim_conf *c)
 							 .prop_ns = 1000};
 		c->switch_port[i] = c->host_port[i];
 	}
+	if (fast_sender)
+		c->host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS;
 }
 
+/* Play the script from its start for 1 ms; the caller frees the simulation. */
 static struct sim *
-start(const struct sim_conf *c, struct script *sc, struct capture *cap)
+run_script(const struct sim_conf *c, struct script *sc, struct capture *cap)
 {
 	struct sim *s = sim_create(c);
 
 	assert_non_null(s);
+	sc->next = 0;
+	memset(cap, 0, sizeof(*cap));
 	sim_set_sender(s, 0, &script_ops, sc);
-	if (cap)
-		sim_set_receiver(s, 1, &capture_ops, cap);
+	sim_set_receiver(s, 1, &capture_ops, cap);
 	sim_host_kick(s, 0);
+	sim_run(s, SL_NS_PER_MS);
 	return s;
 }
 
@@ -127,7 +132,7 @@ sim_schedule__same_instant_runs_in_scheduling_order(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
+	conf2(&c, false);
 	s = sim_create(&c);
 	norder = 0;
 	sim_schedule(s, 20, record, NULL, 3);
@@ -152,9 +157,8 @@ sim_port__serialization_and_propagation(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	conf2(&c, false);
+	s = run_script(&c, &sc, &cap);
 	assert_int_equal(cap.n, 3);
 	/* 1064 B at 10 Gbps = 851.2 -> 852 ns per hop, twice, plus two 1 us hops */
 	assert_int_equal(cap.t_ns[0], 852 + 1000 + 852 + 1000);
@@ -173,20 +177,16 @@ sim_port__queue_limit_drops_or_trims(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
+	conf2(&c, false);
 	c.host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS; /* arrives 10x faster than it leaves */
 	c.switch_port[1].limit_bytes = 2 * 1064;
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_true(sim_stats(s)->drops_queue >= 6);
 	assert_int_equal(cap.n + sim_stats(s)->drops_queue, 10);
 	sim_free(s);
 
 	c.switch_port[1].trim = true;
-	memset(&cap, 0, sizeof(cap));
-	sc.next = 0;
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_int_equal(cap.n, 10); /* nothing lost: the overflow arrives as headers */
 	assert_int_equal(sim_stats(s)->drops_queue, 0);
 	assert_true(sim_stats(s)->trims >= 6);
@@ -208,11 +208,9 @@ sim_port__ecn_step_marks_above_k(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
-	c.host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS;
+	conf2(&c, true);
 	c.switch_port[1].ecn_kmin_bytes = c.switch_port[1].ecn_kmax_bytes = 3 * 1064;
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_int_equal(cap.n, 10);
 	/* packet 0 goes straight on the wire; packet i finds i - 1 queued: above K from i = 5 */
 	for (uint32_t i = 0; i < cap.n; i++)
@@ -229,15 +227,13 @@ sim_port__pfc_pauses_the_sender(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
-	c.host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS;
+	conf2(&c, true);
 	c.host_port[0].pfc_xoff_bytes = 8 * 1064;
 	c.host_port[0].pfc_xon_bytes = 4 * 1064;
 	/* headroom: xoff plus what arrives during the PAUSE's 1 us trip and the 1 us already on
 	 * the wire (~12 packets each at 100 Gbps) */
 	c.switch_port[1].limit_bytes = 40 * 1064;
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_int_equal(sim_stats(s)->drops_queue, 0); /* lossless: PFC held the sender */
 	assert_true(sim_port_stats(s, 0, false)->pfc_pauses > 0);
 	assert_true(sim_port_stats(s, 1, true)->max_q_bytes < 40 * 1064);
@@ -245,10 +241,7 @@ sim_port__pfc_pauses_the_sender(void **state)
 	sim_free(s);
 
 	c.host_port[0].pfc_xoff_bytes = c.host_port[0].pfc_xon_bytes = 0; /* without PFC */
-	memset(&cap, 0, sizeof(cap));
-	sc.next = 0;
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_true(sim_stats(s)->drops_queue > 0);
 	sim_free(s);
 }
@@ -262,11 +255,10 @@ sim_impair__scripted_drops(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
+	conf2(&c, false);
 	c.drops[c.ndrops++] = (struct sim_drop){.flow = 0, .seq = 3, .tx_id = 0};
 	c.drops[c.ndrops++] = (struct sim_drop){.nth = 7};
-	s = start(&c, &sc, &cap);
-	sim_run(s, SL_NS_PER_MS);
+	s = run_script(&c, &sc, &cap);
 	assert_int_equal(cap.n, 8);
 	assert_int_equal(sim_stats(s)->drops_scripted, 2);
 	for (uint32_t i = 0; i < cap.n; i++)
@@ -284,7 +276,7 @@ sim_recv__acks_sack_cnp_and_ndp_pulls(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c);
+	conf2(&c, false);
 	c.drops[c.ndrops++] = (struct sim_drop){.flow = 0, .seq = 1, .tx_id = 0};
 	c.host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS;
 	c.switch_port[1].ecn_kmin_bytes = c.switch_port[1].ecn_kmax_bytes = 1;
@@ -322,17 +314,17 @@ sim_create__rejects_bad_configuration(void **state)
 	struct sim_conf c;
 
 	(void)state;
-	conf2(&c);
+	conf2(&c, false);
 	c.nhosts = 0;
 	assert_null(sim_create(&c));
-	conf2(&c);
+	conf2(&c, false);
 	c.switch_port[1].rate_bps = 0;
 	assert_null(sim_create(&c));
-	conf2(&c);
+	conf2(&c, false);
 	c.host_port[0].pfc_xoff_bytes = 10;
 	c.host_port[0].pfc_xon_bytes = 20;
 	assert_null(sim_create(&c));
-	conf2(&c);
+	conf2(&c, false);
 	c.loss = 1.5;
 	assert_null(sim_create(&c));
 }
