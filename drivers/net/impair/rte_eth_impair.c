@@ -755,8 +755,8 @@ impair_telemetry_set(const char *cmd, const char *params, struct rte_tel_data *d
 			break;
 		}
 		*eq = '\0';
-		if (strcmp(kv, "dev") == 0) {
-			snprintf(err, sizeof(err), "dev: the underlying port cannot change");
+		if (strcmp(kv, "dev") == 0 || strstr(kv, "queue_frames") != NULL) {
+			snprintf(err, sizeof(err), "%s: fixed when the port is set up", kv);
 			rc = -EINVAL;
 			break;
 		}

@@ -30,6 +30,7 @@ commands() {
 	sleep 0.5
 	tel "/sluice/impair/set,1,seed=7,rx_loss=0.3,tx_dup=0.01" >"$tmp/set.json"
 	tel "/sluice/impair/set,1,rx_loss=2" >"$tmp/bad.json"
+	tel "/sluice/impair/set,1,tx_queue_frames=128" >"$tmp/fixed.json"
 	tel "/sluice/impair/show,1" >"$tmp/show.json"
 	sleep 2
 	echo stop
@@ -43,6 +44,8 @@ fail=0
 grep -q '"rx": "seed=7,loss=0.3"' "$tmp/set.json" || { echo "FAIL: set reply"; cat "$tmp/set.json"; fail=1; }
 grep -q '"error": "rx_loss=2: expected a probability in \[0, 1\]"' "$tmp/bad.json" ||
 	{ echo "FAIL: bad value accepted"; cat "$tmp/bad.json"; fail=1; }
+grep -q '"error": "tx_queue_frames: fixed when the port is set up"' "$tmp/fixed.json" ||
+	{ echo "FAIL: queue_frames changed at run time"; cat "$tmp/fixed.json"; fail=1; }
 grep -q '"tx": "seed=7,dup=0.01"' "$tmp/show.json" || { echo "FAIL: show"; cat "$tmp/show.json"; fail=1; }
 echo "rx loss after the change:"
 impair_in_ci "$(impair_xstat "$out" rx_impair_drop_loss)" "$(impair_xstat "$out" rx_impair_frames)" \
