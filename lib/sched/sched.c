@@ -11,27 +11,29 @@
  * segment seq with (seq & (W - 1)) == i, so the ring head is wnd_start & (W - 1).
  *
  * Two engines, as in Figure 2:
- *   data delivery: generates segments into a bounded per-flow queue of N (the credit engine's
- *     ring of addresses): first the first marked bit after the head (sl_bitmap_ffs_from, the
- *     appendix C find-first-set with wrap; bump its tx count), else snd_nxt if it is below the
- *     pushed tail, below wnd_start + wnd (window credit) or wnd_start + W (other credit), and
- *     not past an unacked short tail (appendix D: later data waits). Generation stops at
- *     queue_stop queued and resumes below queue_resume (the [repo]'s 11/10 for N = 16).
- *   credit: window (enforced at generation; a queued new segment found beyond the window at
- *     transmission is held back and counted as a violation), rate (credit in nano-bits,
- *     c = min(c + R[bit/s] x dt[ns], D x 8e9): exact integers, so a 1500 B segment at 20 Gbps
- *     is ready after exactly 600 ns - no appendix B precision loss), grant (tokens - bytes sent,
- *     PULLs and RTO expiries add tokens).
+ *   data delivery: generation takes the first marked bit after the head (sl_bitmap_ffs_from,
+ *     the appendix C find-first-set with wrap; its tx count is bumped), else snd_nxt if it is
+ *     below the pushed tail, below wnd_start + wnd (window credit) or wnd_start + W (other
+ *     credit), and not past an unacked short tail (appendix D: later data waits).
+ *   credit: window (the generation check is the credit check; a new segment beyond the window
+ *     at transmission would be held back and counted as a violation), rate (credit in
+ *     nano-bits, c = min(c + R[bit/s] x dt[ns], D x 8e9): exact integers, so a 1500 B segment
+ *     at 20 Gbps is ready after exactly 600 ns - no appendix B precision loss), grant (tokens -
+ *     bytes sent; PULLs and RTO expiries add tokens).
  *
- * Sets. The active set (flows that can generate and are not in the ready set) and the ready
- * set (queue non-empty and credit for its head) are FIFOs of flow ids, round-robin, each flow
- * at most once in each (membership flags). Serving a ready flow emits up to visit_segs segments
- * while credit lasts, then refills its queue in place when it fell below queue_resume: this is
- * the "segment transmitted re-activates the flow" step 9 done while the flow is in cache, and
- * generation +1 / transmission -1 on the queue count net out as section 3.4 prescribes. The flow
- * goes back to the tail of the ready FIFO if it still has a queued segment and credit; a flow
- * short of rate credit waits in the pacing wheel until the exact ns its credit suffices, a flow
- * short of grant tokens waits for a PULL or an RTO.
+ * Sets. Two FIFOs of flow ids, round-robin, each flow at most once in each (membership flags):
+ *   active: rate and grant flows that can generate and are in no other set. Its stage
+ *     generates ahead of credit into the flow's bounded queue of N (the credit engine's ring of
+ *     addresses), up to queue_stop and only below queue_resume (the [repo]'s 11/10 for N = 16),
+ *     then qualifies the flow: ready FIFO if its credit covers the next segment, else the
+ *     pacing wheel until the exact ns it will (rate), or nothing until tokens come (grant).
+ *   ready: a visit pops the head and emits up to visit_segs segments while credit lasts, queued
+ *     ones first, then generated in place (generation +1 and transmission -1 on the queue count
+ *     net out, section 3.4); the flow goes back to the tail if it still has something to send
+ *     and credit for it. The common case - nothing queued or marked - emits the whole run of new
+ *     segments in one tight loop (serve_run).
+ * Window flows skip the active stage: with nothing to generate ahead of credit they qualify at
+ * once, so for them lost segments always go before new ones at transmission time.
  *
  * Timers. One wheel entry per flow for min(RTO, program timer), slots of timer_tick_ns, swept
  * at the start of next_burst: an expiry is handled within one tick (the bounded sweep delay),
@@ -299,15 +301,15 @@ struct sl_sched {
 	struct wheel timers; /**< RTO and program timers */
 	struct wheel pace;   /**< rate wake-ups */
 	uint64_t step;       /**< current step number, from 1 */
-	uint32_t max_flows;
+	uint32_t max_flows;  /**< flows [0, max_flows) */
 	uint32_t W;          /**< window ring, segments */
 	uint32_t wW;         /**< words per plane */
 	uint32_t N;          /**< queue ring, segments */
-	uint32_t q_stop;
-	uint32_t q_resume;
-	uint32_t visit_segs;
-	uint32_t timer_budget;
-	uint32_t flags;
+	uint32_t q_stop;     /**< generation ahead of credit stops at this many queued */
+	uint32_t q_resume;   /**< and resumes below this many */
+	uint32_t visit_segs; /**< segments per visit at most */
+	uint32_t timer_budget; /**< timer expiries per sweep at most */
+	uint32_t flags;      /**< SL_SCHED_F_* */
 	struct sl_sched_stats st;
 };
 
@@ -315,7 +317,7 @@ struct sl_sched {
 const struct sl_stat_desc sl_sched_stat_descs[] = {
 	STAT(decisions, "segments emitted"),
 	STAT(visits, "ready-set pops"),
-	STAT(generated, "segments generated into flow queues"),
+	STAT(generated, "segments generated (queued ahead of credit or sent in place)"),
 	STAT(generated_rtx, "retransmissions generated"),
 	STAT(stale_skipped, "queued segments acked before their turn, not sent"),
 	STAT(events, "events processed"),
@@ -742,7 +744,7 @@ sl_sched_create(const struct sl_sched_conf *c)
 		goto einval;
 	W = conf_or(c->wnd_segs, SL_SCHED_WND_DEFAULT);
 	N = conf_or(c->queue_segs, 16);
-	stop = conf_or(c->queue_stop, N == 16 ? 11 : N - N / 4 - 1 + (N < 8));
+	stop = conf_or(c->queue_stop, N - N / 4 - 1 + (N < 8)); /* 11 for N = 16 */
 	resume = conf_or(c->queue_resume, stop - 1);
 	tslots = conf_or(c->timer_slots, 4096);
 	pslots = conf_or(c->pace_slots, 4096);
@@ -750,8 +752,7 @@ sl_sched_create(const struct sl_sched_conf *c)
 	ptick = conf_or(c->pace_tick_ns, 64);
 	if (!sl_is_pow2(W) || W < SL_SCHED_WND_MIN || W > SL_SCHED_WND_MAX)
 		goto einval;
-	if (!sl_is_pow2(N) || N < 2 || N > SL_SCHED_QUEUE_MAX || stop > N || stop == 0 ||
-	    resume == 0 || resume >= stop + 1 || resume > stop)
+	if (!sl_is_pow2(N) || N < 2 || N > SL_SCHED_QUEUE_MAX || stop > N || resume > stop)
 		goto einval;
 	if (!sl_is_pow2(tslots) || tslots < 64 || !sl_is_pow2(pslots) || pslots < 64)
 		goto einval;
@@ -774,11 +775,10 @@ sl_sched_create(const struct sl_sched_conf *c)
 	s->resume_flow = NOWHERE;
 	fifo = (uint32_t)sl_align_pow2(c->max_flows);
 	s->fifo_mask = fifo - 1;
-	s->flows = aligned_alloc(SL_CACHE_LINE,
-				 sizeof(struct flow) * c->max_flows + SL_CACHE_LINE);
+	s->flows = aligned_alloc(SL_CACHE_LINE, sizeof(struct flow) * c->max_flows);
 	s->planes = calloc((size_t)c->max_flows * 4 * s->wW, sizeof(uint64_t));
 	s->queue = malloc(sizeof(uint32_t) * (size_t)c->max_flows * N);
-	s->priv = calloc(c->max_flows, SL_PROTO_PRIV_MAX);
+	s->priv = aligned_alloc(SL_CACHE_LINE, (size_t)c->max_flows * SL_PROTO_PRIV_MAX);
 	s->active = malloc(sizeof(uint32_t) * fifo);
 	s->ready = malloc(sizeof(uint32_t) * fifo);
 	if (c->flags & SL_SCHED_F_TX_TS)

@@ -43,9 +43,9 @@ struct sl_sched_conf {
 	uint32_t wnd_segs;      /**< W: ring window, segments, power of two in [64, 4096] [128] */
 	uint32_t queue_segs;    /**< N: generated-but-unsent queue per flow, segments, power of
 				 *   two in [2, 64] [16] */
-	uint32_t queue_stop;    /**< generation stops with this many queued, <= N [11 for N=16,
-				 *   else N - N/4 - 1] */
-	uint32_t queue_resume;  /**< generation resumes below this many queued, < queue_stop
+	uint32_t queue_stop;    /**< generation ahead of credit stops with this many queued,
+				 *   <= N [N - N/4 - 1 (+1 below N = 8): 11 for N = 16] */
+	uint32_t queue_resume;  /**< and resumes below this many, <= queue_stop
 				 *   [queue_stop - 1] */
 	uint32_t visit_segs;    /**< segments emitted per flow visit at most, >= 1 [8] */
 	uint32_t timer_tick_ns; /**< RTO / program-timer wheel slot: the sweep delay bound [1000] */
@@ -92,7 +92,7 @@ static_assert(sizeof(struct sl_seg) == 12, "sl_seg is a 12-byte descriptor");
 struct sl_sched_stats {
 	uint64_t decisions;          /**< segments emitted */
 	uint64_t visits;             /**< ready-set pops */
-	uint64_t generated;          /**< segments put in flow queues (new + rtx) */
+	uint64_t generated;          /**< segments generated, new + rtx (queued or sent in place) */
 	uint64_t generated_rtx;      /**< of which retransmissions */
 	uint64_t stale_skipped;      /**< queued segments acked before their turn, not sent */
 	uint64_t events;             /**< events processed */
