@@ -186,6 +186,8 @@ uint64_t sim_run(struct sim *s, uint64_t end_ns);
 const struct sim_stats *sim_stats(const struct sim *s);
 const struct sim_port_stats *sim_port_stats(const struct sim *s, uint32_t host, bool at_switch);
 const struct sim_conf *sim_conf(const struct sim *s);
+/* Bytes in a port's data queue now. */
+uint64_t sim_port_queue_bytes(const struct sim *s, uint32_t host, bool at_switch);
 struct sl_rng *sim_rng(struct sim *s);
 /* 0, or the errno of the allocation failure that stopped the run. */
 int sim_error(const struct sim *s);

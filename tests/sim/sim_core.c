@@ -616,6 +616,12 @@ sim_port_stats(const struct sim *s, uint32_t host, bool at_switch)
 	return at_switch ? &s->sw[host].st : &s->host[host].nic.st;
 }
 
+uint64_t
+sim_port_queue_bytes(const struct sim *s, uint32_t host, bool at_switch)
+{
+	return at_switch ? s->sw[host].data_bytes : s->host[host].nic.data_bytes;
+}
+
 const struct sim_conf *
 sim_conf(const struct sim *s)
 {

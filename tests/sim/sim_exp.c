@@ -8,6 +8,9 @@
  *               segs_sent,segs_rtx,rto_fired  - every trace_interval_ns, every started flow
  *   seq.csv     t_ns,flow,seq,tx_id,len       - every data packet a host sends
  *   events.csv  t_ns,flow,event,seq,tx_id     - drops, trims and ECN marks in the network
+ *   ports.csv   t_ns,host,queue_bytes,tx_bytes,drops,trims,ecn_marks,pfc_pauses
+ *                                              - the switch port toward each host, and the
+ *                                                PAUSEs that host received, every interval
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +31,7 @@ struct sim_exp {
 	FILE *flows_csv;
 	FILE *seq_csv;
 	FILE *events_csv;
+	FILE *ports_csv;
 	sim_exp_sampler sampler;
 	void *sampler_ctx;
 	uint64_t sampler_ns;
@@ -78,6 +82,8 @@ sim_exp_free(struct sim_exp *x)
 		fclose(x->seq_csv);
 	if (x->events_csv)
 		fclose(x->events_csv);
+	if (x->ports_csv)
+		fclose(x->ports_csv);
 	free(x->res);
 	free(x);
 }
@@ -186,6 +192,15 @@ trace_sample(struct sim *s, void *obj, uint64_t arg)
 			now, fl, v.wnd_segs, v.rate_bps, v.tokens_bytes, v.wnd_start, v.snd_max,
 			sim_recv_flow(x->rcv, fl)->cumack, st.segs_sent, st.segs_rtx, st.rto_fired);
 	}
+	for (uint32_t h = 0; h < x->sc.net.nhosts; h++) {
+		const struct sim_port_stats *ps = sim_port_stats(s, h, true);
+
+		fprintf(x->ports_csv,
+			"%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n",
+			now, h, sim_port_queue_bytes(s, h, true), ps->tx_bytes, ps->drops_full,
+			ps->trims, ps->ecn_marks, sim_port_stats(s, h, false)->pfc_pauses);
+	}
 	sim_schedule(s, now + x->sc.trace_interval_ns, trace_sample, x, 0);
 }
 
@@ -193,18 +208,19 @@ int
 sim_exp_trace(struct sim_exp *x, const char *dir)
 {
 	char path[4096];
-	FILE **files[] = {&x->flows_csv, &x->seq_csv, &x->events_csv};
-	static const char *const names[] = {"flows.csv", "seq.csv", "events.csv"};
+	FILE **files[] = {&x->flows_csv, &x->seq_csv, &x->events_csv, &x->ports_csv};
+	static const char *const names[] = {"flows.csv", "seq.csv", "events.csv", "ports.csv"};
 	static const char *const heads[] = {
 		"t_ns,flow,wnd_segs,rate_bps,tokens_bytes,wnd_start,snd_max,rx_cumack,segs_sent,"
 		"segs_rtx,rto_fired",
 		"t_ns,flow,seq,tx_id,len",
 		"t_ns,flow,event,seq,tx_id",
+		"t_ns,host,queue_bytes,tx_bytes,drops,trims,ecn_marks,pfc_pauses",
 	};
 
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		*files[i] = fopen(path, "w");
 		if (*files[i] == NULL)
@@ -272,11 +288,12 @@ sim_exp_run(struct sim_exp *x)
 			t1 = SL_MAX(r->done_ns, t0);
 		r->goodput_bps = t1 > t0 ? sl_rate_bps(r->rx_bytes_meas, t1 - t0) : 0;
 	}
-	for (unsigned i = 0; i < 3; i++) {
-		FILE *f = i == 0 ? x->flows_csv : i == 1 ? x->seq_csv : x->events_csv;
+	{
+		FILE *files[] = {x->flows_csv, x->seq_csv, x->events_csv, x->ports_csv};
 
-		if (f && fflush(f))
-			return -errno;
+		for (unsigned i = 0; i < SL_ARRAY_SIZE(files); i++)
+			if (files[i] && fflush(files[i]))
+				return -errno;
 	}
 	return 0;
 }

@@ -276,9 +276,8 @@ sim_recv__acks_sack_cnp_and_ndp_pulls(void **state)
 	struct sim *s;
 
 	(void)state;
-	conf2(&c, false);
+	conf2(&c, true);
 	c.drops[c.ndrops++] = (struct sim_drop){.flow = 0, .seq = 1, .tx_id = 0};
-	c.host_port[0].rate_bps = 100 * SL_BPS_PER_GBPS;
 	c.switch_port[1].ecn_kmin_bytes = c.switch_port[1].ecn_kmax_bytes = 1;
 	c.switch_port[1].limit_bytes = 3 * 1064;
 	c.switch_port[1].trim = true;
