@@ -190,9 +190,11 @@ static const struct {
 	{"reno", 0, 2},
 	{"newreno", 0, 2},
 	{"sack", SL_RECV_FB_SACK, 2},
-	{"ndp", SL_RECV_FB_SACK | SL_RECV_FB_PULL | SL_RECV_FB_NACK, 1},
+	/* NDP sprays packets: reordering is normal, only trimmed headers are NACKed. */
+	{"ndp", SL_RECV_FB_SACK | SL_RECV_FB_PULL, 1},
 	{"dcqcn", SL_RECV_FB_CNP | SL_RECV_FB_NACK, 1},
-	{"irn", SL_RECV_FB_SACK | SL_RECV_FB_NACK | SL_RECV_FB_CNP, 1},
+	/* IRN's NACK is (cumulative ACK, the out-of-order PSN): an ACK with a SACK here. */
+	{"irn", SL_RECV_FB_SACK | SL_RECV_FB_CNP, 1},
 	{"dctcp", SL_RECV_FB_ECN, 2},
 	{"timely", SL_RECV_FB_ECHO, 1},
 	{"swift", SL_RECV_FB_ECHO, 1},
@@ -716,13 +718,17 @@ gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pk
 
 /* ---- per packet --------------------------------------------------------------------------- */
 
-/* NDP: the payload was trimmed; NACK that one PSN so the sender resends it at once. */
+/*
+ * NDP: the payload was trimmed; NACK that one PSN so the sender resends it at once (programs
+ * with PULL or NACK feedback).
+ */
 static unsigned
 trimmed(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
 	struct sl_recv_action *act)
 {
 	act_drop(act, pkt, SL_RECV_DROP_TRIMMED, &r->st.drop_trimmed);
-	if (!(c->fb & SL_RECV_FB_NACK) || sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
+	if (!(c->fb & (SL_RECV_FB_NACK | SL_RECV_FB_PULL)) ||
+	    sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
 		return 1;
 	act_fb(c, pkt->conn, SL_RECV_ACT_NACK, &act[1]);
 	act[1].fb.nholes = 1;

@@ -35,7 +35,8 @@ enum sl_recv_mode {
 #define SL_RECV_FB_ECN (1u << 2)  /**< ACKs count the ECN-CE marked packets they cover */
 #define SL_RECV_FB_CNP (1u << 3)  /**< a CNP for ECN-CE data, at most one per cnp_interval */
 #define SL_RECV_FB_PULL (1u << 4) /**< a PULL for every data arrival (NDP) */
-#define SL_RECV_FB_NACK (1u << 5) /**< NACK new holes / go-back-N gaps / trimmed packets */
+#define SL_RECV_FB_NACK (1u << 5) /**< NACK new holes and go-back-N gaps (and, like PULL,
+				   *   trimmed packets) */
 
 /* Flags of an arriving packet (struct sl_recv_pkt.flags). */
 #define SL_RECV_F_ECN_CE (1u << 0)  /**< the network marked it Congestion Experienced */

@@ -644,8 +644,16 @@ sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 	assert_int_equal(a->fb.hole[0].start_psn, 1);
 	assert_int_equal(a->fb.hole[0].len_pkts, 1);
 	assert_int_equal(first(SL_RECV_ACT_PULL)->fb.pull_seq, 2);
+	/* Reordering (NDP sprays packets) is SACKed, not NACKed. */
+	rx(r, 0, 3, 0, 3);
+	assert_int_equal(count(SL_RECV_ACT_NACK), 0);
+	a = first(SL_RECV_ACT_ACK);
+	assert_non_null(a);
+	assert_true(a->fb.flags & SL_RECV_FBF_SACK);
+	assert_int_equal(a->fb.sack_psn, 3);
+	assert_int_equal(first(SL_RECV_ACT_PULL)->fb.pull_seq, 3);
 	sl_recv_stats_get(r, &st);
-	assert_int_equal(st.pulls, 2);
+	assert_int_equal(st.pulls, 3);
 	assert_int_equal(st.drop_trimmed, 1);
 	sl_recv_free(r);
 }
@@ -667,6 +675,10 @@ sl_recv_conn_conf_for_proto__every_program(void **state)
 	assert_true(cc.fb & SL_RECV_FB_CNP);
 	assert_int_equal(sl_recv_conn_conf_for_proto("timely", &cc), 0);
 	assert_true(cc.fb & SL_RECV_FB_ECHO);
+	assert_int_equal(sl_recv_conn_conf_for_proto("irn", &cc), 0);
+	assert_true(cc.fb & SL_RECV_FB_SACK);
+	assert_false(cc.fb & SL_RECV_FB_NACK);
+	assert_int_equal(cc.ack_every_pkts, 1);
 	assert_int_equal(sl_recv_conn_conf_for_proto("cubic", &cc), -ENOENT);
 }
 
