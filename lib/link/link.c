@@ -176,6 +176,7 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	S(tx_retrans_req, "RETRANS_REQ control frames sent"),
 	S(replays, "replays started"),
 	S(replay_repeats, "replays restarted while the NACK flag stayed up"),
+	S(nack_outside_ring, "NACKs naming a frame no longer in the ring (extended mode)"),
 	S(ring_evictions, "ring handles released by newer frames"),
 	S(reinit_aborted, "ring handles released by a re-initialization"),
 	S(peer_restarts, "re-initializations after the peer restarted"),
@@ -509,9 +510,10 @@ replay_start(struct sl_link *l)
 		ring_push(l, 0, NULL, SL_WIRE_FC_FILLER, NULL);
 	}
 	first = l->tx_next - l->ring_used;
-
-	if (l->conf.replay == SL_LINK_REPLAY_MISSING &&
-	    sl_seq_in_window(l->flag_retrans_arg, first, l->ring_used + 1))
+	if (l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED &&
+	    !sl_seq_in_window(l->flag_retrans_arg, first, l->ring_used + 1))
+		l->stats.nack_outside_ring++; /* the peer cannot recover: ring too small */
+	else if (l->conf.replay == SL_LINK_REPLAY_MISSING)
 		first = l->flag_retrans_arg;
 	l->replay_first = first;
 	l->replay_count = l->tx_next - first;

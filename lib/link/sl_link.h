@@ -144,6 +144,7 @@ struct sl_link_stats {
 	uint64_t tx_retrans_req;   /**< RETRANS_REQ control frames */
 	uint64_t replays;          /**< replays started */
 	uint64_t replay_repeats;   /**< replays restarted because the NACK flag stayed up */
+	uint64_t nack_outside_ring; /**< NACKs naming an ID the ring no longer holds (extended) */
 	uint64_t ring_evictions;   /**< handles released because a new frame took their slot */
 	uint64_t reinit_aborted;   /**< handles released by a re-initialization (peer restart) */
 	uint64_t peer_restarts;    /**< re-initializations caused by the peer restarting */

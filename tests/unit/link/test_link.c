@@ -621,12 +621,14 @@ sl_link_tx_burst__replay_from_first_missing_in_extended_mode(void **state)
 	assert_int_equal(out[0].id, 50);
 	assert_int_equal(out[26].id, 63);
 	assert_int_equal(sl_link_stats(l)->tx_replayed, 14);
+	assert_int_equal(sl_link_stats(l)->nack_outside_ring, 0);
 	sl_link_free(l);
 	/* An ID outside the ring falls back to the whole ring. */
 	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 5, 8);
 	tx(l, 0, out, 1);
 	assert_int_equal(out[0].id, 32);
+	assert_int_equal(sl_link_stats(l)->nack_outside_ring, 1);
 	sl_link_free(l);
 }
 
