@@ -36,6 +36,7 @@ sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon_ns,
 	if (slots > CAL_SLOTS_MAX)
 		return -EINVAL;
 	c->slot_ns = slot_ns;
+	c->slot_shift = sl_is_pow2(slot_ns) ? (unsigned)__builtin_ctzll(slot_ns) : 0;
 	c->mask = (uint32_t)slots - 1;
 	c->scan = scan;
 	c->ready_head = c->ready_tail = SL_PACER_CAL_NONE;
@@ -74,7 +75,7 @@ ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
 bool
 sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 {
-	uint64_t k = key_ns / c->slot_ns;
+	uint64_t k = c->slot_shift ? key_ns >> c->slot_shift : key_ns / c->slot_ns;
 	bool parked = false;
 	uint32_t idx;
 
@@ -124,7 +125,8 @@ first_bucket(const struct sl_pacer_cal *c)
 void
 sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
 {
-	uint64_t lim = (x_ns + 1) / c->slot_ns; /* buckets [cur, lim) are due */
+	/* buckets [cur, lim) are due */
+	uint64_t lim = c->slot_shift ? (x_ns + 1) >> c->slot_shift : (x_ns + 1) / c->slot_ns;
 
 	if (lim <= c->cur)
 		return;

@@ -26,6 +26,7 @@ struct sl_pacer_cal {
 	uint32_t *link;          /**< [n_ids] next id in the same bucket or the ready FIFO */
 	struct sl_pacer_ffs occ; /**< non-empty buckets */
 	uint64_t slot_ns;        /**< bucket width, ns */
+	unsigned slot_shift;     /**< log2(slot_ns) when a power of two > 1, else 0 (divide) */
 	uint64_t cur;            /**< first bucket number not yet moved to ready */
 	uint32_t mask;           /**< slots - 1 */
 	uint32_t in_buckets;     /**< ids in buckets */

@@ -86,8 +86,10 @@ struct tassel {
 	uint32_t wheel_mask;          /**< slots - 1 */
 	uint32_t *slot_head;          /**< [slots] packets per slot, SL_PACER_NONE when empty */
 	struct sl_pacer_ffs wheel;    /**< non-empty slots */
-	uint64_t slot_ns;             /**< wheel slot width, ns */
+	uint64_t slot_ns;             /**< wheel slot width, ns (a power of two) */
+	unsigned slot_shift;          /**< log2(slot_ns) */
 	uint64_t next_slot;           /**< first slot number not yet moved to elig */
+	uint64_t wheel_min;           /**< earliest occupied slot number; UINT64_MAX: empty */
 	uint64_t t_base_ns;           /**< real time at which V was v_base_ns */
 	uint64_t v_base_ns;           /**< V at t_base_ns */
 	uint64_t scale_bps;           /**< max(link, active_bps): V runs at link / scale_bps */
@@ -184,38 +186,29 @@ rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 	t->rescale = false;
 }
 
-/* Slot number of the earliest occupied wheel slot; the wheel is not empty. */
-static inline uint64_t
-first_slot(const struct tassel *t)
-{
-	uint32_t from = (uint32_t)(t->next_slot & t->wheel_mask);
-
-	return t->next_slot + ((sl_pacer_ffs_from(&t->wheel, from) - from) & t->wheel_mask);
-}
-
 /* Earliest real time at which the earliest wheel slot becomes eligible (its last ns). */
 static inline uint64_t
 first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 {
-	return rtime(p, t, (first_slot(t) + 1) * t->slot_ns - 1);
+	return rtime(p, t, (t->wheel_min + 1) * t->slot_ns - 1);
 }
 
-/* Move every wheel slot whose last ns is <= v_ns to the eligible heap. */
+/*
+ * Move every wheel slot whose last ns is <= v_ns to the eligible heap. The earliest occupied
+ * slot is cached, so the common call (nothing due yet) is one compare.
+ */
 static void
 drain(struct tassel *t, uint64_t v_ns)
 {
-	uint64_t lim = (v_ns + 1) / t->slot_ns; /* slots [next_slot, lim) are eligible */
+	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
 
-	while (t->next_slot < lim) {
-		uint32_t from = (uint32_t)(t->next_slot & t->wheel_mask);
-		uint32_t idx = sl_pacer_ffs_from(&t->wheel, from);
-		uint64_t k;
+	if (sl_likely(t->wheel_min >= lim)) {
+		t->next_slot = SL_MAX(t->next_slot, lim);
+		return;
+	}
+	while (t->wheel_min < lim) {
+		uint32_t idx = (uint32_t)(t->wheel_min & t->wheel_mask), from;
 
-		if (idx == SL_PACER_FFS_NONE)
-			break;
-		k = t->next_slot + ((idx - from) & t->wheel_mask);
-		if (k >= lim)
-			break;
 		for (uint32_t i = t->slot_head[idx]; i != SL_PACER_NONE;) {
 			const struct tassel_pkt *e = &t->pkt[i];
 			uint32_t nx = e->next;
@@ -225,7 +218,12 @@ drain(struct tassel *t, uint64_t v_ns)
 		}
 		t->slot_head[idx] = SL_PACER_NONE;
 		sl_pacer_ffs_clear(&t->wheel, idx);
-		t->next_slot = k + 1;
+		t->next_slot = t->wheel_min + 1;
+		from = (uint32_t)(t->next_slot & t->wheel_mask);
+		idx = sl_pacer_ffs_from(&t->wheel, from);
+		t->wheel_min = idx == SL_PACER_FFS_NONE
+				       ? UINT64_MAX
+				       : t->next_slot + ((idx - from) & t->wheel_mask);
 	}
 	t->next_slot = SL_MAX(t->next_slot, lim);
 }
@@ -312,7 +310,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 		p->stats.decisions++;
 		n = batch(p, tf, f->rate_bps, sl_pacer_wire_bytes(p, f->q_len), l_ns);
 		while (n-- > 0) {
-			uint64_t s = tf->next_ns, slot = s / t->slot_ns;
+			uint64_t s = tf->next_ns, slot = s >> t->slot_shift;
 			struct tassel_pkt *e;
 			uint32_t i;
 
@@ -338,6 +336,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 				e->next = t->slot_head[idx];
 				t->slot_head[idx] = i;
 				sl_pacer_ffs_set(&t->wheel, idx);
+				t->wheel_min = SL_MIN(t->wheel_min, slot);
 			}
 			if (sl_pacer_q_pop(p, f)) {
 				flow_leave(t, f, tf);
@@ -462,18 +461,20 @@ tassel_init(struct sl_pacer *p, bool flow_heap)
 	p->impl = t;
 	t->flow_heap = flow_heap;
 	t->slot_ns = p->conf.slot_ns ? p->conf.slot_ns : TASSEL_SLOT_NS_DEFAULT;
+	t->slot_shift = (unsigned)__builtin_ctzll(t->slot_ns);
 	slots = sl_align_pow2(SL_MAX(p->conf.lookahead_max_ns / t->slot_ns + 3, 64));
 	w = p->conf.imminent_max;
 	if (w == 0) /* packets of 64 B at link rate within L_max */
 		w = p->link_bps / ((64 + p->overhead_bytes) * 8) * p->conf.lookahead_max_ns /
 		    SL_NS_PER_S;
 	w = SL_MIN(SL_MAX(w, TASSEL_W_MIN), TASSEL_W_MAX);
-	if (slots > (UINT64_C(1) << 24)) {
+	if (slots > (UINT64_C(1) << 24) || !sl_is_pow2(t->slot_ns)) {
 		rc = -EINVAL;
 		goto fail;
 	}
 	t->w = (uint32_t)w;
 	t->wheel_mask = (uint32_t)slots - 1;
+	t->wheel_min = UINT64_MAX;
 	t->scale_bps = p->link_bps;
 	t->pkt = calloc(t->w, sizeof(*t->pkt));
 	t->slot_head = malloc(sizeof(*t->slot_head) * slots);

@@ -7,8 +7,10 @@
  * max_flows pipes (rounded up to a power of two) -> best-effort traffic class, queue 0. Each
  * pipe is a byte token bucket (tb_rate = R / 8 B/s, tb_size = conf.bucket_bytes) refilled only
  * when a grinder visits it; the port is paced at the link rate with rte_sched's own 24 B frame
- * overhead (the same wire accounting as sluice). Distinct rates become pipe profiles added at
- * run time (rte_sched_subport_pipe_profile_add), so a rate change is a profile switch.
+ * overhead (the same wire accounting as sluice). rte_sched shares a table of pipe profiles
+ * among its pipes, so each rate is rounded to 3 significant digits (at most 0.05% off) and
+ * distinct rounded rates become profiles added at run time (rte_sched_subport_pipe_profile_add);
+ * a rate change is a profile switch.
  *
  * The adaptor keeps up to RTE_SCHED_INFLIGHT packets of each flow inside rte_sched as mbufs
  * with no data room (only pkt_len matters to the scheduler), tops the flow up after each
@@ -38,9 +40,10 @@
 
 #define RTE_SCHED_INFLIGHT 2u      /**< packets per flow held inside rte_sched */
 #define RTE_SCHED_QSIZE 16u        /**< best-effort queue size, packets (power of two) */
-#define RTE_SCHED_PROFILES_MAX 256u /**< distinct rates */
+#define RTE_SCHED_PROFILES_MAX 8192u /**< distinct (rounded) rates */
+#define RTE_SCHED_RATE_KEEP 1000u    /**< pipe rates keep 3 significant digits */
 #define RTE_SCHED_BURST 64u
-#define RTE_SCHED_TC_PERIOD_MS 1u
+#define RTE_SCHED_TC_PERIOD_MS 1u  /**< shortest TC period, ms */
 
 struct rs_flow {
 	uint32_t inflight; /**< packets inside rte_sched */
@@ -55,6 +58,7 @@ struct rs {
 	uint32_t n_profiles;
 	uint32_t held;                                /**< packets inside rte_sched */
 	uint32_t n_top;                               /**< flows waiting to be topped up */
+	size_t footprint;                             /**< rte_sched's memory, bytes */
 	uint32_t *top;                                /**< [max_flows] */
 	struct rte_mbuf *mb[RTE_SCHED_BURST * RTE_SCHED_INFLIGHT];
 };
@@ -65,13 +69,21 @@ rs_flow(const struct sl_pacer *p, uint32_t flow)
 	return (struct rs_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
+/*
+ * A pipe's token bucket and traffic-class budget must each hold the largest frame, or a pipe
+ * that only has jumbo frames never sends: tb_size is at least one SL_PACER_LEN_MAX frame, and
+ * the TC period (whose budget, tc_rate x tc_period, is reset each period rather than
+ * accumulated) is long enough for one such frame at the pipe's rate.
+ */
 static struct rte_sched_pipe_params
 pipe_params(const struct sl_pacer *p, uint64_t rate_bps)
 {
+	uint64_t frame = SL_PACER_LEN_MAX + p->overhead_bytes, rate_Bps = SL_MAX(rate_bps / 8, 1u);
 	struct rte_sched_pipe_params pp = {
-		.tb_rate = SL_MAX(rate_bps / 8, 1u),
-		.tb_size = p->conf.bucket_bytes,
-		.tc_period = RTE_SCHED_TC_PERIOD_MS,
+		.tb_rate = rate_Bps,
+		.tb_size = SL_MAX(p->conf.bucket_bytes, frame),
+		.tc_period = SL_MAX(RTE_SCHED_TC_PERIOD_MS,
+				    SL_DIV_ROUND_UP(frame * 1000, rate_Bps)),
 		.tc_ov_weight = 1,
 		.wrr_weights = {1, 1, 1, 1},
 	};
@@ -79,6 +91,17 @@ pipe_params(const struct sl_pacer *p, uint64_t rate_bps)
 	for (unsigned i = 0; i < RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE; i++)
 		pp.tc_rate[i] = pp.tb_rate;
 	return pp;
+}
+
+/* rate_bps rounded to 3 significant digits (RTE_SCHED_RATE_KEEP). */
+static uint64_t
+round_rate(uint64_t rate_bps)
+{
+	uint64_t unit = 1;
+
+	while (rate_bps / unit >= RTE_SCHED_RATE_KEEP)
+		unit *= 10;
+	return (rate_bps + unit / 2) / unit * unit;
 }
 
 /* Profile id for rate_bps, adding one if new; -ENOSPC or rte_sched's error. */
@@ -89,6 +112,7 @@ profile_for(struct sl_pacer *p, struct rs *r, uint64_t rate_bps)
 	uint32_t id;
 	int rc;
 
+	rate_bps = round_rate(rate_bps);
 	for (uint32_t i = 0; i < r->n_profiles; i++)
 		if (r->profile_bps[i] == rate_bps)
 			return (int)i;
@@ -243,20 +267,21 @@ rs_init(struct sl_pacer *p)
 		.tb_size = 1000000,
 		.tc_period = 10,
 	};
+	uint32_t pipes = (uint32_t)sl_align_pow2(SL_MAX(p->max_flows, 2u));
 	struct rte_sched_subport_params sub = {
-		.n_pipes_per_subport_enabled = p->max_flows,
+		.n_pipes_per_subport_enabled = pipes,
 		.pipe_profiles = &first,
 		.n_pipe_profiles = 1,
 		.n_max_pipe_profiles = RTE_SCHED_PROFILES_MAX,
 	};
 	struct rte_sched_port_params pp = {
 		.name = name,
-		.socket = SOCKET_ID_ANY,
+		.socket = (int)rte_socket_id(),
 		.rate = p->link_bps / 8,
 		.mtu = SL_PACER_LEN_MAX,
 		.frame_overhead = p->overhead_bytes,
 		.n_subports_per_port = 1,
-		.n_pipes_per_subport = (uint32_t)sl_align_pow2(SL_MAX(p->max_flows, 2u)),
+		.n_pipes_per_subport = pipes,
 		.subport_profiles = &sp,
 		.n_subport_profiles = 1,
 		.n_max_subport_profiles = 1,
@@ -282,6 +307,11 @@ rs_init(struct sl_pacer *p)
 					  SOCKET_ID_ANY);
 	if (r->top == NULL || r->pool == NULL)
 		goto fail;
+	{
+		struct rte_sched_subport_params *subs[1] = {&sub};
+
+		r->footprint = rte_sched_port_get_memory_footprint(&pp, subs);
+	}
 	r->port = rte_sched_port_config(&pp);
 	if (r->port == NULL)
 		goto fail;
@@ -305,26 +335,8 @@ static size_t
 rs_mem_bytes(const struct sl_pacer *p)
 {
 	const struct rs *r = p->impl;
-	struct rte_sched_subport_params sub = {
-		.n_pipes_per_subport_enabled = p->max_flows,
-		.n_pipe_profiles = 1,
-		.n_max_pipe_profiles = RTE_SCHED_PROFILES_MAX,
-	};
-	struct rte_sched_subport_params *subs[1] = {&sub};
-	struct rte_sched_port_params pp = {
-		.rate = p->link_bps / 8,
-		.mtu = SL_PACER_LEN_MAX,
-		.frame_overhead = p->overhead_bytes,
-		.n_subports_per_port = 1,
-		.n_pipes_per_subport = (uint32_t)sl_align_pow2(SL_MAX(p->max_flows, 2u)),
-		.n_max_subport_profiles = 1,
-		.n_subport_profiles = 1,
-	};
 
-	for (unsigned i = 0; i < RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE; i++)
-		sub.qsize[i] = RTE_SCHED_QSIZE;
-	return sizeof(*r) + (size_t)p->max_flows * sizeof(*r->top) +
-	       rte_sched_port_get_memory_footprint(&pp, subs) +
+	return sizeof(*r) + (size_t)p->max_flows * sizeof(*r->top) + r->footprint +
 	       rte_mempool_calc_obj_size(sizeof(struct rte_mbuf), 0, NULL) *
 		       (size_t)(p->max_flows * RTE_SCHED_INFLIGHT + 1024);
 }

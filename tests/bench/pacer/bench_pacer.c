@@ -32,7 +32,7 @@
 #include "sl_rng.h"
 #include "sl_time.h"
 
-#define IMPLS_ALL "tassel,heap,carousel,cffs,tbucket,rte_sched"
+#define IMPLS_ALL "tassel,tassel-heap,heap,carousel,cffs,tbucket,rte_sched"
 #define FLOWS_ALL "1,1000,16384,65536,262144,1048576"
 #define FLOWS_QUICK "1000,16384"
 #define MAX_LIST 16u
@@ -51,6 +51,7 @@ struct opts {
 	int clock;        /**< -1: per sweep default, else enum ph_clock */
 	int size;         /**< frame bytes, 0: mix; -1: per sweep default */
 	uint64_t pkts;    /**< departures per run */
+	uint64_t instr_pkts; /**< departures per callgrind run (--instr) */
 	uint64_t step_ns;
 	unsigned burst;
 	uint64_t link_bps;
@@ -98,9 +99,13 @@ split(char *s, char **out, unsigned max)
 }
 
 
-/* The workload of a row; returns the flow count actually used and sets *end_ns. */
+/*
+ * The workload of a row; returns the flow count actually used. *end_ns: the run's end, for
+ * o->pkts departures on the virtual clock, or tsc_ns of real time on the TSC clock.
+ */
 static uint32_t
-build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64_t *end_ns)
+build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64_t *end_ns,
+      uint64_t tsc_ns)
 {
 	static const uint32_t mix_len[3] = {64, 1500, 9000};
 	struct sl_rng rng;
@@ -137,7 +142,7 @@ build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64
 		fs[i].rate_bps = SL_MIN(SL_MAX(fs[i].rate_bps, SL_PACER_RATE_MIN_BPS), w->link_bps);
 		pkt_rate += (double)fs[i].rate_bps / (8e9 * (fs[i].len_bytes + WIRE_OVERHEAD));
 	}
-	*end_ns = (uint64_t)((double)o->pkts / pkt_rate);
+	*end_ns = w->clock == PH_CLOCK_TSC ? tsc_ns : (uint64_t)((double)o->pkts / pkt_rate);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t wire = fs[i].len_bytes + WIRE_OVERHEAD;
 		uint64_t gap = sl_tx_ns_ceil(wire, fs[i].rate_bps);
@@ -177,7 +182,7 @@ instr_per_pkt(const struct opts *o, const struct row *w)
 		 "--callgrind --impl %s --flows %u --pkts %llu --size %d --seed %llu "
 		 "--step-ns %llu --burst %u --link-gbps %g --load %g --workload %s --decade %u "
 		 "2>/dev/null",
-		 out, o->self, w->impl, w->flows, (unsigned long long)o->pkts, w->size,
+		 out, o->self, w->impl, w->flows, (unsigned long long)o->instr_pkts, w->size,
 		 (unsigned long long)o->seed, (unsigned long long)o->step_ns, o->burst,
 		 (double)w->link_bps / 1e9, o->load,
 		 w->wl == WL_MIX ? "mix" : w->wl == WL_EQUAL ? "equal" : "decade", w->decade);
@@ -342,10 +347,8 @@ run_row(const struct opts *o, struct row *w)
 			goto out;
 		}
 	}
-	n = build(o, w, fs, &end_ns);
+	n = build(o, w, fs, &end_ns, o->quick ? 50 * SL_NS_PER_MS : 500 * SL_NS_PER_MS);
 	w->flows = n;
-	if (w->clock == PH_CLOCK_TSC) /* real time: bounded by what the pacer can do */
-		end_ns = SL_MIN(end_ns, o->quick ? 50 * SL_NS_PER_MS : 500 * SL_NS_PER_MS);
 	conf_for(o, w, end_ns, &c);
 	c.callgrind = o->callgrind;
 	rc = ph_run(&c, fs, n, &r);
@@ -409,6 +412,7 @@ usage(void)
 		"usage: bench-pacer [--quick] [--impl a,b,..] [--flows n,..] [--sweep cost,accuracy,sizes]\n"
 		"       [--clock virtual|tsc] [--size 64|1500|9000|0(mix)] [--pkts N] [--step-ns N]\n"
 		"       [--burst N] [--link-gbps G] [--load F] [--seed N] [--lookahead-ns N] [--instr]\n"
+		"       [--instr-pkts N]\n"
 		"  impls: " IMPLS_ALL "\n");
 }
 
@@ -435,6 +439,7 @@ main(int argc, char **argv)
 		{"instr", no_argument, NULL, 'I'},      {"callgrind", no_argument, NULL, 'C'},
 		{"workload", required_argument, NULL, 'w'}, {"decade", required_argument, NULL, 'd'},
 		{"lookahead-ns", required_argument, NULL, 'A'}, {"help", no_argument, NULL, 'h'},
+		{"instr-pkts", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0}};
 	char impls[256] = IMPLS_ALL, flows[256] = "", sweeps[64] = "cost,accuracy,sizes";
 	char *fl[MAX_LIST], *sw[4];
@@ -463,6 +468,7 @@ main(int argc, char **argv)
 				  : strcmp(optarg, "equal") == 0 ? WL_EQUAL : WL_MIX; break;
 		case 'd': cg_decade = (unsigned)atoi(optarg); break;
 		case 'A': opt.lookahead_ns = strtoull(optarg, NULL, 0); break;
+		case 'P': opt.instr_pkts = strtoull(optarg, NULL, 0); break;
 		default: usage(); return ch == 'h' ? 0 : 2;
 		}
 	}
@@ -472,6 +478,8 @@ main(int argc, char **argv)
 	}
 	if (opt.pkts == 0)
 		opt.pkts = opt.quick ? 20000 : 2000000;
+	if (opt.instr_pkts == 0)
+		opt.instr_pkts = SL_MIN(opt.pkts, 300000);
 	if (flows[0] == '\0')
 		snprintf(flows, sizeof(flows), "%s", opt.quick ? FLOWS_QUICK : FLOWS_ALL);
 	opt.n_impls = split(impls, opt.impls, MAX_LIST);

@@ -69,8 +69,13 @@ record(struct ph_result *r, const struct ph_conf *c, const struct ph_flow_spec *
 	unsigned dec = ph_decade(spec->rate_bps);
 
 	if (m->pkts == 0) {
+		/* The ideal schedule starts when the backlog appeared. */
 		m->first_ns = t_ns;
-		m->req_ns = (double)t_ns;
+		m->req_ns = (double)spec->start_ns;
+		if ((double)t_ns < m->req_ns - 1.0)
+			r->early++;
+		else
+			sl_hist_add(&r->late, t_ns - spec->start_ns);
 	} else {
 		double ideal = (double)m->last_wire / rate_bpns;
 		double eps = fabs((double)(t_ns - m->last_ns) - ideal);

@@ -8,8 +8,8 @@
  *     within +-64/128/256/512 ns;
  *   - burstiness sigma = max_(i<=j) (sum_(k=i..j) s_k - R (t_j - t_i)), reported as the excess
  *     over the largest packet (a perfect pacer has excess 0);
- *   - lateness against the ideal schedule t_1 + sum_(k<i) s_k / R, and early departures (more
- *     than 1 ns ahead of it; 0 for a pacer).
+ *   - lateness against the ideal schedule t_0 + sum_(k<i) s_k / R from the time t_0 the flow's
+ *     backlog appeared, and early departures (more than 1 ns ahead of it; 0 for a pacer).
  * s_i is the wire size (frame + overhead), t_i the departure: the pacer's tx_ns on the virtual
  * clock, the time the harness received the packet on the TSC clock.
  * Used by bench-pacer and by the experiment tests in tests/unit/pacer.
