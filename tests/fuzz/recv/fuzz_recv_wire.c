@@ -38,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(copy, data, size);
 	if (size >= 4 && (copy[0] & 0x80)) {
-		/* Half the inputs get a valid opcode and clean header bytes, to reach the bodies. */
+		/* Half the inputs get a valid opcode and clean header bytes. */
 		copy[0] = (uint8_t)(SL_RECV_OP_ACK + (copy[0] & 3));
 		copy[1] &= 7;
 		copy[2] &= 3;
