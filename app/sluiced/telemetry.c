@@ -180,9 +180,14 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 				uint64_t *dst = (uint64_t *)((char *)&sum + off);
 				uint64_t v = load64((const uint64_t *)((const char *)t + off));
 
-				if (strcmp(sl_dp_traffic_stat_desc[s].name, "first_ns") == 0)
+				const char *name = sl_dp_traffic_stat_desc[s].name;
+
+				/* Times: the earliest start and the latest end; first_seq: the
+				 * latest start, so any lane that began mid-stream shows. */
+				if (strcmp(name, "first_ns") == 0)
 					*dst = *dst && *dst < v ? *dst : v;
-				else if (strcmp(sl_dp_traffic_stat_desc[s].name, "last_ns") == 0)
+				else if (strcmp(name, "last_ns") == 0 ||
+					 strcmp(name, "first_seq") == 0)
 					*dst = SL_MAX(*dst, v);
 				else
 					*dst += v;

@@ -14,7 +14,9 @@
  * Byte order is the host's: both ends run sluice on the same kind of machine. Counters are
  * written by the lane's lcore and read by telemetry with relaxed loads.
  *
- * The checker's rules: seq == expected: delivered. seq > expected: the gap is lost (for now).
+ * The checker's rules: the first payload delivered sets first_seq and the expectation (a
+ * receiver restarted mid-stream judges from there; a fresh stream must show first_seq 0).
+ * seq == expected: delivered. seq > expected: the gap is lost (for now).
  * seq < expected: a duplicate if that seq was seen, else reordered (and no longer lost), judged
  * over the last SL_DP_TRAFFIC_WINDOW sequence numbers. A bad magic, length or CRC is
  * corrupted_accepted: the link let a damaged payload through.
@@ -48,6 +50,7 @@ struct sl_dp_traffic_stats {
 	uint64_t generated;          /**< payloads produced */
 	uint64_t gen_nombuf;         /**< generation skipped: pool empty */
 	uint64_t delivered;          /**< payloads checked in order */
+	uint64_t first_seq;          /**< sequence number of the first payload delivered */
 	uint64_t lost;               /**< sequence numbers skipped and not seen since */
 	uint64_t duplicated;         /**< payloads seen twice */
 	uint64_t reordered;          /**< payloads that arrived after a later one */

@@ -23,6 +23,7 @@ const struct sl_stat_desc sl_dp_traffic_stat_desc[] = {
 	SL_STAT(struct sl_dp_traffic_stats, generated, "payloads generated"),
 	SL_STAT(struct sl_dp_traffic_stats, gen_nombuf, "generation skipped: pool empty"),
 	SL_STAT(struct sl_dp_traffic_stats, delivered, "payloads checked in order"),
+	SL_STAT(struct sl_dp_traffic_stats, first_seq, "sequence number of the first payload"),
 	SL_STAT(struct sl_dp_traffic_stats, lost, "sequence numbers missing"),
 	SL_STAT(struct sl_dp_traffic_stats, duplicated, "payloads seen twice"),
 	SL_STAT(struct sl_dp_traffic_stats, reordered, "payloads after a later one"),
@@ -128,6 +129,11 @@ check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_
 		return;
 	}
 	memcpy(&seq, b + OFF_SEQ, 8);
+	if (s->delivered == 0) {
+		/* The first payload: nothing before it is judged (a restarted receiver). */
+		s->first_seq = seq;
+		t->expected = seq;
+	}
 	if (seq >= t->expected) {
 		uint64_t gap = seq - t->expected;
 

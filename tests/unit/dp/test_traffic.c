@@ -76,6 +76,24 @@ sl_dp_traffic_consume__classifies_arrivals(void **state)
 }
 
 static void
+sl_dp_traffic_consume__judges_from_first_payload(void **state)
+{
+	struct sl_dp_traffic_conf c = {.send = true, .check = true, .body_bytes = 64, .pool = pool};
+	struct sl_dp_traffic tx, rx;
+	struct rte_mbuf *m[5];
+
+	(void)state;
+	assert_int_equal(sl_dp_traffic_init(&tx, &c), 0);
+	assert_int_equal(sl_dp_traffic_init(&rx, &c), 0);
+	generate(&tx, m, 5);
+	rte_pktmbuf_free_bulk(m, 2); /* a receiver that starts at seq 2 */
+	assert_int_equal(sl_dp_traffic_consume(&rx, 1, &m[2], 3), 3);
+	assert_int_equal(rx.stats.first_seq, 2);
+	assert_int_equal(rx.stats.delivered, 3);
+	assert_int_equal(rx.stats.lost, 0);
+}
+
+static void
 sl_dp_traffic_init__rejects_bad_sizes(void **state)
 {
 	struct sl_dp_traffic t;
@@ -140,6 +158,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_dp_traffic_consume__classifies_arrivals),
+		cmocka_unit_test(sl_dp_traffic_consume__judges_from_first_payload),
 		cmocka_unit_test(sl_dp_traffic_init__rejects_bad_sizes),
 		cmocka_unit_test(sl_dp_traffic_produce__rate_credit_and_limit),
 		cmocka_unit_test(sl_dp_traffic_consume__throttled),
