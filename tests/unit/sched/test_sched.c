@@ -549,8 +549,11 @@ sl_sched_next_burst__rate_appendix_b_600ns(void **state)
 
 	(void)state;
 	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
-	sl_sched_flow_push(s, 0, 10, 1500);
+	sl_sched_flow_push(s, 0, 100, 1500);
 	assert_int_equal(sl_sched_next_burst(s, 0, out, 4), 1); /* c0 = one segment */
+	/* the active stage generated ahead of credit up to queue_stop (11), one went out */
+	assert_int_equal(view(s, 0).queued, 10);
+	assert_int_equal(view(s, 0).snd_nxt, 11);
 	assert_int_equal(sl_sched_next_deadline(s), 600);
 	assert_int_equal(sl_sched_next_burst(s, 599, out, 4), 0);
 	assert_int_equal(sl_sched_next_burst(s, 600, out, 4), 1);
@@ -752,6 +755,42 @@ sl_sched_next_burst__program_timer(void **state)
 	assert_true(T.last_p.timer_expired);
 	assert_false(T.last_p.rto_expired);
 	assert_int_equal(stats(s).timers_fired, 1);
+	sl_sched_free(s);
+}
+
+static void
+sl_sched_flow_stats__counts(void **state)
+{
+	struct sl_sched *s = mk(2, 64);
+	struct sl_flow_stats fs;
+	struct sl_sched_stats st;
+	struct sl_seg out[8];
+
+	(void)state;
+	add(s, 0, "t_win", 8);
+	sl_sched_flow_push(s, 0, 3, 100);
+	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 3);
+	nack(s, 0, 1, 1, 1);
+	assert_int_equal(sl_sched_next_burst(s, 2, out, 8), 1);
+	ack(s, 0, 3, 3);
+	assert_int_equal(sl_sched_flow_stats(s, 0, &fs), 0);
+	assert_int_equal(fs.segs_sent, 4);
+	assert_int_equal(fs.segs_rtx, 1);
+	assert_int_equal(fs.bytes_sent, 1000 + 1000 + 100 + 1000);
+	assert_int_equal(fs.acks, 1);
+	assert_int_equal(fs.nacks, 1);
+	assert_int_equal(sl_sched_flow_stats(s, 1, &fs), -ENOENT);
+	sl_sched_stats(s, &st);
+	assert_int_equal(st.decisions, 4);
+	assert_int_equal(st.generated, 4);
+	assert_int_equal(st.generated_rtx, 1);
+	/* the tables describe every counter, by offset */
+	assert_int_equal(sl_sched_stat_count, sizeof(st) / sizeof(uint64_t));
+	assert_int_equal(sl_flow_stat_count, sizeof(fs) / sizeof(uint64_t));
+	assert_int_equal(sl_stat_get(&st, &sl_sched_stat_descs[0]), 4);
+	assert_string_equal(sl_sched_stat_descs[0].name, "decisions");
+	assert_non_null(sl_sched_flow_priv(s, 0));
+	assert_null(sl_sched_flow_priv(s, 1));
 	sl_sched_free(s);
 }
 
@@ -997,6 +1036,7 @@ main(void)
 		cmocka_unit_test(sl_sched_next_burst__ack_in_same_step_drops_timeout),
 		cmocka_unit_test(sl_sched_next_burst__rto_rearm_later_and_disarm),
 		cmocka_unit_test(sl_sched_next_burst__program_timer),
+		cmocka_unit_test(sl_sched_flow_stats__counts),
 		cmocka_unit_test(sl_sched__sequence_wrap),
 		cmocka_unit_test(sl_sched_incoming__rtt_samples),
 		cmocka_unit_test(sl_sched__random_events_keep_invariants),
