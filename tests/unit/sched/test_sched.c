@@ -119,6 +119,16 @@ add(struct sl_sched *s, uint32_t flow, const char *proto, uint32_t wnd)
 	assert_int_equal(sl_sched_flow_add(s, flow, &fc), 0);
 }
 
+/* Flow 0 with program t_win and window wnd, nsegs pushed, the first burst at time 0. */
+static unsigned
+start(struct sl_sched *s, uint32_t wnd, uint32_t nsegs, uint16_t last_len, struct sl_seg *out,
+      unsigned max)
+{
+	add(s, 0, "t_win", wnd);
+	assert_int_equal(sl_sched_flow_push(s, 0, nsegs, last_len), 0);
+	return sl_sched_next_burst(s, 0, out, max);
+}
+
 static void
 ack(struct sl_sched *s, uint32_t flow, uint32_t cumack, uint64_t now)
 {
@@ -249,9 +259,7 @@ sl_sched_next_burst__window_limits_new_segments(void **state)
 	struct sl_seg out[32];
 
 	(void)state;
-	add(s, 0, "t_win", 4);
-	assert_int_equal(sl_sched_flow_push(s, 0, 100, 1000), 0);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 32), 4);
+	assert_int_equal(start(s, 4, 100, 1000, out, 32), 4);
 	for (unsigned i = 0; i < 4; i++) {
 		assert_int_equal(out[i].seq, i);
 		assert_int_equal(out[i].len, 1000);
@@ -306,9 +314,7 @@ sl_sched_next_burst__tonic_tail_only_last_segment_short(void **state)
 	struct sl_seg out[8];
 
 	(void)state;
-	add(s, 0, "t_win", 64);
-	assert_int_equal(sl_sched_flow_push(s, 0, 3, 100), 0);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 3);
+	assert_int_equal(start(s, 64, 3, 100, out, 8), 3);
 	assert_int_equal(out[0].len, 1000);
 	assert_int_equal(out[1].len, 1000);
 	assert_int_equal(out[2].len, 100);
@@ -336,9 +342,7 @@ sl_sched_next_burst__lost_before_new(void **state)
 	struct sl_seg out[16];
 
 	(void)state;
-	add(s, 0, "t_win", 8);
-	sl_sched_flow_push(s, 0, 20, 1000);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 16), 8);
+	assert_int_equal(start(s, 8, 20, 1000, out, 16), 8);
 	nack(s, 0, 3, 2, 1); /* the program marks 3 and 4 */
 	assert_int_equal(view(s, 0).marked, 2);
 	ack(s, 0, 2, 2); /* opens the window by 2: generation takes the lost ones first */
@@ -399,9 +403,7 @@ sl_sched_incoming__fixed_stage_cumack_and_sack(void **state)
 	struct sl_seg out[16];
 
 	(void)state;
-	add(s, 0, "t_win", 10);
-	sl_sched_flow_push(s, 0, 20, 1000);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 16), 10);
+	assert_int_equal(start(s, 10, 20, 1000, out, 16), 10);
 	sack(s, 0, 0, 3, 1);
 	assert_true(T.last_in.sack_accepted);
 	assert_int_equal(T.last_in.newly_acked, 1);
@@ -453,9 +455,7 @@ sl_sched_incoming__refuses_bad_events(void **state)
 	};
 
 	(void)state;
-	add(s, 0, "t_win", 4);
-	sl_sched_flow_push(s, 0, 10, 1000);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 4);
+	assert_int_equal(start(s, 4, 10, 1000, out, 8), 4);
 	assert_int_equal(sl_sched_incoming(s, ev, SL_ARRAY_SIZE(ev), 1), 1);
 	assert_int_equal(stats(s).bad_events, SL_ARRAY_SIZE(ev) - 1);
 	assert_int_equal(stats(s).events, 1);
@@ -471,9 +471,7 @@ sl_sched_incoming__window_shrink_holds_new_segments(void **state)
 	struct sl_seg out[32];
 
 	(void)state;
-	add(s, 0, "t_win", 8);
-	sl_sched_flow_push(s, 0, 20, 1000);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 32), 8);
+	assert_int_equal(start(s, 8, 20, 1000, out, 32), 8);
 	T.set_wnd = 3;
 	ack(s, 0, 2, 1); /* window [2, 5): 5..7 are already out */
 	assert_int_equal(view(s, 0).wnd_segs, 3);
@@ -767,9 +765,7 @@ sl_sched_flow_stats__counts(void **state)
 	struct sl_seg out[8];
 
 	(void)state;
-	add(s, 0, "t_win", 8);
-	sl_sched_flow_push(s, 0, 3, 100);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 3);
+	assert_int_equal(start(s, 8, 3, 100, out, 8), 3);
 	nack(s, 0, 1, 1, 1);
 	assert_int_equal(sl_sched_next_burst(s, 2, out, 8), 1);
 	ack(s, 0, 3, 3);
