@@ -110,6 +110,9 @@ void sim_host_kick(struct sim *s, uint32_t host);
 struct sim_port_conf {
 	uint64_t rate_bps;
 	uint64_t prop_ns;
+	uint64_t jitter_ns;      /**< extra propagation delay, uniform in [0, jitter), FIFO kept:
+				  *   breaks the lock-step of equal-rate senders (drop-tail phase
+				  *   effects), ns */
 	uint64_t limit_bytes;    /**< data queue limit, bytes (0: unlimited) */
 	uint64_t ecn_kmin_bytes; /**< marking starts above this depth, bytes (0: no ECN) */
 	uint64_t ecn_kmax_bytes; /**< marking probability reaches pmax here, bytes */

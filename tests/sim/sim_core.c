@@ -33,6 +33,7 @@ struct sim_port {
 	uint64_t data_bytes;   /**< bytes in the data FIFO */
 	bool busy;             /**< a packet is serializing */
 	bool at_switch;        /**< switch -> host (else host -> switch) */
+	uint64_t last_arrival_ns; /**< arrival time of the last packet sent (FIFO under jitter) */
 	uint32_t host;         /**< the host at the other end (or this host's uplink) */
 	struct sim_port_stats st;
 };
@@ -255,9 +256,13 @@ port_done(struct sim *s, void *obj, uint64_t arg)
 {
 	struct sim_port *pt = obj;
 	struct sim_pkt *p = (struct sim_pkt *)(uintptr_t)arg;
+	uint64_t at = s->now_ns + pt->c.prop_ns;
 
 	pt->busy = false;
-	sim_schedule(s, s->now_ns + pt->c.prop_ns, pt->at_switch ? arrive_at_host : arrive_at_switch,
+	if (pt->c.jitter_ns)
+		at = SL_MAX(at + sl_rng_below(&s->rng, pt->c.jitter_ns), pt->last_arrival_ns);
+	pt->last_arrival_ns = at;
+	sim_schedule(s, at, pt->at_switch ? arrive_at_host : arrive_at_switch,
 		     pt->at_switch ? (void *)&s->host[pt->host] : (void *)s, (uintptr_t)p);
 	if (pt->at_switch)
 		port_start(s, pt);

@@ -238,6 +238,8 @@ set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, con
 			h->rate_bps = s->rate_bps = n;
 		else if (!strcmp(base, "delay") && is_time(scale, key))
 			h->prop_ns = s->prop_ns = n;
+		else if (!strcmp(base, "jitter") && is_time(scale, key))
+			h->jitter_ns = s->jitter_ns = n;
 		else if (!strcmp(base, "queue") && scale)
 			s->limit_bytes = n;
 		else if (!strcmp(base, "ecn_kmin") && scale)

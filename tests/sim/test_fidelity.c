@@ -256,9 +256,16 @@ programs__deliver_everything_within_credit(void **state)
 		struct sim_exp *x = run("programs.ini", ov, SL_ARRAY_SIZE(ov));
 		char name[64];
 
+		uint64_t maxq = sim_port_stats(sim_exp_sim(x), 2, true)->max_q_bytes;
+
 		snprintf(name, sizeof(name), "programs_%s", progs[i]);
 		print_recovery(name, x);
+		printf("{\"test\": \"%s_queue\", \"max_queue_bytes\": %" PRIu64 "}\n", name, maxq);
 		assert_true(sim_stats(sim_exp_sim(x))->drops_scripted > 0);
+		if (!strcmp(progs[i], "dctcp") || ts) /* ECN- and delay-driven: a short queue */
+			assert_true(sim_stats(sim_exp_sim(x))->drops_queue == 0 && maxq < 100000);
+		if (strstr(progs[i], "reno") || !strcmp(progs[i], "sack")) /* loss-driven: full */
+			assert_true(maxq > 190000);
 		assert_all_delivered(x);
 		assert_no_credit_violation(x);
 		sim_exp_free(x);

@@ -13,9 +13,10 @@
  *   recovery ---cumack > recover---> open.
  *   RTO: enter recovery and mark every unSACKed segment [wnd_start, snd_max); the period is
  *        RTO_low when at most N = 3 segments are in flight, else RTO_high (IRN section 3.1).
- * BDP-FC caps the segments in flight at the bandwidth-delay product (param[0], segments,
- * default W). The rate is the flow's configured rate: IRN runs with or without DCQCN, and
- * this program is the loss-recovery half.
+ * BDP-FC caps the segments in flight at the bandwidth-delay product: the program sets the
+ * window to param[0] segments (default W), which lib/sched enforces for window credit only
+ * today, so a rate flow is bounded by W until the engine applies it to every scheme. The rate
+ * is the flow's configured rate: IRN runs with or without DCQCN; this is its recovery half.
  * Parameters: param[0] BDP cap, segments [W]; param[1] RTO_low, ns [100 us];
  * param[2] RTO_high, ns [320 us].
  */
