@@ -185,6 +185,28 @@ newreno_incoming__ignores_other_events(void **state)
 	assert_int_equal(h.v.wnd_segs, 10);
 }
 
+static void
+newreno_incoming__sequence_wrap(void **state)
+{
+	struct sl_flow_conf fc = {.init_wnd_segs = 20, .first_seq = UINT32_MAX - 2};
+	uint32_t b = fc.first_seq;
+	struct harness h;
+
+	(void)state;
+	h_init(&h, "newreno", &fc);
+	h_send(&h, 20);
+	for (int i = 0; i < 4; i++) /* a new ack, then 3 dupacks: b + 1 lost */
+		h_ack(&h, b + 1, -1);
+	assert_true(sl_flow_is_marked(&h.v, b + 1));
+	assert_int_equal(nr(&h)->recover, b + 19);
+	h_send(&h, 1);
+	h_ack(&h, b + 6, -1); /* partial, across 2^32 */
+	assert_true(sl_flow_is_marked(&h.v, b + 6));
+	h_send(&h, 1);
+	h_ack(&h, b + 20, -1);
+	assert_false(nr(&h)->inrec);
+}
+
 int
 main(void)
 {
@@ -198,6 +220,7 @@ main(void)
 		cmocka_unit_test(newreno_periodic__rto_marks_head_and_resets_window),
 		cmocka_unit_test(newreno_periodic__idle_flow_ignores_rto),
 		cmocka_unit_test(newreno_incoming__ignores_other_events),
+		cmocka_unit_test(newreno_incoming__sequence_wrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

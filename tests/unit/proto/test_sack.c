@@ -93,6 +93,27 @@ sack_periodic__rto_then_every_unsacked_hole_in_slow_start(void **state)
 	assert_true(sl_flow_is_marked(&h.v, 9) && !sl_flow_is_marked(&h.v, 10));
 }
 
+static void
+sack_incoming__sequence_wrap(void **state)
+{
+	struct sl_flow_conf fc = {.init_wnd_segs = 20, .first_seq = UINT32_MAX - 4};
+	uint32_t b = fc.first_seq;
+	struct harness h;
+
+	(void)state;
+	h_init(&h, "sack", &fc);
+	h_send(&h, 20); /* segments b .. b + 19 straddle 2^32 */
+	h_ack(&h, b + 1, -1);
+	for (uint32_t k = 2; k <= 4; k++) /* b + 1 lost, three SACKs above it */
+		h_ack(&h, b + 1, b + k);
+	assert_int_equal(h.nmarked, 1);
+	assert_true(sl_flow_is_marked(&h.v, b + 1));
+	h_send(&h, 1);
+	h_ack(&h, b + 20, -1); /* past the recovery point, across the wrap */
+	assert_int_equal(h.v.wnd_segs, 9);
+	assert_false(h.rto_armed);
+}
+
 int
 main(void)
 {
@@ -101,6 +122,7 @@ main(void)
 		cmocka_unit_test(sack_incoming__pipe_opens_new_data_then_the_next_hole),
 		cmocka_unit_test(sack_incoming__recovery_ends_past_recovery_point),
 		cmocka_unit_test(sack_periodic__rto_then_every_unsacked_hole_in_slow_start),
+		cmocka_unit_test(sack_incoming__sequence_wrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
