@@ -247,6 +247,10 @@ struct sl_recv_conn_info {
 	bool open;
 };
 
+/*
+ * Fill info for conn: 0, -EINVAL, -ENOMEM, or -EFAULT when its chain is malformed. It counts
+ * blocks by walking the chain: for tests and telemetry, not for every packet.
+ */
 int sl_recv_conn_info(const struct sl_recv *r, uint32_t conn, struct sl_recv_conn_info *info);
 
 /* Blocks in use now, and the pool's size in blocks. */
