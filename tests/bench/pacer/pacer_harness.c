@@ -195,7 +195,7 @@ ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n,
 	struct sl_pkt out[PH_BURST_MAX];
 	unsigned burst = SL_MIN(SL_MAX(c->burst, 1u), PH_BURST_MAX);
 	struct ph_loop l = {.c = c, .flows = flows, .n = n};
-	uint64_t now = 0, cpu0, sink = 0;
+	uint64_t now = 0, cpu0, wall0, sink = 0;
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -226,6 +226,7 @@ ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n,
 	if (c->callgrind)
 		CALLGRIND_START_INSTRUMENTATION;
 	cpu0 = thread_cpu_ns();
+	wall0 = sl_monotonic_ns();
 	for (;;) {
 		uint64_t ev, d;
 		unsigned got;
@@ -260,6 +261,7 @@ ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n,
 		now = SL_MAX(d, now + SL_MAX(c->step_ns, 1u));
 	}
 	r->cpu_ns = thread_cpu_ns() - cpu0;
+	r->wall_ns = sl_monotonic_ns() - wall0;
 	if (c->callgrind)
 		CALLGRIND_STOP_INSTRUMENTATION;
 	r->mem_bytes = sl_pacer_mem_bytes(l.p);

@@ -68,6 +68,7 @@ struct ph_flow_metrics {
 struct ph_result {
 	uint64_t departures;
 	uint64_t cpu_ns;       /**< thread CPU time of the dequeue loop, ns */
+	uint64_t wall_ns;      /**< wall-clock time of the dequeue loop, ns */
 	uint64_t calls;        /**< dequeue calls */
 	uint64_t mem_bytes;    /**< pacer state */
 	uint64_t lookahead_ns; /**< Tassel L at the end */
