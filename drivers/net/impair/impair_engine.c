@@ -155,6 +155,8 @@ apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 	uint32_t queue_frames = e->conf.queue_frames;
 	bool reseed = e->ring == NULL || c->seed != e->conf.seed;
 	bool new_ber = e->ring == NULL || c->ber != e->conf.ber || reseed;
+	bool cap_was_on = e->ring != NULL && e->conf.rate_bps > 0;
+	int64_t depth = (int64_t)c->burst_bytes * BITNS_PER_BYTE;
 
 	e->conf = *c;
 	if (e->ring != NULL)
@@ -174,12 +176,14 @@ apply_conf(struct sl_impair *e, const struct sl_impair_conf *c)
 		e->ber_log1m = c->ber > 0 ? log1p(-c->ber) : 0;
 		e->ber_gap = c->ber > 0 ? ber_draw_gap(e) : 0;
 	}
-	if (e->tokens_bitns > (int64_t)c->burst_bytes * BITNS_PER_BYTE || c->rate_bps == 0)
-		e->tokens_bitns = (int64_t)c->burst_bytes * BITNS_PER_BYTE;
-	if (c->rate_bps == 0) {
-		/* Without a cap every frame departs on arrival; the backlog starts empty. */
+	if (c->rate_bps == 0 || !cap_was_on) {
+		/* A new cap starts with a full bucket and no backlog; without one nothing waits. */
+		e->tokens_bitns = depth;
+		e->last_depart_ns = 0;
 		e->sh_head = e->tail;
 		e->backlog_bytes = 0;
+	} else if (e->tokens_bitns > depth) {
+		e->tokens_bitns = depth;
 	}
 	e->drop_cursor = drop_cursor_at(c, e->offer_idx);
 	e->active = c->loss > 0 || c->ge_p > 0 || c->ber > 0 || c->dup > 0 || c->reorder > 0 ||

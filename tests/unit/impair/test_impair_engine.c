@@ -562,7 +562,7 @@ sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 	st = sl_impair_stats(e);
 	/* Every window [t_i, t_j] of releases: (j - i + 1) frames fit rate x (t_j - t_i) + burst.
 	 */
-	for (unsigned i = 0; i < n_rel; i += 7)
+	for (unsigned i = 0; i < n_rel; i++)
 		for (unsigned j = i; j < n_rel && j < i + 100; j++)
 			assert_true((j - i + 1) * len <=
 				    sl_bytes_in_ns(rate, t_rel[j] - t_rel[i]) + burst);
@@ -574,6 +574,64 @@ sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 	assert_true(st->queued > st->released / 2);
 	sl_impair_free(e);
 	free(t_rel);
+}
+
+/*
+ * The token bucket's schedule, exactly: 8 Gb/s is 1 byte/ns; a 4000 B bucket lets four 1000 B
+ * frames out at once, then one every 1000 ns; 7000 B of backlog allowed, so the 12th frame of
+ * a 12-frame burst finds 8000 B waiting and is dropped.
+ */
+static void
+sl_impair_peek__rate_cap_exact_schedule(void **state)
+{
+	struct sl_impair_frame f[12];
+	struct sl_impair_conf c;
+	struct harness h = {0};
+	struct sl_impair *e;
+	void *out[12];
+
+	(void)state;
+	sl_impair_conf_init(&c);
+	c.rate_bps = 8 * SL_BPS_PER_GBPS;
+	c.burst_bytes = 4000;
+	c.queue_bytes = 7000;
+	e = make(&c, &h);
+	for (unsigned i = 0; i < 12; i++)
+		f[i] = (struct sl_impair_frame){(void *)(uintptr_t)(i + 1), 1000};
+	sl_impair_admit(e, f, 12, 0);
+	assert_int_equal(sl_impair_stats(e)->drop_queue, 1);
+	assert_int_equal(sl_impair_peek(e, 0, out, 12), 4);
+	sl_impair_consume(e, 4);
+	for (unsigned k = 1; k <= 7; k++) {
+		assert_int_equal(sl_impair_next_due_ns(e), k * 1000);
+		assert_int_equal(sl_impair_peek(e, k * 1000 - 1, out, 12), 0);
+		assert_int_equal(sl_impair_peek(e, k * 1000, out, 12), 1);
+		assert_ptr_equal(out[0], (void *)(uintptr_t)(4 + k));
+		sl_impair_consume(e, 1);
+	}
+	assert_int_equal(sl_impair_held(e), 0);
+	assert_int_equal(sl_impair_stats(e)->queued, 7);
+	sl_impair_free(e);
+}
+
+/* ber = 0.5: every bit is a fair coin, so an off-by-one in the gap draw shows at once. */
+static void
+sl_impair_admit__ber_half_flips_half_the_bits(void **state)
+{
+	enum { FRAMES = 100000, LEN = 8 };
+	struct sl_impair_conf c;
+	struct harness h = {.frame_bytes = LEN};
+	struct sl_impair *e;
+
+	(void)state;
+	sl_impair_conf_init(&c);
+	c.ber = 0.5;
+	c.corrupt = SL_IMPAIR_CORRUPT_DELIVER;
+	e = make(&c, &h);
+	run(e, 1, FRAMES, LEN, 0, NULL, 0);
+	assert_true(binomial_ok(sl_impair_stats(e)->bits_flipped, (uint64_t)FRAMES * LEN * 8, 0.5));
+	assert_int_equal(h.flips, sl_impair_stats(e)->bits_flipped);
+	sl_impair_free(e);
 }
 
 static void
@@ -685,6 +743,8 @@ main(void)
 		cmocka_unit_test(sl_impair_peek__delay_never_early_nor_2us_late),
 		cmocka_unit_test(sl_impair_peek__jitter_bounded_and_in_order),
 		cmocka_unit_test(sl_impair_peek__rate_cap_never_exceeds_arrival_curve),
+		cmocka_unit_test(sl_impair_peek__rate_cap_exact_schedule),
+		cmocka_unit_test(sl_impair_admit__ber_half_flips_half_the_bits),
 		cmocka_unit_test(sl_impair_admit__drop_idx_drops_exactly_the_listed),
 		cmocka_unit_test(sl_impair_reconfigure__raises_loss_mid_run),
 		cmocka_unit_test(sl_impair_free__releases_held_frames),
