@@ -452,6 +452,20 @@ ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fra
 	return true;
 }
 
+/* Describe ring slot s, holding frame id, as a frame to send. */
+static void
+slot_out(const struct ring_slot *s, uint32_t id, bool replay, struct sl_link_tx_frame *f)
+{
+	f->handle = s->handle;
+	f->body = s->body;
+	f->body_len = s->body_len;
+	f->kind = s->kind;
+	f->hdr_len = s->hdr_len;
+	f->is_replay = replay;
+	f->id = id;
+	memcpy(f->hdr, s->hdr, s->hdr_len);
+}
+
 /* Put a new data or filler frame into the ring at tx_next and describe it in f (if not NULL). */
 static void
 ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, uint8_t fc,
@@ -482,14 +496,7 @@ ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, u
 		l->ring_used++;
 	if (f == NULL)
 		return;
-	f->handle = s->handle;
-	f->body = s->body;
-	f->body_len = s->body_len;
-	f->kind = s->kind;
-	f->hdr_len = s->hdr_len;
-	f->is_replay = false;
-	f->id = l->tx_next - 1;
-	memcpy(f->hdr, s->hdr, s->hdr_len);
+	slot_out(s, l->tx_next - 1, false, f);
 	if (l->clear_left)
 		l->clear_left--;
 	l->last_tx_ns = now_ns;
@@ -530,16 +537,8 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 
 	if (slot < 2 * l->replay_count && slot % 2 == 0) {
 		uint32_t id = l->replay_first + slot / 2;
-		const struct ring_slot *s = &l->ring[id & l->ring_mask];
 
-		f->handle = s->handle;
-		f->body = s->body;
-		f->body_len = s->body_len;
-		f->kind = s->kind;
-		f->hdr_len = s->hdr_len;
-		f->is_replay = true;
-		f->id = id;
-		memcpy(f->hdr, s->hdr, s->hdr_len);
+		slot_out(&l->ring[id & l->ring_mask], id, true, f);
 		l->stats.tx_replayed++;
 		l->last_tx_ns = now_ns;
 	} else {
