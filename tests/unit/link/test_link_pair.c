@@ -165,7 +165,11 @@ lp_run__slow_consumer_is_paused_not_dropped(void **state)
 		assert_true(r.dir[d].max_occupancy <= r.fc_frames);
 		assert_int_equal(r.dir[d].rx.rx_fc_overflow, 0);
 	}
-	/* FC frames lost on the way are replayed like data: still no overflow, nothing lost. */
+	/*
+	 * With loss, FC frames are replayed like data and may wait behind a replay; the queue
+	 * still never exceeds S_FC (the backstop refuses a frame, which comes back) and nothing
+	 * is lost.
+	 */
 	c.fault.loss = 1e-3;
 	c.seed = 51;
 	run_clean("consumer_10pct_loss_1e-3", &c, &r);
