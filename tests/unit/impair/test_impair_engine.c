@@ -685,6 +685,32 @@ sl_impair_reconfigure__raises_loss_mid_run(void **state)
 	sl_impair_free(e);
 }
 
+/* Frames held back for reordering leave as soon as reordering is switched off. */
+static void
+sl_impair_reconfigure__reorder_off_releases_held_frames(void **state)
+{
+	struct sl_impair_conf c;
+	struct harness h = {0};
+	struct sl_impair *e;
+	void *out[8];
+
+	(void)state;
+	sl_impair_conf_init(&c);
+	c.reorder = 1.0;
+	c.reorder_gap = 5;
+	e = make(&c, &h);
+	assert_int_equal(run(e, 1, 3, 64, 0, NULL, 0), 0);
+	assert_int_equal(sl_impair_held(e), 3);
+	c.reorder = 0;
+	assert_int_equal(sl_impair_reconfigure(e, &c), 0);
+	assert_int_equal(sl_impair_peek(e, 0, out, 8), 3);
+	sl_impair_consume(e, 3);
+	assert_ptr_equal(out[0], (void *)1);
+	assert_ptr_equal(out[2], (void *)3);
+	assert_true(sl_impair_idle(e));
+	sl_impair_free(e);
+}
+
 static void
 sl_impair_free__releases_held_frames(void **state)
 {
@@ -747,6 +773,7 @@ main(void)
 		cmocka_unit_test(sl_impair_admit__ber_half_flips_half_the_bits),
 		cmocka_unit_test(sl_impair_admit__drop_idx_drops_exactly_the_listed),
 		cmocka_unit_test(sl_impair_reconfigure__raises_loss_mid_run),
+		cmocka_unit_test(sl_impair_reconfigure__reorder_off_releases_held_frames),
 		cmocka_unit_test(sl_impair_free__releases_held_frames),
 		cmocka_unit_test(sl_impair_admit__full_queue_and_failed_clone_are_counted),
 	};
