@@ -713,7 +713,12 @@ gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pk
 		return 1;
 	c->melo.gbn.nacked = 1;
 	c->melo.gbn.nacked_psn = c->melo.rcv_nxt;
-	return 1 + nack_or_ack(r, c, pkt->conn, pkt->psn, &act[1]);
+	if (c->fb & SL_RECV_FB_NACK)
+		return 1 + nack_now(r, c, pkt->conn, &act[1]);
+	/* A duplicate ACK: no SACK, the packet was not kept. */
+	act_fb(c, pkt->conn, SL_RECV_ACT_ACK, &act[1]);
+	r->st.acks++;
+	return 2;
 }
 
 /* ---- per packet --------------------------------------------------------------------------- */

@@ -571,6 +571,22 @@ sl_recv_burst__gbn_drops_and_nacks_once_per_gap(void **state)
 }
 
 static void
+sl_recv_burst__gbn_without_nack_sends_a_dup_ack_without_sack(void **state)
+{
+	struct sl_recv *r = mk(1, 64, 128);
+
+	(void)state;
+	open_conn(r, 0, 0, SL_RECV_GBN, SL_RECV_FB_SACK, 4);
+	rx(r, 0, 0, 0, 1);
+	rx(r, 0, 2, 0, 1); /* dropped: must not be SACKed */
+	assert_int_equal(act[0].reason, SL_RECV_DROP_OUT_OF_ORDER);
+	assert_int_equal(act[1].type, SL_RECV_ACT_ACK);
+	assert_int_equal(act[1].fb.ack_psn, 1);
+	assert_false(act[1].fb.flags & SL_RECV_FBF_SACK);
+	sl_recv_free(r);
+}
+
+static void
 sl_recv_burst__cnp_rate_limited_per_connection(void **state)
 {
 	struct sl_recv *r = mk(1, 64, 128);
@@ -903,6 +919,7 @@ main(void)
 		cmocka_unit_test(sl_recv_burst__duplicate_and_out_of_window),
 		cmocka_unit_test(sl_recv_burst__psn_wrap),
 		cmocka_unit_test(sl_recv_burst__gbn_drops_and_nacks_once_per_gap),
+		cmocka_unit_test(sl_recv_burst__gbn_without_nack_sends_a_dup_ack_without_sack),
 		cmocka_unit_test(sl_recv_burst__cnp_rate_limited_per_connection),
 		cmocka_unit_test(sl_recv_burst__ack_echo_ecn_and_sack_fields),
 		cmocka_unit_test(sl_recv_burst__ndp_pulls_and_nacks_trimmed),
