@@ -10,7 +10,8 @@
  * anywhere (or a raw NACK), an ACK-timer poll, close and reopen, new data with flags, tracker
  * take/RTO. Checked after every operation: each payload handle comes back exactly once
  * (delivered, or dropped, or stored then delivered or dropped at close), deliveries are in PSN
- * order per connection, and no operation reads more next_ptr links than it frees blocks (no
+ * order per connection, every ACK names the next PSN to deliver and SACKs only a PSN held or
+ * delivered, and no operation reads more next_ptr links than it frees blocks (no
  * list walk: requirement 4 of melo.md section 6). Every 64 operations and at the end, both
  * audits (free + allocated = pool size, no block reachable from two owners, chains exact).
  * Any violation aborts.
@@ -27,9 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_CONNS 32
 #define MAX_OPS 4096
 
+#define SLOTS 1024 /**< largest window the header selects */
+
 struct model {
 	uint32_t next_new;  /**< next PSN never sent */
 	uint32_t delivered; /**< next PSN to be delivered */
+	uint8_t stored[SLOTS];      /**< PSN mod SLOTS is held in the reorder buffer */
+	uint32_t stored_psn[SLOTS]; /**< ... and which PSN it is */
 };
 
 struct fuzz {
@@ -54,21 +59,27 @@ apply(struct fuzz *f, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_recv_action *a = &f->act[i];
 		uintptr_t h = (uintptr_t)a->data.handle;
+		struct model *m = &f->m[a->conn];
 
 		switch (a->type) {
 		case SL_RECV_ACT_STORE:
 			CHECK(h <= f->handles && f->state[h] == 0);
 			f->state[h] = 1;
+			m->stored[a->psn % SLOTS] = 1;
+			m->stored_psn[a->psn % SLOTS] = a->psn;
 			break;
 		case SL_RECV_ACT_DELIVER:
 			CHECK(h <= f->handles && f->state[h] <= 1);
-			CHECK(a->psn == f->m[a->conn].delivered);
-			f->m[a->conn].delivered++;
+			CHECK(a->psn == m->delivered);
+			m->delivered++;
+			m->stored[a->psn % SLOTS] = 0;
 			f->state[h] = 2;
 			break;
 		case SL_RECV_ACT_DROP:
 			CHECK(h <= f->handles);
 			CHECK(f->state[h] == (a->reason == SL_RECV_DROP_CLOSED ? 1 : 0));
+			if (a->reason == SL_RECV_DROP_CLOSED)
+				m->stored[a->psn % SLOTS] = 0;
 			f->state[h] = 2;
 			break;
 		case SL_RECV_ACT_NACK:
@@ -76,6 +87,12 @@ apply(struct fuzz *f, unsigned n)
 			CHECK(sl_recv_rtx_nack(f->t, a->conn, &a->fb) >= 0);
 			break;
 		case SL_RECV_ACT_ACK:
+			CHECK(a->fb.ack_psn == m->delivered);
+			/* A SACK names a PSN the receiver holds or has delivered. */
+			CHECK(!(a->fb.flags & SL_RECV_FBF_SACK) ||
+			      (int32_t)(a->fb.sack_psn - m->delivered) < 0 ||
+			      (m->stored[a->fb.sack_psn % SLOTS] &&
+			       m->stored_psn[a->fb.sack_psn % SLOTS] == a->fb.sack_psn));
 			CHECK(sl_recv_rtx_ack(f->t, a->conn, a->fb.ack_psn) == 0);
 			break;
 		default:
@@ -106,7 +123,9 @@ conn_open(struct fuzz *f, uint32_t conn, uint32_t isn, uint8_t d)
 
 	CHECK(sl_recv_conn_open(f->r, conn, &cc) == 0);
 	CHECK(sl_recv_rtx_flow_open(f->t, conn, isn) == 0);
-	f->m[conn] = (struct model){isn, isn};
+	memset(&f->m[conn], 0, sizeof(f->m[conn]));
+	f->m[conn].next_new = isn;
+	f->m[conn].delivered = isn;
 }
 
 static void
