@@ -13,6 +13,10 @@
  * segment sent and cwnd (the program's user cwnd; the reference's cwnd without the recovery
  * inflation, i.e. ssthresh during fast recovery, which is what appendix F keeps in cwnd).
  * The test prints one JSON line with the comparison and fails when the traces part.
+ *
+ * The same reference, one instance per flow and served round-robin per host, also runs the
+ * 2 x 100 flow experiment (Fig. 3c, newreno_2x100.ini): the goodput CDFs and retransmission
+ * counts of the program and the reference are printed side by side and must stay close.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -26,6 +30,7 @@
 
 #include "sim_exp.h"
 #include "sl_newreno.h"
+#include "sl_time.h"
 
 #define SAMPLE_NS SL_NS_PER_US
 #define MAX_SAMPLES 200000u
@@ -61,7 +66,16 @@ struct ref_tcp {
 	bool armed;                      /**< the retransmission timer runs */
 	uint64_t rto_ns, rto_min_ns, rto_gen;
 	uint8_t *txc;                    /**< transmissions per segment */
-	struct trace *tr;
+	uint32_t txc_len;                /**< segments tracked: the flow stops there */
+	uint64_t rtx, fast_rtx, rtos;    /**< retransmissions, fast retransmits, timeouts */
+	struct trace *tr;                /**< samples (flow 0 of the single-flow run), or NULL */
+};
+
+/* A host's reference flows, served one packet each in turn (like the engine's ready set). */
+struct ref_host {
+	struct ref_tcp **by_flow; /**< global flow id -> flow, shared by all hosts */
+	struct ref_tcp **f;       /**< this host's flows */
+	uint32_t n, rr;
 };
 
 static void ref_rto(struct sim *s, void *obj, uint64_t gen);
@@ -88,7 +102,7 @@ ref_rto(struct sim *s, void *obj, uint64_t gen)
 
 	if (gen != r->rto_gen || !r->armed || r->una == r->max)
 		return;
-	r->tr->rtos++;
+	r->rtos++;
 	r->ssthresh = SL_MAX((r->max - r->una) / 2, 2u); /* RFC 5681 eq. 4 */
 	r->cwnd = 1;
 	r->recover = r->max - 1; /* RFC 6582 s3.2 step 4 */
@@ -119,7 +133,7 @@ ref_next_pkt(void *ctx, uint64_t now_ns, struct sim_pkt *p)
 		if (sl_seq_gt(r->nxt, r->max))
 			r->max = r->nxt;
 	}
-	if (seq >= REF_SEGS)
+	if (seq >= r->txc_len)
 		return false;
 	p->flow = r->flow;
 	p->dst = (uint16_t)r->dst;
@@ -129,7 +143,7 @@ ref_next_pkt(void *ctx, uint64_t now_ns, struct sim_pkt *p)
 	if (r->txc[seq] < UINT8_MAX)
 		r->txc[seq]++;
 	if (p->tx_id)
-		r->tr->rtx++;
+		r->rtx++;
 	if (!r->armed) /* RFC 6298 5.1: start the timer if it is not running */
 		ref_arm(r);
 	return true;
@@ -197,7 +211,7 @@ ref_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 	if (++r->dupacks != 3)
 		return;
 	if (sl_seq_gt(a - 1, r->recover) || (r->cwnd > 1 && a - r->prev_highest_ack <= 4)) {
-		r->tr->fast_rtx++;
+		r->fast_rtx++;
 		r->recover = r->max - 1;
 		r->ssthresh = SL_MAX((r->max - r->una) / 2, 2u);
 		r->cwnd = r->ssthresh + 3;
@@ -207,10 +221,34 @@ ref_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 	}
 }
 
+static bool
+host_next_pkt(void *ctx, uint64_t now_ns, struct sim_pkt *p)
+{
+	struct ref_host *h = ctx;
+
+	for (uint32_t i = 0; i < h->n; i++) {
+		uint32_t k = (h->rr + i) % h->n;
+
+		if (ref_next_pkt(h->f[k], now_ns, p)) {
+			h->rr = (k + 1) % h->n;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+host_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
+{
+	struct ref_host *h = ctx;
+
+	ref_input(h->by_flow[p->flow], p, now_ns);
+}
+
 static const struct sim_sender_ops ref_ops = {
-	.next_pkt = ref_next_pkt,
+	.next_pkt = host_next_pkt,
 	.next_ns = ref_next_ns,
-	.input = ref_input,
+	.input = host_input,
 };
 
 static void
@@ -225,43 +263,88 @@ ref_sample(struct sim *s, void *obj, uint64_t arg)
 	sim_schedule(s, sim_now(s) + SAMPLE_NS, ref_sample, r, 0);
 }
 
+/* Outcome of one reference flow. */
+struct ref_result {
+	uint64_t rx_bytes, rtx, fast_rtx, rtos;
+};
+
+/*
+ * Run every flow of the scenario with the reference sender (backlogged, started at time 0);
+ * samples of flow 0 go to t when t is not NULL; per-flow outcomes to res.
+ */
 static void
-run_reference(const struct sim_scenario *sc, struct trace *t)
+run_reference(const struct sim_scenario *sc, struct trace *t, struct ref_result *res,
+	      uint32_t txc_len)
 {
-	const struct sim_flow_spec *sp = &sc->group[0].spec;
 	struct sim_recv_conf rc = sc->recv;
-	struct ref_tcp r = {0};
+	struct ref_host hosts[SIM_MAX_HOSTS] = {0};
+	struct ref_tcp *flows, **by_flow;
+	uint32_t n = 0, fl = 0;
 	struct sim_recv *rcv;
 	struct sim *s;
 
+	for (uint32_t g = 0; g < sc->ngroups; g++)
+		n += sc->group[g].count;
+	flows = calloc(n, sizeof(*flows));
+	by_flow = calloc(n, sizeof(*by_flow));
+	assert_true(flows && by_flow);
 	s = sim_create(&sc->net);
 	assert_non_null(s);
-	rc.nflows = 1;
+	rc.nflows = n;
 	rcv = sim_recv_create(s, &rc);
 	assert_non_null(rcv);
-	assert_int_equal(sim_recv_add_flow(rcv, 0, sp->fc.seg_bytes), 0);
-	r.txc = calloc(REF_SEGS, 1);
-	assert_non_null(r.txc);
-	r.s = s;
-	r.host = sp->src;
-	r.dst = sp->dst;
-	r.seg_bytes = sp->fc.seg_bytes;
-	r.wmax = sc->sched.wnd_segs;
-	r.cwnd = sp->fc.init_wnd_segs;
-	r.ssthresh = UINT32_MAX;
-	r.recover = UINT32_MAX; /* the "initial send sequence number", one before segment 0 */
-	r.rto_ns = r.rto_min_ns = sp->fc.rto_ns;
-	r.tr = t;
-	for (uint32_t h = 0; h < sc->net.nhosts; h++)
+	for (uint32_t g = 0; g < sc->ngroups; g++) {
+		const struct sim_flow_spec *sp = &sc->group[g].spec;
+
+		for (uint32_t i = 0; i < sc->group[g].count; i++, fl++) {
+			struct ref_tcp *r = &flows[fl];
+			struct ref_host *h = &hosts[sp->src];
+
+			assert_int_equal(sim_recv_add_flow(rcv, fl, sp->fc.seg_bytes), 0);
+			r->txc = calloc(txc_len, 1);
+			assert_non_null(r->txc);
+			r->txc_len = txc_len;
+			r->s = s;
+			r->flow = fl;
+			r->host = sp->src;
+			r->dst = sp->dst;
+			r->seg_bytes = sp->fc.seg_bytes;
+			r->wmax = sc->sched.wnd_segs ? sc->sched.wnd_segs : SL_SCHED_WND_DEFAULT;
+			r->cwnd = sp->fc.init_wnd_segs;
+			r->ssthresh = UINT32_MAX;
+			r->recover = UINT32_MAX; /* the "initial send sequence number", before 0 */
+			r->rto_ns = r->rto_min_ns = sp->fc.rto_ns;
+			by_flow[fl] = r;
+			h->f = realloc(h->f, (h->n + 1) * sizeof(*h->f));
+			assert_non_null(h->f);
+			h->f[h->n++] = r;
+			h->by_flow = by_flow;
+		}
+	}
+	for (uint32_t h = 0; h < sc->net.nhosts; h++) {
 		sim_set_receiver(s, h, &sim_recv_ops, rcv);
-	sim_set_sender(s, sp->src, &ref_ops, &r);
-	sim_schedule(s, 0, ref_sample, &r, 0);
-	sim_host_kick(s, sp->src);
+		if (hosts[h].n) {
+			sim_set_sender(s, h, &ref_ops, &hosts[h]);
+			sim_host_kick(s, h);
+		}
+	}
+	if (t) {
+		flows[0].tr = t;
+		sim_schedule(s, 0, ref_sample, &flows[0], 0);
+	}
 	sim_run(s, sc->duration_ns);
 	assert_int_equal(sim_error(s), 0);
+	for (fl = 0; fl < n; fl++) {
+		res[fl] = (struct ref_result){sim_recv_flow(rcv, fl)->bytes, flows[fl].rtx,
+					      flows[fl].fast_rtx, flows[fl].rtos};
+		free(flows[fl].txc);
+	}
+	for (uint32_t h = 0; h < SIM_MAX_HOSTS; h++)
+		free(hosts[h].f);
 	sim_recv_free(rcv);
 	sim_free(s);
-	free(r.txc);
+	free(by_flow);
+	free(flows);
 }
 
 /* ---- the program on lib/sched ---- */
@@ -335,6 +418,7 @@ static void
 newreno__matches_rfc6582_reference(void **state)
 {
 	static struct trace prog, ref;
+	struct ref_result rr;
 	struct sim_scenario sc;
 	uint32_t n, npts = 0, cw_close = 0, ip = 0, ir = 0, end;
 	uint64_t seq_worst_t = 0;
@@ -343,7 +427,10 @@ newreno__matches_rfc6582_reference(void **state)
 	(void)state;
 	load(&sc, "newreno_single.ini");
 	run_program(&sc, &prog);
-	run_reference(&sc, &ref);
+	run_reference(&sc, &ref, &rr, REF_SEGS);
+	ref.rtx = rr.rtx;
+	ref.fast_rtx = rr.fast_rtx;
+	ref.rtos = rr.rtos;
 	n = SL_MIN(prog.n, ref.n);
 	assert_true(n > 1000);
 	/* Sequence trace in time: the cumulative acks at equal times. */
@@ -389,11 +476,88 @@ newreno__matches_rfc6582_reference(void **state)
 	assert_true((double)cw_close / npts >= 0.90);
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort v[n] and return its q-quantile. */
+static uint64_t
+quantile(uint64_t *v, uint32_t n, double q)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[(uint32_t)(q * (n - 1) + 0.5)];
+}
+
+/*
+ * Fig. 3c: 2 hosts x 100 flows on one bottleneck, the program against the reference sender:
+ * the goodput CDFs and the retransmission counts side by side.
+ */
+static void
+newreno_2x100__cdf_matches_rfc6582_reference(void **state)
+{
+	static const double qs[] = {0.1, 0.25, 0.5, 0.75, 0.9};
+	struct sim_scenario sc;
+	struct ref_result *rr;
+	struct sim_exp *x;
+	uint64_t *gp, *gr, rtx_p = 0, rtx_r = 0, rto_p = 0, rto_r = 0, tot_p = 0, tot_r = 0;
+	double worst = 0;
+	uint32_t n;
+
+	(void)state;
+	load(&sc, "newreno_2x100.ini");
+	x = sim_exp_create(&sc);
+	assert_non_null(x);
+	assert_int_equal(sim_exp_run(x), 0);
+	n = sim_exp_nflows(x);
+	rr = calloc(n, sizeof(*rr));
+	gp = calloc(n, sizeof(*gp));
+	gr = calloc(n, sizeof(*gr));
+	assert_true(rr && gp && gr);
+	run_reference(&sc, NULL, rr, UINT32_C(1) << 17);
+	for (uint32_t fl = 0; fl < n; fl++) {
+		const struct sim_flow_result *r = sim_exp_flow(x, fl);
+
+		gp[fl] = r->goodput_bps;
+		gr[fl] = sl_rate_bps(rr[fl].rx_bytes, sc.duration_ns);
+		tot_p += gp[fl];
+		tot_r += gr[fl];
+		rtx_p += r->st.segs_rtx;
+		rtx_r += rr[fl].rtx;
+		rto_p += r->st.rto_fired;
+		rto_r += rr[fl].rtos;
+	}
+	printf("{\"test\": \"newreno_2x100_vs_rfc6582\", \"flows\": %u", n);
+	for (size_t i = 0; i < SL_ARRAY_SIZE(qs); i++) {
+		uint64_t a = quantile(gp, n, qs[i]), b = quantile(gr, n, qs[i]);
+		double d = fabs((double)a - (double)b) / (double)b;
+
+		worst = d > worst ? d : worst;
+		printf(", \"p%d_prog_bps\": %" PRIu64 ", \"p%d_ref_bps\": %" PRIu64,
+		       (int)(qs[i] * 100), a, (int)(qs[i] * 100), b);
+	}
+	printf(", \"cdf_worst_rel_diff\": %.4f, \"total_prog_bps\": %" PRIu64
+	       ", \"total_ref_bps\": %" PRIu64 ", \"rtx_prog\": %" PRIu64 ", \"rtx_ref\": %" PRIu64
+	       ", \"rto_prog\": %" PRIu64 ", \"rto_ref\": %" PRIu64 "}\n",
+	       worst, tot_p, tot_r, rtx_p, rtx_r, rto_p, rto_r);
+	assert_true(worst < 0.25);
+	assert_true(tot_p > tot_r * 95 / 100 && tot_p < tot_r * 105 / 100);
+	assert_true(rtx_p < rtx_r * 3 / 2 && rtx_r < rtx_p * 3 / 2);
+	free(gp);
+	free(gr);
+	free(rr);
+	sim_exp_free(x);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(newreno__matches_rfc6582_reference),
+		cmocka_unit_test(newreno_2x100__cdf_matches_rfc6582_reference),
 	};
 
 	if (argc > 1)
