@@ -612,31 +612,42 @@ melo_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 	return n;
 }
 
+/*
+ * For RCV.NXT <= psn <= RCV.HIGH: the head or the tail block holding psn's bit, or NIL for a
+ * middle block; *blk_idx is the block's position in the chain.
+ */
+static inline uint16_t
+edge_block(const struct sl_recv *r, const struct sl_recv_conn *c, uint32_t psn, uint32_t *blk_idx)
+{
+	uint32_t base = c->melo.rcv_nxt & ~r->block_mask;
+
+	*blk_idx = (psn - base) >> r->block_shift;
+	if (*blk_idx == 0)
+		return c->melo.start_ptr;
+	if (*blk_idx == (c->melo.rcv_high - base) >> r->block_shift)
+		return c->melo.end_ptr;
+	return SL_RECV_POOL_NIL;
+}
+
 /* RCV.NXT <= p <= RCV.HIGH: a retransmission into the head or the tail block. */
 static unsigned
 melo_fill(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
 	  struct sl_recv_action *act, uint64_t now_ns)
 {
-	uint32_t psn = pkt->psn, base = c->melo.rcv_nxt & ~r->block_mask;
-	uint32_t blk_idx = (psn - base) >> r->block_shift;
-	uint32_t end_idx = (c->melo.rcv_high - base) >> r->block_shift;
+	uint32_t psn = pkt->psn, blk_idx;
 	struct sl_recv_slot *rob = r->robs[c->rob];
-	uint16_t blk;
+	uint16_t blk = edge_block(r, c, psn, &blk_idx);
 	unsigned n = 0;
 	uint32_t p;
 
-	if (blk_idx == 0) {
-		blk = c->melo.start_ptr;
-	} else if (blk_idx == end_idx) {
-		blk = c->melo.end_ptr;
-	} else if (r->conf.middle_walk) {
+	if (blk == SL_RECV_POOL_NIL && r->conf.middle_walk) {
 		/* The ablation: what MELO avoids, a walk of blk_idx next_ptr hops. */
 		blk = c->melo.start_ptr;
 		for (uint32_t k = 0; k < blk_idx; k++)
 			blk = sl_recv_pool_next(r->pool, blk);
 		r->st.middle_walks++;
 		r->st.middle_walk_blocks += blk_idx;
-	} else {
+	} else if (blk == SL_RECV_POOL_NIL) {
 		act_drop(act, pkt, SL_RECV_DROP_MIDDLE_ACCESS, &r->st.drop_middle_access);
 		return 1;
 	}
@@ -725,16 +736,25 @@ gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pk
 
 /*
  * NDP: the payload was trimmed; NACK that one PSN so the sender resends it at once (programs
- * with PULL or NACK feedback).
+ * with PULL or NACK feedback), unless it is known to be here already or lies outside the
+ * window. A PSN in a middle block cannot be checked without a walk: it is not NACKed.
  */
 static unsigned
 trimmed(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
 	struct sl_recv_action *act)
 {
+	uint32_t psn = pkt->psn, blk_idx;
+
 	act_drop(act, pkt, SL_RECV_DROP_TRIMMED, &r->st.drop_trimmed);
 	if (!(c->fb & (SL_RECV_FB_NACK | SL_RECV_FB_PULL)) ||
-	    sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
+	    psn - c->melo.rcv_nxt >= r->conf.window_pkts)
 		return 1;
+	if (sl_seq_le(psn, c->melo.rcv_high)) {
+		uint16_t blk = edge_block(r, c, psn, &blk_idx);
+
+		if (blk == SL_RECV_POOL_NIL || sl_recv_pool_test(r->pool, blk, psn & r->block_mask))
+			return 1;
+	}
 	act_fb(c, pkt->conn, SL_RECV_ACT_NACK, &act[1]);
 	act[1].fb.nholes = 1;
 	act[1].fb.hole[0] = (struct sl_recv_hole){pkt->psn, 1};

@@ -10,10 +10,11 @@
  * anywhere (or a raw NACK), an ACK-timer poll, close and reopen, new data with flags, tracker
  * take/RTO. Checked after every operation: each payload handle comes back exactly once
  * (delivered, or dropped, or stored then delivered or dropped at close), deliveries are in PSN
- * order per connection, every ACK names the next PSN to deliver and SACKs only a PSN held or
- * delivered, and no operation reads more next_ptr links than it frees blocks (no
- * list walk: requirement 4 of melo.md section 6). Every 64 operations and at the end, both
- * audits (free + allocated = pool size, no block reachable from two owners, chains exact).
+ * order per connection, every ACK and NACK names the next PSN to deliver, a SACK only a PSN
+ * held or delivered, a NACK hole only missing PSNs, and no operation reads more next_ptr links
+ * than it frees blocks (no list walk: requirement 4 of melo.md section 6). Every 64 operations
+ * and at the end, both audits (free + allocated = pool size, no block reachable from two
+ * owners, chains exact).
  * Any violation aborts.
  */
 #include <stdint.h>
@@ -84,6 +85,17 @@ apply(struct fuzz *f, unsigned n)
 			break;
 		case SL_RECV_ACT_NACK:
 			CHECK(a->fb.nholes <= SL_RECV_NACK_HOLES);
+			CHECK(a->fb.ack_psn == m->delivered);
+			/* Every PSN of every hole is missing: not delivered, not held. */
+			for (unsigned k = 0; k < a->fb.nholes; k++) {
+				for (uint32_t j = 0; j < a->fb.hole[k].len_pkts; j++) {
+					uint32_t p = a->fb.hole[k].start_psn + j;
+
+					CHECK((int32_t)(p - m->delivered) >= 0);
+					CHECK(!m->stored[p % SLOTS] ||
+					      m->stored_psn[p % SLOTS] != p);
+				}
+			}
 			CHECK(sl_recv_rtx_nack(f->t, a->conn, &a->fb) >= 0);
 			break;
 		case SL_RECV_ACT_ACK:

@@ -668,9 +668,16 @@ sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 	assert_true(a->fb.flags & SL_RECV_FBF_SACK);
 	assert_int_equal(a->fb.sack_psn, 3);
 	assert_int_equal(first(SL_RECV_ACT_PULL)->fb.pull_seq, 3);
+	/* A trimmed copy of a PSN already held is not NACKed; one beyond the window neither. */
+	rx(r, 0, 3, SL_RECV_F_TRIMMED, 4);
+	assert_int_equal(count(SL_RECV_ACT_NACK), 0);
+	rx(r, 0, 1 + 64, SL_RECV_F_TRIMMED, 4);
+	assert_int_equal(count(SL_RECV_ACT_NACK), 0);
+	rx(r, 0, 2, SL_RECV_F_TRIMMED, 4); /* missing, in the head block */
+	assert_int_equal(count(SL_RECV_ACT_NACK), 1);
 	sl_recv_stats_get(r, &st);
-	assert_int_equal(st.pulls, 3);
-	assert_int_equal(st.drop_trimmed, 1);
+	assert_int_equal(st.pulls, 6);
+	assert_int_equal(st.drop_trimmed, 4);
 	sl_recv_free(r);
 }
 
