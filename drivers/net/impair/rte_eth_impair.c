@@ -15,7 +15,8 @@
  * With every impairment off and no frame held the burst functions call the underlying port
  * directly (one pointer load and branch more than the bare port). Frames held for delay, rate
  * or reordering on the TX side are released by later tx_burst calls on that queue (a call with
- * zero frames is enough); RX releases on every rx_burst.
+ * zero frames is enough), and also by rx_burst on the same queue index with tx_flush_on_rx=1
+ * (for applications that poll a queue pair from one lcore); RX releases on every rx_burst.
  *
  * Counters: the basic stats are the underlying port's (what crossed its wire); each engine
  * counter is an xstat named rx_impair_<counter> / tx_impair_<counter>, summed over queues.
@@ -77,7 +78,7 @@ struct impair_port {
 	rte_spinlock_t lock; /**< conf[] and queue lists: control thread vs telemetry */
 	struct sl_impair_conf conf[DIR_COUNT];
 	struct impair_queue *queues[DIR_COUNT][RTE_MAX_QUEUES_PER_PORT];
-	uint16_t nb_queues[DIR_COUNT];
+	bool tx_flush_on_rx; /**< rx_burst on queue q also releases TX queue q's due frames */
 };
 
 /* Impair ports by port id, for the telemetry commands. */
@@ -187,6 +188,35 @@ admit_mbufs(struct impair_queue *q, struct rte_mbuf **pkts, unsigned n, uint64_t
 	return bytes;
 }
 
+/* Send the frames due at now_ns; false when the underlying port refused some. */
+static bool
+tx_flush(struct impair_queue *q, uint64_t now_ns)
+{
+	struct rte_mbuf *out[IMPAIR_BURST];
+	unsigned due, sent;
+
+	do {
+		due = sl_impair_peek(q->eng, now_ns, (void **)out, IMPAIR_BURST);
+		sent = due > 0 ? rte_eth_tx_burst(q->under_port, q->qid, out, (uint16_t)due) : 0;
+		sl_impair_consume(q->eng, sent);
+	} while (due == IMPAIR_BURST && sent == due);
+	return sent == due;
+}
+
+/*
+ * tx_flush_on_rx: release TX queue tq's due frames from the RX poll of the same queue index.
+ * The application polls both queues from one lcore (it promised so by setting the devarg).
+ */
+static void
+tx_poll(struct impair_queue *tq)
+{
+	if (tq == NULL || queue_bypass(tq))
+		return;
+	queue_apply_pending(tq);
+	tx_flush(tq, sl_tsc_clock_now_ns(&tq->port->clock));
+	tq->bypass = sl_impair_idle(tq->eng);
+}
+
 static uint16_t
 impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -195,6 +225,8 @@ impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t now_ns;
 	unsigned got;
 
+	if (sl_unlikely(q->port->tx_flush_on_rx))
+		tx_poll(q->port->queues[DIR_TX][q->qid]);
 	if (sl_likely(queue_bypass(q)))
 		return rte_eth_rx_burst(q->under_port, q->qid, pkts, n);
 	queue_apply_pending(q);
@@ -218,21 +250,6 @@ impair_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		q->rx_delta_bytes += pkts[i]->pkt_len;
 	q->bypass = sl_impair_idle(q->eng);
 	return (uint16_t)got;
-}
-
-/* Send the frames due at now_ns; false when the underlying port refused some. */
-static bool
-tx_flush(struct impair_queue *q, uint64_t now_ns)
-{
-	struct rte_mbuf *out[IMPAIR_BURST];
-	unsigned due, sent;
-
-	do {
-		due = sl_impair_peek(q->eng, now_ns, (void **)out, IMPAIR_BURST);
-		sent = due > 0 ? rte_eth_tx_burst(q->under_port, q->qid, out, (uint16_t)due) : 0;
-		sl_impair_consume(q->eng, sent);
-	} while (due == IMPAIR_BURST && sent == due);
-	return sent == due;
 }
 
 /*
@@ -755,7 +772,8 @@ impair_telemetry_set(const char *cmd, const char *params, struct rte_tel_data *d
 			break;
 		}
 		*eq = '\0';
-		if (strcmp(kv, "dev") == 0 || strstr(kv, "queue_frames") != NULL) {
+		if (strcmp(kv, "dev") == 0 || strcmp(kv, "tx_flush_on_rx") == 0 ||
+		    strstr(kv, "queue_frames") != NULL) {
 			snprintf(err, sizeof(err), "%s: fixed when the port is set up", kv);
 			rc = -EINVAL;
 			break;
@@ -835,6 +853,14 @@ parse_devargs(const char *name, const char *args, struct impair_port *p, char *u
 				rc = -EINVAL;
 			}
 			snprintf(under, under_len, "%s", v);
+		} else if (strcmp(k, "tx_flush_on_rx") == 0) {
+			if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+				IMPAIR_LOG(ERR,
+					   "%s: invalid devarg tx_flush_on_rx=%s: expected 0 or 1",
+					   name, v);
+				rc = -EINVAL;
+			}
+			p->tx_flush_on_rx = v[0] == '1';
 		} else if (conf_apply_kv(p->conf, k, v, err, sizeof(err)) != 0) {
 			IMPAIR_LOG(ERR, "%s: invalid devarg %s", name, err);
 			rc = -EINVAL;
@@ -978,7 +1004,7 @@ static struct rte_vdev_driver impair_vdev_driver = {
 
 RTE_PMD_REGISTER_VDEV(IMPAIR_DRIVER, impair_vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(
-	IMPAIR_DRIVER, "dev=<port name> "
+	IMPAIR_DRIVER, "dev=<port name> tx_flush_on_rx=0|1 "
 		       "[tx_|rx_]seed=<u64> "
 		       "[tx_|rx_]loss=<p> "
 		       "[tx_|rx_]ge_p=<p> [tx_|rx_]ge_r=<p> [tx_|rx_]ge_h=<p> [tx_|rx_]ge_k=<p> "

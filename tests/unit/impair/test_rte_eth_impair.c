@@ -198,6 +198,27 @@ impair_tx_burst__delay_released_by_later_bursts(void **state)
 	assert_int_equal(st.opackets, 64);
 }
 
+/* With tx_flush_on_rx=1 the RX poll alone releases delayed TX frames. */
+static void
+impair_rx_burst__tx_flush_on_rx_releases_tx(void **state)
+{
+	struct rte_mbuf *m[BURST];
+	struct rte_eth_stats st;
+	uint64_t t0;
+	uint16_t port, under;
+
+	(void)state;
+	assert_int_equal(make_port("tx_delay_ns=100000,tx_flush_on_rx=1", &port, &under), 0);
+	send_frames(port, 64);
+	t0 = rte_get_timer_cycles();
+	do {
+		rte_pktmbuf_free_bulk(m, rte_eth_rx_burst(port, 0, m, BURST));
+		assert_int_equal(rte_eth_stats_get(port, &st), 0);
+	} while (st.opackets < 64 && rte_get_timer_cycles() - t0 < rte_get_timer_hz());
+	assert_int_equal(st.opackets, 64);
+	assert_int_equal(rte_vdev_init("net_impairbad", "dev=net_null0,tx_flush_on_rx=2"), -EINVAL);
+}
+
 static void
 impair_xstats_get_names__both_directions(void **state)
 {
@@ -260,6 +281,7 @@ main(void)
 		cmocka_unit_test(impair_tx_burst__drop_idx_counted_and_off_the_wire),
 		cmocka_unit_test(impair_rx_burst__dup_delivers_copies_and_counts_them),
 		cmocka_unit_test(impair_tx_burst__delay_released_by_later_bursts),
+		cmocka_unit_test(impair_rx_burst__tx_flush_on_rx_releases_tx),
 		cmocka_unit_test(impair_xstats_get_names__both_directions),
 	};
 
