@@ -38,6 +38,7 @@ run(const char *name, const struct override *ov, unsigned nov)
 	struct sim_scenario sc;
 	struct sim_exp *x;
 
+	assert_int_equal(sl_proto_register_failures(), 0); /* each program linked in once */
 	snprintf(path, sizeof(path), "%s/%s", scenario_dir, name);
 	sim_scenario_defaults(&sc);
 	if (sim_scenario_load(&sc, path, err, sizeof(err)))
