@@ -21,7 +21,7 @@
 
 struct sl_pacer_ffs {
 	uint64_t *lvl[SL_PACER_FFS_LEVELS_MAX]; /**< lvl[0] one bit per bucket */
-	uint32_t nbits;                         /**< buckets: a power of two >= 64 */
+	uint32_t nbits;				/**< buckets: a power of two >= 64 */
 	uint32_t nlevels;
 };
 
@@ -30,14 +30,12 @@ int sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits);
 void sl_pacer_ffs_fini(struct sl_pacer_ffs *b);
 size_t sl_pacer_ffs_mem_bytes(const struct sl_pacer_ffs *b);
 
-static inline bool
-sl_pacer_ffs_test(const struct sl_pacer_ffs *b, uint32_t i)
+static inline bool sl_pacer_ffs_test(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	return (b->lvl[0][i / 64] >> (i % 64)) & 1;
 }
 
-static inline void
-sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
+static inline void sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t l = 0; l < b->nlevels; l++) {
 		uint64_t *w = &b->lvl[l][i / 64];
@@ -50,8 +48,7 @@ sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
 	}
 }
 
-static inline void
-sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
+static inline void sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t l = 0; l < b->nlevels; l++) {
 		uint64_t *w = &b->lvl[l][i / 64];
@@ -64,8 +61,7 @@ sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
 }
 
 /* First set bit >= i (no wrap), or SL_PACER_FFS_NONE. */
-static inline uint32_t
-sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32_t i)
+static inline uint32_t sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	uint32_t l = 0, bits = b->nbits;
 	uint64_t m;
@@ -89,8 +85,7 @@ sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32_t i)
 }
 
 /* First set bit at or after i, wrapping to the bits before i; SL_PACER_FFS_NONE when empty. */
-static inline uint32_t
-sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t i)
+static inline uint32_t sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	uint32_t r = sl_pacer_ffs_find_ge(b, i);
 

@@ -29,22 +29,21 @@
  * remainder are cached so a repeated length costs no division.
  */
 struct sl_pacer_gap {
-	uint64_t rem;     /**< carried remainder, (bits * 1e9) mod rate: in 1/rate_bps ns */
-	uint64_t len_rem; /**< remainder for len_bytes, same unit */
-	uint32_t len_ns;  /**< whole ns for len_bytes */
+	uint64_t rem;	    /**< carried remainder, (bits * 1e9) mod rate: in 1/rate_bps ns */
+	uint64_t len_rem;   /**< remainder for len_bytes, same unit */
+	uint32_t len_ns;    /**< whole ns for len_bytes */
 	uint32_t len_bytes; /**< cached wire length, bytes (0: none) */
 };
 
-static inline void
-sl_pacer_gap_reset(struct sl_pacer_gap *g)
+static inline void sl_pacer_gap_reset(struct sl_pacer_gap *g)
 {
 	g->rem = 0;
 	g->len_bytes = 0;
 }
 
 /* ns to add for one packet of wire_bytes at rate_bps; wire_bytes * 8e9 / rate_bps < 2^32. */
-static inline uint64_t
-sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_bytes, uint64_t rate_bps)
+static inline uint64_t sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_bytes,
+				       uint64_t rate_bps)
 {
 	uint64_t ns;
 
@@ -66,8 +65,8 @@ sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_bytes, uint64_t rate_bps)
 
 struct sl_pacer_flow {
 	uint64_t rate_bps;    /**< rate, bps (0: never set) */
-	uint32_t q_cnt;       /**< packets in the head run */
-	uint32_t q_len;       /**< frame bytes of each head-run packet */
+	uint32_t q_cnt;	      /**< packets in the head run */
+	uint32_t q_len;	      /**< frame bytes of each head-run packet */
 	uint32_t q_more;      /**< first spare run behind the head run, or SL_PACER_NONE */
 	uint32_t q_more_tail; /**< last spare run, or SL_PACER_NONE */
 	alignas(8) uint8_t priv[SL_PACER_FLOW_PRIV]; /**< implementation scratch */
@@ -76,9 +75,9 @@ static_assert(sizeof(struct sl_pacer_flow) == 64, "one cache line per flow");
 
 /* Packets of one length behind a flow's head run. */
 struct sl_pacer_run {
-	uint32_t cnt;   /**< packets */
-	uint32_t len;   /**< frame bytes each */
-	uint32_t next;  /**< next run of the flow, or free-list link */
+	uint32_t cnt;  /**< packets */
+	uint32_t len;  /**< frame bytes each */
+	uint32_t next; /**< next run of the flow, or free-list link */
 };
 
 struct sl_pacer_flow_ctr {
@@ -110,34 +109,32 @@ struct sl_pacer_ops {
 
 struct sl_pacer {
 	const struct sl_pacer_ops *ops;
-	void *impl;                     /**< implementation state */
-	struct sl_pacer_flow *flows;    /**< [max_flows], cache aligned */
-	struct sl_pacer_flow_ctr *ctr;  /**< [max_flows] */
-	struct sl_pacer_run *runs;      /**< [n_runs] */
-	uint32_t runs_free;             /**< free-list head or SL_PACER_NONE */
+	void *impl;		       /**< implementation state */
+	struct sl_pacer_flow *flows;   /**< [max_flows], cache aligned */
+	struct sl_pacer_flow_ctr *ctr; /**< [max_flows] */
+	struct sl_pacer_run *runs;     /**< [n_runs] */
+	uint32_t runs_free;	       /**< free-list head or SL_PACER_NONE */
 	uint32_t max_flows;
 	uint32_t n_runs;
-	uint32_t overhead_bytes;        /**< wire bytes per packet beyond its frame */
-	uint64_t link_bps;              /**< modelled link rate, bps */
-	uint64_t link_free_ns;          /**< the link is busy until then, ns */
-	struct sl_pacer_gap link_gap;   /**< exact serialization at link_bps */
-	uint64_t last_now_ns;           /**< now_ns of the previous dequeue call */
-	uint64_t call_gap_sum_ns;       /**< dequeue call periods summed over this window, ns */
-	uint32_t call_count;            /**< calls in this window */
-	uint64_t lookahead_meas_ns;     /**< L measured over the last full window, ns */
-	bool paused;                    /**< TX stalled */
-	struct sl_pacer_conf conf;      /**< as given, defaults filled in */
+	uint32_t overhead_bytes;      /**< wire bytes per packet beyond its frame */
+	uint64_t link_bps;	      /**< modelled link rate, bps */
+	uint64_t link_free_ns;	      /**< the link is busy until then, ns */
+	struct sl_pacer_gap link_gap; /**< exact serialization at link_bps */
+	uint64_t last_now_ns;	      /**< now_ns of the previous dequeue call */
+	uint64_t call_gap_sum_ns;     /**< dequeue call periods summed over this window, ns */
+	uint32_t call_count;	      /**< calls in this window */
+	uint64_t lookahead_meas_ns;   /**< L measured over the last full window, ns */
+	bool paused;		      /**< TX stalled */
+	struct sl_pacer_conf conf;    /**< as given, defaults filled in */
 	struct sl_pacer_stats stats;
 };
 
-static inline struct sl_pacer_flow *
-sl_pacer_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct sl_pacer_flow *sl_pacer_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return &p->flows[flow];
 }
 
-static inline uint32_t
-sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t len_bytes)
+static inline uint32_t sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t len_bytes)
 {
 	return len_bytes + p->overhead_bytes;
 }
@@ -146,8 +143,7 @@ sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t len_bytes)
  * Account a departure at tau_ns: stamp it, count it for its flow and occupy the link for its
  * wire time. Returns the instant the link is free again.
  */
-static inline uint64_t
-sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
+static inline uint64_t sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
 {
 	struct sl_pacer_flow_ctr *c = &p->ctr[pkt->flow];
 
@@ -155,9 +151,9 @@ sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
 	c->tx_pkts++;
 	c->tx_bytes += pkt->len_bytes;
 	p->stats.tx_pkts++;
-	p->link_free_ns = tau_ns + sl_pacer_gap_ns(&p->link_gap,
-						   sl_pacer_wire_bytes(p, pkt->len_bytes),
-						   p->link_bps);
+	p->link_free_ns =
+		tau_ns +
+		sl_pacer_gap_ns(&p->link_gap, sl_pacer_wire_bytes(p, pkt->len_bytes), p->link_bps);
 	return p->link_free_ns;
 }
 
@@ -175,13 +171,13 @@ typedef uint64_t (*sl_pacer_pick_t)(struct sl_pacer *p, uint64_t tau_ns, struct 
  * Send packets at successive link-free instants in [from_ns, now_ns], each chosen by pick at
  * its instant; counts them and advances the link. Returns the number written to out.
  */
-unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns,
-			  struct sl_pkt *out, unsigned max, sl_pacer_pick_t pick);
+unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
+			  unsigned max, sl_pacer_pick_t pick);
 
 int sl_pacer_register(const struct sl_pacer_ops *ops);
 const struct sl_pacer_ops *sl_pacer_find(const char *name);
 
-#define SL_PACER_REGISTER(ops)                                                                    \
+#define SL_PACER_REGISTER(ops)                                                                     \
 	static void __attribute__((constructor)) sl_pacer_register_##ops(void)                     \
 	{                                                                                          \
 		(void)sl_pacer_register(&(ops));                                                   \

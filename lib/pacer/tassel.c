@@ -50,7 +50,7 @@
 #include "sl_pacer_impl.h"
 
 #define TASSEL_SLOT_NS_DEFAULT 1u
-#define TASSEL_FLOW_SLOT_NS 256u                   /**< flow calendar bucket, ns */
+#define TASSEL_FLOW_SLOT_NS 256u		   /**< flow calendar bucket, ns */
 #define TASSEL_FLOW_HORIZON_NS (64 * SL_NS_PER_MS) /**< flow calendar span, ns */
 #define TASSEL_W_MIN 64u
 #define TASSEL_W_MAX (UINT32_C(1) << 20)
@@ -58,54 +58,52 @@
 #define TASSEL_CARRY_ONE (UINT32_C(1) << TASSEL_CARRY_BITS)
 
 struct tassel_flow {
-	uint64_t next_ns;         /**< S_flow: virtual start of the head packet, ns */
-	struct sl_pacer_gap gap;  /**< exact len / R with carried remainder */
-	uint32_t carry;           /**< batch fraction carried, 1/65536 packet */
-	uint32_t active;          /**< 1 while in the flow tier */
+	uint64_t next_ns;	 /**< S_flow: virtual start of the head packet, ns */
+	struct sl_pacer_gap gap; /**< exact len / R with carried remainder */
+	uint32_t carry;		 /**< batch fraction carried, 1/65536 packet */
+	uint32_t active;	 /**< 1 while in the flow tier */
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
 struct tassel_pkt {
-	uint64_t s_ns;    /**< WF2Q+ virtual start time, ns */
-	uint64_t f_ns;    /**< WF2Q+ virtual finish time, ns */
+	uint64_t s_ns; /**< WF2Q+ virtual start time, ns */
+	uint64_t f_ns; /**< WF2Q+ virtual finish time, ns */
 	uint32_t flow;
-	uint32_t len;     /**< frame bytes */
-	uint32_t next;    /**< next packet in the same wheel slot, or free-list link */
+	uint32_t len;  /**< frame bytes */
+	uint32_t next; /**< next packet in the same wheel slot, or free-list link */
 	uint32_t pad;
 };
 
 struct tassel {
-	struct sl_pacer_cal fcal;     /**< flow tier (default): calendar of S_flow, id flow */
-	struct sl_pacer_heap flows;   /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
-	bool flow_heap;               /**< which of the two holds the flow tier */
-	struct sl_pacer_heap elig;    /**< eligible packets: key F, id packet slot */
-	struct tassel_pkt *pkt;       /**< [w] packet-tier entries */
-	uint32_t pkt_free;            /**< free-list head */
-	uint32_t pkt_used;            /**< entries in use */
-	uint32_t w;                   /**< W, packet-tier capacity */
-	uint32_t wheel_mask;          /**< slots - 1 */
-	uint32_t *slot_head;          /**< [slots] packets per slot, SL_PACER_NONE when empty */
-	struct sl_pacer_ffs wheel;    /**< non-empty slots */
-	uint64_t slot_ns;             /**< wheel slot width, ns (a power of two) */
-	unsigned slot_shift;          /**< log2(slot_ns) */
-	uint64_t next_slot;           /**< first slot number not yet moved to elig */
-	uint64_t wheel_min;           /**< earliest occupied slot number; UINT64_MAX: empty */
-	uint64_t t_base_ns;           /**< real time at which V was v_base_ns */
-	uint64_t v_base_ns;           /**< V at t_base_ns */
-	uint64_t scale_bps;           /**< max(link, active_bps): V runs at link / scale_bps */
-	uint64_t active_bps;          /**< sum of the rates of flows in the flow tier, bps */
-	bool rescale;                 /**< active_bps changed since the last rebase */
+	struct sl_pacer_cal fcal;   /**< flow tier (default): calendar of S_flow, id flow */
+	struct sl_pacer_heap flows; /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
+	bool flow_heap;		    /**< which of the two holds the flow tier */
+	struct sl_pacer_heap elig;  /**< eligible packets: key F, id packet slot */
+	struct tassel_pkt *pkt;	    /**< [w] packet-tier entries */
+	uint32_t pkt_free;	    /**< free-list head */
+	uint32_t pkt_used;	    /**< entries in use */
+	uint32_t w;		    /**< W, packet-tier capacity */
+	uint32_t wheel_mask;	    /**< slots - 1 */
+	uint32_t *slot_head;	    /**< [slots] packets per slot, SL_PACER_NONE when empty */
+	struct sl_pacer_ffs wheel;  /**< non-empty slots */
+	uint64_t slot_ns;	    /**< wheel slot width, ns (a power of two) */
+	unsigned slot_shift;	    /**< log2(slot_ns) */
+	uint64_t next_slot;	    /**< first slot number not yet moved to elig */
+	uint64_t wheel_min;	    /**< earliest occupied slot number; UINT64_MAX: empty */
+	uint64_t t_base_ns;	    /**< real time at which V was v_base_ns */
+	uint64_t v_base_ns;	    /**< V at t_base_ns */
+	uint64_t scale_bps;	    /**< max(link, active_bps): V runs at link / scale_bps */
+	uint64_t active_bps;	    /**< sum of the rates of flows in the flow tier, bps */
+	bool rescale;		    /**< active_bps changed since the last rebase */
 };
 
-static inline struct tassel_flow *
-tflow(const struct sl_pacer *p, uint32_t flow)
+static inline struct tassel_flow *tflow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct tassel_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
 /* Put a flow in the flow tier with key_ns (its S_flow, or later while a decision completes). */
-static inline void
-ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
+static inline void ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
 {
 	if (t->flow_heap)
 		sl_pacer_heap_push(&t->flows, key_ns, flow);
@@ -114,8 +112,7 @@ ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
 }
 
 /* Whether a flow is due at horizon_ns (the calendar was collected up to it). */
-static inline bool
-ft_due(const struct tassel *t, uint64_t horizon_ns)
+static inline bool ft_due(const struct tassel *t, uint64_t horizon_ns)
 {
 	if (t->flow_heap)
 		return !sl_pacer_heap_empty(&t->flows) &&
@@ -124,8 +121,7 @@ ft_due(const struct tassel *t, uint64_t horizon_ns)
 }
 
 /* Remove and return a flow due at horizon_ns; ft_due() was true. */
-static inline uint32_t
-ft_pop(struct tassel *t)
+static inline uint32_t ft_pop(struct tassel *t)
 {
 	uint32_t flow;
 
@@ -137,14 +133,13 @@ ft_pop(struct tassel *t)
 }
 
 /* Smallest key in the flow tier (0: some flow is already due); SL_PACER_NEVER if empty. */
-static inline uint64_t
-ft_next_key(const struct tassel *t)
+static inline uint64_t ft_next_key(const struct tassel *t)
 {
 	uint64_t due;
 
 	if (t->flow_heap)
 		return sl_pacer_heap_empty(&t->flows) ? SL_PACER_NEVER
-						       : sl_pacer_heap_top(&t->flows)->key;
+						      : sl_pacer_heap_top(&t->flows)->key;
 	if (sl_pacer_cal_ready(&t->fcal))
 		return 0;
 	due = sl_pacer_cal_next_due(&t->fcal);
@@ -152,8 +147,7 @@ ft_next_key(const struct tassel *t)
 }
 
 /* V at real time t_ns >= t_base_ns. */
-static inline uint64_t
-vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
+static inline uint64_t vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 {
 	uint64_t dt = t_ns - t->t_base_ns;
 
@@ -163,8 +157,7 @@ vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 }
 
 /* Earliest real time at which V reaches v_ns. */
-static inline uint64_t
-rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
+static inline uint64_t rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
 {
 	uint64_t dv;
 
@@ -173,12 +166,11 @@ rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
 	dv = v_ns - t->v_base_ns;
 	if (sl_likely(t->scale_bps == p->link_bps))
 		return t->t_base_ns + dv;
-	return t->t_base_ns + (uint64_t)(((unsigned __int128)dv * t->scale_bps + p->link_bps - 1) /
-					 p->link_bps);
+	return t->t_base_ns +
+	       (uint64_t)(((unsigned __int128)dv * t->scale_bps + p->link_bps - 1) / p->link_bps);
 }
 
-static void
-rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+static void rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 {
 	t->v_base_ns = vtime(p, t, now_ns);
 	t->t_base_ns = now_ns;
@@ -187,8 +179,7 @@ rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 }
 
 /* Earliest real time at which the earliest wheel slot becomes eligible (its last ns). */
-static inline uint64_t
-first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
+static inline uint64_t first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 {
 	return rtime(p, t, (t->wheel_min + 1) * t->slot_ns - 1);
 }
@@ -197,8 +188,7 @@ first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
  * Move every wheel slot whose last ns is <= v_ns to the eligible heap. The earliest occupied
  * slot is cached, so the common call (nothing due yet) is one compare.
  */
-static void
-drain(struct tassel *t, uint64_t v_ns)
+static void drain(struct tassel *t, uint64_t v_ns)
 {
 	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
 
@@ -228,8 +218,7 @@ drain(struct tassel *t, uint64_t v_ns)
 	t->next_slot = SL_MAX(t->next_slot, lim);
 }
 
-static uint64_t
-tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tassel *t = p->impl;
 	const struct tassel_pkt *e;
@@ -237,7 +226,8 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 
 	drain(t, vtime(p, t, tau_ns));
 	if (sl_unlikely(sl_pacer_heap_empty(&t->elig)))
-		return t->pkt_used == 0 ? SL_PACER_NEVER : SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
+		return t->pkt_used == 0 ? SL_PACER_NEVER
+					: SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
 	i = sl_pacer_heap_top(&t->elig)->id;
 	sl_pacer_heap_pop(&t->elig);
 	e = &t->pkt[i];
@@ -250,12 +240,11 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 }
 
 /* Packets the flow may send in one lookahead: max(1, floor(R * L / len)) with carry. */
-static inline uint32_t
-batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wire_bytes,
-      uint64_t l_ns)
+static inline uint32_t batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps,
+			     uint32_t wire_bytes, uint64_t l_ns)
 {
 	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
-	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;    /* one packet, same unit */
+	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;	   /* one packet, same unit */
 	uint64_t units;
 	uint32_t n;
 
@@ -271,8 +260,7 @@ batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wi
 	return n;
 }
 
-static void
-flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
+static void flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
 {
 	tf->active = 0;
 	t->active_bps -= f->rate_bps;
@@ -280,8 +268,7 @@ flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
 }
 
 /* Flow tier: decide every flow whose S_flow <= V + L whose last decision has completed. */
-static void
-admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+static void admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 {
 	uint64_t v = vtime(p, t, now_ns);
 	uint64_t l_ns = sl_pacer_lookahead_ns(p);
@@ -354,12 +341,12 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 		ft_insert(p, t, flow,
 			  SL_MAX(tf->next_ns,
 				 horizon + l_ns - (t->flow_heap ? 0 : TASSEL_FLOW_SLOT_NS - 1)));
-next_flow:;
+	next_flow:;
 	}
 }
 
-static unsigned
-tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+static unsigned tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,
+			       unsigned max)
 {
 	struct tassel *t = p->impl;
 	unsigned n = sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tassel_pick);
@@ -370,8 +357,7 @@ tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned
 	return n + sl_pacer_release(p, now_ns, now_ns, out + n, max - n, tassel_pick);
 }
 
-static uint64_t
-tassel_next_deadline(const struct sl_pacer *p)
+static uint64_t tassel_next_deadline(const struct sl_pacer *p)
 {
 	const struct tassel *t = p->impl;
 	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns), d = SL_PACER_NEVER;
@@ -391,8 +377,7 @@ tassel_next_deadline(const struct sl_pacer *p)
 	return d;
 }
 
-static void
-tassel_activate(struct sl_pacer *p, uint32_t flow)
+static void tassel_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tassel *t = p->impl;
 	struct tassel_flow *tf = tflow(p, flow);
@@ -406,8 +391,7 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 	t->rescale = true;
 }
 
-static void
-tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	struct tassel *t = p->impl;
 	struct tassel_flow *tf = tflow(p, flow);
@@ -420,8 +404,7 @@ tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 	}
 }
 
-static void
-tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
+static void tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 {
 	struct tassel *t = p->impl;
 
@@ -432,8 +415,7 @@ tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 	}
 }
 
-static void
-tassel_fini(struct sl_pacer *p)
+static void tassel_fini(struct sl_pacer *p)
 {
 	struct tassel *t = p->impl;
 
@@ -449,8 +431,7 @@ tassel_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int
-tassel_init(struct sl_pacer *p, bool flow_heap)
+static int tassel_init(struct sl_pacer *p, bool flow_heap)
 {
 	struct tassel *t = calloc(1, sizeof(*t));
 	uint64_t slots, w;
@@ -498,8 +479,7 @@ fail:
 	return rc;
 }
 
-static size_t
-tassel_mem_bytes(const struct sl_pacer *p)
+static size_t tassel_mem_bytes(const struct sl_pacer *p)
 {
 	const struct tassel *t = p->impl;
 
@@ -511,14 +491,12 @@ tassel_mem_bytes(const struct sl_pacer *p)
 	       sl_pacer_ffs_mem_bytes(&t->wheel);
 }
 
-static int
-tassel_init_cal(struct sl_pacer *p)
+static int tassel_init_cal(struct sl_pacer *p)
 {
 	return tassel_init(p, false);
 }
 
-static int
-tassel_init_heap(struct sl_pacer *p)
+static int tassel_init_heap(struct sl_pacer *p)
 {
 	return tassel_init(p, true);
 }

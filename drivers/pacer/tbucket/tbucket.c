@@ -27,17 +27,15 @@ static_assert(sizeof(struct tb_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area")
 
 struct tb {
 	struct sl_pacer_heap wake; /**< key: time the head packet conforms, ns */
-	uint64_t depth;            /**< bucket depth, tokens */
+	uint64_t depth;		   /**< bucket depth, tokens */
 };
 
-static inline struct tb_flow *
-tb_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct tb_flow *tb_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct tb_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
-static void
-refill(const struct tb *t, struct tb_flow *tf, uint64_t rate_bps, uint64_t now_ns)
+static void refill(const struct tb *t, struct tb_flow *tf, uint64_t rate_bps, uint64_t now_ns)
 {
 	uint64_t dt = now_ns - tf->last_ns, room = t->depth - tf->tokens;
 
@@ -47,8 +45,7 @@ refill(const struct tb *t, struct tb_flow *tf, uint64_t rate_bps, uint64_t now_n
 }
 
 /* When the head packet of flow conforms, at or after now_ns. */
-static uint64_t
-conform_ns(struct sl_pacer *p, const struct tb *t, uint32_t flow, uint64_t now_ns)
+static uint64_t conform_ns(struct sl_pacer *p, const struct tb *t, uint32_t flow, uint64_t now_ns)
 {
 	struct sl_pacer_flow *f = sl_pacer_flow(p, flow);
 	struct tb_flow *tf = tb_flow(p, flow);
@@ -60,8 +57,7 @@ conform_ns(struct sl_pacer *p, const struct tb *t, uint32_t flow, uint64_t now_n
 	return now_ns + SL_DIV_ROUND_UP(need - tf->tokens, f->rate_bps);
 }
 
-static uint64_t
-tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tb *t = p->impl;
 
@@ -89,14 +85,12 @@ tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 	return sl_pacer_heap_empty(&t->wake) ? SL_PACER_NEVER : sl_pacer_heap_top(&t->wake)->key;
 }
 
-static unsigned
-tb_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+static unsigned tb_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	return sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tb_pick);
 }
 
-static uint64_t
-tb_next_deadline(const struct sl_pacer *p)
+static uint64_t tb_next_deadline(const struct sl_pacer *p)
 {
 	const struct tb *t = p->impl;
 
@@ -105,16 +99,14 @@ tb_next_deadline(const struct sl_pacer *p)
 	return SL_MAX(sl_pacer_heap_top(&t->wake)->key, SL_MAX(p->link_free_ns, p->last_now_ns));
 }
 
-static void
-tb_activate(struct sl_pacer *p, uint32_t flow)
+static void tb_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tb *t = p->impl;
 
 	sl_pacer_heap_push(&t->wake, conform_ns(p, t, flow, p->last_now_ns), flow);
 }
 
-static void
-tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	struct tb_flow *tf = tb_flow(p, flow);
 
@@ -127,8 +119,7 @@ tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 	}
 }
 
-static void
-tb_fini(struct sl_pacer *p)
+static void tb_fini(struct sl_pacer *p)
 {
 	struct tb *t = p->impl;
 
@@ -139,8 +130,7 @@ tb_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int
-tb_init(struct sl_pacer *p)
+static int tb_init(struct sl_pacer *p)
 {
 	struct tb *t = calloc(1, sizeof(*t));
 	int rc;
@@ -159,8 +149,7 @@ tb_init(struct sl_pacer *p)
 	return rc;
 }
 
-static size_t
-tb_mem_bytes(const struct sl_pacer *p)
+static size_t tb_mem_bytes(const struct sl_pacer *p)
 {
 	const struct tb *t = p->impl;
 

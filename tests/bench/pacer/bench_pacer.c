@@ -49,9 +49,9 @@ struct opts {
 	unsigned n_flows;
 	bool quick, instr, callgrind;
 	bool sweep_cost, sweep_acc, sweep_sizes;
-	int clock;        /**< -1: per sweep default, else enum ph_clock */
-	int size;         /**< frame bytes, 0: mix; -1: per sweep default */
-	uint64_t pkts;    /**< departures per run */
+	int clock;	     /**< -1: per sweep default, else enum ph_clock */
+	int size;	     /**< frame bytes, 0: mix; -1: per sweep default */
+	uint64_t pkts;	     /**< departures per run */
 	uint64_t instr_pkts; /**< departures per callgrind run (--instr) */
 	uint64_t step_ns;
 	unsigned burst;
@@ -69,7 +69,7 @@ struct row {
 	enum wl wl;
 	unsigned decade; /**< WL_DECADE */
 	uint32_t flows;
-	int size;        /**< 0: mix */
+	int size; /**< 0: mix */
 	uint64_t link_bps;
 };
 
@@ -89,8 +89,7 @@ static struct ratio_key ratios[256];
 static unsigned n_ratios;
 static bool eal_ready;
 
-static unsigned
-split(char *s, char **out, unsigned max)
+static unsigned split(char *s, char **out, unsigned max)
 {
 	unsigned n = 0;
 
@@ -99,14 +98,12 @@ split(char *s, char **out, unsigned max)
 	return n;
 }
 
-
 /*
  * The workload of a row; returns the flow count actually used. *end_ns: the run's end, for
  * o->pkts departures on the virtual clock, or tsc_ns of real time on the TSC clock.
  */
-static uint32_t
-build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64_t *end_ns,
-      uint64_t tsc_ns)
+static uint32_t build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs,
+		      uint64_t *end_ns, uint64_t tsc_ns)
 {
 	static const uint32_t mix_len[3] = {64, 1500, 9000};
 	struct sl_rng rng;
@@ -118,7 +115,8 @@ build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64
 	for (unsigned i = 0; i < w->decade; i++)
 		decade_bps *= 10;
 	if (w->wl == WL_DECADE) /* as many as fit in 90% of the link at 2 x 10^d each */
-		n = (uint32_t)SL_MAX(SL_MIN((uint64_t)n, w->link_bps * 9 / 10 / (2 * decade_bps)), 1);
+		n = (uint32_t)SL_MAX(SL_MIN((uint64_t)n, w->link_bps * 9 / 10 / (2 * decade_bps)),
+				     1);
 	for (uint32_t i = 0; i < n; i++) {
 		double u = sl_rng_double(&rng);
 
@@ -143,7 +141,8 @@ build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64
 			double total = 0, mid = (lo + hi) / 2;
 
 			for (uint32_t i = 0; i < n; i++)
-				total += SL_MAX((double)fs[i].rate_bps * mid, (double)SL_PACER_RATE_MIN_BPS);
+				total += SL_MAX((double)fs[i].rate_bps * mid,
+						(double)SL_PACER_RATE_MIN_BPS);
 			if (total > (double)w->link_bps * o->load)
 				hi = mid;
 			else
@@ -168,8 +167,7 @@ build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64
 	return n;
 }
 
-static void
-conf_for(const struct opts *o, const struct row *w, uint64_t end_ns, struct ph_conf *c)
+static void conf_for(const struct opts *o, const struct row *w, uint64_t end_ns, struct ph_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->pacer.impl = w->impl;
@@ -184,8 +182,7 @@ conf_for(const struct opts *o, const struct row *w, uint64_t end_ns, struct ph_c
 }
 
 /* instr_per_pkt: rerun this row's cost pass under callgrind. NAN if that fails. */
-static double
-instr_per_pkt(const struct opts *o, const struct row *w)
+static double instr_per_pkt(const struct opts *o, const struct row *w)
 {
 	char out[64], cmd[1024], line[512];
 	unsigned long long ir = 0, dep = 0;
@@ -200,7 +197,10 @@ instr_per_pkt(const struct opts *o, const struct row *w)
 		 out, o->self, w->impl, w->flows, (unsigned long long)o->instr_pkts, w->size,
 		 (unsigned long long)o->seed, (unsigned long long)o->step_ns, o->burst,
 		 (double)w->link_bps / 1e9, o->load,
-		 w->wl == WL_MIX ? "mix" : w->wl == WL_EQUAL ? "equal" : "decade", w->decade);
+		 w->wl == WL_MIX     ? "mix"
+		 : w->wl == WL_EQUAL ? "equal"
+				     : "decade",
+		 w->decade);
 	f = popen(cmd, "r");
 	if (f == NULL)
 		return NAN;
@@ -223,16 +223,14 @@ instr_per_pkt(const struct opts *o, const struct row *w)
 	return ir ? (double)ir / (double)dep : NAN;
 }
 
-static int
-cmp_double(const void *a, const void *b)
+static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-static void
-json_num(const char *key, double v)
+static void json_num(const char *key, double v)
 {
 	if (isnan(v))
 		printf(",\"%s\":null", key);
@@ -241,9 +239,9 @@ json_num(const char *key, double v)
 }
 
 /* One line for decade dec (PH_DECADES: all). */
-static void
-print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
-	   const struct ph_result *r, const struct cost *cost, unsigned dec, double *errs)
+static void print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
+		       const struct ph_result *r, const struct cost *cost, unsigned dec,
+		       double *errs)
 {
 	unsigned ne = 0, nflows = 0;
 	double sum = 0, burst = 0, pct[3] = {NAN, NAN, NAN};
@@ -282,7 +280,9 @@ print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
 	}
 	printf("{\"impl\":\"%s\",\"sweep\":\"%s\",\"clock\":\"%s\",\"workload\":\"%s\",", w->impl,
 	       w->sweep, w->clock == PH_CLOCK_TSC ? "tsc" : "virtual",
-	       w->wl == WL_MIX ? "mix" : w->wl == WL_EQUAL ? "equal" : "decade");
+	       w->wl == WL_MIX	   ? "mix"
+	       : w->wl == WL_EQUAL ? "equal"
+				   : "decade");
 	if (w->size > 0)
 		printf("\"size\":%d,", w->size);
 	else
@@ -314,19 +314,21 @@ print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
 	json_num("late_max_ns", (double)r->late.max);
 	printf(",\"early_departures\":%llu", (unsigned long long)r->early);
 	json_num("bytes_per_flow", (double)r->mem_bytes / n);
-	/* Below 1 the loop was descheduled: real-clock errors then measure the host, not the pacer. */
+	/* Below 1 the loop was descheduled: real-clock errors then measure the host, not the pacer.
+	 */
 	json_num("cpu_share", r->wall_ns ? (double)r->cpu_ns / (double)r->wall_ns : NAN);
 	json_num("decisions_per_pkt", r->departures ? (double)r->decisions / r->departures : NAN);
 	printf(",\"lookahead_ns\":%llu,\"imminent_full\":%llu}\n",
 	       (unsigned long long)r->lookahead_ns, (unsigned long long)r->stats.imminent_full);
 }
 
-static int
-ensure_eal(void)
+static int ensure_eal(void)
 {
 	char prefix[64];
-	char *argv[] = {"bench-pacer", "--no-huge", "-m", "512", "--no-pci", "--file-prefix",
-			prefix, "--log-level=error", "--no-shconf", NULL};
+	char *argv[] = {"bench-pacer", "--no-huge",	    "-m",
+			"512",	       "--no-pci",	    "--file-prefix",
+			prefix,	       "--log-level=error", "--no-shconf",
+			NULL};
 
 	if (eal_ready)
 		return 0;
@@ -337,8 +339,7 @@ ensure_eal(void)
 	return 0;
 }
 
-static void
-run_row(const struct opts *o, struct row *w)
+static void run_row(const struct opts *o, struct row *w)
 {
 	struct ph_flow_spec *fs = calloc(w->flows, sizeof(*fs));
 	double *errs = calloc(w->flows, sizeof(*errs));
@@ -354,12 +355,14 @@ run_row(const struct opts *o, struct row *w)
 	if (strcmp(w->impl, "rte_sched") == 0) {
 		if (w->clock != PH_CLOCK_TSC) {
 			printf("{\"impl\":\"rte_sched\",\"sweep\":\"%s\",\"clock\":\"virtual\","
-			       "\"flows\":%u,\"skipped\":\"reads the TSC itself: see the tsc rows\"}\n",
+			       "\"flows\":%u,\"skipped\":\"reads the TSC itself: see the tsc "
+			       "rows\"}\n",
 			       w->sweep, w->flows);
 			goto out;
 		}
 		if (ensure_eal() != 0) {
-			printf("{\"impl\":\"rte_sched\",\"flows\":%u,\"skipped\":\"EAL init failed\"}\n",
+			printf("{\"impl\":\"rte_sched\",\"flows\":%u,\"skipped\":\"EAL init "
+			       "failed\"}\n",
 			       w->flows);
 			goto out;
 		}
@@ -370,7 +373,8 @@ run_row(const struct opts *o, struct row *w)
 	c.callgrind = o->callgrind;
 	rc = ph_run(&c, fs, n, &r);
 	if (rc != 0) {
-		printf("{\"impl\":\"%s\",\"flows\":%u,\"error\":\"%s\"}\n", w->impl, n, strerror(-rc));
+		printf("{\"impl\":\"%s\",\"flows\":%u,\"error\":\"%s\"}\n", w->impl, n,
+		       strerror(-rc));
 		goto out;
 	}
 	cost.mpps = r.cpu_ns ? (double)r.departures * 1e3 / (double)r.cpu_ns : NAN;
@@ -403,8 +407,7 @@ out:
 	free(errs);
 }
 
-static void
-print_ratios(void)
+static void print_ratios(void)
 {
 	for (unsigned i = 0; i < n_ratios; i++) {
 		const struct ratio_key *t = &ratios[i];
@@ -417,22 +420,24 @@ print_ratios(void)
 			if (j == i || b->flows != t->flows || b->clock != t->clock ||
 			    strcmp(b->impl, "tassel") == 0)
 				continue;
-			printf("{\"ratio\":\"tassel/%s\",\"clock\":\"%s\",\"flows\":%u,\"value\":%.4g}\n",
+			printf("{\"ratio\":\"tassel/"
+			       "%s\",\"clock\":\"%s\",\"flows\":%u,\"value\":%.4g}\n",
 			       b->impl, t->clock == PH_CLOCK_TSC ? "tsc" : "virtual", t->flows,
 			       t->mpps / b->mpps);
 		}
 	}
 }
 
-static void
-usage(void)
+static void usage(void)
 {
-	fprintf(stderr,
-		"usage: bench-pacer [--quick] [--impl a,b,..] [--flows n,..] [--sweep cost,accuracy,sizes]\n"
-		"       [--clock virtual|tsc] [--size 64|1500|9000|0(mix)] [--pkts N] [--step-ns N]\n"
-		"       [--burst N] [--link-gbps G] [--load F] [--seed N] [--lookahead-ns N] [--instr]\n"
-		"       [--instr-pkts N]\n"
-		"  impls: " IMPLS_ALL "\n");
+	fprintf(stderr, "usage: bench-pacer [--quick] [--impl a,b,..] [--flows n,..] [--sweep "
+			"cost,accuracy,sizes]\n"
+			"       [--clock virtual|tsc] [--size 64|1500|9000|0(mix)] [--pkts N] "
+			"[--step-ns N]\n"
+			"       [--burst N] [--link-gbps G] [--load F] [--seed N] [--lookahead-ns "
+			"N] [--instr]\n"
+			"       [--instr-pkts N]\n"
+			"  impls: " IMPLS_ALL "\n");
 }
 
 static struct opts opt = {
@@ -445,21 +450,28 @@ static struct opts opt = {
 	.seed = 42,
 };
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"quick", no_argument, NULL, 'q'},      {"impl", required_argument, NULL, 'i'},
-		{"flows", required_argument, NULL, 'f'}, {"sweep", required_argument, NULL, 'S'},
-		{"clock", required_argument, NULL, 'c'}, {"size", required_argument, NULL, 's'},
-		{"pkts", required_argument, NULL, 'p'},  {"step-ns", required_argument, NULL, 't'},
-		{"burst", required_argument, NULL, 'b'}, {"link-gbps", required_argument, NULL, 'l'},
-		{"load", required_argument, NULL, 'L'},  {"seed", required_argument, NULL, 'r'},
-		{"instr", no_argument, NULL, 'I'},      {"callgrind", no_argument, NULL, 'C'},
-		{"workload", required_argument, NULL, 'w'}, {"decade", required_argument, NULL, 'd'},
-		{"lookahead-ns", required_argument, NULL, 'A'}, {"help", no_argument, NULL, 'h'},
-		{"instr-pkts", required_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"quick", no_argument, NULL, 'q'},
+					   {"impl", required_argument, NULL, 'i'},
+					   {"flows", required_argument, NULL, 'f'},
+					   {"sweep", required_argument, NULL, 'S'},
+					   {"clock", required_argument, NULL, 'c'},
+					   {"size", required_argument, NULL, 's'},
+					   {"pkts", required_argument, NULL, 'p'},
+					   {"step-ns", required_argument, NULL, 't'},
+					   {"burst", required_argument, NULL, 'b'},
+					   {"link-gbps", required_argument, NULL, 'l'},
+					   {"load", required_argument, NULL, 'L'},
+					   {"seed", required_argument, NULL, 'r'},
+					   {"instr", no_argument, NULL, 'I'},
+					   {"callgrind", no_argument, NULL, 'C'},
+					   {"workload", required_argument, NULL, 'w'},
+					   {"decade", required_argument, NULL, 'd'},
+					   {"lookahead-ns", required_argument, NULL, 'A'},
+					   {"help", no_argument, NULL, 'h'},
+					   {"instr-pkts", required_argument, NULL, 'P'},
+					   {NULL, 0, NULL, 0}};
 	char impls[256] = IMPLS_ALL, flows[256] = "", sweeps[64] = "cost,accuracy,sizes";
 	char *fl[MAX_LIST], *sw[4];
 	enum wl cg_wl = WL_MIX;
@@ -469,26 +481,65 @@ main(int argc, char **argv)
 	opt.self = argv[0];
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (ch) {
-		case 'q': opt.quick = true; break;
-		case 'i': snprintf(impls, sizeof(impls), "%s", optarg); break;
-		case 'f': snprintf(flows, sizeof(flows), "%s", optarg); break;
-		case 'S': snprintf(sweeps, sizeof(sweeps), "%s", optarg); break;
-		case 'c': opt.clock = strcmp(optarg, "tsc") == 0 ? PH_CLOCK_TSC : PH_CLOCK_VIRTUAL; break;
-		case 's': opt.size = atoi(optarg); break;
-		case 'p': opt.pkts = strtoull(optarg, NULL, 0); break;
-		case 't': opt.step_ns = strtoull(optarg, NULL, 0); break;
-		case 'b': opt.burst = (unsigned)atoi(optarg); break;
-		case 'l': opt.link_bps = (uint64_t)(atof(optarg) * 1e9); break;
-		case 'L': opt.load = atof(optarg); break;
-		case 'r': opt.seed = strtoull(optarg, NULL, 0); break;
-		case 'I': opt.instr = true; break;
-		case 'C': opt.callgrind = true; break;
-		case 'w': cg_wl = strcmp(optarg, "decade") == 0 ? WL_DECADE
-				  : strcmp(optarg, "equal") == 0 ? WL_EQUAL : WL_MIX; break;
-		case 'd': cg_decade = (unsigned)atoi(optarg); break;
-		case 'A': opt.lookahead_ns = strtoull(optarg, NULL, 0); break;
-		case 'P': opt.instr_pkts = strtoull(optarg, NULL, 0); break;
-		default: usage(); return ch == 'h' ? 0 : 2;
+		case 'q':
+			opt.quick = true;
+			break;
+		case 'i':
+			snprintf(impls, sizeof(impls), "%s", optarg);
+			break;
+		case 'f':
+			snprintf(flows, sizeof(flows), "%s", optarg);
+			break;
+		case 'S':
+			snprintf(sweeps, sizeof(sweeps), "%s", optarg);
+			break;
+		case 'c':
+			opt.clock = strcmp(optarg, "tsc") == 0 ? PH_CLOCK_TSC : PH_CLOCK_VIRTUAL;
+			break;
+		case 's':
+			opt.size = atoi(optarg);
+			break;
+		case 'p':
+			opt.pkts = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			opt.step_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			opt.burst = (unsigned)atoi(optarg);
+			break;
+		case 'l':
+			opt.link_bps = (uint64_t)(atof(optarg) * 1e9);
+			break;
+		case 'L':
+			opt.load = atof(optarg);
+			break;
+		case 'r':
+			opt.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'I':
+			opt.instr = true;
+			break;
+		case 'C':
+			opt.callgrind = true;
+			break;
+		case 'w':
+			cg_wl = strcmp(optarg, "decade") == 0  ? WL_DECADE
+				: strcmp(optarg, "equal") == 0 ? WL_EQUAL
+							       : WL_MIX;
+			break;
+		case 'd':
+			cg_decade = (unsigned)atoi(optarg);
+			break;
+		case 'A':
+			opt.lookahead_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'P':
+			opt.instr_pkts = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			usage();
+			return ch == 'h' ? 0 : 2;
 		}
 	}
 	if (opt.link_bps < SL_PACER_RATE_MIN_BPS || opt.load <= 0 || opt.burst == 0) {
@@ -515,9 +566,14 @@ main(int argc, char **argv)
 		opt.sweep_sizes |= strcmp(sw[i], "sizes") == 0;
 	}
 	if (opt.callgrind) { /* one row, cost pass only, instrumented */
-		struct row w = {.impl = opt.impls[0], .sweep = "cost", .clock = PH_CLOCK_VIRTUAL,
-				.wl = cg_wl, .decade = cg_decade, .flows = opt.flows[0],
-				.size = opt.size < 0 ? 64 : opt.size, .link_bps = opt.link_bps};
+		struct row w = {.impl = opt.impls[0],
+				.sweep = "cost",
+				.clock = PH_CLOCK_VIRTUAL,
+				.wl = cg_wl,
+				.decade = cg_decade,
+				.flows = opt.flows[0],
+				.size = opt.size < 0 ? 64 : opt.size,
+				.link_bps = opt.link_bps};
 
 		run_row(&opt, &w);
 		return 0;
@@ -525,9 +581,12 @@ main(int argc, char **argv)
 	if (opt.sweep_cost) {
 		for (unsigned f = 0; f < opt.n_flows; f++) {
 			for (unsigned i = 0; i < opt.n_impls; i++) {
-				struct row w = {.impl = opt.impls[i], .sweep = "cost",
-						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL : opt.clock,
-						.wl = WL_MIX, .flows = opt.flows[f],
+				struct row w = {.impl = opt.impls[i],
+						.sweep = "cost",
+						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL
+								       : opt.clock,
+						.wl = WL_MIX,
+						.flows = opt.flows[f],
 						.size = opt.size < 0 ? 64 : opt.size,
 						.link_bps = opt.link_bps};
 
@@ -547,9 +606,13 @@ main(int argc, char **argv)
 
 		for (unsigned i = 0; i < opt.n_impls; i++) {
 			for (unsigned d = PH_DECADE_MIN; d <= PH_DECADE_MAX; d++) {
-				struct row w = {.impl = opt.impls[i], .sweep = "accuracy",
-						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL : opt.clock,
-						.wl = WL_DECADE, .decade = d, .flows = SL_MIN(nf, 1000u),
+				struct row w = {.impl = opt.impls[i],
+						.sweep = "accuracy",
+						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL
+								       : opt.clock,
+						.wl = WL_DECADE,
+						.decade = d,
+						.flows = SL_MIN(nf, 1000u),
 						.size = opt.size < 0 ? 1500 : opt.size,
 						.link_bps = opt.link_bps};
 
@@ -558,8 +621,11 @@ main(int argc, char **argv)
 				run_row(&opt, &w);
 			}
 			for (unsigned d = PH_DECADE_MIN; opt.clock < 0 && d <= 9; d++) {
-				struct row w = {.impl = opt.impls[i], .sweep = "accuracy",
-						.clock = PH_CLOCK_TSC, .wl = WL_DECADE, .decade = d,
+				struct row w = {.impl = opt.impls[i],
+						.sweep = "accuracy",
+						.clock = PH_CLOCK_TSC,
+						.wl = WL_DECADE,
+						.decade = d,
 						.flows = SL_MIN(nf, 100u),
 						.size = opt.size < 0 ? 1500 : opt.size,
 						.link_bps = 10 * SL_BPS_PER_GBPS};
@@ -573,10 +639,14 @@ main(int argc, char **argv)
 
 		for (unsigned s = 0; s < 4; s++) {
 			for (unsigned i = 0; i < opt.n_impls; i++) {
-				struct row w = {.impl = opt.impls[i], .sweep = "sizes",
-						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL : opt.clock,
-						.wl = WL_MIX, .flows = opt.quick ? 1000 : 16384,
-						.size = sizes[s], .link_bps = opt.link_bps};
+				struct row w = {.impl = opt.impls[i],
+						.sweep = "sizes",
+						.clock = opt.clock < 0 ? PH_CLOCK_VIRTUAL
+								       : opt.clock,
+						.wl = WL_MIX,
+						.flows = opt.quick ? 1000 : 16384,
+						.size = sizes[s],
+						.link_bps = opt.link_bps};
 
 				if (strcmp(w.impl, "rte_sched") == 0)
 					w.clock = PH_CLOCK_TSC;

@@ -13,8 +13,7 @@
 
 #include "pacer_test_util.h"
 
-static struct sl_pacer *
-make(const char *impl, uint32_t flows, uint64_t bucket_bytes)
+static struct sl_pacer *make(const char *impl, uint32_t flows, uint64_t bucket_bytes)
 {
 	struct sl_pacer_conf c = test_conf(impl, flows);
 	struct sl_pacer *p;
@@ -25,8 +24,7 @@ make(const char *impl, uint32_t flows, uint64_t bucket_bytes)
 	return p;
 }
 
-static void
-heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
+static void heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
 {
 	struct sl_pacer *p = make("heap", 4, 0);
 	struct sl_pkt out[400];
@@ -52,8 +50,7 @@ heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
+static void tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
 {
 	/* Bucket of 10 frames of 1000 B at 1 Gbps (8 us each): after idling, 10 go back to back. */
 	struct sl_pacer *p = make("tbucket", 1, 10000);
@@ -70,8 +67,7 @@ tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tbucket_dequeue__one_frame_bucket_paces(void **state)
+static void tbucket_dequeue__one_frame_bucket_paces(void **state)
 {
 	struct sl_pacer *p = make("tbucket", 2, 1000);
 	struct sl_pkt out[200];
@@ -93,8 +89,7 @@ tbucket_dequeue__one_frame_bucket_paces(void **state)
 	sl_pacer_free(p);
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(heap_dequeue__exact_gaps_one_sort_per_packet),

@@ -11,8 +11,7 @@
 #include "sl_pacer_ffs.h"
 #include "sl_rng.h"
 
-static uint32_t
-ref_from(const struct sl_pacer_ffs *b, uint32_t i)
+static uint32_t ref_from(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t k = 0; k < b->nbits; k++) {
 		uint32_t j = (i + k) & (b->nbits - 1);
@@ -23,8 +22,7 @@ ref_from(const struct sl_pacer_ffs *b, uint32_t i)
 	return SL_PACER_FFS_NONE;
 }
 
-static void
-check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
+static void check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
 {
 	struct sl_pacer_ffs b;
 	struct sl_rng r;
@@ -45,8 +43,7 @@ check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
 	sl_pacer_ffs_fini(&b);
 }
 
-static void
-sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
+static void sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
 {
 	(void)state;
 	check_size(64, 3, 1);
@@ -56,8 +53,7 @@ sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
 	check_size(1u << 20, 2, 5);
 }
 
-static void
-sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
+static void sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
 {
 	struct sl_pacer_ffs b;
 
@@ -74,8 +70,7 @@ sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
 	sl_pacer_ffs_fini(&b);
 }
 
-static void
-sl_pacer_ffs_init__rejects_bad_sizes(void **state)
+static void sl_pacer_ffs_init__rejects_bad_sizes(void **state)
 {
 	struct sl_pacer_ffs b;
 
@@ -85,8 +80,7 @@ sl_pacer_ffs_init__rejects_bad_sizes(void **state)
 	assert_int_equal(sl_pacer_ffs_init(&b, 1u << 25), -EINVAL);
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_ffs_from__matches_scan_sparse_and_dense),

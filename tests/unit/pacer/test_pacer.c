@@ -14,8 +14,7 @@
 #include "pacer_test_util.h"
 #include "sl_pacer_impl.h"
 
-static void
-sl_pacer_create__rejects_bad_conf(void **state)
+static void sl_pacer_create__rejects_bad_conf(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 0);
 
@@ -36,8 +35,7 @@ sl_pacer_create__rejects_bad_conf(void **state)
 	assert_null(sl_pacer_create(NULL));
 }
 
-static void
-sl_pacer_create__defaults_to_tassel(void **state)
+static void sl_pacer_create__defaults_to_tassel(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -56,8 +54,7 @@ static unsigned noop_dequeue(struct sl_pacer *p, uint64_t now, struct sl_pkt *o,
 	return 0;
 }
 
-static void
-sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
+static void sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
 {
 	struct sl_pacer_ops bad = sl_pacer_tassel_ops;
 
@@ -67,13 +64,12 @@ sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
 	bad = sl_pacer_tassel_ops;
 	bad.dequeue = noop_dequeue;
 	assert_int_equal(sl_pacer_register(&bad), -EEXIST); /* "tassel" is taken */
-	memset(bad.name, 'x', sizeof(bad.name));             /* not terminated */
+	memset(bad.name, 'x', sizeof(bad.name));	    /* not terminated */
 	assert_int_equal(sl_pacer_register(&bad), -EINVAL);
 	assert_int_equal(sl_pacer_register(NULL), -EINVAL);
 }
 
-static void
-sl_pacer_set_rate__checks_range_and_counts(void **state)
+static void sl_pacer_set_rate__checks_range_and_counts(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -93,8 +89,7 @@ sl_pacer_set_rate__checks_range_and_counts(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-sl_pacer_backlog__checks_and_counts(void **state)
+static void sl_pacer_backlog__checks_and_counts(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -114,8 +109,7 @@ sl_pacer_backlog__checks_and_counts(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
+static void sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 2);
 	static const uint32_t want[] = {100, 100, 200, 300, 300, 100};
@@ -164,8 +158,7 @@ sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-sl_pacer_dequeue_burst__link_model_exact(void **state)
+static void sl_pacer_dequeue_burst__link_model_exact(void **state)
 {
 	/*
 	 * One flow at the link rate: 64 B + 24 B at 100 Gbps is 7.04 ns, with no drift. (The
@@ -186,8 +179,7 @@ sl_pacer_dequeue_burst__link_model_exact(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **state)
+static void sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pkt out[4];
@@ -208,8 +200,7 @@ sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **state)
 	sl_pacer_free(p);
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_create__rejects_bad_conf),

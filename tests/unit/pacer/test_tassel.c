@@ -15,8 +15,7 @@
 
 #include "pacer_test_util.h"
 
-static struct sl_pacer *
-one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
+static struct sl_pacer *one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -27,8 +26,7 @@ one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
 	return p;
 }
 
-static void
-tassel_dequeue__wf2q_times_have_no_drift(void **state)
+static void tassel_dequeue__wf2q_times_have_no_drift(void **state)
 {
 	/* 1000 B at 7 Mbps: 1142857.142857... ns apart; packet i leaves at floor(i * that). */
 	struct sl_pacer *p = one_flow(7 * SL_BPS_PER_MBPS, 2000, 1000);
@@ -42,8 +40,7 @@ tassel_dequeue__wf2q_times_have_no_drift(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_dequeue__times_are_64_bit(void **state)
+static void tassel_dequeue__times_are_64_bit(void **state)
 {
 	/* 9000 B at 100 Kbps: 720 ms apart; the tenth packet is past 2^32 ns. */
 	struct sl_pacer *p = one_flow(SL_PACER_RATE_MIN_BPS, 10, 9000);
@@ -57,8 +54,7 @@ tassel_dequeue__times_are_64_bit(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_dequeue__smallest_finish_first_among_eligible(void **state)
+static void tassel_dequeue__smallest_finish_first_among_eligible(void **state)
 {
 	/*
 	 * Flow 0 (1500 B at 1 Gbps: F = 12 us) and flow 1 (100 B at 1 Gbps: F = 0.8 us) start
@@ -85,8 +81,7 @@ tassel_dequeue__smallest_finish_first_among_eligible(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_set_rate__applies_from_next_packet(void **state)
+static void tassel_set_rate__applies_from_next_packet(void **state)
 {
 	struct sl_pacer *p = one_flow(SL_BPS_PER_GBPS, 4, 1250); /* 10 us apart */
 	struct sl_pkt out[4];
@@ -102,8 +97,7 @@ tassel_set_rate__applies_from_next_packet(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_admit__batches_per_decision(void **state)
+static void tassel_admit__batches_per_decision(void **state)
 {
 	/* 10 Gbps, 1000 B, L = 8 us: N = 10 packets per decision, so 100 packets take ~10 sorts. */
 	struct sl_pacer_conf c = test_conf(NULL, 1);
@@ -130,8 +124,7 @@ tassel_admit__batches_per_decision(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_admit__packet_tier_bounded_by_w(void **state)
+static void tassel_admit__packet_tier_bounded_by_w(void **state)
 {
 	/* 2000 flows due at once with W = 64: admissions wait (counted), nothing is lost. */
 	struct sl_pacer_conf c = test_conf(NULL, 2000);
@@ -153,8 +146,7 @@ tassel_admit__packet_tier_bounded_by_w(void **state)
 	sl_pacer_free(p);
 }
 
-static void
-tassel_lookahead__measured_from_call_period(void **state)
+static void tassel_lookahead__measured_from_call_period(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -171,8 +163,7 @@ tassel_lookahead__measured_from_call_period(void **state)
 	sl_pacer_free(p);
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tassel_dequeue__wf2q_times_have_no_drift),

@@ -15,9 +15,8 @@
 
 #define NPKTS 500u
 
-static unsigned
-run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows, uint64_t rate_bps,
-    uint32_t len, struct sl_pkt *out, struct sl_pacer_stats *st)
+static unsigned run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows,
+		    uint64_t rate_bps, uint32_t len, struct sl_pkt *out, struct sl_pacer_stats *st)
 {
 	struct sl_pacer_conf c = test_conf(impl, flows);
 	struct sl_pacer *p;
@@ -37,8 +36,7 @@ run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows, uin
 	return n;
 }
 
-static void
-tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
+static void tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
 {
 	static const char *impls[] = {"carousel", "cffs"};
 	struct sl_pkt out[NPKTS];
@@ -47,9 +45,9 @@ tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
 	(void)state;
 	for (unsigned k = 0; k < 2; k++) {
 		/* 1500 B at 3 Gbps: 4 us apart, 1 us slots. */
-		assert_int_equal(run(impls[k], 1000, SL_NS_PER_S, 1, 3 * SL_BPS_PER_GBPS, 1500, out,
-				     &st),
-				 NPKTS);
+		assert_int_equal(
+			run(impls[k], 1000, SL_NS_PER_S, 1, 3 * SL_BPS_PER_GBPS, 1500, out, &st),
+			NPKTS);
 		for (uint64_t i = 1; i < NPKTS; i++) {
 			uint64_t gap = out[i].tx_ns - out[i - 1].tx_ns;
 
@@ -59,8 +57,7 @@ tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
 	}
 }
 
-static void
-tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
+static void tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
 {
 	static const char *impls[] = {"carousel", "cffs"};
 	struct sl_pkt out[NPKTS];
@@ -78,8 +75,7 @@ tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
 	}
 }
 
-static void
-tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
+static void tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
 {
 	struct sl_pkt a[NPKTS], b[NPKTS];
 	struct sl_pacer_stats st;
@@ -95,8 +91,7 @@ tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
 	}
 }
 
-int
-main(void)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tsw_pick__late_by_less_than_a_slot_and_never_early),
