@@ -6,8 +6,8 @@ IMPAIR_SO="${SLUICE_BUILD_ROOT:?}/drivers/net/impair/librte_net_impair.so"
 TESTPMD="${TESTPMD:-dpdk-testpmd}"
 
 impair_require() {
-	if ! command -v "$TESTPMD" >/dev/null; then
-		echo "SKIP: $TESTPMD not installed (Debian package dpdk)"
+	if ! command -v "$TESTPMD" >/dev/null || ! command -v dpdk-telemetry.py >/dev/null; then
+		echo "SKIP: $TESTPMD or dpdk-telemetry.py not installed (Debian package dpdk)"
 		exit 77
 	fi
 	if [ ! -f "$IMPAIR_SO" ]; then
@@ -36,9 +36,32 @@ impair_testpmd() {
 		-i --total-num-mbufs 8192 --forward-mode=io 2>&1
 }
 
-# impair_xstat <output> <name>: the value of one xstat from "show port xstats".
+# impair_xstat <output> <name>: the value of one xstat from the last "show port xstats".
 impair_xstat() {
-	awk -v k="$2:" '$1 == k { print $2; exit }' <<<"$1"
+	awk -v k="$2:" '$1 == k { v = $2 } END { print v }' <<<"$1"
+}
+
+# impair_tel <file-prefix> <command>: one telemetry query, the reply's JSON on stdout.
+impair_tel() {
+	echo "$2" | dpdk-telemetry.py -f "$1" 2>/dev/null
+}
+
+# impair_wait_xstat <file-prefix> <port> <name> <min> <timeout_s>: poll the port's xstats over
+# telemetry until <name> reaches <min> (forwarding speed on a loaded 2-core machine varies by
+# orders of magnitude); returns 1 on timeout. For use inside a commands function.
+impair_wait_xstat() {
+	local prefix=$1 port=$2 name=$3 min=$4 timeout_s=$5 t0=$SECONDS v
+	while [ $((SECONDS - t0)) -lt "$timeout_s" ]; do
+		v=$(impair_tel "$prefix" "/ethdev/xstats,$port" | python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)["/ethdev/xstats"].get(sys.argv[1], 0))
+except Exception:
+    print(0)' "$name")
+		[ "$v" -ge "$min" ] && return 0
+		sleep 0.3
+	done
+	return 1
 }
 
 # impair_in_ci <k> <n> <p>: is k events in n trials inside the 99.9% binomial interval of p?

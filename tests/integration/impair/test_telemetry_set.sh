@@ -7,32 +7,27 @@
 set -euo pipefail
 . "$(dirname "$0")/impair_lib.sh"
 impair_require
-if ! command -v dpdk-telemetry.py >/dev/null || ! command -v python3 >/dev/null; then
-	echo "SKIP: dpdk-telemetry.py not installed"
-	exit 77
-fi
 
 prefix="impair_tel_$$"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
 
 tel() {
-	echo "$1" | dpdk-telemetry.py -f "$prefix"
+	impair_tel "$prefix" "$1"
 }
 
 commands() {
 	echo start
 	# Wait for the telemetry socket, change the parameters, forward a while longer.
-	for _ in $(seq 50); do
-		[ -S "/var/run/dpdk/$prefix/dpdk_telemetry.v2" ] && break
+	for _ in $(seq 100); do
+		tel "/sluice/impair/show,1" | grep -q '"port": 1' && break
 		sleep 0.1
 	done
-	sleep 0.5
 	tel "/sluice/impair/set,1,seed=7,rx_loss=0.3,tx_dup=0.01" >"$tmp/set.json"
 	tel "/sluice/impair/set,1,rx_loss=2" >"$tmp/bad.json"
 	tel "/sluice/impair/set,1,tx_queue_frames=128" >"$tmp/fixed.json"
 	tel "/sluice/impair/show,1" >"$tmp/show.json"
-	sleep 2
+	impair_wait_xstat "$prefix" 1 tx_impair_frames 300000 60 || true
 	echo stop
 	sleep 1
 	echo "show port xstats 1"

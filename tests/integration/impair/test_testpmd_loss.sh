@@ -17,8 +17,14 @@ trap 'rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EX
 
 commands() {
 	echo "show port info all"
-	if [ "$under" = ring ]; then echo "start tx_first 16"; else echo start; fi
-	sleep 2
+	if [ "$under" = ring ]; then
+		# 512 frames circulate until TX loss has taken every one.
+		echo "start tx_first 16"
+		impair_wait_xstat "$prefix" 1 tx_impair_drop_loss 512 60 || true
+	else
+		echo start
+		impair_wait_xstat "$prefix" 1 tx_impair_frames 300000 60 || true
+	fi
 	echo stop
 	sleep 1
 	echo "show port xstats 1"
