@@ -18,8 +18,10 @@
  * zero frames is enough), and also by rx_burst on the same queue index with tx_flush_on_rx=1
  * (for applications that poll a queue pair from one lcore); RX releases on every rx_burst.
  *
- * Counters: the basic stats are the underlying port's (what crossed its wire); each engine
- * counter is an xstat named rx_impair_<counter> / tx_impair_<counter>, summed over queues.
+ * Counters: the basic stats are the underlying port's, with RX counting what the application
+ * received (opackets: what left after TX impairments; ipackets: what was delivered after RX
+ * impairments); each engine counter is an xstat named rx_impair_<counter> /
+ * tx_impair_<counter>, summed over queues.
  * Runtime changes: telemetry command /sluice/impair/set,<port>,<key>=<value>[,...] (applied at
  * each queue's next burst), /sluice/impair/show,<port>. docs/impair.md has the full reference.
  */
