@@ -350,7 +350,7 @@ int
 main(int argc, char **argv)
 {
 	static struct bench b[CASE_N];
-	uint64_t pkts = 8000000, sink = 0;
+	uint64_t pkts = 8000000, cg_pkts = 200000, sink = 0;
 	bool cg = true;
 	double ns[CASE_N], instr[CASE_N];
 	int reps = 400;
@@ -366,6 +366,7 @@ main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			pkts = 1000000;
+			cg_pkts = 40000;
 			reps = 50;
 		} else if (strcmp(argv[i], "--pkts") == 0 && i + 1 < argc) {
 			pkts = strtoull(argv[++i], NULL, 0);
@@ -395,7 +396,7 @@ main(int argc, char **argv)
 			ns[k] = SL_MIN(ns[k], run_case(&b[k], (enum bench_case)k, pkts / reps));
 	for (int k = 0; k < CASE_N; k++) {
 		sl_recv_free(b[k].r);
-		instr[k] = cg ? callgrind_case(argv[0], (enum bench_case)k, 100000) : -1;
+		instr[k] = cg ? callgrind_case(argv[0], (enum bench_case)k, cg_pkts) : -1;
 	}
 	for (int k = 0; k < CASE_N; k++) {
 		printf("{\"bench\":\"recv\",\"case\":\"%s\",\"conns\":%d,\"pkts\":%llu,"
