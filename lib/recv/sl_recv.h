@@ -129,8 +129,10 @@ struct sl_recv_fb {
 	uint32_t ack_psn;       /**< cumulative: every PSN before it was delivered (RCV.NXT) */
 	uint32_t sack_psn;      /**< with SL_RECV_FBF_SACK: the out-of-order PSN that caused it */
 	uint64_t echo_tx_ns;    /**< with SL_RECV_FBF_ECHO: tx_ns of the newest packet covered */
-	uint16_t echo_tx_id;    /**< with SL_RECV_FBF_ECHO: its tx_id */
-	uint16_t acked_pkts;    /**< data packets that arrived since the previous ACK */
+	uint16_t echo_tx_id;    /**< with ECHO or SACK: tx_id of the newest packet covered
+				 *   (with SACK, of the SACKed one) */
+	uint16_t acked_pkts;    /**< ACK, NACK: packets accepted (delivered, stored or duplicate)
+				 *   since the previous ACK or NACK */
 	uint16_t ce_pkts;       /**< with SL_RECV_FBF_ECN: of those, ECN-CE marked */
 	uint8_t flags;          /**< SL_RECV_FBF_* */
 	uint8_t nholes;         /**< NACK: holes used, newest first */
@@ -139,7 +141,7 @@ struct sl_recv_fb {
 };
 
 #define SL_RECV_FBF_SACK (1u << 0) /**< sack_psn is valid */
-#define SL_RECV_FBF_ECHO (1u << 1) /**< echo_tx_ns and echo_tx_id are valid */
+#define SL_RECV_FBF_ECHO (1u << 1) /**< echo_tx_ns (and echo_tx_id) are valid */
 #define SL_RECV_FBF_ECN (1u << 2)  /**< ce_pkts is valid */
 
 struct sl_recv_action {
@@ -244,7 +246,7 @@ struct sl_recv_conn_info {
 	uint32_t nholes;      /**< recent holes tracked */
 	struct sl_recv_hole hole[SL_RECV_NACK_HOLES]; /**< newest first */
 	bool has_rob;         /**< holds a reorder buffer */
-	bool open;
+	bool open;            /**< opened and not closed */
 };
 
 /*
