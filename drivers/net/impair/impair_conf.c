@@ -117,6 +117,7 @@ parse_drop_idx(struct sl_impair_conf *c, const char *v)
 
 		if (*p < '0' || *p > '9')
 			return -EINVAL;
+		errno = 0;
 		a = b = strtoull(p, &end, 10);
 		if (*end == '-') {
 			p = end + 1;
@@ -124,10 +125,12 @@ parse_drop_idx(struct sl_impair_conf *c, const char *v)
 				return -EINVAL;
 			b = strtoull(p, &end, 10);
 		}
-		if (b < a || b - a >= SL_IMPAIR_DROP_IDX_MAX - n || (*end != ':' && *end != '\0'))
+		if (errno == ERANGE || b < a || b - a >= SL_IMPAIR_DROP_IDX_MAX - n ||
+		    (*end != ':' && *end != '\0'))
 			return -EINVAL;
-		for (uint64_t i = a; i <= b; i++)
-			list[n++] = i;
+		/* Count, not compare: b may be UINT64_MAX, where i <= b never ends. */
+		for (uint64_t k = 0; k <= b - a; k++)
+			list[n++] = a + k;
 		p = *end == ':' ? end + 1 : end;
 		if (*end == ':' && *p == '\0')
 			return -EINVAL;

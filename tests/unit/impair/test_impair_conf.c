@@ -85,6 +85,8 @@ sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 		{"drop_idx", "1::2"},
 		{"drop_idx", "1:"},
 		{"drop_idx", "0-5000"},
+		{"drop_idx", "18446744073709551616"},
+		{"drop_idx", "1-18446744073709551616"},
 	};
 	struct sl_impair_conf c;
 	char err[128];
@@ -163,10 +165,34 @@ sl_impair_conf_format__round_trips(void **state)
 	assert_int_equal(sl_impair_conf_format(&c, buf, 4), sl_impair_conf_format(&c, NULL, 0));
 }
 
+/* Found by fuzz-impair-conf: a range ending at UINT64_MAX looped forever past the list. */
+static void
+sl_impair_conf_set__drop_idx_at_uint64_max(void **state)
+{
+	struct sl_impair_conf c;
+	char err[128];
+
+	(void)state;
+	sl_impair_conf_init(&c);
+	assert_int_equal(sl_impair_conf_set(&c, "drop_idx", "18446744073709551615", err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(c.n_drop_idx, 1);
+	assert_int_equal(c.drop_idx[0], UINT64_MAX);
+	assert_int_equal(sl_impair_conf_set(&c, "drop_idx",
+					    "7:18446744073709551614-18446744073709551615", err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(c.n_drop_idx, 3);
+	assert_int_equal(c.drop_idx[0], 7);
+	assert_int_equal(c.drop_idx[2], UINT64_MAX);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sl_impair_conf_set__drop_idx_at_uint64_max),
 		cmocka_unit_test(sl_impair_conf_init__everything_off),
 		cmocka_unit_test(sl_impair_conf_set__accepts_every_key),
 		cmocka_unit_test(sl_impair_conf_set__rejects_bad_values_naming_the_key),
