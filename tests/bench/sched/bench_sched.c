@@ -11,7 +11,10 @@
  * decision for both schedulers, whatever order they send in). Credit:
  *   window: wnd = W = 128 segments (W = 2048 below 16 flows, so a flow can fill the RTT);
  *   rate:   each flow at 2 x line / F (the aggregate oversubscribes the line 2:1), burst 16
- *           segments, so pacing wake-ups and credit checks are on the path.
+ *           segments (the bucket starts full), so pacing wake-ups and credit checks are on
+ *           the path.
+ * Each run is warmed up with as many decisions as it measures (by default max(20M, 16 x F):
+ * every flow visited at least once before measuring).
  * The programs are fixed: the window one only re-arms the RTO on progress, the rate one too
  * (RTO 1 s: above the time between two visits of a flow at 1M flows, so it never fires).
  *
@@ -137,7 +140,9 @@ tonic_create(const struct work *w)
 		struct sl_flow_conf fc = {
 			.proto = w->credit == CR_WINDOW ? "bench_fixwnd" : "bench_fixrate",
 			.seg_bytes = SEG_BYTES, .init_rate_bps = w->rate_bps,
-			.burst_bytes = BURST_SEGS * SEG_BYTES, .rto_ns = SL_NS_PER_S,
+			.burst_bytes = BURST_SEGS * SEG_BYTES,
+			.init_credit_bytes = BURST_SEGS * SEG_BYTES, /* the bucket starts full */
+			.rto_ns = SL_NS_PER_S,
 			.first_seq = first_seq(&rng)};
 
 		if (sl_sched_flow_add(s, f, &fc) || sl_sched_flow_push(s, f, PUSH_SEGS, SEG_BYTES))
@@ -291,7 +296,7 @@ heap_create(const struct work *w)
 		f->wnd = w->W;
 		f->rate_bps = w->rate_bps;
 		f->burst_nbit = (uint64_t)BURST_SEGS * SEG_BYTES * 8 * SL_NS_PER_S;
-		f->credit_nbit = (uint64_t)SEG_BYTES * 8 * SL_NS_PER_S;
+		f->credit_nbit = f->burst_nbit; /* the bucket starts full */
 		heap_push(h, hflow_key(h, f, 0), i);
 	}
 	return h;
@@ -610,7 +615,7 @@ main(int argc, char **argv)
 	for (unsigned fi = 0; fi < nflows; fi++) {
 		for (unsigned c = first_cred; c < first_cred + ncred; c++) {
 			struct work w = workload(flows[fi], (enum credit)c, visit, flags, seed);
-			uint64_t nops = ops ? ops : quick ? 200000 : SL_MAX(20000000ull, 8ull * flows[fi]);
+			uint64_t nops = ops ? ops : quick ? 200000 : SL_MAX(20000000ull, 16ull * flows[fi]);
 			double mdps[2] = {0};
 
 			for (unsigned k = first_impl; k < first_impl + nimpl; k++) {
