@@ -21,12 +21,10 @@
  *   bench-impair [--quick] [--rounds N] [--bursts N] [--callgrind] [--no-stats]
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -39,6 +37,7 @@
 #include <valgrind/callgrind.h>
 #endif
 
+#include "bench_callgrind.h"
 #include "impair_engine.h"
 
 #define BURST 32
@@ -192,16 +191,17 @@ median(double *v, unsigned n)
 /*
  * Instructions per frame for every (config, direction), from one run of this binary under
  * callgrind: the child (--cg-child) counts only inside bench_impair_measured and dumps the
- * counters after each case (CALLGRIND_DUMP_STATS, one numbered file per dump, in case order)
- * and writes the frames each case moved to <out>.frames. Fills ir[][] (-1 where unavailable).
+ * counters after each case (CALLGRIND_DUMP_STATS, one part per case, in case order) and
+ * writes the frames each case moved to <out>.frames. Fills ir[][] (-1 where unavailable).
  */
 static void
 callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 {
-	char out[96], bursts_s[24], file[112], line[256];
+	char out[96], bursts_s[24], file[112];
+	char *const argv[] = {(char *)self, "--cg-child", bursts_s, out, NULL};
 	unsigned long long frames[2 * N_CONFIGS];
-	pid_t pid;
-	int st;
+	double totals[2 * N_CONFIGS];
+	int parts;
 	FILE *f;
 
 	for (unsigned c = 0; c < N_CONFIGS; c++)
@@ -213,23 +213,9 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 #endif
 	if (bursts == 0)
 		return;
-	snprintf(out, sizeof(out), "/tmp/bench-impair.%d.cg", (int)getpid());
+	snprintf(out, sizeof(out), "/tmp/bench-impair.%d", (int)getpid());
 	snprintf(bursts_s, sizeof(bursts_s), "%llu", (unsigned long long)bursts);
-	pid = fork();
-	if (pid == 0) {
-		char cgout[128];
-		int devnull = open("/dev/null", O_WRONLY);
-
-		snprintf(cgout, sizeof(cgout), "--callgrind-out-file=%s", out);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execlp("valgrind", "valgrind", "--tool=callgrind", "--collect-atstart=no",
-		       "--toggle-collect=bench_impair_measured", cgout, self, "--cg-child",
-		       bursts_s, out, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return;
+	parts = bench_callgrind("bench_impair_measured", argv, totals, 2 * N_CONFIGS);
 	snprintf(file, sizeof(file), "%s.frames", out);
 	f = fopen(file, "r");
 	for (unsigned k = 0; k < 2 * N_CONFIGS; k++)
@@ -238,18 +224,9 @@ callgrind_all(const char *self, uint64_t bursts, double ir[][2])
 	if (f != NULL)
 		fclose(f);
 	unlink(file);
-	for (unsigned k = 0; k < 2 * N_CONFIGS; k++) {
-		snprintf(file, sizeof(file), "%s.%u", out, k + 1);
-		f = fopen(file, "r");
-		if (f == NULL)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (strncmp(line, "totals:", 7) == 0 && frames[k] > 0)
-				ir[k / 2][k % 2] = strtod(line + 7, NULL) / (double)frames[k];
-		fclose(f);
-		unlink(file);
-	}
-	unlink(out);
+	for (int k = 0; k < parts; k++)
+		if (frames[k] > 0 && totals[k] >= 0)
+			ir[k / 2][k % 2] = totals[k] / (double)frames[k];
 }
 
 /* The child under callgrind: every case once, a dump after each, frame counts to a file. */

@@ -232,7 +232,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void json_num(const char *key, double v)
 {
-	if (isnan(v))
+	if (!isfinite(v)) /* JSON has no NaN or infinity */
 		printf(",\"%s\":null", key);
 	else
 		printf(",\"%s\":%.6g", key, v);

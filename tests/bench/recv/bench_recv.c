@@ -20,14 +20,13 @@
  *   bench-recv [--quick] [--pkts N] [--no-callgrind]   cost lines
  *   bench-recv --memory                                 memory lines for 300, 10K, 1M connections
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_callgrind.h"
 #include "sl_recv.h"
 #include "sl_recv_rtx.h"
 #include "sl_rng.h"
@@ -268,40 +267,13 @@ run_case(struct bench *b, enum bench_case k, uint64_t pkts)
 static double
 callgrind_case(const char *self, enum bench_case k, uint64_t pkts)
 {
-	char out[64], ops[32], kase[8], line[256];
-	double ir = -1;
-	pid_t pid;
-	int st;
-	FILE *f;
+	char ops[32], kase[8];
+	char *const argv[] = {(char *)self, "--cg-child", kase, ops, NULL};
+	double ir;
 
-	snprintf(out, sizeof(out), "/tmp/bench-recv.%d.%d.cg", (int)getpid(), (int)k);
 	snprintf(ops, sizeof(ops), "%llu", (unsigned long long)pkts);
 	snprintf(kase, sizeof(kase), "%d", (int)k);
-	pid = fork();
-	if (pid == 0) {
-		char cgout[96];
-		int devnull = open("/dev/null", O_WRONLY);
-
-		snprintf(cgout, sizeof(cgout), "--callgrind-out-file=%s", out);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execlp("valgrind", "valgrind", "--tool=callgrind", "--collect-atstart=no",
-		       "--toggle-collect=bench_recv_measured", cgout, self, "--cg-child", kase, ops,
-		       (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		goto out;
-	f = fopen(out, "r");
-	if (f == NULL)
-		goto out;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "summary:", 8) == 0 || strncmp(line, "totals:", 7) == 0)
-			ir = strtod(line + (line[0] == 's' ? 8 : 7), NULL);
-	fclose(f);
-out:
-	unlink(out);
-	return ir < 0 ? -1 : ir / (double)pkts;
+	return bench_callgrind("bench_recv_measured", argv, &ir, 1) == 1 ? ir / (double)pkts : -1;
 }
 
 /* ---- memory accounting (item 4) ------------------------------------------------------------ */
