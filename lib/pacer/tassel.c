@@ -6,7 +6,7 @@
  * Model. One sort over all flows yields several packets (multiple-packet-per-sorting):
  *
  *   flow tier (section 3.2.1)             packet tier (section 3.2.2)
- *   4-ary heap of S_flow  --N pkts-->  WF2Q+ S,F --> timing wheel on S --> heap on F --> link
+ *   calendar of S_flow    --N pkts-->  WF2Q+ S,F --> timing wheel on S --> heap on F --> link
  *   (one entry per backlogged flow)     (only S <= V + L is admitted)  (S <= V)   (link idle)
  *
  *   - V is the system (virtual) time. It follows the caller's now_ns at a rate of
@@ -15,18 +15,22 @@
  *     (the paper writes T(t + d) = T(t) + d * max(1, Phi) for a timer counting in units of the
  *     scaled time; slowing V is the same thing). A TX stall freezes V (sl_pacer_pause), so no
  *     flow accumulates credit and nothing bursts on resume.
- *   - Flow tier: each backlogged flow sits in the heap keyed on S_flow, the start time of its head
- *     packet. When V + L >= S_flow (L: the scheduling lookahead, the software counterpart of the
- *     NIC's scheduling latency) the flow is decided: its first N packets are peeked in order,
- *     N = max(1, floor(R * L / len)) (adaptive batching; the fraction is carried to the flow's
- *     next decision so the long-run batch is exactly R * L / len), and each gets the exact WF2Q+
- *     times S_0 = S_flow, S_j = F_(j-1), F_j = S_j + len_j / R (sub-ns remainder carried, no
- *     drift). Packets with S <= V + L are imminent and enter the packet tier; the first one that
- *     is not sets the flow's new S_flow (packet filtering). Nothing is dropped and re-fetched:
- *     the FIFO is peeked, which is what software can do and PCIe cannot. A decision takes one
- *     L to complete and a flow is not decided again before that (section 3.2.1: "a flow must
- *     wait for its last scheduling decision to be fully executed"), so a high-rate flow is
- *     sorted once per L for N packets, and with N forced to 1 it gets len / L (Fig. 8).
+ *   - Flow tier: each backlogged flow waits under S_flow, the start time of its head packet,
+ *     in an FFS calendar of 256 ns buckets ("tassel", Eiffel's cFFS) or a 4-ary heap, the
+ *     P-heap analogue ("tassel-heap"); the calendar decides a bucket once its last ns is due.
+ *     When V + L >= S_flow (L: the scheduling lookahead, the software counterpart of the NIC's
+ *     scheduling latency) the flow is decided: its first N packets are peeked in order,
+ *     N = max(1, floor(R * L / len)) (adaptive batching; the fraction is carried to the next
+ *     decision so the long-run batch is exactly R * L / len; packets already due when a
+ *     decision comes late are taken on top), and each gets the exact WF2Q+ times
+ *     S_0 = S_flow, S_j = F_(j-1), F_j = S_j + len_j / R (sub-ns remainder carried, no drift).
+ *     Packets with S <= V + L are imminent and enter the packet tier; the first one that is
+ *     not sets the flow's new S_flow (packet filtering). Nothing is dropped and re-fetched: the
+ *     FIFO is peeked, which is what software can do and PCIe cannot. A decision takes one L to
+ *     complete and a flow is not decided again before that (section 3.2.1: "a flow must wait
+ *     for its last scheduling decision to be fully executed"), so a high-rate flow is sorted
+ *     once per L for N packets, and with N forced to 1 it gets len / L (Fig. 8; with the
+ *     calendar the period is L less up to one bucket, see admit()).
  *   - Packet tier: a timing wheel of slot_ns-wide slots spanning more than L_max holds imminent
  *     packets by S; a slot moves to a min-heap on F once V has passed its last ns (so a packet is
  *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). The head of the heap
@@ -97,13 +101,15 @@ struct tassel {
 	bool rescale;		    /**< active_bps changed since the last rebase */
 };
 
-static inline struct tassel_flow *tflow(const struct sl_pacer *p, uint32_t flow)
+static inline struct tassel_flow *
+tflow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct tassel_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
 /* Put a flow in the flow tier with key_ns (its S_flow, or later while a decision completes). */
-static inline void ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
+static inline void
+ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow, uint64_t key_ns)
 {
 	if (t->flow_heap)
 		sl_pacer_heap_push(&t->flows, key_ns, flow);
@@ -112,7 +118,8 @@ static inline void ft_insert(struct sl_pacer *p, struct tassel *t, uint32_t flow
 }
 
 /* Whether a flow is due at horizon_ns (the calendar was collected up to it). */
-static inline bool ft_due(const struct tassel *t, uint64_t horizon_ns)
+static inline bool
+ft_due(const struct tassel *t, uint64_t horizon_ns)
 {
 	if (t->flow_heap)
 		return !sl_pacer_heap_empty(&t->flows) &&
@@ -121,7 +128,8 @@ static inline bool ft_due(const struct tassel *t, uint64_t horizon_ns)
 }
 
 /* Remove and return a flow due at horizon_ns; ft_due() was true. */
-static inline uint32_t ft_pop(struct tassel *t)
+static inline uint32_t
+ft_pop(struct tassel *t)
 {
 	uint32_t flow;
 
@@ -133,7 +141,8 @@ static inline uint32_t ft_pop(struct tassel *t)
 }
 
 /* Smallest key in the flow tier (0: some flow is already due); SL_PACER_NEVER if empty. */
-static inline uint64_t ft_next_key(const struct tassel *t)
+static inline uint64_t
+ft_next_key(const struct tassel *t)
 {
 	uint64_t due;
 
@@ -147,7 +156,8 @@ static inline uint64_t ft_next_key(const struct tassel *t)
 }
 
 /* V at real time t_ns >= t_base_ns. */
-static inline uint64_t vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
+static inline uint64_t
+vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 {
 	uint64_t dt = t_ns - t->t_base_ns;
 
@@ -157,7 +167,8 @@ static inline uint64_t vtime(const struct sl_pacer *p, const struct tassel *t, u
 }
 
 /* Earliest real time at which V reaches v_ns. */
-static inline uint64_t rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
+static inline uint64_t
+rtime(const struct sl_pacer *p, const struct tassel *t, uint64_t v_ns)
 {
 	uint64_t dv;
 
@@ -170,7 +181,8 @@ static inline uint64_t rtime(const struct sl_pacer *p, const struct tassel *t, u
 	       (uint64_t)(((unsigned __int128)dv * t->scale_bps + p->link_bps - 1) / p->link_bps);
 }
 
-static void rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+static void
+rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 {
 	t->v_base_ns = vtime(p, t, now_ns);
 	t->t_base_ns = now_ns;
@@ -179,7 +191,8 @@ static void rebase(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 }
 
 /* Earliest real time at which the earliest wheel slot becomes eligible (its last ns). */
-static inline uint64_t first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
+static inline uint64_t
+first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 {
 	return rtime(p, t, (t->wheel_min + 1) * t->slot_ns - 1);
 }
@@ -188,7 +201,8 @@ static inline uint64_t first_slot_rtime(const struct sl_pacer *p, const struct t
  * Move every wheel slot whose last ns is <= v_ns to the eligible heap. The earliest occupied
  * slot is cached, so the common call (nothing due yet) is one compare.
  */
-static void drain(struct tassel *t, uint64_t v_ns)
+static void
+drain(struct tassel *t, uint64_t v_ns)
 {
 	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
 
@@ -218,7 +232,8 @@ static void drain(struct tassel *t, uint64_t v_ns)
 	t->next_slot = SL_MAX(t->next_slot, lim);
 }
 
-static uint64_t tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t
+tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tassel *t = p->impl;
 	const struct tassel_pkt *e;
@@ -240,8 +255,9 @@ static uint64_t tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *
 }
 
 /* Packets the flow may send in one lookahead: max(1, floor(R * L / len)) with carry. */
-static inline uint32_t batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps,
-			     uint32_t wire_bytes, uint64_t l_ns)
+static inline uint32_t
+batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wire_bytes,
+      uint64_t l_ns)
 {
 	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
 	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;	   /* one packet, same unit */
@@ -260,7 +276,8 @@ static inline uint32_t batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_
 	return n;
 }
 
-static void flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
+static void
+flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
 {
 	tf->active = 0;
 	t->active_bps -= f->rate_bps;
@@ -268,7 +285,8 @@ static void flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_
 }
 
 /* Flow tier: decide every flow whose S_flow <= V + L whose last decision has completed. */
-static void admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
+static void
+admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 {
 	uint64_t v = vtime(p, t, now_ns);
 	uint64_t l_ns = sl_pacer_lookahead_ns(p);
@@ -296,7 +314,7 @@ static void admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 		}
 		p->stats.decisions++;
 		n = batch(p, tf, f->rate_bps, sl_pacer_wire_bytes(p, f->q_len), l_ns);
-		while (n-- > 0) {
+		for (;;) {
 			uint64_t s = tf->next_ns, slot = s >> t->slot_shift;
 			struct tassel_pkt *e;
 			uint32_t i;
@@ -304,6 +322,16 @@ static void admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			if (s > horizon || t->pkt_used == t->w) {
 				caught_up = s > horizon;
 				break;
+			}
+			/*
+			 * The batch counts packets still ahead of V. One already due (the decision
+			 * came late: a slow loop, a stall of the caller) is caught up without
+			 * counting, unless batch_max caps every fetch (the "N = 1" experiment).
+			 */
+			if (s >= v || p->conf.batch_max != 0) {
+				if (n == 0)
+					break;
+				n--;
 			}
 			i = t->pkt_free;
 			e = &t->pkt[i];
@@ -345,8 +373,8 @@ static void admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 	}
 }
 
-static unsigned tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,
-			       unsigned max)
+static unsigned
+tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	struct tassel *t = p->impl;
 	unsigned n = sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tassel_pick);
@@ -357,7 +385,8 @@ static unsigned tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pk
 	return n + sl_pacer_release(p, now_ns, now_ns, out + n, max - n, tassel_pick);
 }
 
-static uint64_t tassel_next_deadline(const struct sl_pacer *p)
+static uint64_t
+tassel_next_deadline(const struct sl_pacer *p)
 {
 	const struct tassel *t = p->impl;
 	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns), d = SL_PACER_NEVER;
@@ -377,7 +406,8 @@ static uint64_t tassel_next_deadline(const struct sl_pacer *p)
 	return d;
 }
 
-static void tassel_activate(struct sl_pacer *p, uint32_t flow)
+static void
+tassel_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tassel *t = p->impl;
 	struct tassel_flow *tf = tflow(p, flow);
@@ -391,7 +421,8 @@ static void tassel_activate(struct sl_pacer *p, uint32_t flow)
 	t->rescale = true;
 }
 
-static void tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void
+tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	struct tassel *t = p->impl;
 	struct tassel_flow *tf = tflow(p, flow);
@@ -404,7 +435,8 @@ static void tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_
 	}
 }
 
-static void tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
+static void
+tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 {
 	struct tassel *t = p->impl;
 
@@ -415,7 +447,8 @@ static void tassel_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 	}
 }
 
-static void tassel_fini(struct sl_pacer *p)
+static void
+tassel_fini(struct sl_pacer *p)
 {
 	struct tassel *t = p->impl;
 
@@ -431,7 +464,8 @@ static void tassel_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int tassel_init(struct sl_pacer *p, bool flow_heap)
+static int
+tassel_init(struct sl_pacer *p, bool flow_heap)
 {
 	struct tassel *t = calloc(1, sizeof(*t));
 	uint64_t slots, w;
@@ -479,7 +513,8 @@ fail:
 	return rc;
 }
 
-static size_t tassel_mem_bytes(const struct sl_pacer *p)
+static size_t
+tassel_mem_bytes(const struct sl_pacer *p)
 {
 	const struct tassel *t = p->impl;
 
@@ -491,12 +526,14 @@ static size_t tassel_mem_bytes(const struct sl_pacer *p)
 	       sl_pacer_ffs_mem_bytes(&t->wheel);
 }
 
-static int tassel_init_cal(struct sl_pacer *p)
+static int
+tassel_init_cal(struct sl_pacer *p)
 {
 	return tassel_init(p, false);
 }
 
-static int tassel_init_heap(struct sl_pacer *p)
+static int
+tassel_init_heap(struct sl_pacer *p)
 {
 	return tassel_init(p, true);
 }

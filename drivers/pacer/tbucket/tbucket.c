@@ -4,7 +4,8 @@
  * software shapers do it: a token bucket per flow plus a min-heap of wake-up times.
  *
  * Model. Tokens are bits x 1e9 (so a refill of dt ns at R bps is exactly dt * R, no rounding),
- * capped at the depth b (conf.bucket_bytes, default one 1500 B frame plus overhead). A flow's
+ * capped at the depth b (conf.bucket_bytes, default one 1500 B frame plus overhead; or at one
+ * head packet when that is larger, so a jumbo frame still leaves at the rate). A flow's
  * head packet of s wire bytes may leave once the bucket holds s * 8e9 tokens; the flow then
  * sits in the heap keyed on that instant (now if it already does). Flows leave in wake-up
  * order, each when the modelled link is idle, and pay for their packet; the bucket is refilled
@@ -30,34 +31,46 @@ struct tb {
 	uint64_t depth;		   /**< bucket depth, tokens */
 };
 
-static inline struct tb_flow *tb_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct tb_flow *
+tb_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct tb_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
-static void refill(const struct tb *t, struct tb_flow *tf, uint64_t rate_bps, uint64_t now_ns)
+/*
+ * Refill up to the depth, or up to one head packet (need) when that is larger: a frame bigger
+ * than the bucket still leaves, at the rate, instead of never conforming.
+ */
+static void
+refill(const struct tb *t, struct tb_flow *tf, uint64_t rate_bps, uint64_t now_ns, uint64_t need)
 {
-	uint64_t dt = now_ns - tf->last_ns, room = t->depth - tf->tokens;
+	uint64_t cap = SL_MAX(t->depth, need), dt, room;
+
+	tf->tokens = SL_MIN(tf->tokens, cap);
+	dt = now_ns - tf->last_ns;
+	room = cap - tf->tokens;
 
 	tf->last_ns = now_ns;
-	tf->tokens = dt >= room / rate_bps + 1 ? t->depth : tf->tokens + dt * rate_bps;
-	tf->tokens = SL_MIN(tf->tokens, t->depth);
+	tf->tokens = dt >= room / rate_bps + 1 ? cap : tf->tokens + dt * rate_bps;
+	tf->tokens = SL_MIN(tf->tokens, cap);
 }
 
 /* When the head packet of flow conforms, at or after now_ns. */
-static uint64_t conform_ns(struct sl_pacer *p, const struct tb *t, uint32_t flow, uint64_t now_ns)
+static uint64_t
+conform_ns(struct sl_pacer *p, const struct tb *t, uint32_t flow, uint64_t now_ns)
 {
 	struct sl_pacer_flow *f = sl_pacer_flow(p, flow);
 	struct tb_flow *tf = tb_flow(p, flow);
 	uint64_t need = (uint64_t)sl_pacer_wire_bytes(p, f->q_len) * 8 * SL_NS_PER_S;
 
-	refill(t, tf, f->rate_bps, now_ns);
+	refill(t, tf, f->rate_bps, now_ns, need);
 	if (tf->tokens >= need)
 		return now_ns;
 	return now_ns + SL_DIV_ROUND_UP(need - tf->tokens, f->rate_bps);
 }
 
-static uint64_t tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t
+tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tb *t = p->impl;
 
@@ -67,7 +80,7 @@ static uint64_t tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 		struct tb_flow *tf = tb_flow(p, flow);
 		uint64_t need = (uint64_t)sl_pacer_wire_bytes(p, f->q_len) * 8 * SL_NS_PER_S;
 
-		refill(t, tf, f->rate_bps, tau_ns);
+		refill(t, tf, f->rate_bps, tau_ns, need);
 		if (sl_unlikely(tf->tokens < need)) { /* rate lowered since it was sorted */
 			sl_pacer_heap_retop(&t->wake, conform_ns(p, t, flow, tau_ns));
 			continue;
@@ -85,12 +98,14 @@ static uint64_t tb_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 	return sl_pacer_heap_empty(&t->wake) ? SL_PACER_NEVER : sl_pacer_heap_top(&t->wake)->key;
 }
 
-static unsigned tb_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+static unsigned
+tb_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	return sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tb_pick);
 }
 
-static uint64_t tb_next_deadline(const struct sl_pacer *p)
+static uint64_t
+tb_next_deadline(const struct sl_pacer *p)
 {
 	const struct tb *t = p->impl;
 
@@ -99,14 +114,16 @@ static uint64_t tb_next_deadline(const struct sl_pacer *p)
 	return SL_MAX(sl_pacer_heap_top(&t->wake)->key, SL_MAX(p->link_free_ns, p->last_now_ns));
 }
 
-static void tb_activate(struct sl_pacer *p, uint32_t flow)
+static void
+tb_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tb *t = p->impl;
 
 	sl_pacer_heap_push(&t->wake, conform_ns(p, t, flow, p->last_now_ns), flow);
 }
 
-static void tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void
+tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	struct tb_flow *tf = tb_flow(p, flow);
 
@@ -115,11 +132,12 @@ static void tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 		tf->tokens = ((struct tb *)p->impl)->depth;
 		tf->last_ns = p->last_now_ns;
 	} else {
-		refill(p->impl, tf, old_bps, SL_MAX(p->last_now_ns, tf->last_ns));
+		refill(p->impl, tf, old_bps, SL_MAX(p->last_now_ns, tf->last_ns), 0);
 	}
 }
 
-static void tb_fini(struct sl_pacer *p)
+static void
+tb_fini(struct sl_pacer *p)
 {
 	struct tb *t = p->impl;
 
@@ -130,7 +148,8 @@ static void tb_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int tb_init(struct sl_pacer *p)
+static int
+tb_init(struct sl_pacer *p)
 {
 	struct tb *t = calloc(1, sizeof(*t));
 	int rc;
@@ -149,7 +168,8 @@ static int tb_init(struct sl_pacer *p)
 	return rc;
 }
 
-static size_t tb_mem_bytes(const struct sl_pacer *p)
+static size_t
+tb_mem_bytes(const struct sl_pacer *p)
 {
 	const struct tb *t = p->impl;
 

@@ -13,7 +13,8 @@
 
 #include "pacer_test_util.h"
 
-static struct sl_pacer *make(const char *impl, uint32_t flows, uint64_t bucket_bytes)
+static struct sl_pacer *
+make(const char *impl, uint32_t flows, uint64_t bucket_bytes)
 {
 	struct sl_pacer_conf c = test_conf(impl, flows);
 	struct sl_pacer *p;
@@ -24,7 +25,8 @@ static struct sl_pacer *make(const char *impl, uint32_t flows, uint64_t bucket_b
 	return p;
 }
 
-static void heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
+static void
+heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
 {
 	struct sl_pacer *p = make("heap", 4, 0);
 	struct sl_pkt out[400];
@@ -50,7 +52,8 @@ static void heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
 	sl_pacer_free(p);
 }
 
-static void tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
+static void
+tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
 {
 	/* Bucket of 10 frames of 1000 B at 1 Gbps (8 us each): after idling, 10 go back to back. */
 	struct sl_pacer *p = make("tbucket", 1, 10000);
@@ -67,7 +70,8 @@ static void tbucket_dequeue__idle_flow_bursts_its_bucket(void **state)
 	sl_pacer_free(p);
 }
 
-static void tbucket_dequeue__one_frame_bucket_paces(void **state)
+static void
+tbucket_dequeue__one_frame_bucket_paces(void **state)
 {
 	struct sl_pacer *p = make("tbucket", 2, 1000);
 	struct sl_pkt out[200];
@@ -89,12 +93,30 @@ static void tbucket_dequeue__one_frame_bucket_paces(void **state)
 	sl_pacer_free(p);
 }
 
-int main(void)
+static void
+tbucket_dequeue__frame_larger_than_bucket_still_paced(void **state)
+{
+	/* 9000 B frames through a 1500 B bucket at 1 Gbps: one every 72 us, none stuck. */
+	struct sl_pacer *p = make("tbucket", 1, 1500);
+	struct sl_pkt out[5];
+
+	(void)state;
+	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 5, 9000), 0);
+	assert_int_equal(test_drain(p, 0, out, 5, SL_NS_PER_S), 5);
+	for (unsigned i = 2; i < 5; i++)
+		assert_int_equal(out[i].tx_ns - out[i - 1].tx_ns, 72000);
+	sl_pacer_free(p);
+}
+
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(heap_dequeue__exact_gaps_one_sort_per_packet),
 		cmocka_unit_test(tbucket_dequeue__idle_flow_bursts_its_bucket),
 		cmocka_unit_test(tbucket_dequeue__one_frame_bucket_paces),
+		cmocka_unit_test(tbucket_dequeue__frame_larger_than_bucket_still_paced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
