@@ -68,25 +68,36 @@
 #define IN_ACTIVE (1u << 0)
 #define IN_READY (1u << 1)
 
-/* ---- wheels: hashed timing wheels of per-flow entries, doubly linked for O(1) moves ---- */
+/*
+ * ---- wheels: two-level hashed timing wheels of per-flow entries ----
+ *
+ * Level 0 has n slots of 2^shift ns and holds what is due within n ticks of its cursor; level 1
+ * has n slots of n ticks each and holds what is further (beyond its own horizon, in its last
+ * slot, re-filed when that comes up). When the cursor reaches the start of a level-1 tick, that
+ * slot is cascaded into level 0, so an entry is moved at most twice however far it is (an RTO
+ * of 1 s with 1 us ticks: 4 ms and 16.7 s horizons). Entries are doubly linked for O(1) moves.
+ */
 
 /* A flow's entry in a wheel: one 24-byte record, so filing touches one cache line. */
 struct wentry {
 	uint64_t due_ns; /**< the time it is filed for, ns */
 	uint32_t next;   /**< next flow in the slot */
 	uint32_t prev;   /**< previous flow in the slot */
-	uint32_t slot;   /**< its slot, NOWHERE when not filed */
+	uint32_t slot;   /**< its slot (level 1: n + index), NOWHERE when not filed */
 };
 
 struct wheel {
-	uint32_t *head;   /**< first flow per slot, NOWHERE if empty */
-	uint64_t *occ;    /**< slot occupancy bitmap */
+	uint32_t *head;   /**< first flow per slot, 2n slots, NOWHERE if empty */
+	uint64_t *occ;    /**< occupancy bitmap of the 2n slots */
 	struct wentry *e; /**< per flow */
-	uint64_t cur;     /**< tick index: slots of earlier ticks are swept */
-	uint64_t hint;    /**< no entry is filed in the ticks [cur, hint) */
-	uint32_t nslots;  /**< power of two, multiple of 64 */
+	uint64_t cur;     /**< level-0 tick: earlier ticks are swept */
+	uint64_t hint;    /**< no level-0 entry is filed in the ticks [cur, hint) */
+	uint64_t hint1;   /**< no level-1 entry is filed before this level-0 tick */
+	uint32_t nslots;  /**< n, slots per level, power of two, >= 64 */
+	uint32_t lg;      /**< log2(n) */
 	uint32_t shift;   /**< tick = 2^shift ns */
-	uint32_t count;   /**< filed entries */
+	uint32_t count;   /**< level-0 entries */
+	uint32_t count1;  /**< level-1 entries */
 	bool exact;       /**< release at due <= now, not at the end of the due's tick */
 };
 
@@ -94,16 +105,18 @@ static int
 wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns, bool exact)
 {
 	w->nslots = nslots;
+	w->lg = (uint32_t)__builtin_ctz(nslots);
 	w->shift = 63u - (uint32_t)__builtin_clzll(tick_ns);
 	w->exact = exact;
 	w->cur = 0;
-	w->count = 0;
-	w->head = malloc(sizeof(*w->head) * nslots);
-	w->occ = calloc(SL_BITMAP_WORDS(nslots), sizeof(*w->occ));
+	w->hint = w->hint1 = UINT64_MAX;
+	w->count = w->count1 = 0;
+	w->head = malloc(sizeof(*w->head) * 2 * nslots);
+	w->occ = calloc(SL_BITMAP_WORDS(2 * nslots), sizeof(*w->occ));
 	w->e = malloc(sizeof(*w->e) * nflows);
 	if (!w->head || !w->occ || !w->e)
 		return -ENOMEM;
-	memset(w->head, 0xff, sizeof(*w->head) * nslots);
+	memset(w->head, 0xff, sizeof(*w->head) * 2 * nslots);
 	for (uint32_t f = 0; f < nflows; f++)
 		w->e[f].slot = NOWHERE;
 	return 0;
@@ -139,22 +152,15 @@ wheel_remove(struct wheel *w, uint32_t f)
 	if (w->head[sl] == NOWHERE)
 		sl_bitmap_clear(w->occ, sl);
 	w->e[f].slot = NOWHERE;
-	w->count--;
+	if (sl >= w->nslots)
+		w->count1--;
+	else
+		w->count--;
 }
 
-/* File f for due_ns (f not filed). Past dues go to the current tick, far ones to the last. */
 static void
-wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
+wheel_link(struct wheel *w, uint32_t f, uint32_t sl)
 {
-	uint64_t t = due_ns >> w->shift;
-	uint32_t sl;
-
-	if (t < w->cur)
-		t = w->cur;
-	else if (t - w->cur >= w->nslots)
-		t = w->cur + w->nslots - 1;
-	sl = (uint32_t)t & (w->nslots - 1);
-	w->e[f].due_ns = due_ns;
 	w->e[f].slot = sl;
 	w->e[f].prev = NOWHERE;
 	w->e[f].next = w->head[sl];
@@ -162,12 +168,30 @@ wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
 		w->e[w->head[sl]].prev = f;
 	w->head[sl] = f;
 	sl_bitmap_set(w->occ, sl);
-	w->count++;
-	if (t < w->hint)
-		w->hint = t;
 }
 
-/* First filed tick at or after cur (a tick index), or UINT64_MAX when empty. */
+/* File f for due_ns (f not filed). Past dues go to the current tick. */
+static void
+wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
+{
+	uint64_t t = SL_MAX(due_ns >> w->shift, w->cur), c1, t1;
+	uint32_t mask = w->nslots - 1;
+
+	w->e[f].due_ns = due_ns;
+	if (t - w->cur < w->nslots) {
+		wheel_link(w, f, (uint32_t)t & mask);
+		w->count++;
+		w->hint = SL_MIN(w->hint, t);
+		return;
+	}
+	c1 = w->cur >> w->lg; /* t >= cur + n, so t1 >= c1 + 1 */
+	t1 = SL_MIN(t >> w->lg, c1 + w->nslots - 1);
+	wheel_link(w, f, w->nslots + ((uint32_t)t1 & mask));
+	w->count1++;
+	w->hint1 = SL_MIN(w->hint1, t1 << w->lg);
+}
+
+/* First filed level-0 tick (at or after cur), or UINT64_MAX. */
 static uint64_t
 wheel_first_tick(const struct wheel *w)
 {
@@ -186,59 +210,89 @@ wheel_first_tick(const struct wheel *w)
 	return from;
 }
 
+/* Level-0 tick at which the first filed level-1 slot starts, or UINT64_MAX. */
+static uint64_t
+wheel_first_cascade(const struct wheel *w)
+{
+	uint32_t mask = w->nslots - 1;
+	uint64_t c1 = (w->cur >> w->lg) + 1;
+	uint32_t sl;
+
+	if (w->count1 == 0)
+		return UINT64_MAX;
+	sl = sl_bitmap_ffs_from(w->occ + w->nslots / 64, w->nslots, (uint32_t)c1 & mask);
+	return (c1 + ((sl - (uint32_t)c1) & mask)) << w->lg;
+}
+
+/* Earliest due in slot sl, ns. */
+static uint64_t
+wheel_slot_min(const struct wheel *w, uint32_t sl)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (uint32_t f = w->head[sl]; f != NOWHERE; f = w->e[f].next)
+		best = SL_MIN(best, w->e[f].due_ns);
+	return best;
+}
+
 /* Earliest time a sweep can release something. */
 static uint64_t
 wheel_next_ns(const struct wheel *w)
 {
-	uint64_t t = wheel_first_tick(w);
-	uint64_t best = UINT64_MAX;
+	uint64_t t = wheel_first_tick(w), s1 = wheel_first_cascade(w), best = UINT64_MAX;
 
-	if (t == UINT64_MAX)
-		return t;
-	/* entries filed here from far away are due later than the slot says */
-	for (uint32_t f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
-		best = SL_MIN(best, w->e[f].due_ns);
-	return SL_MAX(best, (t + !w->exact) << w->shift);
+	if (t != UINT64_MAX)
+		best = SL_MAX(wheel_slot_min(w, (uint32_t)t & (w->nslots - 1)),
+			      (t + !w->exact) << w->shift);
+	if (s1 != UINT64_MAX) {
+		uint64_t d = wheel_slot_min(w, w->nslots + ((uint32_t)(s1 >> w->lg) &
+							   (w->nslots - 1)));
+
+		best = SL_MIN(best, SL_MAX(d, ((d >> w->shift) + !w->exact) << w->shift));
+	}
+	return best;
 }
 
-/*
- * Unfile and return one entry due at now_ns (NOWHERE when none). Entries filed in the last
- * slot only because they were far away are re-filed on the way.
- */
+/* Unfile and return one entry due at now_ns (NOWHERE when none), cascading on the way. */
 static uint32_t
 wheel_pop_due(struct wheel *w, uint64_t now_ns)
 {
 	uint64_t now_t = now_ns >> w->shift;
 
-	if (w->count == 0 || w->hint > now_t)
-		return NOWHERE; /* nothing can be due: no scan */
 	for (;;) {
-		uint64_t t = wheel_first_tick(w);
-		uint32_t f;
+		bool l0 = w->count && w->hint <= now_t, l1 = w->count1 && w->hint1 <= now_t;
+		uint64_t t = UINT64_MAX, s1 = UINT64_MAX;
+		uint32_t f, sl;
 
-		w->hint = t;
-		if (t == UINT64_MAX || t > now_t) {
-			/* slots before the first filed tick are empty: catch up with the clock, so
-			 * that later far-away entries are not clamped against a stale tick */
+		if (l1)
+			w->hint1 = s1 = wheel_first_cascade(w);
+		if (l0)
+			w->hint = t = wheel_first_tick(w);
+		if (s1 <= now_t && s1 <= t) {
+			/* level-0 ticks before s1 are empty: move level-1 tick s1 down */
+			w->cur = s1;
+			sl = w->nslots + ((uint32_t)(s1 >> w->lg) & (w->nslots - 1));
+			while ((f = w->head[sl]) != NOWHERE) {
+				wheel_remove(w, f);
+				wheel_insert(w, f, w->e[f].due_ns);
+			}
+			w->hint1 = SL_MAX(w->hint1, s1 + w->nslots);
+			continue;
+		}
+		if (t > now_t) {
+			/* nothing due; no level-1 tick starts by now: catch up with the clock */
 			w->cur = SL_MAX(w->cur, now_t);
 			return NOWHERE;
 		}
-		if (t == now_t && !w->exact) {
-			w->cur = t;
-			return NOWHERE;
-		}
 		w->cur = t;
-		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
-			if (w->e[f].due_ns <= now_ns || (w->e[f].due_ns >> w->shift) > t)
-				break;
-		if (f == NOWHERE) {
-			/* the current tick holds only entries due later in it (exact mode) */
+		if (t == now_t && !w->exact)
 			return NOWHERE;
-		}
-		wheel_remove(w, f);
-		if (w->e[f].due_ns <= now_ns)
-			return f;
-		wheel_insert(w, f, w->e[f].due_ns); /* far: file again, closer */
+		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
+			if (w->e[f].due_ns <= now_ns)
+				break;
+		if (f != NOWHERE)
+			wheel_remove(w, f);
+		return f; /* NOWHERE: the current tick holds entries due later in it (exact) */
 	}
 }
 

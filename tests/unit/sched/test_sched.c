@@ -736,6 +736,41 @@ sl_sched_next_burst__rto_rearm_later_and_disarm(void **state)
 	sl_sched_free(s);
 }
 
+/* RTOs far past the first wheel level (4 ms) and past the second (16.7 s) fire in time. */
+static void
+sl_sched_next_burst__far_rto_fires_within_a_tick(void **state)
+{
+	static const uint64_t rto[] = {SL_NS_PER_S, 60 * SL_NS_PER_S};
+
+	(void)state;
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(rto); i++) {
+		struct sl_sched *s = mk(2, 64);
+		struct sl_flow_conf fc = {.proto = "t_win", .seg_bytes = 1000, .rto_ns = rto[i]};
+		struct sl_seg out[4];
+		uint64_t now = 0, dl;
+
+		assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
+		fc.rto_ns = 3 * SL_NS_PER_MS; /* a near one on the same wheel */
+		assert_int_equal(sl_sched_flow_add(s, 1, &fc), 0);
+		sl_sched_flow_push(s, 0, 1, 1000);
+		sl_sched_flow_push(s, 1, 1, 1000);
+		assert_int_equal(sl_sched_next_burst(s, 0, out, 4), 2);
+		/* run the clock in uneven steps, as a run loop would */
+		while (T.n_per < 2 && now < rto[i] + SL_NS_PER_MS) {
+			dl = sl_sched_next_deadline(s);
+			assert_true(dl > now && dl != UINT64_MAX);
+			now = dl;
+			sl_sched_next_burst(s, now, out, 4);
+			if (T.n_per == 1 && T.last_f.flow == 1)
+				assert_true(now >= 3 * SL_NS_PER_MS && now <= 3 * SL_NS_PER_MS + 1024);
+		}
+		assert_int_equal(T.n_per, 2);
+		assert_int_equal(T.last_f.flow, 0);
+		assert_true(now >= rto[i] && now <= rto[i] + 1024);
+		sl_sched_free(s);
+	}
+}
+
 static void
 sl_sched_next_burst__program_timer(void **state)
 {
@@ -1031,6 +1066,7 @@ main(void)
 		cmocka_unit_test(sl_sched_next_burst__rto_armed_at_transmit_swept_within_a_tick),
 		cmocka_unit_test(sl_sched_next_burst__ack_in_same_step_drops_timeout),
 		cmocka_unit_test(sl_sched_next_burst__rto_rearm_later_and_disarm),
+		cmocka_unit_test(sl_sched_next_burst__far_rto_fires_within_a_tick),
 		cmocka_unit_test(sl_sched_next_burst__program_timer),
 		cmocka_unit_test(sl_sched_flow_stats__counts),
 		cmocka_unit_test(sl_sched__sequence_wrap),
