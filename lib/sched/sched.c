@@ -35,12 +35,13 @@
  * Window flows skip the active stage: with nothing to generate ahead of credit they qualify at
  * once, so for them lost segments always go before new ones at transmission time.
  *
- * Timers. One wheel entry per flow for min(RTO, program timer), slots of timer_tick_ns, swept
- * at the start of next_burst: an expiry is handled within one tick (the bounded sweep delay),
- * at most timer_budget per call. Re-arming later is a field write (the entry is re-filed when
- * its old slot comes up); earlier moves the entry. The RTO is armed at the first transmission
- * while disarmed, disarmed when everything sent is cumacked (RFC 6298 5.2) and on expiry, and
- * re-armed by the program. Pacing wake-ups use a second wheel released exactly (due <= now).
+ * Timers. One entry per flow for min(RTO, program timer) in a two-level timing wheel (slots of
+ * timer_tick_ns, then of timer_slots ticks), swept at the start of next_burst: an expiry is
+ * handled within one tick (the bounded sweep delay), at most timer_budget per call. Re-arming
+ * later is a field write (the entry is re-filed when its old slot comes up); earlier moves the
+ * entry. The RTO is armed at the first transmission while disarmed, disarmed when everything
+ * sent is cumacked (RFC 6298 5.2) and on expiry, and re-armed by the program. Pacing wake-ups
+ * use a second such wheel, released exactly (due <= now).
  *
  * Steps. sl_sched_incoming() calls followed by one sl_sched_next_burst() form a step; an RTO
  * that expires in a step in which an ack (cumack or SACK) for the flow arrived is dropped and
