@@ -55,6 +55,15 @@
  * frame between them, and 16 consecutive regular frames (data or IDLE) reset the count and
  * lower the flags (digest sec. 3).
  *
+ * Stale frames: in software the NACKs a receiver sends back to back queue up, so its peer may
+ * repeat a replay after the receiver has recovered. While in sync, a frame that fails but
+ * carries an ID up to ring + 16 behind thr (faithful: the ID its CRC implies; extended: its
+ * explicit ID, CRC verified) is not an error: the RX follows the replay from there (rx_id
+ * moves back, the next frames verify as duplicates) and delivers again only once back in step
+ * at thr. A frame really missing at thr is still exposed by the next frame or keepalive, and
+ * a corrupted stale frame cannot pass for thr because the RX is not at thr while following
+ * (rx_stale()).
+ *
  * Startup and restart: the local RX is up after 8 consecutive verified control frames; until
  * then data frames are ignored (they come from a peer that has not re-initialized yet, whose
  * 12-bit IDs could alias the fresh ones). A fresh end sends PAUSE_REQ runs carrying ID 0, which
@@ -184,6 +193,7 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	S(rx_delivered, "payload frames delivered"),
 	S(rx_duplicates, "verified duplicates dropped"),
 	S(rx_not_up, "data frames ignored before the lane was up"),
+	S(rx_stale, "frames from a repeated replay dropped while in sync"),
 	SA(rx_malformed, SL_WIRE_ERR_SHORT, "rx_malformed_short", "frames too short"),
 	SA(rx_malformed, SL_WIRE_ERR_SYN, "rx_malformed_syn", "frames with SYN 00 or 11"),
 	SA(rx_malformed, SL_WIRE_ERR_CTRL_META, "rx_malformed_ctrl_meta",
@@ -719,6 +729,31 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 		link_reinit(l);
 }
 
+/*
+ * Is f, which fails verification while the RX is in sync, a stale copy of a frame this end has
+ * already taken (a repeated replay)? RIFL treats it as an error; in software a peer's NACKs
+ * queue behind each other, so a replay may repeat after this end has recovered, and treating
+ * its frames as errors would NACK again and never end. The ID f implies (faithful: the one its
+ * CRC verifies at; extended: its explicit ID, CRC verified) is returned in *id when it lies in
+ * [thr - ring - 16, thr - 1] for a data frame, [thr - ring - 16, thr] for a control frame (which
+ * carries the next data frame's ID).
+ */
+static bool
+rx_stale(const struct sl_link *l, const struct sl_wire_frame *f, bool ctrl, uint32_t *id)
+{
+	uint32_t window = l->ring_mask + 1 + SL_LINK_ROLLBACK, last = l->thr - !ctrl, behind;
+
+	if (l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED) {
+		if (!sl_wire_vcode_ok(f, f->id))
+			return false;
+		behind = last - f->id;
+	} else {
+		behind = (last - (uint32_t)(f->crc ^ f->vcode)) & SL_CRC12_MASK;
+	}
+	*id = last - behind;
+	return behind < window;
+}
+
 static void
 rx_good(struct sl_link *l)
 {
@@ -731,7 +766,17 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 {
 	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
 	bool at_id = sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
+	uint32_t id;
 
+	if (!l->rx_error && !at_id && f->key != SL_WIRE_KEY_PAUSE_REQ && rx_stale(l, f, true, &id)) {
+		/*
+		 * From a repeated replay: follow it (its next data frame is id) without counting
+		 * the key. PAUSE_REQ is never stale: a restarting peer sends it with ID 0.
+		 */
+		l->stats.rx_stale++;
+		l->rx_id = id;
+		return;
+	}
 	if ((ext && !sl_wire_vcode_ok(f, f->id)) || (!l->rx_error && !at_id)) {
 		/* Corrupted, or a gap before it: never counted; in sync it is an error. */
 		l->stats.rx_bad_ctrl++;
@@ -751,6 +796,7 @@ static bool
 rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 {
 	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
+	uint32_t id;
 
 	if (!l->rx_up) {
 		/* From a peer that has not re-initialized yet: its IDs may alias ours. */
@@ -759,6 +805,16 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	}
 	rx_flags(l, 0, 0);
 	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
+		if (!l->rx_error && rx_stale(l, f, false, &id)) {
+			/*
+			 * Follow the repeated replay from the frame after id: its next frames
+			 * verify as duplicates, and nothing is delivered until this end is back
+			 * in step at thr, so a corrupted stale frame cannot pass for thr.
+			 */
+			l->stats.rx_stale++;
+			l->rx_id = id + 1;
+			return false;
+		}
 		l->stats.rx_bad_data++;
 		rx_fail(l, now_ns);
 		return false;

@@ -152,6 +152,7 @@ struct sl_link_stats {
 	uint64_t rx_delivered;     /**< payload frames delivered */
 	uint64_t rx_duplicates;    /**< verified frames below the threshold, dropped */
 	uint64_t rx_not_up;        /**< data frames ignored before the lane was up */
+	uint64_t rx_stale;         /**< frames of a repeated replay dropped while in sync */
 	uint64_t rx_malformed[SL_WIRE_ERR__MAX]; /**< decoder rejections by reason */
 	uint64_t rx_bad_data;      /**< data / filler frames failing verification */
 	uint64_t rx_bad_ctrl;      /**< control frames failing verification */

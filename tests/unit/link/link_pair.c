@@ -18,6 +18,7 @@
 #define PEND 8u      /**< payloads offered to tx_burst per slot, at most */
 #define MIN_BODY 44u /**< link frame >= 46 B: no Ethernet padding on data frames */
 #define ETH_MIN_LINK 46u
+#define TXQ_MAX 256u /**< largest transmit queue, frames */
 
 enum { TAG_PAYLOAD = 1, TAG_WFRAME = 2 };
 
@@ -57,6 +58,9 @@ struct end {
 	/* consumer */
 	uint64_t queue;
 	double consume_acc;
+	/* transmit queue (the NIC's TX ring): frames wait here, one leaves per slot */
+	struct wframe **txq;
+	uint32_t txq_head, txq_n;
 	int idx;
 };
 
@@ -138,16 +142,30 @@ end_free_link(struct lp_run_ctx *x, struct end *e, bool abort)
 	e->link = NULL;
 }
 
+/* The bytes of a frame as the glue puts them on the wire (padded to the Ethernet minimum). */
+static struct wframe *
+wframe_build(const struct sl_link_tx_frame *f)
+{
+	uint16_t len = f->hdr_len + (f->handle ? f->body_len : 0);
+	uint16_t wire_len = SL_MAX(len, ETH_MIN_LINK);
+	struct wframe *w = calloc(1, sizeof(*w) + wire_len);
+
+	w->tag = TAG_WFRAME;
+	w->len = wire_len;
+	memcpy(w->b, f->hdr, f->hdr_len);
+	if (f->handle)
+		memcpy(w->b + f->hdr_len, f->body, f->body_len);
+	return w;
+}
+
+/* Put w on direction d's channel, through its faults. */
 static void
-chan_send(struct lp_run_ctx *x, int d, const struct sl_link_tx_frame *f)
+chan_send(struct lp_run_ctx *x, int d, struct wframe *w)
 {
 	const struct lp_fault *ft = &x->c->fault;
 	struct chan *ch = &x->ch[d];
-	uint16_t len = f->hdr_len + (f->handle ? f->body_len : 0);
-	uint16_t wire_len = SL_MAX(len, ETH_MIN_LINK);
-	struct wframe *w;
 	bool drop = false, corrupt = false;
-	double bits = (double)wire_len * 8;
+	double bits = (double)w->len * 8;
 
 	if (ft->loss > 0 && sl_rng_double(&x->rng) < ft->loss)
 		drop = true;
@@ -159,12 +177,6 @@ chan_send(struct lp_run_ctx *x, int d, const struct sl_link_tx_frame *f)
 		if (ch->ge_bad && sl_rng_double(&x->rng) < ft->ge_bad_loss)
 			drop = true;
 	}
-	w = calloc(1, sizeof(*w) + wire_len);
-	w->tag = TAG_WFRAME;
-	w->len = wire_len;
-	memcpy(w->b, f->hdr, f->hdr_len);
-	if (f->handle)
-		memcpy(w->b + f->hdr_len, f->body, f->body_len);
 	if (ft->ber > 0) {
 		while (ch->bits_to_flip < bits) {
 			uint32_t bit = (uint32_t)ch->bits_to_flip;
@@ -277,7 +289,8 @@ static void
 end_tx(struct lp_run_ctx *x, struct end *e)
 {
 	struct sl_link_tx_desc in[PEND];
-	struct sl_link_tx_frame out;
+	struct sl_link_tx_frame out[TXQ_MAX];
+	uint32_t cap = SL_MAX(x->c->txq_frames, 1u);
 	unsigned taken, n;
 	uint64_t aborted0 = sl_link_stats(e->link)->reinit_aborted;
 
@@ -298,7 +311,8 @@ end_tx(struct lp_run_ctx *x, struct end *e)
 		in[i].meta = SL_WIRE_META_EOM_FULL;
 	}
 	e->collecting = true;
-	n = sl_link_tx_burst(e->link, x->now_slot * x->c->slot_ns, in, e->npend, &taken, &out, 1);
+	n = sl_link_tx_burst(e->link, x->now_slot * x->c->slot_ns, in, e->npend, &taken, out,
+			     cap - e->txq_n);
 	e->collecting = false;
 	if (sl_link_stats(e->link)->reinit_aborted != aborted0)
 		mark_aborted(x, e);
@@ -307,8 +321,24 @@ end_tx(struct lp_run_ctx *x, struct end *e)
 	x->r->dir[e->idx].submitted += taken;
 	memmove(e->pend, e->pend + taken, (e->npend - taken) * sizeof(e->pend[0]));
 	e->npend -= taken;
-	if (n)
-		chan_send(x, e->idx, &out);
+	for (unsigned i = 0; i < n; i++)
+		e->txq[(e->txq_head + e->txq_n++) % cap] = wframe_build(&out[i]);
+	if (e->txq_n) {
+		chan_send(x, e->idx, e->txq[e->txq_head]);
+		e->txq_head = (e->txq_head + 1) % cap;
+		e->txq_n--;
+	}
+}
+
+/* A restarting host loses what its NIC queue held. */
+static void
+end_txq_flush(struct end *e, uint32_t cap)
+{
+	while (e->txq_n) {
+		free(e->txq[e->txq_head]);
+		e->txq_head = (e->txq_head + 1) % cap;
+		e->txq_n--;
+	}
 }
 
 static bool
@@ -350,7 +380,8 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 	struct lp_run_ctx *x = calloc(1, sizeof(*x));
 	uint32_t frame_bytes = c->body_bytes + (uint32_t)sl_wire_hdr_len(&c->fmt);
 	uint64_t rate_bps = (uint64_t)frame_bytes * 8 * SL_NS_PER_S / c->slot_ns;
-	uint64_t rtt_ns = (2 * (uint64_t)c->delay_slots + 2) * c->slot_ns;
+	uint32_t txq = SL_MAX(c->txq_frames, 1u);
+	uint64_t rtt_ns = (2 * ((uint64_t)c->delay_slots + txq) + 2) * c->slot_ns;
 	uint64_t max_slots = c->max_slots ? c->max_slots : 400 * c->frames + 100000;
 	int k, rc = -ENOMEM;
 
@@ -358,7 +389,7 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	k = sl_link_ring_order(&c->fmt, rate_bps, rtt_ns, frame_bytes);
-	if (k < 0 || c->body_bytes < MIN_BODY) {
+	if (k < 0 || c->body_bytes < MIN_BODY || txq > TXQ_MAX) {
 		free(x);
 		return k < 0 ? k : -EINVAL;
 	}
@@ -380,7 +411,8 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		e->idx = d;
 		e->rel_cap = (1u << k) + 64;
 		e->rel_seq = calloc(e->rel_cap, sizeof(*e->rel_seq));
-		if (!x->ch[d].q || !x->delivered[d] || !x->aborted[d] || !e->rel_seq)
+		e->txq = calloc(txq, sizeof(*e->txq));
+		if (!x->ch[d].q || !x->delivered[d] || !x->aborted[d] || !e->rel_seq || !e->txq)
 			goto fail;
 		e->lconf.fmt = c->fmt;
 		e->lconf.ring_order = (uint8_t)k;
@@ -396,6 +428,7 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 	}
 	for (x->now_slot = 0; x->now_slot < max_slots; x->now_slot++) {
 		if (c->restart_slot && x->now_slot == c->restart_slot) {
+			end_txq_flush(&x->e[1], txq);
 			end_free_link(x, &x->e[1], true);
 			rc = end_create(&x->e[1]);
 			if (rc)
@@ -422,6 +455,9 @@ fail:
 		r->dir[d].tx = e->base;
 		while (e->npend)
 			free(e->pend[--e->npend]);
+		if (e->txq)
+			end_txq_flush(e, txq);
+		free(e->txq);
 		while (x->ch[d].q && x->ch[d].n) {
 			free(x->ch[d].q[x->ch[d].head]);
 			x->ch[d].head = (x->ch[d].head + 1) % x->ch[d].cap;

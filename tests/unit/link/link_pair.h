@@ -4,7 +4,10 @@
  * benchmark glue, no DPDK).
  *
  * Time advances in slots; in each slot each end may put one frame on its direction (RIFL's
- * model: every frame, control or data, takes one slot). A frame arrives delay_slots later,
+ * model: every frame, control or data, takes one slot). With txq_frames > 1 the link fills a
+ * transmit queue of that depth (as DPDK glue fills the NIC's TX ring with as many frames as it
+ * has free descriptors) and one frame leaves it per slot, so bursts of control frames queue
+ * up as they do in software. A frame arrives delay_slots after it leaves,
  * after the channel's faults: Bernoulli loss, Gilbert-Elliott burst loss, bit errors over a
  * continuous bit stream (corrupted frames delivered so VCODE must catch them, or dropped as a
  * NIC with a bad FCS would), and reordering (a frame overtakes the previous one in flight).
@@ -44,6 +47,7 @@ struct lp_conf {
 	uint64_t restart_slot;    /**< restart end 1 at this slot (0: never) */
 	uint32_t keepalive_slots; /**< keepalive interval */
 	uint32_t ctrl_slots;      /**< gap between control runs */
+	uint32_t txq_frames;      /**< transmit queue (NIC TX ring) depth, <= 256 (0: 1, none) */
 	uint64_t max_slots;       /**< give up after this many slots (0: 400 x frames + 10^5) */
 	uint64_t seed;
 	struct lp_fault fault;

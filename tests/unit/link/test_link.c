@@ -283,17 +283,35 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 	for (int m = 0; m < 2; m++) {
 		l = mk(fmts[m], SL_LINK_REPLAY_RING);
 		sync_rx(l, fmts[m]);
-		for (int delta = -3; delta <= 3; delta++) {
+		/*
+		 * Behind thr: stale copies from a replay. The first moves the RX back (no error,
+		 * no NACK), the next verify as duplicates: nothing is delivered.
+		 */
+		for (int delta = -3; delta < 0; delta++) {
 			struct fr f = data_frame(fmts[m], (uint32_t)(16 + delta), 3);
 
-			if (delta == 0)
-				continue;
+			assert_int_equal(feed(l, 0, &f, NULL), 0);
+		}
+		assert_int_equal(sl_link_stats(l)->rx_stale, 1);
+		assert_int_equal(sl_link_stats(l)->rx_duplicates, 16 + 2);
+		assert_int_equal(sl_link_stats(l)->rx_errors, 0);
+		/* Ahead of rx_id: a frame went missing, an error. */
+		for (int delta = 1; delta <= 3; delta++) {
+			struct fr f = data_frame(fmts[m], (uint32_t)(16 + delta), 3);
+
 			assert_int_equal(feed(l, 0, &f, NULL), 0);
 		}
 		assert_int_equal(sl_link_stats(l)->rx_delivered, 0);
-		assert_int_equal(sl_link_stats(l)->rx_bad_data, 6);
+		assert_int_equal(sl_link_stats(l)->rx_bad_data, 3);
 		assert_int_equal(sl_link_stats(l)->rx_errors, 1);
 		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+		/* In error, a frame behind is a plain failure again (RIFL). */
+		{
+			struct fr f = data_frame(fmts[m], 15, 3);
+
+			assert_int_equal(feed(l, 0, &f, NULL), 0);
+			assert_int_equal(sl_link_stats(l)->rx_bad_data, 4);
+		}
 		sl_link_free(l);
 	}
 	/* Extended mode: a right VCODE with a wrong explicit ID (ID + 4096) is refused. */
@@ -305,6 +323,73 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 		assert_int_equal(feed(l, 0, &f, NULL), 0);
 		assert_int_equal(sl_link_stats(l)->rx_bad_data, 1);
 	}
+	sl_link_free(l);
+}
+
+static void
+sl_link_rx_burst__repeated_replay_is_harmless_in_sync(void **state)
+{
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		struct sl_link *l = mk(fmts[m], SL_LINK_REPLAY_RING);
+		struct fr f;
+
+		sync_rx(l, fmts[m]);
+		for (uint32_t id = 16; id < 40; id++) {
+			f = data_frame(fmts[m], id, 9);
+			assert_int_equal(feed(l, 0, &f, NULL), 1);
+		}
+		/* The peer repeats its replay (ring of 32: IDs 8..39) with IDLE in odd slots. */
+		for (uint32_t id = 8; id < 40; id++) {
+			struct fr idle = ctrl_frame(fmts[m], id + 1, SL_WIRE_KEY_IDLE, 0);
+
+			f = data_frame(fmts[m], id, 9);
+			assert_int_equal(feed(l, 0, &f, NULL), 0);
+			feed(l, 0, &idle, NULL);
+		}
+		/* The RX followed the repeat from ID 8: 31 duplicates, no error, no NACK. */
+		assert_int_equal(sl_link_stats(l)->rx_errors, 0);
+		assert_int_equal(sl_link_stats(l)->rx_stale, 1);
+		assert_int_equal(sl_link_stats(l)->rx_duplicates, 16 + 31);
+		assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+		f = data_frame(fmts[m], 40, 9);
+		assert_int_equal(feed(l, 0, &f, NULL), 1);
+		/* A PAUSE_REQ behind rx_id is never stale: a restarting peer sends ID 0. */
+		{
+			struct fr p = ctrl_frame(fmts[m], 0, SL_WIRE_KEY_PAUSE_REQ, 0);
+
+			feed(l, 0, &p, NULL);
+			assert_int_equal(sl_link_stats(l)->rx_errors, 1);
+		}
+		sl_link_free(l);
+	}
+}
+
+/*
+ * While following a repeated replay, a corrupted stale frame whose CRC happens to verify at
+ * thr is not delivered: the RX is not at thr. (Faithful mode: the implied ID is all the RX has.)
+ */
+static void
+sl_link_rx_burst__corrupted_stale_frame_cannot_pass_for_thr(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct fr f;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	for (uint32_t id = 16; id < 40; id++) {
+		f = data_frame(&faithful, id, 9);
+		assert_int_equal(feed(l, 0, &f, NULL), 1);
+	}
+	f = data_frame(&faithful, 20, 9); /* the repeat starts: the RX follows from 21 */
+	assert_int_equal(feed(l, 0, &f, NULL), 0);
+	/* A frame that verifies at thr = 40 (as a corrupted stale frame might) arrives now. */
+	f = data_frame(&faithful, 40, 9);
+	assert_int_equal(feed(l, 0, &f, NULL), 0);
+	assert_int_equal(sl_link_stats(l)->rx_delivered, 24);
+	assert_int_equal(sl_link_stats(l)->rx_errors, 1);
 	sl_link_free(l);
 }
 
@@ -909,6 +994,8 @@ main(void)
 		cmocka_unit_test(sl_link_rx_burst__warmup_then_exactly_once_in_order),
 		cmocka_unit_test(sl_link_rx_burst__data_ignored_until_the_lane_is_up),
 		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
+		cmocka_unit_test(sl_link_rx_burst__repeated_replay_is_harmless_in_sync),
+		cmocka_unit_test(sl_link_rx_burst__corrupted_stale_frame_cannot_pass_for_thr),
 		cmocka_unit_test(sl_link_rx_burst__rollback_needs_16_verified_frames),
 		cmocka_unit_test(sl_link_rx_burst__white_noise_never_accepted),
 		cmocka_unit_test(sl_link_rx_burst__flag_needs_8_consecutive_identical_keys),

@@ -226,6 +226,35 @@ lp_run__other_modes_and_scopes(void **state)
 }
 
 static void
+lp_run__queued_nacks_do_not_livelock(void **state)
+{
+	struct lp_conf c;
+	struct lp_result r;
+
+	(void)state;
+	/*
+	 * A 64-frame transmit queue: back-to-back NACKs queue up, the peer's replay repeats
+	 * after the receiver recovered, and its stale frames must not start a new error.
+	 */
+	for (int m = 0; m < 2; m++) {
+		lp_conf_default(&c);
+		c.fmt.mode = m ? SL_WIRE_MODE_EXTENDED : SL_WIRE_MODE_FAITHFUL;
+		c.txq_frames = 64;
+		c.fault.loss = 1e-3;
+		c.seed = 4; /* livelocked before stale frames were tolerated */
+		run_clean(m ? "txq64_extended_loss_1e-3" : "txq64_faithful_loss_1e-3", &c, &r);
+		assert_true(r.dir[0].rx.rx_stale + r.dir[1].rx.rx_stale > 0);
+	}
+	lp_conf_default(&c);
+	c.txq_frames = 64;
+	c.fault.ber = 1e-6;
+	c.fault.corrupt_deliver = true;
+	c.restart_slot = 5000;
+	c.seed = 90;
+	run_clean("txq64_ber_1e-6_deliver_restart", &c, &r);
+}
+
+static void
 lp_run__extended_mode_and_replay_policies(void **state)
 {
 	struct lp_conf c;
@@ -257,6 +286,7 @@ main(void)
 		cmocka_unit_test(lp_run__slow_consumer_is_paused_not_dropped),
 		cmocka_unit_test(lp_run__restart_of_one_end),
 		cmocka_unit_test(lp_run__other_modes_and_scopes),
+		cmocka_unit_test(lp_run__queued_nacks_do_not_livelock),
 		cmocka_unit_test(lp_run__extended_mode_and_replay_policies),
 	};
 
