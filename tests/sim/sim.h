@@ -42,6 +42,7 @@
 #define SIM_NEVER UINT64_MAX
 #define SIM_MAX_HOSTS 64u
 #define SIM_MAX_DROPS 64u
+#define SIM_FB_MAX_BYTES 32u /**< room for one lib/recv feedback body, bytes */
 
 struct sim;
 
@@ -69,6 +70,9 @@ struct sim_pkt {
 	uint32_t wire_bytes;  /**< bytes on the wire, headers included */
 	uint32_t pull_bytes;  /**< pull: credit granted, bytes */
 	uint64_t ts_ns;       /**< data: send time; ack: its echo */
+	uint8_t last;         /**< data: the last segment of a push (the sender wants an ACK) */
+	uint8_t fb_len;       /**< control from lib/recv: bytes of fb, 0 for the reference */
+	uint8_t fb[SIM_FB_MAX_BYTES]; /**< lib/recv feedback body as on the wire (sl_recv_wire.h) */
 };
 
 /* ---- event core ---- */

@@ -14,17 +14,21 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "sim_exp.h"
+#include "sl_rng.h"
 #include "sl_time.h"
 
 struct sim_exp {
 	struct sim_scenario sc;
 	struct sim *s;
-	struct sim_recv *rcv;
+	struct sim_recv *rcv;      /**< the reference receiver, or */
+	struct sim_librecv *lrcv;  /**< lib/recv */
+	struct sl_recv_stats rx_meas[SIM_MAX_HOSTS]; /**< lib/recv counters at measure_from */
 	struct sim_sched_host *host[SIM_MAX_HOSTS];
 	uint32_t nflows;
 	struct sim_flow_result *res;
@@ -55,6 +59,19 @@ sim_exp_recv(struct sim_exp *x)
 	return x->rcv;
 }
 
+struct sim_librecv *
+sim_exp_librecv(struct sim_exp *x)
+{
+	return x->lrcv;
+}
+
+/* The receiver's counters of a flow, whichever receiver runs. */
+static const struct sim_recv_flow_stats *
+rx_flow(const struct sim_exp *x, uint32_t fl)
+{
+	return x->lrcv ? sim_librecv_flow(x->lrcv, fl) : sim_recv_flow(x->rcv, fl);
+}
+
 uint32_t
 sim_exp_nflows(const struct sim_exp *x)
 {
@@ -75,6 +92,7 @@ sim_exp_free(struct sim_exp *x)
 	for (uint32_t h = 0; h < SIM_MAX_HOSTS; h++)
 		sim_sched_host_free(x->host[h]);
 	sim_recv_free(x->rcv);
+	sim_librecv_free(x->lrcv);
 	sim_free(x->s);
 	if (x->flows_csv)
 		fclose(x->flows_csv);
@@ -88,10 +106,68 @@ sim_exp_free(struct sim_exp *x)
 	free(x);
 }
 
+/*
+ * The DCTCP web-search flow sizes (Alizadeh et al., SIGCOMM'10, Fig. 4; the
+ * WebSearch_distribution.txt of the HPCC simulator): bytes at each cumulative probability,
+ * interpolated linearly in between. Mean 1.71 MB; 15% of flows are under 10 KB, 3% over 10 MB.
+ */
+static const struct {
+	double bytes, cdf;
+} websearch[] = {
+	{0, 0},          {10000, 0.15},   {20000, 0.2},     {30000, 0.3},
+	{50000, 0.4},    {80000, 0.53},   {200000, 0.6},    {1000000, 0.7},
+	{2000000, 0.8},  {5000000, 0.9},  {10000000, 0.97}, {30000000, 1},
+};
+
+static double
+websearch_bytes(double u)
+{
+	size_t i = 1;
+
+	while (i < SL_ARRAY_SIZE(websearch) - 1 && u > websearch[i].cdf)
+		i++;
+	return websearch[i - 1].bytes + (websearch[i].bytes - websearch[i - 1].bytes) *
+						(u - websearch[i - 1].cdf) /
+						(websearch[i].cdf - websearch[i - 1].cdf);
+}
+
+static double
+websearch_mean_bytes(void)
+{
+	double m = 0;
+
+	for (size_t i = 1; i < SL_ARRAY_SIZE(websearch); i++)
+		m += (websearch[i].cdf - websearch[i - 1].cdf) *
+		     (websearch[i].bytes + websearch[i - 1].bytes) / 2;
+	return m;
+}
+
+/* Start time and size of flow i of group g; *t_ns is the Poisson clock of the group. */
+static void
+flow_draw(const struct sim_scenario *sc, const struct sim_flow_group *g, struct sl_rng *rng,
+	  uint32_t i, uint64_t *t_ns, struct sim_flow_spec *sp)
+{
+	double seg = sp->fc.seg_bytes, mean_bytes = (double)sp->size_segs * seg;
+
+	if (g->size_dist == SIM_SIZE_WEBSEARCH) {
+		sp->size_segs = (uint64_t)SL_MAX(1.0, ceil(websearch_bytes(sl_rng_double(rng)) / seg));
+		mean_bytes = websearch_mean_bytes();
+	}
+	if (g->arrivals == SIM_ARRIVE_STAGGER) {
+		sp->start_ns += i * g->stagger_ns;
+		return;
+	}
+	*t_ns += (uint64_t)sl_rng_exponential(
+		rng, mean_bytes * 8 * 1e9 /
+			     ((double)g->load_ppm / 1e6 * (double)sc->net.host_port[sp->src].rate_bps));
+	sp->start_ns = *t_ns;
+}
+
 struct sim_exp *
 sim_exp_create(const struct sim_scenario *sc)
 {
 	uint32_t per_host[SIM_MAX_HOSTS] = {0};
+	struct sim_librecv_conf lc;
 	struct sim_recv_conf rc;
 	struct sim_exp *x;
 	uint32_t fl = 0;
@@ -116,15 +192,25 @@ sim_exp_create(const struct sim_scenario *sc)
 	x->s = sim_create(&sc->net);
 	rc = sc->recv;
 	rc.nflows = x->nflows;
-	if (x->res == NULL || x->s == NULL || (x->rcv = sim_recv_create(x->s, &rc)) == NULL) {
+	lc = sc->lrecv;
+	lc.nflows = x->nflows;
+	if (x->res == NULL || x->s == NULL ||
+	    (sc->lib_recv ? (x->lrcv = sim_librecv_create(x->s, &lc)) == NULL
+			  : (x->rcv = sim_recv_create(x->s, &rc)) == NULL)) {
 		err = errno ? errno : ENOMEM;
 		goto fail;
 	}
 	for (uint32_t h = 0; h < sc->net.nhosts; h++) {
-		sim_set_receiver(x->s, h, &sim_recv_ops, x->rcv);
+		if (x->lrcv)
+			sim_set_receiver(x->s, h, &sim_librecv_ops, x->lrcv);
+		else
+			sim_set_receiver(x->s, h, &sim_recv_ops, x->rcv);
 		if (per_host[h] == 0)
 			continue;
 		struct sl_sched_conf c = sc->sched;
+		struct sl_recv_rtx_conf tc = {.window_pkts = lc.rc.window_pkts,
+					      .pool_bits = lc.rc.pool_bits,
+					      .block_bits = lc.rc.block_bits};
 
 		c.max_flows = per_host[h];
 		x->host[h] = sim_sched_host_create(x->s, h, &c, x->nflows);
@@ -132,18 +218,27 @@ sim_exp_create(const struct sim_scenario *sc)
 			err = errno;
 			goto fail;
 		}
+		if (x->lrcv && (err = -sim_sched_host_use_rtx(x->host[h], &tc)) != 0)
+			goto fail;
 		sim_set_sender(x->s, h, &sim_sched_sender_ops, x->host[h]);
 	}
 	for (uint32_t g = 0; g < sc->ngroups; g++) {
+		struct sl_rng rng;
+		uint64_t t_ns = sc->group[g].spec.start_ns;
+
+		sl_rng_seed(&rng, sc->net.seed * 1000003u + g);
 		for (uint32_t i = 0; i < sc->group[g].count; i++, fl++) {
 			struct sim_flow_spec sp = sc->group[g].spec;
 			int r;
 
-			sp.start_ns += i * sc->group[g].stagger_ns;
+			flow_draw(sc, &sc->group[g], &rng, i, &t_ns, &sp);
 			x->res[fl].flow = fl;
 			x->res[fl].spec = sp;
 			r = sim_sched_host_add_flow(x->host[sp.src], fl, &sp);
-			if (r == 0)
+			if (r == 0 && x->lrcv)
+				r = sim_librecv_add_flow(x->lrcv, fl, sp.dst, sp.fc.first_seq,
+							 sp.recovery, sp.proto);
+			else if (r == 0)
 				r = sim_recv_add_flow(x->rcv, fl, sp.fc.seg_bytes);
 			if (r) {
 				err = -r;
@@ -190,7 +285,7 @@ trace_sample(struct sim *s, void *obj, uint64_t arg)
 			"%" PRIu64 ",%u,%u,%" PRIu64 ",%" PRId64 ",%u,%u,%u,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 "\n",
 			now, fl, v.wnd_segs, v.rate_bps, v.tokens_bytes, v.wnd_start, v.snd_max,
-			sim_recv_flow(x->rcv, fl)->cumack, st.segs_sent, st.segs_rtx, st.rto_fired);
+			rx_flow(x, fl)->cumack, st.segs_sent, st.segs_rtx, st.rto_fired);
 	}
 	for (uint32_t h = 0; h < x->sc.net.nhosts; h++) {
 		const struct sim_port_stats *ps = sim_port_stats(s, h, true);
@@ -260,7 +355,9 @@ measure_start(struct sim *s, void *obj, uint64_t arg)
 	(void)s;
 	(void)arg;
 	for (uint32_t fl = 0; fl < x->nflows; fl++)
-		x->res[fl].rx_bytes_meas = sim_recv_flow(x->rcv, fl)->bytes;
+		x->res[fl].rx_bytes_meas = rx_flow(x, fl)->bytes;
+	for (uint32_t h = 0; x->lrcv && h < SIM_MAX_HOSTS; h++)
+		sim_librecv_host_stats(x->lrcv, h, &x->rx_meas[h]);
 }
 
 int
@@ -275,7 +372,7 @@ sim_exp_run(struct sim_exp *x)
 	for (uint32_t fl = 0; fl < x->nflows; fl++) {
 		struct sim_flow_result *r = &x->res[fl];
 		struct sim_sched_host *h = x->host[r->spec.src];
-		const struct sim_recv_flow_stats *rs = sim_recv_flow(x->rcv, fl);
+		const struct sim_recv_flow_stats *rs = rx_flow(x, fl);
 		uint64_t t0 = SL_MAX(from, r->spec.start_ns), t1 = end;
 
 		r->started = sim_sched_host_view(h, fl, &r->view) == 0;
@@ -403,4 +500,134 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 		", \"rto_dropped_by_ack\": %" PRIu64 ", \"start_failures\": %u}}\n",
 		st.decisions, st.credit_violations, st.bad_events, st.rto_fired,
 		st.rto_dropped_by_ack, sim_exp_start_failures(x));
+}
+
+/* The q-quantile of n sorted values (nearest rank), 0 when n is 0. */
+static double
+quantile(const uint64_t *v, uint32_t n, double q)
+{
+	uint32_t k;
+
+	if (n == 0)
+		return 0;
+	k = (uint32_t)ceil(q * n);
+	return (double)v[k ? k - 1 : 0];
+}
+
+static void
+fct_stats(const struct sim_exp *x, struct sim_exp_melo *m)
+{
+	uint64_t *fct = malloc((x->nflows + 1) * sizeof(*fct));
+	double sum = 0;
+	uint32_t n = 0;
+
+	for (uint32_t fl = 0; fl < x->nflows; fl++) {
+		const struct sim_flow_result *r = &x->res[fl];
+
+		if (r->spec.size_segs == 0)
+			continue;
+		if (r->done_ns == SIM_NEVER) {
+			m->fct_unfinished++;
+			continue;
+		}
+		if (fct)
+			fct[n] = r->done_ns - r->spec.start_ns;
+		sum += (double)(r->done_ns - r->spec.start_ns);
+		n++;
+	}
+	m->fct_done = n;
+	if (fct == NULL || n == 0) {
+		free(fct);
+		return;
+	}
+	qsort(fct, n, sizeof(*fct), cmp_u64);
+	m->fct_mean_us = sum / n / 1e3;
+	m->fct_p50_us = quantile(fct, n, 0.5) / 1e3;
+	m->fct_p99_us = quantile(fct, n, 0.99) / 1e3;
+	m->fct_p999_us = quantile(fct, n, 0.999) / 1e3;
+	free(fct);
+}
+
+/* dst[i] += src[i] over two counter structs made only of uint64_t. */
+static void
+add_u64s(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] += src[i];
+}
+
+void
+sim_exp_melo_stats(const struct sim_exp *x, struct sim_exp_melo *m)
+{
+	uint64_t from = SL_MIN(x->sc.measure_from_ns, x->sc.duration_ns);
+	double span_ns = (double)(x->sc.duration_ns - from);
+
+	memset(m, 0, sizeof(*m));
+	for (uint32_t fl = 0; fl < x->nflows; fl++) {
+		const struct sim_flow_result *r = &x->res[fl];
+
+		m->goodput_gbps += (double)r->goodput_bps / 1e9;
+		m->segs_sent += r->st.segs_sent;
+		m->segs_rtx += r->st.segs_rtx;
+		m->rto_fired += r->st.rto_fired;
+		m->nacks += rx_flow(x, fl)->nacks;
+	}
+	for (uint32_t h = 0; h < x->sc.net.nhosts; h++) {
+		struct sl_recv_stats st;
+		struct sl_recv_rtx_stats ts;
+		uint32_t blocks;
+
+		if (x->host[h]) {
+			sim_sched_host_rtx_stats(x->host[h], &ts);
+			add_u64s((uint64_t *)&m->tx, (const uint64_t *)&ts, sizeof(ts) / 8);
+		}
+		if (x->lrcv == NULL || sim_librecv_host_stats(x->lrcv, h, &st) != 0)
+			continue;
+		blocks = sim_librecv_pool_blocks(x->lrcv, h);
+		m->pool_blocks = blocks;
+		m->pool_peak_blocks = SL_MAX(m->pool_peak_blocks, st.pool_peak_blocks);
+		if (span_ns > 0 && blocks)
+			m->pool_mean_frac = SL_MAX(m->pool_mean_frac,
+						   (double)(st.pool_block_ns -
+							    x->rx_meas[h].pool_block_ns) /
+							   span_ns / blocks);
+		add_u64s((uint64_t *)&m->rx, (const uint64_t *)&st, sizeof(st) / 8);
+	}
+	fct_stats(x, m);
+}
+
+void
+sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels, FILE *out)
+{
+	struct sim_exp_melo m;
+
+	sim_exp_melo_stats(x, &m);
+	fprintf(out,
+		"{\"scenario\": \"%s\", \"set\": {%s}, \"mode\": \"%s\", \"proto\": \"%s\", "
+		"\"loss\": %g, \"conns\": %u, \"pool_bits\": %u, \"duration_ns\": %" PRIu64
+		", \"goodput_gbps\": %.4f, \"segs_sent\": %" PRIu64 ", \"segs_rtx\": %" PRIu64
+		", \"rto_fired\": %" PRIu64 ", \"nacks\": %" PRIu64,
+		name, labels, !x->lrcv ? "reference"
+			      : x->sc.group[0].spec.recovery == SL_RECV_GBN ? "gbn" : "melo",
+		x->sc.group[0].spec.proto, x->sc.net.loss, x->nflows, x->sc.lrecv.rc.pool_bits,
+		x->sc.duration_ns, m.goodput_gbps, m.segs_sent, m.segs_rtx, m.rto_fired, m.nacks);
+	fprintf(out,
+		", \"pool_blocks\": %" PRIu64 ", \"pool_peak_blocks\": %" PRIu64
+		", \"pool_peak_frac\": %.4f, \"pool_mean_frac\": %.4f, \"drop_pool_exhausted\": %" PRIu64
+		", \"drop_middle_access\": %" PRIu64 ", \"drop_out_of_order\": %" PRIu64
+		", \"drop_duplicate\": %" PRIu64 ", \"drop_out_of_window\": %" PRIu64
+		", \"drop_no_rob\": %" PRIu64 ", \"rtx_redundant_pkts\": %" PRIu64
+		", \"tx_pkts_marked\": %" PRIu64 ", \"tx_pkts_repeated\": %" PRIu64
+		", \"tx_pool_exhausted\": %" PRIu64,
+		m.pool_blocks, m.pool_peak_blocks,
+		m.pool_blocks ? (double)m.pool_peak_blocks / m.pool_blocks : 0, m.pool_mean_frac,
+		m.rx.drop_pool_exhausted, m.rx.drop_middle_access, m.rx.drop_out_of_order,
+		m.rx.drop_duplicate, m.rx.drop_out_of_window, m.rx.drop_no_rob,
+		m.rx.rtx_redundant_pkts, m.tx.pkts_marked, m.tx.pkts_repeated,
+		m.tx.pkts_pool_exhausted);
+	fprintf(out,
+		", \"fct_done\": %u, \"fct_unfinished\": %u, \"fct_mean_us\": %.1f, \"fct_p50_us\": "
+		"%.1f, \"fct_p99_us\": %.1f, \"fct_p999_us\": %.1f}\n",
+		m.fct_done, m.fct_unfinished, m.fct_mean_us, m.fct_p50_us, m.fct_p99_us,
+		m.fct_p999_us);
 }

@@ -28,6 +28,7 @@ sim_scenario_defaults(struct sim_scenario *sc)
 		sc->net.switch_port[i] = sc->net.host_port[i];
 	}
 	sc->recv.cnp_interval_ns = 50 * SL_NS_PER_US;
+	sc->lrecv.rc = SL_RECV_CONF_DEFAULT(1);
 	sc->duration_ns = 10 * SL_NS_PER_MS;
 	sc->trace_interval_ns = 100 * SL_NS_PER_US;
 }
@@ -263,13 +264,37 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 	double scale = key_unit(key, base, sizeof(base));
 	uint64_t n;
 
+	struct sl_recv_conf *rc = &sc->lrecv.rc;
+
 	if (!strcmp(key, "ndp"))
 		return parse_bool(v, &sc->recv.ndp) ? fail(err, len, key, "not a boolean") : 0;
-	if (!strcmp(base, "cnp_interval") && is_time(scale, key) && !parse_num(v, scale, UINT64_MAX / 2, &n)) {
-		sc->recv.cnp_interval_ns = n;
+	if (!strcmp(key, "middle_walk"))
+		return parse_bool(v, &rc->middle_walk) ? fail(err, len, key, "not a boolean") : 0;
+	if (!strcmp(key, "impl")) {
+		if (strcmp(v, "reference") && strcmp(v, "lib"))
+			return fail(err, len, key, "'%s' is not reference or lib", v);
+		sc->lib_recv = v[0] == 'l';
 		return 0;
 	}
-	return fail(err, len, key, "unknown key or bad value '%s'", v);
+	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
+		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (!strcmp(base, "cnp_interval") && is_time(scale, key))
+		sc->recv.cnp_interval_ns = rc->cnp_interval_ns = n;
+	else if (!strcmp(base, "ack_delay") && is_time(scale, key))
+		rc->ack_delay_ns = n;
+	else if (!strcmp(key, "pool_bits") && n >= 1 && n <= UINT32_MAX)
+		rc->pool_bits = (uint32_t)n;
+	else if (!strcmp(key, "block_bits") && n >= 1 && n <= UINT32_MAX)
+		rc->block_bits = (uint32_t)n;
+	else if (!strcmp(key, "window_pkts") && n <= SL_RECV_WINDOW_MAX && sl_is_pow2(n))
+		rc->window_pkts = (uint32_t)n;
+	else if (!strcmp(key, "conn_max_blocks") && n <= UINT32_MAX)
+		rc->conn_max_blocks = (uint32_t)n;
+	else if (!strcmp(key, "ack_every_pkts") && n <= 255)
+		sc->lrecv.ack_every_pkts = (uint32_t)n;
+	else
+		return fail(err, len, key, "unknown key or bad value '%s'", v);
+	return 0;
 }
 
 static int
@@ -316,6 +341,30 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 			return fail(err, len, key, "want a program name of 1..%d characters",
 				    SL_PROTO_NAME_MAX - 1);
 		snprintf(s->proto, sizeof(s->proto), "%s", v);
+		return 0;
+	}
+	if (!strcmp(key, "recovery")) {
+		if (strcmp(v, "melo") && strcmp(v, "gbn"))
+			return fail(err, len, key, "'%s' is not melo or gbn", v);
+		s->recovery = v[0] == 'g' ? SL_RECV_GBN : SL_RECV_MELO;
+		return 0;
+	}
+	if (!strcmp(key, "arrivals")) {
+		if (strcmp(v, "stagger") && strcmp(v, "poisson"))
+			return fail(err, len, key, "'%s' is not stagger or poisson", v);
+		g->arrivals = v[0] == 'p' ? SIM_ARRIVE_POISSON : SIM_ARRIVE_STAGGER;
+		return 0;
+	}
+	if (!strcmp(key, "size_dist")) {
+		if (strcmp(v, "fixed") && strcmp(v, "websearch"))
+			return fail(err, len, key, "'%s' is not fixed or websearch", v);
+		g->size_dist = v[0] == 'w' ? SIM_SIZE_WEBSEARCH : SIM_SIZE_FIXED;
+		return 0;
+	}
+	if (!strcmp(key, "load")) {
+		if (parse_num(v, 1e6, 1000000, &n) || n == 0)
+			return fail(err, len, key, "'%s' is not a load in (0, 1]", v);
+		g->load_ppm = (uint32_t)n;
 		return 0;
 	}
 	if (!strcmp(key, "sack") || !strcmp(key, "ts"))
@@ -380,6 +429,34 @@ sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, 
 		return set_recv(sc, key, v, err, len);
 	if (!strcmp(section, "sched"))
 		return set_sched(sc, key, v, err, len);
+	if (!strcmp(section, "sweep")) {
+		struct sim_sweep_dim *d;
+
+		if (strlen(key) >= sizeof(d->keys) || strlen(v) >= sizeof(d->values) || !*v)
+			return fail(err, len, key, "want at most %zu characters of keys and %zu of "
+				    "values", sizeof(d->keys) - 1, sizeof(d->values) - 1);
+		for (d = sc->sweep; d < sc->sweep + sc->nsweep && strcmp(d->keys, key); d++)
+			;
+		if (d == sc->sweep + SIM_MAX_SWEEP)
+			return fail(err, len, key, "more than %u sweep dimensions", SIM_MAX_SWEEP);
+		if (d == sc->sweep + sc->nsweep)
+			sc->nsweep++; /* a new dimension; the same keys again replace its values */
+		snprintf(d->keys, sizeof(d->keys), "%s", key);
+		snprintf(d->values, sizeof(d->values), "%s", v);
+		return 0;
+	}
+	if (!strcmp(section, "flows.*")) {
+		/* every group: a sweep changes all senders at once */
+		if (sc->ngroups == 0)
+			return fail(err, len, section, "no flow group");
+		for (uint32_t g = 0; g < sc->ngroups; g++) {
+			int rc = set_flows(&sc->group[g], key, v, err, len);
+
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
 	if (!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) {
 		/* the last group of that name: the open one while a file is read */
 		for (uint32_t g = sc->ngroups; g-- > 0;)
@@ -485,6 +562,101 @@ sim_scenario_check(const struct sim_scenario *sc, char *err, size_t len)
 				    sp->src, sp->dst, sc->net.nhosts);
 		if (sl_proto_find(sp->proto) == NULL)
 			return fail(err, len, fg->name, "proto: no program named '%s'", sp->proto);
+		if (fg->arrivals == SIM_ARRIVE_POISSON && fg->load_ppm == 0)
+			return fail(err, len, fg->name, "arrivals = poisson needs a load");
+		if (fg->size_dist == SIM_SIZE_FIXED && fg->arrivals == SIM_ARRIVE_POISSON &&
+		    sp->size_segs == 0)
+			return fail(err, len, fg->name, "poisson arrivals need finite flows");
 	}
 	return 0;
+}
+
+/* Tokens of s separated by any of sep: the n-th one into out; false when there are fewer. */
+static bool
+nth_token(const char *s, const char *sep, uint32_t n, char *out, size_t len)
+{
+	while (*s) {
+		size_t k;
+
+		s += strspn(s, sep);
+		k = strcspn(s, sep);
+		if (k == 0)
+			break;
+		if (n-- == 0) {
+			snprintf(out, len, "%.*s", (int)k, s);
+			return true;
+		}
+		s += k;
+	}
+	return false;
+}
+
+static uint32_t
+count_tokens(const char *s, const char *sep)
+{
+	char tok[128];
+	uint32_t n = 0;
+
+	while (nth_token(s, sep, n, tok, sizeof(tok)))
+		n++;
+	return n;
+}
+
+uint32_t
+sim_sweep_runs(const struct sim_scenario *sc)
+{
+	uint32_t runs = 1;
+
+	for (uint32_t i = 0; i < sc->nsweep; i++)
+		runs *= count_tokens(sc->sweep[i].values, " \t");
+	return runs;
+}
+
+/* Is v a JSON number as written (so the label needs no quotes)? */
+static bool
+is_number(const char *v)
+{
+	char *end;
+
+	strtod(v, &end);
+	return end != v && *end == '\0' && strspn(v, "0123456789.eE+-") == strlen(v);
+}
+
+int
+sim_sweep_apply(struct sim_scenario *sc, uint32_t run, char *labels, size_t lablen, char *err,
+		size_t errlen)
+{
+	size_t used = 0;
+
+	labels[0] = '\0';
+	for (uint32_t i = sc->nsweep; i-- > 0;) {
+		const struct sim_sweep_dim *d = &sc->sweep[i];
+		uint32_t nv = count_tokens(d->values, " \t"), nk = count_tokens(d->keys, ",");
+		char tuple[128], key[128], val[128], *dot;
+
+		if (nv == 0)
+			return fail(err, errlen, d->keys, "no values");
+		nth_token(d->values, " \t", run % nv, tuple, sizeof(tuple));
+		run /= nv;
+		if (count_tokens(tuple, ",") != nk)
+			return fail(err, errlen, d->keys, "'%s' does not have %u values", tuple, nk);
+		for (uint32_t k = 0; k < nk; k++) {
+			int rc;
+
+			nth_token(d->keys, ",", k, key, sizeof(key));
+			nth_token(tuple, ",", k, val, sizeof(val));
+			dot = strrchr(key, '.');
+			if (dot == NULL)
+				return fail(err, errlen, key, "want section.key");
+			*dot = '\0';
+			rc = sim_scenario_set(sc, key, dot + 1, val, err, errlen);
+			if (rc)
+				return rc;
+			if (used < lablen)
+				used += (size_t)snprintf(labels + used, lablen - used,
+						 is_number(val) ? "%s\"%s\": %s" : "%s\"%s\": \"%s\"",
+						 used ? ", " : "", dot + 1, val);
+		}
+	}
+	return used < lablen ? 0 : fail(err, errlen, "sweep", "labels too long");
 }

@@ -5,15 +5,19 @@
 #include <string.h>
 
 #include "sim_sched.h"
+#include "sl_recv_wire.h"
 
 #define SIM_BACKLOG_CHUNK (UINT32_C(1) << 16) /**< segments pushed at a time when backlogged */
 #define SIM_NONE UINT32_MAX
+#define SIM_FB_EVENTS_MAX 64u /**< engine events one lib/recv NACK may become at most */
 
 struct sim_sched_flow {
 	struct sim_flow_spec spec;
 	uint32_t gflow;   /**< global flow id */
 	uint64_t done_ns; /**< all segments acked (finite flows), SIM_NEVER until then */
+	uint64_t rto_seen; /**< the engine's RTO count when the tracker last looked */
 	bool started;
+	bool tracked;     /**< a MELO flow open in the rtx tracker */
 };
 
 struct sim_sched_host {
@@ -26,6 +30,9 @@ struct sim_sched_host {
 	uint32_t *local_of; /**< global id -> local id, SIM_NONE if not here */
 	struct sim_sched_flow *f;
 	uint32_t start_failures;
+	struct sl_recv_rtx *rtx; /**< lib/recv's NACK tracker, NULL unless turned on */
+	uint32_t fb_window;      /**< decoder bound on holes, packets */
+	uint64_t fb_bad;         /**< feedback bodies refused by the decoder */
 };
 
 struct sim_sched_host *
@@ -70,6 +77,7 @@ sim_sched_host_free(struct sim_sched_host *h)
 	if (h == NULL)
 		return;
 	sl_sched_free(h->e);
+	sl_recv_rtx_free(h->rtx);
 	free(h->local_of);
 	free(h->f);
 	free(h);
@@ -106,6 +114,10 @@ flow_start(struct sim *s, void *obj, uint64_t li64)
 			     ? -EOVERFLOW
 			     : sl_sched_flow_push(h->e, li, (uint32_t)n,
 						  (uint16_t)sf->spec.fc.seg_bytes);
+	if (rc == 0 && h->rtx && sf->spec.recovery == SL_RECV_MELO) {
+		rc = sl_recv_rtx_flow_open(h->rtx, li, sf->spec.fc.first_seq);
+		sf->tracked = rc == 0;
+	}
 	if (rc) {
 		h->start_failures++;
 		return;
@@ -149,6 +161,7 @@ sched_next_pkt(void *ctx, uint64_t now_ns, struct sim_pkt *p)
 	p->seq = seg.seq;
 	p->tx_id = seg.tx_id;
 	p->len_bytes = seg.len;
+	p->last = (seg.flags & SL_SEG_F_TAIL) != 0;
 	p->ts_ns = sf->spec.ts ? now_ns : 0;
 	return true;
 }
@@ -164,19 +177,105 @@ sched_next_ns(void *ctx, uint64_t now_ns)
 	return t < now_ns ? now_ns : t;
 }
 
+/* A NACK of a MELO flow through the tracker: one event per newly marked range. */
+static unsigned
+melo_nack(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
+	  const struct sl_recv_fb *fb, struct sl_event *ev, unsigned max)
+{
+	struct sl_recv_range rg[8];
+	struct sl_flow_stats st;
+	struct sl_flow_view v;
+	unsigned n = 0, k;
+
+	if (sl_sched_flow_stats(h->e, li, &st) == 0 && st.rto_fired != sf->rto_seen &&
+	    sl_sched_flow_view(h->e, li, &v) == 0) {
+		sf->rto_seen = st.rto_fired;
+		sl_recv_rtx_rto(h->rtx, li, v.wnd_start);
+	}
+	sl_recv_rtx_nack(h->rtx, li, fb);
+	while (n < max && (k = sl_recv_rtx_take(h->rtx, li, rg, SL_MIN(SL_ARRAY_SIZE(rg), max - n),
+					       UINT32_MAX)) > 0) {
+		for (unsigned i = 0; i < k; i++, n++) {
+			ev[n] = ev[0];
+			ev[n].type = SL_EV_NACK;
+			ev[n].nack_seq = rg[i].start_psn;
+			ev[n].nack_len = rg[i].len_pkts;
+		}
+	}
+	return n ? n : 1; /* nothing new: the NACK still carries its cumulative ACK */
+}
+
+/* Feedback encoded by lib/recv: decode it into events (at most max). */
+static unsigned
+fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
+	  const struct sim_pkt *p, struct sl_event *ev, unsigned max)
+{
+	struct sl_recv_action a;
+
+	if (sl_recv_fb_decode(p->fb, p->fb_len, h->fb_window, &a) < 0) {
+		h->fb_bad++;
+		return 0;
+	}
+	ev[0].flags = SL_EVF_CUMACK;
+	ev[0].cumack = a.fb.ack_psn;
+	switch (a.type) {
+	case SL_RECV_ACT_ACK:
+		ev[0].type = SL_EV_ACK;
+		if (sf->spec.sack && (a.fb.flags & SL_RECV_FBF_SACK)) {
+			ev[0].flags |= SL_EVF_SACK;
+			ev[0].sack_seq = a.fb.sack_psn;
+			ev[0].sack_tx_id = (uint8_t)SL_MIN(a.fb.echo_tx_id, 3);
+		}
+		if ((a.fb.flags & SL_RECV_FBF_ECN) && a.fb.ce_pkts) {
+			ev[0].flags |= SL_EVF_ECE;
+			ev[0].ce_segs = a.fb.ce_pkts;
+		}
+		if (sf->spec.ts && (a.fb.flags & SL_RECV_FBF_ECHO) && a.fb.echo_tx_ns) {
+			ev[0].flags |= SL_EVF_TS;
+			ev[0].echo_ts_ns = a.fb.echo_tx_ns;
+		}
+		if (sf->tracked)
+			sl_recv_rtx_ack(h->rtx, li, a.fb.ack_psn);
+		return 1;
+	case SL_RECV_ACT_NACK:
+		if (sf->tracked)
+			return melo_nack(h, sf, li, &a.fb, ev, max);
+		ev[0].type = SL_EV_NACK;
+		ev[0].nack_seq = a.fb.nholes ? a.fb.hole[0].start_psn : a.fb.ack_psn;
+		ev[0].nack_len = a.fb.nholes ? a.fb.hole[0].len_pkts : 1;
+		return 1;
+	case SL_RECV_ACT_CNP:
+		ev[0].type = SL_EV_CNP;
+		ev[0].flags = 0;
+		return 1;
+	default:
+		ev[0].type = SL_EV_PULL;
+		ev[0].flags = 0;
+		ev[0].grant_bytes = sf->spec.fc.seg_bytes;
+		return 1;
+	}
+}
+
 static void
 sched_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 {
 	struct sim_sched_host *h = ctx;
-	struct sl_event ev = {0};
+	struct sl_event ev = {0}, evs[SIM_FB_EVENTS_MAX];
 	struct sl_flow_view v;
 	struct sim_sched_flow *sf;
+	unsigned n;
 	uint32_t li;
 
 	if (p->flow >= h->nflows || (li = h->local_of[p->flow]) == SIM_NONE || !h->f[li].started)
 		return;
 	sf = &h->f[li];
 	ev.flow = li;
+	if (p->fb_len) {
+		evs[0] = ev;
+		n = fb_events(h, sf, li, p, evs, SIM_FB_EVENTS_MAX);
+		sl_sched_incoming(h->e, evs, n, now_ns);
+		goto done;
+	}
 	ev.cumack = p->cumack;
 	switch (p->type) {
 	case SIM_PKT_ACK:
@@ -213,6 +312,7 @@ sched_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 		return;
 	}
 	sl_sched_incoming(h->e, &ev, 1, now_ns);
+done:
 	refill(h, li);
 	if (sf->spec.size_segs && sf->done_ns == SIM_NEVER && sl_sched_flow_view(h->e, li, &v) == 0 &&
 	    v.wnd_start == v.tail)
@@ -276,4 +376,34 @@ uint32_t
 sim_sched_host_start_failures(const struct sim_sched_host *h)
 {
 	return h->start_failures;
+}
+
+int
+sim_sched_host_use_rtx(struct sim_sched_host *h, const struct sl_recv_rtx_conf *conf)
+{
+	struct sl_recv_rtx_conf c = *conf;
+
+	if (h->rtx != NULL || h->nlocal)
+		return -EINVAL;
+	c.max_flows = h->max_local;
+	h->rtx = sl_recv_rtx_create(&c);
+	if (h->rtx == NULL)
+		return -errno;
+	h->fb_window = c.window_pkts;
+	return 0;
+}
+
+void
+sim_sched_host_rtx_stats(const struct sim_sched_host *h, struct sl_recv_rtx_stats *st)
+{
+	if (h->rtx)
+		sl_recv_rtx_stats_get(h->rtx, st);
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+uint64_t
+sim_sched_host_fb_bad(const struct sim_sched_host *h)
+{
+	return h->fb_bad;
 }

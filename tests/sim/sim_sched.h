@@ -10,11 +10,21 @@
  * becomes struct sl_event: an ACK carries the cumack, a SACK for an out-of-order segment
  * (if the flow uses SACK), the ECN echo and the echoed send time (if the flow uses
  * timestamps); a NACK, PULL or CNP maps to its event type.
+ *
+ * Feedback from lib/recv (a control packet with fb bytes) is decoded with sl_recv_fb_decode.
+ * For a MELO flow (recovery SL_RECV_MELO, with the rtx tracker on) a NACK goes through lib/recv's
+ * sender-side tracker (sl_recv_rtx.h): its holes rebuild the receiver's bitmap in the tracker's
+ * own pool, PSNs already marked by an earlier NACK are not marked again, and the newly marked
+ * ranges are taken at once and handed to the engine as one SL_EV_NACK event each, which the
+ * program (drivers/proto/melo "melo") marks for retransmission; cumulative ACKs shrink the
+ * tracker's bitmap; an RTO the engine fired since the last NACK clears it first. A go-back-N
+ * NACK (no holes) becomes one SL_EV_NACK naming the expected PSN ("gbn" rewinds to it).
  */
 #ifndef SIM_SCHED_H
 #define SIM_SCHED_H
 
 #include "sim.h"
+#include "sl_recv_rtx.h"
 #include "sl_sched.h"
 
 /* What a simulated flow is: endpoints, program, size and what its acks carry. */
@@ -25,6 +35,7 @@ struct sim_flow_spec {
 	uint64_t size_segs;    /**< segments to send; 0 = backlogged for the whole run */
 	bool sack;             /**< acks carry the SACK block to the engine */
 	bool ts;               /**< data carries its send time and acks echo it */
+	uint8_t recovery;      /**< lib/recv receiver: enum sl_recv_mode (MELO or go-back-N) */
 	char proto[SL_PROTO_NAME_MAX];
 	struct sl_flow_conf fc; /**< fc.proto is set from proto at flow start */
 };
@@ -48,6 +59,16 @@ void sim_sched_host_free(struct sim_sched_host *h);
  */
 int sim_sched_host_add_flow(struct sim_sched_host *h, uint32_t gflow,
 			    const struct sim_flow_spec *spec);
+
+/*
+ * Turn on lib/recv's sender-side NACK tracker for this host's MELO flows (call before the flows
+ * start; conf->max_flows is set to the engine's capacity). window_pkts also bounds the holes the
+ * decoder accepts. 0, -EINVAL or -ENOMEM.
+ */
+int sim_sched_host_use_rtx(struct sim_sched_host *h, const struct sl_recv_rtx_conf *conf);
+/* The tracker's counters (zeros without one), and feedback bodies that failed to decode. */
+void sim_sched_host_rtx_stats(const struct sim_sched_host *h, struct sl_recv_rtx_stats *st);
+uint64_t sim_sched_host_fb_bad(const struct sim_sched_host *h);
 
 /* The engine's view and counters of global flow gflow. 0 or -ENOENT (not started here). */
 int sim_sched_host_view(const struct sim_sched_host *h, uint32_t gflow, struct sl_flow_view *v);
