@@ -3,8 +3,8 @@
  * Fidelity experiments (Tonic section 6.2 and the loss-recovery claims of Table 3), each a
  * scenario from tests/sim/scenarios/ run on the real lib/sched and drivers/proto:
  *   - NewReno, 2 hosts x 100 flows: the goodput CDF and retransmissions; every flow progresses;
- *   - DCQCN, 2 flows: their average rates within 5% of each other;
- *   - DCQCN, 200 flows on 40 Gbps: each 200 Mbps +-5% on the wire;
+ *   - DCQCN, 2 flows: their average rates within 5% of each other, on each of 5 seeds;
+ *   - DCQCN, 200 flows on 40 Gbps: each 200 Mbps +-5% on the wire, on each of 5 seeds;
  *   - NDP (trimming, NACK + pull) and IRN (selective recovery) deliver every segment;
  *   - every program, under random and scripted loss: all data delivered, and the engine never
  *     emitted a segment beyond credit (its credit_violations counter stays 0);
@@ -125,48 +125,99 @@ newreno_2x100__every_flow_progresses(void **state)
 	sim_exp_free(x);
 }
 
+/*
+ * DCQCN runs repeat on seeds 1..DCQCN_SEEDS, and every seed must meet the bound: a result that
+ * holds on one chosen seed is no result. The seed is the only override.
+ */
+#define DCQCN_SEEDS 5
+
+static struct sim_exp *
+run_seed(const char *name, unsigned seed)
+{
+	char buf[16];
+	const struct override ov[] = {{"sim", "seed", buf}};
+
+	snprintf(buf, sizeof(buf), "%u", seed);
+	return run(name, ov, SL_ARRAY_SIZE(ov));
+}
+
+/*
+ * Two DCQCN flows from two hosts share 40 Gbps. After the start-up transient (about 50 ms)
+ * their rates wander around the fair share (10 ms averages differ by 12% RMS, correlated
+ * over about 15 ms: marks are rare and random), so the difference of their averages shrinks
+ * only as 1/sqrt(window): about 2% RMS over 1 s, 4.4% over 250 ms. dcqcn_2flows.ini measures
+ * 1 s after the first 100 ms; each seed's two averages must be within 5% of each other.
+ */
 static void
 dcqcn__two_flows_converge(void **state)
 {
-	struct sim_exp *x = run("dcqcn_2flows.ini", NULL, 0);
-	double a = (double)sim_exp_flow(x, 0)->goodput_bps;
-	double b = (double)sim_exp_flow(x, 1)->goodput_bps, mean = (a + b) / 2;
-	double diff = (a > b ? a - b : b - a) / mean, cap = 40e9 / wire_factor(x);
+	double worst = 0;
 
 	(void)state;
-	printf("{\"test\": \"dcqcn_2flows\", \"goodput_a_bps\": %.0f, \"goodput_b_bps\": %.0f"
-	       ", \"rel_diff\": %.4f, \"link_use\": %.4f, \"cnps_a\": %" PRIu64
-	       ", \"cnps_b\": %" PRIu64 "}\n",
-	       a, b, diff, (a + b) / cap, sim_exp_flow(x, 0)->st.cnps, sim_exp_flow(x, 1)->st.cnps);
-	assert_true(sim_exp_flow(x, 0)->st.cnps > 0 && sim_exp_flow(x, 1)->st.cnps > 0);
-	assert_true(diff < 0.05);
-	assert_true(a + b >= 0.95 * cap);
-	assert_no_credit_violation(x);
-	sim_exp_free(x);
+	for (unsigned seed = 1; seed <= DCQCN_SEEDS; seed++) {
+		struct sim_exp *x = run_seed("dcqcn_2flows.ini", seed);
+		const struct sim_flow_result *fa = sim_exp_flow(x, 0), *fb = sim_exp_flow(x, 1);
+		double a = (double)fa->goodput_bps, b = (double)fb->goodput_bps;
+		double diff = (a > b ? a - b : b - a) / ((a + b) / 2), cap = 40e9 / wire_factor(x);
+
+		worst = SL_MAX(worst, diff);
+		printf("{\"test\": \"dcqcn_2flows\", \"seed\": %u, \"goodput_a_bps\": %.0f"
+		       ", \"goodput_b_bps\": %.0f, \"rel_diff\": %.4f, \"link_use\": %.4f"
+		       ", \"cnps_a\": %" PRIu64 ", \"cnps_b\": %" PRIu64 "}\n",
+		       seed, a, b, diff, (a + b) / cap, fa->st.cnps, fb->st.cnps);
+		assert_true(fa->st.cnps > 0 && fb->st.cnps > 0);
+		assert_true(diff < 0.05);
+		assert_true(a + b >= 0.95 * cap);
+		assert_no_credit_violation(x);
+		sim_exp_free(x);
+	}
+	printf("{\"test\": \"dcqcn_2flows_seeds\", \"seeds\": %u, \"rel_diff_max\": %.4f}\n",
+	       DCQCN_SEEDS, worst);
 }
 
+/*
+ * 200 DCQCN flows, 100 per host, on one 40 Gbps bottleneck: each 200 Mbps +-5% on the wire,
+ * on every seed. Each host's flows share its link by per-packet round robin and PFC shares the
+ * bottleneck between the hosts (the paper credits per-packet round robin for the equal shares).
+ * A flow's CNPs are rare (one per several ms) and fast recovery undoes each cut within 5 timer
+ * periods, so the DCQCN rates stay near line rate: the JSON line shows their mean at the end
+ * and the PAUSEs the hosts received.
+ */
 static void
 dcqcn__200_flows_share_40g(void **state)
 {
-	struct sim_exp *x = run("dcqcn_200.ini", NULL, 0);
-	double mn, mean, mx, wf = wire_factor(x);
-	uint64_t cnps = 0;
+	double lo = 1e300, hi = 0;
 
 	(void)state;
-	goodput_stats(x, &mn, &mean, &mx);
-	for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++)
-		cnps += sim_exp_flow(x, fl)->st.cnps;
-	printf("{\"test\": \"dcqcn_200\", \"flows\": %u, \"wire_min_bps\": %.0f"
-	       ", \"wire_mean_bps\": %.0f, \"wire_max_bps\": %.0f, \"goodput_mean_bps\": %.0f"
-	       ", \"cnps\": %" PRIu64 ", \"pfc_pauses\": %" PRIu64 "}\n",
-	       sim_exp_nflows(x), mn * wf, mean * wf, mx * wf, mean, cnps,
-	       sim_port_stats(sim_exp_sim(x), 0, false)->pfc_pauses +
-		       sim_port_stats(sim_exp_sim(x), 1, false)->pfc_pauses);
-	assert_int_equal(sim_exp_nflows(x), 200);
-	assert_true(cnps > 0);
-	assert_true(mn * wf >= 190e6 && mx * wf <= 210e6);
-	assert_no_credit_violation(x);
-	sim_exp_free(x);
+	for (unsigned seed = 1; seed <= DCQCN_SEEDS; seed++) {
+		struct sim_exp *x = run_seed("dcqcn_200.ini", seed);
+		double mn, mean, mx, wf = wire_factor(x), rate = 0;
+		uint32_t n = sim_exp_nflows(x);
+		uint64_t cnps = 0;
+
+		goodput_stats(x, &mn, &mean, &mx);
+		for (uint32_t fl = 0; fl < n; fl++) {
+			cnps += sim_exp_flow(x, fl)->st.cnps;
+			rate += (double)sim_exp_flow(x, fl)->view.rate_bps / n;
+		}
+		lo = SL_MIN(lo, mn * wf);
+		hi = SL_MAX(hi, mx * wf);
+		printf("{\"test\": \"dcqcn_200\", \"seed\": %u, \"flows\": %u"
+		       ", \"wire_min_bps\": %.0f, \"wire_mean_bps\": %.0f, \"wire_max_bps\": %.0f"
+		       ", \"goodput_mean_bps\": %.0f, \"dcqcn_rate_mean_bps\": %.0f, \"cnps\": %" PRIu64
+		       ", \"pfc_pauses\": %" PRIu64 "}\n",
+		       seed, n, mn * wf, mean * wf, mx * wf, mean, rate, cnps,
+		       sim_port_stats(sim_exp_sim(x), 0, false)->pfc_pauses +
+			       sim_port_stats(sim_exp_sim(x), 1, false)->pfc_pauses);
+		assert_int_equal(n, 200);
+		assert_true(cnps > 0);
+		assert_true(mn * wf >= 190e6 && mx * wf <= 210e6);
+		assert_no_credit_violation(x);
+		sim_exp_free(x);
+	}
+	printf("{\"test\": \"dcqcn_200_seeds\", \"seeds\": %u, \"wire_min_bps\": %.0f"
+	       ", \"wire_max_bps\": %.0f}\n",
+	       DCQCN_SEEDS, lo, hi);
 }
 
 /* Every finite flow finished and the receiver holds every segment. */
