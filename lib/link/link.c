@@ -730,8 +730,9 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 }
 
 /*
- * Is f, which fails verification while the RX is in sync, a stale copy of a frame this end has
- * already taken (a repeated replay)? RIFL treats it as an error; in software a peer's NACKs
+ * Is f, which fails verification while the RX is in sync (and has delivered from this peer, so
+ * a fresh RX never locks onto an old stream), a stale copy of a frame this end has already
+ * taken (a repeated replay)? RIFL treats it as an error; in software a peer's NACKs
  * queue behind each other, so a replay may repeat after this end has recovered, and treating
  * its frames as errors would NACK again and never end. The ID f implies (faithful: the one its
  * CRC verifies at; extended: its explicit ID, CRC verified) is returned in *id when it lies in
@@ -768,7 +769,8 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	bool at_id = sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
 	uint32_t id;
 
-	if (!l->rx_error && !at_id && f->key != SL_WIRE_KEY_PAUSE_REQ && rx_stale(l, f, true, &id)) {
+	if (!l->rx_error && l->peer_delivered && !at_id && f->key != SL_WIRE_KEY_PAUSE_REQ &&
+	    rx_stale(l, f, true, &id)) {
 		/*
 		 * From a repeated replay: follow it (its next data frame is id) without counting
 		 * the key. PAUSE_REQ is never stale: a restarting peer sends it with ID 0.
@@ -805,7 +807,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	}
 	rx_flags(l, 0, 0);
 	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
-		if (!l->rx_error && rx_stale(l, f, false, &id)) {
+		if (!l->rx_error && l->peer_delivered && rx_stale(l, f, false, &id)) {
 			/*
 			 * Follow the repeated replay from the frame after id: its next frames
 			 * verify as duplicates, and nothing is delivered until this end is back

@@ -265,6 +265,10 @@ sl_link_rx_burst__data_ignored_until_the_lane_is_up(void **state)
 	assert_int_equal(sl_link_stats(l)->rx_not_up, 40);
 	assert_int_equal(sl_link_stats(l)->rx_duplicates, 0);
 	assert_int_equal(sl_link_stats(l)->rx_errors, 0);
+	/* Nor do its keepalives, even with an ID just behind the fresh threshold (4096 + 10). */
+	feed_ctrl_n(l, &faithful, 4096 + 10, SL_WIRE_KEY_IDLE, 0, 16);
+	assert_int_equal(sl_link_stats(l)->rx_stale, 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
 	/* 7 verified control frames are not enough, the 8th brings the lane up. */
 	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 7);
 	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
@@ -281,14 +285,17 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 
 	(void)state;
 	for (int m = 0; m < 2; m++) {
+		struct fr first = data_frame(fmts[m], 16, 3);
+
 		l = mk(fmts[m], SL_LINK_REPLAY_RING);
 		sync_rx(l, fmts[m]);
+		assert_int_equal(feed(l, 0, &first, NULL), 1); /* thr = 17 */
 		/*
 		 * Behind thr: stale copies from a replay. The first moves the RX back (no error,
 		 * no NACK), the next verify as duplicates: nothing is delivered.
 		 */
 		for (int delta = -3; delta < 0; delta++) {
-			struct fr f = data_frame(fmts[m], (uint32_t)(16 + delta), 3);
+			struct fr f = data_frame(fmts[m], (uint32_t)(17 + delta), 3);
 
 			assert_int_equal(feed(l, 0, &f, NULL), 0);
 		}
@@ -297,17 +304,17 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 		assert_int_equal(sl_link_stats(l)->rx_errors, 0);
 		/* Ahead of rx_id: a frame went missing, an error. */
 		for (int delta = 1; delta <= 3; delta++) {
-			struct fr f = data_frame(fmts[m], (uint32_t)(16 + delta), 3);
+			struct fr f = data_frame(fmts[m], (uint32_t)(17 + delta), 3);
 
 			assert_int_equal(feed(l, 0, &f, NULL), 0);
 		}
-		assert_int_equal(sl_link_stats(l)->rx_delivered, 0);
+		assert_int_equal(sl_link_stats(l)->rx_delivered, 1);
 		assert_int_equal(sl_link_stats(l)->rx_bad_data, 3);
 		assert_int_equal(sl_link_stats(l)->rx_errors, 1);
 		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
 		/* In error, a frame behind is a plain failure again (RIFL). */
 		{
-			struct fr f = data_frame(fmts[m], 15, 3);
+			struct fr f = data_frame(fmts[m], 16, 3);
 
 			assert_int_equal(feed(l, 0, &f, NULL), 0);
 			assert_int_equal(sl_link_stats(l)->rx_bad_data, 4);
