@@ -75,8 +75,9 @@
  * Level 0 has n slots of 2^shift ns and holds what is due within n ticks of its cursor; level 1
  * has n slots of n ticks each and holds what is further (beyond its own horizon, in its last
  * slot, re-filed when that comes up). When the cursor reaches the start of a level-1 tick, that
- * slot is cascaded into level 0, so an entry is moved at most twice however far it is (an RTO
- * of 1 s with 1 us ticks: 4 ms and 16.7 s horizons). Entries are doubly linked for O(1) moves.
+ * slot is cascaded into level 0, so an entry within both horizons is moved at most twice (an RTO
+ * of 1 s with 512 ns ticks: 2.1 ms and 8.8 s horizons). Entries are doubly linked for O(1)
+ * moves.
  */
 
 /* A flow's entry in a wheel: one 24-byte record, so filing touches one cache line. */

@@ -48,10 +48,13 @@ struct sl_sched_conf {
 	uint32_t queue_resume;  /**< and resumes below this many, <= queue_stop
 				 *   [queue_stop - 1] */
 	uint32_t visit_segs;    /**< segments emitted per flow visit at most, >= 1 [8] */
-	uint32_t timer_tick_ns; /**< RTO / program-timer wheel slot: the sweep delay bound [1000] */
-	uint32_t timer_slots;   /**< timer wheel slots, power of two [4096] */
-	uint32_t pace_tick_ns;  /**< rate wake-up wheel slot; releases stay exact to 1 ns [64] */
-	uint32_t pace_slots;    /**< pacing wheel slots, power of two [4096] */
+	uint32_t timer_tick_ns; /**< RTO / program-timer wheel slot, rounded down to a power of
+				 *   two: the sweep delay bound [1000, i.e. 512 ns] */
+	uint32_t timer_slots;   /**< timer wheel slots per level (2 levels), power of two, >= 64
+				 *   [4096] */
+	uint32_t pace_tick_ns;  /**< rate wake-up wheel slot (power of two below); releases stay
+				 *   exact to 1 ns [64] */
+	uint32_t pace_slots;    /**< pacing wheel slots per level, power of two, >= 64 [4096] */
 	uint32_t timer_budget;  /**< timer expiries handled per next_burst call at most [1024] */
 	uint32_t flags;         /**< SL_SCHED_F_* */
 };
@@ -75,8 +78,8 @@ struct sl_flow_conf {
 };
 
 /* sl_seg flags */
-#define SL_SEG_F_RTX (1u << 0)  /**< a retransmission (tx_id > 0 unless it saturated) */
-#define SL_SEG_F_TAIL (1u << 1) /**< last segment of a push (may be short) */
+#define SL_SEG_F_RTX (1u << 0)  /**< a retransmission (tx_id > 0) */
+#define SL_SEG_F_TAIL (1u << 1) /**< a short segment, or the last one pushed so far */
 
 /* One decision: send segment seq of flow now. */
 struct sl_seg {

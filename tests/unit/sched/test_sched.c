@@ -736,7 +736,7 @@ sl_sched_next_burst__rto_rearm_later_and_disarm(void **state)
 	sl_sched_free(s);
 }
 
-/* RTOs far past the first wheel level (4 ms) and past the second (16.7 s) fire in time. */
+/* RTOs far past the first wheel level (2.1 ms) and past the second (8.8 s) fire in time. */
 static void
 sl_sched_next_burst__far_rto_fires_within_a_tick(void **state)
 {
