@@ -293,8 +293,15 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 	uint64_t horizon = v + l_ns;
 
 	drain(t, v);
-	if (!t->flow_heap)
+	if (!t->flow_heap) {
+		/*
+		 * The calendar has released every bucket up to its cursor, possibly for a longer
+		 * L than now (L is re-measured): flows released then are decided at that horizon,
+		 * so none goes back to the ready list and comes out again in this loop.
+		 */
 		sl_pacer_cal_collect(&t->fcal, horizon);
+		horizon = SL_MAX(horizon, t->fcal.cur * TASSEL_FLOW_SLOT_NS - 1);
+	}
 	while (ft_due(t, horizon)) {
 		uint32_t flow, n;
 		struct sl_pacer_flow *f;

@@ -15,7 +15,8 @@
 
 #include "pacer_test_util.h"
 
-static struct sl_pacer *one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
+static struct sl_pacer *
+one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -26,7 +27,8 @@ static struct sl_pacer *one_flow(uint64_t rate_bps, uint32_t npkts, uint32_t len
 	return p;
 }
 
-static void tassel_dequeue__wf2q_times_have_no_drift(void **state)
+static void
+tassel_dequeue__wf2q_times_have_no_drift(void **state)
 {
 	/* 1000 B at 7 Mbps: 1142857.142857... ns apart; packet i leaves at floor(i * that). */
 	struct sl_pacer *p = one_flow(7 * SL_BPS_PER_MBPS, 2000, 1000);
@@ -40,7 +42,8 @@ static void tassel_dequeue__wf2q_times_have_no_drift(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_dequeue__times_are_64_bit(void **state)
+static void
+tassel_dequeue__times_are_64_bit(void **state)
 {
 	/* 9000 B at 100 Kbps: 720 ms apart; the tenth packet is past 2^32 ns. */
 	struct sl_pacer *p = one_flow(SL_PACER_RATE_MIN_BPS, 10, 9000);
@@ -54,7 +57,8 @@ static void tassel_dequeue__times_are_64_bit(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_dequeue__smallest_finish_first_among_eligible(void **state)
+static void
+tassel_dequeue__smallest_finish_first_among_eligible(void **state)
 {
 	/*
 	 * Flow 0 (1500 B at 1 Gbps: F = 12 us) and flow 1 (100 B at 1 Gbps: F = 0.8 us) start
@@ -81,7 +85,8 @@ static void tassel_dequeue__smallest_finish_first_among_eligible(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_set_rate__applies_from_next_packet(void **state)
+static void
+tassel_set_rate__applies_from_next_packet(void **state)
 {
 	struct sl_pacer *p = one_flow(SL_BPS_PER_GBPS, 4, 1250); /* 10 us apart */
 	struct sl_pkt out[4];
@@ -97,7 +102,8 @@ static void tassel_set_rate__applies_from_next_packet(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_admit__batches_per_decision(void **state)
+static void
+tassel_admit__batches_per_decision(void **state)
 {
 	/* 10 Gbps, 1000 B, L = 8 us: N = 10 packets per decision, so 100 packets take ~10 sorts. */
 	struct sl_pacer_conf c = test_conf(NULL, 1);
@@ -124,7 +130,8 @@ static void tassel_admit__batches_per_decision(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_admit__packet_tier_bounded_by_w(void **state)
+static void
+tassel_admit__packet_tier_bounded_by_w(void **state)
 {
 	/* 2000 flows due at once with W = 64: admissions wait (counted), nothing is lost. */
 	struct sl_pacer_conf c = test_conf(NULL, 2000);
@@ -146,7 +153,8 @@ static void tassel_admit__packet_tier_bounded_by_w(void **state)
 	sl_pacer_free(p);
 }
 
-static void tassel_lookahead__measured_from_call_period(void **state)
+static void
+tassel_lookahead__measured_from_call_period(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -163,7 +171,49 @@ static void tassel_lookahead__measured_from_call_period(void **state)
 	sl_pacer_free(p);
 }
 
-int main(void)
+static void
+tassel_admit__survives_lookahead_changes(void **state)
+{
+	/*
+	 * The measured L moves between 1 us and 20 us as the call period changes, while flows
+	 * go idle and come back (re-entering the calendar behind its cursor): every packet still
+	 * comes out, once, never after the call that returns it.
+	 */
+	struct sl_pacer_conf c = test_conf(NULL, 50);
+	struct sl_pacer *p = sl_pacer_create(&c);
+	uint32_t left[50];
+	struct sl_pkt out[64];
+	uint64_t now = 0, total = 0;
+
+	(void)state;
+	for (uint32_t f = 0; f < 50; f++) {
+		assert_int_equal(sl_pacer_set_rate(p, f, (f + 1) * 20 * SL_BPS_PER_MBPS), 0);
+		left[f] = 200;
+	}
+	for (unsigned call = 0; total < 50 * 200 && call < 2000000; call++) {
+		unsigned n;
+
+		for (uint32_t f = 0; f < 50; f++) {
+			struct sl_pacer_flow_stats st;
+
+			assert_int_equal(sl_pacer_flow_stats(p, f, &st), 0);
+			if (st.queued_pkts == 0 && left[f] > 0) { /* back from idle */
+				assert_int_equal(sl_pacer_backlog(p, f, 2, 1000), 0);
+				left[f] -= 2;
+			}
+		}
+		now += (call / 256) % 2 ? 500 : 50000; /* 256 calls at 50 us, 256 at 0.5 us, ... */
+		n = sl_pacer_dequeue_burst(p, now, out, 64);
+		for (unsigned i = 0; i < n; i++)
+			assert_true(out[i].tx_ns <= now);
+		total += n;
+	}
+	assert_int_equal(total, 50 * 200);
+	sl_pacer_free(p);
+}
+
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tassel_dequeue__wf2q_times_have_no_drift),
@@ -173,6 +223,7 @@ int main(void)
 		cmocka_unit_test(tassel_admit__batches_per_decision),
 		cmocka_unit_test(tassel_admit__packet_tier_bounded_by_w),
 		cmocka_unit_test(tassel_lookahead__measured_from_call_period),
+		cmocka_unit_test(tassel_admit__survives_lookahead_changes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
