@@ -20,8 +20,9 @@
  *
  * Measured: wall time of the loop (engine + the small ack pipe glue), decisions/s (mdps),
  * ns/decision, and instructions/decision: from the CPU counter (perf_event_open) when the
- * kernel allows it, else from callgrind when --instr is given (the bench re-runs itself under
- * valgrind with --callgrind, which counts only inside the scheduler calls).
+ * kernel allows it, else from callgrind when --instr is given (the bench re-runs itself in its
+ * --callgrind child mode under valgrind, counting only inside measured_step(): the scheduler
+ * calls of the measured half).
  *
  * Usage: bench-sched [--quick] [--flows 2048,16384] [--credit window|rate] [--impl tonic|heap]
  *                    [--ops N] [--visit N] [--tx-ts] [--seed S] [--instr] [--callgrind]
@@ -37,8 +38,8 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <valgrind/callgrind.h>
 
+#include "bench_callgrind.h"
 #include "sl_bitmap.h"
 #include "sl_rng.h"
 #include "sl_sched.h"
@@ -420,6 +421,40 @@ perf_open(void)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
+/* One step of the run loop: the events due, then one burst. */
+static inline unsigned
+step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne, uint64_t now,
+     struct sl_seg *out)
+{
+	if (ne)
+		im->incoming(h, ev, ne, now);
+	return im->burst(h, now, out, BURST);
+}
+
+/*
+ * The same, as separate functions, so that callgrind counts only the measured half (kept out of
+ * line and unclonable, so that the symbol callgrind toggles on is the one called).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define STEP_FN __attribute__((noipa))
+#else
+#define STEP_FN __attribute__((noinline))
+#endif
+
+static STEP_FN unsigned
+warmup_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne,
+	    uint64_t now, struct sl_seg *out)
+{
+	return step(im, h, ev, ne, now, out);
+}
+
+static STEP_FN unsigned
+measured_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne,
+	      uint64_t now, struct sl_seg *out)
+{
+	return step(im, h, ev, ne, now, out);
+}
+
 /* Run ops decisions (after a warm-up of the same length) and measure the second half. */
 static int
 run(const struct impl *im, const struct work *w, uint64_t ops, bool cg, struct result *r)
@@ -450,13 +485,7 @@ run(const struct impl *im, const struct work *w, uint64_t ops, bool cg, struct r
 						     .cumack = ring[ah].cumack};
 			ah = (ah + 1) & (ACK_RING - 1);
 		}
-		if (cg && t0)
-			CALLGRIND_TOGGLE_COLLECT;
-		if (ne)
-			im->incoming(h, ev, ne, now);
-		n = im->burst(h, now, out, BURST);
-		if (cg && t0)
-			CALLGRIND_TOGGLE_COLLECT;
+		n = t0 ? measured_step(im, h, ev, ne, now, out) : warmup_step(im, h, ev, ne, now, out);
 		for (unsigned i = 0; i < n; i++) {
 			if ((out[i].seq + 1) % ACK_EVERY)
 				continue; /* delayed ack */
@@ -494,33 +523,23 @@ run(const struct impl *im, const struct work *w, uint64_t ops, bool cg, struct r
 	return 0;
 }
 
-/* Instructions inside the scheduler calls, from callgrind (re-running this binary). */
+/* Instructions inside the measured scheduler calls, from callgrind (re-running this binary). */
 static uint64_t
-callgrind_instr(const char *self, const struct impl *im, const struct work *w, uint64_t ops)
+callgrind_instr(char *self, const struct impl *im, const struct work *w, uint64_t ops)
 {
-	char out[64], cmd[512], line[512];
-	uint64_t ir = 0;
-	FILE *p;
+	char flows[16], nops[24], visit[16], seed[24];
+	char *argv[] = {self, "--callgrind", "--impl", (char *)im->name, "--flows", flows,
+			"--credit", (char *)credit_name[w->credit], "--ops", nops, "--visit", visit,
+			"--seed", seed, w->sched_flags & SL_SCHED_F_TX_TS ? "--tx-ts" : NULL, NULL};
+	double ir = 0;
 
-	snprintf(out, sizeof(out), "/tmp/bench-sched-cg.%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd),
-		 "valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=%s "
-		 "%s --callgrind --impl %s --flows %u --credit %s --ops %" PRIu64
-		 " --visit %u --seed %" PRIu64 "%s >/dev/null 2>&1",
-		 out, self, im->name, w->flows, credit_name[w->credit], ops, w->visit_segs,
-		 w->seed, w->sched_flags & SL_SCHED_F_TX_TS ? " --tx-ts" : "");
-	if (system(cmd) != 0)
+	snprintf(flows, sizeof(flows), "%u", w->flows);
+	snprintf(nops, sizeof(nops), "%" PRIu64, ops);
+	snprintf(visit, sizeof(visit), "%u", w->visit_segs);
+	snprintf(seed, sizeof(seed), "%" PRIu64, w->seed);
+	if (bench_callgrind("measured_step", argv, &ir, 1) != 1 || ir < 0)
 		return 0;
-	p = fopen(out, "r");
-	if (p == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "totals: %" SCNu64, &ir) == 1 ||
-		    sscanf(line, "summary: %" SCNu64, &ir) == 1)
-			break;
-	fclose(p);
-	remove(out);
-	return ir;
+	return (uint64_t)ir;
 }
 
 static struct work
