@@ -26,7 +26,7 @@
  * incoming control packet. Data arriving at a host first passes the receive impairment
  * (seeded random loss per packet or per segment transmission, scripted drops by flow/seq/tx_id
  * or by the nth data packet) and then goes to the host's receiver behind struct
- * sim_receiver_ops (the reference receiver in sim_recv.c; lib/recv later).
+ * sim_receiver_ops (the reference receiver in sim_recv.c, or lib/recv in sim_librecv.c).
  *
  * Units: times in ns, rates in bps, sizes in bytes, sequence numbers in segments.
  */

@@ -236,8 +236,7 @@ sim_exp_create(const struct sim_scenario *sc)
 			x->res[fl].spec = sp;
 			r = sim_sched_host_add_flow(x->host[sp.src], fl, &sp);
 			if (r == 0 && x->lrcv)
-				r = sim_librecv_add_flow(x->lrcv, fl, sp.dst, sp.fc.first_seq,
-							 sp.recovery, sp.proto);
+				r = sim_librecv_add_flow(x->lrcv, fl, &sp);
 			else if (r == 0)
 				r = sim_recv_add_flow(x->rcv, fl, sp.fc.seg_bytes);
 			if (r) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sim_exp.h - experiments: a scenario (INI file, tests/sim/scenarios/) turned into a running
- * simulation of lib/sched hosts and reference receivers, with CSV traces and a JSON summary.
+ * simulation of lib/sched hosts and receivers (the reference one or lib/recv), with CSV traces
+ * and a JSON summary.
  * docs/sim.md lists every scenario key.
  */
 #ifndef SIM_EXP_H

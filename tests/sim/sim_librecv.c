@@ -8,9 +8,10 @@
 
 struct lr_flow {
 	struct sim_recv_flow_stats st;
-	uint32_t seg_psn0; /**< first PSN: the application address counts from it */
-	uint16_t src;	   /**< sending host, learned from its data */
-	uint16_t dst;	   /**< receiving host */
+	uint32_t psn0;	    /**< first PSN: the application address counts from it */
+	uint32_t seg_bytes; /**< segment size: the application address step, bytes */
+	uint16_t src;	    /**< sending host, learned from its data */
+	uint16_t dst;	    /**< receiving host */
 	bool open;
 };
 
@@ -66,10 +67,10 @@ sim_librecv_free(struct sim_librecv *lr)
 }
 
 int
-sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, uint32_t dst, uint32_t first_psn,
-		     uint8_t mode, const char *proto)
+sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, const struct sim_flow_spec *sp)
 {
-	struct sl_recv_conn_conf cc = {.isn = first_psn, .mode = mode};
+	struct sl_recv_conn_conf cc = {.isn = sp->fc.first_seq, .mode = sp->recovery};
+	uint32_t dst = sp->dst;
 	int rc;
 
 	if (flow >= lr->c.nflows || dst >= SIM_MAX_HOSTS || lr->f[flow].open)
@@ -81,7 +82,7 @@ sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, uint32_t dst, uint32
 		if (sl_recv_actions_max(lr->r[dst]) > lr->act_max)
 			return -EINVAL;
 	}
-	if (sl_recv_conn_conf_for_proto(proto, &cc) != 0 &&
+	if (sl_recv_conn_conf_for_proto(sp->proto, &cc) != 0 &&
 	    (rc = sl_recv_conn_conf_for_proto("dcqcn", &cc)) != 0)
 		return rc;
 	if (lr->c.ack_every_pkts)
@@ -89,8 +90,11 @@ sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, uint32_t dst, uint32
 	rc = sl_recv_conn_open(lr->r[dst], flow, &cc);
 	if (rc)
 		return rc;
-	lr->f[flow] = (struct lr_flow){.seg_psn0 = first_psn, .dst = (uint16_t)dst, .open = true};
-	lr->f[flow].st.cumack = first_psn;
+	lr->f[flow] = (struct lr_flow){.psn0 = sp->fc.first_seq,
+				       .seg_bytes = sp->fc.seg_bytes,
+				       .dst = (uint16_t)dst,
+				       .open = true};
+	lr->f[flow].st.cumack = sp->fc.first_seq;
 	return 0;
 }
 
@@ -235,7 +239,7 @@ librecv_input(void *ctx, struct sim_pkt *d, uint64_t now_ns)
 		.tx_id = d->tx_id,
 		.tx_ns = d->ts_ns,
 		.handle = (void *)(uintptr_t)d->len_bytes,
-		.app_addr = (uint64_t)(d->seq - f->seg_psn0) * d->len_bytes,
+		.app_addr = (uint64_t)(d->seq - f->psn0) * f->seg_bytes,
 	};
 	n = sl_recv_burst(lr->r[d->dst], &p, 1, now_ns, lr->act, lr->act_max, NULL);
 	apply(lr, d->dst, n);

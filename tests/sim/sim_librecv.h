@@ -21,6 +21,7 @@
 
 #include "sim.h"
 #include "sim_recv.h"
+#include "sim_sched.h"
 #include "sl_recv.h"
 
 struct sim_librecv_conf {
@@ -37,12 +38,12 @@ struct sim_librecv *sim_librecv_create(struct sim *s, const struct sim_librecv_c
 void sim_librecv_free(struct sim_librecv *lr);
 
 /*
- * Open flow as connection of host dst with recovery mode (enum sl_recv_mode) and the feedback
- * of program proto (a program lib/recv does not know, such as melo and gbn, gets DCQCN's:
- * NACKs and CNPs, MELO's evaluation setting). 0, -EINVAL, -ENOMEM or sl_recv_conn_open's error.
+ * Open flow as a connection of host sp->dst, first PSN sp->fc.first_seq, in mode sp->recovery
+ * (enum sl_recv_mode), with the feedback of program sp->proto (a program lib/recv does not
+ * know, such as melo and gbn, gets DCQCN's: NACKs and CNPs, MELO's evaluation setting).
+ * 0, -EINVAL, -ENOMEM or sl_recv_conn_open's error.
  */
-int sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, uint32_t dst, uint32_t first_psn,
-			 uint8_t mode, const char *proto);
+int sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, const struct sim_flow_spec *sp);
 
 /* Reference-shaped counters of one flow (segs, bytes, duplicates, feedback, cumack). */
 const struct sim_recv_flow_stats *sim_librecv_flow(const struct sim_librecv *lr, uint32_t flow);

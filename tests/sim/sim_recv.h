@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sim_recv.h - the simulator's reference receiver, plugged into hosts through
- * struct sim_receiver_ops (lib/recv will replace it behind the same ops).
+ * struct sim_receiver_ops (sim_librecv.h puts lib/recv behind the same ops; each scenario
+ * picks one).
  *
  * Per data packet it answers with one ACK: cumulative ack (the next segment it expects), one
  * SACK block (the segment that arrived), the tx_id and send timestamp echoed, and the ECN mark
