@@ -14,6 +14,9 @@
  *     never grow with the pool, vanish at 2 Kb, and goodput recovers.
  *   - Fig. 5(b), melo-fig5b.ini, 40 web-search flows per sender, loads 0.5 and 0.8, 1% loss:
  *     every flow completes; MELO's p99 FCT is below go-back-N's.
+ *   - scripted drops on one 2000-segment flow (melo-fig5a.ini without random loss): MELO resends
+ *     exactly the lost segments, a NACK that repeats an open hole marks nothing twice, a lost
+ *     resend is recovered by the RTO, go-back-N resends everything sent after the loss.
  * Every run also checks the plumbing: no flow failed to start, no segment beyond credit, no
  * event refused, every feedback body encoded and decoded. One JSON line per run (the sweep
  * line of sluice-sim) and one per figure with the ratios.
@@ -250,6 +253,67 @@ fig5b__melo_cuts_tail_fct(void **state)
 	}
 }
 
+/* One 2000-segment flow of melo-fig5a.ini in mode (melo or gbn) with scripted drops. */
+static struct point
+scripted(const char *mode, const char *drops)
+{
+	char pair[32];
+	struct override ov[] = {
+		{"sim", "duration_ms", "5"}, {"flows", "size_segs", "2000"},
+		{"sim", "drop", drops},	     {"sweep", "flows.proto,flows.recovery", pair},
+		{"sweep", "sim.loss", "0"},
+	};
+	struct point pt[MAX_POINTS];
+
+	snprintf(pair, sizeof(pair), "%s,%s", mode, mode);
+	assert_int_equal(sweep("melo-fig5a.ini", ov, SL_ARRAY_SIZE(ov), pt), 1);
+	assert_int_equal(pt[0].m.fct_done, 1); /* every segment acked */
+	assert_int_equal(pt[0].m.rx.delivered_pkts, 2000);
+	return pt[0];
+}
+
+static void
+scripted__melo_resends_only_holes(void **state)
+{
+	struct point one = scripted("melo", "0:100:0"), two = scripted("melo", "0:100:0, 0:150:0");
+
+	(void)state;
+	assert_int_equal(one.m.segs_rtx, 1);
+	assert_int_equal(one.m.nacks, 1);
+	assert_int_equal(one.m.rto_fired, 0);
+	assert_int_equal(one.m.rx.rtx_redundant_pkts, 0);
+	/* the second NACK repeats the first hole, still open one round trip later */
+	assert_int_equal(two.m.segs_rtx, 2);
+	assert_int_equal(two.m.nacks, 2);
+	assert_int_equal(two.m.tx.pkts_marked, 2);
+	assert_int_equal(two.m.tx.pkts_repeated, 1);
+}
+
+static void
+scripted__lost_resend_waits_for_rto(void **state)
+{
+	struct point p = scripted("melo", "0:100:0, 0:100:1");
+
+	(void)state;
+	assert_int_equal(p.m.nacks, 1); /* no new hole: the lost resend is not NACKed again */
+	assert_int_equal(p.m.rto_fired, 1);
+	assert_true(p.m.segs_rtx > 2); /* the RTO resends from the front */
+	assert_true(p.m.rx.rtx_redundant_pkts > 0);
+}
+
+static void
+scripted__gbn_rewinds(void **state)
+{
+	struct point p = scripted("gbn", "0:100:0");
+
+	(void)state;
+	assert_int_equal(p.m.nacks, 1);
+	assert_int_equal(p.m.rto_fired, 0);
+	/* everything sent in the round trip after the loss was dropped and is sent again */
+	assert_true(p.m.rx.drop_out_of_order > 50);
+	assert_int_equal(p.m.segs_rtx, p.m.rx.drop_out_of_order + 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -258,6 +322,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(fig6b__pool_usage_falls_with_connections),
 		cmocka_unit_test(fig6b__larger_pool_ends_exhaustion),
 		cmocka_unit_test(fig5b__melo_cuts_tail_fct),
+		cmocka_unit_test(scripted__melo_resends_only_holes),
+		cmocka_unit_test(scripted__lost_resend_waits_for_rto),
+		cmocka_unit_test(scripted__gbn_rewinds),
 	};
 
 	if (argc > 1)
