@@ -150,6 +150,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "sluice-sim: %s\n", err);
 		return 2;
 	}
+	if (sc.nsweep && trace) {
+		fprintf(stderr, "sluice-sim: %s: --trace records one run, not a sweep\n",
+			argv[optind]);
+		return 2;
+	}
 	if (sc.nsweep)
 		return run_sweep(&sc, argv[optind]);
 	x = sim_exp_create(&sc);
