@@ -505,11 +505,9 @@ active_push(struct sl_sched *s, struct flow *f, uint32_t fi)
 
 /* Can a new segment be generated now? */
 static inline bool
-new_ok(const struct sl_sched *s, const struct flow *f)
+new_ok(const struct flow *f)
 {
-	uint32_t lim = f->credit == SL_CREDIT_WINDOW ? f->wnd_segs : s->W;
-
-	if (f->snd_nxt == f->tail || !sl_seq_lt(f->snd_nxt, f->wnd_start + lim))
+	if (f->snd_nxt == f->tail || !sl_seq_lt(f->snd_nxt, f->wnd_start + f->wnd_segs))
 		return false;
 	/* appendix D: data after a short tail waits until the short segment is acked */
 	return !(f->short_len && sl_seq_gt(f->snd_nxt, f->short_seq));
@@ -517,9 +515,9 @@ new_ok(const struct sl_sched *s, const struct flow *f)
 
 /* Anything to generate: a marked segment or a new one? */
 static inline bool
-can_gen(const struct sl_sched *s, const struct flow *f)
+can_gen(const struct flow *f)
 {
-	return f->marked || new_ok(s, f);
+	return f->marked || new_ok(f);
 }
 
 /* The next segment generation would produce (f->marked or new_ok must hold). */
@@ -561,7 +559,7 @@ generate(struct sl_sched *s, struct flow *f, uint32_t fi)
 
 	if (f->q_count >= s->q_resume)
 		return;
-	while (f->q_count < s->q_stop && can_gen(s, f)) {
+	while (f->q_count < s->q_stop && can_gen(f)) {
 		uint32_t idx = 0, seq = gen_peek(s, f, fi, &idx);
 
 		gen_commit(s, f, fi, idx);
@@ -637,7 +635,7 @@ qualify(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
 
 	if ((f->sets & IN_READY) || wheel_filed(&s->pace, fi))
 		return;
-	if (!queue_skip_stale(s, f, fi) && !can_gen(s, f))
+	if (!queue_skip_stale(s, f, fi) && !can_gen(f))
 		return;
 	len = next_len(s, f, fi);
 	if (f->credit == SL_CREDIT_RATE) {
@@ -668,7 +666,7 @@ kick(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
 		return;
 	if (f->credit == SL_CREDIT_WINDOW)
 		qualify(s, f, fi, now_ns);
-	else if (f->q_count || can_gen(s, f))
+	else if (f->q_count || can_gen(f))
 		active_push(s, f, fi);
 }
 
@@ -1216,7 +1214,7 @@ serve_run(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, stru
 	uint32_t seq = f->snd_nxt, end = f->tail, lim, k;
 	uint16_t len = f->seg_bytes;
 
-	lim = f->wnd_start + (f->credit == SL_CREDIT_WINDOW ? f->wnd_segs : s->W);
+	lim = f->wnd_start + f->wnd_segs;
 	if (sl_seq_lt(lim, end))
 		end = lim;
 	if (f->short_len && sl_seq_le(f->short_seq, end))
@@ -1288,7 +1286,7 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 				s->st.stale_skipped++;
 				continue;
 			}
-		} else if (f->marked || new_ok(s, f)) {
+		} else if (f->marked || new_ok(f)) {
 			seq = gen_peek(s, f, fi, &idx);
 		} else {
 			break;
@@ -1352,7 +1350,7 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	}
 	if (held)
 		return n; /* the next event for the flow re-qualifies it */
-	if (n == room && n < visit && !starved && (f->q_count || can_gen(s, f))) {
+	if (n == room && n < visit && !starved && (f->q_count || can_gen(f))) {
 		ready_push_front(s, f, fi); /* the burst is full: finish the visit next call */
 		s->resume_flow = fi;
 		s->resume_left = visit - n;

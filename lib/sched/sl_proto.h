@@ -91,7 +91,8 @@ struct sl_flow_view {
 	uint32_t snd_nxt;       /**< next new segment to generate (highest generated + 1) */
 	uint32_t snd_max;       /**< highest transmitted segment + 1 */
 	uint32_t tail;          /**< pushed tail: segments before it exist */
-	uint32_t wnd_segs;      /**< enforced window, segments (window credit) */
+	uint32_t wnd_segs;      /**< enforced window, segments: new segments stay below
+				     wnd_start + wnd_segs whatever the credit (IRN BDP-FC) */
 	uint32_t max_wnd_segs;  /**< W, the ring size, segments */
 	uint32_t queued;        /**< generated but not yet transmitted, segments */
 	uint32_t marked;        /**< segments currently marked for retransmission */

@@ -561,6 +561,31 @@ sl_sched_next_burst__rate_appendix_b_600ns(void **state)
 	sl_sched_free(s);
 }
 
+/* The window bounds a rate flow too (Tonic's wnd_size; IRN's BDP-FC sets it). */
+static void
+sl_sched_next_burst__rate_flow_within_window(void **state)
+{
+	struct sl_sched *s = mk(1, 128);
+	struct sl_flow_conf fc = {.proto = "t_rate", .seg_bytes = 1000, .init_wnd_segs = 4,
+				  .init_rate_bps = 100 * SL_BPS_PER_GBPS, .burst_bytes = 64000};
+	struct sl_seg out[64];
+	unsigned n = 0;
+
+	(void)state;
+	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
+	sl_sched_flow_push(s, 0, 100, 1000);
+	for (uint64_t t = 0; t < 100 * SL_NS_PER_US; t += SL_NS_PER_US)
+		n += sl_sched_next_burst(s, t, out, 64);
+	assert_int_equal(n, 4); /* credit for 64 segments, window of 4 */
+	assert_int_equal(view(s, 0).snd_nxt, 4);
+	ack(s, 0, 2, 100 * SL_NS_PER_US);
+	for (uint64_t t = 101 * SL_NS_PER_US; t < 200 * SL_NS_PER_US; t += SL_NS_PER_US)
+		n += sl_sched_next_burst(s, t, out, 64);
+	assert_int_equal(n, 6); /* two acked, two more */
+	assert_int_equal(stats(s).credit_violations, 0);
+	sl_sched_free(s);
+}
+
 /* Long-run conformance: bytes sent over a horizon match R within 1%, 1 Mbps to 100 Gbps. */
 static void
 sl_sched_next_burst__rate_conformance(void **state)
@@ -1060,6 +1085,7 @@ main(void)
 		cmocka_unit_test(sl_sched_incoming__window_shrink_holds_new_segments),
 		cmocka_unit_test(sl_sched_next_burst__round_robin_several_per_visit),
 		cmocka_unit_test(sl_sched_next_burst__rate_appendix_b_600ns),
+		cmocka_unit_test(sl_sched_next_burst__rate_flow_within_window),
 		cmocka_unit_test(sl_sched_next_burst__rate_conformance),
 		cmocka_unit_test(sl_sched_incoming__rate_change_reschedules),
 		cmocka_unit_test(sl_sched_next_burst__grant_tokens),
