@@ -17,6 +17,8 @@
  *   - scripted drops on one 2000-segment flow (melo-fig5a.ini without random loss): MELO resends
  *     exactly the lost segments, a NACK that repeats an open hole marks nothing twice, a lost
  *     resend is recovered by the RTO, go-back-N resends everything sent after the loss.
+ *   - programs.ini with lib/recv as the receiver: every program of drivers/proto (with the
+ *     feedback lib/recv gives it) delivers every segment of its four flows, within credit.
  * Every run also checks the plumbing: no flow failed to start, no segment beyond credit, no
  * event refused, every feedback body encoded and decoded. One JSON line per run (the sweep
  * line of sluice-sim) and one per figure with the ratios.
@@ -314,6 +316,58 @@ scripted__gbn_rewinds(void **state)
 	assert_int_equal(p.m.segs_rtx, p.m.rx.drop_out_of_order + 1);
 }
 
+static void
+librecv__every_program_delivers(void **state)
+{
+	static const char *const progs[][2] = {
+		{"reno", "melo"},  {"newreno", "melo"}, {"sack", "melo"},  {"ndp", "melo"},
+		{"dcqcn", "melo"}, {"irn", "melo"},	{"dctcp", "melo"}, {"swift", "melo"},
+		{"melo", "melo"},  {"gbn", "gbn"},
+	};
+	char path[1024], err[512];
+	struct sim_scenario *sc = malloc(sizeof(*sc));
+
+	(void)state;
+	assert_non_null(sc);
+	snprintf(path, sizeof(path), "%s/programs.ini", scenario_dir);
+	for (size_t i = 0; i < SL_ARRAY_SIZE(progs); i++) {
+		const char *set[][3] = {
+			{"receiver", "impl", "lib"},
+			{"flows.a", "proto", progs[i][0]},
+			{"flows.b", "proto", progs[i][0]},
+			{"flows.*", "recovery", progs[i][1]},
+		};
+		uint64_t rx = 0, rtx = 0;
+		struct sim_exp *x;
+
+		sim_scenario_defaults(sc);
+		if (sim_scenario_load(sc, path, err, sizeof(err)))
+			fail_msg("%s", err);
+		for (size_t k = 0; k < SL_ARRAY_SIZE(set); k++)
+			if (sim_scenario_set(sc, set[k][0], set[k][1], set[k][2], err, sizeof(err)))
+				fail_msg("%s", err);
+		x = sim_exp_create(sc);
+		assert_non_null(x);
+		assert_int_equal(sim_exp_run(x), 0);
+		assert_clean_run(x, sc);
+		for (uint32_t fl = 0; fl < sim_exp_nflows(x); fl++) {
+			const struct sim_flow_result *r = sim_exp_flow(x, fl);
+
+			if (r->done_ns == SIM_NEVER ||
+			    r->rx_bytes != r->spec.size_segs * r->spec.fc.seg_bytes)
+				fail_msg("%s over lib/recv: flow %u got %" PRIu64 " bytes",
+					 progs[i][0], fl, r->rx_bytes);
+			rx += r->rx_bytes;
+			rtx += r->st.segs_rtx;
+		}
+		printf("{\"test\": \"programs_over_librecv\", \"proto\": \"%s\", \"flows\": %u, "
+		       "\"rx_bytes\": %" PRIu64 ", \"segs_rtx\": %" PRIu64 "}\n",
+		       progs[i][0], sim_exp_nflows(x), rx, rtx);
+		sim_exp_free(x);
+	}
+	free(sc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -325,6 +379,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(scripted__melo_resends_only_holes),
 		cmocka_unit_test(scripted__lost_resend_waits_for_rto),
 		cmocka_unit_test(scripted__gbn_rewinds),
+		cmocka_unit_test(librecv__every_program_delivers),
 	};
 
 	if (argc > 1)
