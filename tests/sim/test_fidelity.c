@@ -204,8 +204,8 @@ dcqcn__200_flows_share_40g(void **state)
 		hi = SL_MAX(hi, mx * wf);
 		printf("{\"test\": \"dcqcn_200\", \"seed\": %u, \"flows\": %u"
 		       ", \"wire_min_bps\": %.0f, \"wire_mean_bps\": %.0f, \"wire_max_bps\": %.0f"
-		       ", \"goodput_mean_bps\": %.0f, \"dcqcn_rate_mean_bps\": %.0f, \"cnps\": %" PRIu64
-		       ", \"pfc_pauses\": %" PRIu64 "}\n",
+		       ", \"goodput_mean_bps\": %.0f, \"dcqcn_rate_mean_bps\": %.0f"
+		       ", \"cnps\": %" PRIu64 ", \"pfc_pauses\": %" PRIu64 "}\n",
 		       seed, n, mn * wf, mean * wf, mx * wf, mean, rate, cnps,
 		       sim_port_stats(sim_exp_sim(x), 0, false)->pfc_pauses +
 			       sim_port_stats(sim_exp_sim(x), 1, false)->pfc_pauses);

@@ -24,9 +24,10 @@
  * bits/s. Loss recovery is RoCE's: a NACK marks the reported segments, the RTO goes back N
  * (marks everything unacked).
  * Behaviour worth knowing: a CNP after RC has recovered to RT barely lowers RT, and fast
- * recovery restores RC within F timer periods, so only CNPs that land during a recovery lower a flow's rate for
- * good. With sparse marking (two flows on 40G: one CNP per ~0.5 ms per flow) the rates wander
- * around the fair share on a ~15 ms scale, and two flows' averages agree to ~2% RMS over 1 s.
+ * recovery restores RC within F timer periods, so only CNPs that land during a recovery lower
+ * a flow's rate for good. With sparse marking (two flows on 40G: one CNP per ~0.5 ms per
+ * flow) the rates wander around the fair share on a ~15 ms scale, and two flows' averages
+ * agree to ~2% RMS over 1 s.
  * Parameters: param[0] timer period, ns [55000]; param[1] byte counter B, bytes [10 MB].
  */
 #include <errno.h>
@@ -35,23 +36,23 @@
 #include "sl_sched.h"
 
 #define DCQCN_ALPHA_ONE (UINT32_C(1) << 20) /**< alpha = 1.0 in Q20 */
-#define DCQCN_G_SHIFT 8                      /**< g = 1/256 */
-#define DCQCN_F 5                            /**< fast-recovery stages */
-#define DCQCN_TIMER_NS UINT64_C(55000)       /**< rate-increase and alpha timer, ns */
-#define DCQCN_BC_BYTES UINT64_C(10000000)    /**< byte counter B, bytes */
+#define DCQCN_G_SHIFT 8			    /**< g = 1/256 */
+#define DCQCN_F 5			    /**< fast-recovery stages */
+#define DCQCN_TIMER_NS UINT64_C(55000)	    /**< rate-increase and alpha timer, ns */
+#define DCQCN_BC_BYTES UINT64_C(10000000)   /**< byte counter B, bytes */
 #define DCQCN_MIN_BPS (100 * SL_BPS_PER_MBPS)
 #define DCQCN_RAI_BPS (40 * SL_BPS_PER_MBPS)
 #define DCQCN_RHAI_BPS (200 * SL_BPS_PER_MBPS)
 
 struct dcqcn {
-	uint64_t rt_bps;    /**< target rate RT, bits/s */
-	uint64_t line_bps;  /**< line rate: the cap of RT and RC, bits/s */
-	uint32_t timer_ns;  /**< timer period, ns */
-	uint32_t alpha;     /**< congestion estimate, Q20 */
-	uint32_t bc_segs;   /**< byte counter B, segments */
-	uint32_t bc_mark;   /**< total segments sent when the byte counter last fired/reset */
-	uint8_t t_stage;    /**< timer periods since the last cut (saturating) */
-	uint8_t bc_stage;   /**< byte-counter periods since the last cut (saturating) */
+	uint64_t rt_bps;   /**< target rate RT, bits/s */
+	uint64_t line_bps; /**< line rate: the cap of RT and RC, bits/s */
+	uint32_t timer_ns; /**< timer period, ns */
+	uint32_t alpha;	   /**< congestion estimate, Q20 */
+	uint32_t bc_segs;  /**< byte counter B, segments */
+	uint32_t bc_mark;  /**< total segments sent when the byte counter last fired/reset */
+	uint8_t t_stage;   /**< timer periods since the last cut (saturating) */
+	uint8_t bc_stage;  /**< byte-counter periods since the last cut (saturating) */
 };
 static_assert(sizeof(struct dcqcn) <= SL_PROTO_PRIV_MAX, "dcqcn state exceeds scratch");
 
@@ -113,8 +114,8 @@ dcqcn_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incomin
 		d->rt_bps = rc;
 		rc -= (uint64_t)(((unsigned __int128)rc * d->alpha) >> 21);
 		out->rate_bps = SL_MAX(rc, DCQCN_MIN_BPS);
-		d->alpha = d->alpha - (d->alpha >> DCQCN_G_SHIFT) +
-			   (DCQCN_ALPHA_ONE >> DCQCN_G_SHIFT);
+		d->alpha =
+			d->alpha - (d->alpha >> DCQCN_G_SHIFT) + (DCQCN_ALPHA_ONE >> DCQCN_G_SHIFT);
 		d->t_stage = 0;
 		d->bc_stage = 0;
 		d->bc_mark = (uint32_t)f->total_sent;
