@@ -130,6 +130,8 @@ struct sl_link {
 	bool rx_error;             /**< verification failed, waiting for 16 good frames */
 	bool rx_up;                /**< 8 consecutive verified frames seen since (re)init */
 	bool peer_delivered;       /**< something past the warm-up was delivered from the peer */
+	bool peer_was_up;          /**< a verified IDLE came since (re)init: the peer's RX was up */
+	bool pause_from_zero;      /**< the last PAUSE_REQ carried ID 0: a peer starting afresh */
 	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
 	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
@@ -293,6 +295,8 @@ rx_reset(struct sl_link *l)
 	l->rx_error = false;
 	l->rx_up = false;
 	l->peer_delivered = false;
+	l->peer_was_up = false;
+	l->pause_from_zero = false;
 	l->recovering = false;
 	l->good_run = 0;
 	l->pause_cnt = 0;
@@ -725,7 +729,15 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 		l->flag_retrans = true;
 		l->flag_retrans_arg = arg;
 	}
-	if (!was_pause && l->flag_pause && l->peer_delivered)
+	/*
+	 * A peer sends PAUSE_REQ only while its RX is not up, and IDLE or data only once it is: so
+	 * the pause flag rising after data from the peer, or after a verified IDLE when the
+	 * PAUSE_REQs carry ID 0 (a fresh start), means the peer re-initialized. The IDLE matters
+	 * for a restarted receiver of a one-way stream, which never sent data. A fresh pair never
+	 * re-initializes each other: until a peer's RX is up it sends nothing but PAUSE_REQ.
+	 */
+	if (!was_pause && l->flag_pause &&
+	    (l->peer_delivered || (l->peer_was_up && l->pause_from_zero)))
 		link_reinit(l);
 }
 
@@ -789,6 +801,10 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	}
 	if (at_id)
 		rx_good(l);
+	if (at_id && f->key == SL_WIRE_KEY_IDLE)
+		l->peer_was_up = true;
+	if (f->key == SL_WIRE_KEY_PAUSE_REQ)
+		l->pause_from_zero = sl_wire_vcode_ok(f, 0) && (!ext || f->id == 0);
 	l->stats.rx_ctrl[f->key == SL_WIRE_KEY_IDLE ? 0 : f->key == SL_WIRE_KEY_PAUSE_REQ ? 1 : 2]++;
 	rx_flags(l, f->key, f->arg);
 }

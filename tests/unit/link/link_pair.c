@@ -295,7 +295,8 @@ end_tx(struct lp_run_ctx *x, struct end *e)
 	uint64_t aborted0 = sl_link_stats(e->link)->reinit_aborted;
 
 	e->offer_acc = SL_MIN(e->offer_acc + x->c->offered, (double)PEND);
-	while (e->offer_acc >= 1.0 && e->npend < PEND && e->next_seq < x->c->frames) {
+	while (e->offer_acc >= 1.0 && e->npend < PEND && e->next_seq < x->c->frames &&
+	       (e->idx == 0 || !x->c->one_way)) {
 		struct payload *p = malloc(sizeof(*p) + x->c->body_bytes);
 
 		p->tag = TAG_PAYLOAD;
@@ -346,6 +347,8 @@ dir_done(const struct lp_run_ctx *x, int d)
 {
 	const struct lp_dir *r = &x->r->dir[d];
 
+	if (d == 1 && x->c->one_way)
+		return true;
 	return r->submitted == x->c->frames && r->delivered + r->aborted == x->c->frames;
 }
 

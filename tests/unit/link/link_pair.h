@@ -45,6 +45,7 @@ struct lp_conf {
 	double consume;           /**< payloads the consumer takes per slot (per direction) */
 	uint64_t frames;          /**< payloads to send per direction */
 	uint64_t restart_slot;    /**< restart end 1 at this slot (0: never) */
+	bool one_way;             /**< only end 0 sends payloads; end 1 sends link frames only */
 	uint32_t keepalive_slots; /**< keepalive interval */
 	uint32_t ctrl_slots;      /**< gap between control runs */
 	uint32_t txq_frames;      /**< transmit queue (NIC TX ring) depth, <= 256 (0: 1, none) */

@@ -56,7 +56,7 @@ run_clean(const char *name, const struct lp_conf *c, struct lp_result *r)
 		assert_int_equal(r->dir[d].duplicated, 0);
 		assert_int_equal(r->dir[d].reordered, 0);
 		assert_int_equal(r->dir[d].corrupted_accepted, 0);
-		assert_int_equal(r->dir[d].submitted, c->frames);
+		assert_int_equal(r->dir[d].submitted, d == 1 && c->one_way ? 0 : c->frames);
 	}
 }
 
@@ -194,6 +194,27 @@ lp_run__restart_of_one_end(void **state)
 	assert_true(r.dir[0].aborted <= (1u << r.ring_order));
 }
 
+/*
+ * The receiving end of a one-way stream restarts: the sender has never delivered anything
+ * from it, and must still notice (its peer's PAUSE_REQ flag rises again after having fallen)
+ * and re-initialize, or the fresh end waits for ID 0 forever.
+ */
+static void
+lp_run__restart_of_receiver_one_way(void **state)
+{
+	struct lp_conf c;
+	struct lp_result r;
+
+	(void)state;
+	lp_conf_default(&c);
+	c.one_way = true;
+	c.restart_slot = 6000;
+	c.seed = 61;
+	run_clean("restart_receiver_one_way", &c, &r);
+	assert_int_equal(r.dir[0].tx.peer_restarts, 1);
+	assert_true(r.dir[0].delivered + r.dir[0].aborted == c.frames);
+}
+
 static void
 lp_run__other_modes_and_scopes(void **state)
 {
@@ -285,6 +306,7 @@ main(void)
 		cmocka_unit_test(lp_run__reordering),
 		cmocka_unit_test(lp_run__slow_consumer_is_paused_not_dropped),
 		cmocka_unit_test(lp_run__restart_of_one_end),
+		cmocka_unit_test(lp_run__restart_of_receiver_one_way),
 		cmocka_unit_test(lp_run__other_modes_and_scopes),
 		cmocka_unit_test(lp_run__queued_nacks_do_not_livelock),
 		cmocka_unit_test(lp_run__extended_mode_and_replay_policies),
