@@ -55,8 +55,9 @@ static const struct key_desc keys[] = {
 	{"sluiced", "workers", KEY_UINT, CONF(workers), 0, 64, 1, NULL, "0",
 	 "worker lcores, one RX/TX queue pair (lane) per port each; 0 runs everything on the main "
 	 "lcore"},
-	{"sluiced", "mbufs", KEY_UINT, CONF(mbufs), 1023, 16777215, 1, NULL, "8191",
-	 "mbufs in the packet pool"},
+	{"sluiced", "mbufs", KEY_UINT, CONF(mbufs), 0, 16777215, 1, NULL, "0",
+	 "mbufs in each packet pool; 0 sizes it from what the lanes hold (replay rings, "
+	 "flow-control buffers, NIC rings)"},
 	{"sluiced", "mbuf_cache", KEY_UINT, CONF(mbuf_cache), 0, 512, 1, NULL, "256",
 	 "per-lcore mempool cache, mbufs"},
 	{"sluiced", "mbuf_data_room", KEY_UINT, CONF(mbuf_data_room), 256, 65535, 1, NULL, "2176",
@@ -466,6 +467,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		goto out;
 	}
 	c->workers_line = line_of(path, "sluiced", "workers");
+	c->mbufs_line = line_of(path, "sluiced", "mbufs");
 	c->link.line = line_of(path, "link", NULL);
 	c->traffic.body_line = line_of(path, "traffic", "body_bytes");
 	rc = 0;

@@ -67,7 +67,8 @@ struct sluiced_conf {
 	char name[SLUICED_NAME_MAX];    /**< host name shown in telemetry and reports */
 	unsigned int workers;           /**< worker lcores; 0 = single-lcore mode */
 	unsigned int workers_line;
-	uint32_t mbufs;                 /**< mbufs per pool */
+	uint32_t mbufs;                 /**< mbufs per pool; 0 = sized from the lanes */
+	unsigned int mbufs_line;
 	uint32_t mbuf_cache;            /**< per-lcore mempool cache, mbufs */
 	uint16_t mbuf_data_room;        /**< data room per mbuf, bytes (incl. headroom) */
 	uint64_t peer_timeout_ns;       /**< peer is down after this long without a valid frame */

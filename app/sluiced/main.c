@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,48 @@ static unsigned int
 node_of(int socket_id)
 {
 	return socket_id < 0 ? 0 : (unsigned int)socket_id;
+}
+
+/*
+ * mbufs the lanes of the ports on one pool can hold at once: each lane keeps its replay ring
+ * (2^k frames), its flow-control buffer (S_FC delivered frames), a full RX and TX ring, and a
+ * burst each of pending and refused frames; every lcore caches mbuf_cache more.
+ */
+static uint64_t
+mbufs_needed(const struct sluiced *d, unsigned int nb_ports)
+{
+	uint64_t per_lane = (UINT64_C(1) << d->link.ring_order) + d->link.fc_frames +
+			    2 * SL_DP_BURST;
+	uint64_t total = (uint64_t)d->conf.mbuf_cache * rte_lcore_count();
+
+	for (unsigned int i = 0; i < nb_ports; i++)
+		total += (uint64_t)d->nb_workers *
+			 (per_lane + d->conf.port[i].rx_desc + d->conf.port[i].tx_desc);
+	return total;
+}
+
+/*
+ * The pool size: the configured one, which must cover what the lanes hold (else a
+ * `file:line: mbufs:` error), or with mbufs = 0 twice that, rounded to 2^n - 1 (the mempool's
+ * best size). 0 or -1.
+ */
+static int
+pool_size(struct sluiced *d)
+{
+	uint64_t need = mbufs_needed(d, d->conf.nb_ports);
+
+	if (d->conf.mbufs == 0) {
+		d->conf.mbufs = (uint32_t)(sl_align_pow2(2 * need + 1) - 1);
+		return 0;
+	}
+	if (d->conf.mbufs >= need)
+		return 0;
+	fprintf(stderr,
+		"%s:%u: mbufs: %u cannot hold what the lanes keep (%" PRIu64 ": replay rings of "
+		"2^%u, flow-control buffers of %u, NIC rings, caches); set at least that, or 0\n",
+		d->conf.path, d->conf.mbufs_line, d->conf.mbufs, need, d->link.ring_order,
+		d->link.fc_frames);
+	return -1;
 }
 
 /* A pool on every NUMA node that a port sits on. 0 or -1 after a message. */
@@ -419,7 +462,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	if (resolve_ports(d, pid) != 0 || link_settings(d) != 0) {
+	if (resolve_ports(d, pid) != 0 || link_settings(d) != 0 || pool_size(d) != 0) {
 		rc = EXIT_CONFIG;
 		goto out;
 	}

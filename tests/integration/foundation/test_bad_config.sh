@@ -41,6 +41,10 @@ mode = faithful
 keepalive_us = 0
 [port.0]
 device = net_ring0'
+case_ pool_too_small "^FILE:2: mbufs: 2047 cannot hold what the lanes keep" '[sluiced]
+mbufs = 2047
+[port.0]
+device = net_ring0'
 case_ bad_choice "^FILE:2: mode: expected one of faithful\|extended, got 'fast'" '[link]
 mode = fast
 [port.0]
