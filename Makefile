@@ -29,8 +29,10 @@ demo: build
 bench: build
 	usertools/sluice-bench $(BUILD)
 
+# AddressSanitizer and UBSan slow the simulator and the benchmarks about fourfold.
 test-asan:
-	$(MAKE) test BUILD=build-asan MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false"
+	SLUICE_TEST_TIMEOUT_MULTIPLIER=4 $(MAKE) test BUILD=build-asan \
+		MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false"
 
 clean:
 	rm -rf $(BUILD) build-asan
