@@ -55,6 +55,7 @@ bench_callgrind(const char *fn, char *const argv[], double *totals, unsigned max
 	args[3] = toggle;
 	args[4] = cgout;
 	memcpy(&args[5], argv, (argc + 1) * sizeof(*args));
+	fflush(NULL); /* nothing buffered may be written twice */
 	pid = fork();
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_WRONLY);

@@ -30,10 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_callgrind.h"
 #include "link_pair.h"
 #include "sl_rng.h"
 #include "sl_wire.h"
@@ -254,42 +254,15 @@ time_op(enum op op, unsigned scope, size_t bytes, uint64_t n, unsigned rounds)
 static double
 callgrind_op(const char *self, enum op op, unsigned scope, size_t bytes, uint64_t n)
 {
-	char out[96], a[3][24], line[256];
-	double ir = -1;
-	pid_t pid;
-	int st;
-	FILE *f;
+	char a[4][24];
+	char *const argv[] = {(char *)self, "--cg-child", a[0], a[1], a[2], a[3], NULL};
+	double ir;
 
-	snprintf(out, sizeof(out), "/tmp/bench-link.%d.cg", (int)getpid());
 	snprintf(a[0], sizeof(a[0]), "%d", (int)op);
 	snprintf(a[1], sizeof(a[1]), "%u", scope);
 	snprintf(a[2], sizeof(a[2]), "%zu", bytes);
-	fflush(stdout); /* the child must not inherit unwritten lines */
-	pid = fork();
-	if (pid == 0) {
-		char cgout[128], n_s[24];
-
-		snprintf(cgout, sizeof(cgout), "--callgrind-out-file=%s", out);
-		snprintf(n_s, sizeof(n_s), "%llu", (unsigned long long)n);
-		if (freopen("/dev/null", "w", stdout) == NULL || freopen("/dev/null", "w", stderr) == NULL)
-			_exit(127);
-		execlp("valgrind", "valgrind", "--tool=callgrind", "--collect-atstart=no",
-		       "--toggle-collect=bench_link_measured", cgout, self, "--cg-child", a[0], a[1],
-		       a[2], n_s, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		goto out;
-	f = fopen(out, "r");
-	if (f == NULL)
-		goto out;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "summary:", 8) == 0 || strncmp(line, "totals:", 7) == 0)
-			ir = strtod(line + (line[0] == 's' ? 8 : 7), NULL);
-	fclose(f);
-out:
-	unlink(out);
-	return ir < 0 ? -1 : ir / (double)n;
+	snprintf(a[3], sizeof(a[3]), "%llu", (unsigned long long)n);
+	return bench_callgrind("bench_link_measured", argv, &ir, 1) == 1 ? ir / (double)n : -1;
 }
 
 static void
