@@ -35,7 +35,11 @@
  * middle block by walking next_ptr from the head instead of dropping the packet.
  *
  * Go-back-N mode (RoCE): p == RCV.NXT delivers, p < RCV.NXT is a duplicate, anything else is
- * dropped and the first such drop of a gap episode sends one NACK naming RCV.NXT.
+ * dropped and the first such drop of a gap episode sends one NACK naming RCV.NXT. With
+ * nack_interval_ns > 0 (the DCQCN authors' ns-3 RDMA model, which MELO's evaluation ran on)
+ * a drop NACKs again once that long has passed since the last NACK for the same RCV.NXT, so a
+ * lost retransmission of RCV.NXT (or a lost NACK) waits the interval; with 0 it never repeats
+ * and the sender's RTO recovers.
  *
  * Feedback. ACKs are cumulative (RCV.NXT). In-order data is acknowledged once per
  * ack_every_pkts packets or ack_delay_ns after the first unacknowledged one (a FIFO of
@@ -63,9 +67,10 @@ struct sl_recv_melo {
 			uint16_t len_pkts; /**< missing PSNs; 0: unused entry */
 		} hole[SL_RECV_NACK_HOLES]; /**< MELO: the most recent holes, newest first */
 		struct {
-			uint32_t nacked_psn; /**< PSN: RCV.NXT when the last NACK went out */
-			uint32_t nacked;     /**< 1 once a NACK went out */
-		} gbn; /**< go-back-N: one NACK per gap episode (RCV.NXT unchanged) */
+			uint32_t nacked_psn;  /**< PSN: RCV.NXT when the last NACK went out */
+			uint32_t nack_ns_lo;  /**< when it went out, ns: low 32 bits */
+			uint32_t nack_ns_hi;  /**< ... and high 32 bits (the union is 4-aligned) */
+		} gbn; /**< go-back-N: one NACK per RCV.NXT, repeated after nack_interval_ns */
 	};
 };
 static_assert(sizeof(struct sl_recv_melo) == 24, "MELO fields must fit in 24 B");
@@ -74,6 +79,7 @@ static_assert(sizeof(struct sl_recv_melo) == 24, "MELO fields must fit in 24 B")
 #define CONN_OPEN 0x01       /**< opened, not closed */
 #define CONN_IN_ACKQ 0x02    /**< has an entry in the ACK-delay FIFO */
 #define CONN_CNP_SENT 0x04   /**< last_cnp_ns is valid */
+#define CONN_GBN_NACKED 0x08 /**< go-back-N: melo.gbn holds the last NACK */
 
 /** The whole per-connection receive context: one cache line (docs/recv.md, byte by byte). */
 struct sl_recv_conn {
@@ -162,6 +168,8 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(acks, "ACKs emitted"),
 	STAT(acks_delayed, "ACKs emitted by the ACK-delay timer"),
 	STAT(nacks, "NACKs emitted"),
+	STAT(nacks_repeated, "go-back-N: NACKs repeating one for the same RCV.NXT"),
+	STAT(nacks_suppressed, "go-back-N: drops inside a NACK interval (no NACK)"),
 	STAT_HOLES(0),
 	STAT_HOLES(1),
 	STAT_HOLES(2),
@@ -198,6 +206,9 @@ static const struct {
 	{"dctcp", SL_RECV_FB_ECN, 2},
 	{"timely", SL_RECV_FB_ECHO, 1},
 	{"swift", SL_RECV_FB_ECHO, 1},
+	/* MELO's evaluation (section 4) runs both recoveries under DCQCN: NACKs and CNPs. */
+	{"melo", SL_RECV_FB_NACK | SL_RECV_FB_CNP, 1},
+	{"gbn", SL_RECV_FB_NACK | SL_RECV_FB_CNP, 1},
 };
 
 int
@@ -713,17 +724,39 @@ melo_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *p
 
 /* ---- go-back-N ---------------------------------------------------------------------------- */
 
+/*
+ * Is a NACK of RCV.NXT due? Yes for a new RCV.NXT; for the one already NACKed only when
+ * nack_interval_ns > 0 and that long has passed (ns-3's "now >= nack timer || last NACK !=
+ * expected"). Notes the NACK's PSN and time when it is.
+ */
+static inline bool
+gbn_nack_due(struct sl_recv *r, struct sl_recv_conn *c, uint64_t now_ns)
+{
+	uint64_t last_ns = (uint64_t)c->melo.gbn.nack_ns_hi << 32 | c->melo.gbn.nack_ns_lo;
+
+	if ((c->flags & CONN_GBN_NACKED) && c->melo.gbn.nacked_psn == c->melo.rcv_nxt) {
+		if (r->conf.nack_interval_ns == 0 || now_ns - last_ns < r->conf.nack_interval_ns) {
+			r->st.nacks_suppressed++;
+			return false;
+		}
+		r->st.nacks_repeated++;
+	}
+	c->flags |= CONN_GBN_NACKED;
+	c->melo.gbn.nacked_psn = c->melo.rcv_nxt;
+	c->melo.gbn.nack_ns_lo = (uint32_t)now_ns;
+	c->melo.gbn.nack_ns_hi = (uint32_t)(now_ns >> 32);
+	return true;
+}
+
 static unsigned
 gbn_slow(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
-	 struct sl_recv_action *act)
+	 struct sl_recv_action *act, uint64_t now_ns)
 {
 	if (sl_seq_lt(pkt->psn, c->melo.rcv_nxt))
 		return dup_drop(r, c, pkt, act);
 	act_drop(act, pkt, SL_RECV_DROP_OUT_OF_ORDER, &r->st.drop_out_of_order);
-	if (c->melo.gbn.nacked && c->melo.gbn.nacked_psn == c->melo.rcv_nxt)
+	if (!gbn_nack_due(r, c, now_ns))
 		return 1;
-	c->melo.gbn.nacked = 1;
-	c->melo.gbn.nacked_psn = c->melo.rcv_nxt;
 	if (c->fb & SL_RECV_FB_NACK)
 		return 1 + nack_now(r, c, pkt->conn, &act[1]);
 	/* A duplicate ACK: no SACK, the packet was not kept. */
@@ -819,7 +852,7 @@ recv_one(struct sl_recv *r, const struct sl_recv_pkt *pkt, uint64_t now_ns,
 	} else if (pkt->flags & SL_RECV_F_TRIMMED) {
 		n = trimmed(r, c, pkt, act);
 	} else if (c->mode == SL_RECV_GBN) {
-		n = gbn_slow(r, c, pkt, act);
+		n = gbn_slow(r, c, pkt, act, now_ns);
 	} else {
 		n = melo_slow(r, c, pkt, act, now_ns);
 		if (r->pool->peak_blocks > r->st.pool_peak_blocks)

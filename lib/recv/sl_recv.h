@@ -58,6 +58,9 @@ struct sl_recv_conf {
 				   *   the chain instead of dropping the packet */
 	uint64_t ack_delay_ns;    /**< a coalesced ACK waits at most this long, ns */
 	uint64_t cnp_interval_ns; /**< DCQCN: one CNP per connection per interval at most, ns */
+	uint64_t nack_interval_ns; /**< go-back-N: a drop repeats the NACK of the same RCV.NXT
+				    *   once this long has passed since it, ns; 0: never (one
+				    *   NACK per gap episode, RoCE style; the default) */
 };
 
 /** Defaults: the paper's pool, a 1 MB BDP of 1 KB packets, DCQCN's 50 us CNP interval. */
@@ -70,7 +73,8 @@ struct sl_recv_conf {
 			       .conn_max_blocks = 0,                                               \
 			       .middle_walk = false,                                               \
 			       .ack_delay_ns = 10 * SL_NS_PER_US,                                  \
-			       .cnp_interval_ns = 50 * SL_NS_PER_US})
+			       .cnp_interval_ns = 50 * SL_NS_PER_US,                               \
+			       .nack_interval_ns = 0})
 
 struct sl_recv_conn_conf {
 	uint32_t isn;           /**< PSN of the first packet expected */
@@ -81,7 +85,8 @@ struct sl_recv_conn_conf {
 
 /*
  * Feedback for a transport program by its drivers/proto name (reno, newreno, sack, ndp, dcqcn,
- * irn, dctcp, timely, swift): fills fb and ack_every_pkts, leaves isn and mode. 0 or -ENOENT.
+ * irn, dctcp, timely, swift, melo, gbn): fills fb and ack_every_pkts, leaves isn and mode.
+ * 0 or -ENOENT.
  */
 int sl_recv_conn_conf_for_proto(const char *proto, struct sl_recv_conn_conf *cc);
 
@@ -178,6 +183,8 @@ struct sl_recv_stats {
 	uint64_t acks;                /**< ACKs emitted */
 	uint64_t acks_delayed;        /**< of those, sent by the ACK-delay timer */
 	uint64_t nacks;               /**< NACKs emitted */
+	uint64_t nacks_repeated;      /**< go-back-N: of those, repeats for the same RCV.NXT */
+	uint64_t nacks_suppressed;    /**< go-back-N: out-of-order drops that sent no NACK */
 	uint64_t nack_holes[SL_RECV_NACK_HOLES + 1]; /**< NACKs by number of holes 0..3 */
 	uint64_t cnps;                /**< CNPs emitted */
 	uint64_t cnps_suppressed;     /**< ECN-CE packets inside a CNP interval */

@@ -595,6 +595,16 @@ sim_exp_melo_stats(const struct sim_exp *x, struct sim_exp_melo *m)
 	fct_stats(x, m);
 }
 
+const char *
+sim_exp_mode_name(const struct sim_exp *x)
+{
+	if (!x->lrcv)
+		return "reference";
+	if (x->sc.group[0].spec.recovery != SL_RECV_GBN)
+		return "melo";
+	return x->sc.lrecv.rc.nack_interval_ns ? "gbn-ns3" : "gbn";
+}
+
 void
 sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels, FILE *out)
 {
@@ -606,14 +616,14 @@ sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels,
 		"\"loss\": %g, \"conns\": %u, \"pool_bits\": %u, \"duration_ns\": %" PRIu64
 		", \"goodput_gbps\": %.4f, \"segs_sent\": %" PRIu64 ", \"segs_rtx\": %" PRIu64
 		", \"rto_fired\": %" PRIu64 ", \"nacks\": %" PRIu64,
-		name, labels, !x->lrcv ? "reference"
-			      : x->sc.group[0].spec.recovery == SL_RECV_GBN ? "gbn" : "melo",
+		name, labels, sim_exp_mode_name(x),
 		x->sc.group[0].spec.proto, x->sc.net.loss, x->nflows, x->sc.lrecv.rc.pool_bits,
 		x->sc.duration_ns, m.goodput_gbps, m.segs_sent, m.segs_rtx, m.rto_fired, m.nacks);
 	fprintf(out,
 		", \"pool_blocks\": %" PRIu64 ", \"pool_peak_blocks\": %" PRIu64
 		", \"pool_peak_frac\": %.4f, \"pool_mean_frac\": %.4f, \"drop_pool_exhausted\": %" PRIu64
 		", \"drop_middle_access\": %" PRIu64 ", \"drop_out_of_order\": %" PRIu64
+		", \"nacks_repeated\": %" PRIu64
 		", \"drop_duplicate\": %" PRIu64 ", \"drop_out_of_window\": %" PRIu64
 		", \"drop_no_rob\": %" PRIu64 ", \"rtx_redundant_pkts\": %" PRIu64
 		", \"tx_pkts_marked\": %" PRIu64 ", \"tx_pkts_repeated\": %" PRIu64
@@ -621,6 +631,7 @@ sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels,
 		m.pool_blocks, m.pool_peak_blocks,
 		m.pool_blocks ? (double)m.pool_peak_blocks / m.pool_blocks : 0, m.pool_mean_frac,
 		m.rx.drop_pool_exhausted, m.rx.drop_middle_access, m.rx.drop_out_of_order,
+		m.rx.nacks_repeated,
 		m.rx.drop_duplicate, m.rx.drop_out_of_window, m.rx.drop_no_rob,
 		m.rx.rtx_redundant_pkts, m.tx.pkts_marked, m.tx.pkts_repeated,
 		m.tx.pkts_pool_exhausted);

@@ -147,7 +147,14 @@ struct sim_exp_melo {
 void sim_exp_melo_stats(const struct sim_exp *x, struct sim_exp_melo *m);
 
 /*
- * One JSON line for a sweep run: the scenario, mode (the first group's recovery), loss, flows,
+ * The first group's recovery as the JSON lines name it: "melo", "gbn" (RoCE style: one NACK per
+ * gap episode), "gbn-ns3" (go-back-N with a NACK repeat interval, [receiver] nack_interval, as
+ * the DCQCN ns-3 model), or "reference" without lib/recv.
+ */
+const char *sim_exp_mode_name(const struct sim_exp *x);
+
+/*
+ * One JSON line for a sweep run: the scenario, mode (sim_exp_mode_name), loss, flows,
  * pool_bits, then `labels` (already JSON: "\"key\": value, ...", may be empty), goodput, pool
  * usage and drops, FCT percentiles.
  */

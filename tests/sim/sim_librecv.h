@@ -39,8 +39,8 @@ void sim_librecv_free(struct sim_librecv *lr);
 
 /*
  * Open flow as a connection of host sp->dst, first PSN sp->fc.first_seq, in mode sp->recovery
- * (enum sl_recv_mode), with the feedback of program sp->proto (a program lib/recv does not
- * know, such as melo and gbn, gets DCQCN's: NACKs and CNPs, MELO's evaluation setting).
+ * (enum sl_recv_mode), with the feedback of program sp->proto (melo and gbn: NACKs and CNPs,
+ * MELO's evaluation setting; a program lib/recv does not know gets DCQCN's, the same).
  * 0, -EINVAL, -ENOMEM or sl_recv_conn_open's error.
  */
 int sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, const struct sim_flow_spec *sp);

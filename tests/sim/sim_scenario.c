@@ -282,6 +282,8 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 		sc->recv.cnp_interval_ns = rc->cnp_interval_ns = n;
 	else if (!strcmp(base, "ack_delay") && is_time(scale, key))
 		rc->ack_delay_ns = n;
+	else if (!strcmp(base, "nack_interval") && is_time(scale, key))
+		rc->nack_interval_ns = n;
 	else if (!strcmp(key, "pool_bits") && n >= 1 && n <= UINT32_MAX)
 		rc->pool_bits = (uint32_t)n;
 	else if (!strcmp(key, "block_bits") && n >= 1 && n <= UINT32_MAX)

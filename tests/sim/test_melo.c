@@ -14,9 +14,14 @@
  *     never grow with the pool, vanish at 2 Kb, and goodput recovers.
  *   - Fig. 5(b), melo-fig5b.ini, 40 web-search flows per sender, loads 0.5 and 0.8, 1% loss:
  *     every flow completes; MELO's p99 FCT is below go-back-N's.
+ *     The NS3-faithful go-back-N ("gbn-ns3": NACK repeat interval 500 us, as the DCQCN ns-3
+ *     code) repeats NACKs, is slower than RoCE style at 1%, MELO beats it from 1e-3 with a
+ *     growing ratio, and its goodput is within 15% of 1 / (1 + p x (BDP + p x interval)). The
+ *     issue's >= 10x at 1% holds against neither baseline and is reported, not asserted.
  *   - scripted drops on one 2000-segment flow (melo-fig5a.ini without random loss): MELO resends
  *     exactly the lost segments, a NACK that repeats an open hole marks nothing twice, a lost
- *     resend is recovered by the RTO, go-back-N resends everything sent after the loss.
+ *     resend is recovered by the RTO, go-back-N resends everything sent after the loss; gbn-ns3
+ *     with the resend lost too (4000 segments, no RTO) NACKs again only an interval later.
  *   - programs.ini with lib/recv as the receiver: every program of drivers/proto (with the
  *     feedback lib/recv gives it) delivers every segment of its four flows, within credit.
  * Every run also checks the plumbing: no flow failed to start, no segment beyond credit, no
@@ -44,9 +49,16 @@ struct override {
 	const char *value;
 };
 
+/* Go-back-N with a NACK repeat interval (melo-fig5a.ini's "gbn-ns3"), as a point's mode. */
+#define MODE_GBN_NS3 (SL_RECV_GBN + 1)
+
+/* The mode dimension of melo-fig5a.ini: its keys, and its tuple for each mode. */
+#define FIG5A_MODE_KEYS                                                                            \
+	"flows.proto,flows.recovery,receiver.nack_interval_us,sched.wnd_segs,flows.rto_us"
+
 /* One run of a sweep: what it was and what it measured. */
 struct point {
-	uint8_t mode; /**< enum sl_recv_mode of the first group */
+	uint8_t mode; /**< enum sl_recv_mode of the first group, or MODE_GBN_NS3 */
 	double loss;
 	uint32_t conns;
 	uint32_t pool_bits;
@@ -104,7 +116,10 @@ sweep(const char *name, const struct override *ov, unsigned nov, struct point *p
 		assert_non_null(x);
 		assert_int_equal(sim_exp_run(x), 0);
 		assert_clean_run(x, sc);
-		pt[i] = (struct point){.mode = sc->group[0].spec.recovery,
+		pt[i] = (struct point){.mode = sc->group[0].spec.recovery == SL_RECV_GBN &&
+							       sc->lrecv.rc.nack_interval_ns
+						       ? MODE_GBN_NS3
+						       : sc->group[0].spec.recovery,
 				       .loss = sc->net.loss,
 				       .conns = sim_exp_nflows(x),
 				       .pool_bits = sc->lrecv.rc.pool_bits,
@@ -143,27 +158,46 @@ fig5a__melo_keeps_goodput_under_loss(void **state)
 	const struct point *m0 = find(pt, n, SL_RECV_MELO, 0, 0, 0, 0);
 	const struct point *m1 = find(pt, n, SL_RECV_MELO, 1e-2, 0, 0, 0);
 	const struct point *g1 = find(pt, n, SL_RECV_GBN, 1e-2, 0, 0, 0);
+	const struct point *n1 = find(pt, n, MODE_GBN_NS3, 1e-2, 0, 0, 0);
 	/* packets one base RTT of sending holds: 40 Gbps x (16 us + 2 wire times) / 1064 B */
 	const double bdp_pkts = 40e9 * 16.4e-6 / (1064 * 8);
-	double prev_ratio = 0;
+	/* packets one ns-3 NACK interval (500 us) of sending holds at 40 Gbps */
+	const double nack_int_pkts = 40e9 * 500e-6 / (1064 * 8);
+	double prev_ratio = 0, prev_ratio_ns3 = 0;
 
 	(void)state;
 	for (size_t i = 0; i < SL_ARRAY_SIZE(losses); i++) {
 		const struct point *m = find(pt, n, SL_RECV_MELO, losses[i], 0, 0, 0);
 		const struct point *g = find(pt, n, SL_RECV_GBN, losses[i], 0, 0, 0);
+		const struct point *g3 = find(pt, n, MODE_GBN_NS3, losses[i], 0, 0, 0);
+		double p = losses[i];
 		double ratio = m->m.goodput_gbps / g->m.goodput_gbps;
-		double model = m0->m.goodput_gbps / (1 + losses[i] * bdp_pkts);
+		double ratio_ns3 = m->m.goodput_gbps / g3->m.goodput_gbps;
+		double model = m0->m.goodput_gbps / (1 + p * bdp_pkts);
+		/*
+		 * ns-3 go-back-N: a loss costs one round trip, and when the resend of RCV.NXT is
+		 * lost too (probability p) the NACK waits a whole interval before it repeats.
+		 */
+		double model_ns3 = m0->m.goodput_gbps / (1 + p * (bdp_pkts + p * nack_int_pkts));
 
 		printf("{\"figure\": \"5a\", \"loss\": %g, \"melo_gbps\": %.4f, \"gbn_gbps\": "
-		       "%.4f, "
-		       "\"ratio\": %.3f, \"gbn_model_gbps\": %.4f}\n",
-		       losses[i], m->m.goodput_gbps, g->m.goodput_gbps, ratio, model);
-		if (losses[i] >= 1e-3) {
+		       "%.4f, \"ratio\": %.3f, \"gbn_model_gbps\": %.4f, \"gbn_ns3_gbps\": %.4f, "
+		       "\"ratio_ns3\": %.3f, \"gbn_ns3_model_gbps\": %.4f}\n",
+		       p, m->m.goodput_gbps, g->m.goodput_gbps, ratio, model, g3->m.goodput_gbps,
+		       ratio_ns3, model_ns3);
+		/* RoCE style never repeats a NACK; the ns-3 interval is what repeats them */
+		assert_int_equal(g->m.rx.nacks_repeated, 0);
+		if (p >= 1e-3) {
 			assert_true(ratio > 1);
 			assert_true(ratio >= prev_ratio);
 			prev_ratio = ratio;
 			assert_true(g->m.goodput_gbps > 0.85 * model &&
 				    g->m.goodput_gbps < 1.15 * model);
+			assert_true(ratio_ns3 > 1);
+			assert_true(ratio_ns3 >= prev_ratio_ns3);
+			prev_ratio_ns3 = ratio_ns3;
+			assert_true(g3->m.goodput_gbps > 0.85 * model_ns3 &&
+				    g3->m.goodput_gbps < 1.15 * model_ns3);
 		}
 		if (losses[i] > 0 && m->m.rto_fired == 0) {
 			/* no retransmission lost: every resend filled a hole, one NACK per hole */
@@ -173,11 +207,21 @@ fig5a__melo_keeps_goodput_under_loss(void **state)
 		}
 	}
 	printf("{\"figure\": \"5a\", \"melo_keeps_at_1pct\": %.4f, \"melo_over_gbn_at_1pct\": "
-	       "%.3f, "
-	       "\"paper_keeps\": 0.990, \"paper_ratio\": 14.02}\n",
-	       m1->m.goodput_gbps / m0->m.goodput_gbps, m1->m.goodput_gbps / g1->m.goodput_gbps);
+	       "%.3f, \"melo_over_gbn_ns3_at_1pct\": %.3f, \"paper_keeps\": 0.990, "
+	       "\"paper_ratio\": 14.02}\n",
+	       m1->m.goodput_gbps / m0->m.goodput_gbps, m1->m.goodput_gbps / g1->m.goodput_gbps,
+	       m1->m.goodput_gbps / n1->m.goodput_gbps);
 	assert_true(m0->m.goodput_gbps > 37);
 	assert_true(m1->m.goodput_gbps >= 0.95 * m0->m.goodput_gbps);
+	/*
+	 * The issue's ">= 10x go-back-N at 1%" is not asserted against either baseline: the
+	 * NS3-faithful one (the DCQCN ns-3 code's NACK interval, go-back-to-N, no chunks) loses
+	 * p x 500 us of sending more per loss than RoCE style, not the ~13 round trips the
+	 * paper's 7% implies (docs/sim.md, "MELO's experiments"). Asserted instead: it does
+	 * repeat NACKs, and it is the slower of the two go-back-Ns under loss.
+	 */
+	assert_true(n1->m.rx.nacks_repeated > 0);
+	assert_true(n1->m.goodput_gbps < g1->m.goodput_gbps);
 }
 
 static void
@@ -255,23 +299,35 @@ fig5b__melo_cuts_tail_fct(void **state)
 	}
 }
 
-/* One 2000-segment flow of melo-fig5a.ini in mode (melo or gbn) with scripted drops. */
+/*
+ * One flow of segs segments of melo-fig5a.ini with scripted drops in mode: "melo" or "gbn"
+ * (the ini's window and RTO), or a whole tuple of the ini's mode dimension (FIG5A_MODE_KEYS).
+ */
 static struct point
-scripted(const char *mode, const char *drops)
+scripted_segs(const char *mode, const char *drops, const char *segs)
 {
-	char pair[32];
+	char tuple[64];
 	struct override ov[] = {
-		{"sim", "duration_ms", "5"}, {"flows", "size_segs", "2000"},
-		{"sim", "drop", drops},	     {"sweep", "flows.proto,flows.recovery", pair},
+		{"sim", "duration_ms", "5"}, {"flows", "size_segs", segs},
+		{"sim", "drop", drops},	     {"sweep", FIG5A_MODE_KEYS, tuple},
 		{"sweep", "sim.loss", "0"},
 	};
 	struct point pt[MAX_POINTS];
 
-	snprintf(pair, sizeof(pair), "%s,%s", mode, mode);
+	if (strchr(mode, ','))
+		snprintf(tuple, sizeof(tuple), "%s", mode);
+	else
+		snprintf(tuple, sizeof(tuple), "%s,%s,0,1024,65.536", mode, mode);
 	assert_int_equal(sweep("melo-fig5a.ini", ov, SL_ARRAY_SIZE(ov), pt), 1);
 	assert_int_equal(pt[0].m.fct_done, 1); /* every segment acked */
-	assert_int_equal(pt[0].m.rx.delivered_pkts, 2000);
+	assert_int_equal(pt[0].m.rx.delivered_pkts, strtoul(segs, NULL, 10));
 	return pt[0];
+}
+
+static struct point
+scripted(const char *mode, const char *drops)
+{
+	return scripted_segs(mode, drops, "2000");
 }
 
 static void
@@ -314,6 +370,25 @@ scripted__gbn_rewinds(void **state)
 	/* everything sent in the round trip after the loss was dropped and is sent again */
 	assert_true(p.m.rx.drop_out_of_order > 50);
 	assert_int_equal(p.m.segs_rtx, p.m.rx.drop_out_of_order + 1);
+}
+
+/*
+ * gbn-ns3 with its resend lost too and the RTO out of the way (100 ms): nothing is NACKed until
+ * the 500 us interval has passed, then the repeated NACK rewinds the sender. 4000 segments, so
+ * that data still arrives when the interval ends (ns-3 NACKs only on an arrival).
+ */
+static void
+scripted__gbn_ns3_repeats_nack_after_interval(void **state)
+{
+	struct point p = scripted_segs("gbn,gbn,500,4096,100000", "0:100:0, 0:100:1", "4000");
+
+	(void)state;
+	assert_int_equal(p.mode, MODE_GBN_NS3);
+	assert_int_equal(p.m.rto_fired, 0);
+	assert_int_equal(p.m.nacks, 2);
+	assert_int_equal(p.m.rx.nacks_repeated, 1);
+	/* the repeat came an interval later: the sender had sent that much past the loss */
+	assert_true(p.m.segs_rtx > 40e9 * 500e-6 / (1064 * 8));
 }
 
 static void
@@ -379,6 +454,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(scripted__melo_resends_only_holes),
 		cmocka_unit_test(scripted__lost_resend_waits_for_rto),
 		cmocka_unit_test(scripted__gbn_rewinds),
+		cmocka_unit_test(scripted__gbn_ns3_repeats_nack_after_interval),
 		cmocka_unit_test(librecv__every_program_delivers),
 	};
 

@@ -570,6 +570,70 @@ sl_recv_burst__gbn_drops_and_nacks_once_per_gap(void **state)
 	sl_recv_free(r);
 }
 
+/* NACKs sent, of those repeats, and out-of-order drops that sent none; then free r. */
+static void
+check_gbn_nacks_and_free(struct sl_recv *r, uint64_t nacks, uint64_t repeated,
+			 uint64_t suppressed)
+{
+	struct sl_recv_stats st;
+
+	sl_recv_stats_get(r, &st);
+	assert_int_equal(st.nacks, nacks);
+	assert_int_equal(st.nacks_repeated, repeated);
+	assert_int_equal(st.nacks_suppressed, suppressed);
+	sl_recv_free(r);
+}
+
+/* ns-3 DCQCN model: the NACK of one RCV.NXT repeats only once the interval has passed. */
+static void
+sl_recv_burst__gbn_nack_interval_repeats_after_interval(void **state)
+{
+	struct sl_recv_conf c = SL_RECV_CONF_DEFAULT(1);
+	struct sl_recv *r;
+
+	(void)state;
+	c.window_pkts = 64;
+	c.pool_bits = 128;
+	c.nack_interval_ns = 500 * SL_NS_PER_US;
+	r = sl_recv_create(&c);
+	assert_non_null(r);
+	open_conn(r, 0, 0, SL_RECV_GBN, SL_RECV_FB_NACK, 1);
+	rx(r, 0, 0, 0, 1000);
+	rx(r, 0, 2, 0, 1000); /* gap at 1: NACK at once */
+	assert_int_equal(count(SL_RECV_ACT_NACK), 1);
+	rx(r, 0, 3, 0, 1000 + 500 * SL_NS_PER_US - 1); /* inside the interval: none */
+	assert_int_equal(nact, 1);
+	assert_int_equal(act[0].reason, SL_RECV_DROP_OUT_OF_ORDER);
+	rx(r, 0, 4, 0, 1000 + 500 * SL_NS_PER_US); /* interval over: NACK 1 again */
+	assert_int_equal(count(SL_RECV_ACT_NACK), 1);
+	assert_int_equal(first(SL_RECV_ACT_NACK)->fb.ack_psn, 1);
+	rx(r, 0, 5, 0, 1000 + 600 * SL_NS_PER_US); /* the repeat restarted the interval */
+	assert_int_equal(count(SL_RECV_ACT_NACK), 0);
+	rx(r, 0, 1, 0, 1000 + 600 * SL_NS_PER_US);
+	assert_int_equal(act[0].type, SL_RECV_ACT_DELIVER);
+	rx(r, 0, 3, 0, 1000 + 600 * SL_NS_PER_US); /* new RCV.NXT (2): NACK at once */
+	assert_int_equal(count(SL_RECV_ACT_NACK), 1);
+	assert_int_equal(first(SL_RECV_ACT_NACK)->fb.ack_psn, 2);
+	check_gbn_nacks_and_free(r, 3, 1, 2);
+}
+
+/* The default, 0: one NACK per gap episode however long it lasts (RoCE style). */
+static void
+sl_recv_burst__gbn_nack_interval_zero_never_repeats(void **state)
+{
+	struct sl_recv *r = mk(1, 64, 128);
+
+	(void)state;
+	open_conn(r, 0, 0, SL_RECV_GBN, SL_RECV_FB_NACK, 1);
+	rx(r, 0, 1, 0, 0);
+	assert_int_equal(count(SL_RECV_ACT_NACK), 1);
+	for (uint32_t k = 2; k < 10; k++) {
+		rx(r, 0, k, 0, (uint64_t)k * SL_NS_PER_S);
+		assert_int_equal(count(SL_RECV_ACT_NACK), 0);
+	}
+	check_gbn_nacks_and_free(r, 1, 0, 8);
+}
+
 static void
 sl_recv_burst__gbn_without_nack_sends_a_dup_ack_without_sack(void **state)
 {
@@ -684,8 +748,8 @@ sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 static void
 sl_recv_conn_conf_for_proto__every_program(void **state)
 {
-	const char *names[] = {"reno", "newreno", "sack", "ndp", "dcqcn", "irn", "dctcp", "timely",
-			       "swift"};
+	const char *names[] = {"reno", "newreno", "sack", "ndp",  "dcqcn", "irn",
+			       "dctcp", "timely",  "swift", "melo", "gbn"};
 	struct sl_recv_conn_conf cc;
 
 	(void)state;
@@ -701,6 +765,13 @@ sl_recv_conn_conf_for_proto__every_program(void **state)
 	assert_int_equal(sl_recv_conn_conf_for_proto("irn", &cc), 0);
 	assert_true(cc.fb & SL_RECV_FB_SACK);
 	assert_false(cc.fb & SL_RECV_FB_NACK);
+	assert_int_equal(cc.ack_every_pkts, 1);
+	/* MELO's two senders get DCQCN's feedback, one ACK per packet. */
+	assert_int_equal(sl_recv_conn_conf_for_proto("melo", &cc), 0);
+	assert_int_equal(cc.fb, SL_RECV_FB_NACK | SL_RECV_FB_CNP);
+	assert_int_equal(cc.ack_every_pkts, 1);
+	assert_int_equal(sl_recv_conn_conf_for_proto("gbn", &cc), 0);
+	assert_int_equal(cc.fb, SL_RECV_FB_NACK | SL_RECV_FB_CNP);
 	assert_int_equal(cc.ack_every_pkts, 1);
 	assert_int_equal(sl_recv_conn_conf_for_proto("cubic", &cc), -ENOENT);
 }
@@ -926,6 +997,8 @@ main(void)
 		cmocka_unit_test(sl_recv_burst__duplicate_and_out_of_window),
 		cmocka_unit_test(sl_recv_burst__psn_wrap),
 		cmocka_unit_test(sl_recv_burst__gbn_drops_and_nacks_once_per_gap),
+		cmocka_unit_test(sl_recv_burst__gbn_nack_interval_repeats_after_interval),
+		cmocka_unit_test(sl_recv_burst__gbn_nack_interval_zero_never_repeats),
 		cmocka_unit_test(sl_recv_burst__gbn_without_nack_sends_a_dup_ack_without_sack),
 		cmocka_unit_test(sl_recv_burst__cnp_rate_limited_per_connection),
 		cmocka_unit_test(sl_recv_burst__ack_echo_ecn_and_sack_fields),
