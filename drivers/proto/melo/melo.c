@@ -12,7 +12,10 @@
  *         (the host feeds one event per range); exactly that range is marked, so only the
  *         holes are resent.
  *   gbn:  a NACK names the receiver's expected segment (RCV.NXT); the sender rewinds to it:
- *         [nack_seq, snd_max) is marked, everything sent after the loss goes again.
+ *         [nack_seq, snd_max) is marked, everything sent after the loss goes again. This is
+ *         also the sender of the DCQCN ns-3 model (its NACK handler drops the sending buffer
+ *         below the NACKed PSN and requeues the rest); how often the NACK comes is the
+ *         receiver's choice (lib/recv's nack_interval_ns: RoCE style or ns-3's repeat).
  *   both: a cumulative ACK that moves the window re-arms the RTO; an RTO resends from the
  *         front, [wnd_start, snd_max), and re-arms (the paper: a lost retransmission is
  *         recovered by the timeout, GBN-like). The RTO period is the flow's rto_ns, fixed.
