@@ -14,6 +14,28 @@ impair_require() {
 		echo "FAIL: $IMPAIR_SO not built"
 		exit 1
 	fi
+	impair_plugin_path
+}
+
+# EAL loads no plugin (-d) from a directory with a world-writable ancestor (a tree cloned under
+# /tmp, say): copy the PMD into a private directory under /run; the caller's EXIT trap removes
+# $IMPAIR_PLUGIN_DIR.
+impair_plugin_path() {
+	local d
+	d=$(dirname "$IMPAIR_SO")
+	while [ "$d" != / ]; do
+		if [ -n "$(find "$d" -maxdepth 0 -perm -o+w)" ]; then
+			IMPAIR_PLUGIN_DIR=$(mktemp -d /run/sluice-impair.XXXXXX) || {
+				echo "FAIL: $IMPAIR_SO sits under world-writable $d, and /run is not writable"
+				exit 1
+			}
+			chmod 755 "$IMPAIR_PLUGIN_DIR"
+			cp "$IMPAIR_SO" "$IMPAIR_PLUGIN_DIR/"
+			IMPAIR_SO=$IMPAIR_PLUGIN_DIR/$(basename "$IMPAIR_SO")
+			return
+		fi
+		d=$(dirname "$d")
+	done
 }
 
 # A sanitizer build of the PMD needs its runtimes loaded first in the (uninstrumented) testpmd.

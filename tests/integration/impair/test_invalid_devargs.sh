@@ -7,7 +7,7 @@ set -euo pipefail
 impair_require
 
 prefix="impair_bad_$$"
-trap 'rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
+trap 'rm -rf ${IMPAIR_PLUGIN_DIR:+"$IMPAIR_PLUGIN_DIR"} "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
 
 commands() {
 	echo "show port summary all"

@@ -10,7 +10,7 @@ impair_require
 
 prefix="impair_tel_$$"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
+trap 'rm -rf ${IMPAIR_PLUGIN_DIR:+"$IMPAIR_PLUGIN_DIR"} "$tmp" "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
 
 tel() {
 	impair_tel "$prefix" "$1"

@@ -13,7 +13,7 @@ impair_require
 
 under=${1:?null|ring}
 prefix="impair_loss_${under}_$$"
-trap 'rm -rf "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
+trap 'rm -rf ${IMPAIR_PLUGIN_DIR:+"$IMPAIR_PLUGIN_DIR"} "/var/run/dpdk/$prefix" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$prefix"' EXIT
 
 commands() {
 	echo "show port info all"
