@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "sl_common.h"
+#include "sl_str.h"
 
 enum key_type {
 	KEY_STRING,    /**< char[] member, size is the array size */
@@ -132,18 +133,6 @@ sluiced_conf_print_keys(FILE *out)
 
 /* --- locating lines ------------------------------------------------------------------------ */
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
 
 /*
  * Scan the file. With section == NULL: check syntax, print the first bad line, return its
@@ -166,7 +155,7 @@ scan_file(const char *path, const char *section, const char *key, FILE *err)
 		semi = strchr(buf, ';');
 		if (semi)
 			*semi = '\0';
-		s = trim(buf);
+		s = sl_str_trim(buf);
 		if (*s == '\0')
 			continue;
 		if (*s == '[') {
@@ -182,7 +171,7 @@ scan_file(const char *path, const char *section, const char *key, FILE *err)
 				continue;
 			}
 			*close = '\0';
-			snprintf(cur, sizeof(cur), "%s", trim(s + 1));
+			snprintf(cur, sizeof(cur), "%s", sl_str_trim(s + 1));
 			if (section && key == NULL && strcmp(cur, section) == 0) {
 				found = line;
 				break;
@@ -202,7 +191,8 @@ scan_file(const char *path, const char *section, const char *key, FILE *err)
 		}
 		*eq = '\0';
 		/* The last occurrence: for a key set twice, that is the offending line. */
-		if (section && key && strcmp(cur, section) == 0 && strcmp(trim(s), key) == 0)
+		if (section && key && strcmp(cur, section) == 0 &&
+		    strcmp(sl_str_trim(s), key) == 0)
 			found = line;
 	}
 	fclose(f);

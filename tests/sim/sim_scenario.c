@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim_exp.h"
+#include "sl_str.h"
 
 void
 sim_scenario_defaults(struct sim_scenario *sc)
@@ -489,18 +490,6 @@ open_group(struct sim_scenario *sc, const char *name)
 	return 0;
 }
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
 
 int
 sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t len)
@@ -521,7 +510,7 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 		lineno++;
 		if ((c = strpbrk(line, ";#")) != NULL)
 			*c = '\0';
-		s = trim(line);
+		s = sl_str_trim(line);
 		if (*s == '\0')
 			continue;
 		if (*s == '[') {
@@ -541,7 +530,8 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 								    : "key outside a section");
 		} else {
 			*eq = '\0';
-			rc = sim_scenario_set(sc, section, trim(s), trim(eq + 1), msg, sizeof(msg));
+			rc = sim_scenario_set(sc, section, sl_str_trim(s), sl_str_trim(eq + 1), msg,
+					      sizeof(msg));
 		}
 		if (rc)
 			snprintf(err, len, "%s:%u: %s", path, lineno, msg);
