@@ -79,6 +79,21 @@ on_signal(int sig)
 	sluiced_state.stop = true;
 }
 
+/* After a stop: drain the worker's lanes for SLUICED_DRAIN_NS, so what the drivers accepted
+ * leaves before the ports stop. */
+#define SLUICED_DRAIN_NS (50 * SL_NS_PER_MS)
+
+static void
+drain(struct sl_dp_worker *w)
+{
+	uint64_t end = sl_tsc_clock_now_ns(&sluiced_state.clock) + SLUICED_DRAIN_NS, now;
+
+	do {
+		now = sl_tsc_clock_now_ns(&sluiced_state.clock);
+		sl_dp_worker_drain(w, now);
+	} while (now < end);
+}
+
 static int
 worker_main(void *arg)
 {
@@ -86,6 +101,7 @@ worker_main(void *arg)
 
 	while (!sluiced_state.stop)
 		sl_dp_worker_poll(w, sl_tsc_clock_now_ns(&sluiced_state.clock));
+	drain(w);
 	return 0;
 }
 
@@ -393,6 +409,7 @@ run(struct sluiced *d, unsigned long duration_s)
 			if (now >= end_ns)
 				d->stop = true;
 		}
+		drain(wk);
 		return;
 	}
 	/* Worker 0 runs on the first worker lcore, and so on; the main lcore only waits. */

@@ -235,6 +235,20 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 }
 
 void
+sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	unsigned int n = l->n_backlog;
+
+	receive(l, now_ns);
+	deliver(l, now_ns);
+	l->n_backlog = 0;
+	if (n)
+		transmit(l, l->backlog, n);
+	/* An empty burst lets drivers that batch (AF_XDP's kick) push out what they hold. */
+	rte_eth_tx_burst(l->port->port_id, l->queue, NULL, 0);
+}
+
+void
 sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 {
 	receive(l, now_ns);

@@ -135,6 +135,13 @@ void sl_dp_port_list(char *buf, size_t len);
 /* Poll one lane once at now_ns: receive, run the link, deliver, produce, transmit. */
 void sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns);
 
+/*
+ * Poll one lane at shutdown: receive and deliver, send what the TX queue refused before, flush
+ * the driver; take nothing new from the link or the producer. Frames a driver has accepted are
+ * then on the wire before the port stops.
+ */
+void sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns);
+
 /* One lcore's share of the dataplane: lane `queue` of every port. */
 struct sl_dp_worker {
 	struct sl_dp_port **ports;
@@ -147,6 +154,13 @@ sl_dp_worker_poll(struct sl_dp_worker *w, uint64_t now_ns)
 {
 	for (unsigned int i = 0; i < w->nb_ports; i++)
 		sl_dp_lane_poll(&w->ports[i]->lane[w->queue], now_ns);
+}
+
+static inline void
+sl_dp_worker_drain(struct sl_dp_worker *w, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < w->nb_ports; i++)
+		sl_dp_lane_drain(&w->ports[i]->lane[w->queue], now_ns);
 }
 
 #endif /* SL_DP_H */
