@@ -37,7 +37,7 @@ if [ "$topo" != memif ]; then
     [ "${mac,,}" = "${SL_MAC[b]}" ] || sl_fail "host a learned peer MAC $mac, expected ${SL_MAC[b]}"
 fi
 
-sleep 0.5
+sleep 1
 sl_stop a INT
 sleep 0.2
 sl_stop b TERM
@@ -47,7 +47,7 @@ a_ka=$(sl_report_field a p0/link/tx_keepalive)
 b_rx=$(( $(sl_report_field b p0/rx_pkts) - $(sl_report_field b p0/rx_drop_not_sluice) ))
 b_link=$(sl_report_field b p0/link/rx_frames)
 sl_log "a sent $a_tx frames ($a_ka keepalives), b received $b_rx, its link $b_link"
-[ "$a_ka" -gt 500 ] || sl_fail "host a sent only $a_ka keepalives"
+[ "$a_ka" -gt 100 ] || sl_fail "host a sent only $a_ka keepalives"
 if [ "$topo" = memif ]; then
     # memif: the client (a) owns the shared rings; frames still in them when it disconnects
     # are gone, so b may miss up to one ring (1024 slots) of a's last frames, never more.
