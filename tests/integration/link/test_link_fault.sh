@@ -44,7 +44,7 @@ case $case_name in
     reorder) impair="reorder=0.001,reorder_gap=3"; counter=reordered ;;
     dup) impair="dup=0.001"; counter=duplicated ;;
     slow-consumer) frames=4000; consume=10; fc=2048; counter="" ;;
-    restart) frames=40000; rate=100; counter="" ;;
+    restart) frames=60000; rate=50; counter="" ;;
     faithful-loss-1e-4) MODE=faithful REPLAY=ring ring=9; frames=10000; rate=50; impair="loss=0.0001"; counter=drop_loss ;;
     faithful-ber-1e-6-deliver) MODE=faithful REPLAY=ring ring=9; frames=20000; body=256; rate=50; scope=frame; impair="ber=1e-6,corrupt=deliver"; counter=corrupted ;;
     *) sl_fail "unknown case $case_name" ;;
@@ -103,6 +103,8 @@ if [ "$case_name" = restart ]; then
     sl_stop b
     cp "$SL_TMP/b.out" "$SL_TMP/b1.out"
     start_b
+    [ "$(sl_tel a /sluice/traffic generated)" -lt "$frames" ] ||
+        sl_fail "a sent the whole stream before b was back: nothing left to resume"
 fi
 wait_delivered "$frames" 120
 sl_tel a "/ethdev/xstats,$(sl_tel a /sluice/ports p0/port_id)" >"$SL_TMP/xstats.json"
