@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The reliable link under one injected fault: host a sends numbered, checksummed payloads to
-# host b (over memif; restart: over veth) with net_impair stacked on a's port (both directions, so data, replays,
+# host b (two namespaces, veth, AF_XDP) with net_impair stacked on a's port (both directions, so data, replays,
 # NACKs and flow-control frames all suffer); b checks them. Every case must end with every
 # payload delivered exactly once, in order, intact:
 #   lost = duplicated = reordered = corrupted_accepted = 0, delivered = frames, first_seq = 0
@@ -52,13 +52,11 @@ esac
 
 link_lines=("[link]" "mode = $MODE" "replay = $REPLAY" "ring_order = $ring"
             "vcode_scope = $scope" "keepalive_us = 100" "fc_frames = $fc")
-# memif for the fault matrix; the restart case runs on two namespaces joined by veth (AF_XDP),
-# since DPDK 22.11's memif client does not attach again to a server that restarted.
-if [ "$case_name" = restart ]; then
-    sl_topo_veth; kind_a=af_xdp; kind_b=af_xdp
-else
-    sl_topo_memif; kind_a=memif_client; kind_b=memif_server
-fi
+# Two namespaces joined by veth, AF_XDP ports. Not memif: DPDK 22.11's memif PMD unmaps the
+# shared rings from its control thread when the peer disconnects, which can fault the surviving
+# daemon's data path mid-read (seen once in a run of these tests), and its client never
+# attaches again to a server that restarted.
+sl_topo_veth; kind_a=af_xdp; kind_b=af_xdp
 sl_config b "$kind_b" "${link_lines[@]}" "[traffic]" "mode = check" "body_bytes = $body" \
     "consume_mbps = $consume" >/dev/null
 sl_config a "$kind_a" "${link_lines[@]}" "[traffic]" "mode = send" "body_bytes = $body" \
