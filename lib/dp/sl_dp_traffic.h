@@ -31,9 +31,10 @@
 #include <rte_mempool.h>
 
 #include "sl_common.h"
+#include "sl_dp.h"
 #include "sl_stats.h"
 
-#define SL_DP_TRAFFIC_MIN_BODY 44u  /**< bytes: a 60-byte frame with a faithful header */
+#define SL_DP_TRAFFIC_MIN_BODY SL_DP_MIN_BODY /**< bytes: fills a minimum Ethernet frame */
 #define SL_DP_TRAFFIC_WINDOW 4096u  /**< sequence numbers remembered for dup / reorder */
 
 struct sl_dp_traffic_conf {
