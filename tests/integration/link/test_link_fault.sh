@@ -19,6 +19,10 @@
 # both policies against that formula). The faithful-* cases run RIFL as published (implicit
 # IDs, whole-ring replay, 2^9 ring) at error rates where its formula leaves room.
 #
+# Rings: 2^12 frames, 2^14 for the BER cases, whose short bodies make the highest frame rates
+# (10k-20k frames/s): a NACK-only sender must still hold the frame a NACK names when it arrives,
+# and a software path's round trip is not bounded (docs/link.md, limits: "ring too small").
+#
 # Sizes: CRC-12 detects every error of odd weight and every 2-bit error closer than the
 # polynomial's period, so BER cases that deliver corrupted frames use bodies short enough that
 # a frame almost never carries an undetectable pattern (64 B at 1e-5, 256 B at 1e-6): the
@@ -36,11 +40,11 @@ case $case_name in
     loss-1e-2) frames=3000; impair="loss=0.01"; counter=drop_loss ;;
     ge-bursts) impair="ge_p=0.0005,ge_r=0.2,ge_h=0.2,ge_k=1"; counter=drop_ge ;;
     ber-1e-7-deliver) frames=20000; rate=200; scope=frame; impair="ber=1e-7,corrupt=deliver"; counter=corrupted ;;
-    ber-1e-6-deliver) frames=20000; body=256; rate=50; scope=frame; impair="ber=1e-6,corrupt=deliver"; counter=corrupted ;;
-    ber-1e-5-deliver) frames=5000; body=64; rate=20; scope=frame; impair="ber=1e-5,corrupt=deliver"; counter=corrupted ;;
+    ber-1e-6-deliver) ring=14; frames=20000; body=256; rate=20; scope=frame; impair="ber=1e-6,corrupt=deliver"; counter=corrupted ;;
+    ber-1e-5-deliver) ring=14; frames=5000; body=64; rate=10; scope=frame; impair="ber=1e-5,corrupt=deliver"; counter=corrupted ;;
     ber-1e-7-drop) frames=20000; rate=200; impair="ber=1e-7,corrupt=drop"; counter=drop_corrupt ;;
-    ber-1e-6-drop) frames=20000; body=256; rate=50; impair="ber=1e-6,corrupt=drop"; counter=drop_corrupt ;;
-    ber-1e-5-drop) frames=5000; body=64; rate=20; impair="ber=1e-5,corrupt=drop"; counter=drop_corrupt ;;
+    ber-1e-6-drop) ring=14; frames=20000; body=256; rate=20; impair="ber=1e-6,corrupt=drop"; counter=drop_corrupt ;;
+    ber-1e-5-drop) ring=14; frames=5000; body=64; rate=10; impair="ber=1e-5,corrupt=drop"; counter=drop_corrupt ;;
     reorder) impair="reorder=0.001,reorder_gap=3"; counter=reordered ;;
     dup) impair="dup=0.001"; counter=duplicated ;;
     slow-consumer) frames=4000; consume=10; fc=2048; counter="" ;;
