@@ -102,7 +102,6 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix,
 	rte_ether_format_addr(mac, sizeof(mac), &p->peer);
 	ops->str(ctx, KEY("peer_mac"), mac);
 	ops->str(ctx, KEY("peer_state"), sl_dp_port_peer_up(p, now) ? "up" : "down");
-	ops->u64(ctx, KEY("peer_up_transitions"), load64(&p->peer_up_count));
 	for (unsigned int s = 0; s < sl_dp_lane_stat_count; s++) {
 		const struct sl_stat_desc *sd = &sl_dp_lane_stat_desc[s];
 

@@ -111,7 +111,6 @@ struct sl_dp_port {
 	struct rte_ether_addr peer;   /**< peer address (broadcast until learned) */
 	bool learn_peer;
 	uint64_t peer_timeout_ns;
-	uint64_t peer_up_count;       /**< down -> up transitions seen by telemetry (atomic) */
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
 
