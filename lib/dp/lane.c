@@ -234,16 +234,25 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 		transmit(l, frames, n);
 }
 
-void
-sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
+/* Send what the TX queue refused before, in order. True when nothing is left waiting. */
+static bool
+resend_backlog(struct sl_dp_lane *l)
 {
 	unsigned int n = l->n_backlog;
 
+	if (n == 0)
+		return true;
+	l->n_backlog = 0;
+	transmit(l, l->backlog, n);
+	return l->n_backlog == 0;
+}
+
+void
+sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
+{
 	receive(l, now_ns);
 	deliver(l, now_ns);
-	l->n_backlog = 0;
-	if (n)
-		transmit(l, l->backlog, n);
+	resend_backlog(l);
 	/* An empty burst lets drivers that batch (AF_XDP's kick) push out what they hold. */
 	rte_eth_tx_burst(l->port->port_id, l->queue, NULL, 0);
 }
@@ -253,14 +262,8 @@ sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 {
 	receive(l, now_ns);
 	deliver(l, now_ns);
-	if (l->n_backlog) {
-		unsigned int n = l->n_backlog;
-
-		l->n_backlog = 0;
-		transmit(l, l->backlog, n);
-		if (l->n_backlog)
-			return;
-	}
+	if (!resend_backlog(l))
+		return;
 	if (l->app.produce && l->n_pending < SL_DP_BURST)
 		l->n_pending += l->app.produce(l->app.ctx, now_ns, l->pending + l->n_pending,
 					       SL_DP_BURST - l->n_pending);
