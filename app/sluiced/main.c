@@ -187,13 +187,13 @@ node_of(int socket_id)
  * burst each of pending and refused frames; every lcore caches mbuf_cache more.
  */
 static uint64_t
-mbufs_needed(const struct sluiced *d, unsigned int nb_ports)
+mbufs_needed(const struct sluiced *d)
 {
 	uint64_t per_lane = (UINT64_C(1) << d->link.ring_order) + d->link.fc_frames +
 			    2 * SL_DP_BURST;
 	uint64_t total = (uint64_t)d->conf.mbuf_cache * rte_lcore_count();
 
-	for (unsigned int i = 0; i < nb_ports; i++)
+	for (unsigned int i = 0; i < d->conf.nb_ports; i++)
 		total += (uint64_t)d->nb_workers *
 			 (per_lane + d->conf.port[i].rx_desc + d->conf.port[i].tx_desc);
 	return total;
@@ -207,7 +207,7 @@ mbufs_needed(const struct sluiced *d, unsigned int nb_ports)
 static int
 pool_size(struct sluiced *d)
 {
-	uint64_t need = mbufs_needed(d, d->conf.nb_ports);
+	uint64_t need = mbufs_needed(d);
 
 	if (d->conf.mbufs == 0) {
 		d->conf.mbufs = (uint32_t)(sl_align_pow2(2 * need + 1) - 1);
