@@ -64,12 +64,23 @@ struct sl_dp_traffic_stats {
 extern const struct sl_stat_desc sl_dp_traffic_stat_desc[];
 extern const unsigned int sl_dp_traffic_stat_count;
 
+/*
+ * A rate cap on payloads: credit accrues at the rate since anchor_ns, and at most
+ * SL_DP_BURST payloads of it may be owed at once (a token bucket one burst deep). A side held
+ * back for long (a flow-control pause, a descheduled lcore) forgets the rest, so it never
+ * answers a stall with a line-rate burst of what it "owes".
+ */
+struct sl_dp_throttle {
+	uint64_t anchor_ns; /**< ns: credit counts from here; 0 before the first call */
+	uint64_t taken;     /**< payloads taken since anchor_ns */
+};
+
 struct sl_dp_traffic {
 	struct sl_dp_traffic_conf conf;
-	uint64_t gen_start_ns;       /**< ns: first produce call */
+	struct sl_dp_throttle gen;   /**< the generator's rate_bps cap */
+	struct sl_dp_throttle take;  /**< the checker's consume_bps cap */
 	uint64_t next_seq;
 	uint64_t expected;           /**< next sequence number the checker expects */
-	uint64_t consumed;           /**< payloads the checker took (for its throttle) */
 	uint64_t seen[SL_DP_TRAFFIC_WINDOW / 64]; /**< seq % window received */
 	struct sl_dp_traffic_stats stats;
 };

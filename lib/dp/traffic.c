@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * traffic.c - link test traffic generator and checker (see sl_dp_traffic.h for the payload
- * format and the checker's rules). Rates are enforced by credit since the first call: at
- * now_ns the generator may have produced rate x elapsed / body bits, the checker consumed
- * consume_bps x elapsed / body bits, so neither bursts after a stall by more than it owes.
+ * format and the checker's rules). Rates are token buckets one burst deep (struct
+ * sl_dp_throttle): credit accrues at rate / body bits since an anchor, and when more than
+ * SL_DP_BURST payloads are owed the anchor moves up so that exactly a burst is. A generator
+ * held back by a flow-control pause therefore resumes at its rate, not with a line-rate burst
+ * of everything it could have sent meanwhile: such a burst arrives faster than the peer's
+ * pause can stop it, which is not the source the link's S_FC is sized for.
  */
 #include <errno.h>
 #include <string.h>
@@ -75,7 +78,30 @@ fill(uint8_t *b, uint16_t len, uint64_t seq)
 static uint64_t
 credit(uint64_t rate_bps, uint64_t start_ns, uint64_t now_ns, uint16_t len_bytes)
 {
-	return sl_bytes_in_ns(rate_bps, now_ns - start_ns) / len_bytes;
+	return sl_bytes_in_ns(rate_bps, now_ns - start_ns) / len_bytes + 1;
+}
+
+/* Payloads of len_bytes that rate_bps allows at now_ns, at most SL_DP_BURST. */
+static uint64_t
+throttle_allow(struct sl_dp_throttle *th, uint64_t rate_bps, uint16_t len_bytes,
+	       uint64_t now_ns)
+{
+	uint64_t owed;
+
+	if (th->anchor_ns == 0)
+		th->anchor_ns = now_ns;
+	owed = credit(rate_bps, th->anchor_ns, now_ns, len_bytes) - th->taken;
+	if ((int64_t)owed <= 0)
+		return 0;
+	if (owed > SL_DP_BURST) {
+		/* Held back: keep one burst of credit, the bucket's depth. */
+		uint64_t back_ns = sl_tx_ns_ceil((uint64_t)(SL_DP_BURST - 1) * len_bytes, rate_bps);
+
+		th->anchor_ns = now_ns - SL_MIN(back_ns, now_ns);
+		th->taken = 0;
+		owed = SL_MIN(credit(rate_bps, th->anchor_ns, now_ns, len_bytes), SL_DP_BURST);
+	}
+	return owed;
 }
 
 unsigned
@@ -87,15 +113,11 @@ sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 
 	if (!t->conf.send)
 		return 0;
-	if (t->gen_start_ns == 0)
-		t->gen_start_ns = now_ns;
 	if (t->conf.frames)
 		allow = SL_MIN(allow, t->conf.frames - t->stats.generated);
-	if (t->conf.rate_bps) {
-		uint64_t c = credit(t->conf.rate_bps, t->gen_start_ns, now_ns, t->conf.body_bytes) + 1;
-
-		allow = c > t->stats.generated ? SL_MIN(allow, c - t->stats.generated) : 0;
-	}
+	if (t->conf.rate_bps)
+		allow = SL_MIN(allow, throttle_allow(&t->gen, t->conf.rate_bps,
+						     t->conf.body_bytes, now_ns));
 	while (n < allow) {
 		struct rte_mbuf *p = rte_pktmbuf_alloc(t->conf.pool);
 		uint8_t *b;
@@ -109,6 +131,7 @@ sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 		m[n++] = p;
 	}
 	t->stats.generated += n;
+	t->gen.taken += n;
 	return n;
 }
 
@@ -168,18 +191,15 @@ sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 {
 	struct sl_dp_traffic *t = ctx;
 
-	if (t->conf.consume_bps) {
-		uint64_t start = t->stats.first_ns ? t->stats.first_ns : now_ns;
-		uint64_t c = credit(t->conf.consume_bps, start, now_ns, t->conf.body_bytes) + 1;
-
-		n = c > t->consumed ? (unsigned)SL_MIN((uint64_t)n, c - t->consumed) : 0;
-	}
+	if (t->conf.consume_bps)
+		n = (unsigned)SL_MIN((uint64_t)n, throttle_allow(&t->take, t->conf.consume_bps,
+								 t->conf.body_bytes, now_ns));
 	for (unsigned i = 0; i < n; i++) {
 		if (t->conf.check)
 			check_one(t, rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len, now_ns);
 		rte_pktmbuf_free(m[i]);
 	}
-	t->consumed += n;
+	t->take.taken += n;
 	return n;
 }
 

@@ -134,6 +134,36 @@ sl_dp_traffic_produce__rate_credit_and_limit(void **state)
 }
 
 static void
+sl_dp_traffic_produce__stall_leaves_one_burst_of_credit(void **state)
+{
+	/* 8 Mbit/s of 1000-byte bodies, one per ms. Held back for a second (a flow-control
+	 * pause), the generator may send one burst at once, then its rate again, not the
+	 * thousand payloads the second would have allowed. */
+	struct sl_dp_traffic_conf c = {.send = true, .body_bytes = 1000, .rate_bps = 8000000,
+				       .pool = pool};
+	struct sl_dp_traffic t;
+	struct rte_mbuf *m[SL_DP_BURST];
+	uint64_t now = SL_NS_PER_MS, sent = 0;
+
+	(void)state;
+	assert_int_equal(sl_dp_traffic_init(&t, &c), 0);
+	assert_int_equal(sl_dp_traffic_produce(&t, now, m, SL_DP_BURST), 1);
+	rte_pktmbuf_free_bulk(m, 1);
+	now += SL_NS_PER_S;
+	assert_int_equal(sl_dp_traffic_produce(&t, now, m, SL_DP_BURST), SL_DP_BURST);
+	rte_pktmbuf_free_bulk(m, SL_DP_BURST);
+	assert_int_equal(sl_dp_traffic_produce(&t, now, m, SL_DP_BURST), 0);
+	/* Then exactly the rate: 100 payloads in the next 100 ms, polled every 0.1 ms. */
+	for (unsigned i = 1; i <= 1000; i++) {
+		unsigned n = sl_dp_traffic_produce(&t, now + i * 100 * SL_NS_PER_US, m, SL_DP_BURST);
+
+		rte_pktmbuf_free_bulk(m, n);
+		sent += n;
+	}
+	assert_int_equal(sent, 100);
+}
+
+static void
 sl_dp_traffic_consume__throttled(void **state)
 {
 	/* Consumer at 8 Mbit/s of 1000-byte bodies: one per ms after the first. */
@@ -161,6 +191,7 @@ main(void)
 		cmocka_unit_test(sl_dp_traffic_consume__judges_from_first_payload),
 		cmocka_unit_test(sl_dp_traffic_init__rejects_bad_sizes),
 		cmocka_unit_test(sl_dp_traffic_produce__rate_credit_and_limit),
+		cmocka_unit_test(sl_dp_traffic_produce__stall_leaves_one_burst_of_credit),
 		cmocka_unit_test(sl_dp_traffic_consume__throttled),
 	};
 
