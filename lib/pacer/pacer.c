@@ -253,20 +253,7 @@ bool sl_pacer_q_pop(struct sl_pacer *p, struct sl_pacer_flow *f)
 unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
 			  unsigned max, sl_pacer_pick_t pick)
 {
-	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
-	unsigned n = 0;
-
-	while (n < max && tau <= now_ns) {
-		uint64_t next = pick(p, tau, &out[n]);
-
-		if (next != 0) {
-			tau = next;
-			continue;
-		}
-		tau = sl_pacer_emit(p, &out[n], tau);
-		n++;
-	}
-	return n;
+	return sl_pacer_release_inline(p, from_ns, now_ns, out, max, pick);
 }
 
 unsigned sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,

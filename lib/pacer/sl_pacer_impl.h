@@ -170,7 +170,29 @@ typedef uint64_t (*sl_pacer_pick_t)(struct sl_pacer *p, uint64_t tau_ns, struct 
 /*
  * Send packets at successive link-free instants in [from_ns, now_ns], each chosen by pick at
  * its instant; counts them and advances the link. Returns the number written to out.
+ * sl_pacer_release() is this loop out of line; an implementation that calls the inline form
+ * with its own pick gets the pick inlined into the loop, with the same result.
  */
+static inline unsigned sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns,
+					       uint64_t now_ns, struct sl_pkt *out, unsigned max,
+					       sl_pacer_pick_t pick)
+{
+	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
+	unsigned n = 0;
+
+	while (n < max && tau <= now_ns) {
+		uint64_t next = pick(p, tau, &out[n]);
+
+		if (next != 0) {
+			tau = next;
+			continue;
+		}
+		tau = sl_pacer_emit(p, &out[n], tau);
+		n++;
+	}
+	return n;
+}
+
 unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
 			  unsigned max, sl_pacer_pick_t pick);
 

@@ -83,6 +83,8 @@ struct tassel {
 	struct sl_pacer_heap flows; /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
 	bool flow_heap;		    /**< which of the two holds the flow tier */
 	struct sl_pacer_heap elig;  /**< eligible packets: key F, id packet slot */
+	uint32_t front;		    /**< eligible packet with F <= every F in elig, or NONE */
+	uint64_t front_f_ns;	    /**< its F, ns */
 	struct tassel_pkt *pkt;	    /**< [w] packet-tier entries */
 	uint32_t pkt_free;	    /**< free-list head */
 	uint32_t pkt_used;	    /**< entries in use */
@@ -198,18 +200,53 @@ first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 }
 
 /*
- * Move every wheel slot whose last ns is <= v_ns to the eligible heap. The earliest occupied
- * slot is cached, so the common call (nothing due yet) is one compare.
+ * The eligible set is the heap on F plus at most one packet held in front of it, whose F is at
+ * most the heap's smallest. A packet that becomes eligible with the smallest F (most of them,
+ * when the link keeps up) waits there and leaves without a heap push and pop.
  */
-static void
-drain(struct tassel *t, uint64_t v_ns)
+static inline bool
+elig_empty(const struct tassel *t)
 {
-	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
+	return t->front == SL_PACER_NONE && sl_pacer_heap_empty(&t->elig);
+}
 
-	if (sl_likely(t->wheel_min >= lim)) {
-		t->next_slot = SL_MAX(t->next_slot, lim);
+static inline void
+elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
+{
+	if (t->front == SL_PACER_NONE) {
+		if (sl_pacer_heap_empty(&t->elig) || f_ns < sl_pacer_heap_top(&t->elig)->key) {
+			t->front = i;
+			t->front_f_ns = f_ns;
+			return;
+		}
+	} else if (f_ns < t->front_f_ns) {
+		sl_pacer_heap_push(&t->elig, t->front_f_ns, t->front);
+		t->front = i;
+		t->front_f_ns = f_ns;
 		return;
 	}
+	sl_pacer_heap_push(&t->elig, f_ns, i);
+}
+
+/* Remove and return the eligible packet with the smallest F; the set is not empty. */
+static inline uint32_t
+elig_pop(struct tassel *t)
+{
+	uint32_t i = t->front;
+
+	if (i != SL_PACER_NONE) {
+		t->front = SL_PACER_NONE;
+		return i;
+	}
+	i = sl_pacer_heap_top(&t->elig)->id;
+	sl_pacer_heap_pop(&t->elig);
+	return i;
+}
+
+/* Move the wheel slots [wheel_min, lim) to the eligible set. */
+static void
+drain_slots(struct tassel *t, uint64_t lim)
+{
 	while (t->wheel_min < lim) {
 		uint32_t idx = (uint32_t)(t->wheel_min & t->wheel_mask), from;
 
@@ -217,7 +254,7 @@ drain(struct tassel *t, uint64_t v_ns)
 			const struct tassel_pkt *e = &t->pkt[i];
 			uint32_t nx = e->next;
 
-			sl_pacer_heap_push(&t->elig, e->f_ns, i);
+			elig_push(t, e->f_ns, i);
 			i = nx;
 		}
 		t->slot_head[idx] = SL_PACER_NONE;
@@ -229,6 +266,19 @@ drain(struct tassel *t, uint64_t v_ns)
 				       ? UINT64_MAX
 				       : t->next_slot + ((idx - from) & t->wheel_mask);
 	}
+}
+
+/*
+ * Move every wheel slot whose last ns is <= v_ns to the eligible set. The earliest occupied
+ * slot is cached, so the common call (nothing due yet) is one compare, inline.
+ */
+static inline void
+drain(struct tassel *t, uint64_t v_ns)
+{
+	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
+
+	if (t->wheel_min < lim)
+		drain_slots(t, lim);
 	t->next_slot = SL_MAX(t->next_slot, lim);
 }
 
@@ -240,11 +290,10 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 	uint32_t i;
 
 	drain(t, vtime(p, t, tau_ns));
-	if (sl_unlikely(sl_pacer_heap_empty(&t->elig)))
+	if (sl_unlikely(elig_empty(t)))
 		return t->pkt_used == 0 ? SL_PACER_NEVER
 					: SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
-	i = sl_pacer_heap_top(&t->elig)->id;
-	sl_pacer_heap_pop(&t->elig);
+	i = elig_pop(t);
 	e = &t->pkt[i];
 	pkt->flow = e->flow;
 	pkt->len_bytes = e->len;
@@ -351,7 +400,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			e->len = f->q_len;
 			tf->next_ns = e->f_ns;
 			if (slot < t->next_slot) {
-				sl_pacer_heap_push(&t->elig, e->f_ns, i);
+				elig_push(t, e->f_ns, i);
 			} else {
 				uint32_t idx = (uint32_t)(slot & t->wheel_mask);
 
@@ -384,12 +433,12 @@ static unsigned
 tassel_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	struct tassel *t = p->impl;
-	unsigned n = sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tassel_pick);
+	unsigned n = sl_pacer_release_inline(p, p->last_now_ns, now_ns, out, max, tassel_pick);
 
 	if (t->rescale)
 		rebase(p, t, now_ns);
 	admit(p, t, now_ns);
-	return n + sl_pacer_release(p, now_ns, now_ns, out + n, max - n, tassel_pick);
+	return n + sl_pacer_release_inline(p, now_ns, now_ns, out + n, max - n, tassel_pick);
 }
 
 static uint64_t
@@ -398,7 +447,7 @@ tassel_next_deadline(const struct sl_pacer *p)
 	const struct tassel *t = p->impl;
 	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns), d = SL_PACER_NEVER;
 
-	if (!sl_pacer_heap_empty(&t->elig)) {
+	if (!elig_empty(t)) {
 		d = from;
 	} else if (t->pkt_used > 0) {
 		d = SL_MAX(first_slot_rtime(p, t), from);
@@ -497,6 +546,7 @@ tassel_init(struct sl_pacer *p, bool flow_heap)
 	t->w = (uint32_t)w;
 	t->wheel_mask = (uint32_t)slots - 1;
 	t->wheel_min = UINT64_MAX;
+	t->front = SL_PACER_NONE;
 	t->scale_bps = p->link_bps;
 	t->pkt = calloc(t->w, sizeof(*t->pkt));
 	t->slot_head = malloc(sizeof(*t->slot_head) * slots);
