@@ -282,7 +282,7 @@ drain(struct tassel *t, uint64_t v_ns)
 	t->next_slot = SL_MAX(t->next_slot, lim);
 }
 
-static uint64_t
+static inline __attribute__((always_inline)) uint64_t
 tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tassel *t = p->impl;
@@ -409,7 +409,9 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 				sl_pacer_ffs_set(&t->wheel, idx);
 				t->wheel_min = SL_MIN(t->wheel_min, slot);
 			}
-			if (sl_pacer_q_pop(p, f)) {
+			if (sl_likely(f->q_cnt > 1)) /* sl_pacer_q_pop() within the head run */
+				f->q_cnt--;
+			else if (sl_pacer_q_pop(p, f)) {
 				flow_leave(t, f, tf);
 				goto next_flow;
 			}
