@@ -398,6 +398,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 						      f->rate_bps);
 			e->flow = flow;
 			e->len = f->q_len;
+			__builtin_prefetch(&p->ctr[flow], 1); /* counted when it leaves */
 			tf->next_ns = e->f_ns;
 			if (slot < t->next_slot) {
 				elig_push(t, e->f_ns, i);
