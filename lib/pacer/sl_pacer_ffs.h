@@ -92,4 +92,23 @@ static inline uint32_t sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t 
 	return r != SL_PACER_FFS_NONE ? r : sl_pacer_ffs_find_ge(b, 0);
 }
 
+/*
+ * Clear bit i and return the first set bit after it, wrapping; SL_PACER_FFS_NONE when empty.
+ * The same as sl_pacer_ffs_clear() then sl_pacer_ffs_from(i + 1), without the search when the
+ * next bit is in the same word.
+ */
+static inline uint32_t sl_pacer_ffs_clear_next(struct sl_pacer_ffs *b, uint32_t i)
+{
+	uint64_t *w = &b->lvl[0][i / 64];
+	uint64_t rest;
+
+	*w &= ~(UINT64_C(1) << (i % 64));
+	rest = *w & (~UINT64_C(1) << (i % 64)); /* bits above i */
+	if (rest != 0)
+		return (i & ~63u) + (uint32_t)__builtin_ctzll(rest);
+	if (*w == 0)
+		sl_pacer_ffs_clear(b, i); /* the word is empty: clear it in the levels above */
+	return sl_pacer_ffs_from(b, (i + 1) & (b->nbits - 1));
+}
+
 #endif /* SL_PACER_FFS_H */

@@ -248,7 +248,7 @@ static void
 drain_slots(struct tassel *t, uint64_t lim)
 {
 	while (t->wheel_min < lim) {
-		uint32_t idx = (uint32_t)(t->wheel_min & t->wheel_mask), from;
+		uint32_t idx = (uint32_t)(t->wheel_min & t->wheel_mask), next;
 
 		for (uint32_t i = t->slot_head[idx]; i != SL_PACER_NONE;) {
 			const struct tassel_pkt *e = &t->pkt[i];
@@ -258,13 +258,10 @@ drain_slots(struct tassel *t, uint64_t lim)
 			i = nx;
 		}
 		t->slot_head[idx] = SL_PACER_NONE;
-		sl_pacer_ffs_clear(&t->wheel, idx);
-		t->next_slot = t->wheel_min + 1;
-		from = (uint32_t)(t->next_slot & t->wheel_mask);
-		idx = sl_pacer_ffs_from(&t->wheel, from);
-		t->wheel_min = idx == SL_PACER_FFS_NONE
+		next = sl_pacer_ffs_clear_next(&t->wheel, idx);
+		t->wheel_min = next == SL_PACER_FFS_NONE
 				       ? UINT64_MAX
-				       : t->next_slot + ((idx - from) & t->wheel_mask);
+				       : t->wheel_min + ((next - idx) & t->wheel_mask);
 	}
 }
 

@@ -70,6 +70,39 @@ static void sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
 	sl_pacer_ffs_fini(&b);
 }
 
+/* Clearing set bits one by one in circular order from a random start visits them all. */
+static void sl_pacer_ffs_clear_next__walks_the_set_bits_in_order(void **state)
+{
+	static const uint32_t sizes[] = {64, 4096, 1u << 18};
+	struct sl_pacer_ffs b;
+	struct sl_rng r;
+
+	(void)state;
+	sl_rng_seed(&r, 6);
+	for (unsigned s = 0; s < 3; s++) {
+		uint32_t n = sizes[s], i;
+
+		assert_int_equal(sl_pacer_ffs_init(&b, n), 0);
+		for (uint32_t k = 0; k < 200; k++) /* clusters in one word and lone bits */
+			sl_pacer_ffs_set(&b, (uint32_t)sl_rng_below(&r, k % 2 ? n : 64) & (n - 1));
+		sl_pacer_ffs_set(&b, n - 1); /* the next bit after it is in another word */
+		i = sl_pacer_ffs_from(&b, (uint32_t)sl_rng_below(&r, n));
+		while (i != SL_PACER_FFS_NONE) {
+			uint32_t want;
+
+			assert_true(sl_pacer_ffs_test(&b, i));
+			sl_pacer_ffs_clear(&b, i);
+			want = ref_from(&b, (i + 1) & (n - 1));
+			sl_pacer_ffs_set(&b, i);
+			assert_int_equal(sl_pacer_ffs_clear_next(&b, i), want);
+			assert_false(sl_pacer_ffs_test(&b, i));
+			assert_int_equal(sl_pacer_ffs_from(&b, i), want); /* levels above followed */
+			i = want;
+		}
+		sl_pacer_ffs_fini(&b);
+	}
+}
+
 static void sl_pacer_ffs_init__rejects_bad_sizes(void **state)
 {
 	struct sl_pacer_ffs b;
@@ -85,6 +118,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_ffs_from__matches_scan_sparse_and_dense),
 		cmocka_unit_test(sl_pacer_ffs_from__wraps_to_lower_bits),
+		cmocka_unit_test(sl_pacer_ffs_clear_next__walks_the_set_bits_in_order),
 		cmocka_unit_test(sl_pacer_ffs_init__rejects_bad_sizes),
 	};
 
