@@ -33,8 +33,10 @@
  *     calendar the period is L less up to one bucket, see admit()).
  *   - Packet tier: a timing wheel of slot_ns-wide slots spanning more than L_max holds imminent
  *     packets by S; a slot moves to a min-heap on F once V has passed its last ns (so a packet is
- *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). The head of the heap
- *     (smallest F among eligible packets) leaves only when the modelled link is idle; leaving
+ *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). The smallest F of
+ *     the eligible packets are kept, up to 32, in a sorted run ahead of the heap: a packet that
+ *     becomes eligible with the smallest F, the common case, then costs no heap operation. The
+ *     eligible packet with the smallest F leaves only when the modelled link is idle; leaving
  *     earlier could let it overtake a packet with a smaller F that becomes eligible meanwhile.
  *     The tier holds at most W = imminent_max packets; an admission that finds it full waits
  *     and is counted (imminent_full), which with W >= link packet rate x L never happens.
@@ -60,6 +62,7 @@
 #define TASSEL_W_MAX (UINT32_C(1) << 20)
 #define TASSEL_CARRY_BITS 16u
 #define TASSEL_CARRY_ONE (UINT32_C(1) << TASSEL_CARRY_BITS)
+#define TASSEL_FRONT_MAX 32u /**< eligible packets kept sorted ahead of the heap */
 
 struct tassel_flow {
 	uint64_t next_ns;	 /**< S_flow: virtual start of the head packet, ns */
@@ -83,8 +86,7 @@ struct tassel {
 	struct sl_pacer_heap flows; /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
 	bool flow_heap;		    /**< which of the two holds the flow tier */
 	struct sl_pacer_heap elig;  /**< eligible packets: key F, id packet slot */
-	uint32_t front;		    /**< eligible packet with F <= every F in elig, or NONE */
-	uint64_t front_f_ns;	    /**< its F, ns */
+	uint32_t front_n;	    /**< packets in front */
 	struct tassel_pkt *pkt;	    /**< [w] packet-tier entries */
 	uint32_t pkt_free;	    /**< free-list head */
 	uint32_t pkt_used;	    /**< entries in use */
@@ -101,6 +103,8 @@ struct tassel {
 	uint64_t scale_bps;	    /**< max(link, active_bps): V runs at link / scale_bps */
 	uint64_t active_bps;	    /**< sum of the rates of flows in the flow tier, bps */
 	bool rescale;		    /**< active_bps changed since the last rebase */
+	/** eligible packets ahead of elig: key F, id packet slot, the smallest F last */
+	struct sl_pacer_heap_ent front[TASSEL_FRONT_MAX];
 };
 
 static inline struct tassel_flow *
@@ -200,44 +204,50 @@ first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 }
 
 /*
- * The eligible set is the heap on F plus at most one packet held in front of it, whose F is at
- * most the heap's smallest. A packet that becomes eligible with the smallest F (most of them,
- * when the link keeps up) waits there and leaves without a heap push and pop.
+ * The eligible set is the heap on F plus a run of up to TASSEL_FRONT_MAX packets held in front
+ * of it, sorted on F with the smallest last, every one with an F at most the heap's smallest.
+ * A packet that becomes eligible with the smallest F (most of them, when the link keeps up)
+ * is appended and leaves from there; the heap is used only when more packets are eligible
+ * than the run holds.
  */
 static inline bool
 elig_empty(const struct tassel *t)
 {
-	return t->front == SL_PACER_NONE && sl_pacer_heap_empty(&t->elig);
+	return t->front_n == 0 && sl_pacer_heap_empty(&t->elig);
 }
 
 static inline void
 elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
 {
-	if (t->front == SL_PACER_NONE) {
-		if (sl_pacer_heap_empty(&t->elig) || f_ns < sl_pacer_heap_top(&t->elig)->key) {
-			t->front = i;
-			t->front_f_ns = f_ns;
-			return;
-		}
-	} else if (f_ns < t->front_f_ns) {
-		sl_pacer_heap_push(&t->elig, t->front_f_ns, t->front);
-		t->front = i;
-		t->front_f_ns = f_ns;
+	struct sl_pacer_heap_ent *fr = t->front;
+	uint32_t j = t->front_n;
+
+	if (!sl_pacer_heap_empty(&t->elig) && f_ns >= sl_pacer_heap_top(&t->elig)->key) {
+		sl_pacer_heap_push(&t->elig, f_ns, i);
 		return;
 	}
-	sl_pacer_heap_push(&t->elig, f_ns, i);
+	if (sl_unlikely(j == TASSEL_FRONT_MAX)) { /* full: the largest F goes to the heap */
+		if (f_ns >= fr[0].key) {
+			sl_pacer_heap_push(&t->elig, f_ns, i);
+			return;
+		}
+		sl_pacer_heap_push(&t->elig, fr[0].key, fr[0].id);
+		memmove(fr, fr + 1, sizeof(*fr) * --j);
+	}
+	t->front_n = j + 1;
+	for (; j > 0 && fr[j - 1].key <= f_ns; j--) /* after (leaving before) equal F */
+		fr[j] = fr[j - 1];
+	fr[j] = (struct sl_pacer_heap_ent){.key = f_ns, .id = i};
 }
 
 /* Remove and return the eligible packet with the smallest F; the set is not empty. */
 static inline uint32_t
 elig_pop(struct tassel *t)
 {
-	uint32_t i = t->front;
+	uint32_t i;
 
-	if (i != SL_PACER_NONE) {
-		t->front = SL_PACER_NONE;
-		return i;
-	}
+	if (t->front_n != 0)
+		return t->front[--t->front_n].id;
 	i = sl_pacer_heap_top(&t->elig)->id;
 	sl_pacer_heap_pop(&t->elig);
 	return i;
@@ -546,7 +556,6 @@ tassel_init(struct sl_pacer *p, bool flow_heap)
 	t->w = (uint32_t)w;
 	t->wheel_mask = (uint32_t)slots - 1;
 	t->wheel_min = UINT64_MAX;
-	t->front = SL_PACER_NONE;
 	t->scale_bps = p->link_bps;
 	t->pkt = calloc(t->w, sizeof(*t->pkt));
 	t->slot_head = malloc(sizeof(*t->slot_head) * slots);

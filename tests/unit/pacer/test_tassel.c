@@ -86,6 +86,47 @@ tassel_dequeue__smallest_finish_first_among_eligible(void **state)
 }
 
 static void
+tassel_dequeue__finish_order_with_many_eligible(void **state)
+{
+	/*
+	 * 200 flows of one 1000 B packet at rates k x 100 Mbps, backlogged in a shuffled order
+	 * behind a jumbo frame: all are eligible when the link frees (S = 0) and must leave by
+	 * F = 80 us / k, the fastest first; more than the sorted run ahead of the heap holds.
+	 */
+	enum { N = 200 };
+	struct sl_pacer_conf c = test_conf(NULL, N + 1);
+	struct sl_pacer *p = sl_pacer_create(&c);
+	struct sl_pkt out[N];
+	uint32_t order[N];
+
+	(void)state;
+	for (uint32_t f = 0; f < N; f++) {
+		order[f] = f;
+		assert_int_equal(sl_pacer_set_rate(p, f, (f + 1) * 100 * SL_BPS_PER_MBPS), 0);
+	}
+	for (uint32_t f = N - 1, x = 12345; f > 0; f--) { /* Fisher-Yates with an LCG */
+		uint32_t j, tmp;
+
+		x = x * 1103515245u + 12345u;
+		j = (x >> 8) % (f + 1);
+		tmp = order[f];
+		order[f] = order[j];
+		order[j] = tmp;
+	}
+	assert_int_equal(sl_pacer_set_rate(p, N, SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, N, 1, 9000), 0);
+	assert_int_equal(sl_pacer_dequeue_burst(p, 0, out, 1), 1);
+	for (uint32_t k = 0; k < N; k++)
+		assert_int_equal(sl_pacer_backlog(p, order[k], 1, 1000), 0);
+	assert_int_equal(test_drain(p, 0, out, N, SL_NS_PER_S), N);
+	for (uint32_t k = 0; k < N; k++) {
+		assert_int_equal(out[k].flow, N - 1 - k);
+		assert_int_equal(out[k].tx_ns, 720 + 80 * k); /* back to back after the jumbo */
+	}
+	sl_pacer_free(p);
+}
+
+static void
 tassel_set_rate__applies_from_next_packet(void **state)
 {
 	struct sl_pacer *p = one_flow(SL_BPS_PER_GBPS, 4, 1250); /* 10 us apart */
@@ -219,6 +260,7 @@ main(void)
 		cmocka_unit_test(tassel_dequeue__wf2q_times_have_no_drift),
 		cmocka_unit_test(tassel_dequeue__times_are_64_bit),
 		cmocka_unit_test(tassel_dequeue__smallest_finish_first_among_eligible),
+		cmocka_unit_test(tassel_dequeue__finish_order_with_many_eligible),
 		cmocka_unit_test(tassel_set_rate__applies_from_next_packet),
 		cmocka_unit_test(tassel_admit__batches_per_decision),
 		cmocka_unit_test(tassel_admit__packet_tier_bounded_by_w),
