@@ -33,18 +33,18 @@
  *     calendar the period is L less up to one bucket, see admit()).
  *   - Packet tier: a timing wheel of slot_ns-wide slots spanning more than L_max holds imminent
  *     packets by S; a slot moves to a min-heap on F once V has passed its last ns (so a packet is
- *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). The smallest F of
- *     the eligible packets are kept, up to 32, in a sorted run ahead of the heap: a packet that
- *     becomes eligible with the smallest F, the common case, then costs no heap operation. The
- *     eligible packet with the smallest F leaves only when the modelled link is idle; leaving
+ *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). A packet that
+ *     becomes eligible with the smallest or the largest F, the common cases, joins a run kept
+ *     sorted on F beside the heap instead (see elig_push()), so it costs no heap operation.
+ *     The eligible packet with the smallest F leaves only when the modelled link is idle; leaving
  *     earlier could let it overtake a packet with a smaller F that becomes eligible meanwhile.
  *     The tier holds at most W = imminent_max packets; an admission that finds it full waits
  *     and is counted (imminent_full), which with W >= link packet rate x L never happens.
  *   - Rates change at any time; the next packet decided uses the new rate.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
- * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B plus
- * the wheel, independent of the number of flows.
+ * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B, the
+ * heap and the sorted run of 16 B per entry and the wheel, independent of the number of flows.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@
 #define TASSEL_W_MAX (UINT32_C(1) << 20)
 #define TASSEL_CARRY_BITS 16u
 #define TASSEL_CARRY_ONE (UINT32_C(1) << TASSEL_CARRY_BITS)
-#define TASSEL_FRONT_MAX 32u /**< eligible packets kept sorted ahead of the heap */
+#define TASSEL_RUN_SHIFT_MAX 32u /**< packets moved at most to insert into the sorted run */
 
 struct tassel_flow {
 	uint64_t next_ns;	 /**< S_flow: virtual start of the head packet, ns */
@@ -82,29 +82,30 @@ struct tassel_pkt {
 };
 
 struct tassel {
-	struct sl_pacer_cal fcal;   /**< flow tier (default): calendar of S_flow, id flow */
-	struct sl_pacer_heap flows; /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
-	bool flow_heap;		    /**< which of the two holds the flow tier */
-	struct sl_pacer_heap elig;  /**< eligible packets: key F, id packet slot */
-	uint32_t front_n;	    /**< packets in front */
-	struct tassel_pkt *pkt;	    /**< [w] packet-tier entries */
-	uint32_t pkt_free;	    /**< free-list head */
-	uint32_t pkt_used;	    /**< entries in use */
-	uint32_t w;		    /**< W, packet-tier capacity */
-	uint32_t wheel_mask;	    /**< slots - 1 */
-	uint32_t *slot_head;	    /**< [slots] packets per slot, SL_PACER_NONE when empty */
-	struct sl_pacer_ffs wheel;  /**< non-empty slots */
-	uint64_t slot_ns;	    /**< wheel slot width, ns (a power of two) */
-	unsigned slot_shift;	    /**< log2(slot_ns) */
-	uint64_t next_slot;	    /**< first slot number not yet moved to elig */
-	uint64_t wheel_min;	    /**< earliest occupied slot number; UINT64_MAX: empty */
-	uint64_t t_base_ns;	    /**< real time at which V was v_base_ns */
-	uint64_t v_base_ns;	    /**< V at t_base_ns */
-	uint64_t scale_bps;	    /**< max(link, active_bps): V runs at link / scale_bps */
-	uint64_t active_bps;	    /**< sum of the rates of flows in the flow tier, bps */
-	bool rescale;		    /**< active_bps changed since the last rebase */
-	/** eligible packets ahead of elig: key F, id packet slot, the smallest F last */
-	struct sl_pacer_heap_ent front[TASSEL_FRONT_MAX];
+	struct sl_pacer_cal fcal;      /**< flow tier (default): calendar of S_flow, id flow */
+	struct sl_pacer_heap flows;    /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
+	bool flow_heap;		       /**< which of the two holds the flow tier */
+	struct sl_pacer_heap elig;     /**< eligible packets: key F, id packet slot */
+	struct sl_pacer_heap_ent *run; /**< [run_mask + 1] eligible packets sorted on F, a ring */
+	uint32_t run_mask;	       /**< ring size - 1, ring size >= w */
+	uint32_t run_head;	       /**< ring index of the smallest F */
+	uint32_t run_n;		       /**< packets in the run */
+	struct tassel_pkt *pkt;	       /**< [w] packet-tier entries */
+	uint32_t pkt_free;	       /**< free-list head */
+	uint32_t pkt_used;	       /**< entries in use */
+	uint32_t w;		       /**< W, packet-tier capacity */
+	uint32_t wheel_mask;	       /**< slots - 1 */
+	uint32_t *slot_head;	       /**< [slots] packets per slot, SL_PACER_NONE when empty */
+	struct sl_pacer_ffs wheel;     /**< non-empty slots */
+	uint64_t slot_ns;	       /**< wheel slot width, ns (a power of two) */
+	unsigned slot_shift;	       /**< log2(slot_ns) */
+	uint64_t next_slot;	       /**< first slot number not yet moved to elig */
+	uint64_t wheel_min;	       /**< earliest occupied slot number; UINT64_MAX: empty */
+	uint64_t t_base_ns;	       /**< real time at which V was v_base_ns */
+	uint64_t v_base_ns;	       /**< V at t_base_ns */
+	uint64_t scale_bps;	       /**< max(link, active_bps): V runs at link / scale_bps */
+	uint64_t active_bps;	       /**< sum of the rates of flows in the flow tier, bps */
+	bool rescale;		       /**< active_bps changed since the last rebase */
 };
 
 static inline struct tassel_flow *
@@ -204,40 +205,49 @@ first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
 }
 
 /*
- * The eligible set is the heap on F plus a run of up to TASSEL_FRONT_MAX packets held in front
- * of it, sorted on F with the smallest last, every one with an F at most the heap's smallest.
- * A packet that becomes eligible with the smallest F (most of them, when the link keeps up)
- * is appended and leaves from there; the heap is used only when more packets are eligible
- * than the run holds.
+ * The eligible set is a run sorted on F (a ring: the smallest F at run_head) plus the heap on F
+ * for what the run does not take. A packet whose F is at least the run's largest is appended
+ * (at 1M flows all of them: flows are decided in S order and share one rate); one among the
+ * run's TASSEL_RUN_SHIFT_MAX smallest is inserted there by moving those towards the head (at
+ * 16K flows most are the smallest); only the others cost a heap push. The packet that leaves
+ * is the smaller of the run's head and the heap's top.
  */
 static inline bool
 elig_empty(const struct tassel *t)
 {
-	return t->front_n == 0 && sl_pacer_heap_empty(&t->elig);
+	return t->run_n == 0 && sl_pacer_heap_empty(&t->elig);
 }
 
 static inline void
 elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
 {
-	struct sl_pacer_heap_ent *fr = t->front;
-	uint32_t j = t->front_n;
+	struct sl_pacer_heap_ent *r = t->run, v = {.key = f_ns, .id = i};
+	uint32_t m = t->run_mask, h = t->run_head, n = t->run_n, k;
 
-	if (!sl_pacer_heap_empty(&t->elig) && f_ns >= sl_pacer_heap_top(&t->elig)->key) {
+	if (n != 0 && f_ns < r[h].key) { /* the smallest F */
+		h = (h - 1) & m;
+		r[h] = v;
+		t->run_head = h;
+		t->run_n = n + 1;
+		return;
+	}
+	if (n == 0 || f_ns >= r[(h + n - 1) & m].key) { /* the largest */
+		r[(h + n) & m] = v;
+		t->run_n = n + 1;
+		return;
+	}
+	for (k = 1; k < TASSEL_RUN_SHIFT_MAX && r[(h + k) & m].key <= f_ns; k++)
+		; /* after (leaving after) equal F */
+	if (k == TASSEL_RUN_SHIFT_MAX) {
 		sl_pacer_heap_push(&t->elig, f_ns, i);
 		return;
 	}
-	if (sl_unlikely(j == TASSEL_FRONT_MAX)) { /* full: the largest F goes to the heap */
-		if (f_ns >= fr[0].key) {
-			sl_pacer_heap_push(&t->elig, f_ns, i);
-			return;
-		}
-		sl_pacer_heap_push(&t->elig, fr[0].key, fr[0].id);
-		memmove(fr, fr + 1, sizeof(*fr) * --j);
-	}
-	t->front_n = j + 1;
-	for (; j > 0 && fr[j - 1].key <= f_ns; j--) /* after (leaving before) equal F */
-		fr[j] = fr[j - 1];
-	fr[j] = (struct sl_pacer_heap_ent){.key = f_ns, .id = i};
+	h = (h - 1) & m;
+	for (uint32_t j = 0; j < k; j++)
+		r[(h + j) & m] = r[(h + j + 1) & m];
+	r[(h + k) & m] = v;
+	t->run_head = h;
+	t->run_n = n + 1;
 }
 
 /* Remove and return the eligible packet with the smallest F; the set is not empty. */
@@ -246,8 +256,13 @@ elig_pop(struct tassel *t)
 {
 	uint32_t i;
 
-	if (t->front_n != 0)
-		return t->front[--t->front_n].id;
+	if (t->run_n != 0 && (sl_pacer_heap_empty(&t->elig) ||
+			      t->run[t->run_head].key <= sl_pacer_heap_top(&t->elig)->key)) {
+		i = t->run[t->run_head].id;
+		t->run_head = (t->run_head + 1) & t->run_mask;
+		t->run_n--;
+		return i;
+	}
 	i = sl_pacer_heap_top(&t->elig)->id;
 	sl_pacer_heap_pop(&t->elig);
 	return i;
@@ -525,6 +540,7 @@ tassel_fini(struct sl_pacer *p)
 	sl_pacer_heap_fini(&t->elig);
 	sl_pacer_ffs_fini(&t->wheel);
 	free(t->pkt);
+	free(t->run);
 	free(t->slot_head);
 	free(t);
 	p->impl = NULL;
@@ -558,8 +574,10 @@ tassel_init(struct sl_pacer *p, bool flow_heap)
 	t->wheel_min = UINT64_MAX;
 	t->scale_bps = p->link_bps;
 	t->pkt = calloc(t->w, sizeof(*t->pkt));
+	t->run_mask = (uint32_t)sl_align_pow2(t->w) - 1;
+	t->run = malloc(sizeof(*t->run) * ((size_t)t->run_mask + 1));
 	t->slot_head = malloc(sizeof(*t->slot_head) * slots);
-	if (t->pkt == NULL || t->slot_head == NULL)
+	if (t->pkt == NULL || t->run == NULL || t->slot_head == NULL)
 		goto fail;
 	memset(t->slot_head, 0xff, sizeof(*t->slot_head) * slots);
 	for (uint32_t i = 0; i < t->w; i++)
@@ -588,6 +606,7 @@ tassel_mem_bytes(const struct sl_pacer *p)
 	       (t->flow_heap ? sl_pacer_heap_mem_bytes(&t->flows, 0)
 			     : sl_pacer_cal_mem_bytes(&t->fcal, p->max_flows)) +
 	       sl_pacer_heap_mem_bytes(&t->elig, 0) + (size_t)t->w * sizeof(*t->pkt) +
+	       ((size_t)t->run_mask + 1) * sizeof(*t->run) +
 	       (size_t)(t->wheel_mask + 1) * sizeof(*t->slot_head) +
 	       sl_pacer_ffs_mem_bytes(&t->wheel);
 }
