@@ -2,8 +2,14 @@
 /*
  * bench-link - issue 4 item 7, as JSON lines on stdout:
  *
- *   {"op":"crc12",...}    CRC-12 over 64/1500/9000 bytes: bit-serial reference, byte table
- *                         and slice-by-8, same buffers, ratios against the byte table.
+ *   {"op":"crc12",...}    CRC-12 over 64/1500/9000 bytes: bit-serial reference, byte table,
+ *                         slice-by-8 and PCLMULQDQ folding (slice-by-8 again on a CPU without
+ *                         it; "clmul_available" says which), same buffers, ratios against the
+ *                         byte table. encode and verify call sl_crc12, which folds from
+ *                         SL_CRC12_CLMUL_MIN_BYTES bytes.
+ *   {"op":"crc12_crossover","bytes":B,...}
+ *                         slice-by-8 against folding on short inputs (8..64 bytes), where the
+ *                         folding's fixed cost decides SL_CRC12_CLMUL_MIN_BYTES.
  *   {"op":"encode"|"verify","scope":"header"|"frame","bytes":B,"ns_per_frame":..}
  *                         writing a data frame's link header (CRC over the covered bytes) and
  *                         decoding + verifying it; bytes counts the link frame (link header +
@@ -51,9 +57,18 @@ static const struct {
 	{"frame", {SL_WIRE_MODE_FAITHFUL, SL_WIRE_SCOPE_ALL}},
 };
 
-enum op { OP_ENCODE, OP_VERIFY, OP_LANE, OP_CRC_BITWISE, OP_CRC_TABLE, OP_CRC_SLICE8, OP__MAX };
-static const char *const op_names[OP__MAX] = {"encode", "verify",  "lane",
-					      "bitwise", "table", "slice8"};
+enum op {
+	OP_ENCODE,
+	OP_VERIFY,
+	OP_LANE,
+	OP_CRC_BITWISE,
+	OP_CRC_TABLE,
+	OP_CRC_SLICE8,
+	OP_CRC_CLMUL,
+	OP__MAX
+};
+static const char *const op_names[OP__MAX] = {"encode", "verify", "lane",  "bitwise",
+					      "table",  "slice8", "clmul"};
 
 #define LANE_BURST 32u
 #define LANE_ORDER 10u
@@ -210,8 +225,11 @@ bench_link_measured(enum op op, unsigned scope, size_t bytes, uint64_t n)
 		case OP_CRC_TABLE:
 			sink += sl_crc12_table((uint16_t)i, frame_buf, bytes);
 			break;
+		case OP_CRC_SLICE8:
+			sink += sl_crc12_slice8((uint16_t)i, frame_buf, bytes);
+			break;
 		default:
-			sink += sl_crc12((uint16_t)i, frame_buf, bytes);
+			sink += sl_crc12_clmul((uint16_t)i, frame_buf, bytes);
 			break;
 		}
 		__asm__ volatile("" : "+r"(sink));
@@ -287,8 +305,10 @@ bench_frames(const char *self, bool quick, bool callgrind)
 			t[op] = time_op(op, 1, sizes[s], op == OP_CRC_BITWISE ? n / 8 + 1 : n, rounds);
 		for (int op = OP_CRC_BITWISE; op < OP__MAX; op++) {
 			printf("{\"op\":\"crc12\",\"impl\":\"%s\",\"bytes\":%zu,\"ns_per_frame\":%.2f,"
-			       "\"ratio_vs_table\":%.3f,\"instr_per_frame\":",
-			       op_names[op], sizes[s], t[op], t[op] / t[OP_CRC_TABLE]);
+			       "\"ratio_vs_table\":%.3f,\"clmul_available\":%s,"
+			       "\"instr_per_frame\":",
+			       op_names[op], sizes[s], t[op], t[op] / t[OP_CRC_TABLE],
+			       sl_crc12_clmul_available() ? "true" : "false");
 			print_ir(callgrind ? callgrind_op(self, op, 1, sizes[s], 200) : -1);
 			printf("}\n");
 		}
@@ -303,6 +323,30 @@ bench_frames(const char *self, bool quick, bool callgrind)
 			}
 		fflush(stdout);
 	}
+}
+
+static void
+bench_crc_crossover(const char *self, bool quick, bool callgrind)
+{
+	static const size_t short_sizes[] = {8, 16, 24, 32, 48, 64};
+	unsigned rounds = quick ? 3 : 9;
+
+	for (unsigned s = 0; s < SL_ARRAY_SIZE(short_sizes); s++) {
+		size_t b = short_sizes[s];
+		uint64_t n = quick ? 200000 : 2000000;
+		double slice8 = time_op(OP_CRC_SLICE8, 1, b, n, rounds);
+		double clmul = time_op(OP_CRC_CLMUL, 1, b, n, rounds);
+
+		printf("{\"op\":\"crc12_crossover\",\"bytes\":%zu,\"clmul_available\":%s,"
+		       "\"slice8_ns\":%.2f,\"clmul_ns\":%.2f,\"ratio\":%.3f,\"slice8_instr\":",
+		       b, sl_crc12_clmul_available() ? "true" : "false", slice8, clmul,
+		       clmul / slice8);
+		print_ir(callgrind ? callgrind_op(self, OP_CRC_SLICE8, 1, b, 2000) : -1);
+		printf(",\"clmul_instr\":");
+		print_ir(callgrind ? callgrind_op(self, OP_CRC_CLMUL, 1, b, 2000) : -1);
+		printf("}\n");
+	}
+	fflush(stdout);
 }
 
 static void
@@ -416,6 +460,7 @@ main(int argc, char **argv)
 		}
 	}
 	bench_frames(argv[0], quick, callgrind);
+	bench_crc_crossover(argv[0], quick, callgrind);
 	bench_goodput(quick);
 	for (int e = 0; e < 2; e++)
 		sl_link_free(lane[e]);
