@@ -12,9 +12,10 @@
  *   body:
  *     data (SYN 01, META != 00): transport header + payload, opaque to the link
  *     filler / FC (SYN 01, META 00): FC code byte 0x00 filler, 0x01 pause, 0x02 resume
- *     control (SYN 10, META 00): 16-bit key IDLE 0x0001, PAUSE_REQ 0x0010, RETRANS_REQ 0x1000;
- *                                extended mode adds a 32-bit argument (RETRANS_REQ: the first
- *                                frame ID the receiver needs; 0 otherwise)
+ *     control (SYN 10, META 00): 16-bit key IDLE 0x0001, PAUSE_REQ 0x0010, RETRANS_REQ 0x1000
+ *                                (RIFL), LEAVE 0x0100, LEAVE_ACK 0x0400 (sluice: an orderly
+ *                                goodbye); extended mode adds a 32-bit argument (RETRANS_REQ:
+ *                                the first frame ID the receiver needs; 0 otherwise)
  *   anything after the defined body of a filler or control frame is Ethernet padding, ignored.
  *
  * Covered bytes: the link header with VCODE zeroed, the explicit ID (extended), then the body:
@@ -47,6 +48,8 @@
 #define SL_WIRE_KEY_IDLE 0x0001u        /**< RIFL RTL rx_controller.sv IDLE_KEY */
 #define SL_WIRE_KEY_PAUSE_REQ 0x0010u   /**< RIFL RTL PAUSE_KEY */
 #define SL_WIRE_KEY_RETRANS_REQ 0x1000u /**< RIFL RTL RETRANS_KEY */
+#define SL_WIRE_KEY_LEAVE 0x0100u       /**< sluice: this end is about to close its port */
+#define SL_WIRE_KEY_LEAVE_ACK 0x0400u   /**< sluice: the peer's LEAVE seen, port left alone */
 
 #define SL_WIRE_FC_FILLER 0x00u /**< plain filler */
 #define SL_WIRE_FC_PAUSE 0x01u  /**< receiver asks the sender to stop data */
@@ -78,7 +81,7 @@ enum sl_wire_reject {
 	SL_WIRE_ERR_SHORT,     /**< shorter than the link header, ID or defined body */
 	SL_WIRE_ERR_SYN,       /**< SYN 00 or 11 */
 	SL_WIRE_ERR_CTRL_META, /**< control frame with META != 00 */
-	SL_WIRE_ERR_KEY,       /**< control key is not IDLE, PAUSE_REQ or RETRANS_REQ */
+	SL_WIRE_ERR_KEY,       /**< control key is none of the SL_WIRE_KEY_* */
 	SL_WIRE_ERR_FC,        /**< filler frame with an FC code other than 0, 1, 2 */
 	SL_WIRE_ERR_EMPTY,     /**< data frame (META != 00) without a body */
 	SL_WIRE_ERR_LONG,      /**< longer than 65535 bytes */

@@ -126,7 +126,8 @@ static inline bool
 key_known(uint16_t key)
 {
 	return key == SL_WIRE_KEY_IDLE || key == SL_WIRE_KEY_PAUSE_REQ ||
-	       key == SL_WIRE_KEY_RETRANS_REQ;
+	       key == SL_WIRE_KEY_RETRANS_REQ || key == SL_WIRE_KEY_LEAVE ||
+	       key == SL_WIRE_KEY_LEAVE_ACK;
 }
 
 enum sl_wire_reject

@@ -175,6 +175,15 @@ sl_wire_decode__ctrl_and_filler_fields(void **state)
 	out[11] ^= 1;
 	assert_int_equal(sl_wire_decode(&extended, out, 12, &f), SL_WIRE_OK);
 	assert_false(sl_wire_vcode_ok(&f, 300));
+	/* The goodbye keys decode like RIFL's three. */
+	sl_wire_encode_ctrl(&faithful, out, 77, SL_WIRE_KEY_LEAVE, 0);
+	assert_int_equal(sl_wire_decode(&faithful, out, 4, &f), SL_WIRE_OK);
+	assert_int_equal(f.key, SL_WIRE_KEY_LEAVE);
+	assert_true(sl_wire_vcode_ok(&f, 77));
+	sl_wire_encode_ctrl(&faithful, out, 78, SL_WIRE_KEY_LEAVE_ACK, 0);
+	assert_int_equal(sl_wire_decode(&faithful, out, 4, &f), SL_WIRE_OK);
+	assert_int_equal(f.key, SL_WIRE_KEY_LEAVE_ACK);
+	assert_true(sl_wire_vcode_ok(&f, 78));
 }
 
 static void
@@ -197,6 +206,8 @@ sl_wire_decode__rejects_with_reason(void **state)
 	assert_int_equal(sl_wire_decode(&faithful, b, 3, &f), SL_WIRE_ERR_SHORT);
 	assert_int_equal(sl_wire_decode(&extended, b, 10, &f), SL_WIRE_ERR_SHORT);
 	b[2] = 0x00, b[3] = 0x11; /* key 0x0011 */
+	assert_int_equal(sl_wire_decode(&faithful, b, 4, &f), SL_WIRE_ERR_KEY);
+	b[2] = 0x05, b[3] = 0x00; /* key 0x0500: LEAVE | LEAVE_ACK */
 	assert_int_equal(sl_wire_decode(&faithful, b, 4, &f), SL_WIRE_ERR_KEY);
 	b[0] = 0x40; /* filler without FC byte */
 	assert_int_equal(sl_wire_decode(&faithful, b, 2, &f), SL_WIRE_ERR_SHORT);
