@@ -33,6 +33,17 @@
  *                                        16 warm-up fillers (the receiver's warm-up; the RTL
  *                                        sends 2^k to fill its shift register)
  *
+ * and, above all of them, two states of sluice's own orderly goodbye (RIFL links never close):
+ *
+ *   ACK_LEAVE    peer's LEAVE x 8        one run of LEAVE_ACK, then INIT (the peer's ring and
+ *                                        IDs are gone; it will start afresh from ID 0)
+ *   LEAVE        sl_link_leave()         runs of LEAVE every ctrl_interval_ns, nothing else,
+ *                                        until the glue has the peer's LEAVE_ACK x 8 and closes
+ *
+ * The goodbye exists for ports whose two ends share memory (memif): the end that stays must
+ * not be inside its receive or transmit call when the leaving end's close unmaps the rings, so
+ * it answers, stops touching the port (lib/dp) and only then lets the other end close.
+ *
  * RX (RIFL Listing 1 as the RTL vcode_val does it): rx_id = 0, thr = 16. A data frame verifies
  * when VCODE == CRC ^ rx_id (extended mode: and its explicit ID == rx_id). Verified at
  * rx_id == thr: delivered (filler / FC frames take effect instead), thr++, rx_id++; verified
@@ -139,6 +150,12 @@ struct sl_link {
 	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
 	uint32_t retrans_arg;      /**< argument of that run */
 	uint32_t regular_cnt;      /**< consecutive data / IDLE frames, saturates at 16 */
+	uint32_t leave_cnt;        /**< consecutive LEAVE, saturates at 8 */
+	uint32_t leave_ack_cnt;    /**< consecutive LEAVE_ACK, saturates at 8 */
+	uint32_t ack_left;         /**< LEAVE_ACK frames still to send */
+	bool leaving;              /**< sl_link_leave() was called */
+	bool leave_acked;          /**< the peer answered our LEAVE */
+	bool peer_left;            /**< an answer to the peer's LEAVE went out, not yet asked */
 	bool flag_pause;           /**< peer asked us to pause (it is initializing) */
 	bool flag_retrans;         /**< peer asked for a replay */
 	uint32_t flag_retrans_arg; /**< ID the peer needs (extended mode) */
@@ -159,6 +176,8 @@ static const char *const state_names[SL_LINK_STATE__MAX] = {
 	[SL_LINK_SEND_RETRANS] = "send_retrans",
 	[SL_LINK_RETRANS] = "retrans",
 	[SL_LINK_NORMAL] = "normal",
+	[SL_LINK_LEAVE] = "leave",
+	[SL_LINK_ACK_LEAVE] = "ack_leave",
 };
 
 const char *
@@ -176,6 +195,8 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	SA(enter_state, SL_LINK_SEND_RETRANS, "enter_send_retrans", "TX entered SEND_RETRANS"),
 	SA(enter_state, SL_LINK_RETRANS, "enter_retrans", "TX entered RETRANS"),
 	SA(enter_state, SL_LINK_NORMAL, "enter_normal", "TX entered NORMAL"),
+	SA(enter_state, SL_LINK_LEAVE, "enter_leave", "TX entered LEAVE"),
+	SA(enter_state, SL_LINK_ACK_LEAVE, "enter_ack_leave", "TX entered ACK_LEAVE"),
 	S(tx_data, "new payload frames sent"),
 	S(tx_filler, "warm-up filler frames sent"),
 	S(tx_fc_pause, "FC pause frames sent"),
@@ -185,6 +206,8 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	S(tx_keepalive, "IDLE frames sent as keepalives"),
 	S(tx_pause_req, "PAUSE_REQ control frames sent"),
 	S(tx_retrans_req, "RETRANS_REQ control frames sent"),
+	S(tx_leave, "LEAVE control frames sent"),
+	S(tx_leave_ack, "LEAVE_ACK control frames sent"),
 	S(replays, "replays started"),
 	S(replay_repeats, "replays restarted while the NACK flag stayed up"),
 	S(nack_outside_ring, "NACKs naming a frame no longer in the ring (extended mode)"),
@@ -215,8 +238,12 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	SA(rx_ctrl, 0, "rx_ctrl_idle", "IDLE frames counted"),
 	SA(rx_ctrl, 1, "rx_ctrl_pause_req", "PAUSE_REQ frames counted"),
 	SA(rx_ctrl, 2, "rx_ctrl_retrans_req", "RETRANS_REQ frames counted"),
+	SA(rx_ctrl, 3, "rx_ctrl_leave", "LEAVE frames counted"),
+	SA(rx_ctrl, 4, "rx_ctrl_leave_ack", "LEAVE_ACK frames counted"),
 	S(flag_pause, "pause flag raised"),
 	S(flag_retrans, "retransmit flag raised"),
+	S(peer_leaves, "peer's LEAVE accepted, answered, link re-initialized"),
+	S(leave_acks, "peer's LEAVE_ACK accepted"),
 };
 #undef S
 #undef SA
@@ -303,6 +330,8 @@ rx_reset(struct sl_link *l)
 	l->retrans_cnt = 0;
 	l->retrans_arg = 0;
 	l->regular_cnt = 0;
+	l->leave_cnt = 0;
+	l->leave_ack_cnt = 0;
 	l->flag_pause = false;
 	l->flag_retrans = false;
 	l->flag_retrans_arg = 0;
@@ -400,9 +429,23 @@ sl_link_free(struct sl_link *l)
 
 /* ---------------------------------------------------------------- TX */
 
+/* The peer's LEAVE is answered: start afresh, as the peer will when it comes back. */
+static void
+peer_gone(struct sl_link *l)
+{
+	l->stats.peer_leaves++;
+	l->peer_left = true;
+	l->ring_ready = false;
+	rx_reset(l);
+}
+
 static enum sl_link_state
 tx_state(const struct sl_link *l)
 {
+	if (l->ack_left)
+		return SL_LINK_ACK_LEAVE;
+	if (l->leaving)
+		return SL_LINK_LEAVE;
 	if (!l->ring_ready)
 		return SL_LINK_INIT;
 	if (!l->rx_up)
@@ -441,8 +484,12 @@ emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fr
 			l->clear_left--;
 	} else if (key == SL_WIRE_KEY_PAUSE_REQ) {
 		l->stats.tx_pause_req++;
-	} else {
+	} else if (key == SL_WIRE_KEY_RETRANS_REQ) {
 		l->stats.tx_retrans_req++;
+	} else if (key == SL_WIRE_KEY_LEAVE) {
+		l->stats.tx_leave++;
+	} else {
+		l->stats.tx_leave_ack++;
 	}
 	l->last_tx_ns = now_ns;
 }
@@ -629,6 +676,19 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			/* Back to back, as RIFL: the sender's ring only outlives one RTT. */
 			emit_ctrl(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
 			break;
+		case SL_LINK_LEAVE:
+			more = ctrl_run(l, now_ns, SL_WIRE_KEY_LEAVE, &out[n]);
+			break;
+		case SL_LINK_ACK_LEAVE:
+			emit_ctrl(l, now_ns, SL_WIRE_KEY_LEAVE_ACK, &out[n]);
+			if (--l->ack_left == 0) {
+				/* The burst ends with the answer: the glue may stop after it. */
+				peer_gone(l);
+				n++;
+				more = false;
+				continue;
+			}
+			break;
 		default:
 			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
 			break;
@@ -647,8 +707,11 @@ sl_link_next_tx_ns(const struct sl_link *l)
 	case SL_LINK_RETRANS:
 	case SL_LINK_SEND_RETRANS:
 		return 0;
+	case SL_LINK_ACK_LEAVE:
+		return 0;
 	case SL_LINK_SEND_PAUSE:
 	case SL_LINK_PAUSE:
+	case SL_LINK_LEAVE:
 		return l->run_left ? 0 : l->run_next_ns;
 	default:
 		if (l->fc_pending != SL_WIRE_FC_FILLER || l->warmup_left || l->clear_left)
@@ -704,6 +767,23 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 		l->pause_cnt = SL_MIN(l->pause_cnt + 1, SL_LINK_CTRL_ACCEPT);
 	else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR)
 		l->pause_cnt = 0;
+	if (key == SL_WIRE_KEY_LEAVE) {
+		/* Answer once per 8 (the answer re-initializes, which restarts the count). */
+		if (++l->leave_cnt == SL_LINK_CTRL_ACCEPT)
+			l->ack_left = SL_LINK_CTRL_RUN;
+		l->leave_cnt = SL_MIN(l->leave_cnt, SL_LINK_CTRL_ACCEPT);
+	} else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
+		l->leave_cnt = 0;
+	}
+	if (key == SL_WIRE_KEY_LEAVE_ACK) {
+		if (++l->leave_ack_cnt == SL_LINK_CTRL_ACCEPT && l->leaving && !l->leave_acked) {
+			l->leave_acked = true;
+			l->stats.leave_acks++;
+		}
+		l->leave_ack_cnt = SL_MIN(l->leave_ack_cnt, SL_LINK_CTRL_ACCEPT);
+	} else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
+		l->leave_ack_cnt = 0;
+	}
 	if (key == SL_WIRE_KEY_RETRANS_REQ) {
 		l->retrans_cnt = l->retrans_cnt && arg == l->retrans_arg
 					 ? SL_MIN(l->retrans_cnt + 1, SL_LINK_CTRL_ACCEPT)
@@ -774,6 +854,24 @@ rx_good(struct sl_link *l)
 		l->rx_up = true;
 }
 
+/* Index of a (known) control key in stats.rx_ctrl. */
+static unsigned
+ctrl_index(uint16_t key)
+{
+	switch (key) {
+	case SL_WIRE_KEY_IDLE:
+		return 0;
+	case SL_WIRE_KEY_PAUSE_REQ:
+		return 1;
+	case SL_WIRE_KEY_RETRANS_REQ:
+		return 2;
+	case SL_WIRE_KEY_LEAVE:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
 static void
 rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 {
@@ -795,6 +893,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		/* Corrupted, or a gap before it: never counted; in sync it is an error. */
 		l->stats.rx_bad_ctrl++;
 		l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
+		l->leave_cnt = l->leave_ack_cnt = 0;
 		if (!l->rx_error)
 			rx_fail(l, now_ns);
 		return;
@@ -805,7 +904,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->peer_was_up = true;
 	if (f->key == SL_WIRE_KEY_PAUSE_REQ)
 		l->pause_from_zero = sl_wire_vcode_ok(f, 0) && (!ext || f->id == 0);
-	l->stats.rx_ctrl[f->key == SL_WIRE_KEY_IDLE ? 0 : f->key == SL_WIRE_KEY_PAUSE_REQ ? 1 : 2]++;
+	l->stats.rx_ctrl[ctrl_index(f->key)]++;
 	rx_flags(l, f->key, f->arg);
 }
 
@@ -945,4 +1044,25 @@ bool
 sl_link_tx_fc_paused(const struct sl_link *l)
 {
 	return l->fc_remote_paused;
+}
+
+void
+sl_link_leave(struct sl_link *l)
+{
+	l->leaving = true;
+}
+
+bool
+sl_link_leave_acked(const struct sl_link *l)
+{
+	return l->leave_acked;
+}
+
+bool
+sl_link_peer_left(struct sl_link *l)
+{
+	bool left = l->peer_left;
+
+	l->peer_left = false;
+	return left;
 }

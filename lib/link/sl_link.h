@@ -36,6 +36,14 @@
  *     - Delivered frames sit in the consumer's queue until the glue reports them consumed with
  *       sl_link_rx_consumed(); that occupancy drives on/off flow control (S_FC = fc_frames).
  *
+ * Leave (an orderly goodbye; sluice's, not RIFL's). An end about to close its port calls
+ * sl_link_leave(): tx_burst then sends only runs of LEAVE, and the glue keeps polling until
+ * sl_link_leave_acked() (the peer answered) or a timeout. The other end, on 8 consecutive
+ * LEAVE, sends one run of LEAVE_ACK and re-initializes (the peer's ring and IDs are gone);
+ * sl_link_peer_left() is true once, after the tx_burst that handed out the last LEAVE_ACK. From
+ * then on the peer may close its port at any moment: a glue whose port shares memory with the
+ * peer (memif) stops touching it until the port has gone down and up again.
+ *
  * Release: conf.release(ctx, handles, n) is called from inside tx_burst (ring evictions),
  * rx_burst (frames not delivered) and free/reset (ring contents) with the link's reference;
  * the glue frees it (rte_pktmbuf_free_bulk). It must not call back into the link.
@@ -66,6 +74,8 @@ enum sl_link_state {
 	SL_LINK_SEND_RETRANS, /**< local RX saw a bad frame: runs of RETRANS_REQ (the NACK) */
 	SL_LINK_RETRANS,      /**< peer sent RETRANS_REQ x 8: replaying the ring */
 	SL_LINK_NORMAL,       /**< data, FC frames, fillers, keepalives */
+	SL_LINK_LEAVE,        /**< sl_link_leave() called: runs of LEAVE, nothing else */
+	SL_LINK_ACK_LEAVE,    /**< peer sent LEAVE x 8: one run of LEAVE_ACK, then INIT */
 	SL_LINK_STATE__MAX
 };
 
@@ -142,6 +152,8 @@ struct sl_link_stats {
 	uint64_t tx_keepalive;     /**< IDLE frames sent because keepalive_ns elapsed */
 	uint64_t tx_pause_req;     /**< PAUSE_REQ control frames */
 	uint64_t tx_retrans_req;   /**< RETRANS_REQ control frames */
+	uint64_t tx_leave;         /**< LEAVE control frames */
+	uint64_t tx_leave_ack;     /**< LEAVE_ACK control frames */
 	uint64_t replays;          /**< replays started */
 	uint64_t replay_repeats;   /**< replays restarted because the NACK flag stayed up */
 	uint64_t nack_outside_ring; /**< NACKs naming an ID the ring no longer holds (extended) */
@@ -162,9 +174,12 @@ struct sl_link_stats {
 	uint64_t rx_fc_overflow;   /**< frames refused because the consumer queue was full */
 	uint64_t rx_fc_pause;      /**< FC pause frames accepted */
 	uint64_t rx_fc_resume;     /**< FC resume frames accepted */
-	uint64_t rx_ctrl[3];       /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ */
+	uint64_t rx_ctrl[5];       /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ,
+				    *   LEAVE, LEAVE_ACK */
 	uint64_t flag_pause;       /**< pause flag raised (8 x PAUSE_REQ) */
 	uint64_t flag_retrans;     /**< retransmit flag raised (8 x RETRANS_REQ) */
+	uint64_t peer_leaves;      /**< peer's LEAVE accepted (8 x LEAVE), answered and reset */
+	uint64_t leave_acks;       /**< peer's LEAVE_ACK accepted (8 x LEAVE_ACK) */
 };
 
 /* Name/help/offset of every counter, for telemetry; *n receives the count. */
@@ -217,5 +232,17 @@ uint32_t sl_link_rx_occupancy(const struct sl_link *l);
 
 /* True while the peer's flow control forbids new data. */
 bool sl_link_tx_fc_paused(const struct sl_link *l);
+
+/* This end will close its port: send only LEAVE from now on, take no new payloads. */
+void sl_link_leave(struct sl_link *l);
+
+/* The peer answered this end's LEAVE: it no longer touches the port. */
+bool sl_link_leave_acked(const struct sl_link *l);
+
+/*
+ * True once after the peer's LEAVE was answered (the last LEAVE_ACK went out of tx_burst); the
+ * link has re-initialized. The caller clears it by asking.
+ */
+bool sl_link_peer_left(struct sl_link *l);
 
 #endif /* SL_LINK_H */

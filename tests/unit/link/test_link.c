@@ -971,6 +971,150 @@ sl_link_rx_burst__extended_ctrl_checked_even_in_error(void **state)
 	sl_link_free(l);
 }
 
+/*
+ * Hand every frame a's tx_burst gives at now to b's rx_burst (control and filler frames only:
+ * these tests send no payload). Returns the frames moved.
+ */
+static unsigned
+pump(struct sl_link *a, struct sl_link *b, uint64_t now)
+{
+	struct sl_link_tx_frame out[64];
+	unsigned n = tx(a, now, out, 64);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct sl_link_rx_frame in = {.buf = out[i].hdr, .len = out[i].hdr_len};
+		struct sl_link_delivery d;
+
+		assert_null(out[i].handle);
+		assert_int_equal(sl_link_rx_burst(b, now, &in, 1, &d), 0);
+	}
+	return n;
+}
+
+/* Two fresh links brought up against each other on a clock stepping 100 ns. */
+static uint64_t
+pair_up(struct sl_link *a, struct sl_link *b)
+{
+	uint64_t now = 0;
+
+	for (int i = 0; i < 200; i++, now += 100) {
+		pump(a, b, now);
+		pump(b, a, now);
+	}
+	assert_int_equal(sl_link_state(a), SL_LINK_NORMAL);
+	assert_int_equal(sl_link_state(b), SL_LINK_NORMAL);
+	return now;
+}
+
+/*
+ * The goodbye: a leaves and sends only LEAVE; b answers 8 of them with one run of LEAVE_ACK,
+ * says so once, and starts afresh; a takes 8 LEAVE_ACK as the answer. A fresh b then asks for
+ * a new peer (PAUSE_REQ from ID 0), as at startup.
+ */
+static void
+sl_link_leave__answered_once_then_the_peer_starts_afresh(void **state)
+{
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		struct sl_link *a = mk(fmts[m], SL_LINK_REPLAY_RING),
+			       *b = mk(fmts[m], SL_LINK_REPLAY_RING);
+		struct sl_link_tx_frame out[64];
+		uint64_t now = pair_up(a, b);
+		unsigned n;
+
+		assert_false(sl_link_peer_left(b));
+		sl_link_leave(a);
+		assert_int_equal(sl_link_state(a), SL_LINK_LEAVE);
+		/* a's run: all LEAVE, and it takes no payload. */
+		n = tx(a, now, out, 64);
+		assert_int_equal(n, SL_LINK_CTRL_RUN);
+		for (unsigned i = 0; i < n; i++) {
+			struct sl_link_rx_frame in = {.buf = out[i].hdr, .len = out[i].hdr_len};
+			struct sl_link_delivery d;
+
+			assert_int_equal(out[i].kind, SL_LINK_FRAME_CTRL);
+			sl_link_rx_burst(b, now, &in, 1, &d);
+			/* b answers after the 8th, not before. */
+			assert_int_equal(sl_link_state(b), i + 1 < SL_LINK_CTRL_ACCEPT
+								   ? SL_LINK_NORMAL
+								   : SL_LINK_ACK_LEAVE);
+		}
+		assert_int_equal(sl_link_stats(a)->tx_leave, SL_LINK_CTRL_RUN);
+		assert_false(sl_link_leave_acked(a));
+		/* b's burst is the answer and ends with it. */
+		assert_int_equal(pump(b, a, now), SL_LINK_CTRL_RUN);
+		assert_int_equal(sl_link_stats(b)->tx_leave_ack, SL_LINK_CTRL_RUN);
+		assert_int_equal(sl_link_stats(b)->peer_leaves, 1);
+		assert_true(sl_link_peer_left(b));
+		assert_false(sl_link_peer_left(b));
+		assert_true(sl_link_leave_acked(a));
+		assert_int_equal(sl_link_stats(a)->leave_acks, 1);
+		/* b starts over: INIT, then PAUSE_REQ runs carrying ID 0. */
+		assert_int_equal(sl_link_state(b), SL_LINK_INIT);
+		n = tx(b, now + 100, out, 64);
+		assert_true(n > 0);
+		assert_int_equal(out[0].hdr[sl_wire_hdr_len(fmts[m]) + 1], SL_WIRE_KEY_PAUSE_REQ);
+		assert_int_equal(out[0].id, 0);
+		/* a keeps sending LEAVE, never data, whatever it is offered. */
+		assert_int_equal(sl_link_state(a), SL_LINK_LEAVE);
+		sl_link_free(a);
+		sl_link_free(b);
+	}
+}
+
+/*
+ * No goodbye from noise: 7 LEAVE, an IDLE, 7 more are never answered; a run of 8 with one
+ * corrupted bit anywhere is neither answered (LEAVE) nor taken as an answer (LEAVE_ACK); and a
+ * LEAVE_ACK is no answer to an end that is not leaving.
+ */
+static void
+sl_link_leave__needs_8_consecutive_verified_keys(void **state)
+{
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended};
+	struct sl_link_tx_frame out[64];
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+
+	(void)state;
+	sync_rx(l, &faithful);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_LEAVE, 0, 7);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 1);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_LEAVE, 0, 7);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_LEAVE_ACK, 0, 16);
+	assert_false(sl_link_leave_acked(l));
+	tx(l, 0, out, 64);
+	assert_int_equal(sl_link_stats(l)->tx_leave_ack, 0);
+	assert_false(sl_link_peer_left(l));
+	sl_link_free(l);
+	for (int m = 0; m < 2; m++) {
+		size_t len = fmts[m]->mode == SL_WIRE_MODE_EXTENDED ? 12 : 4;
+
+		for (int k = 0; k < 2; k++) {
+			uint16_t key = k ? SL_WIRE_KEY_LEAVE_ACK : SL_WIRE_KEY_LEAVE;
+
+			for (unsigned bit = 0; bit < len * 8; bit++) {
+				struct fr good = ctrl_frame(fmts[m], 16, key, 0), bad = good;
+
+				l = mk(fmts[m], SL_LINK_REPLAY_RING);
+				sync_rx(l, fmts[m]);
+				if (k)
+					sl_link_leave(l);
+				bad.b[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+				for (unsigned i = 0; i < 8; i++)
+					feed(l, 0, i == bit % 8 ? &bad : &good, NULL);
+				assert_false(sl_link_leave_acked(l));
+				assert_int_not_equal(sl_link_state(l), SL_LINK_ACK_LEAVE);
+				tx(l, 0, out, 64);
+				assert_int_equal(sl_link_stats(l)->tx_leave_ack, 0);
+				assert_int_equal(sl_link_stats(l)->peer_leaves, 0);
+				sl_link_free(l);
+			}
+		}
+	}
+}
+
 static void
 sl_link_stat_descs__cover_every_counter_once(void **state)
 {
@@ -1019,6 +1163,8 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
 		cmocka_unit_test(sl_link_rx_burst__peer_restart_reinitializes),
 		cmocka_unit_test(sl_link_rx_burst__pause_told_again_to_a_restarted_peer),
+		cmocka_unit_test(sl_link_leave__answered_once_then_the_peer_starts_afresh),
+		cmocka_unit_test(sl_link_leave__needs_8_consecutive_verified_keys),
 		cmocka_unit_test(sl_link_rx_burst__extended_ctrl_checked_even_in_error),
 		cmocka_unit_test(sl_link_stat_descs__cover_every_counter_once),
 	};
