@@ -94,6 +94,24 @@ drain(struct sl_dp_worker *w)
 	} while (now < end);
 }
 
+/*
+ * Then say goodbye (docs/link.md, "Leave"): LEAVE on every lane until the peer answers, at most
+ * SL_DP_LEAVE_WAIT_NS; a peer that leaves at the same time gets an answer and
+ * SL_DP_LEAVE_GRACE_NS to see it before the ports close.
+ */
+static void
+leave(struct sl_dp_worker *w)
+{
+	uint64_t now = sl_tsc_clock_now_ns(&sluiced_state.clock);
+	uint64_t end = now + SL_DP_LEAVE_WAIT_NS;
+
+	sl_dp_worker_leave(w, now);
+	while (!sl_dp_worker_leave_poll(w, now) && now < end)
+		now = sl_tsc_clock_now_ns(&sluiced_state.clock);
+	if (sl_dp_worker_quiet(w))
+		usleep(SL_DP_LEAVE_GRACE_NS / SL_NS_PER_US);
+}
+
 static int
 worker_main(void *arg)
 {
@@ -102,6 +120,7 @@ worker_main(void *arg)
 	while (!sluiced_state.stop)
 		sl_dp_worker_poll(w, sl_tsc_clock_now_ns(&sluiced_state.clock));
 	drain(w);
+	leave(w);
 	return 0;
 }
 
@@ -410,6 +429,7 @@ run(struct sluiced *d, unsigned long duration_s)
 				d->stop = true;
 		}
 		drain(wk);
+		leave(wk);
 		return;
 	}
 	/* Worker 0 runs on the first worker lcore, and so on; the main lcore only waits. */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
@@ -84,6 +87,42 @@ sl_dp_port_list(char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/*
+ * Does the port's memory belong to its peer as much as to us? memif maps the rings and buffers
+ * of both ends into both processes, and when one end closes the other's control thread unmaps
+ * them while its lcore may be inside a burst on them. net_impair over such a port is such a
+ * port too (its "dev=" names the one underneath). depth bounds a stack of impairments.
+ */
+static bool
+port_shares_memory(uint16_t port_id, unsigned int depth)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	const char *under;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint16_t under_id;
+	size_t n;
+
+	if (depth == 0 || rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL)
+		return false;
+	if (strcmp(info.driver_name, "net_memif") == 0)
+		return true;
+	if (strcmp(info.driver_name, "net_impair") != 0 || info.device == NULL)
+		return false;
+	da = rte_dev_devargs(info.device);
+	under = da != NULL && da->args != NULL ? strstr(da->args, "dev=") : NULL;
+	if (under == NULL)
+		return false;
+	under += 4;
+	n = strcspn(under, ",");
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, under, n);
+	name[n] = '\0';
+	return rte_eth_dev_get_port_by_name(name, &under_id) == 0 &&
+	       port_shares_memory(under_id, depth - 1);
+}
+
 static int
 port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_mempool *pool,
 	   char *err, size_t errlen)
@@ -117,6 +156,7 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
 	p->learn_peer = conf->learn_peer;
 	p->peer_timeout_ns = conf->peer_timeout_ns;
+	p->shares_memory = port_shares_memory(p->port_id, 4);
 	if (conf->learn_peer)
 		memset(&p->peer, 0xff, sizeof(p->peer));
 	else

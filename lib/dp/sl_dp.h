@@ -11,6 +11,11 @@
  *
  * Every frame received is counted once: not for sluice, chained (unsupported), or handed to the
  * link, which counts it as delivered, duplicate, control, filler or rejected by reason.
+ *
+ * Leaving (docs/link.md, "Leave"): a daemon that stops tells its peer with the link's LEAVE and
+ * closes its ports once the peer answered (or after a timeout). The end that answers, on a port
+ * whose memory it shares with the peer (memif), stops touching the port, the lane "quiet",
+ * until the port has gone down and up again, because the peer's close unmaps that memory.
  */
 #ifndef SL_DP_H
 #define SL_DP_H
@@ -52,6 +57,8 @@ struct sl_dp_lane_stats {
 	uint64_t tx_drop_refused;     /**< frames the TX queue refused past the backlog */
 	uint64_t tx_drop_nombuf;      /**< control or filler frame not built: pool empty */
 	uint64_t tx_backlog_waits;    /**< polls that found the TX queue full (frames kept) */
+	uint64_t tx_drop_quiet;       /**< backlog frames dropped when the lane went quiet */
+	uint64_t quiet_entries;       /**< peer's LEAVE answered, port left alone until it cycles */
 } sl_cache_aligned;
 
 extern const struct sl_stat_desc sl_dp_lane_stat_desc[];
@@ -98,6 +105,11 @@ struct sl_dp_lane {
 	/* delivered, not yet taken by the consumer (at most the link's fc_frames) */
 	struct rte_mbuf **delivered;
 	uint32_t deliv_head, deliv_count, deliv_cap;
+	/* the peer left and the port shares memory with it: not touched until it cycles */
+	bool quiet;
+	bool quiet_saw_down;          /**< the port's link went down since the lane went quiet */
+	uint64_t quiet_until_ns;      /**< ns: wake then if the link never went down */
+	bool leave_alone;             /**< leaving with no peer up to answer */
 	struct sl_dp_lane_stats stats;
 };
 
@@ -110,6 +122,7 @@ struct sl_dp_port {
 	struct rte_ether_addr mac;    /**< our address */
 	struct rte_ether_addr peer;   /**< peer address (broadcast until learned) */
 	bool learn_peer;
+	bool shares_memory;           /**< memif (or impaired memif): see "Leaving" above */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
@@ -141,6 +154,21 @@ void sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns);
  */
 void sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns);
 
+/* Start leaving: the lane's link sends only LEAVE from now on (no new payloads). */
+void sl_dp_lane_leave(struct sl_dp_lane *l, uint64_t now_ns);
+
+/*
+ * Poll a leaving lane once. True once its port may close: the peer answered, the peer is not
+ * up (nobody to answer), or the peer is leaving too and this end answered it (then the lane is
+ * quiet if the port shares memory, and the caller gives the peer SL_DP_LEAVE_GRACE_NS to see
+ * the answer before it closes).
+ */
+bool sl_dp_lane_leave_poll(struct sl_dp_lane *l, uint64_t now_ns);
+
+#define SL_DP_LEAVE_WAIT_NS (500 * SL_NS_PER_MS) /**< longest wait for the peer's answer */
+#define SL_DP_LEAVE_GRACE_NS (50 * SL_NS_PER_MS) /**< before closing after answering a peer */
+#define SL_DP_QUIET_MAX_NS SL_NS_PER_S /**< a quiet lane wakes after this if the link stayed up */
+
 /* One lcore's share of the dataplane: lane `queue` of every port. */
 struct sl_dp_worker {
 	struct sl_dp_port **ports;
@@ -160,6 +188,34 @@ sl_dp_worker_drain(struct sl_dp_worker *w, uint64_t now_ns)
 {
 	for (unsigned int i = 0; i < w->nb_ports; i++)
 		sl_dp_lane_drain(&w->ports[i]->lane[w->queue], now_ns);
+}
+
+static inline void
+sl_dp_worker_leave(struct sl_dp_worker *w, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < w->nb_ports; i++)
+		sl_dp_lane_leave(&w->ports[i]->lane[w->queue], now_ns);
+}
+
+/* One poll of every leaving lane; true once all of them may close. */
+static inline bool
+sl_dp_worker_leave_poll(struct sl_dp_worker *w, uint64_t now_ns)
+{
+	bool done = true;
+
+	for (unsigned int i = 0; i < w->nb_ports; i++)
+		done &= sl_dp_lane_leave_poll(&w->ports[i]->lane[w->queue], now_ns);
+	return done;
+}
+
+/* Does any of the worker's lanes sit quiet (it answered a peer that leaves)? */
+static inline bool
+sl_dp_worker_quiet(const struct sl_dp_worker *w)
+{
+	for (unsigned int i = 0; i < w->nb_ports; i++)
+		if (w->ports[i]->lane[w->queue].quiet)
+			return true;
+	return false;
 }
 
 #endif /* SL_DP_H */

@@ -5,7 +5,7 @@
 # every frame host a sent after host b was ready was received by b exactly once: b's sluice
 # frames (rx_pkts less the kernel's own frames that AF_PACKET also sees, counted as
 # rx_drop_not_sluice) == a.tx_pkts (memif: within the one ring a's disconnect discards), all of
-# them reached b's link, and no frame was dropped.
+# them reached b's link, and no frame was dropped; and a's goodbye was answered.
 # usage: test_two_hosts.sh af_xdp|af_packet|memif
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
@@ -64,4 +64,17 @@ for h in a b; do
         [ "$v" -eq 0 ] || sl_fail "host $h: $c = $v"
     done
 done
-sl_pass "$topo: peers up within 2 s, counters agree ($a_tx frames), clean shutdown"
+# The goodbye: a's LEAVE was answered by b, and over memif b then left the port alone until
+# a's close had taken it down (docs/link.md, "Leave"). b, stopping later, had nobody to ask.
+[ "$(sl_report_field a p0/link/leave_acks)" -eq 1 ] || sl_fail "a: its LEAVE was not answered"
+# (a may send a second run of LEAVE before the first answer reaches it: answered again.)
+v=$(sl_report_field b p0/link/peer_leaves)
+[ "$v" -ge 1 ] || sl_fail "b: a's LEAVE not answered (peer_leaves $v)"
+[ "$(sl_report_field b p0/link/tx_leave)" -eq 0 ] || sl_fail "b: sent LEAVE to a peer that had left"
+quiet=$(sl_report_field b p0/quiet_entries)
+if [ "$topo" = memif ]; then
+    [ "$quiet" -eq 1 ] || sl_fail "b: quiet_entries = $quiet over memif, expected 1"
+else
+    [ "$quiet" -eq 0 ] || sl_fail "b: quiet_entries = $quiet over $topo, expected 0"
+fi
+sl_pass "$topo: peers up within 2 s, counters agree ($a_tx frames), goodbye answered, clean shutdown"
