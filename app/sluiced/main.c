@@ -5,6 +5,7 @@
  *
  *   sluiced [EAL options] -- --config FILE [--duration-s N]
  *
+ * A stop drains the lanes, says goodbye to each peer (docs/link.md, "Leave") and closes the ports.
  * Exit status: 0 after a clean stop (SIGINT, SIGTERM or --duration-s), 1 on a runtime failure,
  * 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
  * At exit the final port counters are printed on stdout as one JSON line.
@@ -41,6 +42,10 @@ RTE_LOG_REGISTER_DEFAULT(sluiced_logtype, INFO);
 
 static struct sluiced sluiced_state;
 
+/* A stop first drains the lanes this long, so what the drivers accepted leaves before the
+ * ports stop. */
+#define SLUICED_DRAIN_NS (50 * SL_NS_PER_MS)
+
 static void
 usage(FILE *out)
 {
@@ -66,8 +71,13 @@ usage(FILE *out)
 		"Configuration keys (';' starts a comment):",
 		SLUICE_VERSION);
 	sluiced_conf_print_keys(out);
-	fprintf(out, "\n"
-		     "Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
+	fprintf(out,
+		"\n"
+		"On SIGINT/SIGTERM the lanes drain for %u ms, then each says goodbye to its peer\n"
+		"(LEAVE; up to %u ms for the answer) before the ports close.\n",
+		(unsigned)(SLUICED_DRAIN_NS / SL_NS_PER_MS),
+		(unsigned)(SL_DP_LEAVE_WAIT_NS / SL_NS_PER_MS));
+	fprintf(out, "Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
 		     "At exit, the final counters of every port are printed on stdout as one JSON "
 		     "line.\n");
 }
@@ -79,10 +89,7 @@ on_signal(int sig)
 	sluiced_state.stop = true;
 }
 
-/* After a stop: drain the worker's lanes for SLUICED_DRAIN_NS, so what the drivers accepted
- * leaves before the ports stop. */
-#define SLUICED_DRAIN_NS (50 * SL_NS_PER_MS)
-
+/* After a stop: drain the worker's lanes for SLUICED_DRAIN_NS. */
 static void
 drain(struct sl_dp_worker *w)
 {
