@@ -81,6 +81,9 @@ link_stats(const struct sl_dp_lane *l)
 	return sl_link_stats(l->link);
 }
 
+/* Counters of the kernel interface under an AF_XDP or AF_PACKET port, reported as kernel_<name>. */
+static const char *const kernel_counters[] = {"rx_dropped", "tx_dropped"};
+
 /* Every field of one port, with keys prefixed by prefix ("" or "p0/"). */
 static void
 port_view(const struct sluiced *d, unsigned int i, const char *prefix,
@@ -114,6 +117,13 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix,
 		ops->u64(ctx, KEY("nic_rx_errors"), es.ierrors);
 		ops->u64(ctx, KEY("nic_tx_errors"), es.oerrors);
 		ops->u64(ctx, KEY("nic_rx_nombuf"), es.rx_nombuf);
+	}
+	for (unsigned int k = 0; k < SL_ARRAY_SIZE(kernel_counters); k++) {
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "%skernel_%s", prefix, kernel_counters[k]);
+		if (sl_dp_port_kernel_counter(p, kernel_counters[k], &v) == 0)
+			ops->u64(ctx, key, v);
 	}
 #undef KEY
 }

@@ -5,6 +5,7 @@
  * it down cleanly, giving back every mbuf the links and lanes still hold.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,40 +88,72 @@ sl_dp_port_list(char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* Copy the value of "key=" in a devargs string into out; false when absent or too long. */
+static bool
+devarg_value(const char *args, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key), n;
+	const char *v = args;
+
+	while (v != NULL && *v != '\0') {
+		if (strncmp(v, key, klen) == 0 && v[klen] == '=') {
+			v += klen + 1;
+			n = strcspn(v, ",");
+			if (n >= len)
+				return false;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return true;
+		}
+		v = strchr(v, ',');
+		v = v != NULL ? v + 1 : NULL;
+	}
+	return false;
+}
+
 /*
- * Does the port's memory belong to its peer as much as to us? memif maps the rings and buffers
- * of both ends into both processes, and when one end closes the other's control thread unmaps
- * them while its lcore may be inside a burst on them. net_impair over such a port is such a
- * port too (its "dev=" names the one underneath). depth bounds a stack of impairments.
+ * What the port really is: its own driver, or, for net_impair, the driver of the port named by
+ * its "dev=" (followed down at most depth stacked impairments). Fills the bottom port's driver
+ * name and devargs (args may be NULL); false if the device cannot be read.
  */
 static bool
-port_shares_memory(uint16_t port_id, unsigned int depth)
+port_bottom(uint16_t port_id, unsigned int depth, const char **driver, const char **args)
 {
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
-	const char *under;
 	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t under_id;
-	size_t n;
 
 	if (depth == 0 || rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL)
 		return false;
-	if (strcmp(info.driver_name, "net_memif") == 0)
+	da = info.device != NULL ? rte_dev_devargs(info.device) : NULL;
+	*driver = info.driver_name;
+	*args = da != NULL ? da->args : NULL;
+	if (strcmp(info.driver_name, "net_impair") != 0)
 		return true;
-	if (strcmp(info.driver_name, "net_impair") != 0 || info.device == NULL)
-		return false;
-	da = rte_dev_devargs(info.device);
-	under = da != NULL && da->args != NULL ? strstr(da->args, "dev=") : NULL;
-	if (under == NULL)
-		return false;
-	under += 4;
-	n = strcspn(under, ",");
-	if (n >= sizeof(name))
-		return false;
-	memcpy(name, under, n);
-	name[n] = '\0';
-	return rte_eth_dev_get_port_by_name(name, &under_id) == 0 &&
-	       port_shares_memory(under_id, depth - 1);
+	return *args != NULL && devarg_value(*args, "dev", name, sizeof(name)) &&
+	       rte_eth_dev_get_port_by_name(name, &under_id) == 0 &&
+	       port_bottom(under_id, depth - 1, driver, args);
+}
+
+/*
+ * Two facts about the bottom port. Does its memory belong to its peer as much as to us? memif
+ * maps the rings and buffers of both ends into both processes, and when one end closes the
+ * other's control thread unmaps them while its lcore may be inside a burst on them. And which
+ * kernel interface carries it (AF_XDP, AF_PACKET: "iface="), whose own counters see drops no
+ * DPDK counter does?
+ */
+static void
+port_identify(struct sl_dp_port *p)
+{
+	const char *driver, *args;
+
+	if (!port_bottom(p->port_id, 4, &driver, &args))
+		return;
+	p->shares_memory = strcmp(driver, "net_memif") == 0;
+	if ((strcmp(driver, "net_af_xdp") == 0 || strcmp(driver, "net_af_packet") == 0) &&
+	    args != NULL && !devarg_value(args, "iface", p->kernel_if, sizeof(p->kernel_if)))
+		p->kernel_if[0] = '\0';
 }
 
 static int
@@ -156,7 +189,7 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
 	p->learn_peer = conf->learn_peer;
 	p->peer_timeout_ns = conf->peer_timeout_ns;
-	p->shares_memory = port_shares_memory(p->port_id, 4);
+	port_identify(p);
 	if (conf->learn_peer)
 		memset(&p->peer, 0xff, sizeof(p->peer));
 	else
@@ -231,4 +264,22 @@ sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns)
 
 	return l->link && sl_link_state(l->link) == SL_LINK_NORMAL && last != 0 &&
 	       (int64_t)(now_ns - last) <= (int64_t)p->peer_timeout_ns;
+}
+
+int
+sl_dp_port_kernel_counter(const struct sl_dp_port *p, const char *name, uint64_t *value)
+{
+	char path[128];
+	FILE *f;
+	int rc;
+
+	if (p->kernel_if[0] == '\0')
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", p->kernel_if, name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -errno;
+	rc = fscanf(f, "%" SCNu64, value) == 1 ? 0 : -EIO;
+	fclose(f);
+	return rc;
 }

@@ -123,6 +123,7 @@ struct sl_dp_port {
 	struct rte_ether_addr peer;   /**< peer address (broadcast until learned) */
 	bool learn_peer;
 	bool shares_memory;           /**< memif (or impaired memif): see "Leaving" above */
+	char kernel_if[32];           /**< kernel interface under AF_XDP / AF_PACKET, or "" */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
@@ -140,6 +141,14 @@ void sl_dp_port_close(struct sl_dp_port *p);
 
 /* The peer is up: lane 0's link is in NORMAL state and a frame arrived within the timeout. */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
+
+/*
+ * A counter of the kernel interface under the port (AF_XDP, AF_PACKET, or net_impair over one):
+ * /sys/class/net/<if>/statistics/<name>, e.g. rx_dropped, which counts frames the kernel
+ * dropped before any DPDK counter saw them (a veth whose XDP ring was full). Slow path.
+ * 0, -ENOENT (no kernel interface) or -errno.
+ */
+int sl_dp_port_kernel_counter(const struct sl_dp_port *p, const char *name, uint64_t *value);
 
 /* Names of all ethdev ports, comma separated, for error messages. */
 void sl_dp_port_list(char *buf, size_t len);

@@ -68,15 +68,16 @@ sl_log "a sent $a_tx frames, b received $b_rx"
 # more that no DPDK counter sees: with an XDP program on b's end, a's veth hands frames to
 # b's 256-entry XDP ring, and when b's softirq has not emptied it the frame is dropped and
 # counted in the veth's own statistics (rx_dropped on b's end; older kernels: tx_dropped on
-# a's), while a's AF_XDP port has already counted it as sent.
+# a's), while a's AF_XDP port has already counted it as sent. sluiced reports those counters
+# of the interface under an AF_XDP port as kernel_rx_dropped and kernel_tx_dropped.
 b_nic=$(sl_report_field b p0/nic_rx_missed)
-a_veth_tx_dropped=0 b_veth_rx_dropped=0
+a_kernel_tx=0 b_kernel_rx=0
 if [ "$topo" = af_xdp ]; then
-    a_veth_tx_dropped=$(sl_if_stat a tx_dropped)
-    b_veth_rx_dropped=$(sl_if_stat b rx_dropped)
+    a_kernel_tx=$(sl_report_field a p0/kernel_tx_dropped)
+    b_kernel_rx=$(sl_report_field b p0/kernel_rx_dropped)
 fi
-missed=$((a_tx - b_rx - b_nic - a_veth_tx_dropped - b_veth_rx_dropped))
-sl_log "b: nic_rx_missed $b_nic; veth drops: a tx $a_veth_tx_dropped, b rx $b_veth_rx_dropped"
+missed=$((a_tx - b_rx - b_nic - a_kernel_tx - b_kernel_rx))
+sl_log "b: nic_rx_missed $b_nic; kernel drops: a tx $a_kernel_tx, b rx $b_kernel_rx"
 if [ "$topo" = memif ]; then
     # b stops reading the rings once it has answered a's LEAVE (docs/link.md, "Leave"): the
     # LEAVE frames a sent after that are never read.

@@ -185,11 +185,6 @@ sys.exit("no field " + sys.argv[2] + " in " + sys.argv[1])
 PY
 }
 
-# sl_if_stat HOST COUNTER: a kernel counter of host h's veth end (statistics/COUNTER in sysfs).
-sl_if_stat() {
-    ip netns exec "${SL_NS[$1]}" cat "/sys/class/net/${SL_IF[$1]}/statistics/$2"
-}
-
 # sl_device KIND: the DPDK device name a port of that kind gets.
 sl_device() {
     case $1 in
