@@ -17,6 +17,15 @@
 #include "sl_crc12.h"
 #include "sl_rng.h"
 
+/* Seed r and fill buf from it; the test goes on drawing from r. */
+static void
+random_bytes(struct sl_rng *r, uint64_t seed, uint8_t *buf, size_t len)
+{
+	sl_rng_seed(r, seed);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)sl_rng_next(r);
+}
+
 static void
 sl_crc12__known_values(void **state)
 {
@@ -55,9 +64,7 @@ sl_crc12__implementations_agree(void **state)
 	struct sl_rng r;
 
 	(void)state;
-	sl_rng_seed(&r, 7);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 7, buf, sizeof(buf));
 	for (size_t off = 0; off < 8; off++)
 		for (size_t len = 0; len + off <= sizeof(buf); len += 1 + len / 8) {
 			uint16_t ref = sl_crc12_bitwise(0, buf + off, len);
@@ -77,9 +84,7 @@ sl_crc12__chains_across_fragments(void **state)
 	struct sl_rng r;
 
 	(void)state;
-	sl_rng_seed(&r, 8);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 8, buf, sizeof(buf));
 	for (size_t cut = 0; cut <= sizeof(buf); cut += 3) {
 		uint16_t whole = sl_crc12(0, buf, sizeof(buf));
 
@@ -103,9 +108,7 @@ sl_crc12__detects_every_single_and_double_bit_error(void **state)
 	uint16_t good;
 
 	(void)state;
-	sl_rng_seed(&r, 9);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 9, buf, sizeof(buf));
 	good = sl_crc12(0, buf, sizeof(buf));
 	for (unsigned a = 0; a < 256; a++) {
 		buf[a / 8] ^= (uint8_t)(0x80u >> (a % 8));
@@ -128,9 +131,7 @@ sl_crc12__detects_every_odd_weight_error(void **state)
 	uint16_t good;
 
 	(void)state;
-	sl_rng_seed(&r, 10);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 10, buf, sizeof(buf));
 	good = sl_crc12(0, buf, sizeof(buf));
 	for (int trial = 0; trial < 20000; trial++) {
 		unsigned w = 1 + 2 * (unsigned)sl_rng_below(&r, 4), bits[7];
@@ -258,9 +259,7 @@ sl_crc12_clmul__every_length_to_1024(void **state)
 	struct sl_rng r;
 
 	(void)state;
-	sl_rng_seed(&r, 11);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 11, buf, sizeof(buf));
 	for (size_t len = 0; len <= 1024; len++) {
 		size_t off = (size_t)sl_rng_below(&r, 64);
 		uint16_t crc = (uint16_t)sl_rng_below(&r, SL_CRC12_MASK + 1);
@@ -282,9 +281,7 @@ sl_crc12_clmul__running_crc_across_random_splits(void **state)
 	struct sl_rng r;
 
 	(void)state;
-	sl_rng_seed(&r, 12);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 12, buf, sizeof(buf));
 	for (int trial = 0; trial < 500; trial++) {
 		size_t off = (size_t)sl_rng_below(&r, 16);
 		size_t len = (size_t)sl_rng_below(&r, sizeof(buf) - off + 1), done = 0;
@@ -311,9 +308,7 @@ sl_crc12_clmul__long_buffers(void **state)
 	struct sl_rng r;
 
 	(void)state;
-	sl_rng_seed(&r, 13);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)sl_rng_next(&r);
+	random_bytes(&r, 13, buf, sizeof(buf));
 	for (size_t off = 0; off < 16; off++) {
 		size_t len = 9000 - 8 + off;
 		uint16_t ref = sl_crc12_bitwise(0, buf + off, len);
