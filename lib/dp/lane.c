@@ -297,8 +297,8 @@ still_quiet(struct sl_dp_lane *l, uint64_t now_ns)
 void
 sl_dp_lane_leave(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	/* Nobody to answer: a peer that is not up, or one that has left already. */
-	l->leave_alone = l->quiet || !sl_dp_port_peer_up(l->port, now_ns);
+	/* Nobody to answer: a peer that is not up (one that left re-initialized the link). */
+	l->leave_alone = !sl_dp_port_peer_up(l->port, now_ns);
 	sl_link_leave(l->link);
 }
 
