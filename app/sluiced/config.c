@@ -25,17 +25,17 @@
 #include "sl_str.h"
 
 enum key_type {
-	KEY_STRING,    /**< char[] member, size is the array size */
-	KEY_UINT,      /**< unsigned member of `size` bytes, value * scale in [min, max] */
-	KEY_ENUM,      /**< unsigned int member: index of the value in choices ("a|b|c") */
-	KEY_PEER_MAC,  /**< "learn" or aa:bb:cc:dd:ee:ff */
+	KEY_STRING,   /**< char[] member, size is the array size */
+	KEY_UINT,     /**< unsigned member of `size` bytes, value * scale in [min, max] */
+	KEY_ENUM,     /**< unsigned int member: index of the value in choices ("a|b|c") */
+	KEY_PEER_MAC, /**< "learn" or aa:bb:cc:dd:ee:ff */
 };
 
 struct key_desc {
 	const char *section; /**< "sluiced" or "port" (matches [port.N]) */
 	const char *name;
 	enum key_type type;
-	size_t offset;       /**< in struct sluiced_conf, or in struct sluiced_port_conf */
+	size_t offset; /**< in struct sluiced_conf, or in struct sluiced_port_conf */
 	size_t size;
 	uint64_t min, max;   /**< KEY_UINT bounds, in the key's own unit */
 	uint64_t scale;      /**< KEY_UINT: stored = value * scale (e.g. us -> ns) */
@@ -68,7 +68,8 @@ static const struct key_desc keys[] = {
 	{"link", "mode", KEY_ENUM, LINK(mode), 0, 0, 0, "faithful|extended", "faithful",
 	 "faithful: frame ID implicit (RIFL); extended: explicit 32-bit ID, rings up to 2^20"},
 	{"link", "vcode_scope", KEY_ENUM, LINK(vcode_scope), 0, 0, 0, "header|frame", "header",
-	 "bytes VCODE covers: link + transport header (the FCS covers the rest) or the whole frame"},
+	 "bytes VCODE covers: link + transport header (the FCS covers the rest) or the whole "
+	 "frame"},
 	{"link", "replay", KEY_ENUM, LINK(replay), 0, 0, 0, "ring|missing", "ring",
 	 "replay the whole ring (RIFL) or from the first missing frame (extended mode only)"},
 	{"link", "ring_order", KEY_UINT, LINK(ring_order), 0, 20, 1, NULL, "0",
@@ -86,7 +87,8 @@ static const struct key_desc keys[] = {
 	{"link", "fc_off_frames", KEY_UINT, LINK(fc_off_frames), 0, 1048576, 1, NULL, "0",
 	 "send resume at this many undelivered frames; 0 = 1/3 of S_FC"},
 	{"link", "keepalive_us", KEY_UINT, LINK(keepalive_ns), 1, 10000000, 1000, NULL, "100",
-	 "send an IDLE frame after this long without sending, microseconds (bounds loss detection)"},
+	 "send an IDLE frame after this long without sending, microseconds (bounds loss "
+	 "detection)"},
 	{"link", "ctrl_interval_us", KEY_UINT, LINK(ctrl_interval_ns), 1, 1000000, 1000, NULL,
 	 "1000", "gap between runs of control frames, microseconds"},
 	{"traffic", "mode", KEY_ENUM, TRAFFIC(mode), 0, 0, 0, "off|send|check|both", "off",
@@ -132,7 +134,6 @@ sluiced_conf_print_keys(FILE *out)
 }
 
 /* --- locating lines ------------------------------------------------------------------------ */
-
 
 /*
  * Scan the file. With section == NULL: check syntax, print the first bad line, return its
@@ -191,8 +192,7 @@ scan_file(const char *path, const char *section, const char *key, FILE *err)
 		}
 		*eq = '\0';
 		/* The last occurrence: for a key set twice, that is the offending line. */
-		if (section && key && strcmp(cur, section) == 0 &&
-		    strcmp(sl_str_trim(s), key) == 0)
+		if (section && key && strcmp(cur, section) == 0 && strcmp(sl_str_trim(s), key) == 0)
 			found = line;
 	}
 	fclose(f);
@@ -316,8 +316,8 @@ apply_defaults(struct sluiced_conf *c, void *base, const char *kind)
 
 /* Apply every entry of one section; unknown or duplicate keys are errors. */
 static int
-load_section(struct sluiced_conf *c, struct rte_cfgfile *cfg, const char *section,
-	     const char *kind, void *base, FILE *err)
+load_section(struct sluiced_conf *c, struct rte_cfgfile *cfg, const char *section, const char *kind,
+	     void *base, FILE *err)
 {
 	int n = rte_cfgfile_section_num_entries(cfg, section);
 	struct rte_cfgfile_entry *e;
@@ -339,11 +339,12 @@ load_section(struct sluiced_conf *c, struct rte_cfgfile *cfg, const char *sectio
 				goto out;
 			}
 		for (size_t j = 0; j < SL_ARRAY_SIZE(keys); j++)
-			if (strcmp(keys[j].section, kind) == 0 && strcmp(keys[j].name, e[i].name) == 0)
+			if (strcmp(keys[j].section, kind) == 0 &&
+			    strcmp(keys[j].name, e[i].name) == 0)
 				k = &keys[j];
 		if (k == NULL) {
-			fprintf(err, "%s:%u: %s: unknown key in [%s] (see sluiced --help)\n", c->path,
-				line_of(c->path, section, e[i].name), e[i].name, section);
+			fprintf(err, "%s:%u: %s: unknown key in [%s] (see sluiced --help)\n",
+				c->path, line_of(c->path, section, e[i].name), e[i].name, section);
 			goto out;
 		}
 		if (apply(c, base, k, section, e[i].value, err) < 0)
@@ -427,7 +428,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		}
 		if (idx < 0) {
 			fprintf(err,
-				"%s:%u: [%s]: unknown section (expected [sluiced], [link], [traffic] "
+				"%s:%u: [%s]: unknown section (expected [sluiced], [link], "
+				"[traffic] "
 				"or [port.N])\n",
 				path, line_of(path, names[i], NULL), names[i]);
 			goto out;
@@ -448,7 +450,9 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 	}
 	for (unsigned int i = c->nb_ports; i < SLUICED_MAX_PORTS; i++)
 		if (seen[i]) {
-			fprintf(err, "%s:%u: [port.%u]: port sections must be numbered from 0 without gaps\n",
+			fprintf(err,
+				"%s:%u: [port.%u]: port sections must be numbered from 0 without "
+				"gaps\n",
 				path, line_of(path, c->port[i].section, NULL), i);
 			goto out;
 		}

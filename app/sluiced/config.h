@@ -19,7 +19,7 @@
 #define SLUICED_NAME_MAX 64
 
 struct sluiced_port_conf {
-	char section[SLUICED_NAME_MAX]; /**< "port.0": where the keys came from */
+	char section[SLUICED_NAME_MAX];    /**< "port.0": where the keys came from */
 	char device[RTE_ETH_NAME_MAX_LEN]; /**< DPDK device name (PCI address or --vdev name) */
 	unsigned int device_line;          /**< line of the device key, for late errors */
 	bool learn_peer;                   /**< peer MAC learned from its first valid frame */
@@ -37,41 +37,41 @@ enum sluiced_traffic_mode {
 
 /* [link]: the reliable link of every lane (docs/link.md). */
 struct sluiced_link_conf {
-	unsigned int mode;            /**< enum sl_wire_mode */
-	unsigned int vcode_scope;     /**< 0 = link + transport header, 1 = whole frame */
-	unsigned int replay;          /**< enum sl_link_replay */
-	uint32_t ring_order;          /**< k of the 2^k-frame replay ring; 0 = from rate x RTT */
-	uint64_t rate_bps;            /**< link rate for sizing, bits/s */
-	uint64_t rtt_ns;              /**< round-trip time for sizing */
-	uint32_t sizing_frame_bytes;  /**< frame size assumed by the sizing rules, bytes */
-	uint32_t fc_frames;           /**< S_FC, frames; 0 = 1.5 x rate x RTT */
-	uint32_t fc_on_frames;        /**< pause at this occupancy, frames; 0 = 2/3 S_FC */
-	uint32_t fc_off_frames;       /**< resume at this occupancy, frames; 0 = 1/3 S_FC */
-	uint64_t keepalive_ns;        /**< IDLE after this long without sending */
-	uint64_t ctrl_interval_ns;    /**< gap between control runs */
-	unsigned int line;            /**< line of the [link] header (0: defaults) */
+	unsigned int mode;           /**< enum sl_wire_mode */
+	unsigned int vcode_scope;    /**< 0 = link + transport header, 1 = whole frame */
+	unsigned int replay;         /**< enum sl_link_replay */
+	uint32_t ring_order;         /**< k of the 2^k-frame replay ring; 0 = from rate x RTT */
+	uint64_t rate_bps;           /**< link rate for sizing, bits/s */
+	uint64_t rtt_ns;             /**< round-trip time for sizing */
+	uint32_t sizing_frame_bytes; /**< frame size assumed by the sizing rules, bytes */
+	uint32_t fc_frames;          /**< S_FC, frames; 0 = 1.5 x rate x RTT */
+	uint32_t fc_on_frames;       /**< pause at this occupancy, frames; 0 = 2/3 S_FC */
+	uint32_t fc_off_frames;      /**< resume at this occupancy, frames; 0 = 1/3 S_FC */
+	uint64_t keepalive_ns;       /**< IDLE after this long without sending */
+	uint64_t ctrl_interval_ns;   /**< gap between control runs */
+	unsigned int line;           /**< line of the [link] header (0: defaults) */
 };
 
 /* [traffic]: the link test traffic generator and checker (docs/link.md). */
 struct sluiced_traffic_conf {
-	unsigned int mode;            /**< enum sluiced_traffic_mode */
-	uint32_t body_bytes;          /**< payload size, bytes */
-	uint64_t rate_bps;            /**< generator rate, body bits/s; 0 = as fast as possible */
-	uint64_t frames;              /**< payloads per lane; 0 = no limit */
-	uint64_t consume_bps;         /**< checker consumption rate, body bits/s; 0 = unthrottled */
-	unsigned int body_line;       /**< line of body_bytes, for late errors */
+	unsigned int mode;      /**< enum sluiced_traffic_mode */
+	uint32_t body_bytes;    /**< payload size, bytes */
+	uint64_t rate_bps;      /**< generator rate, body bits/s; 0 = as fast as possible */
+	uint64_t frames;        /**< payloads per lane; 0 = no limit */
+	uint64_t consume_bps;   /**< checker consumption rate, body bits/s; 0 = unthrottled */
+	unsigned int body_line; /**< line of body_bytes, for late errors */
 };
 
 struct sluiced_conf {
-	char path[256];                 /**< the file it was loaded from */
-	char name[SLUICED_NAME_MAX];    /**< host name shown in telemetry and reports */
-	unsigned int workers;           /**< worker lcores; 0 = single-lcore mode */
+	char path[256];              /**< the file it was loaded from */
+	char name[SLUICED_NAME_MAX]; /**< host name shown in telemetry and reports */
+	unsigned int workers;        /**< worker lcores; 0 = single-lcore mode */
 	unsigned int workers_line;
-	uint32_t mbufs;                 /**< mbufs per pool; 0 = sized from the lanes */
+	uint32_t mbufs; /**< mbufs per pool; 0 = sized from the lanes */
 	unsigned int mbufs_line;
-	uint32_t mbuf_cache;            /**< per-lcore mempool cache, mbufs */
-	uint16_t mbuf_data_room;        /**< data room per mbuf, bytes (incl. headroom) */
-	uint64_t peer_timeout_ns;       /**< peer is down after this long without a valid frame */
+	uint32_t mbuf_cache;      /**< per-lcore mempool cache, mbufs */
+	uint16_t mbuf_data_room;  /**< data room per mbuf, bytes (incl. headroom) */
+	uint64_t peer_timeout_ns; /**< peer is down after this long without a valid frame */
 	struct sluiced_link_conf link;
 	struct sluiced_traffic_conf traffic;
 	unsigned int nb_ports;

@@ -37,7 +37,7 @@
 #define EXIT_CONFIG 2
 
 RTE_LOG_REGISTER_DEFAULT(sluiced_logtype, INFO);
-#define LOG(level, fmt, ...)                                                                      \
+#define LOG(level, fmt, ...)                                                                       \
 	rte_log(RTE_LOG_##level, sluiced_logtype, "sluiced: " fmt "\n", ##__VA_ARGS__)
 
 static struct sluiced sluiced_state;
@@ -56,15 +56,18 @@ usage(FILE *out)
 		"\n"
 		"EAL options come first (see the DPDK EAL documentation). Typical ones:\n"
 		"  -l 0[,1..]                 lcores: the main lcore, then one per worker\n"
-		"  --vdev net_af_xdp0,iface=IF  a port over AF_XDP (also net_af_packet, net_memif,\n"
-		"                             net_ring, net_impair); PCI NICs are found by address\n"
+		"  --vdev net_af_xdp0,iface=IF  a port over AF_XDP (also net_af_packet, "
+		"net_memif,\n"
+		"                             net_ring, net_impair); PCI NICs are found by "
+		"address\n"
 		"  --no-huge -m 512 --no-pci  run without hugepages or PCI devices\n"
 		"  --file-prefix NAME         unique per process; dpdk-telemetry.py -f NAME reads\n"
 		"                             /sluice/info and /sluice/ports\n"
 		"\n"
 		"sluiced options (after --):\n"
 		"  -c, --config FILE          INI configuration (required); keys below\n"
-		"  -d, --duration-s N         stop after N seconds (default: run until SIGINT/SIGTERM)\n"
+		"  -d, --duration-s N         stop after N seconds (default: run until "
+		"SIGINT/SIGTERM)\n"
 		"  -h, --help                 this text\n"
 		"  -V, --version              print the version\n"
 		"\n"
@@ -77,9 +80,10 @@ usage(FILE *out)
 		"(LEAVE; up to %u ms for the answer) before the ports close.\n",
 		(unsigned)(SLUICED_DRAIN_NS / SL_NS_PER_MS),
 		(unsigned)(SL_DP_LEAVE_WAIT_NS / SL_NS_PER_MS));
-	fprintf(out, "Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
-		     "At exit, the final counters of every port are printed on stdout as one JSON "
-		     "line.\n");
+	fprintf(out,
+		"Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
+		"At exit, the final counters of every port are printed on stdout as one JSON "
+		"line.\n");
 }
 
 static void
@@ -155,7 +159,8 @@ parse_args(int argc, char **argv, const char **config, unsigned long *duration_s
 			errno = 0;
 			*duration_s = strtoul(optarg, &end, 10);
 			if (errno || *end || *optarg == '\0' || *optarg == '-') {
-				fprintf(stderr, "sluiced: --duration-s: expected seconds, got '%s'\n",
+				fprintf(stderr,
+					"sluiced: --duration-s: expected seconds, got '%s'\n",
 					optarg);
 				exit(EXIT_CONFIG);
 			}
@@ -215,8 +220,8 @@ node_of(int socket_id)
 static uint64_t
 mbufs_needed(const struct sluiced *d)
 {
-	uint64_t per_lane = (UINT64_C(1) << d->link.ring_order) + d->link.fc_frames +
-			    2 * SL_DP_BURST;
+	uint64_t per_lane =
+		(UINT64_C(1) << d->link.ring_order) + d->link.fc_frames + 2 * SL_DP_BURST;
 	uint64_t total = (uint64_t)d->conf.mbuf_cache * rte_lcore_count();
 
 	for (unsigned int i = 0; i < d->conf.nb_ports; i++)
@@ -289,14 +294,16 @@ link_settings(struct sluiced *d)
 	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
 	l->replay = lc->replay ? SL_LINK_REPLAY_MISSING : SL_LINK_REPLAY_RING;
 	if (l->replay == SL_LINK_REPLAY_MISSING && l->fmt.mode != SL_WIRE_MODE_EXTENDED) {
-		fprintf(stderr, "%s:%u: replay: 'missing' needs mode = extended (the NACK must "
-				"carry the frame ID)\n",
+		fprintf(stderr,
+			"%s:%u: replay: 'missing' needs mode = extended (the NACK must "
+			"carry the frame ID)\n",
 			d->conf.path, lc->line);
 		return -1;
 	}
 	order = (int)lc->ring_order;
 	if (order == 0)
-		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns, lc->sizing_frame_bytes);
+		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns,
+					   lc->sizing_frame_bytes);
 	if (order < (int)SL_LINK_ORDER_MIN ||
 	    order > (int)(lc->mode ? SL_LINK_ORDER_MAX_EXTENDED : SL_LINK_ORDER_MAX_FAITHFUL)) {
 		fprintf(stderr, "%s:%u: ring_order: %s; the %s mode allows 2^%u to 2^%u frames\n",
@@ -307,9 +314,9 @@ link_settings(struct sluiced *d)
 		return -1;
 	}
 	l->ring_order = (uint8_t)order;
-	l->fc_frames = lc->fc_frames ? lc->fc_frames
-				     : sl_link_fc_frames(lc->rate_bps, lc->rtt_ns,
-							 lc->sizing_frame_bytes);
+	l->fc_frames =
+		lc->fc_frames ? lc->fc_frames
+			      : sl_link_fc_frames(lc->rate_bps, lc->rtt_ns, lc->sizing_frame_bytes);
 	l->fc_on_frames = lc->fc_on_frames;
 	l->fc_off_frames = lc->fc_off_frames;
 	l->keepalive_ns = lc->keepalive_ns;
@@ -335,8 +342,9 @@ open_ports(struct sluiced *d, const uint16_t *pid)
 		};
 		char err[640];
 
-		if (sl_dp_port_open(&d->port[i], &c, d->pool[node_of(rte_eth_dev_socket_id(pid[i]))],
-				    err, sizeof(err)) != 0) {
+		if (sl_dp_port_open(&d->port[i], &c,
+				    d->pool[node_of(rte_eth_dev_socket_id(pid[i]))], err,
+				    sizeof(err)) != 0) {
 			fprintf(stderr, "%s:%u: device: %s\n", d->conf.path, pc->device_line, err);
 			return -1;
 		}
@@ -353,8 +361,11 @@ check_numa(struct sluiced *d)
 	unsigned int lcore;
 
 	d->numa_nodes = numa_available() < 0 ? 1 : (unsigned int)numa_num_configured_nodes();
-	RTE_LCORE_FOREACH(lcore) {
-		int node = numa_available() < 0 ? 0 : numa_node_of_cpu((int)rte_lcore_to_cpu_id((int)lcore));
+	RTE_LCORE_FOREACH(lcore)
+	{
+		int node = numa_available() < 0
+				   ? 0
+				   : numa_node_of_cpu((int)rte_lcore_to_cpu_id((int)lcore));
 
 		for (unsigned int i = 0; i < d->nb_ports; i++)
 			if (d->port[i].socket_id >= 0 && node >= 0 && node != d->port[i].socket_id)
@@ -374,8 +385,10 @@ setup_traffic(struct sluiced *d)
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		struct sl_dp_port *p = &d->port[i];
 		struct sl_dp_traffic_conf c = {
-			.send = tc->mode == SLUICED_TRAFFIC_SEND || tc->mode == SLUICED_TRAFFIC_BOTH,
-			.check = tc->mode == SLUICED_TRAFFIC_CHECK || tc->mode == SLUICED_TRAFFIC_BOTH,
+			.send = tc->mode == SLUICED_TRAFFIC_SEND ||
+				tc->mode == SLUICED_TRAFFIC_BOTH,
+			.check = tc->mode == SLUICED_TRAFFIC_CHECK ||
+				 tc->mode == SLUICED_TRAFFIC_BOTH,
 			.body_bytes = (uint16_t)tc->body_bytes,
 			.rate_bps = tc->rate_bps,
 			.frames = tc->frames,
@@ -383,16 +396,18 @@ setup_traffic(struct sluiced *d)
 			.pool = d->pool[node_of(p->socket_id)],
 		};
 
-		d->traffic[i] = rte_zmalloc_socket("sl_traffic", sizeof(*d->traffic[i]) * p->nb_queues,
-						   RTE_CACHE_LINE_SIZE, p->socket_id);
+		d->traffic[i] =
+			rte_zmalloc_socket("sl_traffic", sizeof(*d->traffic[i]) * p->nb_queues,
+					   RTE_CACHE_LINE_SIZE, p->socket_id);
 		if (d->traffic[i] == NULL) {
 			LOG(ERR, "no memory for test traffic state");
 			return -1;
 		}
 		for (uint16_t q = 0; q < p->nb_queues; q++) {
 			if (sl_dp_traffic_init(&d->traffic[i][q], &c) != 0) {
-				fprintf(stderr, "%s:%u: body_bytes: %u bytes do not fit in one mbuf "
-						"of mbuf_data_room = %u after %u bytes of headroom\n",
+				fprintf(stderr,
+					"%s:%u: body_bytes: %u bytes do not fit in one mbuf "
+					"of mbuf_data_room = %u after %u bytes of headroom\n",
 					d->conf.path, tc->body_line, tc->body_bytes,
 					d->conf.mbuf_data_room, RTE_PKTMBUF_HEADROOM);
 				return -1;
@@ -440,7 +455,8 @@ run(struct sluiced *d, unsigned long duration_s)
 		return;
 	}
 	/* Worker 0 runs on the first worker lcore, and so on; the main lcore only waits. */
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
 		if (w > d->nb_workers)
 			break;
 		rte_eal_remote_launch(worker_main, &d->worker[w - 1], lcore);
@@ -496,7 +512,8 @@ main(int argc, char **argv)
 	}
 	d->nb_workers = d->conf.workers ? d->conf.workers : 1;
 	if (d->conf.workers + 1 > rte_lcore_count()) {
-		fprintf(stderr, "%s:%u: workers: %u worker lcores need %u EAL lcores (-l), EAL has %u\n",
+		fprintf(stderr,
+			"%s:%u: workers: %u worker lcores need %u EAL lcores (-l), EAL has %u\n",
 			d->conf.path, d->conf.workers_line, d->conf.workers, d->conf.workers + 1,
 			rte_lcore_count());
 		rc = EXIT_CONFIG;

@@ -16,18 +16,18 @@
 
 struct sluiced {
 	struct sluiced_conf conf;
-	struct sl_tsc_clock clock;          /**< TSC -> ns, calibrated from rte_get_tsc_hz() */
-	uint64_t start_ns;                  /**< clock time when the ports came up */
+	struct sl_tsc_clock clock; /**< TSC -> ns, calibrated from rte_get_tsc_hz() */
+	uint64_t start_ns;         /**< clock time when the ports came up */
 	struct rte_mempool *pool[RTE_MAX_NUMA_NODES]; /**< packet pools, one per NUMA node used */
 	struct sl_dp_port port[SL_DP_MAX_PORTS];
 	unsigned int nb_ports;
-	struct sl_link_conf link;           /**< every lane's link settings */
+	struct sl_link_conf link;                       /**< every lane's link settings */
 	struct sl_dp_traffic *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
-	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
+	struct sl_dp_worker worker[RTE_MAX_LCORE];      /**< indexed by worker number */
 	struct sl_dp_port *port_ptr[SL_DP_MAX_PORTS];
-	unsigned int nb_workers;            /**< worker loops (1 in single-lcore mode) */
-	unsigned int numa_nodes;            /**< NUMA nodes libnuma reports (1 without NUMA) */
-	volatile bool stop;                 /**< set by SIGINT/SIGTERM or --duration-s */
+	unsigned int nb_workers; /**< worker loops (1 in single-lcore mode) */
+	unsigned int numa_nodes; /**< NUMA nodes libnuma reports (1 without NUMA) */
+	volatile bool stop;      /**< set by SIGINT/SIGTERM or --duration-s */
 };
 
 /* Register /sluice/info, /sluice/ports, /sluice/link and /sluice/traffic. 0 or -errno. */

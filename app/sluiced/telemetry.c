@@ -86,8 +86,8 @@ static const char *const kernel_counters[] = {"rx_dropped", "tx_dropped"};
 
 /* Every field of one port, with keys prefixed by prefix ("" or "p0/"). */
 static void
-port_view(const struct sluiced *d, unsigned int i, const char *prefix,
-	  const struct view_ops *ops, void *ctx)
+port_view(const struct sluiced *d, unsigned int i, const char *prefix, const struct view_ops *ops,
+	  void *ctx)
 {
 	const struct sl_dp_port *p = &d->port[i];
 	uint64_t now = sl_tsc_clock_now_ns(&d->clock);

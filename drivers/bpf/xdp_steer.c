@@ -27,7 +27,8 @@ struct {
 } xsks_map SEC(".maps");
 
 SEC("xdp")
-int sl_xdp_steer(struct xdp_md *ctx)
+int
+sl_xdp_steer(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;

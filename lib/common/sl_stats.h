@@ -26,7 +26,10 @@ struct sl_stat_desc {
 	size_t offset; /**< byte offset of the uint64_t counter in its stats struct */
 };
 
-#define SL_STAT(type, member, help_text) {#member, help_text, offsetof(type, member)}
+#define SL_STAT(type, member, help_text)                                                           \
+	{                                                                                          \
+		.name = #member, .help = help_text, .offset = offsetof(type, member)               \
+	}
 
 static inline uint64_t
 sl_stat_get(const void *stats, const struct sl_stat_desc *d)
@@ -39,10 +42,10 @@ sl_stat_get(const void *stats, const struct sl_stat_desc *d)
 #define SL_HIST_BUCKETS ((64u - SL_HIST_SUB_BITS + 1u) * SL_HIST_SUB)
 
 struct sl_hist {
-	uint64_t count;                    /**< values recorded */
-	uint64_t sum;                      /**< sum of values (saturating) */
-	uint64_t max;                      /**< largest value */
-	uint64_t bucket[SL_HIST_BUCKETS];  /**< counts per log-linear bucket */
+	uint64_t count;                   /**< values recorded */
+	uint64_t sum;                     /**< sum of values (saturating) */
+	uint64_t max;                     /**< largest value */
+	uint64_t bucket[SL_HIST_BUCKETS]; /**< counts per log-linear bucket */
 };
 
 void sl_hist_reset(struct sl_hist *h);

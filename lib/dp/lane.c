@@ -234,7 +234,8 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 		memmove(l->pending, l->pending + taken, l->n_pending * sizeof(l->pending[0]));
 	}
 	for (unsigned int i = 0; i < n_out; i++) {
-		struct rte_mbuf *m = out[i].handle ? build_data(l, &out[i]) : build_small(l, &out[i]);
+		struct rte_mbuf *m =
+			out[i].handle ? build_data(l, &out[i]) : build_small(l, &out[i]);
 
 		if (m == NULL) {
 			add(&l->stats.tx_drop_nombuf, 1);

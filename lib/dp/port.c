@@ -76,7 +76,8 @@ sl_dp_port_list(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV(pid)
+	{
 		char name[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(pid, name) != 0)
@@ -234,8 +235,8 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 }
 
 int
-sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
-		struct rte_mempool *pool, char *err, size_t errlen)
+sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_mempool *pool,
+		char *err, size_t errlen)
 {
 	int rc = port_setup(p, conf, pool, err, errlen);
 

@@ -65,14 +65,14 @@ extern const struct sl_stat_desc sl_dp_lane_stat_desc[];
 extern const unsigned int sl_dp_lane_stat_count;
 
 struct sl_dp_port_conf {
-	const char *device;          /**< DPDK device name */
-	uint16_t nb_queues;          /**< RX/TX queue pairs (lanes) */
-	uint16_t rx_desc;            /**< descriptors per RX queue */
-	uint16_t tx_desc;            /**< descriptors per TX queue */
-	bool learn_peer;             /**< take the peer MAC from its first sluice frame */
-	struct rte_ether_addr peer;  /**< when !learn_peer */
-	uint64_t peer_timeout_ns;    /**< peer down after this long without a frame */
-	struct sl_link_conf link;    /**< every lane's link; release/ctx are set by sl_dp */
+	const char *device;         /**< DPDK device name */
+	uint16_t nb_queues;         /**< RX/TX queue pairs (lanes) */
+	uint16_t rx_desc;           /**< descriptors per RX queue */
+	uint16_t tx_desc;           /**< descriptors per TX queue */
+	bool learn_peer;            /**< take the peer MAC from its first sluice frame */
+	struct rte_ether_addr peer; /**< when !learn_peer */
+	uint64_t peer_timeout_ns;   /**< peer down after this long without a frame */
+	struct sl_link_conf link;   /**< every lane's link; release/ctx are set by sl_dp */
 };
 
 /*
@@ -93,9 +93,9 @@ struct sl_dp_lane {
 	struct sl_dp_port *port;
 	uint16_t queue;
 	struct sl_link *link;
-	struct rte_mempool *pool;     /**< for control and filler frames */
+	struct rte_mempool *pool; /**< for control and filler frames */
 	struct sl_dp_app app;
-	uint64_t last_rx_ns;          /**< ns: last frame from the peer (atomic) */
+	uint64_t last_rx_ns; /**< ns: last frame from the peer (atomic) */
 	/* payloads produced, not yet taken by the link (offered again first) */
 	struct rte_mbuf *pending[SL_DP_BURST];
 	unsigned int n_pending;
@@ -107,23 +107,23 @@ struct sl_dp_lane {
 	uint32_t deliv_head, deliv_count, deliv_cap;
 	/* the peer left and the port shares memory with it: not touched until it cycles */
 	bool quiet;
-	bool quiet_saw_down;          /**< the port's link went down since the lane went quiet */
-	uint64_t quiet_until_ns;      /**< ns: wake then if the link never went down */
-	bool leave_alone;             /**< leaving with no peer up to answer */
+	bool quiet_saw_down;     /**< the port's link went down since the lane went quiet */
+	uint64_t quiet_until_ns; /**< ns: wake then if the link never went down */
+	bool leave_alone;        /**< leaving with no peer up to answer */
 	struct sl_dp_lane_stats stats;
 };
 
 struct sl_dp_port {
 	uint16_t port_id;
-	int socket_id;                /**< NUMA node of the device (SOCKET_ID_ANY if unknown) */
+	int socket_id; /**< NUMA node of the device (SOCKET_ID_ANY if unknown) */
 	uint16_t nb_queues;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
-	struct rte_ether_addr mac;    /**< our address */
-	struct rte_ether_addr peer;   /**< peer address (broadcast until learned) */
+	struct rte_ether_addr mac;  /**< our address */
+	struct rte_ether_addr peer; /**< peer address (broadcast until learned) */
 	bool learn_peer;
-	bool shares_memory;           /**< memif (or impaired memif): see "Leaving" above */
-	char kernel_if[32];           /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	bool shares_memory; /**< memif (or impaired memif): see "Leaving" above */
+	char kernel_if[32]; /**< kernel interface under AF_XDP / AF_PACKET, or "" */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };

@@ -35,15 +35,15 @@
 #include "sl_stats.h"
 
 #define SL_DP_TRAFFIC_MIN_BODY SL_DP_MIN_BODY /**< bytes: fills a minimum Ethernet frame */
-#define SL_DP_TRAFFIC_WINDOW 4096u  /**< sequence numbers remembered for dup / reorder */
+#define SL_DP_TRAFFIC_WINDOW 4096u            /**< sequence numbers remembered for dup / reorder */
 
 struct sl_dp_traffic_conf {
-	bool send;              /**< generate payloads */
-	bool check;             /**< check delivered payloads */
-	uint16_t body_bytes;    /**< payload (link body) size, bytes */
-	uint64_t rate_bps;      /**< generator rate in body bits/s; 0 = as fast as the link takes */
-	uint64_t frames;        /**< payloads to generate; 0 = no limit */
-	uint64_t consume_bps;   /**< checker's consumption rate in body bits/s; 0 = unthrottled */
+	bool send;            /**< generate payloads */
+	bool check;           /**< check delivered payloads */
+	uint16_t body_bytes;  /**< payload (link body) size, bytes */
+	uint64_t rate_bps;    /**< generator rate in body bits/s; 0 = as fast as the link takes */
+	uint64_t frames;      /**< payloads to generate; 0 = no limit */
+	uint64_t consume_bps; /**< checker's consumption rate in body bits/s; 0 = unthrottled */
 	struct rte_mempool *pool; /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
 };
 
@@ -77,10 +77,10 @@ struct sl_dp_throttle {
 
 struct sl_dp_traffic {
 	struct sl_dp_traffic_conf conf;
-	struct sl_dp_throttle gen;   /**< the generator's rate_bps cap */
-	struct sl_dp_throttle take;  /**< the checker's consume_bps cap */
+	struct sl_dp_throttle gen;  /**< the generator's rate_bps cap */
+	struct sl_dp_throttle take; /**< the checker's consume_bps cap */
 	uint64_t next_seq;
-	uint64_t expected;           /**< next sequence number the checker expects */
+	uint64_t expected;                        /**< next sequence number the checker expects */
 	uint64_t seen[SL_DP_TRAFFIC_WINDOW / 64]; /**< seq % window received */
 	struct sl_dp_traffic_stats stats;
 };

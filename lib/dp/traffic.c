@@ -83,8 +83,7 @@ credit(uint64_t rate_bps, uint64_t start_ns, uint64_t now_ns, uint16_t len_bytes
 
 /* Payloads of len_bytes that rate_bps allows at now_ns, at most SL_DP_BURST. */
 static uint64_t
-throttle_allow(struct sl_dp_throttle *th, uint64_t rate_bps, uint16_t len_bytes,
-	       uint64_t now_ns)
+throttle_allow(struct sl_dp_throttle *th, uint64_t rate_bps, uint16_t len_bytes, uint64_t now_ns)
 {
 	uint64_t owed;
 
@@ -116,8 +115,8 @@ sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 	if (t->conf.frames)
 		allow = SL_MIN(allow, t->conf.frames - t->stats.generated);
 	if (t->conf.rate_bps)
-		allow = SL_MIN(allow, throttle_allow(&t->gen, t->conf.rate_bps,
-						     t->conf.body_bytes, now_ns));
+		allow = SL_MIN(allow, throttle_allow(&t->gen, t->conf.rate_bps, t->conf.body_bytes,
+						     now_ns));
 	while (n < allow) {
 		struct rte_mbuf *p = rte_pktmbuf_alloc(t->conf.pool);
 		uint8_t *b;
@@ -196,7 +195,8 @@ sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 								 t->conf.body_bytes, now_ns));
 	for (unsigned i = 0; i < n; i++) {
 		if (t->conf.check)
-			check_one(t, rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len, now_ns);
+			check_one(t, rte_pktmbuf_mtod(m[i], const uint8_t *), m[i]->data_len,
+				  now_ns);
 		rte_pktmbuf_free(m[i]);
 	}
 	t->take.taken += n;

@@ -115,25 +115,25 @@ struct ring_slot {
 
 struct sl_link {
 	struct sl_link_conf conf;
-	enum sl_link_state state;  /**< last state the TX computed */
-	bool ring_ready;           /**< false until INIT has run */
+	enum sl_link_state state; /**< last state the TX computed */
+	bool ring_ready;          /**< false until INIT has run */
 
 	/* TX */
-	uint32_t ring_mask;        /**< 2^k - 1 */
-	uint32_t tx_next;          /**< ID of the next new data frame */
-	uint32_t ring_used;        /**< frames in the ring, <= 2^k */
-	uint32_t warmup_left;      /**< fillers still owed before user data */
-	uint32_t clear_left;       /**< regular frames to send to lower the peer's flags */
-	uint8_t fc_pending;        /**< FC code to send, SL_WIRE_FC_FILLER when none */
-	bool fc_remote_paused;     /**< peer's FC pause in force */
+	uint32_t ring_mask;    /**< 2^k - 1 */
+	uint32_t tx_next;      /**< ID of the next new data frame */
+	uint32_t ring_used;    /**< frames in the ring, <= 2^k */
+	uint32_t warmup_left;  /**< fillers still owed before user data */
+	uint32_t clear_left;   /**< regular frames to send to lower the peer's flags */
+	uint8_t fc_pending;    /**< FC code to send, SL_WIRE_FC_FILLER when none */
+	bool fc_remote_paused; /**< peer's FC pause in force */
 	bool replay_active;
-	uint32_t replay_first;     /**< ID of the first frame of the replay */
-	uint32_t replay_count;     /**< ring frames in the replay */
-	uint32_t replay_slot;      /**< slots sent, of 2 x count + 2^k / 2 */
-	uint16_t run_key;          /**< key of the control run in progress */
-	uint32_t run_left;         /**< frames left in it */
-	uint64_t run_next_ns;      /**< ns: earliest start of the next run of run_key */
-	uint64_t last_tx_ns;       /**< ns: last frame handed out */
+	uint32_t replay_first; /**< ID of the first frame of the replay */
+	uint32_t replay_count; /**< ring frames in the replay */
+	uint32_t replay_slot;  /**< slots sent, of 2 x count + 2^k / 2 */
+	uint16_t run_key;      /**< key of the control run in progress */
+	uint32_t run_left;     /**< frames left in it */
+	uint64_t run_next_ns;  /**< ns: earliest start of the next run of run_key */
+	uint64_t last_tx_ns;   /**< ns: last frame handed out */
 
 	/* RX */
 	uint32_t rx_id;            /**< ID the next data frame must carry */
@@ -170,14 +170,10 @@ struct sl_link {
 };
 
 static const char *const state_names[SL_LINK_STATE__MAX] = {
-	[SL_LINK_INIT] = "init",
-	[SL_LINK_SEND_PAUSE] = "send_pause",
-	[SL_LINK_PAUSE] = "pause",
-	[SL_LINK_SEND_RETRANS] = "send_retrans",
-	[SL_LINK_RETRANS] = "retrans",
-	[SL_LINK_NORMAL] = "normal",
-	[SL_LINK_LEAVE] = "leave",
-	[SL_LINK_ACK_LEAVE] = "ack_leave",
+	[SL_LINK_INIT] = "init",       [SL_LINK_SEND_PAUSE] = "send_pause",
+	[SL_LINK_PAUSE] = "pause",     [SL_LINK_SEND_RETRANS] = "send_retrans",
+	[SL_LINK_RETRANS] = "retrans", [SL_LINK_NORMAL] = "normal",
+	[SL_LINK_LEAVE] = "leave",     [SL_LINK_ACK_LEAVE] = "ack_leave",
 };
 
 const char *
@@ -187,7 +183,11 @@ sl_link_state_name(enum sl_link_state s)
 }
 
 #define S(m, h) SL_STAT(struct sl_link_stats, m, h)
-#define SA(m, i, name, h) {name, h, offsetof(struct sl_link_stats, m) + (i) * sizeof(uint64_t)}
+#define SA(m, i, name_, h)                                                                         \
+	{                                                                                          \
+		.name = name_, .help = h,                                                          \
+		.offset = offsetof(struct sl_link_stats, m) + (i) * sizeof(uint64_t)               \
+	}
 static const struct sl_stat_desc link_stat_descs[] = {
 	SA(enter_state, SL_LINK_INIT, "enter_init", "TX entered INIT"),
 	SA(enter_state, SL_LINK_SEND_PAUSE, "enter_send_pause", "TX entered SEND_PAUSE"),
@@ -348,8 +348,8 @@ fc_update(struct sl_link *l)
 	} else if (l->fc_sent_pause && l->occupancy <= l->conf.fc_off_frames) {
 		l->fc_sent_pause = false;
 		/* A pause not yet sent is simply withdrawn. */
-		l->fc_pending = l->fc_pending == SL_WIRE_FC_PAUSE ? SL_WIRE_FC_FILLER
-								  : SL_WIRE_FC_RESUME;
+		l->fc_pending =
+			l->fc_pending == SL_WIRE_FC_PAUSE ? SL_WIRE_FC_FILLER : SL_WIRE_FC_RESUME;
 	}
 }
 
@@ -977,8 +977,8 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 }
 
 unsigned
-sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_frame *in,
-		 unsigned n, struct sl_link_delivery *out)
+sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_frame *in, unsigned n,
+		 struct sl_link_delivery *out)
 {
 	unsigned nd = 0;
 

@@ -58,12 +58,12 @@
 #include "sl_stats.h"
 #include "sl_wire.h"
 
-#define SL_LINK_ROLLBACK 16u   /**< frames: RX warm-up and rollback distance (RIFL Listing 1) */
-#define SL_LINK_CTRL_ACCEPT 8u /**< consecutive identical control frames to raise a flag */
+#define SL_LINK_ROLLBACK 16u      /**< frames: RX warm-up and rollback distance (RIFL Listing 1) */
+#define SL_LINK_CTRL_ACCEPT 8u    /**< consecutive identical control frames to raise a flag */
 #define SL_LINK_REGULAR_CLEAR 16u /**< consecutive regular frames that lower the flags (RTL) */
-#define SL_LINK_CTRL_RUN 16u   /**< control frames sent back to back per run */
-#define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
-#define SL_LINK_ORDER_MIN 5u   /**< smallest ring: 32 frames (> rollback + control run) */
+#define SL_LINK_CTRL_RUN 16u      /**< control frames sent back to back per run */
+#define SL_LINK_RING_MARGIN 32u   /**< frames added to rate x RTT when sizing the ring (RIFL) */
+#define SL_LINK_ORDER_MIN 5u      /**< smallest ring: 32 frames (> rollback + control run) */
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 
@@ -87,15 +87,15 @@ enum sl_link_replay {
 typedef void (*sl_link_release_t)(void *ctx, void *const *handles, unsigned n);
 
 struct sl_link_conf {
-	struct sl_wire_fmt fmt;      /**< mode and VCODE scope; both ends must agree */
-	uint8_t ring_order;          /**< k: the ring holds 2^k frames (sl_link_ring_order()) */
-	enum sl_link_replay replay;  /**< replay start policy */
-	uint64_t keepalive_ns;       /**< ns: IDLE after this long without sending (> 0) */
-	uint64_t ctrl_interval_ns;   /**< ns: gap between control runs (> 0) */
-	uint32_t fc_frames;          /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
-	uint32_t fc_on_frames;       /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
-	uint32_t fc_off_frames;      /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
-	sl_link_release_t release;   /**< (required) gives handles back to the glue */
+	struct sl_wire_fmt fmt;     /**< mode and VCODE scope; both ends must agree */
+	uint8_t ring_order;         /**< k: the ring holds 2^k frames (sl_link_ring_order()) */
+	enum sl_link_replay replay; /**< replay start policy */
+	uint64_t keepalive_ns;      /**< ns: IDLE after this long without sending (> 0) */
+	uint64_t ctrl_interval_ns;  /**< ns: gap between control runs (> 0) */
+	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
+	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
+	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
+	sl_link_release_t release;  /**< (required) gives handles back to the glue */
 	void *release_ctx;
 };
 
@@ -115,14 +115,14 @@ enum sl_link_frame_kind {
 
 /* A frame to transmit. */
 struct sl_link_tx_frame {
-	void *handle;                    /**< payload handle, NULL for filler and control */
-	const uint8_t *body;             /**< payload body (data frames) */
-	uint16_t body_len;               /**< bytes */
-	uint8_t hdr_len;                 /**< bytes of hdr[] to send */
-	uint8_t kind;                    /**< enum sl_link_frame_kind */
-	bool is_replay;                  /**< a ring frame sent again */
-	uint32_t id;                     /**< frame ID (data/filler) or current ID (control) */
-	uint8_t hdr[SL_WIRE_CTRL_MAX];   /**< link header, or the whole frame when handle is NULL */
+	void *handle;                  /**< payload handle, NULL for filler and control */
+	const uint8_t *body;           /**< payload body (data frames) */
+	uint16_t body_len;             /**< bytes */
+	uint8_t hdr_len;               /**< bytes of hdr[] to send */
+	uint8_t kind;                  /**< enum sl_link_frame_kind */
+	bool is_replay;                /**< a ring frame sent again */
+	uint32_t id;                   /**< frame ID (data/filler) or current ID (control) */
+	uint8_t hdr[SL_WIRE_CTRL_MAX]; /**< link header, or the whole frame when handle is NULL */
 };
 
 /* A received frame. */
@@ -143,43 +143,43 @@ struct sl_link_delivery {
 /* Counters: every state entry, replay, rejection reason and flow-control event. */
 struct sl_link_stats {
 	uint64_t enter_state[SL_LINK_STATE__MAX]; /**< times each TX state was entered */
-	uint64_t tx_data;          /**< new payload frames */
-	uint64_t tx_filler;        /**< plain filler frames (warm-up) */
-	uint64_t tx_fc_pause;      /**< FC pause frames */
-	uint64_t tx_fc_resume;     /**< FC resume frames */
-	uint64_t tx_replayed;      /**< ring frames sent again */
-	uint64_t tx_idle;          /**< IDLE control frames (all causes) */
-	uint64_t tx_keepalive;     /**< IDLE frames sent because keepalive_ns elapsed */
-	uint64_t tx_pause_req;     /**< PAUSE_REQ control frames */
-	uint64_t tx_retrans_req;   /**< RETRANS_REQ control frames */
-	uint64_t tx_leave;         /**< LEAVE control frames */
-	uint64_t tx_leave_ack;     /**< LEAVE_ACK control frames */
-	uint64_t replays;          /**< replays started */
-	uint64_t replay_repeats;   /**< replays restarted because the NACK flag stayed up */
+	uint64_t tx_data;                         /**< new payload frames */
+	uint64_t tx_filler;                       /**< plain filler frames (warm-up) */
+	uint64_t tx_fc_pause;                     /**< FC pause frames */
+	uint64_t tx_fc_resume;                    /**< FC resume frames */
+	uint64_t tx_replayed;                     /**< ring frames sent again */
+	uint64_t tx_idle;                         /**< IDLE control frames (all causes) */
+	uint64_t tx_keepalive;      /**< IDLE frames sent because keepalive_ns elapsed */
+	uint64_t tx_pause_req;      /**< PAUSE_REQ control frames */
+	uint64_t tx_retrans_req;    /**< RETRANS_REQ control frames */
+	uint64_t tx_leave;          /**< LEAVE control frames */
+	uint64_t tx_leave_ack;      /**< LEAVE_ACK control frames */
+	uint64_t replays;           /**< replays started */
+	uint64_t replay_repeats;    /**< replays restarted because the NACK flag stayed up */
 	uint64_t nack_outside_ring; /**< NACKs naming an ID the ring no longer holds (extended) */
-	uint64_t ring_evictions;   /**< handles released because a new frame took their slot */
-	uint64_t reinit_aborted;   /**< handles released by a re-initialization (peer restart) */
-	uint64_t peer_restarts;    /**< re-initializations caused by the peer restarting */
-	uint64_t rx_frames;        /**< frames given to rx_burst */
-	uint64_t rx_delivered;     /**< payload frames delivered */
-	uint64_t rx_duplicates;    /**< verified frames below the threshold, dropped */
-	uint64_t rx_not_up;        /**< data frames ignored before the lane was up */
-	uint64_t rx_stale;         /**< frames of a repeated replay dropped while in sync */
+	uint64_t ring_evictions;    /**< handles released because a new frame took their slot */
+	uint64_t reinit_aborted;    /**< handles released by a re-initialization (peer restart) */
+	uint64_t peer_restarts;     /**< re-initializations caused by the peer restarting */
+	uint64_t rx_frames;         /**< frames given to rx_burst */
+	uint64_t rx_delivered;      /**< payload frames delivered */
+	uint64_t rx_duplicates;     /**< verified frames below the threshold, dropped */
+	uint64_t rx_not_up;         /**< data frames ignored before the lane was up */
+	uint64_t rx_stale;          /**< frames of a repeated replay dropped while in sync */
 	uint64_t rx_malformed[SL_WIRE_ERR__MAX]; /**< decoder rejections by reason */
-	uint64_t rx_bad_data;      /**< data / filler frames failing verification */
-	uint64_t rx_bad_ctrl;      /**< control frames failing verification */
-	uint64_t rx_errors;        /**< error episodes (sync lost) */
-	uint64_t rx_rollbacks;     /**< rollbacks to threshold - 16 */
-	uint64_t rx_recoveries;    /**< error episodes ended by 16 verified frames */
-	uint64_t rx_fc_overflow;   /**< frames refused because the consumer queue was full */
-	uint64_t rx_fc_pause;      /**< FC pause frames accepted */
-	uint64_t rx_fc_resume;     /**< FC resume frames accepted */
-	uint64_t rx_ctrl[5];       /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ,
-				    *   LEAVE, LEAVE_ACK */
-	uint64_t flag_pause;       /**< pause flag raised (8 x PAUSE_REQ) */
-	uint64_t flag_retrans;     /**< retransmit flag raised (8 x RETRANS_REQ) */
-	uint64_t peer_leaves;      /**< peer's LEAVE accepted (8 x LEAVE), answered and reset */
-	uint64_t leave_acks;       /**< peer's LEAVE_ACK accepted (8 x LEAVE_ACK) */
+	uint64_t rx_bad_data;                    /**< data / filler frames failing verification */
+	uint64_t rx_bad_ctrl;                    /**< control frames failing verification */
+	uint64_t rx_errors;                      /**< error episodes (sync lost) */
+	uint64_t rx_rollbacks;                   /**< rollbacks to threshold - 16 */
+	uint64_t rx_recoveries;                  /**< error episodes ended by 16 verified frames */
+	uint64_t rx_fc_overflow; /**< frames refused because the consumer queue was full */
+	uint64_t rx_fc_pause;    /**< FC pause frames accepted */
+	uint64_t rx_fc_resume;   /**< FC resume frames accepted */
+	uint64_t rx_ctrl[5];     /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ,
+				  *   LEAVE, LEAVE_ACK */
+	uint64_t flag_pause;     /**< pause flag raised (8 x PAUSE_REQ) */
+	uint64_t flag_retrans;   /**< retransmit flag raised (8 x RETRANS_REQ) */
+	uint64_t peer_leaves;    /**< peer's LEAVE accepted (8 x LEAVE), answered and reset */
+	uint64_t leave_acks;     /**< peer's LEAVE_ACK accepted (8 x LEAVE_ACK) */
 };
 
 /* Name/help/offset of every counter, for telemetry; *n receives the count. */

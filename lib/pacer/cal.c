@@ -12,7 +12,8 @@
 
 #define CAL_SLOTS_MAX (UINT32_C(1) << 24)
 
-void sl_pacer_cal_fini(struct sl_pacer_cal *c)
+void
+sl_pacer_cal_fini(struct sl_pacer_cal *c)
 {
 	sl_pacer_ffs_fini(&c->occ);
 	free(c->head);
@@ -21,8 +22,9 @@ void sl_pacer_cal_fini(struct sl_pacer_cal *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon_ns, uint32_t n_ids,
-		      bool scan)
+int
+sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon_ns, uint32_t n_ids,
+		  bool scan)
 {
 	uint64_t slots;
 	int rc;
@@ -52,13 +54,15 @@ int sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon
 	return rc;
 }
 
-size_t sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids)
+size_t
+sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids)
 {
 	return (size_t)(c->mask + 1) * 2 * sizeof(uint32_t) + (size_t)n_ids * sizeof(uint32_t) +
 	       sl_pacer_ffs_mem_bytes(&c->occ);
 }
 
-static void ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
+static void
+ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
 {
 	if (c->ready_head == SL_PACER_CAL_NONE)
 		c->ready_head = first;
@@ -68,7 +72,8 @@ static void ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
 	c->link[last] = SL_PACER_CAL_NONE;
 }
 
-bool sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
+bool
+sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 {
 	uint64_t k = c->slot_shift ? key_ns >> c->slot_shift : key_ns / c->slot_ns;
 	bool parked = false;
@@ -95,7 +100,8 @@ bool sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 	return parked;
 }
 
-static void release(struct sl_pacer_cal *c, uint32_t idx)
+static void
+release(struct sl_pacer_cal *c, uint32_t idx)
 {
 	uint32_t n = 1;
 
@@ -108,14 +114,16 @@ static void release(struct sl_pacer_cal *c, uint32_t idx)
 }
 
 /* Bucket number of the first non-empty bucket; some bucket is non-empty. */
-static uint64_t first_bucket(const struct sl_pacer_cal *c)
+static uint64_t
+first_bucket(const struct sl_pacer_cal *c)
 {
 	uint32_t from = (uint32_t)(c->cur & c->mask);
 
 	return c->cur + ((sl_pacer_ffs_from(&c->occ, from) - from) & c->mask);
 }
 
-void sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
+void
+sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
 {
 	/* buckets [cur, lim) are due */
 	uint64_t lim = c->slot_shift ? (x_ns + 1) >> c->slot_shift : (x_ns + 1) / c->slot_ns;
@@ -144,7 +152,8 @@ void sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
 	c->cur = lim;
 }
 
-uint64_t sl_pacer_cal_next_due(const struct sl_pacer_cal *c)
+uint64_t
+sl_pacer_cal_next_due(const struct sl_pacer_cal *c)
 {
 	if (c->in_buckets == 0)
 		return UINT64_MAX;

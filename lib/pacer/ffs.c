@@ -8,7 +8,8 @@
 
 #include "sl_pacer_ffs.h"
 
-int sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits)
+int
+sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits)
 {
 	uint32_t bits = nbits;
 
@@ -30,14 +31,16 @@ int sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits)
 	return 0;
 }
 
-void sl_pacer_ffs_fini(struct sl_pacer_ffs *b)
+void
+sl_pacer_ffs_fini(struct sl_pacer_ffs *b)
 {
 	for (uint32_t l = 0; l < SL_PACER_FFS_LEVELS_MAX; l++)
 		free(b->lvl[l]);
 	memset(b, 0, sizeof(*b));
 }
 
-size_t sl_pacer_ffs_mem_bytes(const struct sl_pacer_ffs *b)
+size_t
+sl_pacer_ffs_mem_bytes(const struct sl_pacer_ffs *b)
 {
 	size_t total = 0;
 	uint32_t bits = b->nbits;

@@ -9,7 +9,8 @@
 
 #include "sl_pacer_heap.h"
 
-int sl_pacer_heap_init(struct sl_pacer_heap *h, uint32_t cap, uint32_t n_ids)
+int
+sl_pacer_heap_init(struct sl_pacer_heap *h, uint32_t cap, uint32_t n_ids)
 {
 	size_t bytes = sl_align_pow2(sizeof(*h->e) * (size_t)SL_MAX(cap, 1u));
 
@@ -30,20 +31,23 @@ int sl_pacer_heap_init(struct sl_pacer_heap *h, uint32_t cap, uint32_t n_ids)
 	return 0;
 }
 
-void sl_pacer_heap_fini(struct sl_pacer_heap *h)
+void
+sl_pacer_heap_fini(struct sl_pacer_heap *h)
 {
 	free(h->e);
 	free(h->pos);
 	memset(h, 0, sizeof(*h));
 }
 
-size_t sl_pacer_heap_mem_bytes(const struct sl_pacer_heap *h, uint32_t n_ids)
+size_t
+sl_pacer_heap_mem_bytes(const struct sl_pacer_heap *h, uint32_t n_ids)
 {
 	return (size_t)h->cap * sizeof(*h->e) +
 	       (h->pos != NULL ? (size_t)n_ids * sizeof(*h->pos) : 0);
 }
 
-void sl_pacer_heap_update(struct sl_pacer_heap *h, uint32_t id, uint64_t key)
+void
+sl_pacer_heap_update(struct sl_pacer_heap *h, uint32_t id, uint64_t key)
 {
 	uint32_t i = h->pos[id];
 	struct sl_pacer_heap_ent v = h->e[i];
@@ -56,7 +60,8 @@ void sl_pacer_heap_update(struct sl_pacer_heap *h, uint32_t id, uint64_t key)
 		sl_pacer_heap_sift_down(h, i, v);
 }
 
-void sl_pacer_heap_remove(struct sl_pacer_heap *h, uint32_t id)
+void
+sl_pacer_heap_remove(struct sl_pacer_heap *h, uint32_t id)
 {
 	uint32_t i = h->pos[id];
 	struct sl_pacer_heap_ent last = h->e[--h->n];

@@ -38,7 +38,8 @@ const struct sl_stat_desc sl_pacer_stat_descs[] = {
 };
 const unsigned sl_pacer_n_stat_descs = SL_ARRAY_SIZE(sl_pacer_stat_descs);
 
-const struct sl_pacer_ops *sl_pacer_find(const char *name)
+const struct sl_pacer_ops *
+sl_pacer_find(const char *name)
 {
 	if (strcmp(name, sl_pacer_tassel_ops.name) == 0)
 		return &sl_pacer_tassel_ops;
@@ -50,7 +51,8 @@ const struct sl_pacer_ops *sl_pacer_find(const char *name)
 	return NULL;
 }
 
-int sl_pacer_register(const struct sl_pacer_ops *ops)
+int
+sl_pacer_register(const struct sl_pacer_ops *ops)
 {
 	if (ops == NULL || ops->dequeue == NULL || ops->next_deadline == NULL ||
 	    ops->activate == NULL || ops->rate_changed == NULL || ops->init == NULL ||
@@ -65,7 +67,8 @@ int sl_pacer_register(const struct sl_pacer_ops *ops)
 	return 0;
 }
 
-static int conf_fill(struct sl_pacer_conf *c)
+static int
+conf_fill(struct sl_pacer_conf *c)
 {
 	if (c->max_flows == 0 || c->max_flows >= SL_PACER_NONE / 2 ||
 	    c->link_bps < SL_PACER_RATE_MIN_BPS || c->wire_overhead_bytes > 256)
@@ -85,7 +88,8 @@ static int conf_fill(struct sl_pacer_conf *c)
 	return 0;
 }
 
-struct sl_pacer *sl_pacer_create(const struct sl_pacer_conf *conf)
+struct sl_pacer *
+sl_pacer_create(const struct sl_pacer_conf *conf)
 {
 	struct sl_pacer *p = NULL;
 	int rc = -EINVAL;
@@ -144,7 +148,8 @@ fail:
 	return NULL;
 }
 
-void sl_pacer_free(struct sl_pacer *p)
+void
+sl_pacer_free(struct sl_pacer *p)
 {
 	if (p == NULL)
 		return;
@@ -155,7 +160,8 @@ void sl_pacer_free(struct sl_pacer *p)
 	free(p);
 }
 
-int sl_pacer_set_rate(struct sl_pacer *p, uint32_t flow, uint64_t rate_bps)
+int
+sl_pacer_set_rate(struct sl_pacer *p, uint32_t flow, uint64_t rate_bps)
 {
 	struct sl_pacer_flow *f;
 	uint64_t old;
@@ -177,7 +183,8 @@ int sl_pacer_set_rate(struct sl_pacer *p, uint32_t flow, uint64_t rate_bps)
 	return 0;
 }
 
-int sl_pacer_backlog(struct sl_pacer *p, uint32_t flow, uint32_t npkts, uint32_t len_bytes)
+int
+sl_pacer_backlog(struct sl_pacer *p, uint32_t flow, uint32_t npkts, uint32_t len_bytes)
 {
 	struct sl_pacer_flow *f;
 	uint32_t *tail_cnt, tail_len, r;
@@ -231,7 +238,8 @@ int sl_pacer_backlog(struct sl_pacer *p, uint32_t flow, uint32_t npkts, uint32_t
 	return 0;
 }
 
-bool sl_pacer_q_pop(struct sl_pacer *p, struct sl_pacer_flow *f)
+bool
+sl_pacer_q_pop(struct sl_pacer *p, struct sl_pacer_flow *f)
 {
 	uint32_t r;
 
@@ -250,14 +258,15 @@ bool sl_pacer_q_pop(struct sl_pacer *p, struct sl_pacer_flow *f)
 	return false;
 }
 
-unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
-			  unsigned max, sl_pacer_pick_t pick)
+unsigned
+sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
+		 unsigned max, sl_pacer_pick_t pick)
 {
 	return sl_pacer_release_inline(p, from_ns, now_ns, out, max, pick);
 }
 
-unsigned sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,
-				unsigned max)
+unsigned
+sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	unsigned n;
 
@@ -283,12 +292,14 @@ unsigned sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_p
 	return n;
 }
 
-uint64_t sl_pacer_next_deadline(const struct sl_pacer *p)
+uint64_t
+sl_pacer_next_deadline(const struct sl_pacer *p)
 {
 	return p->paused ? SL_PACER_NEVER : p->ops->next_deadline(p);
 }
 
-void sl_pacer_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
+void
+sl_pacer_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 {
 	if (p->paused == paused)
 		return;
@@ -303,7 +314,8 @@ void sl_pacer_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 		p->ops->pause(p, now_ns, paused);
 }
 
-int sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flow_stats *st)
+int
+sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flow_stats *st)
 {
 	const struct sl_pacer_flow *f;
 
@@ -319,23 +331,27 @@ int sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer
 	return 0;
 }
 
-const struct sl_pacer_stats *sl_pacer_stats(const struct sl_pacer *p)
+const struct sl_pacer_stats *
+sl_pacer_stats(const struct sl_pacer *p)
 {
 	return &p->stats;
 }
 
-const char *sl_pacer_impl_name(const struct sl_pacer *p)
+const char *
+sl_pacer_impl_name(const struct sl_pacer *p)
 {
 	return p->ops->name;
 }
 
-size_t sl_pacer_mem_bytes(const struct sl_pacer *p)
+size_t
+sl_pacer_mem_bytes(const struct sl_pacer *p)
 {
 	return sizeof(*p) + (size_t)p->max_flows * (sizeof(*p->flows) + sizeof(*p->ctr)) +
 	       (size_t)p->n_runs * sizeof(*p->runs) + p->ops->mem_bytes(p);
 }
 
-uint64_t sl_pacer_lookahead_ns(const struct sl_pacer *p)
+uint64_t
+sl_pacer_lookahead_ns(const struct sl_pacer *p)
 {
 	return p->conf.lookahead_ns != 0 ? p->conf.lookahead_ns : p->lookahead_meas_ns;
 }

@@ -29,26 +29,26 @@
 #include "sl_stats.h"
 
 #define SL_PACER_RATE_MIN_BPS (100 * SL_BPS_PER_KBPS) /**< lowest settable rate, bps */
-#define SL_PACER_LEN_MAX 9600u			      /**< largest frame, bytes (jumbo) */
-#define SL_PACER_NEVER UINT64_MAX		      /**< next_deadline when idle */
+#define SL_PACER_LEN_MAX 9600u                        /**< largest frame, bytes (jumbo) */
+#define SL_PACER_NEVER UINT64_MAX                     /**< next_deadline when idle */
 #define SL_PACER_NAME_MAX 16u
 
 struct sl_pacer;
 
 /* One departure. */
 struct sl_pkt {
-	uint64_t tx_ns;	    /**< time the packet starts on the modelled link, ns */
-	uint32_t flow;	    /**< flow id */
+	uint64_t tx_ns;     /**< time the packet starts on the modelled link, ns */
+	uint32_t flow;      /**< flow id */
 	uint32_t len_bytes; /**< frame length as given to sl_pacer_backlog, bytes */
 };
 
 struct sl_pacer_conf {
-	const char *impl;	      /**< registered pacer name; NULL means "tassel" */
-	uint32_t max_flows;	      /**< flows are [0, max_flows); >= 1 */
-	uint64_t link_bps;	      /**< modelled link, bps of wire bits; >= 100 Kbps */
+	const char *impl;             /**< registered pacer name; NULL means "tassel" */
+	uint32_t max_flows;           /**< flows are [0, max_flows); >= 1 */
+	uint64_t link_bps;            /**< modelled link, bps of wire bits; >= 100 Kbps */
 	uint32_t wire_overhead_bytes; /**< bytes per packet beyond len_bytes (24 for Ethernet) */
-	uint32_t runs;		      /**< spare length runs for all flows; 0: max_flows/4+64 */
-	uint64_t lookahead_ns;	      /**< Tassel L; 0: measured from the dequeue call period */
+	uint32_t runs;                /**< spare length runs for all flows; 0: max_flows/4+64 */
+	uint64_t lookahead_ns;        /**< Tassel L; 0: measured from the dequeue call period */
 	uint64_t lookahead_max_ns;    /**< Tassel L cap and wheel span, ns; 0: 20 us */
 	uint32_t batch_max;    /**< Tassel cap on packets per flow decision; 0: adaptive only */
 	uint32_t imminent_max; /**< Tassel W, packet-tier capacity; 0: 64 B packet rate x L_max */
@@ -67,16 +67,16 @@ struct sl_pacer_flow_stats {
 
 /* Pacer-wide counters; walk them with sl_pacer_stat_descs. */
 struct sl_pacer_stats {
-	uint64_t tx_pkts;	  /**< packets dequeued */
-	uint64_t decisions;	  /**< flow-tier decisions (one sort each) */
-	uint64_t bad_flow;	  /**< calls naming a flow >= max_flows */
-	uint64_t bad_rate;	  /**< set_rate outside [100 Kbps, link] */
-	uint64_t bad_len;	  /**< backlog with len 0 or > SL_PACER_LEN_MAX, or npkts 0 */
-	uint64_t no_rate;	  /**< backlog on a flow whose rate was never set */
+	uint64_t tx_pkts;         /**< packets dequeued */
+	uint64_t decisions;       /**< flow-tier decisions (one sort each) */
+	uint64_t bad_flow;        /**< calls naming a flow >= max_flows */
+	uint64_t bad_rate;        /**< set_rate outside [100 Kbps, link] */
+	uint64_t bad_len;         /**< backlog with len 0 or > SL_PACER_LEN_MAX, or npkts 0 */
+	uint64_t no_rate;         /**< backlog on a flow whose rate was never set */
 	uint64_t runs_exhausted;  /**< backlog refused: no spare length run */
-	uint64_t imminent_full;	  /**< admissions deferred: the packet tier held W packets */
+	uint64_t imminent_full;   /**< admissions deferred: the packet tier held W packets */
 	uint64_t clock_backwards; /**< dequeue called with now_ns below the previous call */
-	uint64_t paused_calls;	  /**< dequeue calls while the link was paused */
+	uint64_t paused_calls;    /**< dequeue calls while the link was paused */
 	uint64_t beyond_horizon;  /**< timestamps clamped to a wheel's horizon (carousel, cffs) */
 };
 

@@ -21,16 +21,16 @@
 #define SL_PACER_CAL_NONE UINT32_MAX
 
 struct sl_pacer_cal {
-	uint32_t *head;		 /**< [slots] first id of each bucket */
-	uint32_t *tail;		 /**< [slots] last id of each bucket */
-	uint32_t *link;		 /**< [n_ids] next id in the same bucket or the ready FIFO */
+	uint32_t *head;          /**< [slots] first id of each bucket */
+	uint32_t *tail;          /**< [slots] last id of each bucket */
+	uint32_t *link;          /**< [n_ids] next id in the same bucket or the ready FIFO */
 	struct sl_pacer_ffs occ; /**< non-empty buckets */
-	uint64_t slot_ns;	 /**< bucket width, ns */
-	unsigned slot_shift;	 /**< log2(slot_ns) when a power of two > 1, else 0 (divide) */
-	uint64_t cur;		 /**< first bucket number not yet moved to ready */
-	uint32_t mask;		 /**< slots - 1 */
-	uint32_t in_buckets;	 /**< ids in buckets */
-	uint32_t ready_head;	 /**< due ids, FIFO */
+	uint64_t slot_ns;        /**< bucket width, ns */
+	unsigned slot_shift;     /**< log2(slot_ns) when a power of two > 1, else 0 (divide) */
+	uint64_t cur;            /**< first bucket number not yet moved to ready */
+	uint32_t mask;           /**< slots - 1 */
+	uint32_t in_buckets;     /**< ids in buckets */
+	uint32_t ready_head;     /**< due ids, FIFO */
 	uint32_t ready_tail;
 	bool scan; /**< visit buckets one by one instead of using the index */
 };
@@ -47,7 +47,8 @@ bool sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns);
 /* Move every bucket due at x_ns to the ready FIFO. */
 void sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns);
 
-static inline uint32_t sl_pacer_cal_pop(struct sl_pacer_cal *c)
+static inline uint32_t
+sl_pacer_cal_pop(struct sl_pacer_cal *c)
 {
 	uint32_t id = c->ready_head;
 
@@ -56,12 +57,14 @@ static inline uint32_t sl_pacer_cal_pop(struct sl_pacer_cal *c)
 	return id;
 }
 
-static inline bool sl_pacer_cal_ready(const struct sl_pacer_cal *c)
+static inline bool
+sl_pacer_cal_ready(const struct sl_pacer_cal *c)
 {
 	return c->ready_head != SL_PACER_CAL_NONE;
 }
 
-static inline bool sl_pacer_cal_empty(const struct sl_pacer_cal *c)
+static inline bool
+sl_pacer_cal_empty(const struct sl_pacer_cal *c)
 {
 	return c->in_buckets == 0 && c->ready_head == SL_PACER_CAL_NONE;
 }

@@ -21,7 +21,7 @@
 
 struct sl_pacer_ffs {
 	uint64_t *lvl[SL_PACER_FFS_LEVELS_MAX]; /**< lvl[0] one bit per bucket */
-	uint32_t nbits;				/**< buckets: a power of two >= 64 */
+	uint32_t nbits;                         /**< buckets: a power of two >= 64 */
 	uint32_t nlevels;
 };
 
@@ -30,12 +30,14 @@ int sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits);
 void sl_pacer_ffs_fini(struct sl_pacer_ffs *b);
 size_t sl_pacer_ffs_mem_bytes(const struct sl_pacer_ffs *b);
 
-static inline bool sl_pacer_ffs_test(const struct sl_pacer_ffs *b, uint32_t i)
+static inline bool
+sl_pacer_ffs_test(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	return (b->lvl[0][i / 64] >> (i % 64)) & 1;
 }
 
-static inline void sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
+static inline void
+sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t l = 0; l < b->nlevels; l++) {
 		uint64_t *w = &b->lvl[l][i / 64];
@@ -48,7 +50,8 @@ static inline void sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
 	}
 }
 
-static inline void sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
+static inline void
+sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t l = 0; l < b->nlevels; l++) {
 		uint64_t *w = &b->lvl[l][i / 64];
@@ -61,7 +64,8 @@ static inline void sl_pacer_ffs_clear(struct sl_pacer_ffs *b, uint32_t i)
 }
 
 /* First set bit >= i (no wrap), or SL_PACER_FFS_NONE. */
-static inline uint32_t sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32_t i)
+static inline uint32_t
+sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	uint32_t l = 0, bits = b->nbits;
 	uint64_t m;
@@ -85,7 +89,8 @@ static inline uint32_t sl_pacer_ffs_find_ge(const struct sl_pacer_ffs *b, uint32
 }
 
 /* First set bit at or after i, wrapping to the bits before i; SL_PACER_FFS_NONE when empty. */
-static inline uint32_t sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t i)
+static inline uint32_t
+sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	uint32_t r = sl_pacer_ffs_find_ge(b, i);
 
@@ -97,7 +102,8 @@ static inline uint32_t sl_pacer_ffs_from(const struct sl_pacer_ffs *b, uint32_t 
  * The same as sl_pacer_ffs_clear() then sl_pacer_ffs_from(i + 1), without the search when the
  * next bit is in the same word.
  */
-static inline uint32_t sl_pacer_ffs_clear_next(struct sl_pacer_ffs *b, uint32_t i)
+static inline uint32_t
+sl_pacer_ffs_clear_next(struct sl_pacer_ffs *b, uint32_t i)
 {
 	uint64_t *w = &b->lvl[0][i / 64];
 	uint64_t rest;

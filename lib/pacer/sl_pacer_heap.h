@@ -27,9 +27,9 @@ struct sl_pacer_heap_ent {
 
 struct sl_pacer_heap {
 	struct sl_pacer_heap_ent *e; /**< [cap], cache aligned */
-	uint32_t *pos;		     /**< [n_ids] index of each id, or NULL */
-	uint32_t n;		     /**< entries */
-	uint32_t cap;		     /**< capacity, entries */
+	uint32_t *pos;               /**< [n_ids] index of each id, or NULL */
+	uint32_t n;                  /**< entries */
+	uint32_t cap;                /**< capacity, entries */
 };
 
 /* 0 or -ENOMEM; n_ids 0 means no position array. */
@@ -37,16 +37,16 @@ int sl_pacer_heap_init(struct sl_pacer_heap *h, uint32_t cap, uint32_t n_ids);
 void sl_pacer_heap_fini(struct sl_pacer_heap *h);
 size_t sl_pacer_heap_mem_bytes(const struct sl_pacer_heap *h, uint32_t n_ids);
 
-static inline void sl_pacer_heap_place(struct sl_pacer_heap *h, uint32_t i,
-				       struct sl_pacer_heap_ent v)
+static inline void
+sl_pacer_heap_place(struct sl_pacer_heap *h, uint32_t i, struct sl_pacer_heap_ent v)
 {
 	h->e[i] = v;
 	if (h->pos != NULL)
 		h->pos[v.id] = i;
 }
 
-static inline void sl_pacer_heap_sift_up(struct sl_pacer_heap *h, uint32_t i,
-					 struct sl_pacer_heap_ent v)
+static inline void
+sl_pacer_heap_sift_up(struct sl_pacer_heap *h, uint32_t i, struct sl_pacer_heap_ent v)
 {
 	while (i > 0) {
 		uint32_t parent = (i - 1) / SL_PACER_HEAP_ARITY;
@@ -59,8 +59,8 @@ static inline void sl_pacer_heap_sift_up(struct sl_pacer_heap *h, uint32_t i,
 	sl_pacer_heap_place(h, i, v);
 }
 
-static inline void sl_pacer_heap_sift_down(struct sl_pacer_heap *h, uint32_t i,
-					   struct sl_pacer_heap_ent v)
+static inline void
+sl_pacer_heap_sift_down(struct sl_pacer_heap *h, uint32_t i, struct sl_pacer_heap_ent v)
 {
 	for (;;) {
 		uint32_t c = i * SL_PACER_HEAP_ARITY + 1,
@@ -82,23 +82,27 @@ static inline void sl_pacer_heap_sift_down(struct sl_pacer_heap *h, uint32_t i,
 	sl_pacer_heap_place(h, i, v);
 }
 
-static inline bool sl_pacer_heap_empty(const struct sl_pacer_heap *h)
+static inline bool
+sl_pacer_heap_empty(const struct sl_pacer_heap *h)
 {
 	return h->n == 0;
 }
 
-static inline const struct sl_pacer_heap_ent *sl_pacer_heap_top(const struct sl_pacer_heap *h)
+static inline const struct sl_pacer_heap_ent *
+sl_pacer_heap_top(const struct sl_pacer_heap *h)
 {
 	return &h->e[0];
 }
 
 /* The caller keeps n < cap. */
-static inline void sl_pacer_heap_push(struct sl_pacer_heap *h, uint64_t key, uint32_t id)
+static inline void
+sl_pacer_heap_push(struct sl_pacer_heap *h, uint64_t key, uint32_t id)
 {
 	sl_pacer_heap_sift_up(h, h->n++, (struct sl_pacer_heap_ent){.key = key, .id = id});
 }
 
-static inline void sl_pacer_heap_pop(struct sl_pacer_heap *h)
+static inline void
+sl_pacer_heap_pop(struct sl_pacer_heap *h)
 {
 	struct sl_pacer_heap_ent last = h->e[--h->n];
 
@@ -109,7 +113,8 @@ static inline void sl_pacer_heap_pop(struct sl_pacer_heap *h)
 }
 
 /* Give the top a new key (a pop plus a push in one sift). */
-static inline void sl_pacer_heap_retop(struct sl_pacer_heap *h, uint64_t key)
+static inline void
+sl_pacer_heap_retop(struct sl_pacer_heap *h, uint64_t key)
 {
 	struct sl_pacer_heap_ent v = h->e[0];
 
@@ -117,7 +122,8 @@ static inline void sl_pacer_heap_retop(struct sl_pacer_heap *h, uint64_t key)
 	sl_pacer_heap_sift_down(h, 0, v);
 }
 
-static inline bool sl_pacer_heap_has(const struct sl_pacer_heap *h, uint32_t id)
+static inline bool
+sl_pacer_heap_has(const struct sl_pacer_heap *h, uint32_t id)
 {
 	return h->pos[id] != SL_PACER_HEAP_NPOS;
 }

@@ -29,21 +29,22 @@
  * remainder are cached so a repeated length costs no division.
  */
 struct sl_pacer_gap {
-	uint64_t rem;	    /**< carried remainder, (bits * 1e9) mod rate: in 1/rate_bps ns */
+	uint64_t rem;       /**< carried remainder, (bits * 1e9) mod rate: in 1/rate_bps ns */
 	uint64_t len_rem;   /**< remainder for len_bytes, same unit */
 	uint32_t len_ns;    /**< whole ns for len_bytes */
 	uint32_t len_bytes; /**< cached wire length, bytes (0: none) */
 };
 
-static inline void sl_pacer_gap_reset(struct sl_pacer_gap *g)
+static inline void
+sl_pacer_gap_reset(struct sl_pacer_gap *g)
 {
 	g->rem = 0;
 	g->len_bytes = 0;
 }
 
 /* ns to add for one packet of wire_bytes at rate_bps; wire_bytes * 8e9 / rate_bps < 2^32. */
-static inline uint64_t sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_bytes,
-				       uint64_t rate_bps)
+static inline uint64_t
+sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_bytes, uint64_t rate_bps)
 {
 	uint64_t ns;
 
@@ -65,8 +66,8 @@ static inline uint64_t sl_pacer_gap_ns(struct sl_pacer_gap *g, uint32_t wire_byt
 
 struct sl_pacer_flow {
 	uint64_t rate_bps;    /**< rate, bps (0: never set) */
-	uint32_t q_cnt;	      /**< packets in the head run */
-	uint32_t q_len;	      /**< frame bytes of each head-run packet */
+	uint32_t q_cnt;       /**< packets in the head run */
+	uint32_t q_len;       /**< frame bytes of each head-run packet */
 	uint32_t q_more;      /**< first spare run behind the head run, or SL_PACER_NONE */
 	uint32_t q_more_tail; /**< last spare run, or SL_PACER_NONE */
 	alignas(8) uint8_t priv[SL_PACER_FLOW_PRIV]; /**< implementation scratch */
@@ -109,32 +110,34 @@ struct sl_pacer_ops {
 
 struct sl_pacer {
 	const struct sl_pacer_ops *ops;
-	void *impl;		       /**< implementation state */
+	void *impl;                    /**< implementation state */
 	struct sl_pacer_flow *flows;   /**< [max_flows], cache aligned */
 	struct sl_pacer_flow_ctr *ctr; /**< [max_flows] */
 	struct sl_pacer_run *runs;     /**< [n_runs] */
-	uint32_t runs_free;	       /**< free-list head or SL_PACER_NONE */
+	uint32_t runs_free;            /**< free-list head or SL_PACER_NONE */
 	uint32_t max_flows;
 	uint32_t n_runs;
 	uint32_t overhead_bytes;      /**< wire bytes per packet beyond its frame */
-	uint64_t link_bps;	      /**< modelled link rate, bps */
-	uint64_t link_free_ns;	      /**< the link is busy until then, ns */
+	uint64_t link_bps;            /**< modelled link rate, bps */
+	uint64_t link_free_ns;        /**< the link is busy until then, ns */
 	struct sl_pacer_gap link_gap; /**< exact serialization at link_bps */
-	uint64_t last_now_ns;	      /**< now_ns of the previous dequeue call */
+	uint64_t last_now_ns;         /**< now_ns of the previous dequeue call */
 	uint64_t call_gap_sum_ns;     /**< dequeue call periods summed over this window, ns */
-	uint32_t call_count;	      /**< calls in this window */
+	uint32_t call_count;          /**< calls in this window */
 	uint64_t lookahead_meas_ns;   /**< L measured over the last full window, ns */
-	bool paused;		      /**< TX stalled */
+	bool paused;                  /**< TX stalled */
 	struct sl_pacer_conf conf;    /**< as given, defaults filled in */
 	struct sl_pacer_stats stats;
 };
 
-static inline struct sl_pacer_flow *sl_pacer_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct sl_pacer_flow *
+sl_pacer_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return &p->flows[flow];
 }
 
-static inline uint32_t sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t len_bytes)
+static inline uint32_t
+sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t len_bytes)
 {
 	return len_bytes + p->overhead_bytes;
 }
@@ -143,7 +146,8 @@ static inline uint32_t sl_pacer_wire_bytes(const struct sl_pacer *p, uint32_t le
  * Account a departure at tau_ns: stamp it, count it for its flow and occupy the link for its
  * wire time. Returns the instant the link is free again.
  */
-static inline uint64_t sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
+static inline uint64_t
+sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
 {
 	struct sl_pacer_flow_ctr *c = &p->ctr[pkt->flow];
 
@@ -173,9 +177,9 @@ typedef uint64_t (*sl_pacer_pick_t)(struct sl_pacer *p, uint64_t tau_ns, struct 
  * sl_pacer_release() is this loop out of line; an implementation that calls the inline form
  * with its own pick gets the pick inlined into the loop, with the same result.
  */
-static inline unsigned sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns,
-					       uint64_t now_ns, struct sl_pkt *out, unsigned max,
-					       sl_pacer_pick_t pick)
+static inline unsigned
+sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
+			unsigned max, sl_pacer_pick_t pick)
 {
 	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
 	unsigned n = 0;

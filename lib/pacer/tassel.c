@@ -56,7 +56,7 @@
 #include "sl_pacer_impl.h"
 
 #define TASSEL_SLOT_NS_DEFAULT 1u
-#define TASSEL_FLOW_SLOT_NS 256u		   /**< flow calendar bucket, ns */
+#define TASSEL_FLOW_SLOT_NS 256u                   /**< flow calendar bucket, ns */
 #define TASSEL_FLOW_HORIZON_NS (64 * SL_NS_PER_MS) /**< flow calendar span, ns */
 #define TASSEL_W_MIN 64u
 #define TASSEL_W_MAX (UINT32_C(1) << 20)
@@ -65,10 +65,10 @@
 #define TASSEL_RUN_SHIFT_MAX 32u /**< packets moved at most to insert into the sorted run */
 
 struct tassel_flow {
-	uint64_t next_ns;	 /**< S_flow: virtual start of the head packet, ns */
+	uint64_t next_ns;        /**< S_flow: virtual start of the head packet, ns */
 	struct sl_pacer_gap gap; /**< exact len / R with carried remainder */
-	uint32_t carry;		 /**< batch fraction carried, 1/65536 packet */
-	uint32_t active;	 /**< 1 while in the flow tier */
+	uint32_t carry;          /**< batch fraction carried, 1/65536 packet */
+	uint32_t active;         /**< 1 while in the flow tier */
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
@@ -84,28 +84,28 @@ struct tassel_pkt {
 struct tassel {
 	struct sl_pacer_cal fcal;      /**< flow tier (default): calendar of S_flow, id flow */
 	struct sl_pacer_heap flows;    /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
-	bool flow_heap;		       /**< which of the two holds the flow tier */
+	bool flow_heap;                /**< which of the two holds the flow tier */
 	struct sl_pacer_heap elig;     /**< eligible packets: key F, id packet slot */
 	struct sl_pacer_heap_ent *run; /**< [run_mask + 1] eligible packets sorted on F, a ring */
-	uint32_t run_mask;	       /**< ring size - 1, ring size >= w */
-	uint32_t run_head;	       /**< ring index of the smallest F */
-	uint32_t run_n;		       /**< packets in the run */
-	struct tassel_pkt *pkt;	       /**< [w] packet-tier entries */
-	uint32_t pkt_free;	       /**< free-list head */
-	uint32_t pkt_used;	       /**< entries in use */
-	uint32_t w;		       /**< W, packet-tier capacity */
-	uint32_t wheel_mask;	       /**< slots - 1 */
-	uint32_t *slot_head;	       /**< [slots] packets per slot, SL_PACER_NONE when empty */
+	uint32_t run_mask;             /**< ring size - 1, ring size >= w */
+	uint32_t run_head;             /**< ring index of the smallest F */
+	uint32_t run_n;                /**< packets in the run */
+	struct tassel_pkt *pkt;        /**< [w] packet-tier entries */
+	uint32_t pkt_free;             /**< free-list head */
+	uint32_t pkt_used;             /**< entries in use */
+	uint32_t w;                    /**< W, packet-tier capacity */
+	uint32_t wheel_mask;           /**< slots - 1 */
+	uint32_t *slot_head;           /**< [slots] packets per slot, SL_PACER_NONE when empty */
 	struct sl_pacer_ffs wheel;     /**< non-empty slots */
-	uint64_t slot_ns;	       /**< wheel slot width, ns (a power of two) */
-	unsigned slot_shift;	       /**< log2(slot_ns) */
-	uint64_t next_slot;	       /**< first slot number not yet moved to elig */
-	uint64_t wheel_min;	       /**< earliest occupied slot number; UINT64_MAX: empty */
-	uint64_t t_base_ns;	       /**< real time at which V was v_base_ns */
-	uint64_t v_base_ns;	       /**< V at t_base_ns */
-	uint64_t scale_bps;	       /**< max(link, active_bps): V runs at link / scale_bps */
-	uint64_t active_bps;	       /**< sum of the rates of flows in the flow tier, bps */
-	bool rescale;		       /**< active_bps changed since the last rebase */
+	uint64_t slot_ns;              /**< wheel slot width, ns (a power of two) */
+	unsigned slot_shift;           /**< log2(slot_ns) */
+	uint64_t next_slot;            /**< first slot number not yet moved to elig */
+	uint64_t wheel_min;            /**< earliest occupied slot number; UINT64_MAX: empty */
+	uint64_t t_base_ns;            /**< real time at which V was v_base_ns */
+	uint64_t v_base_ns;            /**< V at t_base_ns */
+	uint64_t scale_bps;            /**< max(link, active_bps): V runs at link / scale_bps */
+	uint64_t active_bps;           /**< sum of the rates of flows in the flow tier, bps */
+	bool rescale;                  /**< active_bps changed since the last rebase */
 };
 
 static inline struct tassel_flow *
@@ -331,7 +331,7 @@ batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wi
       uint64_t l_ns)
 {
 	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
-	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;	   /* one packet, same unit */
+	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;     /* one packet, same unit */
 	uint64_t units;
 	uint32_t n;
 

@@ -33,25 +33,28 @@
 #define TSW_SLOT_NS_DEFAULT SL_NS_PER_US
 
 struct tsw_flow {
-	uint64_t ts_ns;		 /**< timestamp of the head packet in the wheel, ns */
-	uint64_t next_ns;	 /**< earliest timestamp of the flow's next packet, ns */
+	uint64_t ts_ns;          /**< timestamp of the head packet in the wheel, ns */
+	uint64_t next_ns;        /**< earliest timestamp of the flow's next packet, ns */
 	struct sl_pacer_gap gap; /**< exact len / R */
 };
 static_assert(sizeof(struct tsw_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
-static inline struct tsw_flow *tsw_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct tsw_flow *
+tsw_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct tsw_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
-static void insert(struct sl_pacer *p, uint32_t flow, uint64_t ts_ns)
+static void
+insert(struct sl_pacer *p, uint32_t flow, uint64_t ts_ns)
 {
 	tsw_flow(p, flow)->ts_ns = ts_ns;
 	if (sl_pacer_cal_insert(p->impl, flow, ts_ns))
 		p->stats.beyond_horizon++;
 }
 
-static uint64_t tsw_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t
+tsw_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct sl_pacer_cal *c = p->impl;
 	uint32_t flow;
@@ -79,12 +82,14 @@ static uint64_t tsw_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt
 	return due == UINT64_MAX ? SL_PACER_NEVER : SL_MAX(due, tau_ns + 1);
 }
 
-unsigned sl_pacer_tsw_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+unsigned
+sl_pacer_tsw_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	return sl_pacer_release(p, p->last_now_ns, now_ns, out, max, tsw_pick);
 }
 
-uint64_t sl_pacer_tsw_next_deadline(const struct sl_pacer *p)
+uint64_t
+sl_pacer_tsw_next_deadline(const struct sl_pacer *p)
 {
 	const struct sl_pacer_cal *c = p->impl;
 	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns), due;
@@ -95,18 +100,21 @@ uint64_t sl_pacer_tsw_next_deadline(const struct sl_pacer *p)
 	return due == UINT64_MAX ? SL_PACER_NEVER : SL_MAX(due, from);
 }
 
-void sl_pacer_tsw_activate(struct sl_pacer *p, uint32_t flow)
+void
+sl_pacer_tsw_activate(struct sl_pacer *p, uint32_t flow)
 {
 	insert(p, flow, SL_MAX(p->last_now_ns, tsw_flow(p, flow)->next_ns));
 }
 
-void sl_pacer_tsw_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+void
+sl_pacer_tsw_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	(void)old_bps;
 	sl_pacer_gap_reset(&tsw_flow(p, flow)->gap);
 }
 
-void sl_pacer_tsw_fini(struct sl_pacer *p)
+void
+sl_pacer_tsw_fini(struct sl_pacer *p)
 {
 	if (p->impl == NULL)
 		return;
@@ -115,7 +123,8 @@ void sl_pacer_tsw_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-int sl_pacer_tsw_init(struct sl_pacer *p, enum sl_pacer_tsw_find find)
+int
+sl_pacer_tsw_init(struct sl_pacer *p, enum sl_pacer_tsw_find find)
 {
 	struct sl_pacer_cal *c = calloc(1, sizeof(*c));
 	int rc;
@@ -132,7 +141,8 @@ int sl_pacer_tsw_init(struct sl_pacer *p, enum sl_pacer_tsw_find find)
 	return rc;
 }
 
-size_t sl_pacer_tsw_mem_bytes(const struct sl_pacer *p)
+size_t
+sl_pacer_tsw_mem_bytes(const struct sl_pacer *p)
 {
 	return sizeof(struct sl_pacer_cal) + sl_pacer_cal_mem_bytes(p->impl, p->max_flows);
 }

@@ -63,13 +63,13 @@ struct sl_recv_melo {
 	uint16_t end_ptr;   /**< pool block holding rcv_high's bit */
 	union {
 		struct {
-			uint16_t start_lo; /**< low 16 bits of the hole's first PSN */
-			uint16_t len_pkts; /**< missing PSNs; 0: unused entry */
+			uint16_t start_lo;  /**< low 16 bits of the hole's first PSN */
+			uint16_t len_pkts;  /**< missing PSNs; 0: unused entry */
 		} hole[SL_RECV_NACK_HOLES]; /**< MELO: the most recent holes, newest first */
 		struct {
-			uint32_t nacked_psn;  /**< PSN: RCV.NXT when the last NACK went out */
-			uint32_t nack_ns_lo;  /**< when it went out, ns: low 32 bits */
-			uint32_t nack_ns_hi;  /**< ... and high 32 bits (the union is 4-aligned) */
+			uint32_t nacked_psn; /**< PSN: RCV.NXT when the last NACK went out */
+			uint32_t nack_ns_lo; /**< when it went out, ns: low 32 bits */
+			uint32_t nack_ns_hi; /**< ... and high 32 bits (the union is 4-aligned) */
 		} gbn; /**< go-back-N: one NACK per RCV.NXT, repeated after nack_interval_ns */
 	};
 };
@@ -125,28 +125,30 @@ struct sl_recv_slot {
 
 struct sl_recv {
 	struct sl_recv_conf conf;
-	uint32_t win_mask;        /**< window_pkts - 1 */
-	uint32_t block_mask;      /**< block_bits - 1 */
-	uint32_t block_shift;     /**< log2(block_bits) */
+	uint32_t win_mask;    /**< window_pkts - 1 */
+	uint32_t block_mask;  /**< block_bits - 1 */
+	uint32_t block_shift; /**< log2(block_bits) */
 	struct sl_recv_pool *pool;
-	struct sl_recv_conn *conns;   /**< max_conns contexts */
-	struct sl_recv_slot **robs;   /**< rob_max buffers, each allocated on first use */
-	uint16_t *rob_stack;          /**< reorder-buffer ids; entries >= rob_top are free */
-	uint32_t rob_top;             /**< reorder buffers in use */
-	uint32_t *ackq;               /**< FIFO of connections with an ACK due, max_conns entries */
-	uint32_t ackq_head;           /**< index of the oldest entry */
-	uint32_t ackq_len;            /**< entries */
+	struct sl_recv_conn *conns; /**< max_conns contexts */
+	struct sl_recv_slot **robs; /**< rob_max buffers, each allocated on first use */
+	uint16_t *rob_stack;        /**< reorder-buffer ids; entries >= rob_top are free */
+	uint32_t rob_top;           /**< reorder buffers in use */
+	uint32_t *ackq;             /**< FIFO of connections with an ACK due, max_conns entries */
+	uint32_t ackq_head;         /**< index of the oldest entry */
+	uint32_t ackq_len;          /**< entries */
 	uint64_t delivered_front_pkts; /**< slow path: the arriving PSN itself was RCV.NXT */
-	uint64_t pool_last_ns;        /**< time of the last burst or poll, ns */
-	uint64_t pool_puts_base;      /**< pool->puts at the last stats reset */
-	uint64_t pool_hops_base;      /**< pool->next_hops at the last stats reset */
+	uint64_t pool_last_ns;         /**< time of the last burst or poll, ns */
+	uint64_t pool_puts_base;       /**< pool->puts at the last stats reset */
+	uint64_t pool_hops_base;       /**< pool->next_hops at the last stats reset */
 	struct sl_recv_stats st;
 };
 
 #define STAT(m, h) SL_STAT(struct sl_recv_stats, m, h)
 #define STAT_HOLES(i)                                                                              \
-	{"nack_holes_" #i, "NACKs carrying " #i " holes",                                          \
-	 offsetof(struct sl_recv_stats, nack_holes) + (i) * sizeof(uint64_t)}
+	{                                                                                          \
+		.name = "nack_holes_" #i, .help = "NACKs carrying " #i " holes",                   \
+		.offset = offsetof(struct sl_recv_stats, nack_holes) + (i) * sizeof(uint64_t)      \
+	}
 
 const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(rx_pkts, "data packets given to the receiver"),
@@ -798,8 +800,8 @@ trimmed(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt
 
 /* CNP (DCQCN, rate-limited per connection) and PULL (NDP) after the packet's own actions. */
 static inline unsigned
-fb_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt,
-	uint64_t now_ns, struct sl_recv_action *act)
+fb_tail(struct sl_recv *r, struct sl_recv_conn *c, const struct sl_recv_pkt *pkt, uint64_t now_ns,
+	struct sl_recv_action *act)
 {
 	unsigned n = 0;
 
@@ -975,9 +977,8 @@ sl_recv_conn_info(const struct sl_recv *r, uint32_t conn, struct sl_recv_conn_in
 	info->rcv_nxt = c->melo.rcv_nxt;
 	info->rcv_high = c->melo.rcv_high;
 	info->has_rob = c->rob != ROB_NIL;
-	for (unsigned i = 0; c->mode == SL_RECV_MELO && i < SL_RECV_NACK_HOLES &&
-			     c->melo.hole[i].len_pkts;
-	     i++) {
+	for (unsigned i = 0;
+	     c->mode == SL_RECV_MELO && i < SL_RECV_NACK_HOLES && c->melo.hole[i].len_pkts; i++) {
 		info->hole[i].start_psn = hole_start(c, i);
 		info->hole[i].len_pkts = c->melo.hole[i].len_pkts;
 		info->nholes++;
@@ -1030,8 +1031,7 @@ sl_recv_stats_reset(struct sl_recv *r)
 
 /* One connection's share of the audit: chain length, reorder buffer, holes. */
 static int
-audit_conn(const struct sl_recv *r, const struct sl_recv_conn *c, uint8_t *seen,
-	   uint8_t *rob_seen)
+audit_conn(const struct sl_recv *r, const struct sl_recv_conn *c, uint8_t *seen, uint8_t *rob_seen)
 {
 	uint32_t base = c->melo.rcv_nxt & ~r->block_mask, want = 0;
 	bool ooo = sl_seq_ge(c->melo.rcv_high, c->melo.rcv_nxt);

@@ -18,12 +18,12 @@
 #include "sl_seq.h"
 
 struct sl_recv_rtx_flow {
-	uint32_t head_psn;     /**< PSN: no mark before it */
-	uint32_t nack_high;    /**< PSN: one past the highest PSN ever marked by a NACK */
-	uint16_t start_ptr;    /**< block of head_psn's bit; NIL when nothing is marked */
-	uint16_t end_ptr;      /**< block of (nack_high - 1)'s bit */
-	uint16_t marked_pkts;  /**< marks not yet taken (<= window <= 32768) */
-	uint8_t open;          /**< 1 between flow_open and flow_close */
+	uint32_t head_psn;    /**< PSN: no mark before it */
+	uint32_t nack_high;   /**< PSN: one past the highest PSN ever marked by a NACK */
+	uint16_t start_ptr;   /**< block of head_psn's bit; NIL when nothing is marked */
+	uint16_t end_ptr;     /**< block of (nack_high - 1)'s bit */
+	uint16_t marked_pkts; /**< marks not yet taken (<= window <= 32768) */
+	uint8_t open;         /**< 1 between flow_open and flow_close */
 	uint8_t pad;
 };
 static_assert(sizeof(struct sl_recv_rtx_flow) == 16, "sender tracker state is 16 B");

@@ -35,8 +35,8 @@ enum sl_recv_mode {
 #define SL_RECV_FB_ECN (1u << 2)  /**< ACKs count the ECN-CE marked packets they cover */
 #define SL_RECV_FB_CNP (1u << 3)  /**< a CNP for ECN-CE data, at most one per cnp_interval */
 #define SL_RECV_FB_PULL (1u << 4) /**< a PULL for every data arrival (NDP) */
-#define SL_RECV_FB_NACK (1u << 5) /**< NACK new holes and go-back-N gaps (and, like PULL,
-				   *   trimmed packets) */
+/** NACK new holes and go-back-N gaps (and, like PULL, trimmed packets) */
+#define SL_RECV_FB_NACK (1u << 5)
 
 /* Flags of an arriving packet (struct sl_recv_pkt.flags). */
 #define SL_RECV_F_ECN_CE (1u << 0)  /**< the network marked it Congestion Experienced */
@@ -44,7 +44,7 @@ enum sl_recv_mode {
 #define SL_RECV_F_ACK_REQ (1u << 2) /**< acknowledge at once (last segment of a message) */
 #define SL_RECV_F_TRIMMED (1u << 3) /**< payload cut by the network, header only (NDP) */
 
-#define SL_RECV_NACK_HOLES 3 /**< holes per NACK: the 3 most recent, as the paper */
+#define SL_RECV_NACK_HOLES 3      /**< holes per NACK: the 3 most recent, as the paper */
 #define SL_RECV_WINDOW_MAX 32768u /**< largest window: hole offsets and lengths are 16-bit */
 
 struct sl_recv_conf {
@@ -131,18 +131,18 @@ struct sl_recv_hole {
 
 /** Fields of a feedback action; which are meaningful depends on type and flags. */
 struct sl_recv_fb {
-	uint32_t ack_psn;       /**< cumulative: every PSN before it was delivered (RCV.NXT) */
-	uint32_t sack_psn;      /**< with SL_RECV_FBF_SACK: the out-of-order PSN that caused it */
-	uint64_t echo_tx_ns;    /**< with SL_RECV_FBF_ECHO: tx_ns of the newest packet covered */
-	uint16_t echo_tx_id;    /**< with ECHO or SACK: tx_id of the newest packet covered
-				 *   (with SACK, of the SACKed one) */
-	uint16_t acked_pkts;    /**< ACK, NACK: packets accepted (delivered, stored or duplicate)
-				 *   since the previous ACK or NACK */
-	uint16_t ce_pkts;       /**< with SL_RECV_FBF_ECN: of those, ECN-CE marked */
-	uint8_t flags;          /**< SL_RECV_FBF_* */
-	uint8_t nholes;         /**< NACK: holes used, newest first */
+	uint32_t ack_psn;    /**< cumulative: every PSN before it was delivered (RCV.NXT) */
+	uint32_t sack_psn;   /**< with SL_RECV_FBF_SACK: the out-of-order PSN that caused it */
+	uint64_t echo_tx_ns; /**< with SL_RECV_FBF_ECHO: tx_ns of the newest packet covered */
+	uint16_t echo_tx_id; /**< with ECHO or SACK: tx_id of the newest packet covered
+			      *   (with SACK, of the SACKed one) */
+	uint16_t acked_pkts; /**< ACK, NACK: packets accepted (delivered, stored or duplicate)
+			      *   since the previous ACK or NACK */
+	uint16_t ce_pkts;    /**< with SL_RECV_FBF_ECN: of those, ECN-CE marked */
+	uint8_t flags;       /**< SL_RECV_FBF_* */
+	uint8_t nholes;      /**< NACK: holes used, newest first */
 	struct sl_recv_hole hole[SL_RECV_NACK_HOLES]; /**< NACK holes */
-	uint32_t pull_seq;      /**< PULL: per-connection pull counter, from 1 */
+	uint32_t pull_seq; /**< PULL: per-connection pull counter, from 1 */
 };
 
 #define SL_RECV_FBF_SACK (1u << 0) /**< sack_psn is valid */
@@ -186,20 +186,20 @@ struct sl_recv_stats {
 	uint64_t nacks_repeated;      /**< go-back-N: of those, repeats for the same RCV.NXT */
 	uint64_t nacks_suppressed;    /**< go-back-N: out-of-order drops that sent no NACK */
 	uint64_t nack_holes[SL_RECV_NACK_HOLES + 1]; /**< NACKs by number of holes 0..3 */
-	uint64_t cnps;                /**< CNPs emitted */
-	uint64_t cnps_suppressed;     /**< ECN-CE packets inside a CNP interval */
-	uint64_t pulls;               /**< PULLs emitted */
-	uint64_t robs_allocated;      /**< reorder buffers allocated (lazily, kept for reuse) */
-	uint64_t pool_peak_blocks;    /**< most pool blocks in use at once */
-	uint64_t pool_block_ns;       /**< blocks in use integrated over time, block x ns: mean
-				       *   usage = pool_block_ns / elapsed ns / pool blocks */
-	uint64_t rtx_redundant_pkts;  /**< retransmissions (SL_RECV_F_RTX) already received */
-	uint64_t drop_conn_cap;       /**< dropped: the connection's share of the pool is used up */
-	uint64_t middle_walks;        /**< middle_walk ablation: middle blocks reached by walking */
-	uint64_t middle_walk_blocks;  /**< ... and the next_ptr hops those walks took */
-	uint64_t pool_blocks_freed;   /**< blocks returned to the pool */
-	uint64_t pool_next_hops;      /**< next_ptr reads: <= pool_blocks_freed unless middle_walk
-				       *   (MELO reads next_ptr only to shrink at the head) */
+	uint64_t cnps;                               /**< CNPs emitted */
+	uint64_t cnps_suppressed;                    /**< ECN-CE packets inside a CNP interval */
+	uint64_t pulls;                              /**< PULLs emitted */
+	uint64_t robs_allocated;     /**< reorder buffers allocated (lazily, kept for reuse) */
+	uint64_t pool_peak_blocks;   /**< most pool blocks in use at once */
+	uint64_t pool_block_ns;      /**< blocks in use integrated over time, block x ns: mean
+				      *   usage = pool_block_ns / elapsed ns / pool blocks */
+	uint64_t rtx_redundant_pkts; /**< retransmissions (SL_RECV_F_RTX) already received */
+	uint64_t drop_conn_cap;      /**< dropped: the connection's share of the pool is used up */
+	uint64_t middle_walks;       /**< middle_walk ablation: middle blocks reached by walking */
+	uint64_t middle_walk_blocks; /**< ... and the next_ptr hops those walks took */
+	uint64_t pool_blocks_freed;  /**< blocks returned to the pool */
+	uint64_t pool_next_hops;     /**< next_ptr reads: <= pool_blocks_freed unless middle_walk
+				      *   (MELO reads next_ptr only to shrink at the head) */
 };
 
 /** Name, help and offset of every counter (nack_holes as nack_holes_0 .. nack_holes_3). */
@@ -239,21 +239,20 @@ unsigned sl_recv_burst(struct sl_recv *r, const struct sl_recv_pkt *pkts, unsign
 		       unsigned *consumed);
 
 /* Coalesced ACKs whose delay has expired at now_ns; returns the number of actions written. */
-unsigned sl_recv_poll(struct sl_recv *r, uint64_t now_ns, struct sl_recv_action *act,
-		      unsigned max);
+unsigned sl_recv_poll(struct sl_recv *r, uint64_t now_ns, struct sl_recv_action *act, unsigned max);
 
 /* Earliest time sl_recv_poll has work, ns; UINT64_MAX when no ACK is pending. */
 uint64_t sl_recv_next_deadline(const struct sl_recv *r);
 
 /** What tests, the simulator and telemetry may read about one connection. */
 struct sl_recv_conn_info {
-	uint32_t rcv_nxt;     /**< next expected PSN */
-	uint32_t rcv_high;    /**< highest received PSN */
-	uint32_t blocks;      /**< pool blocks held */
-	uint32_t nholes;      /**< recent holes tracked */
+	uint32_t rcv_nxt;                             /**< next expected PSN */
+	uint32_t rcv_high;                            /**< highest received PSN */
+	uint32_t blocks;                              /**< pool blocks held */
+	uint32_t nholes;                              /**< recent holes tracked */
 	struct sl_recv_hole hole[SL_RECV_NACK_HOLES]; /**< newest first */
-	bool has_rob;         /**< holds a reorder buffer */
-	bool open;            /**< opened and not closed */
+	bool has_rob;                                 /**< holds a reorder buffer */
+	bool open;                                    /**< opened and not closed */
 };
 
 /*

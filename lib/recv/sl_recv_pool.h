@@ -28,9 +28,9 @@
 
 #include "sl_common.h"
 
-#define SL_RECV_POOL_NIL UINT16_MAX      /**< no block (an empty chain) */
-#define SL_RECV_POOL_MAX_BLOCKS 65535u   /**< block ids are 16-bit, NIL excluded */
-#define SL_RECV_POOL_DEFAULT_BITS 1024u  /**< the paper's pool */
+#define SL_RECV_POOL_NIL UINT16_MAX        /**< no block (an empty chain) */
+#define SL_RECV_POOL_MAX_BLOCKS 65535u     /**< block ids are 16-bit, NIL excluded */
+#define SL_RECV_POOL_DEFAULT_BITS 1024u    /**< the paper's pool */
 #define SL_RECV_POOL_DEFAULT_BLOCK_BITS 8u /**< the paper's 1 B block */
 
 struct sl_recv_pool_conf {
@@ -153,7 +153,7 @@ sl_recv_pool_clear(struct sl_recv_pool *p, uint16_t b, uint32_t off)
 {
 	uint32_t bit = b * p->block_bits + off;
 
-	p->bits[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+	p->bits[bit / 8] &= (uint8_t) ~(1u << (bit % 8));
 }
 
 /* Number of consecutive set bits of block b from bit off on (0 .. block_bits - off). */

@@ -67,8 +67,7 @@ sl_recv_fb_encode(const struct sl_recv_action *a, uint8_t *buf, size_t len)
 	unsigned nholes = a->type == SL_RECV_ACT_NACK ? fb->nholes : 0;
 	size_t n;
 
-	if (a->type < SL_RECV_ACT_ACK || a->type > SL_RECV_ACT_PULL ||
-	    nholes > SL_RECV_NACK_HOLES)
+	if (a->type < SL_RECV_ACT_ACK || a->type > SL_RECV_ACT_PULL || nholes > SL_RECV_NACK_HOLES)
 		return -EINVAL;
 	for (unsigned i = 0; i < nholes; i++)
 		if (fb->hole[i].len_pkts == 0 || fb->hole[i].start_psn - fb->ack_psn > UINT16_MAX)
@@ -159,8 +158,7 @@ decode_nack(const uint8_t *buf, size_t len, uint32_t window_pkts, struct sl_recv
 }
 
 int
-sl_recv_fb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts,
-		  struct sl_recv_action *a)
+sl_recv_fb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts, struct sl_recv_action *a)
 {
 	struct sl_recv_fb *fb = &a->fb;
 
@@ -171,8 +169,7 @@ sl_recv_fb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts,
 	fb->nholes = buf[2];
 	a->conn = get32(buf + 4);
 	fb->ack_psn = get32(buf + 8);
-	if (buf[3] || (fb->flags & ~FBF_ALL) ||
-	    (buf[0] != SL_RECV_OP_ACK && fb->flags) ||
+	if (buf[3] || (fb->flags & ~FBF_ALL) || (buf[0] != SL_RECV_OP_ACK && fb->flags) ||
 	    (buf[0] != SL_RECV_OP_NACK && fb->nholes) || fb->nholes > SL_RECV_NACK_HOLES)
 		return -EPROTO;
 	switch (buf[0]) {

@@ -247,8 +247,8 @@ wheel_next_ns(const struct wheel *w)
 		best = SL_MAX(wheel_slot_min(w, (uint32_t)t & (w->nslots - 1)),
 			      (t + !w->exact) << w->shift);
 	if (s1 != UINT64_MAX) {
-		uint64_t d = wheel_slot_min(w, w->nslots + ((uint32_t)(s1 >> w->lg) &
-							   (w->nslots - 1)));
+		uint64_t d =
+			wheel_slot_min(w, w->nslots + ((uint32_t)(s1 >> w->lg) & (w->nslots - 1)));
 
 		best = SL_MIN(best, SL_MAX(d, ((d >> w->shift) + !w->exact) << w->shift));
 	}
@@ -302,41 +302,41 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 
 struct flow {
 	/* hot: generation and transmission */
-	uint32_t wnd_start; /**< first unacked segment */
-	uint32_t snd_nxt;   /**< next new segment to generate */
-	uint32_t snd_max;   /**< highest transmitted + 1 */
-	uint32_t tail;      /**< pushed tail */
-	uint32_t wnd_segs;  /**< enforced window, segments */
-	uint32_t short_seq; /**< the short tail segment, valid while short_len != 0 */
-	uint16_t short_len; /**< its length, bytes; 0: none pending */
-	uint16_t seg_bytes; /**< segment size, bytes */
-	uint16_t marked;    /**< set bits in the marked plane (<= W) */
-	uint16_t sacked;    /**< set bits in the acked plane (<= W) */
-	uint8_t q_head;     /**< queue ring index of the oldest queued segment */
-	uint8_t q_count;    /**< queued segments (Tonic's outstanding-cnt) */
-	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
-	uint8_t in_use;     /**< flow added */
-	uint8_t credit;     /**< enum sl_credit */
-	uint8_t txd;        /**< some tx count in the window may be non-zero */
-	uint64_t rate_bps;     /**< rate credit: R, bits/s */
-	uint64_t credit_nbit;  /**< rate credit: c, 1e-9 bit */
-	uint64_t credit_ns;    /**< rate credit: time c was last brought up to date, ns */
+	uint32_t wnd_start;   /**< first unacked segment */
+	uint32_t snd_nxt;     /**< next new segment to generate */
+	uint32_t snd_max;     /**< highest transmitted + 1 */
+	uint32_t tail;        /**< pushed tail */
+	uint32_t wnd_segs;    /**< enforced window, segments */
+	uint32_t short_seq;   /**< the short tail segment, valid while short_len != 0 */
+	uint16_t short_len;   /**< its length, bytes; 0: none pending */
+	uint16_t seg_bytes;   /**< segment size, bytes */
+	uint16_t marked;      /**< set bits in the marked plane (<= W) */
+	uint16_t sacked;      /**< set bits in the acked plane (<= W) */
+	uint8_t q_head;       /**< queue ring index of the oldest queued segment */
+	uint8_t q_count;      /**< queued segments (Tonic's outstanding-cnt) */
+	uint8_t sets;         /**< IN_ACTIVE | IN_READY */
+	uint8_t in_use;       /**< flow added */
+	uint8_t credit;       /**< enum sl_credit */
+	uint8_t txd;          /**< some tx count in the window may be non-zero */
+	uint64_t rate_bps;    /**< rate credit: R, bits/s */
+	uint64_t credit_nbit; /**< rate credit: c, 1e-9 bit */
+	uint64_t credit_ns;   /**< rate credit: time c was last brought up to date, ns */
 	/* second line: credit, timers, program */
-	uint64_t burst_nbit;   /**< rate credit: D, 1e-9 bit */
-	int64_t tokens_bytes;  /**< grant credit: tokens - bytes sent, bytes */
-	uint64_t rto_ns;       /**< RTO period, ns */
-	uint64_t rto_at_ns;    /**< RTO expiry, ns; 0 disarmed */
-	uint64_t timer_at_ns;  /**< program timer expiry, ns; 0 none */
-	uint64_t total_sent;   /**< segments transmitted (segs_sent) */
+	uint64_t burst_nbit;            /**< rate credit: D, 1e-9 bit */
+	int64_t tokens_bytes;           /**< grant credit: tokens - bytes sent, bytes */
+	uint64_t rto_ns;                /**< RTO period, ns */
+	uint64_t rto_at_ns;             /**< RTO expiry, ns; 0 disarmed */
+	uint64_t timer_at_ns;           /**< program timer expiry, ns; 0 none */
+	uint64_t total_sent;            /**< segments transmitted (segs_sent) */
 	const struct sl_proto_ops *ops; /**< program */
-	uint32_t ack_step;     /**< step of the last ack (cumack or SACK), modulo 2^32 */
-	uint32_t acks_lo;      /**< events with a cumack, low 32 bits (carry into st.acks) */
+	uint32_t ack_step;              /**< step of the last ack (cumack or SACK), modulo 2^32 */
+	uint32_t acks_lo; /**< events with a cumack, low 32 bits (carry into st.acks) */
 	/* cold: a visit or an ack of a loss-free flow touches only the two lines above */
 	uint32_t rto_credit_bytes; /**< grant credit added on RTO expiry, bytes */
-	uint64_t short_bytes;  /**< bytes short segments left out: bytes_sent = total_sent x
-				*   seg_bytes - short_bytes */
-	uint64_t param[4];     /**< program parameters */
-	struct sl_flow_stats st; /**< the other counters (segs_sent, bytes_sent unused) */
+	uint64_t short_bytes;      /**< bytes short segments left out: bytes_sent = total_sent x
+				    *   seg_bytes - short_bytes */
+	uint64_t param[4];         /**< program parameters */
+	struct sl_flow_stats st;   /**< the other counters (segs_sent, bytes_sent unused) */
 } sl_cache_aligned;
 static_assert(offsetof(struct flow, rto_credit_bytes) == 2 * SL_CACHE_LINE,
 	      "the fast-path state of a flow is two cache lines");
@@ -352,20 +352,20 @@ struct sl_sched {
 	uint32_t fifo_mask; /**< FIFO capacity - 1 (>= max_flows - 1) */
 	uint32_t act_head, act_count;
 	uint32_t rdy_head, rdy_count;
-	uint32_t resume_flow; /**< flow pushed back to the ready head mid-visit, or NOWHERE */
-	uint32_t resume_left; /**< segments left in its visit */
-	struct wheel timers; /**< RTO and program timers */
-	struct wheel pace;   /**< rate wake-ups */
-	uint64_t step;       /**< current step number, from 1 */
-	uint32_t max_flows;  /**< flows [0, max_flows) */
-	uint32_t W;          /**< window ring, segments */
-	uint32_t wW;         /**< words per plane */
-	uint32_t N;          /**< queue ring, segments */
-	uint32_t q_stop;     /**< generation ahead of credit stops at this many queued */
-	uint32_t q_resume;   /**< and resumes below this many */
-	uint32_t visit_segs; /**< segments per visit at most */
+	uint32_t resume_flow;  /**< flow pushed back to the ready head mid-visit, or NOWHERE */
+	uint32_t resume_left;  /**< segments left in its visit */
+	struct wheel timers;   /**< RTO and program timers */
+	struct wheel pace;     /**< rate wake-ups */
+	uint64_t step;         /**< current step number, from 1 */
+	uint32_t max_flows;    /**< flows [0, max_flows) */
+	uint32_t W;            /**< window ring, segments */
+	uint32_t wW;           /**< words per plane */
+	uint32_t N;            /**< queue ring, segments */
+	uint32_t q_stop;       /**< generation ahead of credit stops at this many queued */
+	uint32_t q_resume;     /**< and resumes below this many */
+	uint32_t visit_segs;   /**< segments per visit at most */
 	uint32_t timer_budget; /**< timer expiries per sweep at most */
-	uint32_t flags;      /**< SL_SCHED_F_* */
+	uint32_t flags;        /**< SL_SCHED_F_* */
 	struct sl_sched_stats st;
 };
 
@@ -929,9 +929,9 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	f->rate_bps = fc->init_rate_bps ? fc->init_rate_bps : DEFAULT_RATE_BPS;
 	f->burst_nbit = (uint64_t)conf_or(fc->burst_bytes, fc->seg_bytes) * NBIT_PER_BYTE;
 	if (ops->credit == SL_CREDIT_RATE)
-		f->credit_nbit = SL_MIN(
-			(uint64_t)conf_or(fc->init_credit_bytes, fc->seg_bytes) * NBIT_PER_BYTE,
-			f->burst_nbit);
+		f->credit_nbit = SL_MIN((uint64_t)conf_or(fc->init_credit_bytes, fc->seg_bytes) *
+						NBIT_PER_BYTE,
+					f->burst_nbit);
 	else
 		f->tokens_bytes = fc->init_credit_bytes;
 	f->rto_ns = fc->rto_ns ? fc->rto_ns : DEFAULT_RTO_NS;
@@ -1038,8 +1038,8 @@ window_slide(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t c)
  * once (Karn; a SACK must also echo tx_id 0). Called before the window slides past seq.
  */
 static uint64_t
-rtt_sample(const struct sl_sched *s, const struct sl_event *e, const struct flow *f,
-	   uint32_t fi, uint32_t seq, bool sack, uint64_t now_ns)
+rtt_sample(const struct sl_sched *s, const struct sl_event *e, const struct flow *f, uint32_t fi,
+	   uint32_t seq, bool sack, uint64_t now_ns)
 {
 	uint32_t idx = seq & (s->W - 1);
 	uint64_t t;
@@ -1387,8 +1387,8 @@ sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, uns
 			uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
 
 			if (s->rdy_count > PREFETCH_AHEAD)
-				prefetch_flow(s, s->ready[(s->rdy_head + PREFETCH_AHEAD) &
-							  s->fifo_mask]);
+				prefetch_flow(
+					s, s->ready[(s->rdy_head + PREFETCH_AHEAD) & s->fifo_mask]);
 			n += serve(s, fi, now_ns, out + n, max - n);
 		} else if (!s->act_count) {
 			break;

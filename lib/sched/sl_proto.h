@@ -86,24 +86,24 @@ struct sl_event {
  * indexed by seq & (max_wnd_segs - 1); use the helpers below rather than the raw words.
  */
 struct sl_flow_view {
-	uint32_t flow;          /**< flow id */
-	uint32_t wnd_start;     /**< first unacked segment (after the fixed stage) */
-	uint32_t snd_nxt;       /**< next new segment to generate (highest generated + 1) */
-	uint32_t snd_max;       /**< highest transmitted segment + 1 */
-	uint32_t tail;          /**< pushed tail: segments before it exist */
-	uint32_t wnd_segs;      /**< enforced window, segments: new segments stay below
-				     wnd_start + wnd_segs whatever the credit (IRN BDP-FC) */
-	uint32_t max_wnd_segs;  /**< W, the ring size, segments */
-	uint32_t queued;        /**< generated but not yet transmitted, segments */
-	uint32_t marked;        /**< segments currently marked for retransmission */
-	uint32_t seg_bytes;     /**< segment size, bytes */
-	uint64_t rate_bps;      /**< current rate (rate credit), bits/s */
-	int64_t tokens_bytes;   /**< grant tokens left (grant credit), bytes */
-	uint64_t rto_ns;        /**< current RTO period, ns */
-	uint64_t rto_at_ns;     /**< RTO expiry, ns; 0 when disarmed */
-	uint64_t total_sent;    /**< segments transmitted, new and retransmitted */
-	uint64_t now_ns;        /**< time of the event, ns */
-	const uint64_t *param;  /**< the 4 program parameters of struct sl_flow_conf */
+	uint32_t flow;               /**< flow id */
+	uint32_t wnd_start;          /**< first unacked segment (after the fixed stage) */
+	uint32_t snd_nxt;            /**< next new segment to generate (highest generated + 1) */
+	uint32_t snd_max;            /**< highest transmitted segment + 1 */
+	uint32_t tail;               /**< pushed tail: segments before it exist */
+	uint32_t wnd_segs;           /**< enforced window, segments: new segments stay below
+					  wnd_start + wnd_segs whatever the credit (IRN BDP-FC) */
+	uint32_t max_wnd_segs;       /**< W, the ring size, segments */
+	uint32_t queued;             /**< generated but not yet transmitted, segments */
+	uint32_t marked;             /**< segments currently marked for retransmission */
+	uint32_t seg_bytes;          /**< segment size, bytes */
+	uint64_t rate_bps;           /**< current rate (rate credit), bits/s */
+	int64_t tokens_bytes;        /**< grant tokens left (grant credit), bytes */
+	uint64_t rto_ns;             /**< current RTO period, ns */
+	uint64_t rto_at_ns;          /**< RTO expiry, ns; 0 when disarmed */
+	uint64_t total_sent;         /**< segments transmitted, new and retransmitted */
+	uint64_t now_ns;             /**< time of the event, ns */
+	const uint64_t *param;       /**< the 4 program parameters of struct sl_flow_conf */
 	const uint64_t *acked_bits;  /**< SACKed segments in [wnd_start, wnd_start + W) */
 	const uint64_t *marked_bits; /**< segments marked for retransmission */
 };
@@ -157,14 +157,15 @@ sl_flow_acked_count(const struct sl_flow_view *f, uint32_t from, uint32_t count)
 
 /* What the fixed incoming stage did, handed to the incoming hook. */
 struct sl_incoming {
-	const struct sl_event *ev; /**< the raw event (type, flags, cumack, sack, nack, grant, ce) */
-	uint32_t old_wnd_start;    /**< wnd_start before the event */
-	uint32_t new_wnd_start;    /**< wnd_start after the event (== f->wnd_start) */
-	uint32_t newly_acked;      /**< segments that became acked: cumack advance not already
-				    *   SACKed, plus 1 for an accepted SACK */
-	bool sack_accepted;        /**< the SACK was in the window and new; its bit is set */
-	uint64_t rtt_ns;           /**< RTT sample from the echoed or stored send time; 0 none */
-	uint64_t now_ns;           /**< time of the event, ns */
+	const struct sl_event
+		*ev;            /**< the raw event (type, flags, cumack, sack, nack, grant, ce) */
+	uint32_t old_wnd_start; /**< wnd_start before the event */
+	uint32_t new_wnd_start; /**< wnd_start after the event (== f->wnd_start) */
+	uint32_t newly_acked;   /**< segments that became acked: cumack advance not already
+				 *   SACKed, plus 1 for an accepted SACK */
+	bool sack_accepted;     /**< the SACK was in the window and new; its bit is set */
+	uint64_t rtt_ns;        /**< RTT sample from the echoed or stored send time; 0 none */
+	uint64_t now_ns;        /**< time of the event, ns */
 };
 
 /* Why periodic() runs. */
@@ -205,9 +206,9 @@ struct sl_proto_ops {
 	 *  RTO period, timer). Return 0 or -errno to refuse the flow. */
 	int (*init)(const struct sl_flow_view *f, void *priv, const struct sl_flow_conf *fc,
 		    struct sl_proto_out *out);
-	enum sl_credit credit;         /**< the credit scheme of every flow of this program */
-	uint16_t priv_size;            /**< bytes of per-flow state, <= SL_PROTO_PRIV_MAX */
-	char name[SL_PROTO_NAME_MAX];  /**< unique, NUL-terminated, non-empty */
+	enum sl_credit credit;        /**< the credit scheme of every flow of this program */
+	uint16_t priv_size;           /**< bytes of per-flow state, <= SL_PROTO_PRIV_MAX */
+	char name[SL_PROTO_NAME_MAX]; /**< unique, NUL-terminated, non-empty */
 };
 
 /*
@@ -224,7 +225,7 @@ unsigned sl_proto_register_failures(void);
 
 /* Register ops at program start (a constructor); failures are counted, see above. */
 #define SL_PROTO_REGISTER(ops)                                                                     \
-	__attribute__((constructor)) static void sl_proto_register_##ops(void)                    \
+	__attribute__((constructor)) static void sl_proto_register_##ops(void)                     \
 	{                                                                                          \
 		sl_proto_register_ctor(&(ops));                                                    \
 	}

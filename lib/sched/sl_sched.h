@@ -33,9 +33,9 @@
 #define SL_SCHED_QUEUE_MAX 64u    /**< per-flow queue bound, segments */
 
 /* struct sl_sched_conf flags */
-#define SL_SCHED_F_TX_TS (1u << 0) /**< keep each segment's send time, so that acks without an
-				    *   echoed timestamp still give RTT samples (Karn's rule:
-				    *   only for segments sent once); costs 8 B x W per flow */
+/** Keep each segment's send time, so that acks without an echoed timestamp still give RTT
+ *  samples (Karn's rule: only for segments sent once); costs 8 B x W per flow. */
+#define SL_SCHED_F_TX_TS (1u << 0)
 
 /* Engine configuration; zero fields take the default in brackets. */
 struct sl_sched_conf {
@@ -83,11 +83,11 @@ struct sl_flow_conf {
 
 /* One decision: send segment seq of flow now. */
 struct sl_seg {
-	uint32_t flow;  /**< flow id */
-	uint32_t seq;   /**< segment number */
-	uint16_t len;   /**< bytes */
-	uint8_t tx_id;  /**< transmission count of this segment - 1, saturating at 3; echo it */
-	uint8_t flags;  /**< SL_SEG_F_* */
+	uint32_t flow; /**< flow id */
+	uint32_t seq;  /**< segment number */
+	uint16_t len;  /**< bytes */
+	uint8_t tx_id; /**< transmission count of this segment - 1, saturating at 3; echo it */
+	uint8_t flags; /**< SL_SEG_F_* */
 };
 static_assert(sizeof(struct sl_seg) == 12, "sl_seg is a 12-byte descriptor");
 
@@ -170,8 +170,7 @@ unsigned sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsign
  * decisions, round-robin over ready flows, several per flow visit when credit allows.
  * Returns the count written to out. Ends the step (see above).
  */
-unsigned sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out,
-			     unsigned max);
+unsigned sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned max);
 
 /*
  * Earliest time next_burst can have work without new input: 0 when flows are ready now,

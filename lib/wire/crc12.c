@@ -117,8 +117,7 @@ crc12_clmul_init(void)
 #endif
 }
 
-static void __attribute__((constructor))
-crc12_tab_init(void)
+static void __attribute__((constructor)) crc12_tab_init(void)
 {
 	for (uint32_t b = 0; b < 256; b++) {
 		uint32_t r = b << 24;
@@ -174,9 +173,9 @@ crc12_block(const uint8_t *p)
 static inline CRC12_CLMUL_TARGET __m128i
 crc12_fold(__m128i x, __m128i k, __m128i next)
 {
-	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x11),
-					   _mm_clmulepi64_si128(x, k, 0x00)),
-			     next);
+	return _mm_xor_si128(
+		_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x11), _mm_clmulepi64_si128(x, k, 0x00)),
+		next);
 }
 
 /* CRC-12 of len >= 16 bytes continuing from crc, by folding (see the top of the file). */

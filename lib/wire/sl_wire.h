@@ -131,19 +131,18 @@ enum sl_wire_reject sl_wire_decode(const struct sl_wire_fmt *fmt, const uint8_t 
  * Write the link header of a data frame (META != 00) whose body is body[0, body_len): hdr
  * receives sl_wire_hdr_len() bytes, to be placed right before the body. Returns that length.
  */
-size_t sl_wire_encode_data(const struct sl_wire_fmt *fmt, uint8_t *hdr, uint8_t meta,
-			   uint32_t id, const uint8_t *body, size_t body_len);
+size_t sl_wire_encode_data(const struct sl_wire_fmt *fmt, uint8_t *hdr, uint8_t meta, uint32_t id,
+			   const uint8_t *body, size_t body_len);
 
 /* Write a whole filler / FC frame (header + FC byte) to out; returns its length (3 or 7). */
-size_t sl_wire_encode_filler(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id,
-			     uint8_t fc);
+size_t sl_wire_encode_filler(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id, uint8_t fc);
 
 /*
  * Write a whole control frame carrying the sender's current ID to out (at least
  * SL_WIRE_CTRL_MAX bytes); returns its length (4 faithful, 12 extended). arg is sent in
  * extended mode only.
  */
-size_t sl_wire_encode_ctrl(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id,
-			   uint16_t key, uint32_t arg);
+size_t sl_wire_encode_ctrl(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id, uint16_t key,
+			   uint32_t arg);
 
 #endif /* SL_WIRE_H */

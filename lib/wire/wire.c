@@ -12,14 +12,10 @@
 #include "sl_wire.h"
 
 static const char *const reject_names[SL_WIRE_ERR__MAX] = {
-	[SL_WIRE_OK] = "ok",
-	[SL_WIRE_ERR_SHORT] = "short",
-	[SL_WIRE_ERR_SYN] = "syn",
-	[SL_WIRE_ERR_CTRL_META] = "ctrl_meta",
-	[SL_WIRE_ERR_KEY] = "key",
-	[SL_WIRE_ERR_FC] = "fc_code",
-	[SL_WIRE_ERR_EMPTY] = "empty",
-	[SL_WIRE_ERR_LONG] = "long",
+	[SL_WIRE_OK] = "ok",           [SL_WIRE_ERR_SHORT] = "short",
+	[SL_WIRE_ERR_SYN] = "syn",     [SL_WIRE_ERR_CTRL_META] = "ctrl_meta",
+	[SL_WIRE_ERR_KEY] = "key",     [SL_WIRE_ERR_FC] = "fc_code",
+	[SL_WIRE_ERR_EMPTY] = "empty", [SL_WIRE_ERR_LONG] = "long",
 };
 
 const char *

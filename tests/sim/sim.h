@@ -149,9 +149,9 @@ struct sim_conf {
 	uint32_t nhosts;
 	struct sim_port_conf host_port[SIM_MAX_HOSTS];   /**< host -> switch */
 	struct sim_port_conf switch_port[SIM_MAX_HOSTS]; /**< switch -> host */
-	uint32_t hdr_bytes;       /**< per-packet header bytes on the wire */
-	uint32_t ctrl_bytes;      /**< wire size of acks, nacks, pulls, CNPs */
-	double loss;              /**< receive-side random loss of data packets, [0, 1] */
+	uint32_t hdr_bytes;                              /**< per-packet header bytes on the wire */
+	uint32_t ctrl_bytes; /**< wire size of acks, nacks, pulls, CNPs */
+	double loss;         /**< receive-side random loss of data packets, [0, 1] */
 	enum sim_loss_mode loss_mode;
 	uint32_t ndrops;
 	struct sim_drop drops[SIM_MAX_DROPS];
@@ -161,11 +161,11 @@ struct sim_conf {
 struct sim_port_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
-	uint64_t drops_full;   /**< data packets dropped at the byte limit */
-	uint64_t trims;        /**< data packets trimmed to a header */
+	uint64_t drops_full; /**< data packets dropped at the byte limit */
+	uint64_t trims;      /**< data packets trimmed to a header */
 	uint64_t ecn_marks;
-	uint64_t max_q_bytes;  /**< deepest data queue seen, bytes */
-	uint64_t pfc_pauses;   /**< host ports: PAUSEs received */
+	uint64_t max_q_bytes; /**< deepest data queue seen, bytes */
+	uint64_t pfc_pauses;  /**< host ports: PAUSEs received */
 };
 
 /* Network-wide counters. */
@@ -177,15 +177,14 @@ struct sim_stats {
 	uint64_t trims;
 	uint64_t ecn_marks;
 	uint64_t ctrl_pkts[SIM_PKT_NTYPES]; /**< packets delivered to senders, by type */
-	uint64_t data_pkts_rx;   /**< data packets handed to receivers */
+	uint64_t data_pkts_rx;              /**< data packets handed to receivers */
 };
 
 struct sim *sim_create(const struct sim_conf *conf); /* NULL + errno */
 void sim_free(struct sim *s);
 
 void sim_set_sender(struct sim *s, uint32_t host, const struct sim_sender_ops *ops, void *ctx);
-void sim_set_receiver(struct sim *s, uint32_t host, const struct sim_receiver_ops *ops,
-		      void *ctx);
+void sim_set_receiver(struct sim *s, uint32_t host, const struct sim_receiver_ops *ops, void *ctx);
 
 /* Run events until the clock would pass end_ns or the heap is empty. Returns events run. */
 uint64_t sim_run(struct sim *s, uint64_t end_ns);

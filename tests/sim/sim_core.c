@@ -28,13 +28,13 @@ struct sim_fifo {
 
 struct sim_port {
 	struct sim_port_conf c;
-	struct sim_fifo data;  /**< data packets */
-	struct sim_fifo ctrl;  /**< control packets and trimmed headers, served first */
-	uint64_t data_bytes;   /**< bytes in the data FIFO */
-	bool busy;             /**< a packet is serializing */
-	bool at_switch;        /**< switch -> host (else host -> switch) */
+	struct sim_fifo data;     /**< data packets */
+	struct sim_fifo ctrl;     /**< control packets and trimmed headers, served first */
+	uint64_t data_bytes;      /**< bytes in the data FIFO */
+	bool busy;                /**< a packet is serializing */
+	bool at_switch;           /**< switch -> host (else host -> switch) */
 	uint64_t last_arrival_ns; /**< arrival time of the last packet sent (FIFO under jitter) */
-	uint32_t host;         /**< the host at the other end (or this host's uplink) */
+	uint32_t host;            /**< the host at the other end (or this host's uplink) */
 	struct sim_port_stats st;
 };
 
@@ -44,10 +44,10 @@ struct sim_host {
 	void *sctx;
 	const struct sim_receiver_ops *rops;
 	void *rctx;
-	uint64_t wake_ns; /**< earliest pending wake-up, SIM_NEVER when none */
+	uint64_t wake_ns;         /**< earliest pending wake-up, SIM_NEVER when none */
 	uint64_t in_switch_bytes; /**< data from this host queued in the switch, bytes */
-	bool pfc_sent;    /**< the switch has sent this host a PAUSE (not yet a RESUME) */
-	bool paused;      /**< a PAUSE arrived: no data until the RESUME */
+	bool pfc_sent;            /**< the switch has sent this host a PAUSE (not yet a RESUME) */
+	bool paused;              /**< a PAUSE arrived: no data until the RESUME */
 };
 
 struct sim {
@@ -62,7 +62,7 @@ struct sim {
 	size_t nchunks;
 	int err; /**< first allocation failure: the run stops */
 	struct sl_rng rng;
-	uint64_t loss_thresh;  /**< conf.loss as an RNG threshold */
+	uint64_t loss_thresh;   /**< conf.loss as an RNG threshold */
 	uint64_t data_arrivals; /**< data packets that reached a host, for nth drops */
 	struct sim_host host[SIM_MAX_HOSTS];
 	struct sim_port sw[SIM_MAX_HOSTS];
@@ -246,10 +246,8 @@ static void port_start(struct sim *s, struct sim_port *pt);
 static void ecn_mark(struct sim *s, struct sim_port *pt, struct sim_pkt *p);
 static void pfc_account(struct sim *s, uint32_t src, int64_t delta);
 
-static void
-arrive_at_switch(struct sim *s, void *obj, uint64_t arg);
-static void
-arrive_at_host(struct sim *s, void *obj, uint64_t arg);
+static void arrive_at_switch(struct sim *s, void *obj, uint64_t arg);
+static void arrive_at_host(struct sim *s, void *obj, uint64_t arg);
 
 static void
 port_done(struct sim *s, void *obj, uint64_t arg)
@@ -554,7 +552,8 @@ sim_create(const struct sim_conf *conf)
 		return NULL;
 	}
 	for (uint32_t i = 0; i < conf->nhosts; i++) {
-		if (port_conf_check(&conf->host_port[i]) || port_conf_check(&conf->switch_port[i])) {
+		if (port_conf_check(&conf->host_port[i]) ||
+		    port_conf_check(&conf->switch_port[i])) {
 			errno = EINVAL;
 			return NULL;
 		}

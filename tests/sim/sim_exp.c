@@ -26,8 +26,8 @@
 struct sim_exp {
 	struct sim_scenario sc;
 	struct sim *s;
-	struct sim_recv *rcv;      /**< the reference receiver, or */
-	struct sim_librecv *lrcv;  /**< lib/recv */
+	struct sim_recv *rcv;                        /**< the reference receiver, or */
+	struct sim_librecv *lrcv;                    /**< lib/recv */
 	struct sl_recv_stats rx_meas[SIM_MAX_HOSTS]; /**< lib/recv counters at measure_from */
 	struct sim_sched_host *host[SIM_MAX_HOSTS];
 	uint32_t nflows;
@@ -114,9 +114,9 @@ sim_exp_free(struct sim_exp *x)
 static const struct {
 	double bytes, cdf;
 } websearch[] = {
-	{0, 0},          {10000, 0.15},   {20000, 0.2},     {30000, 0.3},
-	{50000, 0.4},    {80000, 0.53},   {200000, 0.6},    {1000000, 0.7},
-	{2000000, 0.8},  {5000000, 0.9},  {10000000, 0.97}, {30000000, 1},
+	{0, 0},         {10000, 0.15},  {20000, 0.2},     {30000, 0.3},
+	{50000, 0.4},   {80000, 0.53},  {200000, 0.6},    {1000000, 0.7},
+	{2000000, 0.8}, {5000000, 0.9}, {10000000, 0.97}, {30000000, 1},
 };
 
 static double
@@ -150,7 +150,8 @@ flow_draw(const struct sim_scenario *sc, const struct sim_flow_group *g, struct 
 	double seg = sp->fc.seg_bytes, mean_bytes = (double)sp->size_segs * seg;
 
 	if (g->size_dist == SIM_SIZE_WEBSEARCH) {
-		sp->size_segs = (uint64_t)SL_MAX(1.0, ceil(websearch_bytes(sl_rng_double(rng)) / seg));
+		sp->size_segs =
+			(uint64_t)SL_MAX(1.0, ceil(websearch_bytes(sl_rng_double(rng)) / seg));
 		mean_bytes = websearch_mean_bytes();
 	}
 	if (g->arrivals == SIM_ARRIVE_STAGGER) {
@@ -158,8 +159,9 @@ flow_draw(const struct sim_scenario *sc, const struct sim_flow_group *g, struct 
 		return;
 	}
 	*t_ns += (uint64_t)sl_rng_exponential(
-		rng, mean_bytes * 8 * 1e9 /
-			     ((double)g->load_ppm / 1e6 * (double)sc->net.host_port[sp->src].rate_bps));
+		rng,
+		mean_bytes * 8 * 1e9 /
+			((double)g->load_ppm / 1e6 * (double)sc->net.host_port[sp->src].rate_bps));
 	sp->start_ns = *t_ns;
 }
 
@@ -440,8 +442,9 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 	struct sl_sched_stats st;
 
 	sim_exp_sched_stats(x, &st);
-	fprintf(out, "{\"scenario\": \"%s\", \"seed\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-		     ", \"measure_from_ns\": %" PRIu64 ", \"events\": %" PRIu64 ", \"flows\": %u",
+	fprintf(out,
+		"{\"scenario\": \"%s\", \"seed\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+		", \"measure_from_ns\": %" PRIu64 ", \"events\": %" PRIu64 ", \"flows\": %u",
 		name, x->sc.net.seed, x->sc.duration_ns, x->sc.measure_from_ns, ns->events,
 		x->nflows);
 	fprintf(out, ", \"per_flow\": [");
@@ -465,8 +468,8 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 			fl ? ", " : "", fl, r->spec.proto, r->spec.src, r->spec.dst, r->goodput_bps,
 			r->rx_bytes, r->st.segs_sent, r->st.segs_rtx, r->st.rto_fired, r->st.nacks,
 			r->st.cnps, r->st.pulls,
-			r->done_ns == SIM_NEVER ? (int64_t)-1 : (int64_t)r->done_ns, r->view.wnd_segs,
-			r->view.rate_bps);
+			r->done_ns == SIM_NEVER ? (int64_t)-1 : (int64_t)r->done_ns,
+			r->view.wnd_segs, r->view.rate_bps);
 	}
 	fprintf(out, "], \"goodput_total_bps\": %" PRIu64, total);
 	if (gp) {
@@ -488,11 +491,12 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 	fprintf(out,
 		", \"ctrl_rx\": {\"ack\": %" PRIu64 ", \"nack\": %" PRIu64 ", \"pull\": %" PRIu64
 		", \"cnp\": %" PRIu64 "}",
-		ns->ctrl_pkts[SIM_PKT_ACK], ns->ctrl_pkts[SIM_PKT_NACK], ns->ctrl_pkts[SIM_PKT_PULL],
-		ns->ctrl_pkts[SIM_PKT_CNP]);
+		ns->ctrl_pkts[SIM_PKT_ACK], ns->ctrl_pkts[SIM_PKT_NACK],
+		ns->ctrl_pkts[SIM_PKT_PULL], ns->ctrl_pkts[SIM_PKT_CNP]);
 	fprintf(out, ", \"max_queue_bytes\": [");
 	for (uint32_t h = 0; h < x->sc.net.nhosts; h++)
-		fprintf(out, "%s%" PRIu64, h ? ", " : "", sim_port_stats(x->s, h, true)->max_q_bytes);
+		fprintf(out, "%s%" PRIu64, h ? ", " : "",
+			sim_port_stats(x->s, h, true)->max_q_bytes);
 	fprintf(out,
 		"], \"sched\": {\"decisions\": %" PRIu64 ", \"credit_violations\": %" PRIu64
 		", \"bad_events\": %" PRIu64 ", \"rto_fired\": %" PRIu64
@@ -586,10 +590,10 @@ sim_exp_melo_stats(const struct sim_exp *x, struct sim_exp_melo *m)
 		m->pool_blocks = blocks;
 		m->pool_peak_blocks = SL_MAX(m->pool_peak_blocks, st.pool_peak_blocks);
 		if (span_ns > 0 && blocks)
-			m->pool_mean_frac = SL_MAX(m->pool_mean_frac,
-						   (double)(st.pool_block_ns -
-							    x->rx_meas[h].pool_block_ns) /
-							   span_ns / blocks);
+			m->pool_mean_frac =
+				SL_MAX(m->pool_mean_frac,
+				       (double)(st.pool_block_ns - x->rx_meas[h].pool_block_ns) /
+					       span_ns / blocks);
 		add_u64s((uint64_t *)&m->rx, (const uint64_t *)&st, sizeof(st) / 8);
 	}
 	fct_stats(x, m);
@@ -616,27 +620,26 @@ sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels,
 		"\"loss\": %g, \"conns\": %u, \"pool_bits\": %u, \"duration_ns\": %" PRIu64
 		", \"goodput_gbps\": %.4f, \"segs_sent\": %" PRIu64 ", \"segs_rtx\": %" PRIu64
 		", \"rto_fired\": %" PRIu64 ", \"nacks\": %" PRIu64,
-		name, labels, sim_exp_mode_name(x),
-		x->sc.group[0].spec.proto, x->sc.net.loss, x->nflows, x->sc.lrecv.rc.pool_bits,
-		x->sc.duration_ns, m.goodput_gbps, m.segs_sent, m.segs_rtx, m.rto_fired, m.nacks);
+		name, labels, sim_exp_mode_name(x), x->sc.group[0].spec.proto, x->sc.net.loss,
+		x->nflows, x->sc.lrecv.rc.pool_bits, x->sc.duration_ns, m.goodput_gbps, m.segs_sent,
+		m.segs_rtx, m.rto_fired, m.nacks);
 	fprintf(out,
 		", \"pool_blocks\": %" PRIu64 ", \"pool_peak_blocks\": %" PRIu64
-		", \"pool_peak_frac\": %.4f, \"pool_mean_frac\": %.4f, \"drop_pool_exhausted\": %" PRIu64
-		", \"drop_middle_access\": %" PRIu64 ", \"drop_out_of_order\": %" PRIu64
-		", \"nacks_repeated\": %" PRIu64
-		", \"drop_duplicate\": %" PRIu64 ", \"drop_out_of_window\": %" PRIu64
-		", \"drop_no_rob\": %" PRIu64 ", \"rtx_redundant_pkts\": %" PRIu64
-		", \"tx_pkts_marked\": %" PRIu64 ", \"tx_pkts_repeated\": %" PRIu64
-		", \"tx_pool_exhausted\": %" PRIu64,
+		", \"pool_peak_frac\": %.4f, \"pool_mean_frac\": %.4f, \"drop_pool_exhausted\": "
+		"%" PRIu64 ", \"drop_middle_access\": %" PRIu64 ", \"drop_out_of_order\": %" PRIu64
+		", \"nacks_repeated\": %" PRIu64 ", \"drop_duplicate\": %" PRIu64
+		", \"drop_out_of_window\": %" PRIu64 ", \"drop_no_rob\": %" PRIu64
+		", \"rtx_redundant_pkts\": %" PRIu64 ", \"tx_pkts_marked\": %" PRIu64
+		", \"tx_pkts_repeated\": %" PRIu64 ", \"tx_pool_exhausted\": %" PRIu64,
 		m.pool_blocks, m.pool_peak_blocks,
 		m.pool_blocks ? (double)m.pool_peak_blocks / m.pool_blocks : 0, m.pool_mean_frac,
 		m.rx.drop_pool_exhausted, m.rx.drop_middle_access, m.rx.drop_out_of_order,
-		m.rx.nacks_repeated,
-		m.rx.drop_duplicate, m.rx.drop_out_of_window, m.rx.drop_no_rob,
+		m.rx.nacks_repeated, m.rx.drop_duplicate, m.rx.drop_out_of_window, m.rx.drop_no_rob,
 		m.rx.rtx_redundant_pkts, m.tx.pkts_marked, m.tx.pkts_repeated,
 		m.tx.pkts_pool_exhausted);
 	fprintf(out,
-		", \"fct_done\": %u, \"fct_unfinished\": %u, \"fct_mean_us\": %.1f, \"fct_p50_us\": "
+		", \"fct_done\": %u, \"fct_unfinished\": %u, \"fct_mean_us\": %.1f, "
+		"\"fct_p50_us\": "
 		"%.1f, \"fct_p99_us\": %.1f, \"fct_p999_us\": %.1f}\n",
 		m.fct_done, m.fct_unfinished, m.fct_mean_us, m.fct_p50_us, m.fct_p99_us,
 		m.fct_p999_us);

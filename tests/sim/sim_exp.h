@@ -26,8 +26,8 @@ enum sim_arrivals {
 
 /* Flow sizes of a group. */
 enum sim_size_dist {
-	SIM_SIZE_FIXED = 0,  /**< size_segs each */
-	SIM_SIZE_WEBSEARCH,  /**< the DCTCP web-search CDF (docs/sim.md), drawn per flow */
+	SIM_SIZE_FIXED = 0, /**< size_segs each */
+	SIM_SIZE_WEBSEARCH, /**< the DCTCP web-search CDF (docs/sim.md), drawn per flow */
 };
 
 /* count flows that differ only in their start time (start_ns + i x stagger_ns). */
@@ -35,10 +35,10 @@ struct sim_flow_group {
 	char name[32]; /**< "flows" or "flows.NAME", as in the file */
 	uint32_t count;
 	uint64_t stagger_ns;
-	uint8_t arrivals;      /**< enum sim_arrivals */
-	uint8_t size_dist;     /**< enum sim_size_dist */
-	uint32_t load_ppm;     /**< Poisson arrivals: offered load, parts per million of the
-				*   source link's rate */
+	uint8_t arrivals;  /**< enum sim_arrivals */
+	uint8_t size_dist; /**< enum sim_size_dist */
+	uint32_t load_ppm; /**< Poisson arrivals: offered load, parts per million of the
+			    *   source link's rate */
 	struct sim_flow_spec spec;
 };
 
@@ -50,13 +50,13 @@ struct sim_sweep_dim {
 
 struct sim_scenario {
 	struct sim_conf net;
-	struct sim_recv_conf recv;   /**< nflows is filled when the experiment is built */
-	bool lib_recv;               /**< receivers are lib/recv (sim_librecv.h), not sim_recv.h */
+	struct sim_recv_conf recv; /**< nflows is filled when the experiment is built */
+	bool lib_recv;             /**< receivers are lib/recv (sim_librecv.h), not sim_recv.h */
 	struct sim_librecv_conf lrecv; /**< lib/recv's configuration (nflows filled later) */
-	struct sl_sched_conf sched;  /**< max_flows is filled per host */
-	uint64_t duration_ns;        /**< virtual run time, ns */
-	uint64_t measure_from_ns;    /**< goodput counts bytes received after this time, ns */
-	uint64_t trace_interval_ns;  /**< period of the flows.csv samples, ns */
+	struct sl_sched_conf sched;    /**< max_flows is filled per host */
+	uint64_t duration_ns;          /**< virtual run time, ns */
+	uint64_t measure_from_ns;      /**< goodput counts bytes received after this time, ns */
+	uint64_t trace_interval_ns;    /**< period of the flows.csv samples, ns */
 	uint32_t ngroups;
 	struct sim_flow_group group[SIM_MAX_GROUPS];
 	uint32_t nsweep;
@@ -116,8 +116,8 @@ uint32_t sim_exp_nflows(const struct sim_exp *x);
 const struct sim_flow_result *sim_exp_flow(const struct sim_exp *x, uint32_t flow);
 struct sim *sim_exp_sim(struct sim_exp *x);
 struct sim_sched_host *sim_exp_host(struct sim_exp *x, uint32_t host);
-struct sim_recv *sim_exp_recv(struct sim_exp *x);         /* NULL with lib/recv */
-struct sim_librecv *sim_exp_librecv(struct sim_exp *x);   /* NULL with the reference */
+struct sim_recv *sim_exp_recv(struct sim_exp *x);       /* NULL with lib/recv */
+struct sim_librecv *sim_exp_librecv(struct sim_exp *x); /* NULL with the reference */
 
 /* Engine counters summed over hosts. */
 void sim_exp_sched_stats(const struct sim_exp *x, struct sl_sched_stats *st);
@@ -130,16 +130,16 @@ void sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out);
 
 /* Loss-recovery figures of a run (MELO's evaluation), over every flow and receiving host. */
 struct sim_exp_melo {
-	double goodput_gbps;        /**< sum of per-flow goodputs, Gbps */
+	double goodput_gbps; /**< sum of per-flow goodputs, Gbps */
 	uint64_t segs_sent, segs_rtx, rto_fired, nacks;
-	uint64_t pool_blocks;       /**< pool size of one receiving host, blocks */
-	uint64_t pool_peak_blocks;  /**< most blocks in use at once, largest over hosts */
-	double pool_mean_frac;      /**< blocks in use over the measured interval / pool size,
-				     *   largest over hosts */
-	struct sl_recv_stats rx;    /**< lib/recv counters summed over hosts */
+	uint64_t pool_blocks;        /**< pool size of one receiving host, blocks */
+	uint64_t pool_peak_blocks;   /**< most blocks in use at once, largest over hosts */
+	double pool_mean_frac;       /**< blocks in use over the measured interval / pool size,
+				      *   largest over hosts */
+	struct sl_recv_stats rx;     /**< lib/recv counters summed over hosts */
 	struct sl_recv_rtx_stats tx; /**< tracker counters summed over hosts */
-	uint32_t fct_done;          /**< finite flows completed */
-	uint32_t fct_unfinished;    /**< finite flows not completed by the end */
+	uint32_t fct_done;           /**< finite flows completed */
+	uint32_t fct_unfinished;     /**< finite flows not completed by the end */
 	double fct_mean_us, fct_p50_us, fct_p99_us, fct_p999_us; /**< completion times, us */
 };
 

@@ -8,10 +8,10 @@
 
 struct lr_flow {
 	struct sim_recv_flow_stats st;
-	uint32_t psn0;	    /**< first PSN: the application address counts from it */
+	uint32_t psn0;      /**< first PSN: the application address counts from it */
 	uint32_t seg_bytes; /**< segment size: the application address step, bytes */
-	uint16_t src;	    /**< sending host, learned from its data */
-	uint16_t dst;	    /**< receiving host */
+	uint16_t src;       /**< sending host, learned from its data */
+	uint16_t dst;       /**< receiving host */
 	bool open;
 };
 

@@ -25,8 +25,8 @@
 #include "sl_recv.h"
 
 struct sim_librecv_conf {
-	uint32_t nflows;	 /**< flow ids [0, nflows) */
-	struct sl_recv_conf rc;	 /**< per receiving host; max_conns is set to nflows */
+	uint32_t nflows;         /**< flow ids [0, nflows) */
+	struct sl_recv_conf rc;  /**< per receiving host; max_conns is set to nflows */
 	uint32_t ack_every_pkts; /**< override the program's ACK ratio (1..255); 0: keep it */
 };
 

@@ -19,10 +19,10 @@ struct recv_flow {
 /* NDP pulls waiting at one receiving host: a FIFO of flow ids, grown on demand. */
 struct pull_queue {
 	uint32_t *flow;
-	uint32_t cap;  /**< power of two */
-	uint32_t head; /**< next to send */
-	uint32_t n;    /**< queued */
-	bool armed;    /**< a pull-send event is pending */
+	uint32_t cap;     /**< power of two */
+	uint32_t head;    /**< next to send */
+	uint32_t n;       /**< queued */
+	bool armed;       /**< a pull-send event is pending */
 	uint64_t next_ns; /**< earliest time of the next pull (pacing), ns */
 };
 

@@ -25,14 +25,14 @@ struct sim_recv_conf {
 };
 
 struct sim_recv_flow_stats {
-	uint64_t segs;        /**< distinct segments received */
-	uint64_t bytes;       /**< distinct payload bytes received */
-	uint64_t dup_segs;    /**< segments received again */
-	uint64_t beyond_win;  /**< segments too far past the cumack to track */
+	uint64_t segs;       /**< distinct segments received */
+	uint64_t bytes;      /**< distinct payload bytes received */
+	uint64_t dup_segs;   /**< segments received again */
+	uint64_t beyond_win; /**< segments too far past the cumack to track */
 	uint64_t cnps;
 	uint64_t nacks;
 	uint64_t pulls;
-	uint32_t cumack;      /**< next segment expected */
+	uint32_t cumack; /**< next segment expected */
 };
 
 struct sim_recv;

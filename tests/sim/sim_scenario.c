@@ -24,8 +24,8 @@ sim_scenario_defaults(struct sim_scenario *sc)
 	sc->net.hdr_bytes = 64;
 	sc->net.ctrl_bytes = 64;
 	for (uint32_t i = 0; i < SIM_MAX_HOSTS; i++) {
-		sc->net.host_port[i] = (struct sim_port_conf){.rate_bps = 10 * SL_BPS_PER_GBPS,
-							      .prop_ns = 1000};
+		sc->net.host_port[i] =
+			(struct sim_port_conf){.rate_bps = 10 * SL_BPS_PER_GBPS, .prop_ns = 1000};
 		sc->net.switch_port[i] = sc->net.host_port[i];
 	}
 	sc->recv.cnp_interval_ns = 50 * SL_NS_PER_US;
@@ -83,9 +83,8 @@ static const struct {
 	const char *suffix;
 	double scale;
 } units[] = {
-	{"_ns", 1}, {"_us", 1e3}, {"_ms", 1e6}, {"_s", 1e9},
-	{"_bps", 1}, {"_kbps", 1e3}, {"_mbps", 1e6}, {"_gbps", 1e9},
-	{"_bytes", 1}, {"_kb", 1e3}, {"_mb", 1e6},
+	{"_ns", 1},     {"_us", 1e3},   {"_ms", 1e6},  {"_s", 1e9},  {"_bps", 1},  {"_kbps", 1e3},
+	{"_mbps", 1e6}, {"_gbps", 1e9}, {"_bytes", 1}, {"_kb", 1e3}, {"_mb", 1e6},
 };
 
 /* Split key into base and unit scale: "rate_gbps" -> ("rate", 1e9). Unitless keys scale 1. */
@@ -436,8 +435,10 @@ sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, 
 		struct sim_sweep_dim *d;
 
 		if (strlen(key) >= sizeof(d->keys) || strlen(v) >= sizeof(d->values) || !*v)
-			return fail(err, len, key, "want at most %zu characters of keys and %zu of "
-				    "values", sizeof(d->keys) - 1, sizeof(d->values) - 1);
+			return fail(err, len, key,
+				    "want at most %zu characters of keys and %zu of "
+				    "values",
+				    sizeof(d->keys) - 1, sizeof(d->values) - 1);
 		for (d = sc->sweep; d < sc->sweep + sc->nsweep && strcmp(d->keys, key); d++)
 			;
 		if (d == sc->sweep + SIM_MAX_SWEEP)
@@ -490,7 +491,6 @@ open_group(struct sim_scenario *sc, const char *name)
 	return 0;
 }
 
-
 int
 sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t len)
 {
@@ -519,15 +519,16 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 			if (close == NULL || close[1] != '\0' || close - s - 1 >= 32) {
 				rc = fail(msg, sizeof(msg), s, "malformed section header");
 			} else {
-				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1), s + 1);
+				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1),
+					 s + 1);
 				if ((!strcmp(section, "flows") || !strncmp(section, "flows.", 6)) &&
 				    open_group(sc, section))
 					rc = fail(msg, sizeof(msg), section, "more than %u groups",
 						  SIM_MAX_GROUPS);
 			}
 		} else if ((eq = strchr(s, '=')) == NULL || section[0] == '\0') {
-			rc = fail(msg, sizeof(msg), s, section[0] ? "want key = value"
-								    : "key outside a section");
+			rc = fail(msg, sizeof(msg), s,
+				  section[0] ? "want key = value" : "key outside a section");
 		} else {
 			*eq = '\0';
 			rc = sim_scenario_set(sc, section, sl_str_trim(s), sl_str_trim(eq + 1), msg,
@@ -550,8 +551,9 @@ sim_scenario_check(const struct sim_scenario *sc, char *err, size_t len)
 		const struct sim_flow_spec *sp = &fg->spec;
 
 		if (sp->src >= sc->net.nhosts || sp->dst >= sc->net.nhosts || sp->src == sp->dst)
-			return fail(err, len, fg->name, "src %u, dst %u: want two different hosts below %u",
-				    sp->src, sp->dst, sc->net.nhosts);
+			return fail(err, len, fg->name,
+				    "src %u, dst %u: want two different hosts below %u", sp->src,
+				    sp->dst, sc->net.nhosts);
 		if (sl_proto_find(sp->proto) == NULL)
 			return fail(err, len, fg->name, "proto: no program named '%s'", sp->proto);
 		if (fg->arrivals == SIM_ARRIVE_POISSON && fg->load_ppm == 0)
@@ -631,7 +633,8 @@ sim_sweep_apply(struct sim_scenario *sc, uint32_t run, char *labels, size_t labl
 		nth_token(d->values, " \t", run % nv, tuple, sizeof(tuple));
 		run /= nv;
 		if (count_tokens(tuple, ",") != nk)
-			return fail(err, errlen, d->keys, "'%s' does not have %u values", tuple, nk);
+			return fail(err, errlen, d->keys, "'%s' does not have %u values", tuple,
+				    nk);
 		for (uint32_t k = 0; k < nk; k++) {
 			int rc;
 
@@ -646,8 +649,9 @@ sim_sweep_apply(struct sim_scenario *sc, uint32_t run, char *labels, size_t labl
 				return rc;
 			if (used < lablen)
 				used += (size_t)snprintf(labels + used, lablen - used,
-						 is_number(val) ? "%s\"%s\": %s" : "%s\"%s\": \"%s\"",
-						 used ? ", " : "", dot + 1, val);
+							 is_number(val) ? "%s\"%s\": %s"
+									: "%s\"%s\": \"%s\"",
+							 used ? ", " : "", dot + 1, val);
 		}
 	}
 	return used < lablen ? 0 : fail(err, errlen, "sweep", "labels too long");

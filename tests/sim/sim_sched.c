@@ -13,11 +13,11 @@
 
 struct sim_sched_flow {
 	struct sim_flow_spec spec;
-	uint32_t gflow;   /**< global flow id */
-	uint64_t done_ns; /**< all segments acked (finite flows), SIM_NEVER until then */
+	uint32_t gflow;    /**< global flow id */
+	uint64_t done_ns;  /**< all segments acked (finite flows), SIM_NEVER until then */
 	uint64_t rto_seen; /**< the engine's RTO count when the tracker last looked */
 	bool started;
-	bool tracked;     /**< a MELO flow open in the rtx tracker */
+	bool tracked; /**< a MELO flow open in the rtx tracker */
 };
 
 struct sim_sched_host {
@@ -61,13 +61,12 @@ sim_sched_host_create(struct sim *s, uint32_t host, const struct sl_sched_conf *
 	if (h->e == NULL)
 		goto fail;
 	return h;
-fail:
-	{
-		int err = errno ? errno : ENOMEM;
+fail : {
+	int err = errno ? errno : ENOMEM;
 
-		sim_sched_host_free(h);
-		errno = err;
-	}
+	sim_sched_host_free(h);
+	errno = err;
+}
 	return NULL;
 }
 
@@ -108,12 +107,12 @@ flow_start(struct sim *s, void *obj, uint64_t li64)
 	sf->spec.fc.start_ns = sim_now(s);
 	rc = sl_sched_flow_add(h->e, li, &sf->spec.fc);
 	if (rc == 0 && n == 0)
-		rc = sl_sched_flow_push(h->e, li, SIM_BACKLOG_CHUNK, (uint16_t)sf->spec.fc.seg_bytes);
+		rc = sl_sched_flow_push(h->e, li, SIM_BACKLOG_CHUNK,
+					(uint16_t)sf->spec.fc.seg_bytes);
 	else if (rc == 0)
-		rc = n > (UINT32_C(1) << 30)
-			     ? -EOVERFLOW
-			     : sl_sched_flow_push(h->e, li, (uint32_t)n,
-						  (uint16_t)sf->spec.fc.seg_bytes);
+		rc = n > (UINT32_C(1) << 30) ? -EOVERFLOW
+					     : sl_sched_flow_push(h->e, li, (uint32_t)n,
+								  (uint16_t)sf->spec.fc.seg_bytes);
 	if (rc == 0 && h->rtx && sf->spec.recovery == SL_RECV_MELO) {
 		rc = sl_recv_rtx_flow_open(h->rtx, li, sf->spec.fc.first_seq);
 		sf->tracked = rc == 0;
@@ -194,7 +193,7 @@ melo_nack(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
 	}
 	sl_recv_rtx_nack(h->rtx, li, fb);
 	while (n < max && (k = sl_recv_rtx_take(h->rtx, li, rg, SL_MIN(SL_ARRAY_SIZE(rg), max - n),
-					       UINT32_MAX)) > 0) {
+						UINT32_MAX)) > 0) {
 		for (unsigned i = 0; i < k; i++, n++) {
 			ev[n] = ev[0];
 			ev[n].type = SL_EV_NACK;
@@ -207,8 +206,8 @@ melo_nack(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
 
 /* Feedback encoded by lib/recv: decode it into events (at most max). */
 static unsigned
-fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
-	  const struct sim_pkt *p, struct sl_event *ev, unsigned max)
+fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li, const struct sim_pkt *p,
+	  struct sl_event *ev, unsigned max)
 {
 	struct sl_recv_action a;
 
@@ -314,8 +313,8 @@ sched_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 	sl_sched_incoming(h->e, &ev, 1, now_ns);
 done:
 	refill(h, li);
-	if (sf->spec.size_segs && sf->done_ns == SIM_NEVER && sl_sched_flow_view(h->e, li, &v) == 0 &&
-	    v.wnd_start == v.tail)
+	if (sf->spec.size_segs && sf->done_ns == SIM_NEVER &&
+	    sl_sched_flow_view(h->e, li, &v) == 0 && v.wnd_start == v.tail)
 		sf->done_ns = now_ns;
 }
 

@@ -29,13 +29,13 @@
 
 /* What a simulated flow is: endpoints, program, size and what its acks carry. */
 struct sim_flow_spec {
-	uint32_t src;          /**< sending host */
-	uint32_t dst;          /**< receiving host */
-	uint64_t start_ns;     /**< start time, ns */
-	uint64_t size_segs;    /**< segments to send; 0 = backlogged for the whole run */
-	bool sack;             /**< acks carry the SACK block to the engine */
-	bool ts;               /**< data carries its send time and acks echo it */
-	uint8_t recovery;      /**< lib/recv receiver: enum sl_recv_mode (MELO or go-back-N) */
+	uint32_t src;       /**< sending host */
+	uint32_t dst;       /**< receiving host */
+	uint64_t start_ns;  /**< start time, ns */
+	uint64_t size_segs; /**< segments to send; 0 = backlogged for the whole run */
+	bool sack;          /**< acks carry the SACK block to the engine */
+	bool ts;            /**< data carries its send time and acks echo it */
+	uint8_t recovery;   /**< lib/recv receiver: enum sl_recv_mode (MELO or go-back-N) */
 	char proto[SL_PROTO_NAME_MAX];
 	struct sl_flow_conf fc; /**< fc.proto is set from proto at flow start */
 };

@@ -87,7 +87,8 @@ wire_factor(const struct sim_exp *x)
 {
 	const struct sim_flow_result *r = sim_exp_flow(x, 0);
 
-	return (double)(r->spec.fc.seg_bytes + sim_conf(sim_exp_sim((struct sim_exp *)x))->hdr_bytes) /
+	return (double)(r->spec.fc.seg_bytes +
+			sim_conf(sim_exp_sim((struct sim_exp *)x))->hdr_bytes) /
 	       r->spec.fc.seg_bytes;
 }
 
@@ -118,9 +119,9 @@ newreno_2x100__every_flow_progresses(void **state)
 	       sim_exp_nflows(x), mn, mean, mx, mean * sim_exp_nflows(x) / cap, rtx, rtx_min,
 	       rtx_max, rto, ns->drops_queue);
 	assert_int_equal(sim_exp_nflows(x), 200);
-	assert_true(ns->drops_queue > 0);           /* the bottleneck really overflowed */
-	assert_true(mean * 200 >= 0.95 * cap);      /* and stayed busy */
-	assert_true(mn >= 0.05 * mean);             /* every flow progressed */
+	assert_true(ns->drops_queue > 0);      /* the bottleneck really overflowed */
+	assert_true(mean * 200 >= 0.95 * cap); /* and stayed busy */
+	assert_true(mn >= 0.05 * mean);        /* every flow progressed */
 	assert_no_credit_violation(x);
 	sim_exp_free(x);
 }
@@ -292,17 +293,15 @@ irn__recovers_every_loss(void **state)
 static void
 programs__deliver_everything_within_credit(void **state)
 {
-	static const char *const progs[] = {"reno", "newreno", "sack", "ndp",
-					    "dcqcn", "irn", "dctcp", "swift"};
+	static const char *const progs[] = {"reno",  "newreno", "sack",  "ndp",
+					    "dcqcn", "irn",     "dctcp", "swift"};
 
 	(void)state;
 	for (size_t i = 0; i < SL_ARRAY_SIZE(progs); i++) {
 		bool ndp = !strcmp(progs[i], "ndp"), ts = !strcmp(progs[i], "swift");
 		const struct override ov[] = {
-			{"flows.a", "proto", progs[i]},
-			{"flows.b", "proto", progs[i]},
-			{"flows.a", "ts", ts ? "1" : "0"},
-			{"flows.b", "ts", ts ? "1" : "0"},
+			{"flows.a", "proto", progs[i]},       {"flows.b", "proto", progs[i]},
+			{"flows.a", "ts", ts ? "1" : "0"},    {"flows.b", "ts", ts ? "1" : "0"},
 			{"receiver", "ndp", ndp ? "1" : "0"},
 		};
 		struct sim_exp *x = run("programs.ini", ov, SL_ARRAY_SIZE(ov));

@@ -309,7 +309,7 @@ scripted_segs(const char *mode, const char *drops, const char *segs)
 	char tuple[64];
 	struct override ov[] = {
 		{"sim", "duration_ms", "5"}, {"flows", "size_segs", segs},
-		{"sim", "drop", drops},	     {"sweep", FIG5A_MODE_KEYS, tuple},
+		{"sim", "drop", drops},      {"sweep", FIG5A_MODE_KEYS, tuple},
 		{"sweep", "sim.loss", "0"},
 	};
 	struct point pt[MAX_POINTS];
@@ -396,7 +396,7 @@ librecv__every_program_delivers(void **state)
 {
 	static const char *const progs[][2] = {
 		{"reno", "melo"},  {"newreno", "melo"}, {"sack", "melo"},  {"ndp", "melo"},
-		{"dcqcn", "melo"}, {"irn", "melo"},	{"dctcp", "melo"}, {"swift", "melo"},
+		{"dcqcn", "melo"}, {"irn", "melo"},     {"dctcp", "melo"}, {"swift", "melo"},
 		{"melo", "melo"},  {"gbn", "gbn"},
 	};
 	char path[1024], err[512];

@@ -34,7 +34,7 @@
 
 #define SAMPLE_NS SL_NS_PER_US
 #define MAX_SAMPLES 200000u
-#define SEQ_STEP 10u /**< compare cwnd every SEQ_STEP acked segments */
+#define SEQ_STEP 10u                 /**< compare cwnd every SEQ_STEP acked segments */
 #define REF_SEGS (UINT32_C(1) << 22) /**< transmissions counted per segment, up to this seq */
 
 static const char *scenario_dir = SIM_SCENARIO_DIR;
@@ -48,7 +48,7 @@ struct sample {
 struct trace {
 	struct sample s[MAX_SAMPLES];
 	uint32_t n;
-	uint64_t rtx;     /**< retransmitted segments */
+	uint64_t rtx;      /**< retransmitted segments */
 	uint64_t fast_rtx; /**< entries into fast recovery */
 	uint64_t rtos;
 };
@@ -58,17 +58,17 @@ struct trace {
 struct ref_tcp {
 	struct sim *s;
 	uint32_t host, dst, flow, seg_bytes, wmax;
-	uint32_t una, nxt, max;          /**< snd_una, snd_nxt, highest sent + 1 */
-	uint32_t cwnd, ssthresh;         /**< segments; cwnd inflated during fast recovery */
-	uint32_t ca_acks;                /**< acks since cwnd last grew in congestion avoidance */
+	uint32_t una, nxt, max;  /**< snd_una, snd_nxt, highest sent + 1 */
+	uint32_t cwnd, ssthresh; /**< segments; cwnd inflated during fast recovery */
+	uint32_t ca_acks;        /**< acks since cwnd last grew in congestion avoidance */
 	uint32_t dupacks, recover, prev_highest_ack;
 	bool in_fr, rtx_una, first_partial_done;
-	bool armed;                      /**< the retransmission timer runs */
+	bool armed; /**< the retransmission timer runs */
 	uint64_t rto_ns, rto_min_ns, rto_gen;
-	uint8_t *txc;                    /**< transmissions per segment */
-	uint32_t txc_len;                /**< segments tracked: the flow stops there */
-	uint64_t rtx, fast_rtx, rtos;    /**< retransmissions, fast retransmits, timeouts */
-	struct trace *tr;                /**< samples (flow 0 of the single-flow run), or NULL */
+	uint8_t *txc;                 /**< transmissions per segment */
+	uint32_t txc_len;             /**< segments tracked: the flow stops there */
+	uint64_t rtx, fast_rtx, rtos; /**< retransmissions, fast retransmits, timeouts */
+	struct trace *tr;             /**< samples (flow 0 of the single-flow run), or NULL */
 };
 
 /* A host's reference flows, served one packet each in turn (like the engine's ready set). */

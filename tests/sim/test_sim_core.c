@@ -17,8 +17,8 @@
 #define MAXP 64
 
 struct script {
-	uint32_t n, next; /**< packets to send, next one */
-	uint32_t len;     /**< payload bytes */
+	uint32_t n, next;  /**< packets to send, next one */
+	uint32_t len;      /**< payload bytes */
 	uint64_t start_ns; /**< first packet not before this */
 	uint32_t ctrl_rx[SIM_PKT_NTYPES];
 	struct sim_pkt ctrl[MAXP]; /**< control packets received */
@@ -91,8 +91,8 @@ conf2(struct sim_conf *c, bool fast_sender)
 	c->hdr_bytes = 64;
 	c->ctrl_bytes = 64;
 	for (int i = 0; i < 2; i++) {
-		c->host_port[i] = (struct sim_port_conf){.rate_bps = 10 * SL_BPS_PER_GBPS,
-							 .prop_ns = 1000};
+		c->host_port[i] =
+			(struct sim_port_conf){.rate_bps = 10 * SL_BPS_PER_GBPS, .prop_ns = 1000};
 		c->switch_port[i] = c->host_port[i];
 	}
 	if (fast_sender)

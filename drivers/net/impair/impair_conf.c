@@ -26,8 +26,8 @@
 #define RATE_BPS_MAX (UINT64_C(1000) * SL_BPS_PER_GBPS)
 
 const char *const sl_impair_conf_keys[] = {
-	"seed",	       "loss",	       "ge_p",	    "ge_r",	"ge_h",
-	"ge_k",	       "ber",	       "corrupt",   "dup",	"reorder",
+	"seed",        "loss",         "ge_p",      "ge_r",     "ge_h",
+	"ge_k",        "ber",          "corrupt",   "dup",      "reorder",
 	"reorder_gap", "delay_ns",     "jitter_ns", "rate_bps", "burst_bytes",
 	"queue_bytes", "queue_frames", "drop_idx",  NULL,
 };

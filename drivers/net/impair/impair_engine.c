@@ -73,7 +73,7 @@ struct sl_impair {
 	double ber_log1m; /**< log(1 - ber) */
 	struct sl_rng rng[SL_IMPAIR_RNG_COUNT];
 
-	bool ge_bad;	      /**< Gilbert-Elliott channel in the bad state */
+	bool ge_bad;          /**< Gilbert-Elliott channel in the bad state */
 	uint64_t ber_gap;     /**< clean bits before the next flipped bit */
 	uint64_t offer_idx;   /**< index of the next frame offered (drop_idx counts these) */
 	uint32_t drop_cursor; /**< first drop_idx entry not yet passed */
@@ -84,10 +84,10 @@ struct sl_impair {
 	uint64_t passed; /**< frames that went on past the reorder stage */
 
 	/* Rate cap. */
-	int64_t tokens_bitns;	  /**< bucket contents at last_depart_ns, bit-ns (may be < 0) */
+	int64_t tokens_bitns;     /**< bucket contents at last_depart_ns, bit-ns (may be < 0) */
 	uint64_t last_depart_ns;  /**< departure of the previous frame, ns */
-	uint64_t backlog_bytes;	  /**< bytes admitted that have not departed the rate cap */
-	uint32_t sh_head;	  /**< ring index of the first frame not departed (rate cap) */
+	uint64_t backlog_bytes;   /**< bytes admitted that have not departed the rate cap */
+	uint32_t sh_head;         /**< ring index of the first frame not departed (rate cap) */
 	uint64_t last_release_ns; /**< release time of the newest queued frame, ns */
 
 	/* Release ring. */

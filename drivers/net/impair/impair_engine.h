@@ -22,9 +22,9 @@
 #include "sl_stats.h"
 
 #define SL_IMPAIR_REORDER_GAP_MAX 1024u /**< largest reorder_gap, frames */
-#define SL_IMPAIR_REORDER_HELD 64u	/**< frames held back for reordering at once */
-#define SL_IMPAIR_DROP_IDX_MAX 1024u	/**< entries in drop_idx */
-#define SL_IMPAIR_FLIP_CHUNK 32u	/**< bit offsets handed to ops->corrupt per call */
+#define SL_IMPAIR_REORDER_HELD 64u      /**< frames held back for reordering at once */
+#define SL_IMPAIR_DROP_IDX_MAX 1024u    /**< entries in drop_idx */
+#define SL_IMPAIR_FLIP_CHUNK 32u        /**< bit offsets handed to ops->corrupt per call */
 
 /* Independent random streams: one per impairment. */
 enum sl_impair_stream {
@@ -39,20 +39,20 @@ enum sl_impair_stream {
 
 /* What happens to a frame with flipped bits. */
 enum sl_impair_corrupt {
-	SL_IMPAIR_CORRUPT_DROP,	   /**< dropped, as a NIC that checks the FCS does (default) */
+	SL_IMPAIR_CORRUPT_DROP,    /**< dropped, as a NIC that checks the FCS does (default) */
 	SL_IMPAIR_CORRUPT_DELIVER, /**< delivered with the flipped bits */
 };
 
 struct sl_impair_conf {
-	uint64_t seed;	      /**< base seed; each stream derives its own */
-	double loss;	      /**< Bernoulli loss probability, [0, 1] */
-	double ge_p;	      /**< Gilbert-Elliott P(good -> bad) per frame; 0 disables GE */
-	double ge_r;	      /**< Gilbert-Elliott P(bad -> good) per frame */
-	double ge_h;	      /**< P(frame survives) in the bad state */
-	double ge_k;	      /**< P(frame survives) in the good state */
-	double ber;	      /**< bit error rate: P(each bit flips), [0, 1) */
-	double dup;	      /**< duplication probability, [0, 1] */
-	double reorder;	      /**< probability that a frame is held back, [0, 1] */
+	uint64_t seed;        /**< base seed; each stream derives its own */
+	double loss;          /**< Bernoulli loss probability, [0, 1] */
+	double ge_p;          /**< Gilbert-Elliott P(good -> bad) per frame; 0 disables GE */
+	double ge_r;          /**< Gilbert-Elliott P(bad -> good) per frame */
+	double ge_h;          /**< P(frame survives) in the bad state */
+	double ge_k;          /**< P(frame survives) in the good state */
+	double ber;           /**< bit error rate: P(each bit flips), [0, 1) */
+	double dup;           /**< duplication probability, [0, 1] */
+	double reorder;       /**< probability that a frame is held back, [0, 1] */
 	uint32_t reorder_gap; /**< frames that overtake a held-back frame, >= 1 */
 	enum sl_impair_corrupt corrupt;
 	uint64_t delay_ns;    /**< fixed one-way delay, ns */
@@ -108,21 +108,21 @@ struct sl_impair_frame {
 
 /* Counters, per engine. */
 struct sl_impair_stats {
-	uint64_t frames;	 /**< frames offered */
-	uint64_t drop_idx;	 /**< dropped by drop_idx */
-	uint64_t drop_loss;	 /**< dropped by Bernoulli loss */
-	uint64_t drop_ge;	 /**< dropped by the Gilbert-Elliott channel */
-	uint64_t drop_corrupt;	 /**< dropped for flipped bits (corrupt=drop) */
-	uint64_t corrupted;	 /**< frames with at least one flipped bit */
-	uint64_t bits_flipped;	 /**< bits flipped */
-	uint64_t duplicated;	 /**< extra copies made */
-	uint64_t reordered;	 /**< frames held back reorder_gap frames */
-	uint64_t delayed;	 /**< frames released later than offered */
-	uint64_t queued;	 /**< frames that waited for rate-cap tokens */
-	uint64_t drop_queue;	 /**< dropped: rate-cap backlog above queue_bytes */
-	uint64_t drop_full;	 /**< dropped: engine holding queue_frames already */
-	uint64_t drop_nobuf;	 /**< duplicates or corrupted copies not made: no buffer */
-	uint64_t released;	 /**< frames handed back to the owner */
+	uint64_t frames;         /**< frames offered */
+	uint64_t drop_idx;       /**< dropped by drop_idx */
+	uint64_t drop_loss;      /**< dropped by Bernoulli loss */
+	uint64_t drop_ge;        /**< dropped by the Gilbert-Elliott channel */
+	uint64_t drop_corrupt;   /**< dropped for flipped bits (corrupt=drop) */
+	uint64_t corrupted;      /**< frames with at least one flipped bit */
+	uint64_t bits_flipped;   /**< bits flipped */
+	uint64_t duplicated;     /**< extra copies made */
+	uint64_t reordered;      /**< frames held back reorder_gap frames */
+	uint64_t delayed;        /**< frames released later than offered */
+	uint64_t queued;         /**< frames that waited for rate-cap tokens */
+	uint64_t drop_queue;     /**< dropped: rate-cap backlog above queue_bytes */
+	uint64_t drop_full;      /**< dropped: engine holding queue_frames already */
+	uint64_t drop_nobuf;     /**< duplicates or corrupted copies not made: no buffer */
+	uint64_t released;       /**< frames handed back to the owner */
 	uint64_t released_bytes; /**< bytes handed back to the owner */
 };
 

@@ -65,8 +65,8 @@ struct impair_queue {
 	struct impair_port *port;
 	uint16_t under_port; /**< underlying port id */
 	uint16_t qid;
-	bool bypass;		/**< engine idle: call the underlying port directly */
-	int64_t rx_delta_pkts;	/**< RX: frames delivered minus frames received from the port */
+	bool bypass;            /**< engine idle: call the underlying port directly */
+	int64_t rx_delta_pkts;  /**< RX: frames delivered minus frames received from the port */
 	int64_t rx_delta_bytes; /**< RX: the same in bytes */
 	_Atomic(struct sl_impair_conf *) pending; /**< new parameters from telemetry */
 };

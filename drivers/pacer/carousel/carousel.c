@@ -7,7 +7,8 @@
  */
 #include "sl_pacer_tsw.h"
 
-static int carousel_init(struct sl_pacer *p)
+static int
+carousel_init(struct sl_pacer *p)
 {
 	return sl_pacer_tsw_init(p, SL_PACER_TSW_SCAN);
 }

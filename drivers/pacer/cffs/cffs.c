@@ -9,7 +9,8 @@
  */
 #include "sl_pacer_tsw.h"
 
-static int cffs_init(struct sl_pacer *p)
+static int
+cffs_init(struct sl_pacer *p)
 {
 	return sl_pacer_tsw_init(p, SL_PACER_TSW_FFS);
 }

@@ -20,7 +20,7 @@
 #include "sl_pacer_impl.h"
 
 struct wfq_flow {
-	uint64_t next_ns;	 /**< S of the head packet; F once it is eligible, ns */
+	uint64_t next_ns;        /**< S of the head packet; F once it is eligible, ns */
 	struct sl_pacer_gap gap; /**< exact len / R */
 };
 static_assert(sizeof(struct wfq_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
@@ -30,13 +30,15 @@ struct wfq {
 	struct sl_pacer_heap eligible; /**< key F, flows whose head is eligible */
 };
 
-static inline struct wfq_flow *wfq_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct wfq_flow *
+wfq_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct wfq_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
 
 /* The head packet of flow becomes eligible: compute its F and sort it. */
-static void make_eligible(struct sl_pacer *p, struct wfq *w, uint32_t flow)
+static void
+make_eligible(struct sl_pacer *p, struct wfq *w, uint32_t flow)
 {
 	struct sl_pacer_flow *f = sl_pacer_flow(p, flow);
 	struct wfq_flow *wf = wfq_flow(p, flow);
@@ -45,7 +47,8 @@ static void make_eligible(struct sl_pacer *p, struct wfq *w, uint32_t flow)
 	sl_pacer_heap_push(&w->eligible, wf->next_ns, flow);
 }
 
-static uint64_t wfq_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
+static uint64_t
+wfq_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct wfq *w = p->impl;
 	struct sl_pacer_flow *f;
@@ -70,12 +73,14 @@ static uint64_t wfq_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt
 	return 0;
 }
 
-static unsigned wfq_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+static unsigned
+wfq_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	return sl_pacer_release(p, p->last_now_ns, now_ns, out, max, wfq_pick);
 }
 
-static uint64_t wfq_next_deadline(const struct sl_pacer *p)
+static uint64_t
+wfq_next_deadline(const struct sl_pacer *p)
 {
 	const struct wfq *w = p->impl;
 	uint64_t from = SL_MAX(p->link_free_ns, p->last_now_ns);
@@ -87,7 +92,8 @@ static uint64_t wfq_next_deadline(const struct sl_pacer *p)
 	return SL_MAX(sl_pacer_heap_top(&w->waiting)->key, from);
 }
 
-static void wfq_activate(struct sl_pacer *p, uint32_t flow)
+static void
+wfq_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct wfq_flow *wf = wfq_flow(p, flow);
 
@@ -95,13 +101,15 @@ static void wfq_activate(struct sl_pacer *p, uint32_t flow)
 	sl_pacer_heap_push(&((struct wfq *)p->impl)->waiting, wf->next_ns, flow);
 }
 
-static void wfq_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void
+wfq_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	(void)old_bps;
 	sl_pacer_gap_reset(&wfq_flow(p, flow)->gap);
 }
 
-static void wfq_fini(struct sl_pacer *p)
+static void
+wfq_fini(struct sl_pacer *p)
 {
 	struct wfq *w = p->impl;
 
@@ -113,7 +121,8 @@ static void wfq_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int wfq_init(struct sl_pacer *p)
+static int
+wfq_init(struct sl_pacer *p)
 {
 	struct wfq *w = calloc(1, sizeof(*w));
 	int rc;
@@ -129,7 +138,8 @@ static int wfq_init(struct sl_pacer *p)
 	return rc;
 }
 
-static size_t wfq_mem_bytes(const struct sl_pacer *p)
+static size_t
+wfq_mem_bytes(const struct sl_pacer *p)
 {
 	const struct wfq *w = p->impl;
 

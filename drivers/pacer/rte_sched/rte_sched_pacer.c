@@ -38,8 +38,8 @@
 
 #include "sl_pacer_impl.h"
 
-#define RTE_SCHED_INFLIGHT 2u	     /**< packets per flow held inside rte_sched */
-#define RTE_SCHED_QSIZE 16u	     /**< best-effort queue size, packets (power of two) */
+#define RTE_SCHED_INFLIGHT 2u        /**< packets per flow held inside rte_sched */
+#define RTE_SCHED_QSIZE 16u          /**< best-effort queue size, packets (power of two) */
 #define RTE_SCHED_PROFILES_MAX 8192u /**< distinct (rounded) rates */
 #define RTE_SCHED_RATE_KEEP 1000u    /**< pipe rates keep 3 significant digits */
 #define RTE_SCHED_BURST 64u
@@ -56,14 +56,15 @@ struct rs {
 	struct rte_mempool *pool;
 	uint64_t profile_bps[RTE_SCHED_PROFILES_MAX]; /**< rate of each pipe profile, bps */
 	uint32_t n_profiles;
-	uint32_t held;	  /**< packets inside rte_sched */
-	uint32_t n_top;	  /**< flows waiting to be topped up */
+	uint32_t held;    /**< packets inside rte_sched */
+	uint32_t n_top;   /**< flows waiting to be topped up */
 	size_t footprint; /**< rte_sched's memory, bytes */
-	uint32_t *top;	  /**< [max_flows] */
+	uint32_t *top;    /**< [max_flows] */
 	struct rte_mbuf *mb[RTE_SCHED_BURST * RTE_SCHED_INFLIGHT];
 };
 
-static inline struct rs_flow *rs_flow(const struct sl_pacer *p, uint32_t flow)
+static inline struct rs_flow *
+rs_flow(const struct sl_pacer *p, uint32_t flow)
 {
 	return (struct rs_flow *)(void *)sl_pacer_flow(p, flow)->priv;
 }
@@ -74,7 +75,8 @@ static inline struct rs_flow *rs_flow(const struct sl_pacer *p, uint32_t flow)
  * the TC period (whose budget, tc_rate x tc_period, is reset each period rather than
  * accumulated) is long enough for one such frame at the pipe's rate.
  */
-static struct rte_sched_pipe_params pipe_params(const struct sl_pacer *p, uint64_t rate_bps)
+static struct rte_sched_pipe_params
+pipe_params(const struct sl_pacer *p, uint64_t rate_bps)
 {
 	uint64_t frame = SL_PACER_LEN_MAX + p->overhead_bytes, rate_Bps = SL_MAX(rate_bps / 8, 1u);
 	struct rte_sched_pipe_params pp = {
@@ -92,7 +94,8 @@ static struct rte_sched_pipe_params pipe_params(const struct sl_pacer *p, uint64
 }
 
 /* rate_bps rounded to 3 significant digits (RTE_SCHED_RATE_KEEP). */
-static uint64_t round_rate(uint64_t rate_bps)
+static uint64_t
+round_rate(uint64_t rate_bps)
 {
 	uint64_t unit = 1;
 
@@ -102,7 +105,8 @@ static uint64_t round_rate(uint64_t rate_bps)
 }
 
 /* Profile id for rate_bps, adding one if new; -ENOSPC or rte_sched's error. */
-static int profile_for(struct sl_pacer *p, struct rs *r, uint64_t rate_bps)
+static int
+profile_for(struct sl_pacer *p, struct rs *r, uint64_t rate_bps)
 {
 	struct rte_sched_pipe_params pp;
 	uint32_t id;
@@ -124,7 +128,8 @@ static int profile_for(struct sl_pacer *p, struct rs *r, uint64_t rate_bps)
 }
 
 /* Move packets of the flows in r->top from their FIFOs into rte_sched. */
-static void top_up(struct sl_pacer *p, struct rs *r)
+static void
+top_up(struct sl_pacer *p, struct rs *r)
 {
 	unsigned n = 0;
 
@@ -156,7 +161,8 @@ static void top_up(struct sl_pacer *p, struct rs *r)
 		r->held += (uint32_t)rte_sched_port_enqueue(r->port, r->mb, n);
 }
 
-static unsigned rs_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
+static unsigned
+rs_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {
 	struct rs *r = p->impl;
 	struct rte_mbuf *mb[RTE_SCHED_BURST];
@@ -192,7 +198,8 @@ static unsigned rs_dequeue(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *o
 	return n;
 }
 
-static uint64_t rs_next_deadline(const struct sl_pacer *p)
+static uint64_t
+rs_next_deadline(const struct sl_pacer *p)
 {
 	const struct rs *r = p->impl;
 
@@ -200,7 +207,8 @@ static uint64_t rs_next_deadline(const struct sl_pacer *p)
 					   : SL_PACER_NEVER;
 }
 
-static void rs_activate(struct sl_pacer *p, uint32_t flow)
+static void
+rs_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct rs *r = p->impl;
 
@@ -208,7 +216,8 @@ static void rs_activate(struct sl_pacer *p, uint32_t flow)
 		r->top[r->n_top++] = flow;
 }
 
-static void rs_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
+static void
+rs_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 {
 	struct rs *r = p->impl;
 	int id = profile_for(p, r, sl_pacer_flow(p, flow)->rate_bps);
@@ -224,7 +233,8 @@ static void rs_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 		p->stats.bad_rate++;
 }
 
-static void rs_fini(struct sl_pacer *p)
+static void
+rs_fini(struct sl_pacer *p)
 {
 	struct rs *r = p->impl;
 
@@ -248,7 +258,8 @@ static void rs_fini(struct sl_pacer *p)
 	p->impl = NULL;
 }
 
-static int rs_init(struct sl_pacer *p)
+static int
+rs_init(struct sl_pacer *p)
 {
 	static unsigned instance;
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -322,7 +333,8 @@ fail:
 	return rc < 0 ? rc : -ENOMEM;
 }
 
-static size_t rs_mem_bytes(const struct sl_pacer *p)
+static size_t
+rs_mem_bytes(const struct sl_pacer *p)
 {
 	const struct rs *r = p->impl;
 

@@ -28,7 +28,7 @@ static_assert(sizeof(struct tb_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area")
 
 struct tb {
 	struct sl_pacer_heap wake; /**< key: time the head packet conforms, ns */
-	uint64_t depth;		   /**< bucket depth, tokens */
+	uint64_t depth;            /**< bucket depth, tokens */
 };
 
 static inline struct tb_flow *

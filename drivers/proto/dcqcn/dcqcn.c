@@ -36,9 +36,9 @@
 #include "sl_sched.h"
 
 #define DCQCN_ALPHA_ONE (UINT32_C(1) << 20) /**< alpha = 1.0 in Q20 */
-#define DCQCN_G_SHIFT 8			    /**< g = 1/256 */
-#define DCQCN_F 5			    /**< fast-recovery stages */
-#define DCQCN_TIMER_NS UINT64_C(55000)	    /**< rate-increase and alpha timer, ns */
+#define DCQCN_G_SHIFT 8                     /**< g = 1/256 */
+#define DCQCN_F 5                           /**< fast-recovery stages */
+#define DCQCN_TIMER_NS UINT64_C(55000)      /**< rate-increase and alpha timer, ns */
 #define DCQCN_BC_BYTES UINT64_C(10000000)   /**< byte counter B, bytes */
 #define DCQCN_MIN_BPS (100 * SL_BPS_PER_MBPS)
 #define DCQCN_RAI_BPS (40 * SL_BPS_PER_MBPS)
@@ -48,7 +48,7 @@ struct dcqcn {
 	uint64_t rt_bps;   /**< target rate RT, bits/s */
 	uint64_t line_bps; /**< line rate: the cap of RT and RC, bits/s */
 	uint32_t timer_ns; /**< timer period, ns */
-	uint32_t alpha;	   /**< congestion estimate, Q20 */
+	uint32_t alpha;    /**< congestion estimate, Q20 */
 	uint32_t bc_segs;  /**< byte counter B, segments */
 	uint32_t bc_mark;  /**< total segments sent when the byte counter last fired/reset */
 	uint8_t t_stage;   /**< timer periods since the last cut (saturating) */

@@ -27,7 +27,7 @@
 
 #define IRN_RTO_LOW_NS UINT64_C(100000)  /**< RTO with <= IRN_RTO_N in flight, ns */
 #define IRN_RTO_HIGH_NS UINT64_C(320000) /**< RTO otherwise, ns */
-#define IRN_RTO_N 3                       /**< in-flight threshold for RTO_low, segments */
+#define IRN_RTO_N 3                      /**< in-flight threshold for RTO_low, segments */
 
 struct irn {
 	uint32_t recover;     /**< highest segment sent when recovery began */

@@ -26,10 +26,10 @@
 
 struct sack {
 	struct tcp_cwnd c;
-	uint32_t recover;   /**< RecoveryPoint: highest segment sent when recovery began */
-	uint32_t high_rxt;  /**< HighRxt + 1: segments below it were marked in this recovery */
-	uint8_t inrec;      /**< in loss recovery */
-	uint8_t after_rto;  /**< the recovery started with an RTO: slow start, all holes lost */
+	uint32_t recover;  /**< RecoveryPoint: highest segment sent when recovery began */
+	uint32_t high_rxt; /**< HighRxt + 1: segments below it were marked in this recovery */
+	uint8_t inrec;     /**< in loss recovery */
+	uint8_t after_rto; /**< the recovery started with an RTO: slow start, all holes lost */
 };
 static_assert(sizeof(struct sack) <= SL_PROTO_PRIV_MAX, "sack state exceeds scratch");
 

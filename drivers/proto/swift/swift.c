@@ -23,9 +23,9 @@
 #include "sl_sched.h"
 #include "../tcp_cwnd.h"
 
-#define SWIFT_Q8 256u           /**< one segment in Q8 */
-#define SWIFT_BETA_Q10 819u     /**< beta = 0.8 in Q10 */
-#define SWIFT_MAX_MDF_Q10 512u  /**< 1 - max_mdf = 0.5 in Q10 */
+#define SWIFT_Q8 256u          /**< one segment in Q8 */
+#define SWIFT_BETA_Q10 819u    /**< beta = 0.8 in Q10 */
+#define SWIFT_MAX_MDF_Q10 512u /**< 1 - max_mdf = 0.5 in Q10 */
 #define SWIFT_TARGET_NS UINT64_C(25000)
 
 struct swift {
@@ -77,12 +77,13 @@ swift_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incomin
 	if (le == TCP_LOSS_FAST) {
 		swift_cut(sw, in->now_ns, SWIFT_MAX_MDF_Q10);
 	} else if (delay && delay < sw->target_ns) {
-		sw->cwnd_q8 += (uint32_t)((uint64_t)in->newly_acked * SWIFT_Q8 * SWIFT_Q8 /
-					  sw->cwnd_q8);
+		sw->cwnd_q8 +=
+			(uint32_t)((uint64_t)in->newly_acked * SWIFT_Q8 * SWIFT_Q8 / sw->cwnd_q8);
 	} else if (delay) {
 		uint64_t dec = SWIFT_BETA_Q10 * (delay - sw->target_ns) / delay;
 
-		swift_cut(sw, in->now_ns, (uint32_t)SL_MAX(1024u - dec, (uint64_t)SWIFT_MAX_MDF_Q10));
+		swift_cut(sw, in->now_ns,
+			  (uint32_t)SL_MAX(1024u - dec, (uint64_t)SWIFT_MAX_MDF_Q10));
 	}
 	sw->cwnd_q8 = SL_MAX(SL_MIN(sw->cwnd_q8, f->max_wnd_segs * SWIFT_Q8), SWIFT_Q8);
 	out->wnd_segs = sw->cwnd_q8 / SWIFT_Q8 + (sw->l.inrec ? sw->l.dupacks : 0);

@@ -371,8 +371,8 @@ static int
 eal_start(const char *self)
 {
 	char prefix[64];
-	char *eal[] = {(char *)self,	"--no-huge", "-m", "256", "--no-pci",
-		       "--file-prefix", prefix,	     "-l", "0",	  "--log-level",
+	char *eal[] = {(char *)self,    "--no-huge", "-m", "256", "--no-pci",
+		       "--file-prefix", prefix,      "-l", "0",   "--log-level",
 		       "lib.eal:error", NULL};
 
 	snprintf(prefix, sizeof(prefix), "bench_impair_%d", (int)getpid());

@@ -67,7 +67,7 @@ enum op {
 	OP_CRC_CLMUL,
 	OP__MAX
 };
-static const char *const op_names[OP__MAX] = {"encode", "verify", "lane",  "bitwise",
+static const char *const op_names[OP__MAX] = {"encode", "verify", "lane", "bitwise",
 					      "table",  "slice8", "clmul"};
 
 #define LANE_BURST 32u
@@ -117,8 +117,8 @@ lane_wire(const struct sl_link_tx_frame *out, unsigned m, struct sl_link_rx_fram
 			uint8_t *p = (uint8_t *)out[j].body - out[j].hdr_len;
 
 			memcpy(p, out[j].hdr, out[j].hdr_len);
-			in[j] = (struct sl_link_rx_frame){p, (uint16_t)(out[j].hdr_len + out[j].body_len),
-							  out[j].handle};
+			in[j] = (struct sl_link_rx_frame){
+				p, (uint16_t)(out[j].hdr_len + out[j].body_len), out[j].handle};
 		} else {
 			memset(lane_small[j], 0, sizeof(lane_small[j]));
 			memcpy(lane_small[j], out[j].hdr, out[j].hdr_len);
@@ -302,9 +302,11 @@ bench_frames(const char *self, bool quick, bool callgrind)
 		double t[OP__MAX];
 
 		for (int op = OP_CRC_BITWISE; op < OP__MAX; op++)
-			t[op] = time_op(op, 1, sizes[s], op == OP_CRC_BITWISE ? n / 8 + 1 : n, rounds);
+			t[op] = time_op(op, 1, sizes[s], op == OP_CRC_BITWISE ? n / 8 + 1 : n,
+					rounds);
 		for (int op = OP_CRC_BITWISE; op < OP__MAX; op++) {
-			printf("{\"op\":\"crc12\",\"impl\":\"%s\",\"bytes\":%zu,\"ns_per_frame\":%.2f,"
+			printf("{\"op\":\"crc12\",\"impl\":\"%s\",\"bytes\":%zu,\"ns_per_frame\":%."
+			       "2f,"
 			       "\"ratio_vs_table\":%.3f,\"clmul_available\":%s,"
 			       "\"instr_per_frame\":",
 			       op_names[op], sizes[s], t[op], t[op] / t[OP_CRC_TABLE],
@@ -318,7 +320,8 @@ bench_frames(const char *self, bool quick, bool callgrind)
 				       "\"bytes\":%zu,\"ns_per_frame\":%.2f,\"instr_per_frame\":",
 				       op_names[op], scopes[sc].name, sizes[s],
 				       time_op(op, sc, sizes[s], n, rounds));
-				print_ir(callgrind ? callgrind_op(self, op, sc, sizes[s], 2000) : -1);
+				print_ir(callgrind ? callgrind_op(self, op, sc, sizes[s], 2000)
+						   : -1);
 				printf("}\n");
 			}
 		fflush(stdout);
@@ -387,7 +390,8 @@ bench_goodput(bool quick)
 			lost = (double)(r.dir[0].frames_lost + r.dir[1].frames_lost);
 			useful = (double)delivered / (2.0 * (double)r.slots);
 			/* Slots (both directions) the losses cost, per lost frame. */
-			n_stall = lost > 0 ? 2.0 * ((double)r.slots - (double)base_slots) / lost : 0;
+			n_stall =
+				lost > 0 ? 2.0 * ((double)r.slots - (double)base_slots) / lost : 0;
 			rtt_slots = 2.0 * c.delay_slots + 2;
 			n_rifl = 2.5 * (double)(1u << r.ring_order) + rtt_slots;
 			s_bytes = c.body_bytes + sl_wire_hdr_len(&c.fmt) + ETH_OVERHEAD;
@@ -396,9 +400,12 @@ bench_goodput(bool quick)
 			printf("{\"op\":\"goodput\",\"mode\":\"%s\",\"replay\":\"%s\",\"fer\":%g,"
 			       "\"k\":%u,\"rtt_slots\":%.0f,\"frame_bytes\":%.0f,\"slots\":%llu,"
 			       "\"slots_without_loss\":%llu,"
-			       "\"delivered\":%llu,\"frames_lost\":%.0f,\"lost\":%llu,\"finished\":%s,"
-			       "\"n_stall_measured\":%.1f,\"n_stall_rifl\":%.1f,\"eff_measured\":%.4f,"
-			       "\"eff_formula_measured_n_stall\":%.4f,\"eff_formula_rifl_n_stall\":%.4f}\n",
+			       "\"delivered\":%llu,\"frames_lost\":%.0f,\"lost\":%llu,\"finished\":"
+			       "%s,"
+			       "\"n_stall_measured\":%.1f,\"n_stall_rifl\":%.1f,\"eff_measured\":%."
+			       "4f,"
+			       "\"eff_formula_measured_n_stall\":%.4f,\"eff_formula_rifl_n_stall\":"
+			       "%.4f}\n",
 			       c.fmt.mode == SL_WIRE_MODE_EXTENDED ? "extended" : "faithful",
 			       c.replay == SL_LINK_REPLAY_MISSING ? "missing" : "ring", fer[i],
 			       r.ring_order, rtt_slots, s_bytes, (unsigned long long)r.slots,
@@ -412,13 +419,17 @@ bench_goodput(bool quick)
 				double pred = (rtt_slots + 2.5 * (1u << r.ring_order)) * c.slot_ns;
 
 				sl_hist_merge(&h, &r.dir[1].recovery_ns);
-				printf("{\"op\":\"recovery\",\"mode\":\"%s\",\"replay\":\"%s\",\"fer\":%g,"
-				       "\"k\":%u,\"slot_ns\":%llu,\"rtt_ns\":%.0f,\"predicted_ns\":%.0f,"
-				       "\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,"
+				printf("{\"op\":\"recovery\",\"mode\":\"%s\",\"replay\":\"%s\","
+				       "\"fer\":%g,"
+				       "\"k\":%u,\"slot_ns\":%llu,\"rtt_ns\":%.0f,\"predicted_ns\":"
+				       "%.0f,"
+				       "\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%"
+				       "llu,"
 				       "\"p50_over_predicted\":%.3f}\n",
-				       c.fmt.mode == SL_WIRE_MODE_EXTENDED ? "extended" : "faithful",
-				       c.replay == SL_LINK_REPLAY_MISSING ? "missing" : "ring", fer[i],
-				       r.ring_order, (unsigned long long)c.slot_ns,
+				       c.fmt.mode == SL_WIRE_MODE_EXTENDED ? "extended"
+									   : "faithful",
+				       c.replay == SL_LINK_REPLAY_MISSING ? "missing" : "ring",
+				       fer[i], r.ring_order, (unsigned long long)c.slot_ns,
 				       rtt_slots * c.slot_ns, pred, (unsigned long long)h.count,
 				       (unsigned long long)sl_hist_quantile(&h, 0.5),
 				       (unsigned long long)sl_hist_quantile(&h, 0.99),

@@ -49,9 +49,9 @@ struct opts {
 	unsigned n_flows;
 	bool quick, instr, callgrind;
 	bool sweep_cost, sweep_acc, sweep_sizes;
-	int clock;	     /**< -1: per sweep default, else enum ph_clock */
-	int size;	     /**< frame bytes, 0: mix; -1: per sweep default */
-	uint64_t pkts;	     /**< departures per run */
+	int clock;           /**< -1: per sweep default, else enum ph_clock */
+	int size;            /**< frame bytes, 0: mix; -1: per sweep default */
+	uint64_t pkts;       /**< departures per run */
 	uint64_t instr_pkts; /**< departures per callgrind run (--instr) */
 	uint64_t step_ns;
 	unsigned burst;
@@ -89,7 +89,8 @@ static struct ratio_key ratios[256];
 static unsigned n_ratios;
 static bool eal_ready;
 
-static unsigned split(char *s, char **out, unsigned max)
+static unsigned
+split(char *s, char **out, unsigned max)
 {
 	unsigned n = 0;
 
@@ -102,8 +103,9 @@ static unsigned split(char *s, char **out, unsigned max)
  * The workload of a row; returns the flow count actually used. *end_ns: the run's end, for
  * o->pkts departures on the virtual clock, or tsc_ns of real time on the TSC clock.
  */
-static uint32_t build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs,
-		      uint64_t *end_ns, uint64_t tsc_ns)
+static uint32_t
+build(const struct opts *o, const struct row *w, struct ph_flow_spec *fs, uint64_t *end_ns,
+      uint64_t tsc_ns)
 {
 	static const uint32_t mix_len[3] = {64, 1500, 9000};
 	struct sl_rng rng;
@@ -167,7 +169,8 @@ static uint32_t build(const struct opts *o, const struct row *w, struct ph_flow_
 	return n;
 }
 
-static void conf_for(const struct opts *o, const struct row *w, uint64_t end_ns, struct ph_conf *c)
+static void
+conf_for(const struct opts *o, const struct row *w, uint64_t end_ns, struct ph_conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->pacer.impl = w->impl;
@@ -182,7 +185,8 @@ static void conf_for(const struct opts *o, const struct row *w, uint64_t end_ns,
 }
 
 /* instr_per_pkt: rerun this row's cost pass under callgrind. NAN if that fails. */
-static double instr_per_pkt(const struct opts *o, const struct row *w)
+static double
+instr_per_pkt(const struct opts *o, const struct row *w)
 {
 	char out[64], cmd[1024], line[512];
 	unsigned long long ir = 0, dep = 0;
@@ -223,14 +227,16 @@ static double instr_per_pkt(const struct opts *o, const struct row *w)
 	return ir ? (double)ir / (double)dep : NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int
+cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-static void json_num(const char *key, double v)
+static void
+json_num(const char *key, double v)
 {
 	if (!isfinite(v)) /* JSON has no NaN or infinity */
 		printf(",\"%s\":null", key);
@@ -239,9 +245,9 @@ static void json_num(const char *key, double v)
 }
 
 /* One line for decade dec (PH_DECADES: all). */
-static void print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
-		       const struct ph_result *r, const struct cost *cost, unsigned dec,
-		       double *errs)
+static void
+print_line(const struct row *w, uint32_t n, const struct ph_flow_spec *fs,
+	   const struct ph_result *r, const struct cost *cost, unsigned dec, double *errs)
 {
 	unsigned ne = 0, nflows = 0;
 	double sum = 0, burst = 0, pct[3] = {NAN, NAN, NAN};
@@ -280,7 +286,7 @@ static void print_line(const struct row *w, uint32_t n, const struct ph_flow_spe
 	}
 	printf("{\"impl\":\"%s\",\"sweep\":\"%s\",\"clock\":\"%s\",\"workload\":\"%s\",", w->impl,
 	       w->sweep, w->clock == PH_CLOCK_TSC ? "tsc" : "virtual",
-	       w->wl == WL_MIX	   ? "mix"
+	       w->wl == WL_MIX     ? "mix"
 	       : w->wl == WL_EQUAL ? "equal"
 				   : "decade");
 	if (w->size > 0)
@@ -322,12 +328,13 @@ static void print_line(const struct row *w, uint32_t n, const struct ph_flow_spe
 	       (unsigned long long)r->lookahead_ns, (unsigned long long)r->stats.imminent_full);
 }
 
-static int ensure_eal(void)
+static int
+ensure_eal(void)
 {
 	char prefix[64];
-	char *argv[] = {"bench-pacer", "--no-huge",	    "-m",
-			"512",	       "--no-pci",	    "--file-prefix",
-			prefix,	       "--log-level=error", "--no-shconf",
+	char *argv[] = {"bench-pacer", "--no-huge",         "-m",
+			"512",         "--no-pci",          "--file-prefix",
+			prefix,        "--log-level=error", "--no-shconf",
 			NULL};
 
 	if (eal_ready)
@@ -339,7 +346,8 @@ static int ensure_eal(void)
 	return 0;
 }
 
-static void run_row(const struct opts *o, struct row *w)
+static void
+run_row(const struct opts *o, struct row *w)
 {
 	struct ph_flow_spec *fs = calloc(w->flows, sizeof(*fs));
 	double *errs = calloc(w->flows, sizeof(*errs));
@@ -407,7 +415,8 @@ out:
 	free(errs);
 }
 
-static void print_ratios(void)
+static void
+print_ratios(void)
 {
 	for (unsigned i = 0; i < n_ratios; i++) {
 		const struct ratio_key *t = &ratios[i];
@@ -428,7 +437,8 @@ static void print_ratios(void)
 	}
 }
 
-static void usage(void)
+static void
+usage(void)
 {
 	fprintf(stderr, "usage: bench-pacer [--quick] [--impl a,b,..] [--flows n,..] [--sweep "
 			"cost,accuracy,sizes]\n"
@@ -450,7 +460,8 @@ static struct opts opt = {
 	.seed = 42,
 };
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"quick", no_argument, NULL, 'q'},
 					   {"impl", required_argument, NULL, 'i'},

@@ -21,7 +21,8 @@
 
 #define PH_BURST_MAX 256u
 
-unsigned ph_decade(uint64_t rate_bps)
+unsigned
+ph_decade(uint64_t rate_bps)
 {
 	unsigned d = 0;
 
@@ -33,21 +34,24 @@ unsigned ph_decade(uint64_t rate_bps)
 	return SL_MIN(d, PH_DECADE_MAX) - PH_DECADE_MIN;
 }
 
-uint64_t ph_pkts_for(uint64_t rate_bps, uint32_t wire_bytes, uint64_t start_ns, uint64_t end_ns)
+uint64_t
+ph_pkts_for(uint64_t rate_bps, uint32_t wire_bytes, uint64_t start_ns, uint64_t end_ns)
 {
 	uint64_t span = end_ns > start_ns ? end_ns - start_ns : 0;
 
 	return sl_bytes_in_ns(rate_bps, span) / wire_bytes + 2;
 }
 
-double ph_rate_bps(const struct ph_flow_metrics *m)
+double
+ph_rate_bps(const struct ph_flow_metrics *m)
 {
 	if (m->pkts < 2 || m->last_ns == m->first_ns)
 		return 0;
 	return (double)(m->bytes - m->last_wire) * 8e9 / (double)(m->last_ns - m->first_ns);
 }
 
-static uint64_t thread_cpu_ns(void)
+static uint64_t
+thread_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -55,8 +59,9 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * SL_NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-static void record(struct ph_result *r, const struct ph_conf *c, const struct ph_flow_spec *spec,
-		   const struct sl_pkt *pkt, uint64_t t_ns)
+static void
+record(struct ph_result *r, const struct ph_conf *c, const struct ph_flow_spec *spec,
+       const struct sl_pkt *pkt, uint64_t t_ns)
 {
 	struct ph_flow_metrics *m = &r->fm[pkt->flow];
 	double rate_bpns = (double)spec->rate_bps / 8e9; /* bytes per ns */
@@ -110,7 +115,8 @@ static void record(struct ph_result *r, const struct ph_conf *c, const struct ph
 /* Start order of the flows: indexes sorted by start_ns. */
 static const struct ph_flow_spec *sort_specs;
 
-static int by_start(const void *a, const void *b)
+static int
+by_start(const void *a, const void *b)
 {
 	uint64_t x = sort_specs[*(const uint32_t *)a].start_ns;
 	uint64_t y = sort_specs[*(const uint32_t *)b].start_ns;
@@ -129,7 +135,8 @@ struct ph_loop {
 	bool stalled, stall_done, rate_changed;
 };
 
-static uint64_t clock_now(struct ph_loop *l, uint64_t virt_ns)
+static uint64_t
+clock_now(struct ph_loop *l, uint64_t virt_ns)
 {
 	return l->c->clock == PH_CLOCK_TSC ? sl_tsc_clock_now_ns(&l->tsc) : virt_ns;
 }
@@ -138,7 +145,8 @@ static uint64_t clock_now(struct ph_loop *l, uint64_t virt_ns)
  * Start flows, stall edges and rate changes due at now (*fired when any did); returns the time
  * of the next such event.
  */
-static uint64_t events(struct ph_loop *l, uint64_t now, bool *fired)
+static uint64_t
+events(struct ph_loop *l, uint64_t now, bool *fired)
 {
 	const struct ph_conf *c = l->c;
 	uint64_t next = SL_PACER_NEVER;
@@ -181,8 +189,8 @@ static uint64_t events(struct ph_loop *l, uint64_t now, bool *fired)
 	return next;
 }
 
-int ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n,
-	   struct ph_result *r)
+int
+ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n, struct ph_result *r)
 {
 	struct sl_pkt out[PH_BURST_MAX];
 	unsigned burst = SL_MIN(SL_MAX(c->burst, 1u), PH_BURST_MAX);
@@ -270,7 +278,8 @@ out:
 	return rc;
 }
 
-void ph_result_free(struct ph_result *r)
+void
+ph_result_free(struct ph_result *r)
 {
 	free(r->fm);
 	r->fm = NULL;

@@ -32,20 +32,20 @@ enum ph_clock { PH_CLOCK_VIRTUAL, PH_CLOCK_TSC };
 struct ph_flow_spec {
 	uint64_t rate_bps;  /**< target rate, bps */
 	uint64_t start_ns;  /**< when its backlog appears, ns */
-	uint64_t npkts;	    /**< packets announced at start */
+	uint64_t npkts;     /**< packets announced at start */
 	uint32_t len_bytes; /**< frame bytes */
 };
 
 struct ph_conf {
 	struct sl_pacer_conf pacer;
 	enum ph_clock clock;
-	uint64_t end_ns;	/**< stop once now passes this, ns */
-	uint64_t step_ns;	/**< least time between calls (a poll loop's period); 0: exact */
-	unsigned burst;		/**< dequeue burst size, packets */
-	bool record;		/**< collect metrics (false: cost-only pass) */
-	bool callgrind;		/**< instrument only the dequeue loop (run under callgrind) */
-	uint64_t stall_at_ns;	/**< TX stall start, ns (0: none) */
-	uint64_t stall_ns;	/**< TX stall length, ns */
+	uint64_t end_ns;        /**< stop once now passes this, ns */
+	uint64_t step_ns;       /**< least time between calls (a poll loop's period); 0: exact */
+	unsigned burst;         /**< dequeue burst size, packets */
+	bool record;            /**< collect metrics (false: cost-only pass) */
+	bool callgrind;         /**< instrument only the dequeue loop (run under callgrind) */
+	uint64_t stall_at_ns;   /**< TX stall start, ns (0: none) */
+	uint64_t stall_ns;      /**< TX stall length, ns */
 	uint64_t sigma_from_ns; /**< burstiness counts departures from here on, ns */
 	uint64_t rate_change_at_ns; /**< set every flow to rate_change_bps at this time (0: none) */
 	uint64_t rate_change_bps;
@@ -54,14 +54,14 @@ struct ph_conf {
 struct ph_flow_metrics {
 	uint64_t first_ns; /**< first departure, ns */
 	uint64_t last_ns;  /**< last departure, ns */
-	uint64_t bytes;	   /**< wire bytes, all departures */
+	uint64_t bytes;    /**< wire bytes, all departures */
 	uint64_t pkts;
 	uint32_t last_wire; /**< wire bytes of the last departure */
 	uint32_t max_wire;  /**< largest wire size */
-	double req_ns;	    /**< ideal time of the next departure, ns */
+	double req_ns;      /**< ideal time of the next departure, ns */
 	double cum_bytes;   /**< wire bytes counted for sigma */
-	double min_v;	    /**< min over i of C_(i-1) - R t_i, bytes */
-	double sigma;	    /**< burstiness, bytes */
+	double min_v;       /**< min over i of C_(i-1) - R t_i, bytes */
+	double sigma;       /**< burstiness, bytes */
 	bool sigma_started;
 };
 
@@ -69,7 +69,7 @@ struct ph_result {
 	uint64_t departures;
 	uint64_t cpu_ns;       /**< thread CPU time of the dequeue loop, ns */
 	uint64_t wall_ns;      /**< wall-clock time of the dequeue loop, ns */
-	uint64_t calls;	       /**< dequeue calls */
+	uint64_t calls;        /**< dequeue calls */
 	uint64_t mem_bytes;    /**< pacer state */
 	uint64_t lookahead_ns; /**< Tassel L at the end */
 	uint64_t decisions;
@@ -77,9 +77,9 @@ struct ph_result {
 	uint64_t gap_n[PH_DECADES];
 	uint64_t gap_within[PH_DECADES][4]; /**< |eps| <= 64, 128, 256, 512 ns */
 	struct sl_hist gap_err[PH_DECADES]; /**< |eps|, ns */
-	struct sl_hist late;		    /**< lateness, ns */
-	struct ph_flow_metrics *fm;	    /**< [n flows] when recording */
-	struct sl_pacer_stats stats;	    /**< pacer counters at the end */
+	struct sl_hist late;                /**< lateness, ns */
+	struct ph_flow_metrics *fm;         /**< [n flows] when recording */
+	struct sl_pacer_stats stats;        /**< pacer counters at the end */
 };
 
 /* Decade index of a rate: floor(log10(rate)) - PH_DECADE_MIN, clamped. */

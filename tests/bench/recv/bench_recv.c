@@ -114,8 +114,8 @@ static void
 bench_init(struct bench *b, enum bench_case k)
 {
 	struct sl_recv_conf rc = SL_RECV_CONF_DEFAULT(CONNS);
-	struct sl_recv_conn_conf cc = {.mode = SL_RECV_MELO, .fb = SL_RECV_FB_NACK,
-				       .ack_every_pkts = 1};
+	struct sl_recv_conn_conf cc = {
+		.mode = SL_RECV_MELO, .fb = SL_RECV_FB_NACK, .ack_every_pkts = 1};
 
 	memset(b, 0, sizeof(*b));
 	rc.window_pkts = WINDOW;
@@ -308,9 +308,9 @@ memory_lines(void)
 		       "\"rob_bytes\":%llu,\"robs_max\":%llu,\"offchip_max_bytes\":%llu,"
 		       "\"paper_offchip_bytes\":%llu}\n",
 		       (unsigned long long)n, rc.window_pkts, rc.pool_bits, m.melo_fields_bytes,
-		       sl_recv_rtx_flow_bytes(), m.conn_ctx_bytes,
-		       (unsigned long long)m.pool_bytes, paper_pool, ours, paper, with_sender, full,
-		       full / ours, ours * (double)n, paper * (double)n, full * (double)n,
+		       sl_recv_rtx_flow_bytes(), m.conn_ctx_bytes, (unsigned long long)m.pool_bytes,
+		       paper_pool, ours, paper, with_sender, full, full / ours, ours * (double)n,
+		       paper * (double)n, full * (double)n,
 		       (double)n * (m.conn_ctx_bytes + sl_recv_rtx_flow_bytes()) + pools,
 		       (unsigned long long)m.rob_bytes, (unsigned long long)robs,
 		       (unsigned long long)(robs * m.rob_bytes),

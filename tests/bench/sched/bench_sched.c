@@ -46,14 +46,14 @@
 #include "sl_time.h"
 
 #define SEG_BYTES 1024u
-#define SLOT_NS 10u               /* virtual ns per decision: 100 Mpps */
-#define RTT_NS 10000u             /* virtual RTT */
-#define BURST 32u                 /* decisions per next_burst call */
+#define SLOT_NS 10u   /* virtual ns per decision: 100 Mpps */
+#define RTT_NS 10000u /* virtual RTT */
+#define BURST 32u     /* decisions per next_burst call */
 #define LINE_BPS (SEG_BYTES * 8ull * (SL_NS_PER_S / SLOT_NS))
 #define PUSH_SEGS (UINT32_C(1) << 30)
 #define ACK_RING (UINT32_C(1) << 16)
-#define BURST_SEGS 16u             /* rate credit cap D, segments */
-#define ACK_EVERY 16u              /* the receiver acks every 16th segment of a flow */
+#define BURST_SEGS 16u /* rate credit cap D, segments */
+#define ACK_EVERY 16u  /* the receiver acks every 16th segment of a flow */
 
 enum credit { CR_WINDOW, CR_RATE };
 static const char *const credit_name[] = {"window", "rate"};
@@ -84,13 +84,19 @@ fix_init(const struct sl_flow_view *f, void *priv, const struct sl_flow_conf *fc
 }
 
 static const struct sl_proto_ops bench_fixwnd = {
-	.incoming = fix_incoming, .periodic = fix_periodic, .init = fix_init,
-	.credit = SL_CREDIT_WINDOW, .name = "bench_fixwnd",
+	.incoming = fix_incoming,
+	.periodic = fix_periodic,
+	.init = fix_init,
+	.credit = SL_CREDIT_WINDOW,
+	.name = "bench_fixwnd",
 };
 SL_PROTO_REGISTER(bench_fixwnd);
 static const struct sl_proto_ops bench_fixrate = {
-	.incoming = fix_incoming, .periodic = fix_periodic, .init = fix_init,
-	.credit = SL_CREDIT_RATE, .name = "bench_fixrate",
+	.incoming = fix_incoming,
+	.periodic = fix_periodic,
+	.init = fix_init,
+	.credit = SL_CREDIT_RATE,
+	.name = "bench_fixrate",
 };
 SL_PROTO_REGISTER(bench_fixrate);
 
@@ -99,9 +105,9 @@ SL_PROTO_REGISTER(bench_fixrate);
 struct work {
 	uint32_t flows;
 	enum credit credit;
-	uint32_t W;          /**< ring window, segments */
-	uint64_t rate_bps;   /**< per flow (rate credit) */
-	uint32_t visit_segs; /**< tonic: segments per flow visit at most */
+	uint32_t W;           /**< ring window, segments */
+	uint64_t rate_bps;    /**< per flow (rate credit) */
+	uint32_t visit_segs;  /**< tonic: segments per flow visit at most */
 	uint32_t sched_flags; /**< tonic: SL_SCHED_F_* (--tx-ts: per-segment send times) */
 	uint64_t seed;
 };
@@ -128,8 +134,10 @@ first_seq(struct sl_rng *rng)
 static void *
 tonic_create(const struct work *w)
 {
-	struct sl_sched_conf c = {.max_flows = w->flows, .wnd_segs = w->W,
-				  .visit_segs = w->visit_segs, .timer_tick_ns = 1024,
+	struct sl_sched_conf c = {.max_flows = w->flows,
+				  .wnd_segs = w->W,
+				  .visit_segs = w->visit_segs,
+				  .timer_tick_ns = 1024,
 				  .flags = w->sched_flags};
 	struct sl_sched *s = sl_sched_create(&c);
 	struct sl_rng rng;
@@ -140,7 +148,8 @@ tonic_create(const struct work *w)
 	for (uint32_t f = 0; f < w->flows; f++) {
 		struct sl_flow_conf fc = {
 			.proto = w->credit == CR_WINDOW ? "bench_fixwnd" : "bench_fixrate",
-			.seg_bytes = SEG_BYTES, .init_rate_bps = w->rate_bps,
+			.seg_bytes = SEG_BYTES,
+			.init_rate_bps = w->rate_bps,
 			.burst_bytes = BURST_SEGS * SEG_BYTES,
 			.init_credit_bytes = BURST_SEGS * SEG_BYTES, /* the bucket starts full */
 			.rto_ns = SL_NS_PER_S,
@@ -367,8 +376,8 @@ heap_burst(void *p, uint64_t now_ns, struct sl_seg *out, unsigned max)
 			hflow_key(h, f, now_ns); /* bring the credit up to now */
 			f->credit_nbit -= (uint64_t)SEG_BYTES * 8 * SL_NS_PER_S;
 		}
-		out[n++] = (struct sl_seg){.flow = fi, .seq = seq, .len = SEG_BYTES,
-					   .flags = rtx ? SL_SEG_F_RTX : 0};
+		out[n++] = (struct sl_seg){
+			.flow = fi, .seq = seq, .len = SEG_BYTES, .flags = rtx ? SL_SEG_F_RTX : 0};
 		if (hflow_can_send(f))
 			heap_push(h, hflow_key(h, f, now_ns), fi);
 	}
@@ -414,9 +423,12 @@ struct result {
 static int
 perf_open(void)
 {
-	struct perf_event_attr a = {.type = PERF_TYPE_HARDWARE, .size = sizeof(a),
-				    .config = PERF_COUNT_HW_INSTRUCTIONS, .disabled = 1,
-				    .exclude_kernel = 1, .exclude_hv = 1};
+	struct perf_event_attr a = {.type = PERF_TYPE_HARDWARE,
+				    .size = sizeof(a),
+				    .config = PERF_COUNT_HW_INSTRUCTIONS,
+				    .disabled = 1,
+				    .exclude_kernel = 1,
+				    .exclude_hv = 1};
 
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
@@ -442,15 +454,15 @@ step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne, uin
 #endif
 
 static STEP_FN unsigned
-warmup_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne,
-	    uint64_t now, struct sl_seg *out)
+warmup_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne, uint64_t now,
+	    struct sl_seg *out)
 {
 	return step(im, h, ev, ne, now, out);
 }
 
 static STEP_FN unsigned
-measured_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne,
-	      uint64_t now, struct sl_seg *out)
+measured_step(const struct impl *im, void *h, const struct sl_event *ev, unsigned ne, uint64_t now,
+	      struct sl_seg *out)
 {
 	return step(im, h, ev, ne, now, out);
 }
@@ -480,12 +492,14 @@ run(const struct impl *im, const struct work *w, uint64_t ops, bool cg, struct r
 			}
 		}
 		while (ah != at && ring[ah].due_ns <= now && ne < SL_ARRAY_SIZE(ev)) {
-			ev[ne++] = (struct sl_event){.flow = ring[ah].flow, .type = SL_EV_ACK,
+			ev[ne++] = (struct sl_event){.flow = ring[ah].flow,
+						     .type = SL_EV_ACK,
 						     .flags = SL_EVF_CUMACK,
 						     .cumack = ring[ah].cumack};
 			ah = (ah + 1) & (ACK_RING - 1);
 		}
-		n = t0 ? measured_step(im, h, ev, ne, now, out) : warmup_step(im, h, ev, ne, now, out);
+		n = t0 ? measured_step(im, h, ev, ne, now, out)
+		       : warmup_step(im, h, ev, ne, now, out);
 		for (unsigned i = 0; i < n; i++) {
 			if ((out[i].seq + 1) % ACK_EVERY)
 				continue; /* delayed ack */
@@ -528,9 +542,22 @@ static uint64_t
 callgrind_instr(char *self, const struct impl *im, const struct work *w, uint64_t ops)
 {
 	char flows[16], nops[24], visit[16], seed[24];
-	char *argv[] = {self, "--callgrind", "--impl", (char *)im->name, "--flows", flows,
-			"--credit", (char *)credit_name[w->credit], "--ops", nops, "--visit", visit,
-			"--seed", seed, w->sched_flags & SL_SCHED_F_TX_TS ? "--tx-ts" : NULL, NULL};
+	char *argv[] = {self,
+			"--callgrind",
+			"--impl",
+			(char *)im->name,
+			"--flows",
+			flows,
+			"--credit",
+			(char *)credit_name[w->credit],
+			"--ops",
+			nops,
+			"--visit",
+			visit,
+			"--seed",
+			seed,
+			w->sched_flags & SL_SCHED_F_TX_TS ? "--tx-ts" : NULL,
+			NULL};
 	double ir = 0;
 
 	snprintf(flows, sizeof(flows), "%u", w->flows);
@@ -545,8 +572,12 @@ callgrind_instr(char *self, const struct impl *im, const struct work *w, uint64_
 static struct work
 workload(uint32_t flows, enum credit c, uint32_t visit, uint32_t flags, uint64_t seed)
 {
-	struct work w = {.flows = flows, .credit = c, .W = flows < 16 ? 2048 : 128,
-			 .visit_segs = visit, .sched_flags = flags, .seed = seed};
+	struct work w = {.flows = flows,
+			 .credit = c,
+			 .W = flows < 16 ? 2048 : 128,
+			 .visit_segs = visit,
+			 .sched_flags = flags,
+			 .seed = seed};
 
 	w.rate_bps = SL_MAX(2 * LINE_BPS / flows, (uint64_t)SL_BPS_PER_MBPS);
 	return w;
@@ -634,7 +665,9 @@ main(int argc, char **argv)
 	for (unsigned fi = 0; fi < nflows; fi++) {
 		for (unsigned c = first_cred; c < first_cred + ncred; c++) {
 			struct work w = workload(flows[fi], (enum credit)c, visit, flags, seed);
-			uint64_t nops = ops ? ops : quick ? 200000 : SL_MAX(20000000ull, 16ull * flows[fi]);
+			uint64_t nops = ops     ? ops
+					: quick ? 200000
+						: SL_MAX(20000000ull, 16ull * flows[fi]);
 			double mdps[2] = {0};
 
 			for (unsigned k = first_impl; k < first_impl + nimpl; k++) {
@@ -643,8 +676,8 @@ main(int argc, char **argv)
 				char ipd[32] = "null";
 
 				if (rc) {
-					fprintf(stderr, "bench-sched: %s %u flows: %s\n", impls[k].name,
-						w.flows, strerror(-rc));
+					fprintf(stderr, "bench-sched: %s %u flows: %s\n",
+						impls[k].name, w.flows, strerror(-rc));
 					return 1;
 				}
 				if (instr && !cg)
@@ -656,15 +689,19 @@ main(int argc, char **argv)
 							 (double)(instr ? SL_MIN(nops, 2000000ull)
 									: r.decisions));
 				mdps[k] = (double)r.decisions * 1e3 / (double)r.wall_ns;
-				printf("{\"bench\":\"sched\",\"impl\":\"%s\",\"flows\":%u,\"credit\":\"%s\","
-				       "\"decisions\":%" PRIu64 ",\"mdps\":%.2f,\"ns_per_decision\":%.2f,"
-				       "\"instr_per_decision\":%s,\"bytes_per_flow\":%zu,\"wnd_segs\":%u,"
-				       "\"visit_segs\":%u,\"tx_ts\":%s,\"rtt_ns\":%u,\"seed\":%" PRIu64
-				       "}\n",
+				printf("{\"bench\":\"sched\",\"impl\":\"%s\",\"flows\":%u,"
+				       "\"credit\":\"%s\","
+				       "\"decisions\":%" PRIu64
+				       ",\"mdps\":%.2f,\"ns_per_decision\":%.2f,"
+				       "\"instr_per_decision\":%s,\"bytes_per_flow\":%zu,\"wnd_"
+				       "segs\":%u,"
+				       "\"visit_segs\":%u,\"tx_ts\":%s,\"rtt_ns\":%u,\"seed\":"
+				       "%" PRIu64 "}\n",
 				       impls[k].name, w.flows, credit_name[c], r.decisions, mdps[k],
-				       (double)r.wall_ns / (double)r.decisions, ipd, r.bytes_per_flow, w.W,
-				       k == 0 ? w.visit_segs : 1,
-				       k == 0 && (flags & SL_SCHED_F_TX_TS) ? "true" : "false", RTT_NS, seed);
+				       (double)r.wall_ns / (double)r.decisions, ipd,
+				       r.bytes_per_flow, w.W, k == 0 ? w.visit_segs : 1,
+				       k == 0 && (flags & SL_SCHED_F_TX_TS) ? "true" : "false",
+				       RTT_NS, seed);
 				fflush(stdout);
 			}
 			if (nimpl == 2)

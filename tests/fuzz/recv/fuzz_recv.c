@@ -32,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SLOTS 1024 /**< largest window the header selects */
 
 struct model {
-	uint32_t next_new;  /**< next PSN never sent */
-	uint32_t delivered; /**< next PSN to be delivered */
+	uint32_t next_new;          /**< next PSN never sent */
+	uint32_t delivered;         /**< next PSN to be delivered */
 	uint8_t stored[SLOTS];      /**< PSN mod SLOTS is held in the reorder buffer */
 	uint32_t stored_psn[SLOTS]; /**< ... and which PSN it is */
 };

@@ -23,8 +23,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n, m;
 
 	if (t == NULL) {
-		struct sl_recv_rtx_conf c = {.max_flows = 4, .window_pkts = 1024,
-					     .pool_bits = 1024, .block_bits = 8};
+		struct sl_recv_rtx_conf c = {
+			.max_flows = 4, .window_pkts = 1024, .pool_bits = 1024, .block_bits = 8};
 
 		t = sl_recv_rtx_create(&c);
 		if (t == NULL)

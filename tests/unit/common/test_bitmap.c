@@ -78,7 +78,8 @@ sl_bitmap_ffs_from__random_against_reference(void **state)
 		for (int q = 0; q < 8; q++) {
 			uint32_t head = (uint32_t)sl_rng_below(&r, nbits);
 
-			assert_int_equal(sl_bitmap_ffs_from(w, nbits, head), ref_ffs_from(w, nbits, head));
+			assert_int_equal(sl_bitmap_ffs_from(w, nbits, head),
+					 ref_ffs_from(w, nbits, head));
 		}
 	}
 }

@@ -16,8 +16,8 @@ static void
 sl_rng_next__matches_reference_vectors(void **state)
 {
 	/* Outputs of the reference algorithm from state {1, 2, 3, 4}. */
-	static const uint64_t expect[] = {0x2d00, 0x0, 0x5a007080, 0x10e0000000009d80,
-					  0x10e0b61ce1009d80, 0x870021ce143ad00};
+	static const uint64_t expect[] = {
+		0x2d00, 0x0, 0x5a007080, 0x10e0000000009d80, 0x10e0b61ce1009d80, 0x870021ce143ad00};
 	struct sl_rng r = {.s = {1, 2, 3, 4}};
 
 	(void)state;

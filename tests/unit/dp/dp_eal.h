@@ -15,8 +15,8 @@ static inline int
 test_dp_eal_init(const char *name)
 {
 	char prefix[64];
-	char *argv[] = {(char *)name, "--no-huge", "-m", "256", "--no-pci", "--log-level=error",
-			"--vdev", "net_ring0", "--file-prefix", prefix};
+	char *argv[] = {(char *)name,        "--no-huge", "-m",        "256",           "--no-pci",
+			"--log-level=error", "--vdev",    "net_ring0", "--file-prefix", prefix};
 
 	snprintf(prefix, sizeof(prefix), "sl-%s-%d", name, getpid());
 	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0 ? -1 : 0;

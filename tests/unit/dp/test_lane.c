@@ -35,13 +35,15 @@ setup(void **state)
 		.tx_desc = 512,
 		.learn_peer = true,
 		.peer_timeout_ns = SL_NS_PER_S,
-		.link = {
-			.fmt = {.mode = SL_WIRE_MODE_FAITHFUL, .scope_bytes = SL_DP_VCODE_HDR_BYTES},
-			.ring_order = 8,
-			.keepalive_ns = 10 * SL_NS_PER_US,
-			.ctrl_interval_ns = 10 * SL_NS_PER_US,
-			.fc_frames = 256,
-		},
+		.link =
+			{
+				.fmt = {.mode = SL_WIRE_MODE_FAITHFUL,
+					.scope_bytes = SL_DP_VCODE_HDR_BYTES},
+				.ring_order = 8,
+				.keepalive_ns = 10 * SL_NS_PER_US,
+				.ctrl_interval_ns = 10 * SL_NS_PER_US,
+				.fc_frames = 256,
+			},
 	};
 
 	(void)state;
@@ -119,8 +121,7 @@ sl_dp_lane_poll__counts_foreign_and_chained_frames(void **state)
 	poll_for(SL_NS_PER_US);
 	assert_int_equal(s->rx_drop_not_sluice, 1);
 	assert_int_equal(s->rx_drop_chained, 1);
-	assert_int_equal(s->rx_pkts - rx0,
-			 2 + sl_link_stats(port.lane[0].link)->rx_frames - link0);
+	assert_int_equal(s->rx_pkts - rx0, 2 + sl_link_stats(port.lane[0].link)->rx_frames - link0);
 }
 
 static void

@@ -48,7 +48,8 @@ generate(struct sl_dp_traffic *tx, struct rte_mbuf **out, unsigned n)
 static void
 sl_dp_traffic_consume__classifies_arrivals(void **state)
 {
-	struct sl_dp_traffic_conf c = {.send = true, .check = true, .body_bytes = 100, .pool = pool};
+	struct sl_dp_traffic_conf c = {
+		.send = true, .check = true, .body_bytes = 100, .pool = pool};
 	struct sl_dp_traffic tx, rx;
 	struct rte_mbuf *m[6], *dup;
 
@@ -65,7 +66,7 @@ sl_dp_traffic_consume__classifies_arrivals(void **state)
 	assert_int_equal(sl_dp_traffic_consume(&rx, 30, &m[2], 1), 1); /* 2 late */
 	assert_int_equal(rx.stats.lost, 0);
 	assert_int_equal(rx.stats.reordered, 1);
-	assert_int_equal(sl_dp_traffic_consume(&rx, 40, &dup, 1), 1);  /* 2 again */
+	assert_int_equal(sl_dp_traffic_consume(&rx, 40, &dup, 1), 1); /* 2 again */
 	assert_int_equal(rx.stats.duplicated, 1);
 	assert_int_equal(sl_dp_traffic_consume(&rx, 50, &m[5], 1), 1); /* corrupted */
 	assert_int_equal(rx.stats.corrupted_accepted, 1);
@@ -97,8 +98,8 @@ static void
 sl_dp_traffic_init__rejects_bad_sizes(void **state)
 {
 	struct sl_dp_traffic t;
-	struct sl_dp_traffic_conf c = {.send = true, .body_bytes = SL_DP_TRAFFIC_MIN_BODY - 1,
-				       .pool = pool};
+	struct sl_dp_traffic_conf c = {
+		.send = true, .body_bytes = SL_DP_TRAFFIC_MIN_BODY - 1, .pool = pool};
 
 	(void)state;
 	assert_int_equal(sl_dp_traffic_init(&t, &c), -EINVAL);
@@ -112,8 +113,8 @@ static void
 sl_dp_traffic_produce__rate_credit_and_limit(void **state)
 {
 	/* 1000-byte bodies at 8 Mbit/s: one payload per ms, plus one at the start. */
-	struct sl_dp_traffic_conf c = {.send = true, .body_bytes = 1000, .rate_bps = 8000000,
-				       .frames = 12, .pool = pool};
+	struct sl_dp_traffic_conf c = {
+		.send = true, .body_bytes = 1000, .rate_bps = 8000000, .frames = 12, .pool = pool};
 	struct sl_dp_traffic t;
 	struct rte_mbuf *m[32];
 	unsigned n;
@@ -139,8 +140,8 @@ sl_dp_traffic_produce__stall_leaves_one_burst_of_credit(void **state)
 	/* 8 Mbit/s of 1000-byte bodies, one per ms. Held back for a second (a flow-control
 	 * pause), the generator may send one burst at once, then its rate again, not the
 	 * thousand payloads the second would have allowed. */
-	struct sl_dp_traffic_conf c = {.send = true, .body_bytes = 1000, .rate_bps = 8000000,
-				       .pool = pool};
+	struct sl_dp_traffic_conf c = {
+		.send = true, .body_bytes = 1000, .rate_bps = 8000000, .pool = pool};
 	struct sl_dp_traffic t;
 	struct rte_mbuf *m[SL_DP_BURST];
 	uint64_t now = SL_NS_PER_MS, sent = 0;
@@ -155,7 +156,8 @@ sl_dp_traffic_produce__stall_leaves_one_burst_of_credit(void **state)
 	assert_int_equal(sl_dp_traffic_produce(&t, now, m, SL_DP_BURST), 0);
 	/* Then exactly the rate: 100 payloads in the next 100 ms, polled every 0.1 ms. */
 	for (unsigned i = 1; i <= 1000; i++) {
-		unsigned n = sl_dp_traffic_produce(&t, now + i * 100 * SL_NS_PER_US, m, SL_DP_BURST);
+		unsigned n =
+			sl_dp_traffic_produce(&t, now + i * 100 * SL_NS_PER_US, m, SL_DP_BURST);
 
 		rte_pktmbuf_free_bulk(m, n);
 		sent += n;
@@ -167,8 +169,11 @@ static void
 sl_dp_traffic_consume__throttled(void **state)
 {
 	/* Consumer at 8 Mbit/s of 1000-byte bodies: one per ms after the first. */
-	struct sl_dp_traffic_conf c = {.send = true, .check = true, .body_bytes = 1000,
-				       .consume_bps = 8000000, .pool = pool};
+	struct sl_dp_traffic_conf c = {.send = true,
+				       .check = true,
+				       .body_bytes = 1000,
+				       .consume_bps = 8000000,
+				       .pool = pool};
 	struct sl_dp_traffic tx, rx;
 	struct rte_mbuf *m[10];
 

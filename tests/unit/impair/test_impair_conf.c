@@ -34,11 +34,11 @@ static void
 sl_impair_conf_set__accepts_every_key(void **state)
 {
 	static const char *const kv[][2] = {
-		{"seed", "42"},	       {"loss", "0.25"},	 {"ge_p", "0.01"},
-		{"ge_r", "0.5"},       {"ge_h", "0.1"},		 {"ge_k", "0.99"},
-		{"ber", "1e-6"},       {"corrupt", "deliver"},	 {"dup", "1"},
-		{"reorder", "0.1"},    {"reorder_gap", "4"},	 {"delay_ns", "100000"},
-		{"jitter_ns", "5000"}, {"rate_bps", "10G"},	 {"burst_bytes", "9000"},
+		{"seed", "42"},        {"loss", "0.25"},         {"ge_p", "0.01"},
+		{"ge_r", "0.5"},       {"ge_h", "0.1"},          {"ge_k", "0.99"},
+		{"ber", "1e-6"},       {"corrupt", "deliver"},   {"dup", "1"},
+		{"reorder", "0.1"},    {"reorder_gap", "4"},     {"delay_ns", "100000"},
+		{"jitter_ns", "5000"}, {"rate_bps", "10G"},      {"burst_bytes", "9000"},
 		{"queue_bytes", "0"},  {"queue_frames", "1024"}, {"drop_idx", "3"},
 	};
 	struct sl_impair_conf c;
@@ -174,9 +174,8 @@ sl_impair_conf_set__drop_idx_at_uint64_max(void **state)
 
 	(void)state;
 	sl_impair_conf_init(&c);
-	assert_int_equal(sl_impair_conf_set(&c, "drop_idx", "18446744073709551615", err,
-					    sizeof(err)),
-			 0);
+	assert_int_equal(
+		sl_impair_conf_set(&c, "drop_idx", "18446744073709551615", err, sizeof(err)), 0);
 	assert_int_equal(c.n_drop_idx, 1);
 	assert_int_equal(c.drop_idx[0], UINT64_MAX);
 	assert_int_equal(sl_impair_conf_set(&c, "drop_idx",

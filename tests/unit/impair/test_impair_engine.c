@@ -31,8 +31,8 @@
 struct harness {
 	uint64_t frees;
 	uint64_t clones;
-	uint64_t flips;	      /**< bits flipped through ops->corrupt */
-	uint8_t *bytes;	      /**< frame bytes for corrupt=deliver: handle h at (h - 1) * len */
+	uint64_t flips;       /**< bits flipped through ops->corrupt */
+	uint8_t *bytes;       /**< frame bytes for corrupt=deliver: handle h at (h - 1) * len */
 	uint32_t frame_bytes; /**< length of every frame in `bytes` */
 	bool clone_fails;
 };

@@ -245,7 +245,7 @@ setup(void **state)
 {
 	char prefix[64];
 	char *argv[] = {"test_rte_eth_impair", "--no-huge", "-m", "256", "--no-pci",
-			"--file-prefix",       prefix,	    "-l", "0",	 "--log-level",
+			"--file-prefix",       prefix,      "-l", "0",   "--log-level",
 			"lib.eal:error",       NULL};
 
 	(void)state;

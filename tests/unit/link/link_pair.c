@@ -69,10 +69,10 @@ struct lp_run_ctx {
 	struct lp_result *r;
 	struct sl_rng rng;
 	struct end e[2];
-	struct chan ch[2];       /**< ch[d]: frames sent by end d */
-	uint8_t *delivered[2];   /**< per direction, by sequence */
+	struct chan ch[2];     /**< ch[d]: frames sent by end d */
+	uint8_t *delivered[2]; /**< per direction, by sequence */
 	uint8_t *aborted[2];
-	uint64_t highest[2];     /**< highest sequence delivered + 1 */
+	uint64_t highest[2]; /**< highest sequence delivered + 1 */
 	uint64_t now_slot;
 };
 
@@ -407,8 +407,8 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		sl_hist_reset(&r->dir[d].recovery_ns);
 		x->ch[d].cap = c->delay_slots + 4;
 		x->ch[d].q = calloc(x->ch[d].cap, sizeof(*x->ch[d].q));
-		x->ch[d].bits_to_flip = c->fault.ber > 0 ? sl_rng_exponential(&x->rng, 1.0 / c->fault.ber)
-							 : 0;
+		x->ch[d].bits_to_flip =
+			c->fault.ber > 0 ? sl_rng_exponential(&x->rng, 1.0 / c->fault.ber) : 0;
 		x->delivered[d] = calloc(c->frames, 1);
 		x->aborted[d] = calloc(c->frames, 1);
 		e->idx = d;

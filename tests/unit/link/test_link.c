@@ -152,8 +152,12 @@ tx(struct sl_link *l, uint64_t now, struct sl_link_tx_frame *out, unsigned max)
 static void
 sl_link_create__rejects_bad_conf(void **state)
 {
-	struct sl_link_conf ok = {.fmt = faithful, .ring_order = ORDER, .keepalive_ns = 1,
-				  .ctrl_interval_ns = 1, .fc_frames = 30, .release = release_cb};
+	struct sl_link_conf ok = {.fmt = faithful,
+				  .ring_order = ORDER,
+				  .keepalive_ns = 1,
+				  .ctrl_interval_ns = 1,
+				  .fc_frames = 30,
+				  .release = release_cb};
 	struct sl_link_conf c;
 	struct sl_link *l;
 
@@ -196,19 +200,18 @@ sl_link_ring_order__rifl_sizing_rule(void **state)
 {
 	(void)state;
 	/* 100 Gbps x 10 us = 125000 B = 84 frames of 1500 B, + 32 margin = 116 -> 128 (k = 7). */
-	assert_int_equal(sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
-					    1500),
-			 7);
+	assert_int_equal(
+		sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US, 1500), 7);
 	/* Digest sec. 6(b): 100 Gbps x 10 us in 32 B cells = 3907 + 32 frames: beyond 2^11 for
 	 * faithful mode (12-bit IDs must not alias), 2^12 in extended mode. */
-	assert_int_equal(sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
-					    32),
-			 -ERANGE);
-	assert_int_equal(sl_link_ring_order(&extended, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US,
-					    32),
-			 12);
+	assert_int_equal(
+		sl_link_ring_order(&faithful, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US, 32),
+		-ERANGE);
+	assert_int_equal(
+		sl_link_ring_order(&extended, 100 * SL_BPS_PER_GBPS, 10 * SL_NS_PER_US, 32), 12);
 	/* Tiny links still get the minimum ring. */
-	assert_int_equal(sl_link_ring_order(&faithful, SL_BPS_PER_MBPS, 1, 1500), SL_LINK_ORDER_MIN);
+	assert_int_equal(sl_link_ring_order(&faithful, SL_BPS_PER_MBPS, 1, 1500),
+			 SL_LINK_ORDER_MIN);
 	assert_int_equal(sl_link_ring_order(&faithful, SL_BPS_PER_MBPS, SL_NS_PER_US, 1500), 6);
 	assert_int_equal(sl_link_ring_order(&faithful, 1, 1, 0), -EINVAL);
 	/* S_FC: 3 x BDP (84 frames) = 252 >= RIFL's 1.5 x BDP. */
@@ -903,12 +906,14 @@ sl_link_rx_burst__peer_restart_reinitializes(void **state)
 	struct fr f = data_frame(&faithful, 16, 6);
 
 	(void)state;
-	/* Before anything is delivered from the peer, its PAUSE_REQs are a startup, not a restart. */
+	/* Before anything is delivered from the peer, its PAUSE_REQs are a startup, not a restart.
+	 */
 	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_PAUSE_REQ, 0, 8);
 	assert_int_equal(sl_link_stats(l)->peer_restarts, 0);
 	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 16);
 	assert_int_equal(feed(l, 0, &f, NULL), 1);
-	/* The peer restarts: PAUSE_REQ with ID 0 fails in sync (error), then counts: 8 -> reinit. */
+	/* The peer restarts: PAUSE_REQ with ID 0 fails in sync (error), then counts: 8 -> reinit.
+	 */
 	feed_ctrl_n(l, &faithful, 0, SL_WIRE_KEY_PAUSE_REQ, 0, 9);
 	assert_int_equal(sl_link_stats(l)->peer_restarts, 1);
 	assert_int_equal(sl_link_state(l), SL_LINK_INIT);

@@ -37,7 +37,8 @@ report(const char *name, const struct lp_conf *c, const struct lp_result *r)
 		       (unsigned long long)x->corrupted_accepted, (unsigned long long)x->aborted,
 		       (unsigned long long)x->frames_lost, (unsigned long long)x->frames_corrupted,
 		       (unsigned long long)x->tx.replays, (unsigned long long)x->rx.rx_errors,
-		       (unsigned long long)x->tx.tx_fc_pause, (unsigned long long)x->rx.rx_fc_overflow,
+		       (unsigned long long)x->tx.tx_fc_pause,
+		       (unsigned long long)x->rx.rx_fc_overflow,
 		       (unsigned long long)x->max_occupancy, r->fc_frames,
 		       (unsigned long long)sl_hist_quantile(&x->recovery_ns, 0.5),
 		       (unsigned long long)sl_hist_quantile(&x->recovery_ns, 0.99));

@@ -8,7 +8,8 @@
 
 #include "sl_pacer.h"
 
-static inline struct sl_pacer_conf test_conf(const char *impl, uint32_t max_flows)
+static inline struct sl_pacer_conf
+test_conf(const char *impl, uint32_t max_flows)
 {
 	return (struct sl_pacer_conf){
 		.impl = impl,
@@ -21,8 +22,8 @@ static inline struct sl_pacer_conf test_conf(const char *impl, uint32_t max_flow
  * Call dequeue at each deadline (from now_ns on) until the pacer is idle, cap packets are out or
  * the deadline passes until_ns. Returns the number of packets written to out.
  */
-static inline unsigned test_drain(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,
-				  unsigned cap, uint64_t until_ns)
+static inline unsigned
+test_drain(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned cap, uint64_t until_ns)
 {
 	unsigned n = 0;
 

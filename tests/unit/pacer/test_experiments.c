@@ -26,7 +26,8 @@
 #define LINK_BPS (100 * SL_BPS_PER_GBPS)
 #define OVERHEAD 24u
 
-static struct ph_conf conf(const char *impl, uint32_t flows, uint64_t end_ns)
+static struct ph_conf
+conf(const char *impl, uint32_t flows, uint64_t end_ns)
 {
 	struct ph_conf c = {
 		.pacer = {.impl = impl,
@@ -43,8 +44,9 @@ static struct ph_conf conf(const char *impl, uint32_t flows, uint64_t end_ns)
 }
 
 /* n flows, backlogged until end_ns, rate[i % nrates], len bytes. */
-static struct ph_flow_spec *flows_of(uint32_t n, const uint64_t *rate, unsigned nrates,
-				     uint32_t len, uint32_t overhead, uint64_t end_ns)
+static struct ph_flow_spec *
+flows_of(uint32_t n, const uint64_t *rate, unsigned nrates, uint32_t len, uint32_t overhead,
+	 uint64_t end_ns)
 {
 	struct ph_flow_spec *fs = calloc(n, sizeof(*fs));
 
@@ -59,14 +61,16 @@ static struct ph_flow_spec *flows_of(uint32_t n, const uint64_t *rate, unsigned 
 	return fs;
 }
 
-static double rate_err(const struct ph_result *r, const struct ph_flow_spec *fs, uint32_t i)
+static double
+rate_err(const struct ph_result *r, const struct ph_flow_spec *fs, uint32_t i)
 {
 	return ph_rate_bps(&r->fm[i]) / (double)fs[i].rate_bps - 1.0;
 }
 
-static void tassel__fig17_one_flow_per_decade_within_0_1pct(void **state)
+static void
+tassel__fig17_one_flow_per_decade_within_0_1pct(void **state)
 {
-	static const uint64_t rates[] = {100000,     1000000,	  10000000,    100000000,
+	static const uint64_t rates[] = {100000,     1000000,     10000000,    100000000,
 					 1000000000, 10000000000, 25000000000, 100000000000};
 
 	(void)state;
@@ -88,7 +92,8 @@ static void tassel__fig17_one_flow_per_decade_within_0_1pct(void **state)
 	}
 }
 
-static double fig8_rate(const char *impl, uint32_t batch_max)
+static double
+fig8_rate(const char *impl, uint32_t batch_max)
 {
 	const uint64_t rate = 25 * SL_BPS_PER_GBPS, end = 2 * SL_NS_PER_MS;
 	struct ph_flow_spec *fs = flows_of(1, &rate, 1, 1024, 0, end);
@@ -111,7 +116,8 @@ static double fig8_rate(const char *impl, uint32_t batch_max)
  * 256 ns buckets let a decision come up to a bucket early (see tassel.c), which the adaptive
  * batch absorbs but a single packet per decision does not.
  */
-static void tassel__fig8_adaptive_batching_reaches_the_rate(void **state)
+static void
+tassel__fig8_adaptive_batching_reaches_the_rate(void **state)
 {
 	double adaptive = fig8_rate("tassel", 0), adaptive_heap = fig8_rate("tassel-heap", 0);
 	double single = fig8_rate("tassel-heap", 1);
@@ -124,7 +130,8 @@ static void tassel__fig8_adaptive_batching_reaches_the_rate(void **state)
 	assert_true(single >= 8.0e9 && single <= 8.4e9);
 }
 
-static void tassel__fig18a_six_groups_every_flow_within_0_1pct(void **state)
+static void
+tassel__fig18a_six_groups_every_flow_within_0_1pct(void **state)
 {
 	static const uint64_t groups[6] = {1000000, 2000000, 5000000, 10000000, 20000000, 50000000};
 	const uint32_t n = 3000; /* 500 per group, 44 Gbps in all */
@@ -147,7 +154,8 @@ static void tassel__fig18a_six_groups_every_flow_within_0_1pct(void **state)
 	free(fs);
 }
 
-static void tassel__fig18b_oversubscribed_x2_every_flow_gets_half(void **state)
+static void
+tassel__fig18b_oversubscribed_x2_every_flow_gets_half(void **state)
 {
 	static const uint64_t rates[4] = {1000000000, 2000000000, 4000000000, 6000000000};
 	const uint32_t n = 64; /* 16 x 13 Gbps = 208 Gbps offered on 100 */
@@ -182,7 +190,8 @@ static void tassel__fig18b_oversubscribed_x2_every_flow_gets_half(void **state)
 	}
 }
 
-static void tassel__fig14_n_flows_at_link_over_n_fill_the_link(void **state)
+static void
+tassel__fig14_n_flows_at_link_over_n_fill_the_link(void **state)
 {
 	static const uint32_t ns[] = {1, 16, 256, 4096, 16384};
 
@@ -210,7 +219,8 @@ static void tassel__fig14_n_flows_at_link_over_n_fill_the_link(void **state)
 	}
 }
 
-static double stall_excess(const char *impl)
+static double
+stall_excess(const char *impl)
 {
 	static const uint64_t rate[1] = {500000000};
 	const uint64_t end = 20 * SL_NS_PER_MS;
@@ -230,17 +240,19 @@ static double stall_excess(const char *impl)
 	return worst;
 }
 
-static void tassel__stall_1ms_no_burst_on_resume(void **state)
+static void
+tassel__stall_1ms_no_burst_on_resume(void **state)
 {
 	double tassel = stall_excess("tassel"), heap = stall_excess("heap");
 
 	(void)state;
 	printf("stall: burst excess after resume tassel %.0f B, heap %.0f B\n", tassel, heap);
 	assert_true(tassel <= 1500 + OVERHEAD); /* at most one packet above the rate */
-	assert_true(heap > 1500 + OVERHEAD);	/* real-time eligibility: a burst */
+	assert_true(heap > 1500 + OVERHEAD);    /* real-time eligibility: a burst */
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tassel__fig17_one_flow_per_decade_within_0_1pct),

@@ -11,7 +11,8 @@
 #include "sl_pacer_ffs.h"
 #include "sl_rng.h"
 
-static uint32_t ref_from(const struct sl_pacer_ffs *b, uint32_t i)
+static uint32_t
+ref_from(const struct sl_pacer_ffs *b, uint32_t i)
 {
 	for (uint32_t k = 0; k < b->nbits; k++) {
 		uint32_t j = (i + k) & (b->nbits - 1);
@@ -22,7 +23,8 @@ static uint32_t ref_from(const struct sl_pacer_ffs *b, uint32_t i)
 	return SL_PACER_FFS_NONE;
 }
 
-static void check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
+static void
+check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
 {
 	struct sl_pacer_ffs b;
 	struct sl_rng r;
@@ -43,7 +45,8 @@ static void check_size(uint32_t nbits, uint32_t nset, uint64_t seed)
 	sl_pacer_ffs_fini(&b);
 }
 
-static void sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
+static void
+sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
 {
 	(void)state;
 	check_size(64, 3, 1);
@@ -53,7 +56,8 @@ static void sl_pacer_ffs_from__matches_scan_sparse_and_dense(void **state)
 	check_size(1u << 20, 2, 5);
 }
 
-static void sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
+static void
+sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
 {
 	struct sl_pacer_ffs b;
 
@@ -71,7 +75,8 @@ static void sl_pacer_ffs_from__wraps_to_lower_bits(void **state)
 }
 
 /* Clearing set bits one by one in circular order from a random start visits them all. */
-static void sl_pacer_ffs_clear_next__walks_the_set_bits_in_order(void **state)
+static void
+sl_pacer_ffs_clear_next__walks_the_set_bits_in_order(void **state)
 {
 	static const uint32_t sizes[] = {64, 4096, 1u << 18};
 	struct sl_pacer_ffs b;
@@ -96,14 +101,16 @@ static void sl_pacer_ffs_clear_next__walks_the_set_bits_in_order(void **state)
 			sl_pacer_ffs_set(&b, i);
 			assert_int_equal(sl_pacer_ffs_clear_next(&b, i), want);
 			assert_false(sl_pacer_ffs_test(&b, i));
-			assert_int_equal(sl_pacer_ffs_from(&b, i), want); /* levels above followed */
+			assert_int_equal(sl_pacer_ffs_from(&b, i),
+					 want); /* levels above followed */
 			i = want;
 		}
 		sl_pacer_ffs_fini(&b);
 	}
 }
 
-static void sl_pacer_ffs_init__rejects_bad_sizes(void **state)
+static void
+sl_pacer_ffs_init__rejects_bad_sizes(void **state)
 {
 	struct sl_pacer_ffs b;
 
@@ -113,7 +120,8 @@ static void sl_pacer_ffs_init__rejects_bad_sizes(void **state)
 	assert_int_equal(sl_pacer_ffs_init(&b, 1u << 25), -EINVAL);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_ffs_from__matches_scan_sparse_and_dense),

@@ -12,7 +12,8 @@
 
 #define N 5000u
 
-static void sl_pacer_heap_pop__yields_keys_in_order(void **state)
+static void
+sl_pacer_heap_pop__yields_keys_in_order(void **state)
 {
 	struct sl_pacer_heap h;
 	struct sl_rng r;
@@ -32,7 +33,8 @@ static void sl_pacer_heap_pop__yields_keys_in_order(void **state)
 	sl_pacer_heap_fini(&h);
 }
 
-static void sl_pacer_heap_retop__reorders(void **state)
+static void
+sl_pacer_heap_retop__reorders(void **state)
 {
 	struct sl_pacer_heap h;
 
@@ -49,7 +51,8 @@ static void sl_pacer_heap_retop__reorders(void **state)
 	sl_pacer_heap_fini(&h);
 }
 
-static void sl_pacer_heap_update__matches_reference(void **state)
+static void
+sl_pacer_heap_update__matches_reference(void **state)
 {
 	struct sl_pacer_heap h;
 	uint64_t key[N];
@@ -95,7 +98,8 @@ static void sl_pacer_heap_update__matches_reference(void **state)
 	sl_pacer_heap_fini(&h);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_heap_pop__yields_keys_in_order),

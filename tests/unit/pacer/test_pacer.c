@@ -14,7 +14,8 @@
 #include "pacer_test_util.h"
 #include "sl_pacer_impl.h"
 
-static void sl_pacer_create__rejects_bad_conf(void **state)
+static void
+sl_pacer_create__rejects_bad_conf(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 0);
 
@@ -35,7 +36,8 @@ static void sl_pacer_create__rejects_bad_conf(void **state)
 	assert_null(sl_pacer_create(NULL));
 }
 
-static void sl_pacer_create__defaults_to_tassel(void **state)
+static void
+sl_pacer_create__defaults_to_tassel(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -48,13 +50,15 @@ static void sl_pacer_create__defaults_to_tassel(void **state)
 	sl_pacer_free(p);
 }
 
-static unsigned noop_dequeue(struct sl_pacer *p, uint64_t now, struct sl_pkt *o, unsigned m)
+static unsigned
+noop_dequeue(struct sl_pacer *p, uint64_t now, struct sl_pkt *o, unsigned m)
 {
 	(void)p, (void)now, (void)o, (void)m;
 	return 0;
 }
 
-static void sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
+static void
+sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
 {
 	struct sl_pacer_ops bad = sl_pacer_tassel_ops;
 
@@ -64,12 +68,13 @@ static void sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state
 	bad = sl_pacer_tassel_ops;
 	bad.dequeue = noop_dequeue;
 	assert_int_equal(sl_pacer_register(&bad), -EEXIST); /* "tassel" is taken */
-	memset(bad.name, 'x', sizeof(bad.name));	    /* not terminated */
+	memset(bad.name, 'x', sizeof(bad.name));            /* not terminated */
 	assert_int_equal(sl_pacer_register(&bad), -EINVAL);
 	assert_int_equal(sl_pacer_register(NULL), -EINVAL);
 }
 
-static void sl_pacer_set_rate__checks_range_and_counts(void **state)
+static void
+sl_pacer_set_rate__checks_range_and_counts(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -89,7 +94,8 @@ static void sl_pacer_set_rate__checks_range_and_counts(void **state)
 	sl_pacer_free(p);
 }
 
-static void sl_pacer_backlog__checks_and_counts(void **state)
+static void
+sl_pacer_backlog__checks_and_counts(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 4);
 	struct sl_pacer *p = sl_pacer_create(&c);
@@ -109,7 +115,8 @@ static void sl_pacer_backlog__checks_and_counts(void **state)
 	sl_pacer_free(p);
 }
 
-static void sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
+static void
+sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 2);
 	static const uint32_t want[] = {100, 100, 200, 300, 300, 100};
@@ -158,7 +165,8 @@ static void sl_pacer_backlog__length_runs_keep_fifo_order(void **state)
 	sl_pacer_free(p);
 }
 
-static void sl_pacer_dequeue_burst__link_model_exact(void **state)
+static void
+sl_pacer_dequeue_burst__link_model_exact(void **state)
 {
 	/*
 	 * One flow at the link rate: 64 B + 24 B at 100 Gbps is 7.04 ns, with no drift. (The
@@ -179,7 +187,8 @@ static void sl_pacer_dequeue_burst__link_model_exact(void **state)
 	sl_pacer_free(p);
 }
 
-static void sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **state)
+static void
+sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **state)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pkt out[4];
@@ -200,7 +209,8 @@ static void sl_pacer_dequeue_burst__clock_backwards_and_pause_counted(void **sta
 	sl_pacer_free(p);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_pacer_create__rejects_bad_conf),

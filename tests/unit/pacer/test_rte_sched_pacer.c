@@ -20,7 +20,8 @@
 #define FLOWS 64u
 #define PKTS 50u
 
-static void rte_sched_init__needs_eal(void **state)
+static void
+rte_sched_init__needs_eal(void **state)
 {
 	struct sl_pacer_conf c = test_conf("rte_sched", 4);
 
@@ -29,11 +30,12 @@ static void rte_sched_init__needs_eal(void **state)
 	assert_int_equal(errno, ENODEV);
 }
 
-static int eal_up(void **state)
+static int
+eal_up(void **state)
 {
 	char prefix[64];
 	char *argv[] = {
-		"test", "--no-huge",	     "-m",	    "256", "--no-pci", "--file-prefix",
+		"test", "--no-huge",         "-m",          "256", "--no-pci", "--file-prefix",
 		prefix, "--log-level=error", "--no-shconf", NULL};
 
 	(void)state;
@@ -41,7 +43,8 @@ static int eal_up(void **state)
 	return rte_eal_init((int)SL_ARRAY_SIZE(argv) - 1, argv) < 0 ? -1 : 0;
 }
 
-static void rte_sched_dequeue__delivers_every_packet_in_order(void **state)
+static void
+rte_sched_dequeue__delivers_every_packet_in_order(void **state)
 {
 	struct sl_pacer_conf c = test_conf("rte_sched", FLOWS);
 	uint32_t seen[FLOWS] = {0};
@@ -77,7 +80,8 @@ static void rte_sched_dequeue__delivers_every_packet_in_order(void **state)
 	sl_pacer_free(p);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest before[] = {
 		cmocka_unit_test(rte_sched_init__needs_eal),

@@ -15,8 +15,9 @@
 
 #define NPKTS 500u
 
-static unsigned run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows,
-		    uint64_t rate_bps, uint32_t len, struct sl_pkt *out, struct sl_pacer_stats *st)
+static unsigned
+run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows, uint64_t rate_bps,
+    uint32_t len, struct sl_pkt *out, struct sl_pacer_stats *st)
 {
 	struct sl_pacer_conf c = test_conf(impl, flows);
 	struct sl_pacer *p;
@@ -36,7 +37,8 @@ static unsigned run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uin
 	return n;
 }
 
-static void tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
+static void
+tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
 {
 	static const char *impls[] = {"carousel", "cffs"};
 	struct sl_pkt out[NPKTS];
@@ -57,7 +59,8 @@ static void tsw_pick__late_by_less_than_a_slot_and_never_early(void **state)
 	}
 }
 
-static void tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
+static void
+tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
 {
 	static const char *impls[] = {"carousel", "cffs"};
 	struct sl_pkt out[NPKTS];
@@ -75,7 +78,8 @@ static void tsw_insert__parks_beyond_horizon_without_leaving_early(void **state)
 	}
 }
 
-static void tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
+static void
+tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
 {
 	struct sl_pkt a[NPKTS], b[NPKTS];
 	struct sl_pacer_stats st;
@@ -91,7 +95,8 @@ static void tsw_collect__scan_and_ffs_give_the_same_schedule(void **state)
 	}
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tsw_pick__late_by_less_than_a_slot_and_never_early),

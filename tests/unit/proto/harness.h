@@ -33,7 +33,7 @@ struct harness {
 	struct sl_proto_out out; /**< the last hook's raw decisions */
 	uint32_t nmarked;        /**< segments the last hook marked */
 	bool rto_armed;
-	uint64_t timer_at_ns;    /**< program timer expiry, 0 when none */
+	uint64_t timer_at_ns; /**< program timer expiry, 0 when none */
 };
 
 static inline void

@@ -5,8 +5,8 @@
  */
 #include "harness.h"
 
-#define G(x) ((uint64_t)(x) * SL_BPS_PER_GBPS)
-#define M(x) ((uint64_t)(x) * SL_BPS_PER_MBPS)
+#define G(x) ((uint64_t)(x)*SL_BPS_PER_GBPS)
+#define M(x) ((uint64_t)(x)*SL_BPS_PER_MBPS)
 
 static void
 start(struct harness *h, uint64_t bc_bytes)

@@ -16,8 +16,8 @@ static void
 acks(struct harness *h, uint32_t to, bool ce)
 {
 	while (h->v.wnd_start != to) {
-		struct sl_event ev = {.type = SL_EV_ACK, .flags = SL_EVF_CUMACK,
-				      .cumack = h->v.wnd_start + 1};
+		struct sl_event ev = {
+			.type = SL_EV_ACK, .flags = SL_EVF_CUMACK, .cumack = h->v.wnd_start + 1};
 
 		if (ce) {
 			ev.flags |= SL_EVF_ECE;

@@ -27,8 +27,11 @@ static void
 ndp_incoming__nack_marks_reported_segments(void **state)
 {
 	struct harness h;
-	struct sl_event nack = {.type = SL_EV_NACK, .flags = SL_EVF_CUMACK, .cumack = 2,
-				.nack_seq = 4, .nack_len = 2};
+	struct sl_event nack = {.type = SL_EV_NACK,
+				.flags = SL_EVF_CUMACK,
+				.cumack = 2,
+				.nack_seq = 4,
+				.nack_len = 2};
 
 	(void)state;
 	start(&h);

@@ -91,10 +91,10 @@ newreno_incoming__third_dupack_fast_retransmits(void **state)
 	assert_int_equal(h.nmarked, 1);
 	assert_true(sl_flow_is_marked(&h.v, 1));
 	assert_true(nr(&h)->inrec);
-	assert_int_equal(nr(&h)->recover, 19);    /* highest sent */
-	assert_int_equal(h.v.wnd_segs, 19);       /* wnd = sent: nothing new yet */
-	assert_int_equal(nr(&h)->cwnd, 9);        /* sent / 2 */
-	assert_int_equal(nr(&h)->ssthresh, 8);    /* (sent - dupacks) / 2 */
+	assert_int_equal(nr(&h)->recover, 19); /* highest sent */
+	assert_int_equal(h.v.wnd_segs, 19);    /* wnd = sent: nothing new yet */
+	assert_int_equal(nr(&h)->cwnd, 9);     /* sent / 2 */
+	assert_int_equal(nr(&h)->ssthresh, 8); /* (sent - dupacks) / 2 */
 }
 
 static void

@@ -18,7 +18,8 @@ start(struct harness *h)
 static void
 ack_rtt(struct harness *h, uint64_t rtt_ns)
 {
-	struct sl_event ev = {.type = SL_EV_ACK, .flags = SL_EVF_CUMACK | SL_EVF_TS,
+	struct sl_event ev = {.type = SL_EV_ACK,
+			      .flags = SL_EVF_CUMACK | SL_EVF_TS,
 			      .cumack = h->v.wnd_start + 1};
 
 	h->v.now_ns += US;
@@ -52,7 +53,7 @@ swift_incoming__cuts_in_proportion_to_excess_delay_once_per_rtt(void **state)
 	ack_rtt(&h, 50 * US); /* within one RTT of the cut: no second cut */
 	assert_int_equal(h.v.wnd_segs, 6);
 	h.v.now_ns += 2000 * US; /* more than one (1 ms) RTT after the cut */
-	ack_rtt(&h, 1000 * US); /* capped at max_mdf: halved, not cut by 78% */
+	ack_rtt(&h, 1000 * US);  /* capped at max_mdf: halved, not cut by 78% */
 	assert_int_equal(h.v.wnd_segs, 3);
 }
 

@@ -106,7 +106,7 @@ sl_recv_pool_run__counts_consecutive_set_bits(void **state)
 	for (uint32_t off = 3; off <= 9; off++)
 		sl_recv_pool_set(p16, b, off);
 	sl_recv_pool_set(p16, b, 15);
-	assert_int_equal(sl_recv_pool_run(p16, b, 3), 7);  /* 3..9, across the byte edge */
+	assert_int_equal(sl_recv_pool_run(p16, b, 3), 7); /* 3..9, across the byte edge */
 	assert_int_equal(sl_recv_pool_run(p16, b, 8), 2);
 	assert_int_equal(sl_recv_pool_run(p16, b, 10), 0);
 	assert_int_equal(sl_recv_pool_run(p16, b, 15), 1); /* stops at the block's end */

@@ -359,9 +359,9 @@ sl_recv_burst__middle_access_dropped(void **state)
 
 	(void)state;
 	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
-	rx(r, 0, 1, 0, 1);  /* hole [0] */
-	rx(r, 0, 10, 0, 1); /* hole [2, 9] */
-	rx(r, 0, 20, 0, 1); /* hole [11, 19]; blocks 0, 1, 2 */
+	rx(r, 0, 1, 0, 1);              /* hole [0] */
+	rx(r, 0, 10, 0, 1);             /* hole [2, 9] */
+	rx(r, 0, 20, 0, 1);             /* hole [11, 19]; blocks 0, 1, 2 */
 	rx(r, 0, 11, SL_RECV_F_RTX, 2); /* block 1: the middle */
 	assert_int_equal(nact, 1);
 	assert_int_equal(act[0].type, SL_RECV_ACT_DROP);
@@ -393,7 +393,7 @@ sl_recv_burst__middle_walk_ablation_accepts_middle_blocks(void **state)
 	assert_non_null(r);
 	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
 	rx(r, 0, 1, 0, 1);
-	rx(r, 0, 30, 0, 1); /* blocks 0..3 */
+	rx(r, 0, 30, 0, 1);             /* blocks 0..3 */
 	rx(r, 0, 20, SL_RECV_F_RTX, 2); /* block 2: two hops from the head */
 	assert_int_equal(act[0].type, SL_RECV_ACT_STORE);
 	rx(r, 0, 10, SL_RECV_F_RTX, 2); /* block 1 */
@@ -478,8 +478,8 @@ sl_recv_stats_get__pool_usage_integral_and_redundant_rtx(void **state)
 	(void)state;
 	open_conn(r, 0, 0, SL_RECV_MELO, 0, 1);
 	rx(r, 0, 0, 0, 500);
-	rx(r, 0, 2, 0, 1000); /* 1 block from t = 1000 */
-	rx(r, 0, 9, 0, 3000); /* 2 blocks from t = 3000 */
+	rx(r, 0, 2, 0, 1000);             /* 1 block from t = 1000 */
+	rx(r, 0, 9, 0, 3000);             /* 2 blocks from t = 3000 */
 	rx(r, 0, 2, SL_RECV_F_RTX, 3500); /* a redundant retransmission */
 	rx(r, 0, 0, 0, 3600);             /* a duplicate, not flagged */
 	assert_int_equal(sl_recv_poll(r, 4000, act, 8), 0);
@@ -572,8 +572,7 @@ sl_recv_burst__gbn_drops_and_nacks_once_per_gap(void **state)
 
 /* NACKs sent, of those repeats, and out-of-order drops that sent none; then free r. */
 static void
-check_gbn_nacks_and_free(struct sl_recv *r, uint64_t nacks, uint64_t repeated,
-			 uint64_t suppressed)
+check_gbn_nacks_and_free(struct sl_recv *r, uint64_t nacks, uint64_t repeated, uint64_t suppressed)
 {
 	struct sl_recv_stats st;
 
@@ -748,7 +747,7 @@ sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 static void
 sl_recv_conn_conf_for_proto__every_program(void **state)
 {
-	const char *names[] = {"reno", "newreno", "sack", "ndp",  "dcqcn", "irn",
+	const char *names[] = {"reno",  "newreno", "sack",  "ndp",  "dcqcn", "irn",
 			       "dctcp", "timely",  "swift", "melo", "gbn"};
 	struct sl_recv_conn_conf cc;
 
@@ -960,8 +959,8 @@ sl_recv_burst__random_arrivals_keep_invariants(void **state)
 
 			tx++;
 			handle_psn[tx] = in.rcv_nxt;
-			p = (struct sl_recv_pkt){.conn = c, .psn = in.rcv_nxt,
-						 .handle = (void *)(uintptr_t)tx};
+			p = (struct sl_recv_pkt){
+				.conn = c, .psn = in.rcv_nxt, .handle = (void *)(uintptr_t)tx};
 			nact = sl_recv_burst(r, &p, 1, now, act, SL_ARRAY_SIZE(act), &used);
 			check_actions(m);
 		}

@@ -43,8 +43,8 @@ nack(uint32_t ack, unsigned n, const uint32_t (*holes)[2])
 static void
 sl_recv_rtx_create__rejects_bad_conf(void **state)
 {
-	struct sl_recv_rtx_conf c = {.max_flows = 1, .window_pkts = 1000, .pool_bits = 1024,
-				     .block_bits = 8};
+	struct sl_recv_rtx_conf c = {
+		.max_flows = 1, .window_pkts = 1000, .pool_bits = 1024, .block_bits = 8};
 
 	(void)state;
 	assert_null(sl_recv_rtx_create(&c));
@@ -222,8 +222,8 @@ closed_loop(double p, double p_rtx, uint32_t n, uint64_t seed, uint64_t *rtos)
 	uint8_t *got = calloc(n, 1);
 	uint32_t una = 0, nxt = 0, delivered = 0, idle = 0;
 	uint64_t redundant = 0, lose = sl_rng_threshold(p), lose_rtx = sl_rng_threshold(p_rtx);
-	struct sl_recv_conn_conf cc = {.isn = 0, .mode = SL_RECV_MELO, .fb = SL_RECV_FB_NACK,
-				       .ack_every_pkts = 1};
+	struct sl_recv_conn_conf cc = {
+		.isn = 0, .mode = SL_RECV_MELO, .fb = SL_RECV_FB_NACK, .ack_every_pkts = 1};
 	struct sl_recv_rtx_stats st;
 	struct sl_recv_stats rst;
 	struct sl_rng rng;

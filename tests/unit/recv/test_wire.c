@@ -28,9 +28,9 @@ sl_recv_fb_encode__ack_layout_is_big_endian(void **state)
 {
 	struct sl_recv_action a = fb_action(SL_RECV_ACT_ACK), d;
 	uint8_t buf[64];
-	const uint8_t want[32] = {0x11, 0x07, 0,    0,    1,    2,    3,    4,    0xff, 0xff, 0xff,
-				  0xf0, 0,    3,    0,    1,    0xff, 0xff, 0xff, 0xf5, 0,    2,
-				  0,    0,    0,    0,    0,    0x12, 0x34, 0x56, 0x78, 0x9a};
+	const uint8_t want[32] = {0x11, 0x07, 0, 0, 1, 2,    3,    4,    0xff, 0xff, 0xff,
+				  0xf0, 0,    3, 0, 1, 0xff, 0xff, 0xff, 0xf5, 0,    2,
+				  0,    0,    0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9a};
 
 	(void)state;
 	a.fb.flags = SL_RECV_FBF_SACK | SL_RECV_FBF_ECHO | SL_RECV_FBF_ECN;

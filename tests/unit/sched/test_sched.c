@@ -21,17 +21,17 @@
 /* ---- test programs: behaviour switched by the case ---- */
 
 static struct {
-	struct sl_incoming last_in;  /* copy of the last incoming input */
-	struct sl_event last_ev;     /* and of its event */
-	struct sl_flow_view last_f;  /* the flow as the hook saw it */
+	struct sl_incoming last_in; /* copy of the last incoming input */
+	struct sl_event last_ev;    /* and of its event */
+	struct sl_flow_view last_f; /* the flow as the hook saw it */
 	struct sl_periodic last_p;
 	unsigned n_in, n_per;
-	uint64_t newly_sum[64];      /* per flow: sum of newly_acked */
-	uint32_t set_wnd;            /* != 0: every incoming sets this window */
-	uint64_t cnp_rate_bps;       /* CNP sets this rate */
-	bool rearm_on_progress;      /* incoming re-arms the RTO when wnd_start moves */
-	bool rto_marks_all;          /* periodic marks [wnd_start, snd_max) and re-arms */
-	uint64_t init_timer_ns;      /* init asks for a program timer */
+	uint64_t newly_sum[64]; /* per flow: sum of newly_acked */
+	uint32_t set_wnd;       /* != 0: every incoming sets this window */
+	uint64_t cnp_rate_bps;  /* CNP sets this rate */
+	bool rearm_on_progress; /* incoming re-arms the RTO when wnd_start moves */
+	bool rto_marks_all;     /* periodic marks [wnd_start, snd_max) and re-arms */
+	uint64_t init_timer_ns; /* init asks for a program timer */
 } T;
 
 static void
@@ -132,8 +132,8 @@ start(struct sl_sched *s, uint32_t wnd, uint32_t nsegs, uint16_t last_len, struc
 static void
 ack(struct sl_sched *s, uint32_t flow, uint32_t cumack, uint64_t now)
 {
-	struct sl_event e = {.flow = flow, .type = SL_EV_ACK, .flags = SL_EVF_CUMACK,
-			     .cumack = cumack};
+	struct sl_event e = {
+		.flow = flow, .type = SL_EV_ACK, .flags = SL_EVF_CUMACK, .cumack = cumack};
 
 	assert_int_equal(sl_sched_incoming(s, &e, 1, now), 1);
 }
@@ -141,8 +141,10 @@ ack(struct sl_sched *s, uint32_t flow, uint32_t cumack, uint64_t now)
 static void
 sack(struct sl_sched *s, uint32_t flow, uint32_t cumack, uint32_t seq, uint64_t now)
 {
-	struct sl_event e = {.flow = flow, .type = SL_EV_ACK,
-			     .flags = SL_EVF_CUMACK | SL_EVF_SACK, .cumack = cumack,
+	struct sl_event e = {.flow = flow,
+			     .type = SL_EV_ACK,
+			     .flags = SL_EVF_CUMACK | SL_EVF_SACK,
+			     .cumack = cumack,
 			     .sack_seq = seq};
 
 	assert_int_equal(sl_sched_incoming(s, &e, 1, now), 1);
@@ -541,8 +543,10 @@ sl_sched_next_burst__rate_appendix_b_600ns(void **state)
 {
 	/* 20 Gbps, 1500 B: ready after exactly 600 ns (Tonic at 1000-cycle precision: 1 us) */
 	struct sl_sched *s = mk(1, 128);
-	struct sl_flow_conf fc = {.proto = "t_rate", .seg_bytes = 1500,
-				  .init_rate_bps = 20 * SL_BPS_PER_GBPS, .burst_bytes = 3000};
+	struct sl_flow_conf fc = {.proto = "t_rate",
+				  .seg_bytes = 1500,
+				  .init_rate_bps = 20 * SL_BPS_PER_GBPS,
+				  .burst_bytes = 3000};
 	struct sl_seg out[4];
 
 	(void)state;
@@ -566,8 +570,11 @@ static void
 sl_sched_next_burst__rate_flow_within_window(void **state)
 {
 	struct sl_sched *s = mk(1, 128);
-	struct sl_flow_conf fc = {.proto = "t_rate", .seg_bytes = 1000, .init_wnd_segs = 4,
-				  .init_rate_bps = 100 * SL_BPS_PER_GBPS, .burst_bytes = 64000};
+	struct sl_flow_conf fc = {.proto = "t_rate",
+				  .seg_bytes = 1000,
+				  .init_wnd_segs = 4,
+				  .init_rate_bps = 100 * SL_BPS_PER_GBPS,
+				  .burst_bytes = 64000};
 	struct sl_seg out[64];
 	unsigned n = 0;
 
@@ -590,15 +597,16 @@ sl_sched_next_burst__rate_flow_within_window(void **state)
 static void
 sl_sched_next_burst__rate_conformance(void **state)
 {
-	static const uint64_t rates[] = {1 * SL_BPS_PER_MBPS, 37 * SL_BPS_PER_MBPS,
-					 SL_BPS_PER_GBPS, 20 * SL_BPS_PER_GBPS,
-					 100 * SL_BPS_PER_GBPS};
+	static const uint64_t rates[] = {1 * SL_BPS_PER_MBPS, 37 * SL_BPS_PER_MBPS, SL_BPS_PER_GBPS,
+					 20 * SL_BPS_PER_GBPS, 100 * SL_BPS_PER_GBPS};
 
 	(void)state;
 	for (unsigned r = 0; r < SL_ARRAY_SIZE(rates); r++) {
 		struct sl_sched *s = mk(1, 128);
-		struct sl_flow_conf fc = {.proto = "t_rate", .seg_bytes = 1500,
-					  .init_rate_bps = rates[r], .burst_bytes = 3000};
+		struct sl_flow_conf fc = {.proto = "t_rate",
+					  .seg_bytes = 1500,
+					  .init_rate_bps = rates[r],
+					  .burst_bytes = 3000};
 		struct sl_seg out[8];
 		uint64_t now = 0, bytes = 0, horizon = sl_tx_ns_ceil(1500 * 2000, rates[r]);
 
@@ -626,8 +634,10 @@ static void
 sl_sched_incoming__rate_change_reschedules(void **state)
 {
 	struct sl_sched *s = mk(1, 128);
-	struct sl_flow_conf fc = {.proto = "t_rate", .seg_bytes = 1000,
-				  .init_rate_bps = SL_BPS_PER_MBPS, .rto_ns = SL_NS_PER_S};
+	struct sl_flow_conf fc = {.proto = "t_rate",
+				  .seg_bytes = 1000,
+				  .init_rate_bps = SL_BPS_PER_MBPS,
+				  .rto_ns = SL_NS_PER_S};
 	struct sl_seg out[4];
 	struct sl_event cnp = {.flow = 0, .type = SL_EV_CNP};
 
@@ -787,7 +797,8 @@ sl_sched_next_burst__far_rto_fires_within_a_tick(void **state)
 			now = dl;
 			sl_sched_next_burst(s, now, out, 4);
 			if (T.n_per == 1 && T.last_f.flow == 1)
-				assert_true(now >= 3 * SL_NS_PER_MS && now <= 3 * SL_NS_PER_MS + 1024);
+				assert_true(now >= 3 * SL_NS_PER_MS &&
+					    now <= 3 * SL_NS_PER_MS + 1024);
 		}
 		assert_int_equal(T.n_per, 2);
 		assert_int_equal(T.last_f.flow, 0);
@@ -856,7 +867,9 @@ static void
 sl_sched__sequence_wrap(void **state)
 {
 	struct sl_sched *s = mk(1, 64);
-	struct sl_flow_conf fc = {.proto = "t_win", .seg_bytes = 1000, .init_wnd_segs = 16,
+	struct sl_flow_conf fc = {.proto = "t_win",
+				  .seg_bytes = 1000,
+				  .init_wnd_segs = 16,
 				  .first_seq = UINT32_MAX - 5};
 	struct sl_seg out[32];
 
@@ -893,8 +906,11 @@ sl_sched_incoming__rtt_samples(void **state)
 	struct sl_sched_conf c = {.max_flows = 1, .flags = SL_SCHED_F_TX_TS};
 	struct sl_sched *s = sl_sched_create(&c);
 	struct sl_seg out[8];
-	struct sl_event e = {.flow = 0, .type = SL_EV_ACK, .flags = SL_EVF_CUMACK | SL_EVF_TS,
-			     .cumack = 1, .echo_ts_ns = 100};
+	struct sl_event e = {.flow = 0,
+			     .type = SL_EV_ACK,
+			     .flags = SL_EVF_CUMACK | SL_EVF_TS,
+			     .cumack = 1,
+			     .echo_ts_ns = 100};
 
 	(void)state;
 	memset(&T, 0, sizeof(T));
@@ -917,9 +933,9 @@ sl_sched_incoming__rtt_samples(void **state)
 
 /* ---- randomized: lossy reordering network, ideal receiver, invariants ---- */
 
-#define RF 6         /* flows */
-#define RSEGS 400    /* segments pushed per flow */
-#define RPIPE 4096   /* in-flight packets */
+#define RF 6       /* flows */
+#define RSEGS 400  /* segments pushed per flow */
+#define RPIPE 4096 /* in-flight packets */
 
 struct pkt {
 	uint64_t at_ns;
@@ -953,7 +969,9 @@ check_invariants(const struct sl_sched *s, uint32_t flow)
 static void
 run_random(uint64_t seed, const char *proto, uint32_t W, double loss)
 {
-	struct sl_sched_conf c = {.max_flows = RF, .wnd_segs = W, .timer_tick_ns = 512,
+	struct sl_sched_conf c = {.max_flows = RF,
+				  .wnd_segs = W,
+				  .timer_tick_ns = 512,
 				  .visit_segs = 1 + (uint32_t)(seed % 8)};
 	struct sl_sched *s = sl_sched_create(&c);
 	static struct pkt pipe[RPIPE];
@@ -970,11 +988,13 @@ run_random(uint64_t seed, const char *proto, uint32_t W, double loss)
 	T.rearm_on_progress = true;
 	sl_rng_seed(&rng, seed);
 	for (uint32_t f = 0; f < RF; f++) {
-		struct sl_flow_conf fc = {.proto = proto, .seg_bytes = 1000,
+		struct sl_flow_conf fc = {.proto = proto,
+					  .seg_bytes = 1000,
 					  .init_wnd_segs = 1 + (uint32_t)sl_rng_below(&rng, W),
-					  .init_rate_bps = SL_BPS_PER_GBPS *
-							   (1 + sl_rng_below(&rng, 40)),
-					  .burst_bytes = 4000, .init_credit_bytes = 3000,
+					  .init_rate_bps =
+						  SL_BPS_PER_GBPS * (1 + sl_rng_below(&rng, 40)),
+					  .burst_bytes = 4000,
+					  .init_credit_bytes = 3000,
 					  .rto_ns = 200000,
 					  .first_seq = (uint32_t)sl_rng_next(&rng)};
 
@@ -1010,9 +1030,11 @@ run_random(uint64_t seed, const char *proto, uint32_t W, double loss)
 			}
 			pipe[i] = pipe[--npipe];
 			uint32_t off = p.seq - first[p.flow];
-			struct sl_event e = {.flow = p.flow, .type = SL_EV_ACK,
+			struct sl_event e = {.flow = p.flow,
+					     .type = SL_EV_ACK,
 					     .flags = SL_EVF_CUMACK | SL_EVF_SACK,
-					     .sack_seq = p.seq, .sack_tx_id = p.tx_id};
+					     .sack_seq = p.seq,
+					     .sack_tx_id = p.tx_id};
 
 			assert_true(off < RSEGS);
 			got[p.flow][off] = 1;
@@ -1036,13 +1058,15 @@ run_random(uint64_t seed, const char *proto, uint32_t W, double loss)
 			if (sl_rng_chance(&rng, thr) || npipe == RPIPE)
 				continue;
 			pipe[npipe++] = (struct pkt){.at_ns = now + 2000 + sl_rng_below(&rng, 8000),
-						     .flow = out[i].flow, .seq = out[i].seq,
+						     .flow = out[i].flow,
+						     .seq = out[i].seq,
 						     .tx_id = out[i].tx_id};
 		}
 		for (uint32_t k = 0; k < RF; k++) {
 			if (step % 64 == 0)
 				check_invariants(s, k);
-			done = done && pushed[k] == RSEGS && view(s, k).wnd_start == first[k] + RSEGS;
+			done = done && pushed[k] == RSEGS &&
+			       view(s, k).wnd_start == first[k] + RSEGS;
 		}
 		if (done)
 			break;

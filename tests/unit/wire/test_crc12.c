@@ -90,9 +90,9 @@ sl_crc12__chains_across_fragments(void **state)
 
 		assert_int_equal(sl_crc12(sl_crc12(0, buf, cut), buf + cut, sizeof(buf) - cut),
 				 whole);
-		assert_int_equal(sl_crc12_table(sl_crc12_bitwise(0, buf, cut), buf + cut,
-						sizeof(buf) - cut),
-				 whole);
+		assert_int_equal(
+			sl_crc12_table(sl_crc12_bitwise(0, buf, cut), buf + cut, sizeof(buf) - cut),
+			whole);
 	}
 }
 
@@ -125,7 +125,8 @@ sl_crc12__detects_every_single_and_double_bit_error(void **state)
 static void
 sl_crc12__detects_every_odd_weight_error(void **state)
 {
-	/* P = (x + 1)(x^11 + x^10 + x^9 + x^8 + x^7 + x^6 + x^5 + x^2 + 1): odd errors never pass. */
+	/* P = (x + 1)(x^11 + x^10 + x^9 + x^8 + x^7 + x^6 + x^5 + x^2 + 1): odd errors never pass.
+	 */
 	static uint8_t buf[1500];
 	struct sl_rng r;
 	uint16_t good;

@@ -106,9 +106,9 @@ sl_wire_decode__data_roundtrip_and_id_check(void **state)
 		size_t h = sl_wire_hdr_len(fmts[m]);
 
 		example_body(frame + h);
-		assert_int_equal(data_roundtrip(fmts[m], SL_WIRE_META_EOM_PARTIAL, 4096 + 77, frame,
-						20, &f),
-				 SL_WIRE_OK);
+		assert_int_equal(
+			data_roundtrip(fmts[m], SL_WIRE_META_EOM_PARTIAL, 4096 + 77, frame, 20, &f),
+			SL_WIRE_OK);
 		assert_int_equal(f.syn, SL_WIRE_SYN_DATA);
 		assert_int_equal(f.meta, SL_WIRE_META_EOM_PARTIAL);
 		assert_int_equal(f.body_off, h);
