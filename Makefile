@@ -5,7 +5,7 @@
 # Other targets: deps, build, bench (full benchmark sweeps), test-asan, clean.
 BUILD ?= build
 MESON_OPTS ?=
-SUITES ?= unit fuzz-smoke sim bench-smoke integration
+SUITES ?= style unit fuzz-smoke sim bench-smoke integration
 
 .PHONY: all deps build test demo bench test-asan clean
 
