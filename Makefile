@@ -2,12 +2,12 @@
 # Thin wrapper over meson. The two commands:
 #   make test   install dependencies, build, run every test suite
 #   make demo   install dependencies, build, run two hosts in network namespaces
-# Other targets: deps, build, bench (full benchmark sweeps), test-asan, clean.
+# Other targets: deps, build, bench (full benchmark sweeps), test-asan, fuzz, clean.
 BUILD ?= build
 MESON_OPTS ?=
 SUITES ?= style unit fuzz-smoke sim bench-smoke integration
 
-.PHONY: all deps build test demo bench test-asan clean
+.PHONY: all deps build test demo bench test-asan fuzz clean
 
 all: build
 
@@ -34,5 +34,10 @@ test-asan:
 	SLUICE_TEST_TIMEOUT_MULTIPLIER=4 $(MAKE) test BUILD=build-asan \
 		MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false"
 
+# Every libFuzzer target with ASan + UBSan, FUZZ_SECONDS each, from tests/fuzz/corpus.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	usertools/sluice-fuzz $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz
