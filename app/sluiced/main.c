@@ -32,6 +32,7 @@
 #include <rte_mempool.h>
 #include <rte_version.h>
 
+#include "capture.h"
 #include "sluiced.h"
 
 #define EXIT_CONFIG 2
@@ -52,7 +53,7 @@ usage(FILE *out)
 	fprintf(out,
 		"sluiced %s: the sluice transport daemon\n"
 		"\n"
-		"usage: sluiced [EAL options] -- --config FILE [--duration-s N]\n"
+		"usage: sluiced [EAL options] -- --config FILE [--duration-s N] [--capture FILE]\n"
 		"\n"
 		"EAL options come first (see the DPDK EAL documentation). Typical ones:\n"
 		"  -l 0[,1..]                 lcores: the main lcore, then one per worker\n"
@@ -68,6 +69,9 @@ usage(FILE *out)
 		"  -c, --config FILE          INI configuration (required); keys below\n"
 		"  -d, --duration-s N         stop after N seconds (default: run until "
 		"SIGINT/SIGTERM)\n"
+		"  -w, --capture FILE         write every frame of every port to FILE (pcapng);\n"
+		"                             with hugepages, dpdk-dumpcap --file-prefix NAME\n"
+		"                             also captures a running sluiced\n"
 		"  -h, --help                 this text\n"
 		"  -V, --version              print the version\n"
 		"\n"
@@ -137,9 +141,11 @@ worker_main(void *arg)
 
 /* Parse the options after "--". Returns 0, or exits for --help/--version/usage errors. */
 static void
-parse_args(int argc, char **argv, const char **config, unsigned long *duration_s)
+parse_args(int argc, char **argv, const char **config, unsigned long *duration_s,
+	   const char **capture)
 {
 	static const struct option opts[] = {
+		{"capture", required_argument, NULL, 'w'},
 		{"config", required_argument, NULL, 'c'},
 		{"duration-s", required_argument, NULL, 'd'},
 		{"help", no_argument, NULL, 'h'},
@@ -150,8 +156,11 @@ parse_args(int argc, char **argv, const char **config, unsigned long *duration_s
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:d:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:hVw:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'w':
+			*capture = optarg;
+			break;
 		case 'c':
 			*config = optarg;
 			break;
@@ -489,8 +498,9 @@ main(int argc, char **argv)
 {
 	struct sluiced *d = &sluiced_state;
 	uint16_t pid[SL_DP_MAX_PORTS];
-	const char *config = NULL;
+	const char *config = NULL, *capture = NULL;
 	unsigned long duration_s = 0;
+	char err[256];
 	int eal_args, rc = 1;
 
 	for (int i = 1; i < argc; i++)
@@ -505,7 +515,7 @@ main(int argc, char **argv)
 		return EXIT_CONFIG;
 	}
 	argv[eal_args] = argv[0];
-	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s);
+	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s, &capture);
 	if (sluiced_conf_load(&d->conf, config, stderr) != 0) {
 		rc = EXIT_CONFIG;
 		goto out;
@@ -533,6 +543,10 @@ main(int argc, char **argv)
 		rc = EXIT_CONFIG;
 		goto out;
 	}
+	if (sluiced_capture_start(d, capture, err, sizeof(err)) != 0) {
+		fprintf(stderr, "sluiced: %s\n", err);
+		goto out;
+	}
 	check_numa(d);
 	setup_workers(d);
 	if (sluiced_telemetry_register(d) != 0)
@@ -541,9 +555,11 @@ main(int argc, char **argv)
 	LOG(INFO, "%s: %u port(s), %s, %u worker(s)", d->conf.name, d->nb_ports,
 	    d->conf.workers ? "worker lcores" : "single-lcore mode", d->nb_workers);
 	run(d, duration_s);
+	sluiced_capture_stop(d);
 	sluiced_report_json(d, stdout);
 	rc = 0;
 out:
+	sluiced_capture_stop(d);
 	shutdown_all(d);
 	rte_eal_cleanup();
 	return rc;

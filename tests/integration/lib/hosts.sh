@@ -5,7 +5,9 @@
 #   sl_topo_veth                         hosts a and b: two netns joined by a veth pair
 #   sl_start a CONFIG KIND [EAL...] [-- DAEMON_ARGS...]
 #                                        start sluiced as host a; KIND is af_xdp, af_packet,
-#                                        memif_server or memif_client (the port's --vdev)
+#                                        memif_server or memif_client (the port's --vdev);
+#                                        memory is --no-huge -m 512 unless SL_EAL_MEM says
+#                                        otherwise (e.g. "--huge-dir DIR -m 256")
 #   sl_wait_peer_up a TIMEOUT_S          wait until host a reports its peer up
 #   sl_tel a COMMAND [KEY]               one telemetry query to host a
 #   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
@@ -103,7 +105,9 @@ sl_start() {
     [ $# -gt 0 ] && shift
     extra=("$@")
     local prefix=$SL_ID-$h
-    local cmd=("$SL_SLUICED" --no-huge -m 512 --no-pci --file-prefix "$prefix"
+    local mem
+    read -r -a mem <<<"${SL_EAL_MEM:---no-huge -m 512}"
+    local cmd=("$SL_SLUICED" "${mem[@]}" --no-pci --file-prefix "$prefix"
                --log-level=lib.eal:error --vdev "$(sl_vdev "$h" "$kind")" "${eal[@]}"
                -- --config "$config" "${extra[@]}")
     if [ -n "${SL_NS[$h]:-}" ]; then

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Capture from a running sluiced (app/sluiced/capture.c), two hosts over memif with test
+# traffic from a to b:
+#   --capture: a writes every frame of its port to a pcapng file; the file holds exactly the
+#   frames a's report counts (received: rx_pkts; sent: tx_pkts, plus any the driver refused
+#   once and took later), every one with EtherType 0x88B5, and nothing was dropped.
+#   dpdk-dumpcap: with a on hugepages, DPDK's own capture tool attaches to the running daemon
+#   as a secondary process and writes its frames to pcapng.
+# usage: test_capture.sh
+source "$(dirname "$0")/../lib/hosts.sh"
+sl_require_root
+command -v tshark >/dev/null || sl_fail "tshark not found (Debian package 'tshark')"
+command -v dpdk-dumpcap >/dev/null || sl_fail "dpdk-dumpcap not found (Debian package 'dpdk')"
+sl_topo_memif
+
+traffic=("[traffic]" "mode = send" "rate_mbps = 100" "[link]" "keepalive_us = 500")
+count() { tshark -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | wc -l; }
+
+# 1. --capture, without hugepages.
+sl_start b "$(sl_config b memif_server "[traffic]" "mode = check")" memif_server
+sl_wait_ready b 10
+sl_start a "$(sl_config a memif_client "${traffic[@]}")" memif_client -- --capture "$SL_TMP/a.pcapng"
+sl_wait_peer_up a 2
+sleep 1
+sl_stop a INT
+sl_stop b TERM
+line=$(grep 'capture:' "$SL_TMP/a.log") || sl_fail "a logged no capture counters"
+sl_log "a: $line"
+read -r captured dropped written < <(sed -E 's/.*capture: ([0-9]+) frames captured, ([0-9]+) dropped, ([0-9]+) written.*/\1 \2 \3/' <<<"$line")
+[ "$dropped" -eq 0 ] || sl_fail "capture dropped $dropped frames"
+[ "$written" -eq "$captured" ] || sl_fail "captured $captured, written $written"
+total=$(count "$SL_TMP/a.pcapng" "frame")
+[ "$total" -eq "$written" ] || sl_fail "the file holds $total frames, the daemon wrote $written"
+sluice=$(count "$SL_TMP/a.pcapng" "eth.type == 0x88b5")
+[ "$sluice" -eq "$total" ] || sl_fail "$((total - sluice)) captured frames are not sluice frames"
+# pcapng's direction flag: 1 inbound, 2 outbound.
+in=$(count "$SL_TMP/a.pcapng" "frame.packet_flags_direction == 1")
+out=$(count "$SL_TMP/a.pcapng" "frame.packet_flags_direction == 2")
+rx=$(sl_report_field a p0/rx_pkts)
+tx=$(sl_report_field a p0/tx_pkts)
+waits=$(sl_report_field a p0/tx_backlog_waits)
+sl_log "a: captured $in in / $out out; report rx_pkts $rx, tx_pkts $tx, tx_backlog_waits $waits"
+[ "$in" -eq "$rx" ] || sl_fail "captured $in inbound frames, a received $rx"
+if [ "$waits" -eq 0 ]; then
+    [ "$out" -eq "$tx" ] || sl_fail "captured $out outbound frames, a sent $tx"
+else
+    [ "$out" -ge "$tx" ] || sl_fail "captured $out outbound frames, fewer than the $tx a sent"
+fi
+
+# 2. dpdk-dumpcap against a running daemon on hugepages (a secondary process cannot map
+# --no-huge memory). Hugepages are reserved for the test and given back.
+pages_before=$(cat /proc/sys/vm/nr_hugepages)
+restore_pages() { echo "$pages_before" >/proc/sys/vm/nr_hugepages; }
+mkdir -p "$SL_TMP/huge"
+mount -t hugetlbfs -o pagesize=2M nodev "$SL_TMP/huge" || sl_fail "cannot mount hugetlbfs"
+trap 'umount "$SL_TMP/huge" 2>/dev/null; restore_pages; sl_cleanup' EXIT
+echo $((pages_before + 160)) >/proc/sys/vm/nr_hugepages
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge $((pages_before + 160)) ] ||
+    sl_fail "cannot reserve 160 hugepages of 2 MB"
+sl_start b "$(sl_config b memif_server "[traffic]" "mode = check")" memif_server
+sl_wait_ready b 10
+SL_EAL_MEM="--huge-dir $SL_TMP/huge -m 256" \
+    sl_start a "$(sl_config a memif_client "${traffic[@]}")" memif_client
+sl_wait_peer_up a 5
+timeout 20 dpdk-dumpcap --file-prefix "$(sl_prefix a)" -i net_memif0 -c 500 -q \
+    -w "$SL_TMP/dumpcap.pcapng" >"$SL_TMP/dumpcap.log" 2>&1 ||
+    { cat "$SL_TMP/dumpcap.log" >&2; sl_fail "dpdk-dumpcap failed"; }
+sl_stop a INT
+sl_stop b TERM
+total=$(count "$SL_TMP/dumpcap.pcapng" "frame")
+sluice=$(count "$SL_TMP/dumpcap.pcapng" "eth.type == 0x88b5")
+sl_log "dpdk-dumpcap: $total frames, $sluice of them sluice frames"
+# (dumpcap stops after the burst that reaches its count, so it may write a few more.)
+[ "$total" -ge 500 ] || sl_fail "dpdk-dumpcap wrote $total frames, asked for 500"
+[ "$sluice" -eq "$total" ] || sl_fail "dpdk-dumpcap: $((total - sluice)) frames are not sluice frames"
+sl_pass "capture: --capture holds every frame a sent and received ($in in, $out out); dpdk-dumpcap captured $total from the running daemon"
