@@ -5,6 +5,9 @@
 #   --capture: a writes every frame of its port to a pcapng file; the file holds exactly the
 #   frames a's report counts (received: rx_pkts; sent: tx_pkts, plus any the driver refused
 #   once and took later), every one with EtherType 0x88B5, and nothing was dropped.
+#   The dissector (usertools/wireshark/sluice.lua) decodes every frame with no malformed or
+#   error item, and its counts of a's data, filler and control frames by key equal a's link
+#   counters.
 #   dpdk-dumpcap: with a on hugepages, DPDK's own capture tool attaches to the running daemon
 #   as a secondary process and writes its frames to pcapng.
 # usage: test_capture.sh
@@ -47,6 +50,21 @@ if [ "$waits" -eq 0 ]; then
 else
     [ "$out" -ge "$tx" ] || sl_fail "captured $out outbound frames, fewer than the $tx a sent"
 fi
+
+# The dissector over the same file.
+lua=(-X "lua_script:$SL_SRC/usertools/wireshark/sluice.lua")
+dcount() { tshark "${lua[@]}" -r "$SL_TMP/a.pcapng" -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l; }
+bad=$(dcount "_ws.malformed || _ws.expert.severity >= 0x00800000 || !sluice")
+[ "$bad" -eq 0 ] || sl_fail "dissector: $bad frames malformed, flagged as errors or not decoded"
+for pair in "sluice.kind == 1:tx_data" "sluice.kind == 2:tx_filler" \
+    "sluice.key == 0x0010:tx_pause_req" "sluice.key == 0x1000:tx_retrans_req" \
+    "sluice.key == 0x0100:tx_leave" "sluice.key == 0x0400:tx_leave_ack"; do
+    filter=${pair%%:*} counter=${pair##*:}
+    got=$(dcount "frame.packet_flags_direction == 2 && $filter")
+    want=$(sl_report_field a "p0/link/$counter")
+    [ "$got" -eq "$want" ] || sl_fail "dissector: $got outbound frames match '$filter', a's $counter is $want"
+done
+sl_log "dissector: every frame decoded, a's $(sl_report_field a p0/link/tx_data) data frames and control counts match"
 
 # 2. dpdk-dumpcap against a running daemon on hugepages (a secondary process cannot map
 # --no-huge memory). Hugepages are reserved for the test and given back.

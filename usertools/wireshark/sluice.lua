@@ -1,0 +1,284 @@
+-- SPDX-License-Identifier: BSD-3-Clause
+--
+-- sluice.lua - Wireshark / tshark dissector for sluice frames (EtherType 0x88B5).
+--
+--   tshark -X lua_script:usertools/wireshark/sluice.lua -r capture.pcapng
+--   wireshark -X lua_script:usertools/wireshark/sluice.lua capture.pcapng
+--   (or copy it into ~/.local/lib/wireshark/plugins/)
+--
+-- What it decodes (docs/wire-format.md is the specification):
+--   - the link header: SYN, META, VCODE and, in extended mode, the 32-bit frame ID;
+--   - control frames (IDLE, PAUSE_REQ, RETRANS_REQ, LEAVE, LEAVE_ACK, and the extended
+--     argument), filler / flow-control frames (plain, pause, resume);
+--   - the body of a data frame: the link test traffic's payload header (magic 'SLT1').
+--
+-- VCODE: for every frame the dissector computes CRC-12 over the covered bytes (VCODE zeroed)
+-- and XORs it with VCODE, which gives the frame ID modulo 4096 the sender stamped
+-- (sluice.implied_id). In extended mode the explicit ID must match it, else the frame is
+-- flagged (expert error). In faithful mode the ID is never sent: the dissector follows each
+-- direction from its first frame (data frames count IDs up, control frames carry the next one)
+-- and says, per frame, whether its ID is the one that direction expects next, a replay of an
+-- earlier one (after a RETRANS_REQ), or ahead of it (frames missing from the capture), with an
+-- expert note on the last two. Which body bytes VCODE covers is a link setting (header scope:
+-- the first `scope_bytes` body bytes; frame scope: all): set it in the preferences
+-- (Edit > Preferences > Protocols > SLUICE, or -o sluice.scope_bytes:N; 0 means the whole frame).
+--
+-- Display filter fields: sluice.syn, sluice.meta, sluice.vcode, sluice.frame_id,
+-- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
+-- sluice.test.seq, sluice.test.len, ...
+
+local ETHERTYPE = 0x88B5
+local VCODE_HDR_BYTES = 18 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
+local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/dp/sl_dp_traffic.h (host byte order: little endian)
+
+local sluice = Proto("sluice", "sluice link")
+
+local syn_names = { [0] = "malformed", [1] = "data", [2] = "control", [3] = "malformed" }
+local meta_data_names = {
+    [0] = "filler / flow control",
+    [1] = "valid",
+    [2] = "valid, end of message, partial",
+    [3] = "valid, end of message, full",
+}
+local key_names = {
+    [0x0001] = "IDLE",
+    [0x0010] = "PAUSE_REQ",
+    [0x1000] = "RETRANS_REQ",
+    [0x0100] = "LEAVE",
+    [0x0400] = "LEAVE_ACK",
+}
+local fc_names = { [0] = "filler", [1] = "pause", [2] = "resume" }
+local kind_names = { [1] = "data", [2] = "filler", [3] = "control" }
+local status_names = {
+    [0] = "first frame of this direction in the capture",
+    [1] = "expected",
+    [2] = "replay of an earlier ID",
+    [3] = "ahead: IDs missing from the capture",
+    [4] = "explicit ID matches",
+    [5] = "explicit ID does not match VCODE",
+}
+
+local f = {
+    syn = ProtoField.uint16("sluice.syn", "SYN", base.DEC, syn_names, 0xC000),
+    meta = ProtoField.uint16("sluice.meta", "META", base.DEC, nil, 0x3000),
+    vcode = ProtoField.uint16("sluice.vcode", "VCODE", base.HEX, nil, 0x0FFF),
+    frame_id = ProtoField.uint32("sluice.frame_id", "Frame ID (explicit)", base.DEC),
+    implied_id = ProtoField.uint16("sluice.implied_id", "Frame ID mod 4096 (VCODE xor CRC-12)",
+        base.DEC),
+    crc = ProtoField.uint16("sluice.crc", "CRC-12 of covered bytes", base.HEX),
+    kind = ProtoField.uint8("sluice.kind", "Kind", base.DEC, kind_names),
+    key = ProtoField.uint16("sluice.key", "Control key", base.HEX, key_names),
+    arg = ProtoField.uint32("sluice.arg", "Argument (first ID needed)", base.DEC),
+    fc = ProtoField.uint8("sluice.fc", "Flow-control code", base.HEX, fc_names),
+    id_status = ProtoField.uint8("sluice.id_status", "ID", base.DEC, status_names),
+    expected_id = ProtoField.uint16("sluice.expected_id", "Expected ID mod 4096", base.DEC),
+    body = ProtoField.bytes("sluice.body", "Body"),
+    test_magic = ProtoField.uint32("sluice.test.magic", "Magic", base.HEX),
+    test_crc = ProtoField.uint32("sluice.test.crc", "CRC32C of bytes 8..len", base.HEX),
+    test_seq = ProtoField.uint64("sluice.test.seq", "Sequence number", base.DEC),
+    test_len = ProtoField.uint16("sluice.test.len", "Length", base.DEC),
+}
+local fields = {}
+for _, v in pairs(f) do fields[#fields + 1] = v end
+sluice.fields = fields
+
+local ef = {
+    malformed = ProtoExpert.new("sluice.malformed", "Malformed sluice frame", expert.group.MALFORMED,
+        expert.severity.ERROR),
+    bad_vcode = ProtoExpert.new("sluice.bad_vcode", "VCODE does not verify", expert.group.CHECKSUM,
+        expert.severity.ERROR),
+    replay = ProtoExpert.new("sluice.replay", "Replayed frame ID", expert.group.SEQUENCE,
+        expert.severity.NOTE),
+    gap = ProtoExpert.new("sluice.gap", "Frame IDs missing from the capture", expert.group.SEQUENCE,
+        expert.severity.NOTE),
+}
+sluice.experts = { ef.malformed, ef.bad_vcode, ef.replay, ef.gap }
+
+sluice.prefs.extended = Pref.bool("Extended mode", false,
+    "The link header carries a 32-bit frame ID (link mode = extended)")
+sluice.prefs.scope_bytes = Pref.uint("VCODE scope (body bytes)", VCODE_HDR_BYTES,
+    "Data body bytes VCODE covers: the transport header length in header scope; 0 = the whole frame")
+
+-- CRC-12, polynomial 0x02F, init 0, MSB first, no reflection, no final XOR (docs/wire-format.md 2.4).
+local crc_table = {}
+for i = 0, 255 do
+    local r = bit32.lshift(i, 4)
+    for _ = 1, 8 do
+        if bit32.band(r, 0x800) ~= 0 then
+            r = bit32.band(bit32.bxor(bit32.lshift(r, 1), 0x02F), 0xFFF)
+        else
+            r = bit32.band(bit32.lshift(r, 1), 0xFFF)
+        end
+    end
+    crc_table[i] = r
+end
+
+local function crc12(bytes) -- bytes: a Lua array of numbers
+    local crc = 0
+    for i = 1, #bytes do
+        local idx = bit32.band(bit32.bxor(bit32.rshift(crc, 4), bytes[i]), 0xFF)
+        crc = bit32.bxor(bit32.band(bit32.lshift(crc, 8), 0xFFF), crc_table[idx])
+    end
+    return crc
+end
+
+local function append(dst, tvb, offset, len)
+    for i = 0, len - 1 do dst[#dst + 1] = tvb(offset + i, 1):uint() end
+end
+
+-- Per-direction ID tracking, computed once on the first pass (pinfo.visited false).
+local directions = {} -- "src>dst" -> expected next data frame ID, mod 4096
+local frame_state = {} -- frame number -> { status, expected }
+
+function sluice.init()
+    directions = {}
+    frame_state = {}
+end
+
+-- kind: 1 data (advances the ID), 2 filler (advances it too), 3 control (carries the next one)
+local function track(pinfo, kind, implied)
+    local st = frame_state[pinfo.number]
+    if st then return st end
+    local dir = tostring(pinfo.dl_src) .. ">" .. tostring(pinfo.dl_dst)
+    local expected = directions[dir]
+    st = { expected = expected }
+    if expected == nil then
+        st.status = 0
+    elseif implied == expected then
+        st.status = 1
+    else
+        local behind = (expected - implied) % 4096
+        st.status = (behind > 0 and behind < 2048) and 2 or 3
+    end
+    if kind == 3 then
+        directions[dir] = implied
+    else
+        directions[dir] = (implied + 1) % 4096
+    end
+    frame_state[pinfo.number] = st
+    return st
+end
+
+local function dissect_test_payload(tvb, tree)
+    if tvb:len() < 18 or tvb(0, 4):le_uint() ~= TEST_MAGIC then return false end
+    local t = tree:add(sluice, tvb(0, 18), "Link test traffic payload")
+    t:add_le(f.test_magic, tvb(0, 4))
+    t:add_le(f.test_crc, tvb(4, 4))
+    t:add_le(f.test_seq, tvb(8, 8))
+    t:add_le(f.test_len, tvb(16, 2))
+    return true
+end
+
+function sluice.dissector(tvb, pinfo, tree)
+    pinfo.cols.protocol = "SLUICE"
+    local len = tvb:len()
+    local t = tree:add(sluice, tvb(), "sluice link")
+    if len < 2 then
+        t:add_proto_expert_info(ef.malformed, "shorter than the 16-bit link header")
+        return len
+    end
+    local hdr = tvb(0, 2):uint()
+    local syn = bit32.rshift(hdr, 14)
+    local meta = bit32.band(bit32.rshift(hdr, 12), 3)
+    local vcode = bit32.band(hdr, 0x0FFF)
+    t:add(f.syn, tvb(0, 2))
+    local meta_item = t:add(f.meta, tvb(0, 2))
+    t:add(f.vcode, tvb(0, 2))
+    local extended = sluice.prefs.extended
+    local off = 2
+    local explicit_id
+    if extended then
+        if len < 6 then
+            t:add_proto_expert_info(ef.malformed, "extended mode: no room for the frame ID")
+            return len
+        end
+        explicit_id = tvb(2, 4):uint()
+        t:add(f.frame_id, tvb(2, 4))
+        off = 6
+    end
+    local covered = { bit32.rshift(tvb(0, 1):uint(), 4) * 16, 0 }
+    if extended then append(covered, tvb, 2, 4) end
+
+    local kind, info
+    if syn == 1 then
+        meta_item:append_text(" (" .. meta_data_names[meta] .. ")")
+        if len - off < 1 then
+            t:add_proto_expert_info(ef.malformed, "data frame with an empty body")
+            return len
+        end
+        if meta == 0 then
+            kind = 2
+            local code = tvb(off, 1):uint()
+            t:add(f.fc, tvb(off, 1))
+            if fc_names[code] == nil then
+                t:add_proto_expert_info(ef.malformed, "flow-control code above 0x02")
+            end
+            append(covered, tvb, off, 1)
+            info = "FC " .. (fc_names[code] or string.format("0x%02x", code))
+        else
+            kind = 1
+            local body_len = len - off
+            local scope = sluice.prefs.scope_bytes
+            local n = (scope == 0 or scope > body_len) and body_len or scope
+            append(covered, tvb, off, n)
+            local body = tvb(off, body_len)
+            t:add(f.body, body)
+            info = "data, " .. body_len .. " B"
+            if dissect_test_payload(body:tvb(), t) then
+                info = info .. ", test seq " .. tostring(body:tvb()(8, 8):le_uint64())
+            end
+        end
+    elseif syn == 2 then
+        kind = 3
+        meta_item:append_text(meta == 0 and " (control)" or " (must be 00 in a control frame)")
+        if meta ~= 0 then t:add_proto_expert_info(ef.malformed, "control frame with META != 00") end
+        local need = extended and 6 or 2
+        if len - off < need then
+            t:add_proto_expert_info(ef.malformed, "control frame shorter than its body")
+            return len
+        end
+        local key = tvb(off, 2):uint()
+        t:add(f.key, tvb(off, 2))
+        if key_names[key] == nil then
+            t:add_proto_expert_info(ef.malformed, string.format("unknown control key 0x%04x", key))
+        end
+        append(covered, tvb, off, need)
+        if extended then t:add(f.arg, tvb(off + 2, 4)) end
+        info = key_names[key] or string.format("key 0x%04x", key)
+    else
+        t:add_proto_expert_info(ef.malformed, "SYN is neither 01 (data) nor 10 (control)")
+        pinfo.cols.info = "malformed link header"
+        return len
+    end
+    t:add(f.kind, kind):set_generated()
+
+    local crc = crc12(covered)
+    local implied = bit32.bxor(crc, vcode)
+    t:add(f.crc, crc):set_generated()
+    t:add(f.implied_id, implied):set_generated()
+    if extended then
+        local ok = implied == explicit_id % 4096
+        local item = t:add(f.id_status, ok and 4 or 5):set_generated()
+        if not ok then
+            item:add_proto_expert_info(ef.bad_vcode, string.format(
+                "VCODE implies ID %d mod 4096, the header says %d (%d)", implied, explicit_id,
+                explicit_id % 4096))
+        end
+    else
+        local st = track(pinfo, kind, implied)
+        local item = t:add(f.id_status, st.status):set_generated()
+        if st.expected ~= nil then t:add(f.expected_id, st.expected):set_generated() end
+        if st.status == 2 then
+            item:add_proto_expert_info(ef.replay, string.format("replay of ID %d (expected %d)",
+                implied, st.expected))
+        elseif st.status == 3 then
+            item:add_proto_expert_info(ef.gap, string.format(
+                "ID %d is %d ahead of the expected %d", implied,
+                (implied - st.expected) % 4096, st.expected))
+        end
+    end
+    pinfo.cols.info = string.format("%s (ID %d)", info, implied)
+    return len
+end
+
+DissectorTable.get("ethertype"):add(ETHERTYPE, sluice)
