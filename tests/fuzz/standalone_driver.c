@@ -19,11 +19,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_INPUT 10000
-#define MAX_SEEDS 256 /* corpus inputs kept as mutation starting points */
+#define FUZZ_MAX_INPUT 10000
+#define FUZZ_MAX_SEEDS 256 /* corpus inputs kept as mutation starting points */
 
-static uint8_t *seeds[MAX_SEEDS];
-static size_t seed_len[MAX_SEEDS];
+static uint8_t *seeds[FUZZ_MAX_SEEDS];
+static size_t seed_len[FUZZ_MAX_SEEDS];
 static unsigned n_seeds;
 
 static int
@@ -40,7 +40,7 @@ replay_file(const char *path)
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	LLVMFuzzerTestOneInput(buf, n);
-	if (n_seeds < MAX_SEEDS && n <= MAX_INPUT) {
+	if (n_seeds < FUZZ_MAX_SEEDS && n <= FUZZ_MAX_INPUT) {
 		seeds[n_seeds] = malloc(n ? n : 1);
 		if (seeds[n_seeds] == NULL)
 			return -1;
@@ -109,7 +109,7 @@ mutate(struct sl_rng *r, uint8_t *buf, size_t *len)
 			*len = sl_rng_below(r, *len);
 		break;
 	default: /* extend with noise */
-		while (*len < MAX_INPUT && sl_rng_below(r, 4))
+		while (*len < FUZZ_MAX_INPUT && sl_rng_below(r, 4))
 			buf[(*len)++] = (uint8_t)sl_rng_next(r);
 		break;
 	}
@@ -118,7 +118,7 @@ mutate(struct sl_rng *r, uint8_t *buf, size_t *len)
 int
 main(int argc, char **argv)
 {
-	static uint8_t buf[MAX_INPUT];
+	static uint8_t buf[FUZZ_MAX_INPUT];
 	unsigned long runs = 10000, seed = 1;
 	unsigned replayed = 0;
 	struct sl_rng r;
@@ -145,7 +145,7 @@ main(int argc, char **argv)
 			memcpy(buf, seeds[k], len);
 			mutate(&r, buf, &len);
 		} else if (pick <= 1 || len == 0) {
-			len = sl_rng_below(&r, sl_rng_below(&r, 2) ? 64 : MAX_INPUT);
+			len = sl_rng_below(&r, sl_rng_below(&r, 2) ? 64 : FUZZ_MAX_INPUT);
 			for (size_t j = 0; j < len; j++)
 				buf[j] = (uint8_t)sl_rng_next(&r);
 		} else {
