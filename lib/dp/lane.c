@@ -19,18 +19,15 @@
  *
  * The peer's MAC is learned from the source of its first 0x88B5 frame when configured so.
  *
- * Quiet. When the link has answered the peer's LEAVE on a port that shares memory with the
- * peer (memif), the lane stops touching the port right after the burst that carried the
- * answer: the peer closes as soon as it has the answer, and its close unmaps the rings under
- * any receive or transmit call still running here. Frames still in the backlog are dropped
- * (counted). The lane wakes when the port's link has gone down and come up again (a new peer),
- * or after SL_DP_QUIET_MAX_NS if it never went down.
+ * Which of these a poll does is up to the lane's state (lane_life.c): a running lane polls with
+ * sl_dp_lane_run(), a stopping one drains with sl_dp_lane_drain() and says goodbye with
+ * sl_dp_lane_goodbye(); a quiet one, whose backlog sl_dp_lane_silence() dropped, does none.
  */
 #include <string.h>
 
 #include <rte_ethdev.h>
 
-#include "sl_dp.h"
+#include "sl_dp_lane.h"
 
 const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
@@ -260,72 +257,29 @@ resend_backlog(struct sl_dp_lane *l)
 	return l->n_backlog == 0;
 }
 
-/* --- Quiet and leave ----------------------------------------------------------------------- */
+/* --- The work of each state (lane_life.c chooses) ------------------------------------------ */
 
-/* After the burst that answered the peer's LEAVE: leave a shared-memory port alone. */
-static void
-go_quiet(struct sl_dp_lane *l, uint64_t now_ns)
+void
+sl_dp_lane_silence(struct sl_dp_lane *l)
 {
-	if (!l->port->shares_memory)
-		return;
 	rte_pktmbuf_free_bulk(l->backlog, l->n_backlog);
 	add(&l->stats.tx_drop_quiet, l->n_backlog);
 	l->n_backlog = 0;
-	l->quiet = true;
-	l->quiet_saw_down = false;
-	l->quiet_until_ns = now_ns + SL_DP_QUIET_MAX_NS;
 	add(&l->stats.quiet_entries, 1);
 }
 
-/* Is a quiet lane still quiet? Reads only the port's link status, which touches no ring. */
-static bool
-still_quiet(struct sl_dp_lane *l, uint64_t now_ns)
-{
-	struct rte_eth_link link;
-
-	if (rte_eth_link_get_nowait(l->port->port_id, &link) != 0)
-		return true;
-	if (link.link_status == RTE_ETH_LINK_DOWN) {
-		l->quiet_saw_down = true;
-		return true;
-	}
-	if (!l->quiet_saw_down && now_ns < l->quiet_until_ns)
-		return true;
-	l->quiet = false;
-	return false;
-}
-
 void
-sl_dp_lane_leave(struct sl_dp_lane *l, uint64_t now_ns)
+sl_dp_lane_goodbye(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	/* Nobody to answer: a peer that is not up (one that left re-initialized the link). */
-	l->leave_alone = !sl_dp_port_peer_up(l->port, now_ns);
-	sl_link_leave(l->link);
-}
-
-bool
-sl_dp_lane_leave_poll(struct sl_dp_lane *l, uint64_t now_ns)
-{
-	if (l->leave_alone || l->quiet || sl_link_leave_acked(l->link))
-		return true;
 	receive(l, now_ns);
 	deliver(l, now_ns);
-	if (!resend_backlog(l))
-		return false;
-	send_link_frames(l, now_ns);
-	if (sl_link_peer_left(l->link)) {
-		/* The peer leaves too and this end just answered it. */
-		go_quiet(l, now_ns);
-		return true;
-	}
-	return sl_link_leave_acked(l->link);
+	if (resend_backlog(l))
+		send_link_frames(l, now_ns);
 }
 
 void
 sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	if (l->quiet)
-		return;
 	receive(l, now_ns);
 	deliver(l, now_ns);
 	resend_backlog(l);
@@ -334,10 +288,8 @@ sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 }
 
 void
-sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
+sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	if (sl_unlikely(l->quiet) && still_quiet(l, now_ns))
-		return;
 	receive(l, now_ns);
 	deliver(l, now_ns);
 	if (!resend_backlog(l))
@@ -345,9 +297,6 @@ sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 	if (l->app.produce && l->n_pending < SL_DP_BURST)
 		l->n_pending += l->app.produce(l->app.ctx, now_ns, l->pending + l->n_pending,
 					       SL_DP_BURST - l->n_pending);
-	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link)) {
+	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link))
 		send_link_frames(l, now_ns);
-		if (sl_unlikely(sl_link_peer_left(l->link)))
-			go_quiet(l, now_ns);
-	}
 }
