@@ -17,7 +17,8 @@
  * bytes on every send, since a replay carries the original frame ID), and it goes out with one
  * extra reference, so the driver's free and the ring's eviction each drop their own.
  *
- * The peer's MAC is learned from the source of its first 0x88B5 frame when configured so.
+ * The peer's MAC is learned, when configured so, from the source of the first 0x88B5 frame the
+ * lane itself receives: each lane writes only its own copy, so no two workers share a write.
  *
  * Which of these a poll does is up to the lane's state (lane_life.c): a running lane polls with
  * sl_dp_lane_run(), a stopping one drains with sl_dp_lane_drain() and says goodbye with
@@ -55,14 +56,22 @@ add(uint64_t *counter, uint64_t n)
 }
 
 static void
-write_eth(const struct sl_dp_port *p, struct rte_ether_hdr *eth)
+write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 {
-	rte_ether_addr_copy(&p->peer, &eth->dst_addr);
-	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	rte_ether_addr_copy(&l->peer, &eth->dst_addr);
+	rte_ether_addr_copy(&l->port->mac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
 }
 
 /* --- RX ------------------------------------------------------------------------------------ */
+
+/* Once: the peer's address, published for sl_dp_port_peer() (telemetry) by a release store. */
+static void
+learn_peer(struct sl_dp_lane *l, const struct rte_ether_addr *src)
+{
+	rte_ether_addr_copy(src, &l->peer);
+	__atomic_store_n(&l->peer_known, true, __ATOMIC_RELEASE);
+}
 
 static void
 queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
@@ -103,8 +112,8 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 			drop[n_drop++] = m;
 			continue;
 		}
-		if (p->learn_peer && rte_is_broadcast_ether_addr(&p->peer))
-			rte_ether_addr_copy(&eth->src_addr, &p->peer);
+		if (sl_unlikely(!l->peer_known))
+			learn_peer(l, &eth->src_addr);
 		in[n_in++] = (struct sl_link_rx_frame){
 			.buf = (const uint8_t *)(eth + 1),
 			.len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN),
@@ -185,7 +194,7 @@ build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 
 	if (rte_pktmbuf_mtod(m, uint8_t *) != start && rte_pktmbuf_prepend(m, hlen) == NULL)
 		return NULL;
-	write_eth(l->port, (struct rte_ether_hdr *)start);
+	write_eth(l, (struct rte_ether_hdr *)start);
 	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
 	rte_mbuf_refcnt_update(m, 1);
 	return m;
@@ -202,7 +211,7 @@ build_small(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 		return NULL;
 	buf = (uint8_t *)rte_pktmbuf_append(m, SL_DP_MIN_FRAME);
 	memset(buf, 0, SL_DP_MIN_FRAME);
-	write_eth(l->port, (struct rte_ether_hdr *)buf);
+	write_eth(l, (struct rte_ether_hdr *)buf);
 	memcpy(buf + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
 	return m;
 }

@@ -124,6 +124,13 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	l->queue = q;
 	l->pool = pool;
 	l->life = (struct sl_dp_lane_life){.state = SL_DP_LANE_RUNNING};
+	if (conf->learn_peer) {
+		memset(&l->peer, 0xff, sizeof(l->peer));
+		l->peer_known = false;
+	} else {
+		l->peer = conf->peer;
+		l->peer_known = true;
+	}
 	lc.release = lane_release;
 	lc.release_ctx = l;
 	l->link = sl_link_create(&lc);

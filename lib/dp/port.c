@@ -135,13 +135,8 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	}
 	p->nb_queues = conf->nb_queues;
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
-	p->learn_peer = conf->learn_peer;
 	p->peer_timeout_ns = conf->peer_timeout_ns;
 	port_identify(p);
-	if (conf->learn_peer)
-		memset(&p->peer, 0xff, sizeof(p->peer));
-	else
-		p->peer = conf->peer;
 
 	/* No MBUF_FAST_FREE: ring frames are sent with a reference count above one. */
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
@@ -208,6 +203,17 @@ bool
 sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns)
 {
 	return sl_dp_lane_peer_up(&p->lane[0], now_ns);
+}
+
+void
+sl_dp_port_peer(const struct sl_dp_port *p, struct rte_ether_addr *mac)
+{
+	const struct sl_dp_lane *l = &p->lane[0];
+
+	if (__atomic_load_n(&l->peer_known, __ATOMIC_ACQUIRE))
+		rte_ether_addr_copy(&l->peer, mac);
+	else
+		memset(mac, 0xff, sizeof(*mac));
 }
 
 int

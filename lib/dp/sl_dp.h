@@ -16,6 +16,9 @@
  * life"): running; quiet after answering the peer's goodbye on a port whose memory it shares
  * with the peer (memif), untouched until the port has gone down and up again; and, once the
  * daemon stops, draining, leaving (the link's LEAVE, until the peer answers) and left.
+ *
+ * No worker writes what another reads: the peer's MAC is learned by each lane from the frames
+ * it receives, and port fields are written only before the workers start.
  */
 #ifndef SL_DP_H
 #define SL_DP_H
@@ -107,6 +110,10 @@ struct sl_dp_lane {
 	struct rte_mbuf **delivered;
 	uint32_t deliv_head, deliv_count, deliv_cap;
 	struct sl_dp_lane_life life; /**< state and timer (lane_life.c) */
+	/* peer address: configured, or learned from the first 0x88B5 frame this lane receives
+	 * (broadcast until then); written by the lane's lcore only, once */
+	struct rte_ether_addr peer;
+	bool peer_known; /**< peer holds the address (release store; sl_dp_port_peer acquires) */
 	struct sl_dp_lane_stats stats;
 };
 
@@ -116,11 +123,9 @@ struct sl_dp_port {
 	uint16_t nb_queues;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
-	struct rte_ether_addr mac;  /**< our address */
-	struct rte_ether_addr peer; /**< peer address (broadcast until learned) */
-	bool learn_peer;
-	bool shares_memory; /**< memif (or impaired memif): see the lane's life above */
-	char kernel_if[32]; /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	struct rte_ether_addr mac; /**< our address */
+	bool shares_memory;        /**< memif (or impaired memif): see the lane's life above */
+	char kernel_if[32];        /**< kernel interface under AF_XDP / AF_PACKET, or "" */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
@@ -138,6 +143,9 @@ void sl_dp_port_close(struct sl_dp_port *p);
 
 /* The peer is up: lane 0's link is in NORMAL state and a frame arrived within the timeout. */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
+
+/* The peer's address as lane 0 knows it: configured, learned, or broadcast until learned. */
+void sl_dp_port_peer(const struct sl_dp_port *p, struct rte_ether_addr *mac);
 
 /*
  * A counter of the kernel interface under the port (AF_XDP, AF_PACKET, or net_impair over one):

@@ -11,7 +11,8 @@
  * b's RX and the other way round), b marked as sharing memory with its peer as memif does, on a
  * virtual clock. A stopping a drains, says goodbye and leaves once b answered; b goes quiet and
  * reads nothing from its port until the port has gone down and up again. An end that answers
- * while it leaves itself, on a port that shares memory, holds the port for the grace.
+ * while it leaves itself, on a port that shares memory, holds the port for the grace. Each end
+ * has a second lane, which learns the peer's MAC from its own frames only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,24 +150,27 @@ run_transition_tests(void)
 #define POOL_MBUFS 8191
 #define STEP_NS (10 * SL_NS_PER_US)
 
+#define LANES 2 /* lane 0 lives and leaves; lane 1 shows what each lane learns on its own */
+
 static struct rte_mempool *pool;
-static struct rte_ring *ring_ab, *ring_ba;
+static struct rte_ring *ring_ab[LANES], *ring_ba[LANES]; /* a's TX is b's RX, per lane */
 static struct sl_dp_port port_a, port_b;
 static struct sl_dp_lane *a = &port_a.lane[0], *b = &port_b.lane[0];
 static uint64_t now_ns;
 static unsigned int pair_no;
 
 static int
-open_end(struct sl_dp_port *p, const char *name, struct rte_ring *rx, struct rte_ring *tx)
+open_end(struct sl_dp_port *p, const char *name, struct rte_ring **rx, struct rte_ring **tx)
 {
 	char dev[RTE_ETH_NAME_MAX_LEN], err[256];
-	int id = rte_eth_from_rings(name, &rx, 1, &tx, 1, (unsigned int)rte_socket_id());
+	int id = rte_eth_from_rings(name, rx, LANES, tx, LANES, (unsigned int)rte_socket_id());
 	struct sl_dp_port_conf conf = test_dp_port_conf(dev, 100 * SL_NS_PER_US);
 
 	if (id < 0 || rte_eth_dev_get_name_by_port((uint16_t)id, dev) != 0) {
 		print_error("%s: rte_eth_from_rings failed\n", name);
 		return -1;
 	}
+	conf.nb_queues = LANES;
 	if (sl_dp_port_open(p, &conf, pool, err, sizeof(err)) != 0) {
 		print_error("%s\n", err);
 		return -1;
@@ -190,12 +194,16 @@ pair_setup(void **state)
 
 	(void)state;
 	pair_no++;
-	snprintf(name, sizeof(name), "ab%u", pair_no);
-	ring_ab = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "ba%u", pair_no);
-	ring_ba = rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ring_ab == NULL || ring_ba == NULL)
-		return -1;
+	for (unsigned int q = 0; q < LANES; q++) {
+		snprintf(name, sizeof(name), "ab%u.%u", pair_no, q);
+		ring_ab[q] =
+			rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "ba%u.%u", pair_no, q);
+		ring_ba[q] =
+			rte_ring_create(name, 1024, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ring_ab[q] == NULL || ring_ba[q] == NULL)
+			return -1;
+	}
 	snprintf(name, sizeof(name), "net_a%u", pair_no);
 	if (open_end(&port_a, name, ring_ba, ring_ab) != 0)
 		return -1;
@@ -203,6 +211,9 @@ pair_setup(void **state)
 	if (open_end(&port_b, name, ring_ab, ring_ba) != 0)
 		return -1;
 	port_b.shares_memory = true;
+	/* The ring PMD gives every port one address: give each end its own. */
+	port_a.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, 0x0a}};
+	port_b.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0, 0x0b}};
 	for (unsigned int i = 0; i < 1000; i++)
 		poll_both();
 	if (!sl_dp_lane_peer_up(a, now_ns) || !sl_dp_lane_peer_up(b, now_ns)) {
@@ -218,13 +229,16 @@ pair_teardown(void **state)
 	(void)state;
 	sl_dp_port_close(&port_a);
 	sl_dp_port_close(&port_b);
-	/* Frames a quiet lane left in its RX ring are the ring's, not the pool's: free them. */
-	for (struct rte_mbuf *m; rte_ring_dequeue(ring_ab, (void **)&m) == 0;)
-		rte_pktmbuf_free(m);
-	for (struct rte_mbuf *m; rte_ring_dequeue(ring_ba, (void **)&m) == 0;)
-		rte_pktmbuf_free(m);
-	rte_ring_free(ring_ab);
-	rte_ring_free(ring_ba);
+	/* Frames a lane left unread in its RX ring are the ring's, not the pool's: free them. */
+	for (unsigned int q = 0; q < LANES; q++) {
+		struct rte_ring *rings[] = {ring_ab[q], ring_ba[q]};
+
+		for (unsigned int i = 0; i < 2; i++) {
+			for (struct rte_mbuf *m; rte_ring_dequeue(rings[i], (void **)&m) == 0;)
+				rte_pktmbuf_free(m);
+			rte_ring_free(rings[i]);
+		}
+	}
 	/* Every mbuf came back: links, lanes and drivers released what they held. */
 	return rte_mempool_avail_count(pool) == POOL_MBUFS ? 0 : -1;
 }
@@ -284,12 +298,12 @@ sl_dp_lane_poll__quiet_lane_reads_nothing_until_its_port_cycles(void **state)
 	poll_until_a_left((enum sl_dp_lane_state[1]){0}, 1);
 	assert_int_equal(b->life.state, SL_DP_LANE_QUIET);
 	rx0 = b->stats.rx_pkts;
-	unread = rte_ring_count(ring_ab); /* what a sent after b's answer */
+	unread = rte_ring_count(ring_ab[0]); /* what a sent after b's answer */
 	/* A frame waits in b's RX ring: a quiet b must not read it, its link up or not. */
 	assert_non_null(m);
 	assert_non_null(rte_pktmbuf_append(m, 60));
 	memset(rte_pktmbuf_mtod(m, void *), 0, 60);
-	assert_int_equal(rte_ring_enqueue(ring_ab, m), 0);
+	assert_int_equal(rte_ring_enqueue(ring_ab[0], m), 0);
 	for (unsigned int i = 0; i < 100; i++)
 		poll_both();
 	assert_int_equal(b->life.state, SL_DP_LANE_QUIET);
@@ -301,7 +315,7 @@ sl_dp_lane_poll__quiet_lane_reads_nothing_until_its_port_cycles(void **state)
 	poll_both();
 	assert_int_equal(b->life.state, SL_DP_LANE_QUIET_DOWN);
 	assert_int_equal(b->stats.rx_pkts, rx0);
-	assert_int_equal(rte_ring_count(ring_ab), unread + 1);
+	assert_int_equal(rte_ring_count(ring_ab[0]), unread + 1);
 	/* Up again: a new peer; b wakes and reads in the same poll. */
 	assert_int_equal(rte_eth_dev_set_link_up(port_b.port_id), 0);
 	poll_both();
@@ -379,6 +393,36 @@ sl_dp_lane_poll__a_lone_end_leaves_without_asking(void **state)
 	assert_int_equal(sl_link_stats(a->link)->tx_leave, 0);
 }
 
+static void
+sl_dp_lane_poll__each_lane_learns_the_peer_mac_from_its_own_frames(void **state)
+{
+	struct sl_dp_lane *a1 = &port_a.lane[1], *b1 = &port_b.lane[1];
+	struct rte_ether_addr mac;
+
+	(void)state;
+	/* Two different addresses, neither the broadcast a lane sends to until it learns. */
+	assert_false(rte_is_same_ether_addr(&port_a.mac, &port_b.mac));
+	assert_false(rte_is_broadcast_ether_addr(&port_a.mac));
+	assert_false(rte_is_broadcast_ether_addr(&port_b.mac));
+	/* Lane 0 of each end learned the other from its frames; lane 1 received none yet. */
+	assert_true(a->peer_known && b->peer_known);
+	assert_true(rte_is_same_ether_addr(&a->peer, &port_b.mac));
+	assert_true(rte_is_same_ether_addr(&b->peer, &port_a.mac));
+	assert_false(a1->peer_known || b1->peer_known);
+	assert_true(rte_is_broadcast_ether_addr(&a1->peer));
+	sl_dp_port_peer(&port_a, &mac);
+	assert_true(rte_is_same_ether_addr(&mac, &port_b.mac));
+	/* Lane 1 learns from what arrives on its own queue. */
+	for (unsigned int i = 0; i < 100; i++) {
+		now_ns += STEP_NS;
+		sl_dp_lane_poll(a1, now_ns);
+		sl_dp_lane_poll(b1, now_ns);
+	}
+	assert_true(a1->peer_known && b1->peer_known);
+	assert_true(rte_is_same_ether_addr(&a1->peer, &port_b.mac));
+	assert_true(rte_is_same_ether_addr(&b1->peer, &port_a.mac));
+}
+
 static int
 run_poll_tests(void)
 {
@@ -397,6 +441,9 @@ run_poll_tests(void)
 			pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(sl_dp_lane_poll__a_lone_end_leaves_without_asking,
 						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			sl_dp_lane_poll__each_lane_learns_the_peer_mac_from_its_own_frames,
+			pair_setup, pair_teardown),
 	};
 	int failed;
 
