@@ -43,10 +43,6 @@ RTE_LOG_REGISTER_DEFAULT(sluiced_logtype, INFO);
 
 static struct sluiced sluiced_state;
 
-/* A stop first drains the lanes this long, so what the drivers accepted leaves before the
- * ports stop. */
-#define SLUICED_DRAIN_NS (50 * SL_NS_PER_MS)
-
 static void
 usage(FILE *out)
 {
@@ -82,7 +78,7 @@ usage(FILE *out)
 		"\n"
 		"On SIGINT/SIGTERM the lanes drain for %u ms, then each says goodbye to its peer\n"
 		"(LEAVE; up to %u ms for the answer) before the ports close.\n",
-		(unsigned)(SLUICED_DRAIN_NS / SL_NS_PER_MS),
+		(unsigned)(SL_DP_DRAIN_NS / SL_NS_PER_MS),
 		(unsigned)(SL_DP_LEAVE_WAIT_NS / SL_NS_PER_MS));
 	fprintf(out,
 		"Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
@@ -97,34 +93,24 @@ on_signal(int sig)
 	sluiced_state.stop = true;
 }
 
-/* After a stop: drain the worker's lanes for SLUICED_DRAIN_NS. */
-static void
-drain(struct sl_dp_worker *w)
-{
-	uint64_t end = sl_tsc_clock_now_ns(&sluiced_state.clock) + SLUICED_DRAIN_NS, now;
-
-	do {
-		now = sl_tsc_clock_now_ns(&sluiced_state.clock);
-		sl_dp_worker_drain(w, now);
-	} while (now < end);
-}
-
 /*
- * Then say goodbye (docs/link.md, "Leave"): LEAVE on every lane until the peer answers, at most
- * SL_DP_LEAVE_WAIT_NS; a peer that leaves at the same time gets an answer and
- * SL_DP_LEAVE_GRACE_NS to see it before the ports close.
+ * After a stop, the lanes end their life (docs/link.md, "The lane's life"): each drains for
+ * SL_DP_DRAIN_NS, then says goodbye (LEAVE until the peer answers, at most SL_DP_LEAVE_WAIT_NS;
+ * a peer that leaves at the same time gets an answer and SL_DP_LEAVE_GRACE_NS to see it), and
+ * the worker returns once every lane has left and its port may close.
  */
 static void
-leave(struct sl_dp_worker *w)
+stop_lanes(struct sl_dp_worker *w)
 {
-	uint64_t now = sl_tsc_clock_now_ns(&sluiced_state.clock);
-	uint64_t end = now + SL_DP_LEAVE_WAIT_NS;
+	uint64_t now = sl_tsc_clock_now_ns(&sluiced_state.clock), close_ns;
 
-	sl_dp_worker_leave(w, now);
-	while (!sl_dp_worker_leave_poll(w, now) && now < end)
+	sl_dp_worker_stop(w, now);
+	while ((close_ns = sl_dp_worker_close_ns(w)) == UINT64_MAX) {
 		now = sl_tsc_clock_now_ns(&sluiced_state.clock);
-	if (sl_dp_worker_quiet(w))
-		usleep(SL_DP_LEAVE_GRACE_NS / SL_NS_PER_US);
+		sl_dp_worker_poll(w, now);
+	}
+	if (close_ns > now)
+		usleep((useconds_t)((close_ns - now) / SL_NS_PER_US));
 }
 
 static int
@@ -134,8 +120,7 @@ worker_main(void *arg)
 
 	while (!sluiced_state.stop)
 		sl_dp_worker_poll(w, sl_tsc_clock_now_ns(&sluiced_state.clock));
-	drain(w);
-	leave(w);
+	stop_lanes(w);
 	return 0;
 }
 
@@ -459,8 +444,7 @@ run(struct sluiced *d, unsigned long duration_s)
 			if (now >= end_ns)
 				d->stop = true;
 		}
-		drain(wk);
-		leave(wk);
+		stop_lanes(wk);
 		return;
 	}
 	/* Worker 0 runs on the first worker lcore, and so on; the main lcore only waits. */

@@ -93,6 +93,7 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	uint64_t now = sl_tsc_clock_now_ns(&d->clock);
 	uint64_t perq[SL_DP_MAX_QUEUES];
 	char key[96], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_ether_addr peer;
 	struct rte_eth_stats es;
 
 #define KEY(name) (snprintf(key, sizeof(key), "%s%s", prefix, name), key)
@@ -102,7 +103,8 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	ops->u64(ctx, KEY("queues"), p->nb_queues);
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 	ops->str(ctx, KEY("mac"), mac);
-	rte_ether_format_addr(mac, sizeof(mac), &p->peer);
+	sl_dp_port_peer(p, &peer);
+	rte_ether_format_addr(mac, sizeof(mac), &peer);
 	ops->str(ctx, KEY("peer_mac"), mac);
 	ops->str(ctx, KEY("peer_state"), sl_dp_port_peer_up(p, now) ? "up" : "down");
 	for (unsigned int s = 0; s < sl_dp_lane_stat_count; s++) {

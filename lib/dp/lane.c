@@ -17,20 +17,18 @@
  * bytes on every send, since a replay carries the original frame ID), and it goes out with one
  * extra reference, so the driver's free and the ring's eviction each drop their own.
  *
- * The peer's MAC is learned from the source of its first 0x88B5 frame when configured so.
+ * The peer's MAC is learned, when configured so, from the source of the first 0x88B5 frame the
+ * lane itself receives: each lane writes only its own copy, so no two workers share a write.
  *
- * Quiet. When the link has answered the peer's LEAVE on a port that shares memory with the
- * peer (memif), the lane stops touching the port right after the burst that carried the
- * answer: the peer closes as soon as it has the answer, and its close unmaps the rings under
- * any receive or transmit call still running here. Frames still in the backlog are dropped
- * (counted). The lane wakes when the port's link has gone down and come up again (a new peer),
- * or after SL_DP_QUIET_MAX_NS if it never went down.
+ * Which of these a poll does is up to the lane's state (lane_life.c): a running lane polls with
+ * sl_dp_lane_run(), a stopping one drains with sl_dp_lane_drain() and says goodbye with
+ * sl_dp_lane_goodbye(); a quiet one, whose backlog sl_dp_lane_silence() dropped, does none.
  */
 #include <string.h>
 
 #include <rte_ethdev.h>
 
-#include "sl_dp.h"
+#include "sl_dp_lane.h"
 
 const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
@@ -58,14 +56,22 @@ add(uint64_t *counter, uint64_t n)
 }
 
 static void
-write_eth(const struct sl_dp_port *p, struct rte_ether_hdr *eth)
+write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 {
-	rte_ether_addr_copy(&p->peer, &eth->dst_addr);
-	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	rte_ether_addr_copy(&l->peer, &eth->dst_addr);
+	rte_ether_addr_copy(&l->port->mac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
 }
 
 /* --- RX ------------------------------------------------------------------------------------ */
+
+/* Once: the peer's address, published for sl_dp_port_peer() (telemetry) by a release store. */
+static void
+learn_peer(struct sl_dp_lane *l, const struct rte_ether_addr *src)
+{
+	rte_ether_addr_copy(src, &l->peer);
+	__atomic_store_n(&l->peer_known, true, __ATOMIC_RELEASE);
+}
 
 static void
 queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
@@ -106,8 +112,8 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 			drop[n_drop++] = m;
 			continue;
 		}
-		if (p->learn_peer && rte_is_broadcast_ether_addr(&p->peer))
-			rte_ether_addr_copy(&eth->src_addr, &p->peer);
+		if (sl_unlikely(!l->peer_known))
+			learn_peer(l, &eth->src_addr);
 		in[n_in++] = (struct sl_link_rx_frame){
 			.buf = (const uint8_t *)(eth + 1),
 			.len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN),
@@ -188,7 +194,7 @@ build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 
 	if (rte_pktmbuf_mtod(m, uint8_t *) != start && rte_pktmbuf_prepend(m, hlen) == NULL)
 		return NULL;
-	write_eth(l->port, (struct rte_ether_hdr *)start);
+	write_eth(l, (struct rte_ether_hdr *)start);
 	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
 	rte_mbuf_refcnt_update(m, 1);
 	return m;
@@ -205,7 +211,7 @@ build_small(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 		return NULL;
 	buf = (uint8_t *)rte_pktmbuf_append(m, SL_DP_MIN_FRAME);
 	memset(buf, 0, SL_DP_MIN_FRAME);
-	write_eth(l->port, (struct rte_ether_hdr *)buf);
+	write_eth(l, (struct rte_ether_hdr *)buf);
 	memcpy(buf + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
 	return m;
 }
@@ -260,72 +266,29 @@ resend_backlog(struct sl_dp_lane *l)
 	return l->n_backlog == 0;
 }
 
-/* --- Quiet and leave ----------------------------------------------------------------------- */
+/* --- The work of each state (lane_life.c chooses) ------------------------------------------ */
 
-/* After the burst that answered the peer's LEAVE: leave a shared-memory port alone. */
-static void
-go_quiet(struct sl_dp_lane *l, uint64_t now_ns)
+void
+sl_dp_lane_silence(struct sl_dp_lane *l)
 {
-	if (!l->port->shares_memory)
-		return;
 	rte_pktmbuf_free_bulk(l->backlog, l->n_backlog);
 	add(&l->stats.tx_drop_quiet, l->n_backlog);
 	l->n_backlog = 0;
-	l->quiet = true;
-	l->quiet_saw_down = false;
-	l->quiet_until_ns = now_ns + SL_DP_QUIET_MAX_NS;
 	add(&l->stats.quiet_entries, 1);
 }
 
-/* Is a quiet lane still quiet? Reads only the port's link status, which touches no ring. */
-static bool
-still_quiet(struct sl_dp_lane *l, uint64_t now_ns)
-{
-	struct rte_eth_link link;
-
-	if (rte_eth_link_get_nowait(l->port->port_id, &link) != 0)
-		return true;
-	if (link.link_status == RTE_ETH_LINK_DOWN) {
-		l->quiet_saw_down = true;
-		return true;
-	}
-	if (!l->quiet_saw_down && now_ns < l->quiet_until_ns)
-		return true;
-	l->quiet = false;
-	return false;
-}
-
 void
-sl_dp_lane_leave(struct sl_dp_lane *l, uint64_t now_ns)
+sl_dp_lane_goodbye(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	/* Nobody to answer: a peer that is not up (one that left re-initialized the link). */
-	l->leave_alone = !sl_dp_port_peer_up(l->port, now_ns);
-	sl_link_leave(l->link);
-}
-
-bool
-sl_dp_lane_leave_poll(struct sl_dp_lane *l, uint64_t now_ns)
-{
-	if (l->leave_alone || l->quiet || sl_link_leave_acked(l->link))
-		return true;
 	receive(l, now_ns);
 	deliver(l, now_ns);
-	if (!resend_backlog(l))
-		return false;
-	send_link_frames(l, now_ns);
-	if (sl_link_peer_left(l->link)) {
-		/* The peer leaves too and this end just answered it. */
-		go_quiet(l, now_ns);
-		return true;
-	}
-	return sl_link_leave_acked(l->link);
+	if (resend_backlog(l))
+		send_link_frames(l, now_ns);
 }
 
 void
 sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	if (l->quiet)
-		return;
 	receive(l, now_ns);
 	deliver(l, now_ns);
 	resend_backlog(l);
@@ -334,10 +297,8 @@ sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 }
 
 void
-sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
+sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	if (sl_unlikely(l->quiet) && still_quiet(l, now_ns))
-		return;
 	receive(l, now_ns);
 	deliver(l, now_ns);
 	if (!resend_backlog(l))
@@ -345,9 +306,6 @@ sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 	if (l->app.produce && l->n_pending < SL_DP_BURST)
 		l->n_pending += l->app.produce(l->app.ctx, now_ns, l->pending + l->n_pending,
 					       SL_DP_BURST - l->n_pending);
-	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link)) {
+	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link))
 		send_link_frames(l, now_ns);
-		if (sl_unlikely(sl_link_peer_left(l->link)))
-			go_quiet(l, now_ns);
-	}
 }

@@ -13,61 +13,8 @@
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 
-#include "sl_dp.h"
-
-/* The link gives back its references: evicted ring frames, frames not delivered. */
-static void
-lane_release(void *ctx, void *const *handles, unsigned n)
-{
-	(void)ctx;
-	rte_pktmbuf_free_bulk((struct rte_mbuf **)(uintptr_t)handles, n);
-}
-
-static int
-lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_link_conf *link_conf,
-	  struct rte_mempool *pool, char *err, size_t errlen)
-{
-	struct sl_dp_lane *l = &p->lane[q];
-	struct sl_link_conf lc = *link_conf;
-
-	l->port = p;
-	l->queue = q;
-	l->pool = pool;
-	lc.release = lane_release;
-	lc.release_ctx = l;
-	l->link = sl_link_create(&lc);
-	if (l->link == NULL) {
-		snprintf(err, errlen, "%s: lane %u: link settings rejected: %s", p->name, q,
-			 strerror(errno));
-		return -errno;
-	}
-	l->deliv_cap = lc.fc_frames;
-	l->delivered = rte_zmalloc_socket("sl_deliv", sizeof(*l->delivered) * l->deliv_cap,
-					  RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (l->delivered == NULL) {
-		snprintf(err, errlen, "%s: lane %u: no memory for %u delivered frames", p->name, q,
-			 l->deliv_cap);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static void
-lane_fini(struct sl_dp_lane *l)
-{
-	rte_pktmbuf_free_bulk(l->pending, l->n_pending);
-	rte_pktmbuf_free_bulk(l->backlog, l->n_backlog);
-	l->n_pending = l->n_backlog = 0;
-	for (uint32_t i = 0; i < l->deliv_count; i++)
-		rte_pktmbuf_free(l->delivered[(l->deliv_head + i) % l->deliv_cap]);
-	l->deliv_count = 0;
-	rte_free(l->delivered);
-	l->delivered = NULL;
-	sl_link_free(l->link);
-	l->link = NULL;
-}
+#include "sl_dp_lane.h"
 
 void
 sl_dp_port_list(char *buf, size_t len)
@@ -188,13 +135,8 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	}
 	p->nb_queues = conf->nb_queues;
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
-	p->learn_peer = conf->learn_peer;
 	p->peer_timeout_ns = conf->peer_timeout_ns;
 	port_identify(p);
-	if (conf->learn_peer)
-		memset(&p->peer, 0xff, sizeof(p->peer));
-	else
-		p->peer = conf->peer;
 
 	/* No MBUF_FAST_FREE: ring frames are sent with a reference count above one. */
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
@@ -218,7 +160,7 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 				 strerror(-rc));
 			return rc;
 		}
-		rc = lane_init(p, q, &conf->link, pool, err, errlen);
+		rc = sl_dp_lane_init(p, q, conf, pool, err, errlen);
 		if (rc != 0)
 			return rc;
 	}
@@ -254,17 +196,24 @@ sl_dp_port_close(struct sl_dp_port *p)
 		p->started = false;
 	}
 	for (uint16_t q = 0; q < p->nb_queues; q++)
-		lane_fini(&p->lane[q]);
+		sl_dp_lane_fini(&p->lane[q]);
 }
 
 bool
 sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns)
 {
-	const struct sl_dp_lane *l = &p->lane[0];
-	uint64_t last = __atomic_load_n(&l->last_rx_ns, __ATOMIC_RELAXED);
+	return sl_dp_lane_peer_up(&p->lane[0], now_ns);
+}
 
-	return l->link && sl_link_state(l->link) == SL_LINK_NORMAL && last != 0 &&
-	       (int64_t)(now_ns - last) <= (int64_t)p->peer_timeout_ns;
+void
+sl_dp_port_peer(const struct sl_dp_port *p, struct rte_ether_addr *mac)
+{
+	const struct sl_dp_lane *l = &p->lane[0];
+
+	if (__atomic_load_n(&l->peer_known, __ATOMIC_ACQUIRE))
+		rte_ether_addr_copy(&l->peer, mac);
+	else
+		memset(mac, 0xff, sizeof(*mac));
 }
 
 int

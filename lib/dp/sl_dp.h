@@ -12,10 +12,13 @@
  * Every frame received is counted once: not for sluice, chained (unsupported), or handed to the
  * link, which counts it as delivered, duplicate, control, filler or rejected by reason.
  *
- * Leaving (docs/link.md, "Leave"): a daemon that stops tells its peer with the link's LEAVE and
- * closes its ports once the peer answered (or after a timeout). The end that answers, on a port
- * whose memory it shares with the peer (memif), stops touching the port, the lane "quiet",
- * until the port has gone down and up again, because the peer's close unmaps that memory.
+ * A lane's life is one state machine (sl_dp_lane_life.h, lane_life.c; docs/link.md, "The lane's
+ * life"): running; quiet after answering the peer's goodbye on a port whose memory it shares
+ * with the peer (memif), untouched until the port has gone down and up again; and, once the
+ * daemon stops, draining, leaving (the link's LEAVE, until the peer answers) and left.
+ *
+ * No worker writes what another reads: the peer's MAC is learned by each lane from the frames
+ * it receives, and port fields are written only before the workers start.
  */
 #ifndef SL_DP_H
 #define SL_DP_H
@@ -29,6 +32,7 @@
 #include <rte_mempool.h>
 
 #include "sl_common.h"
+#include "sl_dp_lane_life.h"
 #include "sl_link.h"
 #include "sl_stats.h"
 
@@ -105,11 +109,11 @@ struct sl_dp_lane {
 	/* delivered, not yet taken by the consumer (at most the link's fc_frames) */
 	struct rte_mbuf **delivered;
 	uint32_t deliv_head, deliv_count, deliv_cap;
-	/* the peer left and the port shares memory with it: not touched until it cycles */
-	bool quiet;
-	bool quiet_saw_down;     /**< the port's link went down since the lane went quiet */
-	uint64_t quiet_until_ns; /**< ns: wake then if the link never went down */
-	bool leave_alone;        /**< leaving with no peer up to answer */
+	struct sl_dp_lane_life life; /**< state and timer (lane_life.c) */
+	/* peer address: configured, or learned from the first 0x88B5 frame this lane receives
+	 * (broadcast until then); written by the lane's lcore only, once */
+	struct rte_ether_addr peer;
+	bool peer_known; /**< peer holds the address (release store; sl_dp_port_peer acquires) */
 	struct sl_dp_lane_stats stats;
 };
 
@@ -119,11 +123,9 @@ struct sl_dp_port {
 	uint16_t nb_queues;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
-	struct rte_ether_addr mac;  /**< our address */
-	struct rte_ether_addr peer; /**< peer address (broadcast until learned) */
-	bool learn_peer;
-	bool shares_memory; /**< memif (or impaired memif): see "Leaving" above */
-	char kernel_if[32]; /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	struct rte_ether_addr mac; /**< our address */
+	bool shares_memory;        /**< memif (or impaired memif): see the lane's life above */
+	char kernel_if[32];        /**< kernel interface under AF_XDP / AF_PACKET, or "" */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };
@@ -142,6 +144,9 @@ void sl_dp_port_close(struct sl_dp_port *p);
 /* The peer is up: lane 0's link is in NORMAL state and a frame arrived within the timeout. */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
 
+/* The peer's address as lane 0 knows it: configured, learned, or broadcast until learned. */
+void sl_dp_port_peer(const struct sl_dp_port *p, struct rte_ether_addr *mac);
+
 /*
  * A counter of the kernel interface under the port (AF_XDP, AF_PACKET, or net_impair over one):
  * /sys/class/net/<if>/statistics/<name>, e.g. rx_dropped, which counts frames the kernel
@@ -153,30 +158,21 @@ int sl_dp_port_kernel_counter(const struct sl_dp_port *p, const char *name, uint
 /* Names of all ethdev ports, comma separated, for error messages. */
 void sl_dp_port_list(char *buf, size_t len);
 
-/* Poll one lane once at now_ns: receive, run the link, deliver, produce, transmit. */
+/*
+ * Poll one lane once at now_ns: the work of its state (running: receive, run the link, deliver,
+ * produce, transmit; quiet: read the port's link status only; draining, leaving: see the
+ * states), then the events the poll saw (lane_life.c).
+ */
 void sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns);
 
-/*
- * Poll one lane at shutdown: receive and deliver, send what the TX queue refused before, flush
- * the driver; take nothing new from the link or the producer. Frames a driver has accepted are
- * then on the wire before the port stops.
- */
-void sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns);
+/* The daemon stops: a running lane starts draining, then says goodbye; a quiet one is left. */
+void sl_dp_lane_stop(struct sl_dp_lane *l, uint64_t now_ns);
 
-/* Start leaving: the lane's link sends only LEAVE from now on (no new payloads). */
-void sl_dp_lane_leave(struct sl_dp_lane *l, uint64_t now_ns);
+/* ns from which the lane's port may close; UINT64_MAX until the lane has left. */
+uint64_t sl_dp_lane_close_ns(const struct sl_dp_lane *l);
 
-/*
- * Poll a leaving lane once. True once its port may close: the peer answered, the peer is not
- * up (nobody to answer), or the peer is leaving too and this end answered it (then the lane is
- * quiet if the port shares memory, and the caller gives the peer SL_DP_LEAVE_GRACE_NS to see
- * the answer before it closes).
- */
-bool sl_dp_lane_leave_poll(struct sl_dp_lane *l, uint64_t now_ns);
-
-#define SL_DP_LEAVE_WAIT_NS (500 * SL_NS_PER_MS) /**< longest wait for the peer's answer */
-#define SL_DP_LEAVE_GRACE_NS (50 * SL_NS_PER_MS) /**< before closing after answering a peer */
-#define SL_DP_QUIET_MAX_NS SL_NS_PER_S /**< a quiet lane wakes after this if the link stayed up */
+/* The lane's link is in NORMAL state and heard the peer within the port's peer timeout. */
+bool sl_dp_lane_peer_up(const struct sl_dp_lane *l, uint64_t now_ns);
 
 /* One lcore's share of the dataplane: lane `queue` of every port. */
 struct sl_dp_worker {
@@ -192,39 +188,10 @@ sl_dp_worker_poll(struct sl_dp_worker *w, uint64_t now_ns)
 		sl_dp_lane_poll(&w->ports[i]->lane[w->queue], now_ns);
 }
 
-static inline void
-sl_dp_worker_drain(struct sl_dp_worker *w, uint64_t now_ns)
-{
-	for (unsigned int i = 0; i < w->nb_ports; i++)
-		sl_dp_lane_drain(&w->ports[i]->lane[w->queue], now_ns);
-}
+/* sl_dp_lane_stop() on each of the worker's lanes. */
+void sl_dp_worker_stop(struct sl_dp_worker *w, uint64_t now_ns);
 
-static inline void
-sl_dp_worker_leave(struct sl_dp_worker *w, uint64_t now_ns)
-{
-	for (unsigned int i = 0; i < w->nb_ports; i++)
-		sl_dp_lane_leave(&w->ports[i]->lane[w->queue], now_ns);
-}
-
-/* One poll of every leaving lane; true once all of them may close. */
-static inline bool
-sl_dp_worker_leave_poll(struct sl_dp_worker *w, uint64_t now_ns)
-{
-	bool done = true;
-
-	for (unsigned int i = 0; i < w->nb_ports; i++)
-		done &= sl_dp_lane_leave_poll(&w->ports[i]->lane[w->queue], now_ns);
-	return done;
-}
-
-/* Does any of the worker's lanes sit quiet (it answered a peer that leaves)? */
-static inline bool
-sl_dp_worker_quiet(const struct sl_dp_worker *w)
-{
-	for (unsigned int i = 0; i < w->nb_ports; i++)
-		if (w->ports[i]->lane[w->queue].quiet)
-			return true;
-	return false;
-}
+/* The latest sl_dp_lane_close_ns() of the worker's lanes: UINT64_MAX until all have left. */
+uint64_t sl_dp_worker_close_ns(const struct sl_dp_worker *w);
 
 #endif /* SL_DP_H */

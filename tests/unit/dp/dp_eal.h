@@ -2,6 +2,7 @@
 /*
  * dp_eal.h - EAL start-up for the lib/dp unit tests: no hugepages, no PCI, one net_ring0 port
  * whose TX ring is its own RX ring, a file prefix unique to the process. Runs without root.
+ * And the port settings the tests share: one lane, learning its peer, a 2^8-frame ring.
  */
 #ifndef TEST_DP_EAL_H
 #define TEST_DP_EAL_H
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+
+#include "sl_dp.h"
 
 static inline int
 test_dp_eal_init(const char *name)
@@ -20,6 +23,29 @@ test_dp_eal_init(const char *name)
 
 	snprintf(prefix, sizeof(prefix), "sl-%s-%d", name, getpid());
 	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0 ? -1 : 0;
+}
+
+/* One lane on device, control runs and keepalives every ctrl_ns (ns). */
+static inline struct sl_dp_port_conf
+test_dp_port_conf(const char *device, uint64_t ctrl_ns)
+{
+	return (struct sl_dp_port_conf){
+		.device = device,
+		.nb_queues = 1,
+		.rx_desc = 512,
+		.tx_desc = 512,
+		.learn_peer = true,
+		.peer_timeout_ns = SL_NS_PER_S,
+		.link =
+			{
+				.fmt = {.mode = SL_WIRE_MODE_FAITHFUL,
+					.scope_bytes = SL_DP_VCODE_HDR_BYTES},
+				.ring_order = 8,
+				.keepalive_ns = ctrl_ns,
+				.ctrl_interval_ns = ctrl_ns,
+				.fc_frames = 256,
+			},
+	};
 }
 
 #endif /* TEST_DP_EAL_H */

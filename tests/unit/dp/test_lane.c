@@ -28,23 +28,7 @@ static int
 setup(void **state)
 {
 	char err[256];
-	struct sl_dp_port_conf conf = {
-		.device = "net_ring0",
-		.nb_queues = 1,
-		.rx_desc = 512,
-		.tx_desc = 512,
-		.learn_peer = true,
-		.peer_timeout_ns = SL_NS_PER_S,
-		.link =
-			{
-				.fmt = {.mode = SL_WIRE_MODE_FAITHFUL,
-					.scope_bytes = SL_DP_VCODE_HDR_BYTES},
-				.ring_order = 8,
-				.keepalive_ns = 10 * SL_NS_PER_US,
-				.ctrl_interval_ns = 10 * SL_NS_PER_US,
-				.fc_frames = 256,
-			},
-	};
+	struct sl_dp_port_conf conf = test_dp_port_conf("net_ring0", 10 * SL_NS_PER_US);
 
 	(void)state;
 	if (test_dp_eal_init("test_dp_lane") != 0)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_dp_lane.h - inside lib/dp only: what port.c, lane.c and lane_life.c ask of each other.
+ * lane_life.c owns a lane's life (creation, states, teardown); lane.c does the work each state
+ * polls with (the RX and TX bursts) and the actions that touch the TX backlog.
+ */
+#ifndef SL_DP_LANE_H
+#define SL_DP_LANE_H
+
+#include "sl_dp.h"
+
+/* Give lane q of p its link and queues; 0 or -errno with a message naming the lane in err. */
+int sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *conf,
+		    struct rte_mempool *pool, char *err, size_t errlen);
+
+/* Free the lane's link and every frame it still holds (idempotent). */
+void sl_dp_lane_fini(struct sl_dp_lane *l);
+
+/* RUNNING: receive, deliver, send what the queue refused, produce, run the link's TX. */
+void sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns);
+
+/*
+ * DRAINING: receive and deliver, send what the TX queue refused before, flush the driver; take
+ * nothing new from the link or the producer, so frames a driver accepted leave before the port
+ * stops.
+ */
+void sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns);
+
+/* LEAVING: receive and deliver, send what the queue refused, then the link's LEAVE runs (or its
+ * answer to the peer's LEAVE); nothing from the producer. */
+void sl_dp_lane_goodbye(struct sl_dp_lane *l, uint64_t now_ns);
+
+/* SL_DP_LANE_ACT_SILENCE: drop the TX backlog (tx_drop_quiet) and count the quiet entry. */
+void sl_dp_lane_silence(struct sl_dp_lane *l);
+
+#endif /* SL_DP_LANE_H */
