@@ -2,16 +2,17 @@
 /*
  * config.c - sluiced's INI schema, loading and validation.
  *
- * One table (keys[]) describes every key: its section, type, range, default, unit and help. The
- * same table drives parsing, default values, unknown-key detection and --help, so the docs can
- * not drift from the code. rte_cfgfile does the parsing; because it keeps no line numbers, a
- * small scan of the file first checks the syntax line by line and later locates
- * (section, key) so that every error reads `file:line: key: what is wrong`.
+ * One table (keys[]) describes every key: its section, type, kind of quantity, unit, range,
+ * default, what 0 means and help. The same table drives parsing (through lib/common's
+ * sl_parse_qty, so rate, size and duration keys also take a unit: rtt_us = 2ms), default
+ * values, unknown-key detection and --help; tests/unit/sluiced/test_config.c checks --help and
+ * docs/configuration.md against it. rte_cfgfile does the parsing; because it keeps no line numbers,
+ * a small scan of the file first checks the syntax line by line and later locates (section, key) so
+ * that every error reads `file:line: key: what is wrong`.
  *
  * Comments start with ';' (rte_cfgfile's comment character). Port sections are [port.N],
  * N = 0..SLUICED_MAX_PORTS-1, each naming one DPDK device.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -22,94 +23,150 @@
 
 #include "config.h"
 #include "sl_common.h"
+#include "sl_link.h"
+#include "sl_parse.h"
 #include "sl_str.h"
 
-enum key_type {
-	KEY_STRING,   /**< char[] member, size is the array size */
-	KEY_UINT,     /**< unsigned member of `size` bytes, value * scale in [min, max] */
-	KEY_ENUM,     /**< unsigned int member: index of the value in choices ("a|b|c") */
-	KEY_PEER_MAC, /**< "learn" or aa:bb:cc:dd:ee:ff */
-};
-
-struct key_desc {
-	const char *section; /**< "sluiced" or "port" (matches [port.N]) */
-	const char *name;
-	enum key_type type;
-	size_t offset; /**< in struct sluiced_conf, or in struct sluiced_port_conf */
-	size_t size;
-	uint64_t min, max;   /**< KEY_UINT bounds, in the key's own unit */
-	uint64_t scale;      /**< KEY_UINT: stored = value * scale (e.g. us -> ns) */
-	const char *choices; /**< KEY_ENUM: "a|b|c" */
-	const char *def;     /**< default as written in the file; NULL = required */
-	const char *help;
-};
+#define SL_STR_(x) #x
+#define SL_STR(x) SL_STR_(x)
 
 #define CONF(m) offsetof(struct sluiced_conf, m), sizeof(((struct sluiced_conf *)0)->m)
 #define PORT(m) offsetof(struct sluiced_port_conf, m), sizeof(((struct sluiced_port_conf *)0)->m)
-
 #define LINK(m) CONF(link.m)
 #define TRAFFIC(m) CONF(traffic.m)
 
-static const struct key_desc keys[] = {
-	{"sluiced", "name", KEY_STRING, CONF(name), 0, 0, 0, NULL, "sluiced",
-	 "host name shown in telemetry and reports"},
-	{"sluiced", "workers", KEY_UINT, CONF(workers), 0, 64, 1, NULL, "0",
-	 "worker lcores, one RX/TX queue pair (lane) per port each; 0 runs everything on the main "
-	 "lcore"},
-	{"sluiced", "mbufs", KEY_UINT, CONF(mbufs), 0, 16777215, 1, NULL, "0",
-	 "mbufs in each packet pool; 0 sizes it from what the lanes hold (replay rings, "
-	 "flow-control buffers, NIC rings)"},
-	{"sluiced", "mbuf_cache", KEY_UINT, CONF(mbuf_cache), 0, 512, 1, NULL, "256",
-	 "per-lcore mempool cache, mbufs"},
-	{"sluiced", "mbuf_data_room", KEY_UINT, CONF(mbuf_data_room), 256, 65535, 1, NULL, "2176",
-	 "data room per mbuf in bytes, headroom included"},
-	{"sluiced", "peer_timeout_ms", KEY_UINT, CONF(peer_timeout_ns), 1, 600000, 1000000, NULL,
-	 "500", "the peer is reported down after this long without a frame, milliseconds"},
-	{"link", "mode", KEY_ENUM, LINK(mode), 0, 0, 0, "faithful|extended", "faithful",
-	 "faithful: frame ID implicit (RIFL); extended: explicit 32-bit ID, rings up to 2^20"},
-	{"link", "vcode_scope", KEY_ENUM, LINK(vcode_scope), 0, 0, 0, "header|frame", "header",
-	 "bytes VCODE covers: link + transport header (the FCS covers the rest) or the whole "
-	 "frame"},
-	{"link", "replay", KEY_ENUM, LINK(replay), 0, 0, 0, "ring|missing", "ring",
-	 "replay the whole ring (RIFL) or from the first missing frame (extended mode only)"},
-	{"link", "ring_order", KEY_UINT, LINK(ring_order), 0, 20, 1, NULL, "0",
-	 "replay ring of 2^k frames; 0 sizes it from rate_mbps x rtt_us (RIFL's rule)"},
-	{"link", "rate_mbps", KEY_UINT, LINK(rate_bps), 1, 400000, 1000000, NULL, "10000",
-	 "link rate assumed when sizing the ring and the flow-control buffer, Mbit/s"},
-	{"link", "rtt_us", KEY_UINT, LINK(rtt_ns), 1, 1000000, 1000, NULL, "1000",
-	 "round-trip time assumed when sizing, microseconds"},
-	{"link", "sizing_frame_bytes", KEY_UINT, LINK(sizing_frame_bytes), 60, 9018, 1, NULL,
-	 "1024", "frame size assumed when sizing, bytes"},
-	{"link", "fc_frames", KEY_UINT, LINK(fc_frames), 0, 1048576, 1, NULL, "0",
-	 "flow-control buffer S_FC, frames; 0 = 1.5 x rate x RTT"},
-	{"link", "fc_on_frames", KEY_UINT, LINK(fc_on_frames), 0, 1048576, 1, NULL, "0",
-	 "send pause at this many undelivered frames; 0 = 2/3 of S_FC"},
-	{"link", "fc_off_frames", KEY_UINT, LINK(fc_off_frames), 0, 1048576, 1, NULL, "0",
-	 "send resume at this many undelivered frames; 0 = 1/3 of S_FC"},
-	{"link", "keepalive_us", KEY_UINT, LINK(keepalive_ns), 1, 10000000, 1000, NULL, "100",
-	 "send an IDLE frame after this long without sending, microseconds (bounds loss "
-	 "detection)"},
-	{"link", "ctrl_interval_us", KEY_UINT, LINK(ctrl_interval_ns), 1, 1000000, 1000, NULL,
-	 "1000", "gap between runs of control frames, microseconds"},
-	{"traffic", "mode", KEY_ENUM, TRAFFIC(mode), 0, 0, 0, "off|send|check|both", "off",
-	 "link test traffic: generate payloads, check the peer's, or both"},
-	{"traffic", "body_bytes", KEY_UINT, TRAFFIC(body_bytes), 44, 9000, 1, NULL, "1024",
-	 "test payload size (the link body), bytes"},
-	{"traffic", "rate_mbps", KEY_UINT, TRAFFIC(rate_bps), 0, 400000, 1000000, NULL, "0",
-	 "generator rate in payload Mbit/s; 0 = as fast as the link takes them"},
-	{"traffic", "frames", KEY_UINT, TRAFFIC(frames), 0, UINT64_C(1) << 48, 1, NULL, "0",
-	 "payloads to generate per lane; 0 = until stopped"},
-	{"traffic", "consume_mbps", KEY_UINT, TRAFFIC(consume_bps), 0, 400000, 1000000, NULL, "0",
-	 "checker consumption rate in payload Mbit/s (a slow receiver); 0 = unthrottled"},
-	{"port", "device", KEY_STRING, PORT(device), 0, 0, 0, NULL, NULL,
-	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)"},
-	{"port", "peer_mac", KEY_PEER_MAC, 0, 0, 0, 0, 0, NULL, "learn",
-	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame"},
-	{"port", "rx_desc", KEY_UINT, PORT(rx_desc), 64, 32768, 1, NULL, "1024",
-	 "RX descriptors per queue"},
-	{"port", "tx_desc", KEY_UINT, PORT(tx_desc), 64, 32768, 1, NULL, "1024",
-	 "TX descriptors per queue"},
+/* A whole-number key: member, kind, base units per unit of the key, [lo, hi] in that unit. */
+#define UINT(sec, key, member, qty, scale, lo, hi, def, zero, help)                                \
+	{                                                                                          \
+		sec, key, SLUICED_KEY_UINT, member, qty, scale, lo, hi, NULL, def, help, zero      \
+	}
+#define COUNT(sec, key, member, lo, hi, def, zero, help)                                           \
+	{                                                                                          \
+		sec, key, SLUICED_KEY_UINT, member, SL_QTY_COUNT, 1, lo, hi, NULL, def, help, zero \
+	}
+#define ENUM(sec, key, member, choices, def, help)                                                 \
+	{                                                                                          \
+		sec, key, SLUICED_KEY_ENUM, member, SL_QTY_COUNT, 0, 0, 0, choices, def, help,     \
+			NULL                                                                       \
+	}
+
+static const struct sluiced_key keys[] = {
+	{"sluiced", "name", SLUICED_KEY_STRING, CONF(name), SL_QTY_COUNT, 0, 0, 0, NULL, "sluiced",
+	 "host name shown in telemetry and reports", NULL},
+	COUNT("sluiced", "workers", CONF(workers), 0, 64, "0", "everything runs on the main lcore",
+	      "worker lcores, one RX/TX queue pair (lane) per port each"),
+	COUNT("sluiced", "mbufs", CONF(mbufs), 0, 16777215, "0",
+	      "sized from what the lanes hold (replay rings, flow-control buffers, NIC rings)",
+	      "mbufs in each packet pool"),
+	COUNT("sluiced", "mbuf_cache", CONF(mbuf_cache), 0, 512, "256", NULL,
+	      "per-lcore mempool cache, mbufs"),
+	UINT("sluiced", "mbuf_data_room", CONF(mbuf_data_room), SL_QTY_BYTES, 1, 256, 65535, "2176",
+	     NULL, "data room per mbuf, headroom included"),
+	UINT("sluiced", "peer_timeout_ms", CONF(peer_timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 1,
+	     600000, "500", NULL, "the peer is reported down after this long without a frame"),
+	ENUM("link", "mode", LINK(mode), "faithful|extended", "faithful",
+	     "faithful: frame ID implicit (RIFL); extended: explicit 32-bit ID, rings up to 2^20"),
+	ENUM("link", "vcode_scope", LINK(vcode_scope), "header|frame", "header",
+	     "bytes VCODE covers: link + transport header (the FCS covers the rest) or the whole "
+	     "frame"),
+	ENUM("link", "replay", LINK(replay), "ring|missing", "ring",
+	     "replay the whole ring (RIFL) or from the first missing frame (extended mode only)"),
+	COUNT("link", "ring_order", LINK(ring_order), 0, SL_LINK_ORDER_MAX_EXTENDED, "0",
+	      "sized from rate_mbps x rtt_us (RIFL's rule)",
+	      "replay ring of 2^k frames; the link mode bounds k (an error names the limits)"),
+	UINT("link", "rate_mbps", LINK(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000",
+	     NULL, "link rate assumed when sizing the ring and the flow-control buffer"),
+	UINT("link", "rtt_us", LINK(rtt_ns), SL_QTY_NS, SL_NS_PER_US, 1, 1000000, "1000", NULL,
+	     "round-trip time assumed when sizing"),
+	UINT("link", "sizing_frame_bytes", LINK(sizing_frame_bytes), SL_QTY_BYTES, 1, 60, 9018,
+	     "1024", NULL, "frame size assumed when sizing"),
+	COUNT("link", "fc_frames", LINK(fc_frames), 0, 1048576, "0",
+	      SL_STR(SL_LINK_FC_RTTS) " x rate x RTT (RIFL asks at least 1.5 x)",
+	      "flow-control buffer S_FC, frames"),
+	COUNT("link", "fc_on_frames", LINK(fc_on_frames), 0, 1048576, "0", "2/3 of S_FC",
+	      "send pause at this many undelivered frames"),
+	COUNT("link", "fc_off_frames", LINK(fc_off_frames), 0, 1048576, "0", "1/3 of S_FC",
+	      "send resume at this many undelivered frames"),
+	UINT("link", "keepalive_us", LINK(keepalive_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000,
+	     "100", NULL,
+	     "send an IDLE frame after this long without sending (bounds loss detection)"),
+	UINT("link", "ctrl_interval_us", LINK(ctrl_interval_ns), SL_QTY_NS, SL_NS_PER_US, 1,
+	     1000000, "1000", NULL, "gap between runs of control frames"),
+	ENUM("traffic", "mode", TRAFFIC(mode), "off|send|check|both", "off",
+	     "link test traffic: generate payloads, check the peer's, or both"),
+	UINT("traffic", "body_bytes", TRAFFIC(body_bytes), SL_QTY_BYTES, 1, 44, 9000, "1024", NULL,
+	     "test payload size (the link body)"),
+	UINT("traffic", "rate_mbps", TRAFFIC(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000, "0",
+	     "as fast as the link takes them", "generator rate in payload bits"),
+	COUNT("traffic", "frames", TRAFFIC(frames), 0, UINT64_C(1) << 48, "0", "until stopped",
+	      "payloads to generate per lane"),
+	UINT("traffic", "consume_mbps", TRAFFIC(consume_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0,
+	     400000, "0", "unthrottled",
+	     "checker consumption rate in payload bits (a slow receiver)"),
+	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
+	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
+	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
+	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame", NULL},
+	COUNT("port", "rx_desc", PORT(rx_desc), 64, 32768, "1024", NULL,
+	      "RX descriptors per queue"),
+	COUNT("port", "tx_desc", PORT(tx_desc), 64, 32768, "1024", NULL,
+	      "TX descriptors per queue"),
 };
+
+const struct sluiced_key *
+sluiced_conf_keys(size_t *n)
+{
+	*n = SL_ARRAY_SIZE(keys);
+	return keys;
+}
+
+/* What a value of k may be, in base units. */
+static struct sl_parse_spec
+key_spec(const struct sluiced_key *k)
+{
+	return (struct sl_parse_spec){.qty = k->qty,
+				      .unit = k->scale,
+				      .min = k->min * k->scale,
+				      .max = k->max * k->scale};
+}
+
+/* The rules of k: its range and units, its choices, what 0 means. snprintf's count. */
+static int
+rules(const struct sluiced_key *k, char *buf, size_t len)
+{
+	const char *unit = sl_parse_unit_name(k->qty, k->scale);
+
+	if (k->type == SLUICED_KEY_ENUM)
+		return snprintf(buf, len, "; one of %s", k->choices);
+	if (k->type != SLUICED_KEY_UINT)
+		return snprintf(buf, len, "%s", "");
+	return snprintf(buf, len, "; %" PRIu64 "..%" PRIu64 "%s%s%s%s%s%s", k->min, k->max,
+			unit ? " " : "", unit ? unit : "",
+			k->qty != SL_QTY_COUNT ? ", or with a unit: " : "",
+			k->qty != SL_QTY_COUNT ? sl_parse_units(k->qty) : "",
+			k->zero ? "; 0 = " : "", k->zero ? k->zero : "");
+}
+
+/* text on lines of at most HELP_COLUMNS, each indented by indent spaces, broken at blanks. */
+#define HELP_COLUMNS 100
+static void
+print_wrapped(FILE *out, const char *text, int indent)
+{
+	while (*text) {
+		int room = HELP_COLUMNS - indent, n = (int)strlen(text);
+
+		if (n > room) {
+			n = room;
+			while (n > 0 && text[n] != ' ')
+				n--;
+			if (n == 0)
+				n = (int)strcspn(text, " ");
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", n, text);
+		text += n;
+		text += *text == ' ';
+	}
+}
 
 void
 sluiced_conf_print_keys(FILE *out)
@@ -117,7 +174,9 @@ sluiced_conf_print_keys(FILE *out)
 	const char *section = "";
 
 	for (size_t i = 0; i < SL_ARRAY_SIZE(keys); i++) {
-		const struct key_desc *k = &keys[i];
+		const struct sluiced_key *k = &keys[i];
+		char text[512];
+		int n;
 
 		if (strcmp(section, k->section) != 0) {
 			section = k->section;
@@ -127,9 +186,10 @@ sluiced_conf_print_keys(FILE *out)
 			else
 				fprintf(out, "\n  [%s]\n", section);
 		}
-		fprintf(out, "    %-18s %s (%s%sdefault: %s)\n", k->name, k->help,
-			k->choices ? k->choices : "", k->choices ? "; " : "",
-			k->def ? k->def : "required");
+		fprintf(out, "    %s = %s\n", k->name, k->def ? k->def : "(required)");
+		n = snprintf(text, sizeof(text), "%s", k->help);
+		rules(k, text + n, sizeof(text) - (size_t)n);
+		print_wrapped(out, text, 8);
 	}
 }
 
@@ -207,22 +267,8 @@ line_of(const char *path, const char *section, const char *key)
 
 /* --- values -------------------------------------------------------------------------------- */
 
-static int
-parse_uint(const char *v, uint64_t *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*v))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(v, &end, 0);
-	if (errno || *end != '\0')
-		return -EINVAL;
-	return 0;
-}
-
 static void
-store_uint(void *base, const struct key_desc *k, uint64_t v)
+store_uint(void *base, const struct sluiced_key *k, uint64_t v)
 {
 	char *p = (char *)base + k->offset;
 
@@ -241,7 +287,7 @@ store_uint(void *base, const struct key_desc *k, uint64_t v)
 
 /* Print `file:line: key: <what is wrong>, got '<value>'` and return -1. */
 static int
-bad_value(const struct sluiced_conf *c, const char *section, const struct key_desc *k,
+bad_value(const struct sluiced_conf *c, const char *section, const struct sluiced_key *k,
 	  const char *what, const char *value, FILE *err)
 {
 	fprintf(err, "%s:%u: %s: %s, got '%s'\n", c->path, line_of(c->path, section, k->name),
@@ -251,30 +297,29 @@ bad_value(const struct sluiced_conf *c, const char *section, const struct key_de
 
 /* Apply one value of key k to base (the conf or a port conf). 0 or -1 after an error line. */
 static int
-apply(struct sluiced_conf *c, void *base, const struct key_desc *k, const char *section,
+apply(struct sluiced_conf *c, void *base, const struct sluiced_key *k, const char *section,
       const char *value, FILE *err)
 {
-	char what[96];
+	char what[SL_PARSE_WHY_MAX];
 	uint64_t v;
 
 	switch (k->type) {
-	case KEY_STRING:
+	case SLUICED_KEY_STRING:
 		if (value[0] == '\0' || strlen(value) >= k->size) {
 			snprintf(what, sizeof(what), "must be 1 to %zu characters", k->size - 1);
 			return bad_value(c, section, k, what, value, err);
 		}
 		memcpy((char *)base + k->offset, value, strlen(value) + 1);
 		return 0;
-	case KEY_UINT:
-		if (parse_uint(value, &v) < 0 || v < k->min || v > k->max) {
-			snprintf(what, sizeof(what),
-				 "expected a whole number in [%" PRIu64 ", %" PRIu64 "]", k->min,
-				 k->max);
+	case SLUICED_KEY_UINT: {
+		const struct sl_parse_spec spec = key_spec(k);
+
+		if (sl_parse_qty(value, &spec, &v, what, sizeof(what)) < 0)
 			return bad_value(c, section, k, what, value, err);
-		}
-		store_uint(base, k, v * k->scale);
+		store_uint(base, k, v);
 		return 0;
-	case KEY_ENUM: {
+	}
+	case SLUICED_KEY_ENUM: {
 		size_t vlen = strlen(value);
 		unsigned int idx = 0;
 
@@ -290,7 +335,7 @@ apply(struct sluiced_conf *c, void *base, const struct key_desc *k, const char *
 		snprintf(what, sizeof(what), "expected one of %s", k->choices);
 		return bad_value(c, section, k, what, value, err);
 	}
-	case KEY_PEER_MAC: {
+	case SLUICED_KEY_PEER_MAC: {
 		struct sluiced_port_conf *p = base;
 
 		p->learn_peer = strcmp(value, "learn") == 0;
@@ -330,7 +375,7 @@ load_section(struct sluiced_conf *c, struct rte_cfgfile *cfg, const char *sectio
 		return -1;
 	n = rte_cfgfile_section_entries(cfg, section, e, n);
 	for (int i = 0; i < n; i++) {
-		const struct key_desc *k = NULL;
+		const struct sluiced_key *k = NULL;
 
 		for (int j = 0; j < i; j++)
 			if (strcmp(e[i].name, e[j].name) == 0) {
@@ -366,13 +411,12 @@ out:
 static int
 port_index(const char *section)
 {
-	char *end;
-	long n;
+	uint64_t n;
 
-	if (strncmp(section, "port.", 5) != 0 || !isdigit((unsigned char)section[5]))
+	if (strncmp(section, "port.", 5) != 0 ||
+	    sl_parse_u64(section + 5, 0, SLUICED_MAX_PORTS - 1, &n, NULL, 0) < 0)
 		return -1;
-	n = strtol(section + 5, &end, 10);
-	return *end == '\0' && n >= 0 && n < SLUICED_MAX_PORTS ? (int)n : -1;
+	return (int)n;
 }
 
 int

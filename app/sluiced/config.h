@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 
 #include "sl_dp.h"
+#include "sl_parse.h"
 
 #define SLUICED_MAX_PORTS SL_DP_MAX_PORTS
 #define SLUICED_NAME_MAX 64
@@ -44,7 +45,7 @@ struct sluiced_link_conf {
 	uint64_t rate_bps;           /**< link rate for sizing, bits/s */
 	uint64_t rtt_ns;             /**< round-trip time for sizing */
 	uint32_t sizing_frame_bytes; /**< frame size assumed by the sizing rules, bytes */
-	uint32_t fc_frames;          /**< S_FC, frames; 0 = 1.5 x rate x RTT */
+	uint32_t fc_frames;          /**< S_FC, frames; 0 = SL_LINK_FC_RTTS x rate x RTT */
 	uint32_t fc_on_frames;       /**< pause at this occupancy, frames; 0 = 2/3 S_FC */
 	uint32_t fc_off_frames;      /**< resume at this occupancy, frames; 0 = 1/3 S_FC */
 	uint64_t keepalive_ns;       /**< IDLE after this long without sending */
@@ -78,10 +79,40 @@ struct sluiced_conf {
 	struct sluiced_port_conf port[SLUICED_MAX_PORTS];
 };
 
+enum sluiced_key_type {
+	SLUICED_KEY_STRING,   /**< char[] member, size is the array size */
+	SLUICED_KEY_UINT,     /**< unsigned member of `size` bytes, a quantity (sl_parse.h) */
+	SLUICED_KEY_ENUM,     /**< unsigned int member: index of the value in choices ("a|b|c") */
+	SLUICED_KEY_PEER_MAC, /**< "learn" or aa:bb:cc:dd:ee:ff */
+};
+
+/* One configuration key: the schema the parser, the defaults and --help all read. */
+struct sluiced_key {
+	const char *section; /**< "sluiced", "link", "traffic" or "port" (matches [port.N]) */
+	const char *name;
+	enum sluiced_key_type type;
+	size_t offset;       /**< in struct sluiced_conf, or in struct sluiced_port_conf */
+	size_t size;         /**< bytes of the member */
+	enum sl_qty qty;     /**< UINT: count, bytes, bit/s or ns */
+	uint64_t scale;      /**< UINT: base units (ns, bit/s, bytes) per unit of the key */
+	uint64_t min, max;   /**< UINT: bounds, in the key's own unit */
+	const char *choices; /**< ENUM: "a|b|c" */
+	const char *def;     /**< default as written in the file; NULL = required */
+	const char *help;
+	const char *zero; /**< UINT: what 0 stands for, or NULL */
+};
+
+/* The schema: every key of every section, in --help's order. */
+const struct sluiced_key *sluiced_conf_keys(size_t *n);
+
 /* Load and validate path. 0, or -1 after printing `file:line: key: problem` to err. */
 int sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err);
 
-/* Print every section and key with its default and meaning (for --help). */
+/*
+ * Print every section and key for --help, from the schema: "    key = default" (or
+ * "(required)"), then an indented line with its meaning, range, units, choices and what 0
+ * stands for.
+ */
 void sluiced_conf_print_keys(FILE *out);
 
 #endif /* SLUICED_CONFIG_H */

@@ -290,7 +290,7 @@ sl_link_ring_order(const struct sl_wire_fmt *fmt, uint64_t rate_bps, uint64_t rt
 uint32_t
 sl_link_fc_frames(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
 {
-	uint64_t f = frame_bytes ? 3 * bdp_frames(rate_bps, rtt_ns, frame_bytes) : 0;
+	uint64_t f = frame_bytes ? SL_LINK_FC_RTTS * bdp_frames(rate_bps, rtt_ns, frame_bytes) : 0;
 
 	return (uint32_t)SL_MIN(SL_MAX(f, 3), UINT32_MAX);
 }

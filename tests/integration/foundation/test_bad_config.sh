@@ -93,6 +93,22 @@ device = net_ring0
 device = net_ring0'
 case_ no_port "^FILE:1: \[port.0\]: no port configured" '[sluiced]
 name = x'
+case_ unit_out_of_range "^FILE:3: rtt_us: expected a duration in \[1us, 1s\], got '2s'" '[link]
+mode = faithful
+rtt_us = 2s
+[port.0]
+device = net_ring0'
+case_ unit_of_another_kind "^FILE:2: rate_mbps: expected a rate in \[1Mbps, 400Gbps\] \(units: bps, Kbps, Mbps, Gbps\), got '10GB'" '[link]
+rate_mbps = 10GB
+[port.0]
+device = net_ring0'
+case_ unit_not_whole "^FILE:2: keepalive_us: not a whole number of ns; expected a duration in \[1us, 10s\], got '1.5ns'" '[link]
+keepalive_us = 1.5ns
+[port.0]
+device = net_ring0'
+case_ unit_on_a_count "^FILE:3: rx_desc: expected a whole number in \[64, 32768\], got '1K'" '[port.0]
+device = net_ring0
+rx_desc = 1K'
 case_ too_many_workers "^FILE:2: workers: 2 worker lcores need 3 EAL lcores \(-l\), EAL has 1" '[sluiced]
 workers = 2
 [port.0]
@@ -118,11 +134,20 @@ rc=0
 if [ "$rc" -eq 2 ]; then passes=$((passes + 1)); else
     echo "FAIL unknown option: exit $rc" >&2; fails=$((fails + 1)); fi
 
-# --help: exit 0, and every key of the schema in config.c appears in it.
+# A config with units runs (rtt_us = 20us and the others are the keys' own spellings too).
+printf '[link]\nrate_mbps = 1Gbps\nrtt_us = 20us\nkeepalive_us = 0.1ms\n[traffic]\nbody_bytes = 1KiB\n[port.0]\ndevice = net_ring0\n' >"$tmp/units.ini"
+rc=0
+"$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --log-level=error --vdev net_ring0 \
+    -- --config "$tmp/units.ini" --duration-s 1 >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" -eq 0 ]; then passes=$((passes + 1)); else
+    echo "FAIL units: exit $rc $(cat "$tmp/err")" >&2; fails=$((fails + 1)); fi
+
+# --help: exit 0, and every key of the schema in config.c appears in it (tests/unit/sluiced
+# checks --help and docs/configuration.md against the schema in full).
 "$sluiced" --help >"$tmp/help"
-for key in $(grep -oE '^\s*\{"(sluiced|link|traffic|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
+for key in $(grep -oE '"(sluiced|link|traffic|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
              sed -E 's/.*"([a-z_]+)"$/\1/'); do
-    if grep -qE "^\s+$key\s" "$tmp/help"; then passes=$((passes + 1)); else
+    if grep -qE "^\s+$key = " "$tmp/help"; then passes=$((passes + 1)); else
         echo "FAIL --help does not document key $key" >&2; fails=$((fails + 1)); fi
 done
 

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests for app/sluiced/config.c: the schema against `sluiced --help` and docs/configuration.md
+ * (every key of the schema in both, with its default; no key in either that the schema lacks),
+ * the default S_FC rule they state against lib/link's, and keys with units.
+ *
+ *   test_sluiced_config SLUICED_BINARY DOCS/configuration.md
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "sl_link.h"
+
+#define MAX_ENTRIES 128
+
+/* One key as a text lists it. */
+struct entry {
+	char section[16]; /**< "sluiced", "link", "traffic", "port" */
+	char key[48];
+	char def[64];    /**< as shown, backticks removed; "required" for none */
+	char text[1024]; /**< the rest of what the text says about it */
+};
+
+struct listing {
+	struct entry e[MAX_ENTRIES];
+	size_t n;
+};
+
+static const char *sluiced_bin, *docs_path;
+static struct listing help, docs;
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	s += strspn(s, " \t`");
+	e = s + strlen(s);
+	while (e > s && strchr(" \t\n`", e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* "[port.N]  (...)" or "## [link]" -> "port" / "link". */
+static void
+section_of(const char *line, char *out, size_t len)
+{
+	const char *open = strchr(line, '['), *end = open ? strpbrk(open, ".]") : NULL;
+
+	snprintf(out, len, "%.*s", end ? (int)(end - open - 1) : 0, open ? open + 1 : "");
+}
+
+static struct entry *
+add(struct listing *l, const char *section, const char *key, const char *def)
+{
+	struct entry *e;
+
+	assert_true(l->n < MAX_ENTRIES);
+	e = &l->e[l->n++];
+	snprintf(e->section, sizeof(e->section), "%s", section);
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->def, sizeof(e->def), "%s", def);
+	e->text[0] = '\0';
+	return e;
+}
+
+/* The key lines of `sluiced --help`: "    key = default", then its text indented by 8. */
+static void
+read_help(struct listing *l)
+{
+	char cmd[1024], line[512], section[16] = "";
+	struct entry *last = NULL;
+	bool in_keys = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --help", sluiced_bin);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *eq = strstr(line, " = ");
+
+		in_keys |= strncmp(line, "  [", 3) == 0; /* the first section */
+		if (!in_keys || line[0] == '\n') {
+			continue;
+		} else if (line[0] != ' ') {
+			break; /* the text after the keys */
+		} else if (strncmp(line, "  [", 3) == 0) {
+			section_of(line, section, sizeof(section));
+		} else if (strncmp(line, "    ", 4) == 0 && line[4] != ' ' && eq) {
+			*eq = '\0';
+			last = add(l, section, trim(line), trim(eq + 3));
+			if (strcmp(last->def, "(required)") == 0)
+				strcpy(last->def, "required");
+		} else if (last && strncmp(line, "        ", 8) == 0) {
+			strncat(last->text, line + 8, sizeof(last->text) - strlen(last->text) - 1);
+		}
+	}
+	assert_int_equal(pclose(p), 0);
+}
+
+/* The rows of the key tables under "## [section]": "| `key` | `default` | unit | meaning |". */
+static void
+read_docs(struct listing *l)
+{
+	char line[2048], section[16] = "";
+	FILE *f = fopen(docs_path, "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *col[4] = {NULL}, *save = NULL;
+		int n = 0;
+
+		if (strncmp(line, "## ", 3) == 0) {
+			section[0] = '\0';
+			if (line[3] == '[')
+				section_of(line, section, sizeof(section));
+			continue;
+		}
+		if (section[0] == '\0' || strncmp(line, "| `", 3) != 0)
+			continue;
+		for (char *c = strtok_r(line + 1, "|", &save); c && n < 4;
+		     c = strtok_r(NULL, "|", &save))
+			col[n++] = c;
+		assert_int_equal(n, 4);
+		snprintf(add(l, section, trim(col[0]), trim(col[1]))->text, sizeof(l->e[0].text),
+			 "%s", col[3]);
+	}
+	fclose(f);
+}
+
+static const struct entry *
+find(const struct listing *l, const char *section, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->e[i].section, section) == 0 && strcmp(l->e[i].key, key) == 0)
+			return &l->e[i];
+	return NULL;
+}
+
+/* Every key of the schema, once, with the schema's default. */
+static void
+every_key_with_its_default(const struct listing *l, const char *what)
+{
+	size_t nkeys;
+	const struct sluiced_key *keys = sluiced_conf_keys(&nkeys);
+
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct entry *e = find(l, keys[i].section, keys[i].name);
+		const char *def = keys[i].def ? keys[i].def : "required";
+
+		if (e == NULL)
+			fail_msg("%s does not list [%s] %s", what, keys[i].section, keys[i].name);
+		if (strcmp(e->def, def) != 0)
+			fail_msg("%s gives [%s] %s the default '%s', the schema '%s'", what,
+				 keys[i].section, keys[i].name, e->def, def);
+	}
+}
+
+/* Every key listed is in the schema, and listed once. */
+static void
+no_key_the_schema_lacks(const struct listing *l, const char *what)
+{
+	size_t nkeys;
+	const struct sluiced_key *keys = sluiced_conf_keys(&nkeys);
+
+	assert_true(l->n > 0);
+	for (size_t i = 0; i < l->n; i++) {
+		bool known = false;
+
+		for (size_t j = 0; j < nkeys; j++)
+			known |= strcmp(keys[j].section, l->e[i].section) == 0 &&
+				 strcmp(keys[j].name, l->e[i].key) == 0;
+		if (!known)
+			fail_msg("%s lists [%s] %s, which the schema lacks", what, l->e[i].section,
+				 l->e[i].key);
+		if (find(l, l->e[i].section, l->e[i].key) != &l->e[i])
+			fail_msg("%s lists [%s] %s twice", what, l->e[i].section, l->e[i].key);
+	}
+}
+
+static void
+help__lists_every_key_with_its_default(void **state)
+{
+	(void)state;
+	every_key_with_its_default(&help, "sluiced --help");
+}
+
+static void
+help__lists_no_key_the_schema_lacks(void **state)
+{
+	(void)state;
+	no_key_the_schema_lacks(&help, "sluiced --help");
+}
+
+static void
+docs__list_every_key_with_its_default(void **state)
+{
+	(void)state;
+	every_key_with_its_default(&docs, docs_path);
+}
+
+static void
+docs__list_no_key_the_schema_lacks(void **state)
+{
+	(void)state;
+	no_key_the_schema_lacks(&docs, docs_path);
+}
+
+/* The N of "N x rate x RTT" in what l says of [link] fc_frames. */
+static unsigned
+fc_rtts(const struct listing *l)
+{
+	const struct entry *e = find(l, "link", "fc_frames");
+	const char *x;
+	unsigned n = 0;
+
+	assert_non_null(e);
+	x = strstr(e->text, " x rate x RTT");
+	assert_non_null(x);
+	while (x > e->text && x[-1] >= '0' && x[-1] <= '9')
+		x--;
+	assert_int_equal(sscanf(x, "%u", &n), 1);
+	return n;
+}
+
+/* fc_frames = 0 is what lib/link computes, as --help and the docs state it. */
+static void
+help__fc_frames_default_is_the_links(void **state)
+{
+	/* 10 Gbit/s x 1 ms / 1024 B frames: 1220.7 frames in flight, rounded up */
+	const uint32_t bdp_frames = 1221;
+	uint32_t fc = sl_link_fc_frames(10 * SL_BPS_PER_GBPS, SL_NS_PER_MS, 1024);
+
+	(void)state;
+	assert_int_equal(fc, fc_rtts(&help) * bdp_frames);
+	assert_int_equal(fc, fc_rtts(&docs) * bdp_frames);
+}
+
+/* Load text as a config file; 0 or -1 with the message in err. */
+static int
+load(struct sluiced_conf *c, const char *text, char *err, size_t len, char *path)
+{
+	int fd = mkstemp(path), rc;
+	FILE *f = fdopen(fd, "w"), *e = fmemopen(err, len, "w");
+
+	assert_non_null(f);
+	assert_non_null(e);
+	fputs(text, f);
+	fclose(f);
+	memset(err, 0, len);
+	rc = sluiced_conf_load(c, path, e);
+	fclose(e);
+	unlink(path);
+	return rc;
+}
+
+static void
+sluiced_conf_load__bare_numbers_keep_their_meaning(void **state)
+{
+	static struct sluiced_conf c;
+	char path[] = "/tmp/sl-conf-XXXXXX", err[256];
+
+	(void)state;
+	assert_int_equal(load(&c,
+			      "[sluiced]\npeer_timeout_ms = 250\n[link]\nrate_mbps = 25000\n"
+			      "rtt_us = 20\nkeepalive_us = 0x10\n[traffic]\nbody_bytes = 0100\n"
+			      "[port.0]\ndevice = net_ring0\nrx_desc = 512\n",
+			      err, sizeof(err), path),
+			 0);
+	assert_int_equal(c.peer_timeout_ns, 250 * SL_NS_PER_MS);
+	assert_int_equal(c.link.rate_bps, 25 * SL_BPS_PER_GBPS);
+	assert_int_equal(c.link.rtt_ns, 20 * SL_NS_PER_US);
+	assert_int_equal(c.link.keepalive_ns, 16 * SL_NS_PER_US);
+	assert_int_equal(c.traffic.body_bytes, 100);
+	assert_int_equal(c.port[0].rx_desc, 512);
+	/* the defaults are read through the same parser */
+	assert_int_equal(c.link.ctrl_interval_ns, 1000 * SL_NS_PER_US);
+	assert_int_equal(c.link.sizing_frame_bytes, 1024);
+}
+
+static void
+sluiced_conf_load__units(void **state)
+{
+	static struct sluiced_conf c;
+	char path[] = "/tmp/sl-conf-XXXXXX", err[256];
+
+	(void)state;
+	assert_int_equal(load(&c,
+			      "[sluiced]\npeer_timeout_ms = 2s\nmbuf_data_room = 4KiB\n[link]\n"
+			      "rate_mbps = 2.5Gbps\nrtt_us = 1.5ms\nkeepalive_us = 1500ns\n"
+			      "sizing_frame_bytes = 1.5K\n[traffic]\nrate_mbps = 800 Kbps\n"
+			      "consume_mbps = 1G\n[port.0]\ndevice = net_ring0\n",
+			      err, sizeof(err), path),
+			 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.peer_timeout_ns, 2 * SL_NS_PER_S);
+	assert_int_equal(c.mbuf_data_room, 4096);
+	assert_int_equal(c.link.rate_bps, 2500 * SL_BPS_PER_MBPS);
+	assert_int_equal(c.link.rtt_ns, 1500 * SL_NS_PER_US);
+	assert_int_equal(c.link.keepalive_ns, 1500);
+	assert_int_equal(c.link.sizing_frame_bytes, 1500);
+	assert_int_equal(c.traffic.rate_bps, 800 * SL_BPS_PER_KBPS);
+	assert_int_equal(c.traffic.consume_bps, SL_BPS_PER_GBPS);
+}
+
+static void
+sluiced_conf_load__unit_errors_name_file_line_and_key(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"[link]\nmode = faithful\nrtt_us = 2s\n",
+		 ":3: rtt_us: expected a duration in [1us, 1s], got '2s'\n"},
+		{"[link]\nrate_mbps = 10GB\n",
+		 ":2: rate_mbps: expected a rate in [1Mbps, 400Gbps] (units: bps, Kbps, Mbps, "
+		 "Gbps), got '10GB'\n"},
+		{"[link]\nkeepalive_us = 1.5\n",
+		 ":2: keepalive_us: expected a whole number in [1, 10000000], got '1.5'\n"},
+		{"[link]\nkeepalive_us = 1.5ns\n",
+		 ":2: keepalive_us: not a whole number of ns; expected a duration in [1us, 10s], "
+		 "got '1.5ns'\n"},
+		{"[traffic]\nbody_bytes = -1K\n",
+		 ":2: body_bytes: expected a size in [44B, 9KB], got '-1K'\n"},
+		{"[port.0]\ndevice = net_ring0\nrx_desc = 1K\n",
+		 ":3: rx_desc: expected a whole number in [64, 32768], got '1K'\n"},
+		{"[sluiced]\npeer_timeout_ms = fast\n",
+		 ":2: peer_timeout_ms: expected a whole number in [1, 600000] or a duration in "
+		 "[1ms, 600s] (units: ns, us, ms, s), got 'fast'\n"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < SL_ARRAY_SIZE(cases); i++) {
+		static struct sluiced_conf c;
+		char path[] = "/tmp/sl-conf-XXXXXX", err[512], want[512], text[256];
+
+		snprintf(text, sizeof(text), "%s[port.1]\ndevice = net_ring0\n", cases[i].text);
+		assert_int_equal(load(&c, text, err, sizeof(err), path), -1);
+		snprintf(want, sizeof(want), "%s%s", path, cases[i].msg);
+		assert_string_equal(err, want);
+	}
+}
+
+static int
+read_both(void **state)
+{
+	(void)state;
+	read_help(&help);
+	read_docs(&docs);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(help__lists_every_key_with_its_default),
+		cmocka_unit_test(help__lists_no_key_the_schema_lacks),
+		cmocka_unit_test(docs__list_every_key_with_its_default),
+		cmocka_unit_test(docs__list_no_key_the_schema_lacks),
+		cmocka_unit_test(help__fc_frames_default_is_the_links),
+		cmocka_unit_test(sluiced_conf_load__bare_numbers_keep_their_meaning),
+		cmocka_unit_test(sluiced_conf_load__units),
+		cmocka_unit_test(sluiced_conf_load__unit_errors_name_file_line_and_key),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s SLUICED_BINARY configuration.md\n", argv[0]);
+		return 2;
+	}
+	sluiced_bin = argv[1];
+	docs_path = argv[2];
+	return cmocka_run_group_tests_name("sluiced/config", tests, read_both, NULL);
+}
