@@ -3,16 +3,18 @@
  * impair_conf.c - impairment parameters as text: defaults, one key=value at a time (the same
  * parser serves the PMD's devargs and the telemetry command), cross-key checks and printing.
  * Every error names the key and says what was expected. Units are in the key names (_ns,
- * _bytes, _bps); rate_bps also takes a K, M or G suffix (decimal: 10G = 10^10 bits/s).
+ * _bytes, _bps): a bare number counts in that unit, and lib/common's parser (sl_parse.h) also
+ * takes a unit of the key's kind: delay_ns=50us, rate_bps=10Gbps (or 10G, decimal: 10^10
+ * bits/s), queue_bytes=256KiB.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "impair_engine.h"
+#include "sl_parse.h"
 
 #define QUEUE_FRAMES_DEFAULT 16384u
 #define QUEUE_FRAMES_MIN 64u
@@ -47,52 +49,10 @@ sl_impair_conf_init(struct sl_impair_conf *c)
 }
 
 static int
-bad(char *err, size_t err_len, const char *key, const char *value, const char *expect)
+bad(char *err, size_t err_len, const char *key, const char *value, const char *why)
 {
-	snprintf(err, err_len, "%s=%s: expected %s", key, value, expect);
+	snprintf(err, err_len, "%s=%s: %s", key, value, why);
 	return -EINVAL;
-}
-
-/* A probability in [0, hi] (hi_open: [0, hi)). */
-static int
-parse_prob(const char *v, double hi, bool hi_open, double *out)
-{
-	char *end;
-	double p;
-
-	errno = 0;
-	p = strtod(v, &end);
-	if (errno != 0 || end == v || *end != '\0' || !isfinite(p) || p < 0 || p > hi ||
-	    (hi_open && p == hi))
-		return -EINVAL;
-	*out = p;
-	return 0;
-}
-
-/* Decimal integer in [lo, hi]; with si, an optional K/M/G (10^3/6/9) suffix. */
-static int
-parse_u64(const char *v, uint64_t lo, uint64_t hi, bool si, uint64_t *out)
-{
-	uint64_t x, mult = 1;
-	char *end;
-
-	if (*v < '0' || *v > '9')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno != 0 || end == v)
-		return -EINVAL;
-	if (si && *end != '\0' && end[1] == '\0') {
-		mult = *end == 'K' || *end == 'k'   ? SL_BPS_PER_KBPS
-		       : *end == 'M' || *end == 'm' ? SL_BPS_PER_MBPS
-		       : *end == 'G' || *end == 'g' ? SL_BPS_PER_GBPS
-						    : 0;
-		end++;
-	}
-	if (*end != '\0' || mult == 0 || x > UINT64_MAX / mult || x * mult < lo || x * mult > hi)
-		return -EINVAL;
-	*out = x * mult;
-	return 0;
 }
 
 static int
@@ -112,27 +72,26 @@ parse_drop_idx(struct sl_impair_conf *c, const char *v)
 	const char *p = v;
 
 	while (*p != '\0') {
+		size_t len = strcspn(p, ":");
+		char tok[48], *dash;
 		uint64_t a, b;
-		char *end;
 
-		if (*p < '0' || *p > '9')
+		if (len == 0 || len >= sizeof(tok))
 			return -EINVAL;
-		errno = 0;
-		a = b = strtoull(p, &end, 10);
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				return -EINVAL;
-			b = strtoull(p, &end, 10);
-		}
-		if (errno == ERANGE || b < a || b - a >= SL_IMPAIR_DROP_IDX_MAX - n ||
-		    (*end != ':' && *end != '\0'))
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		dash = strchr(tok, '-');
+		if (dash != NULL)
+			*dash++ = '\0';
+		if (sl_parse_u64(tok, 0, UINT64_MAX, &a, NULL, 0) < 0 ||
+		    sl_parse_u64(dash ? dash : tok, 0, UINT64_MAX, &b, NULL, 0) < 0 || b < a ||
+		    b - a >= SL_IMPAIR_DROP_IDX_MAX - n)
 			return -EINVAL;
 		/* Count, not compare: b may be UINT64_MAX, where i <= b never ends. */
 		for (uint64_t k = 0; k <= b - a; k++)
 			list[n++] = a + k;
-		p = *end == ':' ? end + 1 : end;
-		if (*end == ':' && *p == '\0')
+		p += len;
+		if (*p == ':' && *++p == '\0')
 			return -EINVAL;
 	}
 	qsort(list, n, sizeof(list[0]), cmp_u64);
@@ -161,43 +120,51 @@ sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *value,
 		{"dup", offsetof(struct sl_impair_conf, dup), false},
 		{"reorder", offsetof(struct sl_impair_conf, reorder), false},
 	};
+	/* uint64_t members; a bare number is in the key's unit, the base unit. */
 	static const struct {
 		const char *key;
 		size_t offset;
-		uint64_t lo, hi;
-		bool si;
-		const char *expect;
+		struct sl_parse_spec spec;
 	} ints[] = {
-		{"seed", offsetof(struct sl_impair_conf, seed), 0, UINT64_MAX, false,
-		 "an unsigned 64-bit integer"},
-		{"delay_ns", offsetof(struct sl_impair_conf, delay_ns), 0, DELAY_NS_MAX, false,
-		 "nanoseconds in [0, 10^10]"},
-		{"jitter_ns", offsetof(struct sl_impair_conf, jitter_ns), 0, DELAY_NS_MAX, false,
-		 "nanoseconds in [0, 10^10]"},
-		{"rate_bps", offsetof(struct sl_impair_conf, rate_bps), 0, RATE_BPS_MAX, true,
-		 "bits/s in [0, 10^12], optional K/M/G suffix"},
-		{"burst_bytes", offsetof(struct sl_impair_conf, burst_bytes), BURST_BYTES_MIN,
-		 BURST_BYTES_MAX, false, "bytes in [64, 2^30]"},
-		{"queue_bytes", offsetof(struct sl_impair_conf, queue_bytes), 0, QUEUE_BYTES_MAX,
-		 false, "bytes in [0, 2^40]"},
+		{"seed",
+		 offsetof(struct sl_impair_conf, seed),
+		 {SL_QTY_COUNT, 1, 0, UINT64_MAX, false}},
+		{"delay_ns",
+		 offsetof(struct sl_impair_conf, delay_ns),
+		 {SL_QTY_NS, 1, 0, DELAY_NS_MAX, false}},
+		{"jitter_ns",
+		 offsetof(struct sl_impair_conf, jitter_ns),
+		 {SL_QTY_NS, 1, 0, DELAY_NS_MAX, false}},
+		{"rate_bps",
+		 offsetof(struct sl_impair_conf, rate_bps),
+		 {SL_QTY_BPS, 1, 0, RATE_BPS_MAX, false}},
+		{"burst_bytes",
+		 offsetof(struct sl_impair_conf, burst_bytes),
+		 {SL_QTY_BYTES, 1, BURST_BYTES_MIN, BURST_BYTES_MAX, false}},
+		{"queue_bytes",
+		 offsetof(struct sl_impair_conf, queue_bytes),
+		 {SL_QTY_BYTES, 1, 0, QUEUE_BYTES_MAX, false}},
 	};
+	char why[SL_PARSE_WHY_MAX];
 	uint64_t x;
 
 	for (unsigned i = 0; i < SL_ARRAY_SIZE(probs); i++) {
+		const struct sl_parse_real_spec spec = {"a probability", 0, 1, false,
+							probs[i].open};
+
 		if (strcmp(key, probs[i].key) != 0)
 			continue;
-		if (parse_prob(value, 1.0, probs[i].open, (double *)((char *)c + probs[i].offset)))
-			return bad(err, err_len, key, value,
-				   probs[i].open ? "a probability in [0, 1)"
-						 : "a probability in [0, 1]");
+		if (sl_parse_real(value, &spec, (double *)((char *)c + probs[i].offset), why,
+				  sizeof(why)) < 0)
+			return bad(err, err_len, key, value, why);
 		return 0;
 	}
 	for (unsigned i = 0; i < SL_ARRAY_SIZE(ints); i++) {
 		if (strcmp(key, ints[i].key) != 0)
 			continue;
-		if (parse_u64(value, ints[i].lo, ints[i].hi, ints[i].si,
-			      (uint64_t *)((char *)c + ints[i].offset)))
-			return bad(err, err_len, key, value, ints[i].expect);
+		if (sl_parse_qty(value, &ints[i].spec, (uint64_t *)((char *)c + ints[i].offset),
+				 why, sizeof(why)) < 0)
+			return bad(err, err_len, key, value, why);
 		return 0;
 	}
 	if (strcmp(key, "corrupt") == 0) {
@@ -206,26 +173,27 @@ sl_impair_conf_set(struct sl_impair_conf *c, const char *key, const char *value,
 		else if (strcmp(value, "deliver") == 0)
 			c->corrupt = SL_IMPAIR_CORRUPT_DELIVER;
 		else
-			return bad(err, err_len, key, value, "drop or deliver");
+			return bad(err, err_len, key, value, "expected drop or deliver");
 		return 0;
 	}
 	if (strcmp(key, "reorder_gap") == 0) {
-		if (parse_u64(value, 1, SL_IMPAIR_REORDER_GAP_MAX, false, &x))
-			return bad(err, err_len, key, value, "frames in [1, 1024]");
+		if (sl_parse_u64(value, 1, SL_IMPAIR_REORDER_GAP_MAX, &x, why, sizeof(why)) < 0)
+			return bad(err, err_len, key, value, why);
 		c->reorder_gap = (uint32_t)x;
 		return 0;
 	}
 	if (strcmp(key, "queue_frames") == 0) {
-		if (parse_u64(value, QUEUE_FRAMES_MIN, QUEUE_FRAMES_MAX, false, &x) ||
+		if (sl_parse_u64(value, QUEUE_FRAMES_MIN, QUEUE_FRAMES_MAX, &x, NULL, 0) < 0 ||
 		    !sl_is_pow2(x))
-			return bad(err, err_len, key, value, "a power of 2 in [64, 2^20]");
+			return bad(err, err_len, key, value, "expected a power of 2 in [64, 2^20]");
 		c->queue_frames = (uint32_t)x;
 		return 0;
 	}
 	if (strcmp(key, "drop_idx") == 0) {
 		if (parse_drop_idx(c, value))
 			return bad(err, err_len, key, value,
-				   "frame indexes or ranges a-b separated by ':', at most 1024");
+				   "expected frame indexes or ranges a-b separated by ':', at most "
+				   "1024");
 		return 0;
 	}
 	snprintf(err, err_len, "unknown key '%s'", key);

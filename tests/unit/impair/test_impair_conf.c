@@ -73,7 +73,9 @@ sl_impair_conf_set__rejects_bad_values_naming_the_key(void **state)
 		{"ge_r", "nan"},
 		{"corrupt", "keep"},
 		{"seed", "-1"},
-		{"delay_ns", "1us"},
+		{"delay_ns", "1Gbps"},
+		{"delay_ns", "11s"},
+		{"queue_bytes", "1ns"},
 		{"rate_bps", "10T"},
 		{"rate_bps", "2000G"},
 		{"burst_bytes", "10"},
@@ -165,6 +167,39 @@ sl_impair_conf_format__round_trips(void **state)
 	assert_int_equal(sl_impair_conf_format(&c, buf, 4), sl_impair_conf_format(&c, NULL, 0));
 }
 
+/* A bare number counts in the key's unit; a unit of the key's kind may be written instead. */
+static void
+sl_impair_conf_set__units(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		size_t offset;
+		uint64_t want;
+	} cases[] = {
+		{"delay_ns", "50us", offsetof(struct sl_impair_conf, delay_ns), 50000},
+		{"delay_ns", "1.5ms", offsetof(struct sl_impair_conf, delay_ns), 1500000},
+		{"jitter_ns", "10 us", offsetof(struct sl_impair_conf, jitter_ns), 10000},
+		{"rate_bps", "2.5Gbps", offsetof(struct sl_impair_conf, rate_bps), 2500000000},
+		{"rate_bps", "100Mbps", offsetof(struct sl_impair_conf, rate_bps), 100000000},
+		{"rate_bps", "10g", offsetof(struct sl_impair_conf, rate_bps), 10000000000},
+		{"burst_bytes", "64KiB", offsetof(struct sl_impair_conf, burst_bytes), 65536},
+		{"queue_bytes", "1MB", offsetof(struct sl_impair_conf, queue_bytes), 1000000},
+		{"queue_bytes", "4096", offsetof(struct sl_impair_conf, queue_bytes), 4096},
+	};
+	struct sl_impair_conf c;
+	char err[160];
+
+	(void)state;
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(cases); i++) {
+		sl_impair_conf_init(&c);
+		assert_int_equal(
+			sl_impair_conf_set(&c, cases[i].key, cases[i].value, err, sizeof(err)), 0);
+		assert_int_equal(*(uint64_t *)((char *)&c + cases[i].offset), cases[i].want);
+	}
+	assert_int_equal(sl_impair_conf_set(&c, "delay_ns", "11s", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "delay_ns=11s: expected a duration in [0ns, 10s]");
+}
+
 /* Found by fuzz-impair-conf: a range ending at UINT64_MAX looped forever past the list. */
 static void
 sl_impair_conf_set__drop_idx_at_uint64_max(void **state)
@@ -196,6 +231,7 @@ main(void)
 		cmocka_unit_test(sl_impair_conf_set__accepts_every_key),
 		cmocka_unit_test(sl_impair_conf_set__rejects_bad_values_naming_the_key),
 		cmocka_unit_test(sl_impair_conf_set__drop_idx_sorted_unique_ranges),
+		cmocka_unit_test(sl_impair_conf_set__units),
 		cmocka_unit_test(sl_impair_conf_check__cross_key_constraints),
 		cmocka_unit_test(sl_impair_conf_format__round_trips),
 	};
