@@ -258,7 +258,8 @@ bare_range(const struct sl_parse_spec *sp, char *why, size_t len, size_t n)
 	uint64_t lo = sp->min / unit + (sp->min % unit != 0);
 
 	return add(why, len, n, "%s in [%" PRIu64 ", %" PRIu64 "]",
-		   sp->bare_frac ? "a number" : "a whole number", lo, sp->max / unit);
+		   sp->bare_frac && sp->qty != SL_QTY_COUNT ? "a number" : "a whole number", lo,
+		   sp->max / unit);
 }
 
 static size_t

@@ -261,6 +261,16 @@ sl_parse_u64__whole_numbers_only(void **state)
 	assert_int_equal(v, 64);
 	/* no reason buffer is fine */
 	assert_int_equal(sl_parse_u64("x", 0, 64, &v, NULL, 0), -EINVAL);
+	{
+		/* a count is whole even where bare fractions are allowed */
+		const struct sl_parse_spec count = {
+			.qty = SL_QTY_COUNT, .max = 64, .bare_frac = true};
+
+		assert_int_equal(sl_parse_qty("2.5", &count, &v, why, sizeof(why)), -EINVAL);
+		assert_string_equal(why, "expected a whole number in [0, 64]");
+		assert_int_equal(sl_parse_qty("2.0", &count, &v, why, sizeof(why)), 0);
+		assert_int_equal(v, 2);
+	}
 }
 
 static void
