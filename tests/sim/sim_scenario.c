@@ -3,16 +3,18 @@
  * sim_scenario.c - the INI scenario reader. Sections [sim], [link] (every host), [link.N]
  * (host N's link and the switch port toward it), [receiver], [sched] and any number of
  * [flows] / [flows.NAME] groups; later keys override earlier ones. Every error names the
- * file, line and key. docs/sim.md lists the keys.
+ * file, line and key. Numbers go through lib/common's parser (sl_parse.h): a key's name carries
+ * its unit (rate_gbps, delay_us, queue_bytes), a bare number counts in it and may be
+ * fractional, and a value may name another unit of the same kind (delay_us = 500ns).
+ * docs/sim.md lists the keys.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_exp.h"
+#include "sl_parse.h"
 #include "sl_str.h"
 
 void
@@ -48,24 +50,6 @@ fail(char *err, size_t len, const char *key, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* A number, optionally fractional, times scale, as a non-negative integer. */
-static int
-parse_num(const char *v, double scale, uint64_t max, uint64_t *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (end == v || *end != '\0' || errno || !isfinite(d) || d < 0)
-		return -1;
-	d = d * scale + 0.5;
-	if (d > (double)max)
-		return -1;
-	*out = (uint64_t)d;
-	return 0;
-}
-
 static int
 parse_bool(const char *v, bool *out)
 {
@@ -78,70 +62,99 @@ parse_bool(const char *v, bool *out)
 	return 0;
 }
 
-/* Units a numeric key may carry as its suffix: name_<unit>. */
-static const struct {
-	const char *suffix;
-	double scale;
-} units[] = {
-	{"_ns", 1},     {"_us", 1e3},   {"_ms", 1e6},  {"_s", 1e9},  {"_bps", 1},  {"_kbps", 1e3},
-	{"_mbps", 1e6}, {"_gbps", 1e9}, {"_bytes", 1}, {"_kb", 1e3}, {"_mb", 1e6},
-};
-
-/* Split key into base and unit scale: "rate_gbps" -> ("rate", 1e9). Unitless keys scale 1. */
-static double
-key_unit(const char *key, char *base, size_t len)
+/*
+ * Split key into base and unit: "rate_gbps" -> "rate", a rate in Gbit/s. The unit is one of
+ * lib/common's (sl_parse.h) after the last '_'; a key without one is a count ("hosts").
+ */
+static enum sl_qty
+key_unit(const char *key, char *base, size_t len, uint64_t *mult)
 {
-	size_t kl = strlen(key);
+	static const enum sl_qty kinds[] = {SL_QTY_NS, SL_QTY_BPS, SL_QTY_BYTES};
+	const char *us = strrchr(key, '_');
 
-	for (size_t i = 0; i < SL_ARRAY_SIZE(units); i++) {
-		size_t sl = strlen(units[i].suffix);
-
-		if (kl > sl && !strcmp(key + kl - sl, units[i].suffix)) {
-			snprintf(base, len, "%.*s", (int)(kl - sl), key);
-			return units[i].scale;
+	for (size_t i = 0; us && i < SL_ARRAY_SIZE(kinds); i++)
+		if (sl_parse_unit(us + 1, kinds[i], mult) == 0) {
+			snprintf(base, len, "%.*s", (int)(us - key), key);
+			return kinds[i];
 		}
-	}
 	snprintf(base, len, "%s", key);
+	*mult = 1;
+	return SL_QTY_COUNT;
+}
+
+/*
+ * v as a quantity of the key's kind in [0, max] base units: a bare number counts in the key's
+ * unit and may be fractional (rto_us = 65.536), or v names a unit of that kind (rto_us = 1ms).
+ * The key's kind goes to *qty and its name without the unit to base.
+ */
+static int
+num(const char *key, const char *v, uint64_t max, uint64_t *n, char *base, size_t blen,
+    enum sl_qty *qty, char *err, size_t len)
+{
+	struct sl_parse_spec spec = {.max = max, .bare_frac = true};
+	char why[SL_PARSE_WHY_MAX];
+
+	spec.qty = key_unit(key, base, blen, &spec.unit);
+	*qty = spec.qty;
+	if (sl_parse_qty(v, &spec, n, why, sizeof(why)) < 0)
+		return fail(err, len, key, "'%s': %s", v, why);
 	return 0;
 }
 
-static bool
-is_time(double scale, const char *key)
+/* A real number of spec into *out, or the reason in err. */
+static int
+real(const char *key, const char *v, const struct sl_parse_real_spec *spec, double *out, char *err,
+     size_t len)
 {
-	return strstr(key, "_ns") || strstr(key, "_us") || strstr(key, "_ms") ||
-	       (scale == 1e9 && strstr(key, "_s") && !strstr(key, "bps"));
+	char why[SL_PARSE_WHY_MAX];
+
+	if (sl_parse_real(v, spec, out, why, sizeof(why)) < 0)
+		return fail(err, len, key, "'%s': %s", v, why);
+	return 0;
 }
 
-static bool
-is_rate(const char *key)
+static const struct sl_parse_real_spec probability = {"a probability", 0, 1, false, false};
+
+/* "a:b:c" into three whole numbers, each at most max[i]. 0 or -1. */
+static int
+parse_triple(const char *tok, const uint64_t max[3], uint64_t out[3])
 {
-	return strstr(key, "bps") != NULL;
+	for (int i = 0; i < 3; i++) {
+		size_t n = strcspn(tok, ":");
+		char part[24];
+
+		if (n >= sizeof(part) || (i < 2) != (tok[n] == ':'))
+			return -1;
+		snprintf(part, sizeof(part), "%.*s", (int)n, tok);
+		if (sl_parse_u64(part, 0, max[i], &out[i], NULL, 0) < 0)
+			return -1;
+		tok += n + (i < 2);
+	}
+	return 0;
 }
 
 static int
 parse_drop(struct sim_conf *c, const char *v, bool nth)
 {
+	static const uint64_t max[3] = {UINT32_MAX, UINT32_MAX, 3};
 	char buf[256], *tok, *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", v);
 	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		struct sim_drop d = {0};
-		unsigned long long a, b, t;
-		char tail;
+		uint64_t x[3];
 
 		if (c->ndrops == SIM_MAX_DROPS)
 			return -1;
 		if (nth) {
-			if (sscanf(tok, "%llu%c", &a, &tail) != 1 || a == 0)
+			if (sl_parse_u64(tok, 1, UINT64_MAX, &d.nth, NULL, 0) < 0)
 				return -1;
-			d.nth = a;
 		} else {
-			if (sscanf(tok, "%llu:%llu:%llu%c", &a, &b, &t, &tail) != 3 ||
-			    a > UINT32_MAX || b > UINT32_MAX || t > 3)
+			if (parse_triple(tok, max, x) < 0)
 				return -1;
-			d.flow = (uint32_t)a;
-			d.seq = (uint32_t)b;
-			d.tx_id = (uint32_t)t;
+			d.flow = (uint32_t)x[0];
+			d.seq = (uint32_t)x[1];
+			d.tx_id = (uint32_t)x[2];
 		}
 		c->drops[c->ndrops++] = d;
 	}
@@ -152,7 +165,7 @@ static int
 set_sim(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
 {
 	char base[64];
-	double scale = key_unit(key, base, sizeof(base));
+	enum sl_qty q;
 	uint64_t n;
 
 	if (!strcmp(key, "loss_mode")) {
@@ -170,17 +183,10 @@ set_sim(struct sim_scenario *sc, const char *key, const char *v, char *err, size
 				      key[4] ? "a list of n >= 1" : "a list of flow:seq:tx_id",
 				      SIM_MAX_DROPS)
 			       : 0;
-	if (!strcmp(key, "loss")) {
-		char *end;
-		double p = strtod(v, &end);
-
-		if (end == v || *end || !(p >= 0 && p <= 1))
-			return fail(err, len, key, "'%s' is not a probability in [0, 1]", v);
-		sc->net.loss = p;
-		return 0;
-	}
-	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
-		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (!strcmp(key, "loss"))
+		return real(key, v, &probability, &sc->net.loss, err, len);
+	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
 	if (!strcmp(key, "seed"))
 		sc->net.seed = n;
 	else if (!strcmp(key, "hosts") && n >= 2 && n <= SIM_MAX_HOSTS)
@@ -191,11 +197,11 @@ set_sim(struct sim_scenario *sc, const char *key, const char *v, char *err, size
 		sc->net.hdr_bytes = (uint32_t)n;
 	else if (!strcmp(key, "ctrl_bytes") && n >= 1 && n <= 1024)
 		sc->net.ctrl_bytes = (uint32_t)n;
-	else if (!strcmp(base, "duration") && is_time(scale, key) && n > 0)
+	else if (!strcmp(base, "duration") && q == SL_QTY_NS && n > 0)
 		sc->duration_ns = n;
-	else if (!strcmp(base, "measure_from") && is_time(scale, key))
+	else if (!strcmp(base, "measure_from") && q == SL_QTY_NS)
 		sc->measure_from_ns = n;
-	else if (!strcmp(base, "trace_interval") && is_time(scale, key) && n > 0)
+	else if (!strcmp(base, "trace_interval") && q == SL_QTY_NS && n > 0)
 		sc->trace_interval_ns = n;
 	else
 		return fail(err, len, key, "unknown key or value out of range");
@@ -208,7 +214,7 @@ set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, con
 	 char *err, size_t len)
 {
 	char base[64];
-	double scale = key_unit(key, base, sizeof(base));
+	enum sl_qty q;
 	uint64_t n;
 	bool b;
 
@@ -224,32 +230,35 @@ set_link(struct sim_scenario *sc, uint32_t lo, uint32_t hi, const char *key, con
 		return 0;
 	}
 	if (!strcmp(key, "ecn_pmax")) {
-		if (parse_num(v, 1e6, 1000000, &n))
-			return fail(err, len, key, "'%s' is not a probability in [0, 1]", v);
+		double p;
+
+		if (real(key, v, &probability, &p, err, len))
+			return -EINVAL;
+		n = (uint64_t)(p * 1e6 + 0.5);
 		for (uint32_t i = lo; i < hi; i++)
 			sc->net.switch_port[i].ecn_pmax_ppm = (uint32_t)n;
 		return 0;
 	}
-	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
-		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
 	for (uint32_t i = lo; i < hi; i++) {
 		struct sim_port_conf *h = &sc->net.host_port[i], *s = &sc->net.switch_port[i];
 
-		if (!strcmp(base, "rate") && is_rate(key) && n > 0)
+		if (!strcmp(base, "rate") && q == SL_QTY_BPS && n > 0)
 			h->rate_bps = s->rate_bps = n;
-		else if (!strcmp(base, "delay") && is_time(scale, key))
+		else if (!strcmp(base, "delay") && q == SL_QTY_NS)
 			h->prop_ns = s->prop_ns = n;
-		else if (!strcmp(base, "jitter") && is_time(scale, key))
+		else if (!strcmp(base, "jitter") && q == SL_QTY_NS)
 			h->jitter_ns = s->jitter_ns = n;
-		else if (!strcmp(base, "queue") && scale)
+		else if (!strcmp(base, "queue") && q == SL_QTY_BYTES)
 			s->limit_bytes = n;
-		else if (!strcmp(base, "ecn_kmin") && scale)
+		else if (!strcmp(base, "ecn_kmin") && q == SL_QTY_BYTES)
 			s->ecn_kmin_bytes = n;
-		else if (!strcmp(base, "ecn_kmax") && scale)
+		else if (!strcmp(base, "ecn_kmax") && q == SL_QTY_BYTES)
 			s->ecn_kmax_bytes = n;
-		else if (!strcmp(base, "pfc_xoff") && scale)
+		else if (!strcmp(base, "pfc_xoff") && q == SL_QTY_BYTES)
 			h->pfc_xoff_bytes = n;
-		else if (!strcmp(base, "pfc_xon") && scale)
+		else if (!strcmp(base, "pfc_xon") && q == SL_QTY_BYTES)
 			h->pfc_xon_bytes = n;
 		else
 			return fail(err, len, key, "unknown key or value out of range");
@@ -261,7 +270,7 @@ static int
 set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
 {
 	char base[64];
-	double scale = key_unit(key, base, sizeof(base));
+	enum sl_qty q;
 	uint64_t n;
 
 	struct sl_recv_conf *rc = &sc->lrecv.rc;
@@ -276,13 +285,13 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 		sc->lib_recv = v[0] == 'l';
 		return 0;
 	}
-	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
-		return fail(err, len, key, "'%s' is not a non-negative number", v);
-	if (!strcmp(base, "cnp_interval") && is_time(scale, key))
+	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
+	if (!strcmp(base, "cnp_interval") && q == SL_QTY_NS)
 		sc->recv.cnp_interval_ns = rc->cnp_interval_ns = n;
-	else if (!strcmp(base, "ack_delay") && is_time(scale, key))
+	else if (!strcmp(base, "ack_delay") && q == SL_QTY_NS)
 		rc->ack_delay_ns = n;
-	else if (!strcmp(base, "nack_interval") && is_time(scale, key))
+	else if (!strcmp(base, "nack_interval") && q == SL_QTY_NS)
 		rc->nack_interval_ns = n;
 	else if (!strcmp(key, "pool_bits") && n >= 1 && n <= UINT32_MAX)
 		rc->pool_bits = (uint32_t)n;
@@ -303,6 +312,8 @@ static int
 set_sched(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
 {
 	struct sl_sched_conf *c = &sc->sched;
+	char base[64];
+	enum sl_qty q;
 	uint64_t n;
 	bool b;
 
@@ -312,8 +323,8 @@ set_sched(struct sim_scenario *sc, const char *key, const char *v, char *err, si
 		c->flags = b ? c->flags | SL_SCHED_F_TX_TS : c->flags & ~SL_SCHED_F_TX_TS;
 		return 0;
 	}
-	if (parse_num(v, 1, UINT32_MAX, &n))
-		return fail(err, len, key, "'%s' is not a 32-bit number", v);
+	if (num(key, v, UINT32_MAX, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
 	if (!strcmp(key, "wnd_segs"))
 		c->wnd_segs = (uint32_t)n;
 	else if (!strcmp(key, "queue_segs"))
@@ -335,7 +346,7 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 	struct sim_flow_spec *s = &g->spec;
 	struct sl_flow_conf *fc = &s->fc;
 	char base[64];
-	double scale = key_unit(key, base, sizeof(base));
+	enum sl_qty q;
 	uint64_t n;
 
 	if (!strcmp(key, "proto")) {
@@ -364,8 +375,14 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 		return 0;
 	}
 	if (!strcmp(key, "load")) {
-		if (parse_num(v, 1e6, 1000000, &n) || n == 0)
-			return fail(err, len, key, "'%s' is not a load in (0, 1]", v);
+		static const struct sl_parse_real_spec load = {"a load", 0, 1, true, false};
+		double p;
+
+		if (real(key, v, &load, &p, err, len))
+			return -EINVAL;
+		n = (uint64_t)(p * 1e6 + 0.5);
+		if (n == 0)
+			return fail(err, len, key, "'%s': below one part per million", v);
 		g->load_ppm = (uint32_t)n;
 		return 0;
 	}
@@ -373,17 +390,17 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 		return parse_bool(v, key[0] == 's' ? &s->sack : &s->ts)
 			       ? fail(err, len, key, "'%s' is not a boolean", v)
 			       : 0;
-	if (parse_num(v, scale ? scale : 1, UINT64_MAX / 2, &n))
-		return fail(err, len, key, "'%s' is not a non-negative number", v);
+	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
 	if (!strcmp(key, "count") && n >= 1 && n <= (1u << 20))
 		g->count = (uint32_t)n;
 	else if (!strcmp(key, "src") && n < SIM_MAX_HOSTS)
 		s->src = (uint32_t)n;
 	else if (!strcmp(key, "dst") && n < SIM_MAX_HOSTS)
 		s->dst = (uint32_t)n;
-	else if (!strcmp(base, "start") && is_time(scale, key))
+	else if (!strcmp(base, "start") && q == SL_QTY_NS)
 		s->start_ns = n;
-	else if (!strcmp(base, "stagger") && is_time(scale, key))
+	else if (!strcmp(base, "stagger") && q == SL_QTY_NS)
 		g->stagger_ns = n;
 	else if (!strcmp(key, "size_segs") && n <= (1u << 30))
 		s->size_segs = n;
@@ -391,7 +408,7 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 		fc->seg_bytes = (uint32_t)n;
 	else if (!strcmp(key, "init_wnd_segs") && n <= UINT32_MAX)
 		fc->init_wnd_segs = (uint32_t)n;
-	else if (!strcmp(base, "rate") && is_rate(key))
+	else if (!strcmp(base, "rate") && q == SL_QTY_BPS)
 		fc->init_rate_bps = n;
 	else if (!strcmp(key, "burst_bytes") && n <= UINT32_MAX)
 		fc->burst_bytes = (uint32_t)n;
@@ -399,7 +416,7 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 		fc->init_credit_bytes = (uint32_t)n;
 	else if (!strcmp(key, "rto_credit_bytes") && n <= UINT32_MAX)
 		fc->rto_credit_bytes = (uint32_t)n;
-	else if (!strcmp(base, "rto") && is_time(scale, key))
+	else if (!strcmp(base, "rto") && q == SL_QTY_NS)
 		fc->rto_ns = n;
 	else if (!strcmp(key, "first_seq") && n <= UINT32_MAX)
 		fc->first_seq = (uint32_t)n;
@@ -414,16 +431,14 @@ int
 sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, const char *v,
 		 char *err, size_t len)
 {
-	unsigned long host;
-	char *end;
+	uint64_t host;
 
 	if (!strcmp(section, "sim"))
 		return set_sim(sc, key, v, err, len);
 	if (!strcmp(section, "link"))
 		return set_link(sc, 0, SIM_MAX_HOSTS, key, v, err, len);
 	if (!strncmp(section, "link.", 5)) {
-		host = strtoul(section + 5, &end, 10);
-		if (end == section + 5 || *end || host >= SIM_MAX_HOSTS)
+		if (sl_parse_u64(section + 5, 0, SIM_MAX_HOSTS - 1, &host, NULL, 0) < 0)
 			return fail(err, len, section, "want link.N with N < %u", SIM_MAX_HOSTS);
 		return set_link(sc, (uint32_t)host, (uint32_t)host + 1, key, v, err, len);
 	}
