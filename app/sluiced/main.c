@@ -71,9 +71,9 @@ usage(FILE *out)
 		"  -h, --help                 this text\n"
 		"  -V, --version              print the version\n"
 		"\n"
-		"Configuration keys (';' starts a comment). A rate, size or duration may carry "
-		"its\n"
-		"unit (rtt_us = 2ms, rate_mbps = 2.5Gbps); a bare number is in the key's unit:",
+		"Configuration keys (';' starts a comment). A rate, size or duration may\n"
+		"carry a unit (rtt_us = 2ms, rate_mbps = 2.5Gbps); a bare number is in the\n"
+		"key's unit:",
 		SLUICE_VERSION);
 	sluiced_conf_print_keys(out);
 	fprintf(out,
