@@ -32,6 +32,7 @@
 #include <rte_mempool.h>
 #include <rte_version.h>
 
+#include "sl_dp_eal.h"
 #include "capture.h"
 #include "sluiced.h"
 
@@ -500,6 +501,7 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return EXIT_CONFIG;
 	}
+	atexit(sl_dp_eal_cleanup); /* also when an option error exits */
 	argv[eal_args] = argv[0];
 	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s, &capture);
 	if (sluiced_conf_load(&d->conf, config, stderr) != 0) {
@@ -547,6 +549,6 @@ main(int argc, char **argv)
 out:
 	sluiced_capture_stop(d);
 	shutdown_all(d);
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return rc;
 }

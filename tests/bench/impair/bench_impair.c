@@ -37,6 +37,7 @@
 #include <valgrind/callgrind.h>
 #endif
 
+#include "sl_dp_eal.h"
 #include "bench_callgrind.h"
 #include "impair_engine.h"
 
@@ -380,6 +381,7 @@ eal_start(const char *self)
 		fprintf(stderr, "bench-impair: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return -1;
 	}
+	sl_dp_eal_remove_on_signal();
 	pool = rte_pktmbuf_pool_create("bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       rte_socket_id());
 	if (pool == NULL || ports_create() != 0)
@@ -471,6 +473,6 @@ main(int argc, char **argv)
 	if (stats)
 		stats_lines();
 	ports_close();
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return 0;
 }

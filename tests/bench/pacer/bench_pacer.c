@@ -29,6 +29,7 @@
 
 #include <rte_eal.h>
 
+#include "sl_dp_eal.h"
 #include "pacer_harness.h"
 #include "sl_rng.h"
 #include "sl_time.h"
@@ -342,6 +343,7 @@ ensure_eal(void)
 	snprintf(prefix, sizeof(prefix), "bench-pacer-%d", (int)getpid());
 	if (rte_eal_init((int)SL_ARRAY_SIZE(argv) - 1, argv) < 0)
 		return -1;
+	sl_dp_eal_remove_on_signal();
 	eal_ready = true;
 	return 0;
 }
@@ -667,6 +669,6 @@ main(int argc, char **argv)
 	}
 	print_ratios();
 	if (eal_ready)
-		rte_eal_cleanup();
+		sl_dp_eal_cleanup();
 	return 0;
 }

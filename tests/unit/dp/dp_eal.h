@@ -12,6 +12,7 @@
 
 #include <rte_eal.h>
 
+#include "sl_dp_eal.h"
 #include "sl_dp.h"
 
 static inline int
@@ -22,7 +23,10 @@ test_dp_eal_init(const char *name)
 			"--log-level=error", "--vdev",    "net_ring0", "--file-prefix", prefix};
 
 	snprintf(prefix, sizeof(prefix), "sl-%s-%d", name, getpid());
-	return rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0 ? -1 : 0;
+	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0)
+		return -1;
+	sl_dp_eal_remove_on_signal();
+	return 0;
 }
 
 /* One lane on device, control runs and keepalives every ctrl_ns (ns). */

@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "sl_dp_eal.h"
 #include "dp_eal.h"
 #include "sl_dp.h"
 #include "sl_dp_traffic.h"
@@ -49,7 +50,7 @@ teardown(void **state)
 	if (rte_mempool_avail_count(pool) != 4095)
 		return -1;
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return 0;
 }
 

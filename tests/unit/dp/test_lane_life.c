@@ -26,6 +26,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "sl_dp_eal.h"
 #include "dp_eal.h"
 #include "sl_dp.h"
 
@@ -455,7 +456,7 @@ run_poll_tests(void)
 		return 1;
 	failed = cmocka_run_group_tests_name("dp/lane_life: lanes", tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return failed;
 }
 

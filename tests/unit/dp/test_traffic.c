@@ -13,6 +13,7 @@
 
 #include <rte_mbuf.h>
 
+#include "sl_dp_eal.h"
 #include "dp_eal.h"
 #include "sl_dp_traffic.h"
 
@@ -34,7 +35,7 @@ teardown(void **state)
 {
 	(void)state;
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return 0;
 }
 

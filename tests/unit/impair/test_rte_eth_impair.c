@@ -19,6 +19,8 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+
+#include "sl_dp_eal.h"
 #include <rte_mbuf.h>
 
 #define BURST 32
@@ -252,6 +254,7 @@ setup(void **state)
 	snprintf(prefix, sizeof(prefix), "test_impair_%d", (int)getpid());
 	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0)
 		return -1;
+	sl_dp_eal_remove_on_signal();
 	pool = rte_pktmbuf_pool_create("test", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       rte_socket_id());
 	return pool == NULL ? -1 : 0;
@@ -268,7 +271,7 @@ teardown(void **state)
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
 	}
-	rte_eal_cleanup();
+	sl_dp_eal_cleanup();
 	return 0;
 }
 

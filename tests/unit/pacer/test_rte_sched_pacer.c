@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <rte_eal.h>
 
+#include "sl_dp_eal.h"
 #include "pacer_test_util.h"
 #include "sl_time.h"
 
@@ -40,7 +41,18 @@ eal_up(void **state)
 
 	(void)state;
 	snprintf(prefix, sizeof(prefix), "test-pacer-rs-%d", (int)getpid());
-	return rte_eal_init((int)SL_ARRAY_SIZE(argv) - 1, argv) < 0 ? -1 : 0;
+	if (rte_eal_init((int)SL_ARRAY_SIZE(argv) - 1, argv) < 0)
+		return -1;
+	sl_dp_eal_remove_on_signal();
+	return 0;
+}
+
+static int
+eal_down(void **state)
+{
+	(void)state;
+	sl_dp_eal_cleanup();
+	return 0;
 }
 
 static void
@@ -91,5 +103,5 @@ main(void)
 	};
 	int rc = cmocka_run_group_tests(before, NULL, NULL);
 
-	return rc + cmocka_run_group_tests(after, eal_up, NULL);
+	return rc + cmocka_run_group_tests(after, eal_up, eal_down);
 }
