@@ -275,7 +275,7 @@ void sl_recv_stats_reset(struct sl_recv *r);
  */
 int sl_recv_audit(const struct sl_recv *r);
 
-/** Memory accounting (item 4 of the issue), bytes. */
+/** Memory accounting (docs/recv.md section 8), bytes. */
 struct sl_recv_mem {
 	uint32_t melo_fields_bytes; /**< the paper's per-connection fields, as laid out here */
 	uint32_t conn_ctx_bytes;    /**< the whole per-connection context */

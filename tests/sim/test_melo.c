@@ -17,7 +17,7 @@
  *     The NS3-faithful go-back-N ("gbn-ns3": NACK repeat interval 500 us, as the DCQCN ns-3
  *     code) repeats NACKs, is slower than RoCE style at 1%, MELO beats it from 1e-3 with a
  *     growing ratio, and its goodput is within 15% of 1 / (1 + p x (BDP + p x interval)). The
- *     issue's >= 10x at 1% holds against neither baseline and is reported, not asserted.
+ *     paper's >= 10x at 1% holds against neither baseline and is reported, not asserted.
  *   - scripted drops on one 2000-segment flow (melo-fig5a.ini without random loss): MELO resends
  *     exactly the lost segments, a NACK that repeats an open hole marks nothing twice, a lost
  *     resend is recovered by the RTO, go-back-N resends everything sent after the loss; gbn-ns3
@@ -214,7 +214,7 @@ fig5a__melo_keeps_goodput_under_loss(void **state)
 	assert_true(m0->m.goodput_gbps > 37);
 	assert_true(m1->m.goodput_gbps >= 0.95 * m0->m.goodput_gbps);
 	/*
-	 * The issue's ">= 10x go-back-N at 1%" is not asserted against either baseline: the
+	 * The paper's ">= 10x go-back-N at 1%" is not asserted against either baseline: the
 	 * NS3-faithful one (the DCQCN ns-3 code's NACK interval, go-back-to-N, no chunks) loses
 	 * p x 500 us of sending more per loss than RoCE style, not the ~13 round trips the
 	 * paper's 7% implies (docs/sim.md, "MELO's experiments"). Asserted instead: it does

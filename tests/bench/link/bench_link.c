@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bench-link - issue 4 item 7, as JSON lines on stdout:
+ * bench-link - the link's costs (docs/wire-format.md section 2.4), as JSON lines on stdout:
  *
  *   {"op":"crc12",...}    CRC-12 over 64/1500/9000 bytes: bit-serial reference, byte table,
  *                         slice-by-8 and PCLMULQDQ folding (slice-by-8 again on a CPU without

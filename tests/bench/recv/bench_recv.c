@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bench_recv.c - receive cost per packet of lib/recv (issue 7, item 5) and its memory
- * accounting (item 4), as JSON lines.
+ * bench_recv.c - receive cost per packet of lib/recv (docs/recv.md section 9) and its
+ * memory accounting (section 8), as JSON lines.
  *
  * Cases, all on one seeded workload of 64 connections with the paper's pool (1024 bits, 8-bit
  * blocks) and a 1024-packet window, fed in bursts of 32:
@@ -276,7 +276,8 @@ callgrind_case(const char *self, enum bench_case k, uint64_t pkts)
 	return bench_callgrind("bench_recv_measured", argv, &ir, 1) == 1 ? ir / (double)pkts : -1;
 }
 
-/* ---- memory accounting (item 4) ------------------------------------------------------------ */
+/* ---- memory accounting (docs/recv.md section 8)
+ * ------------------------------------------------------------ */
 
 static void
 memory_lines(void)

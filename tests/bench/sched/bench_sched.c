@@ -2,7 +2,7 @@
 /*
  * bench_sched.c - segment decisions per second per core: the Tonic engine (lib/sched) against
  * a binary-heap scheduler with the same semantics that picks one segment per flow selection
- * ("one packet per sort"), issue 5 item 5.
+ * ("one packet per sort"), Tonic section 5.
  *
  * Workload (one seed, same for both): F flows, all backlogged (2^30 segments pushed), segment
  * 1024 B, a virtual clock that advances 10 ns per decision (100 Mpps, the FPGA's rate), and an

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_recv.c - random arrival sequences across many connections into lib/recv (issue 7,
- * item 2), with the receiver's NACKs and ACKs fed to the sender-side tracker and raw NACKs
- * built from the input thrown at the tracker too.
+ * fuzz_recv.c - random arrival sequences across many connections into lib/recv (the
+ * invariants of docs/recv.md), with the receiver's NACKs and ACKs fed to the sender-side tracker
+ * and raw NACKs built from the input thrown at the tracker too.
  *
  * Input: 2 header bytes choose the window, pool, block size, connection count, the middle-walk
  * ablation and a per-connection block cap; then 3-byte operations: [conn | kind << 5] [d0] [d1].

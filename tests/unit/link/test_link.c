@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests for lib/link/link.c, one or more per rule of RIFL as sluice implements it (digest
- * sections 3, 6, 8), plus the adversarial cases of issue 4 item 6: frames whose ID is off by
+ * sections 3, 6, 8), plus adversarial cases: frames whose ID is off by
  * one, white noise, corrupted control and FC frames, one corrupted frame inside a run of 8
  * control frames. Frames are built with lib/wire and fed to the link directly; the peer is
  * either hand-written frames or a second link.

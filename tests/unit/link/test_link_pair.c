@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fault matrix of issue 4 item 5 at the logic level (tests/unit/link/link_pair.c): two lanes on
- * a virtual clock, joined by a channel with loss 1e-4, 1e-3, 1e-2, Gilbert-Elliott bursts, bit
- * errors 1e-7..1e-5 delivered corrupted (VCODE must catch them) and dropped (FCS), reordering,
+ * The link's fault matrix (docs/link.md) at the logic level (tests/unit/link/link_pair.c): two
+ * lanes on a virtual clock, joined by a channel with loss 1e-4, 1e-3, 1e-2, Gilbert-Elliott bursts,
+ * bit errors 1e-7..1e-5 delivered corrupted (VCODE must catch them) and dropped (FCS), reordering,
  * a consumer at 10% of the offered rate, and a restart of one end; both modes, both replay
  * policies. Every case must finish with lost = duplicated = reordered = corrupted_accepted = 0
  * in both directions. Each case prints one JSON line with its counters (the closing-note table).

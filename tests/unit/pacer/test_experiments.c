@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Tassel paper's experiments (section 5, Figs. 8, 14, 17, 18) and the stall requirement,
- * run on the virtual clock through the benchmark harness with the bounds of issue 6:
+ * run on the virtual clock through the benchmark harness with the bounds of docs/pacer.md section
+ * 5:
  *   - one flow at each of 100 Kbps .. 100 Gbps: |rate error| <= 0.1% (Fig. 17);
  *   - 25 Gbps, 1024 B, L = 1 us: >= 99% of the rate with adaptive batching, ~8.2 Gbps with
  *     N forced to 1 (Fig. 8);

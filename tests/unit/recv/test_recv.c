@@ -2,7 +2,7 @@
 /*
  * Tests for lib/recv/recv.c: the MELO receiver (fast path, bits pool use, NACK with 3 holes,
  * head/tail-only access, pool exhaustion), go-back-N mode, feedback for each program, ACK
- * coalescing, and invariants after random arrival sequences (issue 7, item 2).
+ * coalescing, and invariants after random arrival sequences.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -840,7 +840,7 @@ sl_recv_stat_desc__covers_every_counter(void **state)
 }
 
 /*
- * Item 2: random arrivals (new data with loss, reordering, duplicates, retransmissions from the
+ * Random arrivals (new data with loss, reordering, duplicates, retransmissions from the
  * front, random retransmissions, go-back-N connections mixed in) across many connections on a
  * pool small enough to run dry. After every packet: the audit holds (free + allocated = pool,
  * no block reachable twice, chains exactly cover RCV.NXT..RCV.HIGH); every handle comes back
