@@ -250,6 +250,8 @@ callgrind_child(const char *self, uint64_t bursts, const char *out)
 #endif
 			fprintf(f, "%llu\n", (unsigned long long)frames);
 		}
+	ports_close();
+	sl_dp_eal_cleanup();
 	return fclose(f) == 0 ? 0 : 1;
 }
 
