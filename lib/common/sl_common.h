@@ -44,4 +44,44 @@ sl_align_pow2(uint64_t x)
 	return x <= 1 ? 1 : UINT64_C(1) << (64 - __builtin_clzll(x - 1));
 }
 
+/* Network byte order (big-endian) loads and stores at any alignment, for the wire formats. */
+static inline void
+sl_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+sl_put_be32(uint8_t *p, uint32_t v)
+{
+	sl_put_be16(p, (uint16_t)(v >> 16));
+	sl_put_be16(p + 2, (uint16_t)v);
+}
+
+static inline void
+sl_put_be64(uint8_t *p, uint64_t v)
+{
+	sl_put_be32(p, (uint32_t)(v >> 32));
+	sl_put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint16_t
+sl_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+sl_get_be32(const uint8_t *p)
+{
+	return (uint32_t)sl_get_be16(p) << 16 | sl_get_be16(p + 2);
+}
+
+static inline uint64_t
+sl_get_be64(const uint8_t *p)
+{
+	return (uint64_t)sl_get_be32(p) << 32 | sl_get_be32(p + 4);
+}
+
 #endif /* SL_COMMON_H */

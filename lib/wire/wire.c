@@ -9,6 +9,7 @@
  * the ID comparison to the caller (sl_wire_vcode_ok), because only the link knows which ID it
  * expects. All multi-byte fields are big-endian, written byte by byte (no alignment needed).
  */
+#include "sl_common.h"
 #include "sl_wire.h"
 
 static const char *const reject_names[SL_WIRE_ERR__MAX] = {
@@ -24,42 +25,14 @@ sl_wire_reject_name(enum sl_wire_reject r)
 	return (unsigned)r < SL_WIRE_ERR__MAX ? reject_names[r] : "unknown";
 }
 
-static inline void
-put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline uint16_t
-get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* CRC of the link header (VCODE zeroed) and the explicit ID, if any. */
 static inline uint16_t
 hdr_crc(const struct sl_wire_fmt *fmt, uint8_t syn, uint8_t meta, uint32_t id)
 {
 	uint8_t h[SL_WIRE_HDR_MAX];
 
-	put_be16(h, (uint16_t)(syn << 14 | meta << 12));
-	put_be32(h + SL_WIRE_HDR_LEN, id);
+	sl_put_be16(h, (uint16_t)(syn << 14 | meta << 12));
+	sl_put_be32(h + SL_WIRE_HDR_LEN, id);
 	return sl_crc12(0, h, sl_wire_hdr_len(fmt));
 }
 
@@ -68,9 +41,9 @@ static inline size_t
 put_hdr(const struct sl_wire_fmt *fmt, uint8_t *out, uint8_t syn, uint8_t meta, uint32_t id,
 	uint16_t crc)
 {
-	put_be16(out, (uint16_t)(syn << 14 | meta << 12 | ((crc ^ id) & SL_CRC12_MASK)));
+	sl_put_be16(out, (uint16_t)(syn << 14 | meta << 12 | ((crc ^ id) & SL_CRC12_MASK)));
 	if (fmt->mode == SL_WIRE_MODE_EXTENDED)
-		put_be32(out + SL_WIRE_HDR_LEN, id);
+		sl_put_be32(out + SL_WIRE_HDR_LEN, id);
 	return sl_wire_hdr_len(fmt);
 }
 
@@ -110,9 +83,9 @@ sl_wire_encode_ctrl(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id, ui
 	size_t h = sl_wire_hdr_len(fmt), b = ctrl_body_len(fmt);
 	uint16_t crc = hdr_crc(fmt, SL_WIRE_SYN_CTRL, SL_WIRE_META_FILLER, id);
 
-	put_be16(out + h, key);
+	sl_put_be16(out + h, key);
 	if (fmt->mode == SL_WIRE_MODE_EXTENDED)
-		put_be32(out + h + SL_WIRE_KEY_LEN, arg);
+		sl_put_be32(out + h + SL_WIRE_KEY_LEN, arg);
 	crc = sl_crc12(crc, out + h, b);
 	put_hdr(fmt, out, SL_WIRE_SYN_CTRL, SL_WIRE_META_FILLER, id, crc);
 	return h + b;
@@ -137,11 +110,11 @@ sl_wire_decode(const struct sl_wire_fmt *fmt, const uint8_t *buf, size_t len,
 		return SL_WIRE_ERR_SHORT;
 	if (len > UINT16_MAX)
 		return SL_WIRE_ERR_LONG;
-	w = get_be16(buf);
+	w = sl_get_be16(buf);
 	f->syn = (uint8_t)(w >> 14);
 	f->meta = (uint8_t)((w >> 12) & 3u);
 	f->vcode = w & SL_CRC12_MASK;
-	f->id = fmt->mode == SL_WIRE_MODE_EXTENDED ? get_be32(buf + SL_WIRE_HDR_LEN) : 0;
+	f->id = fmt->mode == SL_WIRE_MODE_EXTENDED ? sl_get_be32(buf + SL_WIRE_HDR_LEN) : 0;
 	f->body_off = (uint16_t)h;
 	f->body_len = (uint16_t)(len - h);
 	f->key = 0;
@@ -155,9 +128,9 @@ sl_wire_decode(const struct sl_wire_fmt *fmt, const uint8_t *buf, size_t len,
 			return SL_WIRE_ERR_CTRL_META;
 		if (f->body_len < covered)
 			return SL_WIRE_ERR_SHORT;
-		f->key = get_be16(buf + h);
+		f->key = sl_get_be16(buf + h);
 		if (fmt->mode == SL_WIRE_MODE_EXTENDED)
-			f->arg = get_be32(buf + h + SL_WIRE_KEY_LEN);
+			f->arg = sl_get_be32(buf + h + SL_WIRE_KEY_LEN);
 		if (!key_known(f->key))
 			return SL_WIRE_ERR_KEY;
 	} else if (f->meta == SL_WIRE_META_FILLER) {

@@ -42,7 +42,7 @@
 #define SIM_NEVER UINT64_MAX
 #define SIM_MAX_HOSTS 64u
 #define SIM_MAX_DROPS 64u
-#define SIM_FB_MAX_BYTES 32u /**< room for one lib/recv feedback body, bytes */
+#define SIM_FB_MAX_BYTES 36u /**< room for one feedback frame (SL_XFB_MAX_LEN), bytes */
 
 struct sim;
 
@@ -72,7 +72,7 @@ struct sim_pkt {
 	uint64_t ts_ns;       /**< data: send time; ack: its echo */
 	uint8_t last;         /**< data: the last segment of a push (the sender wants an ACK) */
 	uint8_t fb_len;       /**< control from lib/recv: bytes of fb, 0 for the reference */
-	uint8_t fb[SIM_FB_MAX_BYTES]; /**< lib/recv feedback body as on the wire (sl_recv_wire.h) */
+	uint8_t fb[SIM_FB_MAX_BYTES]; /**< feedback frame as on the wire (sl_xhdr.h) */
 };
 
 /* ---- event core ---- */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "sim_librecv.h"
-#include "sl_recv_wire.h"
+#include "sl_xport_fb.h"
 
 struct lr_flow {
 	struct sim_recv_flow_stats st;
@@ -137,11 +137,14 @@ send_fb(struct sim_librecv *lr, uint32_t host, const struct sl_recv_action *a)
 	};
 	struct lr_flow *f = &lr->f[a->conn];
 	struct sim_pkt *p = sim_pkt_alloc(lr->s);
+	struct sl_xfb fb;
 	int n;
 
 	if (p == NULL)
 		return;
-	n = sl_recv_fb_encode(a, p->fb, sizeof(p->fb));
+	n = sl_xport_fb_from_recv(a, &fb);
+	if (n == 0)
+		n = sl_xfb_encode(&fb, p->fb, sizeof(p->fb));
 	if (n < 0) {
 		lr->encode_errors++;
 		sim_pkt_free(lr->s, p);

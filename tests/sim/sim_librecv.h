@@ -9,10 +9,11 @@
  * request on the last segment of a push, trimmed header) and goes through sl_recv_burst; the
  * actions come back as deliveries (counted as received bytes, in PSN order), reorder-buffer
  * stores, drops (counted by reason inside lib/recv) and feedback. Every feedback action is
- * encoded with sl_recv_fb_encode into the control packet's fb bytes, exactly as it would go on
- * the wire, and the sender decodes it (sim_sched.c); cumack and seq are filled too, so traces
- * and the reference-shaped counters keep working. Delayed ACKs are sent from a simulator event
- * at sl_recv_next_deadline. The simulator carries no payload: a handle is the payload length.
+ * converted (sl_xport_fb_from_recv) and encoded with sl_xfb_encode into the control packet's fb
+ * bytes, exactly as it would go on the wire, and the sender decodes it (sim_sched.c); cumack and
+ * seq are filled too, so traces and the reference-shaped counters keep working. Delayed ACKs are
+ * sent from a simulator event at sl_recv_next_deadline. The simulator carries no payload: a handle
+ * is the payload length.
  *
  * Units: ns, bytes, PSNs = segment numbers.
  */

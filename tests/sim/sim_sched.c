@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sim_sched.h"
-#include "sl_recv_wire.h"
+#include "sl_xport_fb.h"
 
 #define SIM_BACKLOG_CHUNK (UINT32_C(1) << 16) /**< segments pushed at a time when backlogged */
 #define SIM_NONE UINT32_MAX
@@ -210,15 +210,17 @@ fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li, cons
 	  struct sl_event *ev, unsigned max)
 {
 	struct sl_recv_action a;
+	struct sl_xfb x;
 
-	if (sl_recv_fb_decode(p->fb, p->fb_len, h->fb_window, &a) < 0) {
+	if (sl_xfb_decode(p->fb, p->fb_len, h->fb_window, &x, NULL) < 0) {
 		h->fb_bad++;
 		return 0;
 	}
+	sl_xport_fb_to_recv(&x, &a.fb);
 	ev[0].flags = SL_EVF_CUMACK;
 	ev[0].cumack = a.fb.ack_psn;
-	switch (a.type) {
-	case SL_RECV_ACT_ACK:
+	switch (x.opcode) {
+	case SL_XOP_ACK:
 		ev[0].type = SL_EV_ACK;
 		if (sf->spec.sack && (a.fb.flags & SL_RECV_FBF_SACK)) {
 			ev[0].flags |= SL_EVF_SACK;
@@ -236,14 +238,14 @@ fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li, cons
 		if (sf->tracked)
 			sl_recv_rtx_ack(h->rtx, li, a.fb.ack_psn);
 		return 1;
-	case SL_RECV_ACT_NACK:
+	case SL_XOP_NACK:
 		if (sf->tracked)
 			return melo_nack(h, sf, li, &a.fb, ev, max);
 		ev[0].type = SL_EV_NACK;
 		ev[0].nack_seq = a.fb.nholes ? a.fb.hole[0].start_psn : a.fb.ack_psn;
 		ev[0].nack_len = a.fb.nholes ? a.fb.hole[0].len_pkts : 1;
 		return 1;
-	case SL_RECV_ACT_CNP:
+	case SL_XOP_CNP:
 		ev[0].type = SL_EV_CNP;
 		ev[0].flags = 0;
 		return 1;

@@ -11,11 +11,11 @@
  * (if the flow uses SACK), the ECN echo and the echoed send time (if the flow uses
  * timestamps); a NACK, PULL or CNP maps to its event type.
  *
- * Feedback from lib/recv (a control packet with fb bytes) is decoded with sl_recv_fb_decode.
- * For a MELO flow (recovery SL_RECV_MELO, with the rtx tracker on) a NACK goes through lib/recv's
- * sender-side tracker (sl_recv_rtx.h): its holes rebuild the receiver's bitmap in the tracker's
- * own pool, PSNs already marked by an earlier NACK are not marked again, and the newly marked
- * ranges are taken at once and handed to the engine as one SL_EV_NACK event each, which the
+ * Feedback from lib/recv (a control packet with fb bytes) is decoded with sl_xfb_decode
+ * (sl_xhdr.h). For a MELO flow (recovery SL_RECV_MELO, with the rtx tracker on) a NACK goes through
+ * lib/recv's sender-side tracker (sl_recv_rtx.h): its holes rebuild the receiver's bitmap in the
+ * tracker's own pool, PSNs already marked by an earlier NACK are not marked again, and the newly
+ * marked ranges are taken at once and handed to the engine as one SL_EV_NACK event each, which the
  * program (drivers/proto/melo "melo") marks for retransmission; cumulative ACKs shrink the
  * tracker's bitmap; an RTO the engine fired since the last NACK clears it first. A go-back-N
  * NACK (no holes) becomes one SL_EV_NACK naming the expected PSN ("gbn" rewinds to it).
