@@ -38,7 +38,7 @@
 
 #define EXIT_CONFIG 2
 
-RTE_LOG_REGISTER_DEFAULT(sluiced_logtype, INFO);
+RTE_LOG_REGISTER(sluiced_logtype, sluice.daemon, INFO);
 #define LOG(level, fmt, ...)                                                                       \
 	rte_log(RTE_LOG_##level, sluiced_logtype, "sluiced: " fmt "\n", ##__VA_ARGS__)
 
@@ -61,6 +61,10 @@ usage(FILE *out)
 		"  --no-huge -m 512 --no-pci  run without hugepages or PCI devices\n"
 		"  --file-prefix NAME         unique per process; dpdk-telemetry.py -f NAME reads\n"
 		"                             /sluice/info and /sluice/ports\n"
+		"  --log-level 'sluice.*:debug'  log levels by type: sluice.daemon, sluice.dp "
+		"(lane\n"
+		"                             states, peers), sluice.capture, sluice.impair;\n"
+		"                             default info\n"
 		"\n"
 		"sluiced options (after --):\n"
 		"  -c, --config FILE          INI configuration (required); keys below\n"

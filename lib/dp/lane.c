@@ -29,6 +29,7 @@
 #include <rte_ethdev.h>
 
 #include "sl_dp_lane.h"
+#include "sl_dp_log.h"
 
 const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
@@ -69,8 +70,12 @@ write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 static void
 learn_peer(struct sl_dp_lane *l, const struct rte_ether_addr *src)
 {
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
 	rte_ether_addr_copy(src, &l->peer);
 	__atomic_store_n(&l->peer_known, true, __ATOMIC_RELEASE);
+	rte_ether_format_addr(mac, sizeof(mac), src);
+	SL_DP_LOG(INFO, "%s: lane %u: peer %s", l->port->name, l->queue, mac);
 }
 
 static void

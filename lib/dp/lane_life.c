@@ -42,8 +42,23 @@
 #include <rte_malloc.h>
 
 #include "sl_dp_lane.h"
+#include "sl_dp_log.h"
+
+RTE_LOG_REGISTER(sl_dp_logtype, sluice.dp, INFO);
 
 /* --- The state machine (pure) -------------------------------------------------------------- */
+
+static const char *const state_names[] = {
+	[SL_DP_LANE_RUNNING] = "running",       [SL_DP_LANE_QUIET] = "quiet",
+	[SL_DP_LANE_QUIET_DOWN] = "quiet_down", [SL_DP_LANE_DRAINING] = "draining",
+	[SL_DP_LANE_LEAVING] = "leaving",       [SL_DP_LANE_LEFT] = "left",
+};
+
+const char *
+sl_dp_lane_state_name(enum sl_dp_lane_state s)
+{
+	return (unsigned int)s < SL_ARRAY_SIZE(state_names) ? state_names[s] : "?";
+}
 
 static unsigned int
 enter(struct sl_dp_lane_life *life, enum sl_dp_lane_state state, uint64_t timer_ns,
@@ -185,8 +200,12 @@ lane_event(struct sl_dp_lane *l, enum sl_dp_lane_event ev, uint64_t now_ns)
 		.peer_up = sl_dp_lane_peer_up(l, now_ns),
 		.shares_memory = l->port->shares_memory,
 	};
+	enum sl_dp_lane_state was = l->life.state;
 	unsigned int act = sl_dp_lane_transition(&l->life, &in);
 
+	if (l->life.state != was)
+		SL_DP_LOG(DEBUG, "%s: lane %u: %s -> %s", l->port->name, l->queue,
+			  sl_dp_lane_state_name(was), sl_dp_lane_state_name(l->life.state));
 	if (act & SL_DP_LANE_ACT_LINK_LEAVE)
 		sl_link_leave(l->link);
 	if (act & SL_DP_LANE_ACT_SILENCE)

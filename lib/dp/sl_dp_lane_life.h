@@ -64,4 +64,7 @@ struct sl_dp_lane_life {
  */
 unsigned int sl_dp_lane_transition(struct sl_dp_lane_life *life, const struct sl_dp_lane_input *in);
 
+/* The state's name in logs and telemetry ("running", "draining", ...). */
+const char *sl_dp_lane_state_name(enum sl_dp_lane_state s);
+
 #endif /* SL_DP_LANE_LIFE_H */

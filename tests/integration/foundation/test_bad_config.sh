@@ -142,9 +142,25 @@ rc=0
 if [ "$rc" -eq 0 ]; then passes=$((passes + 1)); else
     echo "FAIL units: exit $rc $(cat "$tmp/err")" >&2; fails=$((fails + 1)); fi
 
+# Log types are sluice.<module>, set with EAL's --log-level: debug shows the lane's states,
+# the default (info) does not; --help names them.
+for level in "sluice.*:debug" "sluice.dp:debug" "sluice.daemon:debug" ""; do
+    rc=0
+    "$sluiced" --no-huge -m 256 --no-pci --file-prefix "sl-badcfg-$$" --vdev net_ring0 \
+        ${level:+--log-level "$level"} -- --config "$tmp/units.ini" --duration-s 1 \
+        >/dev/null 2>"$tmp/err" || rc=$?
+    want=1; case "$level" in sluice.daemon:*|"") want=0;; esac
+    got=0; grep -q "^sluice.dp: net_ring0: lane 0: running -> draining" "$tmp/err" && got=1
+    if [ "$rc" -eq 0 ] && [ "$got" -eq "$want" ]; then passes=$((passes + 1)); else
+        echo "FAIL --log-level '$level': exit $rc, lane states logged: $got, want $want" >&2
+        fails=$((fails + 1)); fi
+done
+
 # --help: exit 0, and every key of the schema in config.c appears in it (tests/unit/sluiced
 # checks --help and docs/configuration.md against the schema in full).
 "$sluiced" --help >"$tmp/help"
+if grep -q -- "--log-level 'sluice.\*:debug'" "$tmp/help"; then passes=$((passes + 1)); else
+    echo "FAIL --help does not show --log-level 'sluice.*:debug'" >&2; fails=$((fails + 1)); fi
 for key in $(grep -oE '"(sluiced|link|traffic|port)", "[a-z_]+"' "$root/app/sluiced/config.c" |
              sed -E 's/.*"([a-z_]+)"$/\1/'); do
     if grep -qE "^\s+$key = " "$tmp/help"; then passes=$((passes + 1)); else
