@@ -4,8 +4,9 @@
  * in segments (RFC 5681):
  *   - growth on a new cumulative ack: slow start adds the newly acked segments while
  *     cwnd < ssthresh; congestion avoidance adds one segment per cwnd acked segments;
- *   - the retransmission timeout: ssthresh = max(flight / 2, 2), cwnd = 1, the first unacked
- *     segment is marked, the RTO re-armed (not backed off, as in Tonic's code).
+ *   - the retransmission timeout: ssthresh = max(flight / 2, 2), cwnd = 1, and only the first
+ *     unacked segment is marked, in place of the engine's go-back-N (the engine re-arms the
+ *     RTO, not backed off, as in Tonic's code).
  *   - NewReno-style loss recovery for programs whose subject is congestion control (dctcp,
  *     swift): the 3rd dupack with cumack > recover marks wnd_start (fast retransmit); a new
  *     ack at or below recover marks the next hole (partial ack, also after an RTO); an ack
@@ -71,17 +72,6 @@ tcp_cwnd_timeout(struct tcp_cwnd *c, const struct sl_flow_view *f, struct sl_pro
 	c->acked = 0;
 	tcp_loss_mark_head(f, out);
 	out->wnd_segs = 1;
-	out->rto_rearm = true;
-}
-
-/* After an ack: stop the RTO when nothing is outstanding, else re-arm it if asked. */
-static inline void
-tcp_cwnd_rto(const struct sl_flow_view *f, struct sl_proto_out *out, bool rearm)
-{
-	if (f->snd_max == f->wnd_start)
-		out->rto_stop = true;
-	else if (rearm)
-		out->rto_rearm = true;
 }
 
 struct tcp_loss {

@@ -3,7 +3,7 @@
  * proto.c - the registry of transport programs (sl_proto.h): a fixed table of const ops
  * pointers, filled by SL_PROTO_REGISTER constructors before main() and read by
  * sl_sched_flow_add(). Registration validates the table the way tcp_register_congestion_control
- * does: every required hook present (-EINVAL), a known credit scheme, a private state that fits
+ * does: a known credit scheme, a private state that fits
  * the scratch area, a non-empty NUL-terminated name, and no duplicate name (-EEXIST).
  */
 #include <errno.h>
@@ -29,7 +29,7 @@ sl_proto_find(const char *name)
 int
 sl_proto_register(const struct sl_proto_ops *ops)
 {
-	if (ops == NULL || ops->incoming == NULL || ops->periodic == NULL || ops->init == NULL)
+	if (ops == NULL)
 		return -EINVAL;
 	if (ops->credit != SL_CREDIT_WINDOW && ops->credit != SL_CREDIT_RATE &&
 	    ops->credit != SL_CREDIT_GRANT)

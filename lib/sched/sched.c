@@ -726,6 +726,27 @@ out_prefill(const struct flow *f, struct sl_proto_out *o)
 	};
 }
 
+void
+sl_proto_default_incoming(const struct sl_flow_view *f, const struct sl_incoming *in,
+			  struct sl_proto_out *out)
+{
+	/* RFC 6298 5.3: new data acknowledged, more outstanding: restart the timer. */
+	out->rto_rearm =
+		sl_seq_gt(in->new_wnd_start, in->old_wnd_start) && f->snd_max != f->wnd_start;
+}
+
+void
+sl_proto_default_periodic(const struct sl_flow_view *f, const struct sl_periodic *p,
+			  struct sl_proto_out *out)
+{
+	if (!p->rto_expired || f->snd_max == f->wnd_start)
+		return;
+	/* RFC 6298 5.4 and 5.6, go-back-N: resend everything unacked, restart the timer. */
+	out->mark_from = f->wnd_start;
+	out->mark_to = f->snd_max;
+	out->rto_rearm = true;
+}
+
 /* Mark [from, to) clipped to [wnd_start, snd_max), skipping acked and already marked. */
 static void
 mark_range(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t from, uint32_t to)
@@ -771,8 +792,6 @@ apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto
 	f->rto_ns = o->rto_ns;
 	if (o->rto_rearm)
 		f->rto_at_ns = now_ns + o->rto_ns;
-	else if (o->rto_stop)
-		f->rto_at_ns = 0;
 	if (o->timer_ns)
 		f->timer_at_ns = now_ns + o->timer_ns;
 	timer_refile(s, f, fi);
@@ -941,7 +960,7 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	f->credit_ns = fc->start_ns;
 	fill_view(s, f, fi, fc->start_ns, &v);
 	out_prefill(f, &o);
-	rc = ops->init(&v, fpriv(s, fi), fc, &o);
+	rc = ops->init ? ops->init(&v, fpriv(s, fi), fc, &o) : 0;
 	if (rc)
 		return rc;
 	f->in_use = 1;
@@ -1115,7 +1134,9 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 	in.new_wnd_start = f->wnd_start;
 	fill_view(s, f, fi, now_ns, &v);
 	out_prefill(f, &o);
-	f->ops->incoming(&v, fpriv(s, fi), &in, &o);
+	sl_proto_default_incoming(&v, &in, &o);
+	if (f->ops->incoming)
+		f->ops->incoming(&v, fpriv(s, fi), &in, &o);
 	apply_out(s, f, fi, &o, now_ns);
 }
 
@@ -1178,7 +1199,9 @@ timer_fire(struct sl_sched *s, uint32_t fi, uint64_t now_ns)
 	}
 	fill_view(s, f, fi, now_ns, &v);
 	out_prefill(f, &o);
-	f->ops->periodic(&v, fpriv(s, fi), &p, &o);
+	sl_proto_default_periodic(&v, &p, &o);
+	if (f->ops->periodic)
+		f->ops->periodic(&v, fpriv(s, fi), &p, &o);
 	apply_out(s, f, fi, &o, now_ns);
 }
 

@@ -5,7 +5,7 @@
  * Tonic (NSDI'20, section 3.5) splits a transport into a fixed engine and a small program. The
  * engine owns the window bitmaps, segment generation, credit and timers; a program only decides
  * loss recovery (which segments to mark for retransmission) and congestion control (window,
- * rate, RTO), from two hooks:
+ * rate, RTO period), from three hooks, each optional (NULL: the engine's defaults alone):
  *
  *   incoming(f, priv, in, out)  after the engine's fixed stage has applied an ack/SACK/NACK/CNP/
  *                               PULL: `in` holds the event, old and new wnd_start and the count
@@ -14,12 +14,23 @@
  *                               program's own timer fired.
  *   init(f, priv, fc, out)      once at sl_sched_flow_add(); priv is zeroed before.
  *
+ * The engine owns RFC 6298's timer rules and pre-fills `out` with them before a hook runs, so a
+ * program writes only where its transport differs (sl_proto_default_incoming/_periodic):
+ *   - the RTO is armed when a segment is sent and none is running (5.1) and stopped when
+ *     everything sent is acknowledged (5.2);
+ *   - an ack that moves wnd_start with data still outstanding re-arms it (5.3): out->rto_rearm
+ *     is true on entry to incoming(); a program that does not restart the timer on some acks
+ *     (partial acks in recovery) clears it, one that restarts on more sets it;
+ *   - on expiry with data outstanding, go-back-N: [wnd_start, snd_max) is marked and the RTO
+ *     re-armed (5.4, 5.6, without 5.5's back-off, as in Tonic's code); a program that resends
+ *     less (TCP: the head only) overwrites mark_from / mark_to.
+ *
  * How a program is written (drivers/proto/<name>/<name>.c, < 200 lines, integer arithmetic):
  *   1. declare `struct <name>` for the per-flow variables and
  *      `static_assert(sizeof(struct <name>) <= SL_PROTO_PRIV_MAX, "...")`;
- *   2. write the three hooks; read state from `f` (read-only) and the event from `in`; write
+ *   2. write the hooks it needs; read state from `f` (read-only) and the event from `in`; write
  *      decisions into `out`, which the engine pre-fills with the current values (window, rate,
- *      RTO period) and empty actions, so a hook changes only what it decides;
+ *      RTO period) and its default actions, so a hook changes only what it decides;
  *   3. define `static const struct sl_proto_ops <name>_ops = {...}` with the credit scheme and
  *      `.priv_size = sizeof(struct <name>)`, and register it: `SL_PROTO_REGISTER(<name>_ops);`.
  * Flows then select it by name in struct sl_flow_conf. docs/sched.md has a complete example.
@@ -176,8 +187,9 @@ struct sl_periodic {
 };
 
 /*
- * A hook's decisions. The engine pre-fills wnd_segs, rate_bps and rto_ns with the current values
- * and everything else with "no action"; the hook writes only what it changes.
+ * A hook's decisions. The engine pre-fills wnd_segs, rate_bps and rto_ns with the current values,
+ * mark_from / mark_to and rto_rearm with its defaults (the header comment) and everything else
+ * with "no action"; the hook writes only what it changes.
  */
 struct sl_proto_out {
 	uint32_t wnd_segs;         /**< new window, segments; clamped to [1, W] (window credit) */
@@ -187,22 +199,29 @@ struct sl_proto_out {
 	uint64_t rate_bps;         /**< new rate, bits/s, >= 1 (rate credit) */
 	uint64_t rto_ns;           /**< RTO period, ns; used by rto_rearm and by later arming */
 	uint64_t timer_ns;         /**< > 0: call periodic() with timer_expired at now + timer_ns */
-	bool rto_rearm;            /**< re-arm the RTO at now + rto_ns */
-	bool rto_stop;             /**< disarm the RTO (rto_rearm wins if both are set) */
+	bool rto_rearm; /**< re-arm the RTO at now + rto_ns (default: RFC 6298 5.3/5.6) */
 };
+
+/* The engine's default decisions for an event, on top of out's current values (RFC 6298 5.3). */
+void sl_proto_default_incoming(const struct sl_flow_view *f, const struct sl_incoming *in,
+			       struct sl_proto_out *out);
+
+/* The engine's default decisions for an expiry: go-back-N on an RTO with data outstanding. */
+void sl_proto_default_periodic(const struct sl_flow_view *f, const struct sl_periodic *p,
+			       struct sl_proto_out *out);
 
 /*
  * A transport program. Fast-path hooks first. Registered by name; a const table lives for the
  * life of the process.
  */
 struct sl_proto_ops {
-	/** (required) After the fixed incoming stage of each event for the flow. */
+	/** (optional) After the fixed incoming stage of each event for the flow. */
 	void (*incoming)(const struct sl_flow_view *f, void *priv, const struct sl_incoming *in,
 			 struct sl_proto_out *out);
-	/** (required) RTO expiry or the program's timer; see struct sl_periodic. */
+	/** (optional) RTO expiry or the program's timer; see struct sl_periodic. */
 	void (*periodic)(const struct sl_flow_view *f, void *priv, const struct sl_periodic *p,
 			 struct sl_proto_out *out);
-	/** (required) Flow setup: priv is zeroed; set the initial state and out (window, rate,
+	/** (optional) Flow setup: priv is zeroed; set the initial state and out (window, rate,
 	 *  RTO period, timer). Return 0 or -errno to refuse the flow. */
 	int (*init)(const struct sl_flow_view *f, void *priv, const struct sl_flow_conf *fc,
 		    struct sl_proto_out *out);
@@ -212,7 +231,7 @@ struct sl_proto_ops {
 };
 
 /*
- * Register a program. 0, -EINVAL (missing hook, bad credit, priv_size too large, empty or
+ * Register a program. 0, -EINVAL (bad credit, priv_size too large, empty or
  * unterminated name), -EEXIST (name taken), -ENOSPC (SL_PROTO_MAX reached).
  */
 int sl_proto_register(const struct sl_proto_ops *ops);

@@ -127,10 +127,6 @@ dcqcn_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incomin
 		out->mark_to = ev->nack_seq + ev->nack_len;
 	}
 	dcqcn_bytes(f, d, out);
-	if (f->snd_max == f->wnd_start)
-		out->rto_stop = true;
-	else if (sl_seq_gt(in->new_wnd_start, in->old_wnd_start))
-		out->rto_rearm = true;
 }
 
 static void
@@ -139,11 +135,6 @@ dcqcn_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodi
 {
 	struct dcqcn *d = priv;
 
-	if (p->rto_expired && f->snd_max != f->wnd_start) {
-		out->mark_from = f->wnd_start; /* go back N */
-		out->mark_to = f->snd_max;
-		out->rto_rearm = true;
-	}
 	if (!p->timer_expired)
 		return;
 	d->alpha -= d->alpha >> DCQCN_G_SHIFT;

@@ -90,7 +90,8 @@ dctcp_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incomin
 		tcp_cwnd_grow(&d->c, f, in->newly_acked);
 	}
 	out->wnd_segs = d->l.inrec ? d->c.cwnd + d->l.dupacks : d->c.cwnd;
-	tcp_cwnd_rto(f, out, isnew && !d->l.inrec);
+	if (d->l.inrec)
+		out->rto_rearm = false; /* acks inside fast recovery do not restart the RTO */
 }
 
 static void

@@ -96,10 +96,6 @@ irn_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming 
 		}
 	}
 	out->rto_ns = (sent <= IRN_RTO_N ? r->rto_low_us : r->rto_high_us) * SL_NS_PER_US;
-	if (sent == 0)
-		out->rto_stop = true;
-	else if (sl_seq_gt(in->new_wnd_start, in->old_wnd_start))
-		out->rto_rearm = true;
 }
 
 static void
@@ -108,14 +104,12 @@ irn_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodic 
 {
 	struct irn *r = priv;
 
+	(void)out; /* the engine's go-back-N marks [wnd_start, snd_max) and re-arms */
 	if (!p->rto_expired || f->snd_max == f->wnd_start)
 		return;
 	irn_enter(f, r);
 	r->rtx_hi = f->snd_max;
 	r->sack_hi = f->snd_max;
-	out->mark_from = f->wnd_start;
-	out->mark_to = f->snd_max;
-	out->rto_rearm = true;
 }
 
 static const struct sl_proto_ops irn_ops = {

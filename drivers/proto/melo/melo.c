@@ -16,15 +16,17 @@
  *         also the sender of the DCQCN ns-3 model (its NACK handler drops the sending buffer
  *         below the NACKed PSN and requeues the rest); how often the NACK comes is the
  *         receiver's choice (lib/recv's nack_interval_ns: RoCE style or ns-3's repeat).
- *   both: a cumulative ACK that moves the window re-arms the RTO; an RTO resends from the
- *         front, [wnd_start, snd_max), and re-arms (the paper: a lost retransmission is
- *         recovered by the timeout, GBN-like). The RTO period is the flow's rto_ns, fixed.
- * State machine: none beyond the engine's (no private state, priv_size 0). Units: segments,
- * ns.
+ *   both: the engine's timer rules as they are: a cumulative ACK that moves the window
+ *         re-arms the RTO, and an RTO resends from the front, [wnd_start, snd_max) (the paper:
+ *         a lost retransmission is recovered by the timeout, GBN-like). The RTO period is the
+ *         flow's rto_ns, fixed.
+ * State machine: none beyond the engine's (no private state, priv_size 0, no init or periodic
+ * hook). Units: segments, ns.
  */
 #include "sl_proto.h"
 #include "sl_sched.h"
 
+/* A NACK marks its range (melo) or everything from it on (gbn); nothing else is decided. */
 static void
 recovery_incoming(const struct sl_flow_view *f, const struct sl_incoming *in,
 		  struct sl_proto_out *out, bool rewind)
@@ -35,10 +37,6 @@ recovery_incoming(const struct sl_flow_view *f, const struct sl_incoming *in,
 		out->mark_from = ev->nack_seq;
 		out->mark_to = rewind ? f->snd_max : ev->nack_seq + ev->nack_len;
 	}
-	if (sl_flow_sent(f) == 0)
-		out->rto_stop = true;
-	else if (sl_seq_gt(in->new_wnd_start, in->old_wnd_start))
-		out->rto_rearm = true;
 }
 
 static void
@@ -57,33 +55,8 @@ gbn_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming 
 	recovery_incoming(f, in, out, true);
 }
 
-static void
-recovery_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodic *p,
-		  struct sl_proto_out *out)
-{
-	(void)priv;
-	if (!p->rto_expired || sl_flow_sent(f) == 0)
-		return;
-	out->mark_from = f->wnd_start;
-	out->mark_to = f->snd_max;
-	out->rto_rearm = true;
-}
-
-static int
-recovery_init(const struct sl_flow_view *f, void *priv, const struct sl_flow_conf *fc,
-	      struct sl_proto_out *out)
-{
-	(void)f;
-	(void)priv;
-	(void)fc;
-	(void)out;
-	return 0;
-}
-
 static const struct sl_proto_ops melo_ops = {
 	.incoming = melo_incoming,
-	.periodic = recovery_periodic,
-	.init = recovery_init,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = 0,
 	.name = "melo",
@@ -91,8 +64,6 @@ static const struct sl_proto_ops melo_ops = {
 
 static const struct sl_proto_ops gbn_ops = {
 	.incoming = gbn_incoming,
-	.periodic = recovery_periodic,
-	.init = recovery_init,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = 0,
 	.name = "gbn",

@@ -11,9 +11,11 @@
  * pays for it. Lost-before-new in the engine sends the retransmission first.
  *
  *   NACK [seq, seq + len)  mark those segments (only transmitted, unacked ones are marked)
- *   ACK                    re-arm the RTO; stop it when nothing is outstanding
- *   RTO                    mark every unacked segment [wnd_start, snd_max); the engine adds
- *                          rto_credit_bytes of tokens so the resend is not stuck without pulls
+ *   ACK, NACK              re-arm the RTO while anything is outstanding: every answer, not
+ *                          only one that moves the window, shows the receiver is pulling
+ *   RTO                    the engine's go-back-N marks every unacked segment
+ *                          [wnd_start, snd_max) and adds rto_credit_bytes of tokens, so the
+ *                          resend is not stuck without pulls
  * The window is the whole ring (W): credit, not the window, limits NDP. No per-flow state:
  * Tonic's version keeps 1 bit, which the engine's RTO bookkeeping already holds here.
  * Units: segments, bytes for tokens, ns.
@@ -41,29 +43,12 @@ ndp_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming 
 		out->mark_from = ev->nack_seq;
 		out->mark_to = ev->nack_seq + ev->nack_len;
 	}
-	if (ev->type == SL_EV_ACK || ev->type == SL_EV_NACK) {
-		if (f->snd_max == f->wnd_start)
-			out->rto_stop = true;
-		else
-			out->rto_rearm = true;
-	}
-}
-
-static void
-ndp_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodic *p,
-	     struct sl_proto_out *out)
-{
-	(void)priv;
-	if (!p->rto_expired || f->snd_max == f->wnd_start)
-		return;
-	out->mark_from = f->wnd_start;
-	out->mark_to = f->snd_max;
-	out->rto_rearm = true;
+	if (ev->type == SL_EV_ACK || ev->type == SL_EV_NACK)
+		out->rto_rearm = f->snd_max != f->wnd_start;
 }
 
 static const struct sl_proto_ops ndp_ops = {
 	.incoming = ndp_incoming,
-	.periodic = ndp_periodic,
 	.init = ndp_init,
 	.credit = SL_CREDIT_GRANT,
 	.priv_size = 0,

@@ -92,10 +92,8 @@ newreno_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incom
 	nr->ssthresh = ssthresh;
 	nr->cwnd = SL_MIN(cwnd, f->max_wnd_segs);
 	out->wnd_segs = SL_MAX(SL_MIN(newwnd, f->max_wnd_segs), 1u);
-	if (f->snd_max == f->wnd_start)
-		out->rto_stop = true;
-	else if (!inrec)
-		out->rto_rearm = true;
+	/* Appendix F restarts the RTO on every ack outside recovery, and on none inside it. */
+	out->rto_rearm = !inrec && f->snd_max != f->wnd_start;
 }
 
 static void
@@ -107,8 +105,7 @@ newreno_periodic(const struct sl_flow_view *f, void *priv, const struct sl_perio
 
 	if (!p->rto_expired || sent == 0)
 		return;
-	out->mark_from = f->wnd_start;
-	out->mark_to = f->wnd_start + 1;
+	out->mark_to = f->wnd_start + 1; /* the head only, not the engine's go-back-N */
 	nr->ssthresh = SL_MAX(sent / 2, 2u);
 	nr->cwnd = 1;
 	nr->recover = f->snd_max - 1;
@@ -117,7 +114,6 @@ newreno_periodic(const struct sl_flow_view *f, void *priv, const struct sl_perio
 	nr->dupacks = 0;
 	nr->ai = 0;
 	out->wnd_segs = 1;
-	out->rto_rearm = true;
 }
 
 static const struct sl_proto_ops newreno_ops = {

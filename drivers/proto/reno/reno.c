@@ -51,7 +51,6 @@ reno_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 			tcp_cwnd_grow(&r->c, f, in->newly_acked);
 		r->dupacks = 0;
 		out->wnd_segs = r->c.cwnd;
-		tcp_cwnd_rto(f, out, true);
 		return;
 	}
 	if (ev->cumack != in->old_wnd_start || sent == 0)

@@ -111,7 +111,6 @@ sack_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 		sk->after_rto = 0;
 		sk->c.cwnd = SL_MAX(SL_MIN(sk->c.cwnd, sk->c.ssthresh), 1u);
 		out->wnd_segs = sk->c.cwnd;
-		tcp_cwnd_rto(f, out, true);
 		return;
 	}
 	if (isnew && (!sk->inrec || sk->after_rto))
@@ -130,7 +129,6 @@ sack_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 		sack_recover(f, sk, out);
 	else
 		out->wnd_segs = sk->c.cwnd;
-	tcp_cwnd_rto(f, out, isnew);
 }
 
 static void

@@ -87,7 +87,8 @@ swift_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incomin
 	}
 	sw->cwnd_q8 = SL_MAX(SL_MIN(sw->cwnd_q8, f->max_wnd_segs * SWIFT_Q8), SWIFT_Q8);
 	out->wnd_segs = sw->cwnd_q8 / SWIFT_Q8 + (sw->l.inrec ? sw->l.dupacks : 0);
-	tcp_cwnd_rto(f, out, le == TCP_LOSS_NEW || le == TCP_LOSS_EXIT);
+	if (le == TCP_LOSS_PARTIAL)
+		out->rto_rearm = false; /* a partial ack does not restart the RTO */
 }
 
 static void
@@ -103,7 +104,6 @@ swift_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodi
 	sw->cwnd_q8 = SWIFT_Q8;
 	sw->last_cut_ns = p->now_ns;
 	out->wnd_segs = 1;
-	out->rto_rearm = true;
 }
 
 static const struct sl_proto_ops swift_ops = {

@@ -60,44 +60,12 @@ static const char *const credit_name[] = {"window", "rate"};
 
 /* ---- the fixed programs of the benchmark ---- */
 
-static void
-fix_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming *in,
-	     struct sl_proto_out *out)
-{
-	(void)f, (void)priv;
-	out->rto_rearm = in->new_wnd_start != in->old_wnd_start;
-}
-
-static void
-fix_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodic *p,
-	     struct sl_proto_out *out)
-{
-	(void)f, (void)priv, (void)p, (void)out;
-}
-
-static int
-fix_init(const struct sl_flow_view *f, void *priv, const struct sl_flow_conf *fc,
-	 struct sl_proto_out *out)
-{
-	(void)f, (void)priv, (void)fc, (void)out;
-	return 0;
-}
-
-static const struct sl_proto_ops bench_fixwnd = {
-	.incoming = fix_incoming,
-	.periodic = fix_periodic,
-	.init = fix_init,
-	.credit = SL_CREDIT_WINDOW,
-	.name = "bench_fixwnd",
-};
+/* No hooks: a fixed window or rate, and the engine's own timer rules (RFC 6298, go-back-N). */
+static const struct sl_proto_ops bench_fixwnd = {.credit = SL_CREDIT_WINDOW,
+						 .name = "bench_fixwnd"};
 SL_PROTO_REGISTER(bench_fixwnd);
-static const struct sl_proto_ops bench_fixrate = {
-	.incoming = fix_incoming,
-	.periodic = fix_periodic,
-	.init = fix_init,
-	.credit = SL_CREDIT_RATE,
-	.name = "bench_fixrate",
-};
+static const struct sl_proto_ops bench_fixrate = {.credit = SL_CREDIT_RATE,
+						  .name = "bench_fixrate"};
 SL_PROTO_REGISTER(bench_fixrate);
 
 /* ---- workload ---- */

@@ -4,9 +4,11 @@
  *
  * The harness keeps a flow the way lib/sched presents it to a program (struct sl_flow_view
  * with ring bitmaps) and plays the engine's fixed stage in its simplest form: a cumack slides
- * the window, a SACK inside the window sets its bit, newly_acked counts both. It then calls
- * the program's hook and applies the decisions like the engine does (window clamped to
- * [1, W], marks only on transmitted unacked segments). Tests read the results from the
+ * the window, a SACK inside the window sets its bit, newly_acked counts both, and the RTO
+ * stops when nothing is outstanding. It pre-fills the decisions with the engine's own defaults
+ * (sl_proto_default_incoming / _periodic: RFC 6298's timer rules, go-back-N on an RTO), calls
+ * the program's hook if it has one and applies the decisions like the engine does (window
+ * clamped to [1, W], marks only on transmitted unacked segments). Tests read the results from the
  * harness fields. Unit: segments; the window W is 128 unless a test says otherwise.
  */
 #ifndef PROTO_HARNESS_H
@@ -56,8 +58,6 @@ h_apply(struct harness *h)
 	}
 	if (o->rto_rearm)
 		h->rto_armed = true;
-	else if (o->rto_stop)
-		h->rto_armed = false;
 	if (o->timer_ns)
 		h->timer_at_ns = h->v.now_ns + o->timer_ns;
 }
@@ -92,7 +92,8 @@ h_init(struct harness *h, const char *name, const struct sl_flow_conf *fc)
 	h->v.acked_bits = h->acked;
 	h->v.marked_bits = h->marked;
 	h_prefill(h);
-	assert_int_equal(h->ops->init(&h->v, h->priv, &h->fc, &h->out), 0);
+	if (h->ops->init)
+		assert_int_equal(h->ops->init(&h->v, h->priv, &h->fc, &h->out), 0);
 	h_apply(h);
 }
 
@@ -149,8 +150,12 @@ h_event(struct harness *h, const struct sl_event *ev, uint64_t now_ns)
 	if (ev->type == SL_EV_PULL)
 		h->v.tokens_bytes += ev->grant_bytes;
 	in.new_wnd_start = h->v.wnd_start;
+	if (h->v.wnd_start == h->v.snd_max)
+		h->rto_armed = false;
 	h_prefill(h);
-	h->ops->incoming(&h->v, h->priv, &in, &h->out);
+	sl_proto_default_incoming(&h->v, &in, &h->out);
+	if (h->ops->incoming)
+		h->ops->incoming(&h->v, h->priv, &in, &h->out);
 	h_apply(h);
 }
 
@@ -179,7 +184,9 @@ h_periodic(struct harness *h, bool rto, bool timer, uint64_t now_ns)
 	if (timer)
 		h->timer_at_ns = 0;
 	h_prefill(h);
-	h->ops->periodic(&h->v, h->priv, &p, &h->out);
+	sl_proto_default_periodic(&h->v, &p, &h->out);
+	if (h->ops->periodic)
+		h->ops->periodic(&h->v, h->priv, &p, &h->out);
 	h_apply(h);
 }
 

@@ -47,36 +47,12 @@ registry__duplicate_name_rejected(void **state)
 	}
 }
 
-static void
-registry__missing_hook_rejected(void **state)
-{
-	static struct sl_proto_ops bad[3], good;
-
-	(void)state;
-	for (int i = 0; i < 3; i++) {
-		bad[i] = *sl_proto_find("newreno");
-		snprintf(bad[i].name, sizeof(bad[i].name), "nr-nohook%d", i);
-	}
-	bad[0].incoming = NULL;
-	bad[1].periodic = NULL;
-	bad[2].init = NULL;
-	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sl_proto_register(&bad[i]), -EINVAL);
-		assert_null(sl_proto_find(bad[i].name));
-	}
-	good = *sl_proto_find("newreno"); /* the same table with its hooks is accepted */
-	snprintf(good.name, sizeof(good.name), "nr-copy");
-	assert_int_equal(sl_proto_register(&good), 0);
-	assert_ptr_equal(sl_proto_find("nr-copy"), &good);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(registry__every_program_registered),
 		cmocka_unit_test(registry__duplicate_name_rejected),
-		cmocka_unit_test(registry__missing_hook_rejected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

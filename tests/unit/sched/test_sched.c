@@ -29,8 +29,7 @@ static struct {
 	uint64_t newly_sum[64]; /* per flow: sum of newly_acked */
 	uint32_t set_wnd;       /* != 0: every incoming sets this window */
 	uint64_t cnp_rate_bps;  /* CNP sets this rate */
-	bool rearm_on_progress; /* incoming re-arms the RTO when wnd_start moves */
-	bool rto_marks_all;     /* periodic marks [wnd_start, snd_max) and re-arms */
+	bool no_rto_defaults;   /* the hooks undo the engine's re-arm and go-back-N */
 	uint64_t init_timer_ns; /* init asks for a program timer */
 } T;
 
@@ -53,8 +52,8 @@ t_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming *i
 		out->rate_bps = T.cnp_rate_bps;
 	if (T.set_wnd)
 		out->wnd_segs = T.set_wnd;
-	if (T.rearm_on_progress && in->new_wnd_start != in->old_wnd_start)
-		out->rto_rearm = true;
+	if (T.no_rto_defaults)
+		out->rto_rearm = false;
 }
 
 static void
@@ -65,10 +64,9 @@ t_periodic(const struct sl_flow_view *f, void *priv, const struct sl_periodic *p
 	T.last_p = *p;
 	T.last_f = *f;
 	T.n_per++;
-	if (p->rto_expired && T.rto_marks_all) {
-		out->mark_from = f->wnd_start;
-		out->mark_to = f->snd_max;
-		out->rto_rearm = true;
+	if (T.no_rto_defaults) {
+		out->mark_to = out->mark_from;
+		out->rto_rearm = false;
 	}
 }
 
@@ -674,8 +672,7 @@ sl_sched_next_burst__grant_tokens(void **state)
 	assert_int_equal(view(s, 0).tokens_bytes, 500);
 	assert_int_equal(sl_sched_next_burst(s, 2, out, 32), 0);
 	assert_int_equal(stats(s).credit_waits, 1);
-	/* the RTO adds 16000 B of retransmission credit */
-	T.rto_marks_all = true;
+	/* the RTO adds 16000 B of retransmission credit; the engine goes back N */
 	assert_int_equal(sl_sched_next_burst(s, 12000, out, 32), 16);
 	/* segments generated ahead of the tokens (2..10) go first, then the resends */
 	assert_int_equal(out[0].seq, 2);
@@ -709,14 +706,13 @@ sl_sched_next_burst__rto_armed_at_transmit_swept_within_a_tick(void **state)
 	assert_true(dl >= 10500 && dl <= 10500 + 1024);
 	assert_int_equal(sl_sched_next_burst(s, 10499, out, 8), 0);
 	assert_int_equal(T.n_per, 0);
-	T.rto_marks_all = true;
-	assert_int_equal(sl_sched_next_burst(s, dl, out, 8), 4);
+	assert_int_equal(sl_sched_next_burst(s, dl, out, 8), 4); /* the engine goes back N */
 	assert_int_equal(T.n_per, 1);
 	assert_true(T.last_p.rto_expired);
 	assert_false(T.last_p.timer_expired);
 	assert_int_equal(T.last_f.rto_at_ns, 0); /* disarmed before the hook */
 	assert_int_equal(out[0].tx_id, 1);
-	assert_int_equal(view(s, 0).rto_at_ns, dl + 10000); /* re-armed by the program */
+	assert_int_equal(view(s, 0).rto_at_ns, dl + 10000); /* re-armed by the engine */
 	assert_int_equal(stats(s).rto_fired, 1);
 	sl_sched_free(s);
 }
@@ -732,6 +728,7 @@ sl_sched_next_burst__ack_in_same_step_drops_timeout(void **state)
 	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
 	sl_sched_flow_push(s, 0, 4, 1000);
 	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 4);
+	T.no_rto_defaults = true;
 	ack(s, 0, 1, 20000); /* progress, but the program does not re-arm */
 	assert_int_equal(sl_sched_next_burst(s, 20000, out, 8), 0);
 	assert_int_equal(T.n_per, 0);
@@ -754,7 +751,6 @@ sl_sched_next_burst__rto_rearm_later_and_disarm(void **state)
 
 	(void)state;
 	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
-	T.rearm_on_progress = true;
 	sl_sched_flow_push(s, 0, 4, 1000);
 	assert_int_equal(sl_sched_next_burst(s, 0, out, 8), 4);
 	ack(s, 0, 1, 8000);
@@ -762,11 +758,45 @@ sl_sched_next_burst__rto_rearm_later_and_disarm(void **state)
 	assert_int_equal(view(s, 0).rto_at_ns, 18000);
 	sl_sched_next_burst(s, 12000, out, 8); /* the old expiry passes quietly */
 	assert_int_equal(T.n_per, 0);
-	T.rearm_on_progress = false;
 	ack(s, 0, 4, 13000); /* everything acked: disarmed */
 	assert_int_equal(view(s, 0).rto_at_ns, 0);
 	sl_sched_next_burst(s, 50000, out, 8);
 	assert_int_equal(T.n_per, 0);
+	assert_int_equal(sl_sched_next_deadline(s), UINT64_MAX);
+	sl_sched_free(s);
+}
+
+/* A program without hooks: RFC 6298's rules and go-back-N are the engine's. */
+static const struct sl_proto_ops t_bare = {.credit = SL_CREDIT_WINDOW, .name = "t_bare"};
+SL_PROTO_REGISTER(t_bare);
+
+static void
+sl_sched__program_without_hooks_gets_rfc6298_and_go_back_n(void **state)
+{
+	struct sl_sched *s = mk(1, 64);
+	struct sl_flow_conf fc = {.proto = "t_bare", .seg_bytes = 1000, .rto_ns = 10000};
+	struct sl_seg out[16];
+	struct sl_event dup = {.flow = 0, .type = SL_EV_ACK, .flags = SL_EVF_CUMACK, .cumack = 3};
+
+	(void)state;
+	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
+	sl_sched_flow_push(s, 0, 8, 1000);
+	assert_int_equal(sl_sched_next_burst(s, 0, out, 16), 8);
+	assert_int_equal(view(s, 0).rto_at_ns, 10000); /* 5.1: armed at transmit */
+	ack(s, 0, 3, 4000);
+	assert_int_equal(view(s, 0).rto_at_ns, 14000); /* 5.3: re-armed by progress */
+	sl_sched_incoming(s, &dup, 1, 6000);
+	assert_int_equal(view(s, 0).rto_at_ns, 14000); /* a duplicate does not re-arm */
+	sl_sched_next_burst(s, 6000, out, 16);
+	/* 5.4, 5.6: the expiry resends everything unacked, [3, 8), and re-arms */
+	assert_int_equal(sl_sched_next_burst(s, 14000 + 1024, out, 16), 5);
+	for (unsigned i = 0; i < 5; i++) {
+		assert_int_equal(out[i].seq, 3 + i);
+		assert_int_equal(out[i].tx_id, 1);
+	}
+	assert_true(view(s, 0).rto_at_ns > 14000);
+	ack(s, 0, 8, 20000); /* 5.2: all acknowledged, stopped */
+	assert_int_equal(view(s, 0).rto_at_ns, 0);
 	assert_int_equal(sl_sched_next_deadline(s), UINT64_MAX);
 	sl_sched_free(s);
 }
@@ -784,6 +814,7 @@ sl_sched_next_burst__far_rto_fires_within_a_tick(void **state)
 		struct sl_seg out[4];
 		uint64_t now = 0, dl;
 
+		T.no_rto_defaults = true; /* each fires once */
 		assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
 		fc.rto_ns = 3 * SL_NS_PER_MS; /* a near one on the same wheel */
 		assert_int_equal(sl_sched_flow_add(s, 1, &fc), 0);
@@ -984,8 +1015,6 @@ run_random(uint64_t seed, const char *proto, uint32_t W, double loss)
 
 	memset(&T, 0, sizeof(T));
 	memset(got, 0, sizeof(got));
-	T.rto_marks_all = true;
-	T.rearm_on_progress = true;
 	sl_rng_seed(&rng, seed);
 	for (uint32_t f = 0; f < RF; f++) {
 		struct sl_flow_conf fc = {.proto = proto,
@@ -1116,6 +1145,7 @@ main(void)
 		cmocka_unit_test(sl_sched_next_burst__rto_armed_at_transmit_swept_within_a_tick),
 		cmocka_unit_test(sl_sched_next_burst__ack_in_same_step_drops_timeout),
 		cmocka_unit_test(sl_sched_next_burst__rto_rearm_later_and_disarm),
+		cmocka_unit_test(sl_sched__program_without_hooks_gets_rfc6298_and_go_back_n),
 		cmocka_unit_test(sl_sched_next_burst__far_rto_fires_within_a_tick),
 		cmocka_unit_test(sl_sched_next_burst__program_timer),
 		cmocka_unit_test(sl_sched_flow_stats__counts),
