@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pacer.c - the pacer API shared by every implementation: registry by name, argument checks
+ * pacer.c - the pacer API shared by every implementation: registry by name (lib/common's
+ * sl_registry, where Tassel registers like any baseline), argument checks
  * (each refusal counted), the per-flow FIFOs of length runs, the modelled link and the release
  * loop. The scheduling itself lives in the implementation (tassel.c, drivers/pacer/<name>/).
  *
@@ -14,14 +15,21 @@
 #include <string.h>
 
 #include "sl_pacer_impl.h"
+#include "sl_registry.h"
 
-#define REGISTRY_MAX 16u
 #define LOOKAHEAD_MAX_DEFAULT_NS (20 * SL_NS_PER_US)
 #define LOOKAHEAD_MIN_NS SL_NS_PER_US
 #define LOOKAHEAD_WINDOW_CALLS 256u /**< L is re-measured every this many dequeue calls */
 
-static const struct sl_pacer_ops *registry[REGISTRY_MAX];
-static unsigned registry_n;
+static const size_t required_hooks[] = {
+	offsetof(struct sl_pacer_ops, dequeue),   offsetof(struct sl_pacer_ops, next_deadline),
+	offsetof(struct sl_pacer_ops, activate),  offsetof(struct sl_pacer_ops, rate_changed),
+	offsetof(struct sl_pacer_ops, init),      offsetof(struct sl_pacer_ops, fini),
+	offsetof(struct sl_pacer_ops, mem_bytes),
+};
+static const void *slots[16];
+static struct sl_registry pacers =
+	SL_REGISTRY_INIT(slots, struct sl_pacer_ops, name, SL_REGISTRY_REQUIRED(required_hooks));
 
 const struct sl_stat_desc sl_pacer_stat_descs[] = {
 	SL_STAT(struct sl_pacer_stats, tx_pkts, "packets dequeued"),
@@ -41,30 +49,25 @@ const unsigned sl_pacer_n_stat_descs = SL_ARRAY_SIZE(sl_pacer_stat_descs);
 const struct sl_pacer_ops *
 sl_pacer_find(const char *name)
 {
-	if (strcmp(name, sl_pacer_tassel_ops.name) == 0)
-		return &sl_pacer_tassel_ops;
-	if (strcmp(name, sl_pacer_tassel_heap_ops.name) == 0)
-		return &sl_pacer_tassel_heap_ops;
-	for (unsigned i = 0; i < registry_n; i++)
-		if (strcmp(name, registry[i]->name) == 0)
-			return registry[i];
-	return NULL;
+	return sl_registry_find(&pacers, name);
 }
 
 int
 sl_pacer_register(const struct sl_pacer_ops *ops)
 {
-	if (ops == NULL || ops->dequeue == NULL || ops->next_deadline == NULL ||
-	    ops->activate == NULL || ops->rate_changed == NULL || ops->init == NULL ||
-	    ops->fini == NULL || ops->mem_bytes == NULL || ops->name[0] == '\0' ||
-	    memchr(ops->name, '\0', sizeof(ops->name)) == NULL)
-		return -EINVAL;
-	if (sl_pacer_find(ops->name) != NULL)
-		return -EEXIST;
-	if (registry_n == REGISTRY_MAX)
-		return -ENOSPC;
-	registry[registry_n++] = ops;
-	return 0;
+	return sl_registry_add(&pacers, ops);
+}
+
+void
+sl_pacer_register_ctor(const struct sl_pacer_ops *ops)
+{
+	sl_registry_add_ctor(&pacers, ops);
+}
+
+unsigned
+sl_pacer_register_failures(void)
+{
+	return pacers.ctor_failure;
 }
 
 static int
@@ -74,7 +77,7 @@ conf_fill(struct sl_pacer_conf *c)
 	    c->link_bps < SL_PACER_RATE_MIN_BPS || c->wire_overhead_bytes > 256)
 		return -EINVAL;
 	if (c->impl == NULL)
-		c->impl = sl_pacer_tassel_ops.name;
+		c->impl = sl_pacer_tassel_ops.name; /* the reference also links tassel.o in */
 	if (c->runs == 0)
 		c->runs = c->max_flows / 4 + 64;
 	if (c->lookahead_max_ns == 0)

@@ -200,16 +200,27 @@ sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, s
 unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
 			  unsigned max, sl_pacer_pick_t pick);
 
+/*
+ * Register a pacer: 0, -EINVAL (NULL, a required hook missing, an empty or unterminated name),
+ * -EEXIST (name taken), -ENOSPC (table full). Built-in and baseline pacers register alike.
+ */
 int sl_pacer_register(const struct sl_pacer_ops *ops);
 const struct sl_pacer_ops *sl_pacer_find(const char *name);
 
+/* Registrations that failed in SL_PACER_REGISTER constructors (tests check it is 0). */
+unsigned sl_pacer_register_failures(void);
+
+/* Constructor helper behind SL_PACER_REGISTER: registers and counts failures. */
+void sl_pacer_register_ctor(const struct sl_pacer_ops *ops);
+
+/* Register ops at program start (a constructor); failures are counted, see above. */
 #define SL_PACER_REGISTER(ops)                                                                     \
-	static void __attribute__((constructor)) sl_pacer_register_##ops(void)                     \
+	__attribute__((constructor)) static void sl_pacer_register_##ops(void)                     \
 	{                                                                                          \
-		(void)sl_pacer_register(&(ops));                                                   \
+		sl_pacer_register_ctor(&(ops));                                                    \
 	}
 
+/* The default implementation (tassel.c), registered like any other. */
 extern const struct sl_pacer_ops sl_pacer_tassel_ops;
-extern const struct sl_pacer_ops sl_pacer_tassel_heap_ops;
 
 #endif /* SL_PACER_IMPL_H */

@@ -637,7 +637,7 @@ const struct sl_pacer_ops sl_pacer_tassel_ops = {
 };
 
 /* The same pacer with the flow tier in a 4-ary heap (the P-heap analogue), for comparison. */
-const struct sl_pacer_ops sl_pacer_tassel_heap_ops = {
+static const struct sl_pacer_ops tassel_heap_ops = {
 	.dequeue = tassel_dequeue,
 	.next_deadline = tassel_next_deadline,
 	.activate = tassel_activate,
@@ -648,3 +648,6 @@ const struct sl_pacer_ops sl_pacer_tassel_heap_ops = {
 	.mem_bytes = tassel_mem_bytes,
 	.name = "tassel-heap",
 };
+
+SL_PACER_REGISTER(sl_pacer_tassel_ops)
+SL_PACER_REGISTER(tassel_heap_ops)

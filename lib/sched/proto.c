@@ -1,60 +1,65 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * proto.c - the registry of transport programs (sl_proto.h): a fixed table of const ops
- * pointers, filled by SL_PROTO_REGISTER constructors before main() and read by
- * sl_sched_flow_add(). Registration validates the table the way tcp_register_congestion_control
- * does: a known credit scheme, a private state that fits
- * the scratch area, a non-empty NUL-terminated name, and no duplicate name (-EEXIST).
+ * proto.c - the registry of transport programs (sl_proto.h), on lib/common's sl_registry:
+ * filled by SL_PROTO_REGISTER constructors before main() and read by sl_sched_flow_add().
+ * Registration validates the table the way tcp_register_congestion_control does: the
+ * program's own fields here (a known credit scheme, a private state that fits the scratch
+ * area), then the generic rules in sl_registry_add() (a non-empty NUL-terminated name, no
+ * duplicate name). Every hook is optional: the engine supplies the defaults.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "sl_proto.h"
+#include "sl_registry.h"
 
-static const struct sl_proto_ops *registry[SL_PROTO_MAX];
-static unsigned registered;
-static unsigned ctor_failures;
+/* The program's own fields: a known credit scheme, a private state that fits. */
+static int
+program_check(const void *p)
+{
+	const struct sl_proto_ops *ops = p;
+
+	if (ops->credit != SL_CREDIT_WINDOW && ops->credit != SL_CREDIT_RATE &&
+	    ops->credit != SL_CREDIT_GRANT)
+		return -EINVAL;
+	return ops->priv_size > SL_PROTO_PRIV_MAX ? -EINVAL : 0;
+}
+
+static const void *slots[SL_PROTO_MAX];
+static struct sl_registry programs =
+	SL_REGISTRY_INIT(slots, struct sl_proto_ops, name, .check = program_check);
 
 const struct sl_proto_ops *
 sl_proto_find(const char *name)
 {
-	if (name == NULL)
-		return NULL;
-	for (unsigned i = 0; i < registered; i++)
-		if (strncmp(registry[i]->name, name, SL_PROTO_NAME_MAX) == 0)
-			return registry[i];
-	return NULL;
+	return sl_registry_find(&programs, name);
+}
+
+unsigned
+sl_proto_count(void)
+{
+	return programs.n;
+}
+
+const struct sl_proto_ops *
+sl_proto_at(unsigned i)
+{
+	return sl_registry_at(&programs, i);
 }
 
 int
 sl_proto_register(const struct sl_proto_ops *ops)
 {
-	if (ops == NULL)
-		return -EINVAL;
-	if (ops->credit != SL_CREDIT_WINDOW && ops->credit != SL_CREDIT_RATE &&
-	    ops->credit != SL_CREDIT_GRANT)
-		return -EINVAL;
-	if (ops->priv_size > SL_PROTO_PRIV_MAX)
-		return -EINVAL;
-	if (ops->name[0] == '\0' || memchr(ops->name, '\0', SL_PROTO_NAME_MAX) == NULL)
-		return -EINVAL;
-	if (sl_proto_find(ops->name) != NULL)
-		return -EEXIST;
-	if (registered == SL_PROTO_MAX)
-		return -ENOSPC;
-	registry[registered++] = ops;
-	return 0;
+	return sl_registry_add(&programs, ops);
 }
 
 void
 sl_proto_register_ctor(const struct sl_proto_ops *ops)
 {
-	if (sl_proto_register(ops) != 0)
-		ctor_failures++;
+	sl_registry_add_ctor(&programs, ops);
 }
 
 unsigned
 sl_proto_register_failures(void)
 {
-	return ctor_failures;
+	return programs.ctor_failure;
 }

@@ -239,6 +239,11 @@ int sl_proto_register(const struct sl_proto_ops *ops);
 /* The program registered under name, or NULL. */
 const struct sl_proto_ops *sl_proto_find(const char *name);
 
+/* Registered programs, and the i-th of them in registration order (NULL past the end):
+ * the one list of program names, which tools and tests iterate. */
+unsigned sl_proto_count(void);
+const struct sl_proto_ops *sl_proto_at(unsigned i);
+
 /* Registrations that failed in SL_PROTO_REGISTER constructors (tests check it is 0). */
 unsigned sl_proto_register_failures(void);
 

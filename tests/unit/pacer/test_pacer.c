@@ -60,12 +60,14 @@ noop_dequeue(struct sl_pacer *p, uint64_t now, struct sl_pkt *o, unsigned m)
 static void
 sl_pacer_register__rejects_missing_hooks_and_duplicates(void **state)
 {
-	struct sl_pacer_ops bad = sl_pacer_tassel_ops;
+	struct sl_pacer_ops bad = *sl_pacer_find("tassel");
 
 	(void)state;
+	assert_int_equal(sl_pacer_register_failures(), 0);
+	assert_non_null(sl_pacer_find("tassel-heap"));
 	bad.rate_changed = NULL;
 	assert_int_equal(sl_pacer_register(&bad), -EINVAL);
-	bad = sl_pacer_tassel_ops;
+	bad = *sl_pacer_find("tassel");
 	bad.dequeue = noop_dequeue;
 	assert_int_equal(sl_pacer_register(&bad), -EEXIST); /* "tassel" is taken */
 	memset(bad.name, 'x', sizeof(bad.name));            /* not terminated */
