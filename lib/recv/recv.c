@@ -191,43 +191,6 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 };
 const unsigned sl_recv_stat_count = SL_ARRAY_SIZE(sl_recv_stat_desc);
 
-/* Feedback per transport program of drivers/proto (docs/recv.md, "Feedback per program"). */
-static const struct {
-	const char *name;
-	uint8_t fb;
-	uint8_t ack_every_pkts;
-} proto_fb[] = {
-	{"reno", 0, 2},
-	{"newreno", 0, 2},
-	{"sack", SL_RECV_FB_SACK, 2},
-	/* NDP sprays packets: reordering is normal, only trimmed headers are NACKed. */
-	{"ndp", SL_RECV_FB_SACK | SL_RECV_FB_PULL, 1},
-	{"dcqcn", SL_RECV_FB_CNP | SL_RECV_FB_NACK, 1},
-	/* IRN's NACK is (cumulative ACK, the out-of-order PSN): an ACK with a SACK here. */
-	{"irn", SL_RECV_FB_SACK | SL_RECV_FB_CNP, 1},
-	{"dctcp", SL_RECV_FB_ECN, 2},
-	{"timely", SL_RECV_FB_ECHO, 1},
-	{"swift", SL_RECV_FB_ECHO, 1},
-	/* MELO's evaluation (section 4) runs both recoveries under DCQCN: NACKs and CNPs. */
-	{"melo", SL_RECV_FB_NACK | SL_RECV_FB_CNP, 1},
-	{"gbn", SL_RECV_FB_NACK | SL_RECV_FB_CNP, 1},
-};
-
-int
-sl_recv_conn_conf_for_proto(const char *proto, struct sl_recv_conn_conf *cc)
-{
-	if (proto == NULL || cc == NULL)
-		return -EINVAL;
-	for (unsigned i = 0; i < SL_ARRAY_SIZE(proto_fb); i++) {
-		if (strcmp(proto, proto_fb[i].name) == 0) {
-			cc->fb = proto_fb[i].fb;
-			cc->ack_every_pkts = proto_fb[i].ack_every_pkts;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 static int
 conf_check(const struct sl_recv_conf *conf)
 {

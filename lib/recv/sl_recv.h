@@ -29,7 +29,8 @@ enum sl_recv_mode {
 	SL_RECV_GBN = 1,  /**< RoCE go-back-N: drop out-of-order, NACK the expected PSN once */
 };
 
-/* Feedback features of a connection (struct sl_recv_conn_conf.fb), chosen per program. */
+/* Feedback features of a connection (struct sl_recv_conn_conf.fb): the sending program's
+ * (sl_xport_recv_conf_for_proto(), from struct sl_proto_ops.feedback). */
 #define SL_RECV_FB_SACK (1u << 0) /**< ACKs name the out-of-order PSN that caused them */
 #define SL_RECV_FB_ECHO (1u << 1) /**< ACKs echo the sender's tx_id and send timestamp */
 #define SL_RECV_FB_ECN (1u << 2)  /**< ACKs count the ECN-CE marked packets they cover */
@@ -82,13 +83,6 @@ struct sl_recv_conn_conf {
 	uint8_t fb;             /**< SL_RECV_FB_* */
 	uint8_t ack_every_pkts; /**< one ACK per this many in-order packets (1..255) */
 };
-
-/*
- * Feedback for a transport program by its drivers/proto name (reno, newreno, sack, ndp, dcqcn,
- * irn, dctcp, timely, swift, melo, gbn): fills fb and ack_every_pkts, leaves isn and mode.
- * 0 or -ENOENT.
- */
-int sl_recv_conn_conf_for_proto(const char *proto, struct sl_recv_conn_conf *cc);
 
 /** An arriving data packet. */
 struct sl_recv_pkt {

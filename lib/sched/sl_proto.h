@@ -32,7 +32,9 @@
  *      decisions into `out`, which the engine pre-fills with the current values (window, rate,
  *      RTO period) and its default actions, so a hook changes only what it decides;
  *   3. define `static const struct sl_proto_ops <name>_ops = {...}` with the credit scheme and
- *      `.priv_size = sizeof(struct <name>)`, and register it: `SL_PROTO_REGISTER(<name>_ops);`.
+ *      `.priv_size = sizeof(struct <name>)`, the feedback it reads from the peer's receiver
+ *      (`.feedback`, `.ack_every_pkts`), and register it: `SL_PROTO_REGISTER(<name>_ops);`;
+ *   4. add its directory to drivers/proto/meson.build (test_registry checks each is registered).
  * Flows then select it by name in struct sl_flow_conf. docs/sched.md has a complete example.
  *
  * Sequence numbers are segment numbers (32-bit, wrapping: use sl_seq.h to compare). Windows are
@@ -53,6 +55,18 @@
 #define SL_PROTO_MAX 32      /**< programs that can be registered */
 
 struct sl_flow_conf; /* sl_sched.h */
+
+/*
+ * The feedback a program needs from its peer's receiver (lib/recv's SL_RECV_FB_* bits, which
+ * lib/xport pins to these): the receiver of a connection is configured from the program that
+ * sends on it, so the feedback is declared next to the logic that reads it.
+ */
+#define SL_PROTO_FB_SACK (1u << 0) /**< ACKs name the out-of-order PSN that caused them */
+#define SL_PROTO_FB_ECHO (1u << 1) /**< ACKs echo the sender's tx_id and send timestamp */
+#define SL_PROTO_FB_ECN (1u << 2)  /**< ACKs count the ECN-CE marked packets they cover */
+#define SL_PROTO_FB_CNP (1u << 3)  /**< a CNP for ECN-CE data */
+#define SL_PROTO_FB_PULL (1u << 4) /**< a PULL for every data arrival (NDP) */
+#define SL_PROTO_FB_NACK (1u << 5) /**< a NACK for every new hole */
 
 /* How a flow earns the right to send (Tonic section 3.3). */
 enum sl_credit {
@@ -227,6 +241,8 @@ struct sl_proto_ops {
 		    struct sl_proto_out *out);
 	enum sl_credit credit;        /**< the credit scheme of every flow of this program */
 	uint16_t priv_size;           /**< bytes of per-flow state, <= SL_PROTO_PRIV_MAX */
+	uint8_t feedback;             /**< SL_PROTO_FB_* the peer's receiver must send */
+	uint8_t ack_every_pkts;       /**< one ACK per this many in-order packets; 0 means 1 */
 	char name[SL_PROTO_NAME_MAX]; /**< unique, NUL-terminated, non-empty */
 };
 

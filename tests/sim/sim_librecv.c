@@ -5,6 +5,7 @@
 
 #include "sim_librecv.h"
 #include "sl_xport_fb.h"
+#include "sl_xport_proto.h"
 
 struct lr_flow {
 	struct sim_recv_flow_stats st;
@@ -82,8 +83,8 @@ sim_librecv_add_flow(struct sim_librecv *lr, uint32_t flow, const struct sim_flo
 		if (sl_recv_actions_max(lr->r[dst]) > lr->act_max)
 			return -EINVAL;
 	}
-	if (sl_recv_conn_conf_for_proto(sp->proto, &cc) != 0 &&
-	    (rc = sl_recv_conn_conf_for_proto("dcqcn", &cc)) != 0)
+	if (sl_xport_recv_conf_for_proto(sp->proto, &cc) != 0 &&
+	    (rc = sl_xport_recv_conf_for_proto("dcqcn", &cc)) != 0)
 		return rc;
 	if (lr->c.ack_every_pkts)
 		cc.ack_every_pkts = (uint8_t)lr->c.ack_every_pkts;

@@ -38,6 +38,7 @@
 #include <cmocka.h>
 
 #include "sim_exp.h"
+#include "sl_proto.h"
 
 #define MAX_POINTS 64
 
@@ -394,23 +395,20 @@ scripted__gbn_ns3_repeats_nack_after_interval(void **state)
 static void
 librecv__every_program_delivers(void **state)
 {
-	static const char *const progs[][2] = {
-		{"reno", "melo"},  {"newreno", "melo"}, {"sack", "melo"},  {"ndp", "melo"},
-		{"dcqcn", "melo"}, {"irn", "melo"},     {"dctcp", "melo"}, {"swift", "melo"},
-		{"melo", "melo"},  {"gbn", "gbn"},
-	};
 	char path[1024], err[512];
 	struct sim_scenario *sc = malloc(sizeof(*sc));
 
 	(void)state;
 	assert_non_null(sc);
 	snprintf(path, sizeof(path), "%s/programs.ini", scenario_dir);
-	for (size_t i = 0; i < SL_ARRAY_SIZE(progs); i++) {
+	/* Every registered program; the receiver recovers selectively except for RoCE's gbn. */
+	for (unsigned i = 0; i < sl_proto_count(); i++) {
+		const char *prog = sl_proto_at(i)->name;
 		const char *set[][3] = {
 			{"receiver", "impl", "lib"},
-			{"flows.a", "proto", progs[i][0]},
-			{"flows.b", "proto", progs[i][0]},
-			{"flows.*", "recovery", progs[i][1]},
+			{"flows.a", "proto", prog},
+			{"flows.b", "proto", prog},
+			{"flows.*", "recovery", strcmp(prog, "gbn") == 0 ? "gbn" : "melo"},
 		};
 		uint64_t rx = 0, rtx = 0;
 		struct sim_exp *x;
@@ -430,14 +428,14 @@ librecv__every_program_delivers(void **state)
 
 			if (r->done_ns == SIM_NEVER ||
 			    r->rx_bytes != r->spec.size_segs * r->spec.fc.seg_bytes)
-				fail_msg("%s over lib/recv: flow %u got %" PRIu64 " bytes",
-					 progs[i][0], fl, r->rx_bytes);
+				fail_msg("%s over lib/recv: flow %u got %" PRIu64 " bytes", prog,
+					 fl, r->rx_bytes);
 			rx += r->rx_bytes;
 			rtx += r->st.segs_rtx;
 		}
 		printf("{\"test\": \"programs_over_librecv\", \"proto\": \"%s\", \"flows\": %u, "
 		       "\"rx_bytes\": %" PRIu64 ", \"segs_rtx\": %" PRIu64 "}\n",
-		       progs[i][0], sim_exp_nflows(x), rx, rtx);
+		       prog, sim_exp_nflows(x), rx, rtx);
 		sim_exp_free(x);
 	}
 	free(sc);

@@ -150,6 +150,8 @@ static const struct sl_proto_ops dcqcn_ops = {
 	.init = dcqcn_init,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = sizeof(struct dcqcn),
+	.feedback = SL_PROTO_FB_CNP | SL_PROTO_FB_NACK,
+	.ack_every_pkts = 1,
 	.name = "dcqcn",
 };
 

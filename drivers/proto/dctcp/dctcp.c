@@ -112,6 +112,8 @@ static const struct sl_proto_ops dctcp_ops = {
 	.init = dctcp_init,
 	.credit = SL_CREDIT_WINDOW,
 	.priv_size = sizeof(struct dctcp),
+	.feedback = SL_PROTO_FB_ECN,
+	.ack_every_pkts = 2,
 	.name = "dctcp",
 };
 

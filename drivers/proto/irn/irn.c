@@ -118,6 +118,9 @@ static const struct sl_proto_ops irn_ops = {
 	.init = irn_init,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = sizeof(struct irn),
+	/* IRN's NACK is (cumulative ACK, the out-of-order PSN): an ACK with a SACK. */
+	.feedback = SL_PROTO_FB_SACK | SL_PROTO_FB_CNP,
+	.ack_every_pkts = 1,
 	.name = "irn",
 };
 

@@ -20,6 +20,7 @@
  *         re-arms the RTO, and an RTO resends from the front, [wnd_start, snd_max) (the paper:
  *         a lost retransmission is recovered by the timeout, GBN-like). The RTO period is the
  *         flow's rto_ns, fixed.
+ * Feedback: NACKs and CNPs, one ACK per packet, DCQCN's (the paper runs both under DCQCN).
  * State machine: none beyond the engine's (no private state, priv_size 0, no init or periodic
  * hook). Units: segments, ns.
  */
@@ -59,6 +60,8 @@ static const struct sl_proto_ops melo_ops = {
 	.incoming = melo_incoming,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = 0,
+	.feedback = SL_PROTO_FB_NACK | SL_PROTO_FB_CNP,
+	.ack_every_pkts = 1,
 	.name = "melo",
 };
 
@@ -66,6 +69,8 @@ static const struct sl_proto_ops gbn_ops = {
 	.incoming = gbn_incoming,
 	.credit = SL_CREDIT_RATE,
 	.priv_size = 0,
+	.feedback = SL_PROTO_FB_NACK | SL_PROTO_FB_CNP,
+	.ack_every_pkts = 1,
 	.name = "gbn",
 };
 

@@ -52,6 +52,10 @@ static const struct sl_proto_ops ndp_ops = {
 	.init = ndp_init,
 	.credit = SL_CREDIT_GRANT,
 	.priv_size = 0,
+	/* NDP sprays packets: reordering is normal, so SACKs, and only trimmed headers are NACKed.
+	 */
+	.feedback = SL_PROTO_FB_SACK | SL_PROTO_FB_PULL,
+	.ack_every_pkts = 1,
 	.name = "ndp",
 };
 

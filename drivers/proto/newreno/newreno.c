@@ -122,6 +122,8 @@ static const struct sl_proto_ops newreno_ops = {
 	.init = newreno_init,
 	.credit = SL_CREDIT_WINDOW,
 	.priv_size = sizeof(struct newreno),
+	.feedback = 0,
+	.ack_every_pkts = 2,
 	.name = "newreno",
 };
 

@@ -86,6 +86,8 @@ static const struct sl_proto_ops reno_ops = {
 	.init = reno_init,
 	.credit = SL_CREDIT_WINDOW,
 	.priv_size = sizeof(struct reno),
+	.feedback = 0,
+	.ack_every_pkts = 2,
 	.name = "reno",
 };
 

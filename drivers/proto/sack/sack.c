@@ -152,6 +152,8 @@ static const struct sl_proto_ops sack_ops = {
 	.init = sack_init,
 	.credit = SL_CREDIT_WINDOW,
 	.priv_size = sizeof(struct sack),
+	.feedback = SL_PROTO_FB_SACK,
+	.ack_every_pkts = 2,
 	.name = "sack",
 };
 

@@ -112,6 +112,8 @@ static const struct sl_proto_ops swift_ops = {
 	.init = swift_init,
 	.credit = SL_CREDIT_WINDOW,
 	.priv_size = sizeof(struct swift),
+	.feedback = SL_PROTO_FB_ECHO,
+	.ack_every_pkts = 1,
 	.name = "swift",
 };
 

@@ -704,12 +704,14 @@ static void
 sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 {
 	struct sl_recv *r = mk(1, 64, 128);
-	struct sl_recv_conn_conf cc = {.isn = 0, .mode = SL_RECV_MELO};
+	struct sl_recv_conn_conf cc = {.isn = 0,
+				       .mode = SL_RECV_MELO,
+				       .fb = SL_RECV_FB_SACK | SL_RECV_FB_PULL, /* NDP's feedback */
+				       .ack_every_pkts = 1};
 	const struct sl_recv_action *a;
 	struct sl_recv_stats st;
 
 	(void)state;
-	assert_int_equal(sl_recv_conn_conf_for_proto("ndp", &cc), 0);
 	assert_int_equal(sl_recv_conn_open(r, 0, &cc), 0);
 	rx(r, 0, 0, 0, 1);
 	a = first(SL_RECV_ACT_PULL);
@@ -742,37 +744,6 @@ sl_recv_burst__ndp_pulls_and_nacks_trimmed(void **state)
 	assert_int_equal(st.pulls, 6);
 	assert_int_equal(st.drop_trimmed, 4);
 	sl_recv_free(r);
-}
-
-static void
-sl_recv_conn_conf_for_proto__every_program(void **state)
-{
-	const char *names[] = {"reno",  "newreno", "sack",  "ndp",  "dcqcn", "irn",
-			       "dctcp", "timely",  "swift", "melo", "gbn"};
-	struct sl_recv_conn_conf cc;
-
-	(void)state;
-	for (unsigned i = 0; i < SL_ARRAY_SIZE(names); i++) {
-		memset(&cc, 0, sizeof(cc));
-		assert_int_equal(sl_recv_conn_conf_for_proto(names[i], &cc), 0);
-		assert_true(cc.ack_every_pkts >= 1);
-	}
-	assert_int_equal(sl_recv_conn_conf_for_proto("dcqcn", &cc), 0);
-	assert_true(cc.fb & SL_RECV_FB_CNP);
-	assert_int_equal(sl_recv_conn_conf_for_proto("timely", &cc), 0);
-	assert_true(cc.fb & SL_RECV_FB_ECHO);
-	assert_int_equal(sl_recv_conn_conf_for_proto("irn", &cc), 0);
-	assert_true(cc.fb & SL_RECV_FB_SACK);
-	assert_false(cc.fb & SL_RECV_FB_NACK);
-	assert_int_equal(cc.ack_every_pkts, 1);
-	/* MELO's two senders get DCQCN's feedback, one ACK per packet. */
-	assert_int_equal(sl_recv_conn_conf_for_proto("melo", &cc), 0);
-	assert_int_equal(cc.fb, SL_RECV_FB_NACK | SL_RECV_FB_CNP);
-	assert_int_equal(cc.ack_every_pkts, 1);
-	assert_int_equal(sl_recv_conn_conf_for_proto("gbn", &cc), 0);
-	assert_int_equal(cc.fb, SL_RECV_FB_NACK | SL_RECV_FB_CNP);
-	assert_int_equal(cc.ack_every_pkts, 1);
-	assert_int_equal(sl_recv_conn_conf_for_proto("cubic", &cc), -ENOENT);
 }
 
 static void
@@ -1002,7 +973,6 @@ main(void)
 		cmocka_unit_test(sl_recv_burst__cnp_rate_limited_per_connection),
 		cmocka_unit_test(sl_recv_burst__ack_echo_ecn_and_sack_fields),
 		cmocka_unit_test(sl_recv_burst__ndp_pulls_and_nacks_trimmed),
-		cmocka_unit_test(sl_recv_conn_conf_for_proto__every_program),
 		cmocka_unit_test(sl_recv_conn_close__returns_stored_handles),
 		cmocka_unit_test(sl_recv_burst__stops_when_actions_may_not_fit),
 		cmocka_unit_test(sl_recv_stat_desc__covers_every_counter),
