@@ -53,32 +53,19 @@ load64(const uint64_t *p)
 }
 
 /*
- * Sum of counter d over every lane of p into *total, each lane's value into perq[]. base(l)
- * gives the struct the descriptor's offset applies to.
+ * Counter d of every lane's snapshot (snap[q], stride bytes apart) into perq[], and their sum.
  */
 static uint64_t
-lane_counter(const struct sl_dp_port *p, const struct sl_stat_desc *d,
-	     const void *(*base)(const struct sl_dp_lane *l), uint64_t *perq)
+lane_counter(const void *snap, size_t stride, unsigned int nb_queues, const struct sl_stat_desc *d,
+	     uint64_t *perq)
 {
 	uint64_t total = 0;
 
-	for (unsigned int q = 0; q < p->nb_queues; q++) {
-		perq[q] = load64((const uint64_t *)((const char *)base(&p->lane[q]) + d->offset));
+	for (unsigned int q = 0; q < nb_queues; q++) {
+		perq[q] = sl_stat_get((const char *)snap + q * stride, d);
 		total += perq[q];
 	}
 	return total;
-}
-
-static const void *
-glue_stats(const struct sl_dp_lane *l)
-{
-	return &l->stats;
-}
-
-static const void *
-link_stats(const struct sl_dp_lane *l)
-{
-	return sl_link_stats(l->link);
 }
 
 /* Counters of the kernel interface under an AF_XDP or AF_PACKET port, reported as kernel_<name>. */
@@ -92,6 +79,7 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	const struct sl_dp_port *p = &d->port[i];
 	uint64_t now = sl_tsc_clock_now_ns(&d->clock);
 	uint64_t perq[SL_DP_MAX_QUEUES];
+	struct sl_dp_lane_stats glue[SL_DP_MAX_QUEUES];
 	char key[96], mac[RTE_ETHER_ADDR_FMT_SIZE];
 	struct rte_ether_addr peer;
 	struct rte_eth_stats es;
@@ -107,10 +95,13 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	rte_ether_format_addr(mac, sizeof(mac), &peer);
 	ops->str(ctx, KEY("peer_mac"), mac);
 	ops->str(ctx, KEY("peer_state"), sl_dp_port_peer_up(p, now) ? "up" : "down");
-	for (unsigned int s = 0; s < sl_dp_lane_stat_count; s++) {
-		const struct sl_stat_desc *sd = &sl_dp_lane_stat_desc[s];
+	for (unsigned int q = 0; q < p->nb_queues; q++)
+		sl_stats_snapshot(&glue[q], &p->lane[q].stats, sl_dp_lane_stat_table.n);
+	for (unsigned int s = 0; s < sl_dp_lane_stat_table.n; s++) {
+		const struct sl_stat_desc *sd = &sl_dp_lane_stat_table.desc[s];
 
-		ops->u64(ctx, KEY(sd->name), lane_counter(p, sd, glue_stats, perq));
+		ops->u64(ctx, KEY(sd->name),
+			 lane_counter(glue, sizeof(glue[0]), p->nb_queues, sd, perq));
 		snprintf(key, sizeof(key), "%sq/%s", prefix, sd->name);
 		ops->u64_array(ctx, key, perq, p->nb_queues);
 	}
@@ -148,17 +139,19 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	  const struct view_ops *ops, void *ctx)
 {
 	const struct sl_dp_port *p = &d->port[i];
-	const struct sl_stat_desc *descs;
+	const struct sl_stat_desc *descs = sl_link_stat_table.desc;
+	static struct sl_link_stats snap[SL_DP_MAX_QUEUES]; /* only the telemetry thread */
 	uint64_t perq[SL_DP_MAX_QUEUES];
-	unsigned int n;
 	char key[96];
 
-	descs = sl_link_stat_descs(&n);
 	snprintf(key, sizeof(key), "%sstate", prefix);
 	ops->str(ctx, key, sl_link_state_name(sl_link_state(p->lane[0].link)));
-	for (unsigned int s = 0; s < n; s++) {
+	for (unsigned int q = 0; q < p->nb_queues; q++)
+		sl_link_stats_get(p->lane[q].link, &snap[q]);
+	for (unsigned int s = 0; s < sl_link_stat_table.n; s++) {
 		snprintf(key, sizeof(key), "%s%s", prefix, descs[s].name);
-		ops->u64(ctx, key, lane_counter(p, &descs[s], link_stats, perq));
+		ops->u64(ctx, key,
+			 lane_counter(snap, sizeof(snap[0]), p->nb_queues, &descs[s], perq));
 		if (lanes) {
 			snprintf(key, sizeof(key), "%slane/%s", prefix, descs[s].name);
 			ops->u64_array(ctx, key, perq, p->nb_queues);
@@ -186,12 +179,12 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 		for (unsigned int q = 0; q < p->nb_queues && d->traffic[i]; q++) {
 			const struct sl_dp_traffic_stats *t = &d->traffic[i][q].stats;
 
-			for (unsigned int s = 0; s < sl_dp_traffic_stat_count; s++) {
-				size_t off = sl_dp_traffic_stat_desc[s].offset;
+			for (unsigned int s = 0; s < sl_dp_traffic_stat_table.n; s++) {
+				size_t off = sl_dp_traffic_stat_table.desc[s].offset;
 				uint64_t *dst = (uint64_t *)((char *)&sum + off);
 				uint64_t v = load64((const uint64_t *)((const char *)t + off));
 
-				const char *name = sl_dp_traffic_stat_desc[s].name;
+				const char *name = sl_dp_traffic_stat_table.desc[s].name;
 
 				/* Times: the earliest start and the latest end; first_seq: the
 				 * latest start, so any lane that began mid-stream shows. */
@@ -205,14 +198,14 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 			}
 		}
 		for (unsigned int q = 0; q < p->nb_queues; q++) {
-			replays += sl_link_stats(p->lane[q].link)->replays;
+			replays += sl_link_stat(p->lane[q].link, replays);
 			sl_hist_merge(&h, sl_link_recovery_hist(p->lane[q].link));
 		}
 	}
 	ops->str(ctx, "traffic", modes[d->conf.traffic.mode]);
-	for (unsigned int s = 0; s < sl_dp_traffic_stat_count; s++)
-		ops->u64(ctx, sl_dp_traffic_stat_desc[s].name,
-			 sl_stat_get(&sum, &sl_dp_traffic_stat_desc[s]));
+	for (unsigned int s = 0; s < sl_dp_traffic_stat_table.n; s++)
+		ops->u64(ctx, sl_dp_traffic_stat_table.desc[s].name,
+			 sl_stat_get(&sum, &sl_dp_traffic_stat_table.desc[s]));
 	ops->u64(ctx, "replays", replays);
 	ops->dbl(ctx, "goodput_gbps", (double)sl_dp_traffic_goodput_bps(&sum) / 1e9);
 	ops->u64(ctx, "recovery_us_p50", sl_hist_quantile(&h, 0.50) / SL_NS_PER_US);

@@ -2,10 +2,15 @@
 /*
  * sl_stats.h - counters and latency histograms.
  *
- * Counters: each module keeps a plain struct of uint64_t members and a table of
- * struct sl_stat_desc (name, help, offset) built with SL_STAT(); telemetry and tests walk the
- * table, so adding a counter is one member and one table line, and nothing is exported by hand.
- * Cores keep counters instead of logging on the fast path.
+ * Counters: each module keeps a plain struct of uint64_t members (struct sl_<m>_stats) and
+ * describes each member once, in a table of struct sl_stat_desc (name, help, offset) built with
+ * SL_STAT() and published as `const struct sl_stat_table sl_<m>_stat_table` with
+ * SL_STAT_TABLE_DEFINE(), whose static_assert fails the build when a member has no line.
+ * Telemetry, the exit JSON, the tests and docs/counters.md (generated from the tables, checked
+ * by the style suite) walk the tables, so a counter added in one place appears in all of them.
+ * A module's counters are read with `sl_<m>_stats_get(obj, &out)`, a snapshot copied out (per
+ * flow: `sl_<m>_flow_stats_get(obj, flow, &out)`, 0 or -EINVAL). Cores keep counters instead of
+ * logging on the fast path.
  *
  * Histogram: log-linear buckets (HdrHistogram-style): values below 2^SL_HIST_SUB_BITS are exact,
  * above that each power of two is split into 2^SL_HIST_SUB_BITS buckets, so any quantile is
@@ -15,6 +20,7 @@
 #ifndef SL_STATS_H
 #define SL_STATS_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,11 +37,44 @@ struct sl_stat_desc {
 		.name = #member, .help = help_text, .offset = offsetof(type, member)               \
 	}
 
+/* The counters of one stats struct, in member order. */
+struct sl_stat_table {
+	const char *name;                /**< the struct's C name, "struct sl_recv_stats" */
+	const struct sl_stat_desc *desc; /**< [n] */
+	unsigned int n;                  /**< counters, = sizeof the struct / 8 */
+};
+
+/* Publish var, a table of the counters of type described by desc_array (a static array). */
+#define SL_STAT_TABLE_DEFINE(var, type, desc_array)                                                \
+	static_assert(sizeof(type) == SL_ARRAY_SIZE(desc_array) * sizeof(uint64_t),                \
+		      #type ": every member is a uint64_t counter with one line in " #desc_array); \
+	const struct sl_stat_table var = {                                                         \
+		.name = #type, .desc = desc_array, .n = SL_ARRAY_SIZE(desc_array)}
+
 static inline uint64_t
 sl_stat_get(const void *stats, const struct sl_stat_desc *d)
 {
 	return *(const uint64_t *)((const char *)stats + d->offset);
 }
+
+/*
+ * Copy a stats struct of n_counters uint64_t counters that another thread may be counting in,
+ * each counter read whole (relaxed atomic loads): the body of a copy-out getter.
+ */
+static inline void
+sl_stats_snapshot(void *dst, const void *src, unsigned int n_counters)
+{
+	for (unsigned int i = 0; i < n_counters; i++)
+		((uint64_t *)dst)[i] = __atomic_load_n((const uint64_t *)src + i, __ATOMIC_RELAXED);
+}
+
+/* One counter through a module's copy-out getter, for tests and slow paths. */
+#define SL_STAT_READ(getter, type, obj, member)                                                    \
+	__extension__({                                                                            \
+		type s_;                                                                           \
+		getter(obj, &s_);                                                                  \
+		s_.member;                                                                         \
+	})
 
 #define SL_HIST_SUB_BITS 4u
 #define SL_HIST_SUB (1u << SL_HIST_SUB_BITS)

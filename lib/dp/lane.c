@@ -31,7 +31,7 @@
 #include "sl_dp_lane.h"
 #include "sl_dp_log.h"
 
-const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
 	SL_STAT(struct sl_dp_lane_stats, rx_bytes, "bytes received, Ethernet header included"),
 	SL_STAT(struct sl_dp_lane_stats, tx_pkts, "frames sent"),
@@ -48,7 +48,7 @@ const struct sl_stat_desc sl_dp_lane_stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, quiet_entries,
 		"peer left: port untouched until it cycles"),
 };
-const unsigned int sl_dp_lane_stat_count = SL_ARRAY_SIZE(sl_dp_lane_stat_desc);
+SL_STAT_TABLE_DEFINE(sl_dp_lane_stat_table, struct sl_dp_lane_stats, stat_desc);
 
 static inline void
 add(uint64_t *counter, uint64_t n)

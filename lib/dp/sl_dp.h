@@ -49,24 +49,24 @@
 /* Smallest link body that fills a minimum frame with a faithful header. */
 #define SL_DP_MIN_BODY (SL_DP_MIN_FRAME - RTE_ETHER_HDR_LEN - SL_WIRE_HDR_LEN)
 
-/* Per-lane counters of the glue; written by the lane's lcore only. */
+/* Per-lane counters of the glue, each described once in sl_dp_lane_stat_table
+ * (docs/counters.md); written by the lane's lcore only. */
 struct sl_dp_lane_stats {
-	uint64_t rx_pkts;             /**< frames received from the queue */
-	uint64_t rx_bytes;            /**< bytes received, Ethernet header included */
-	uint64_t tx_pkts;             /**< frames accepted by the TX queue */
-	uint64_t tx_bytes;            /**< bytes accepted by the TX queue */
-	uint64_t rx_drop_not_sluice;  /**< EtherType other than 0x88B5 */
-	uint64_t rx_drop_chained;     /**< multi-segment frame (jumbo without linear buffer) */
-	uint64_t rx_drop_no_consumer; /**< delivered payload with no consumer configured */
-	uint64_t tx_drop_refused;     /**< frames the TX queue refused past the backlog */
-	uint64_t tx_drop_nombuf;      /**< control or filler frame not built: pool empty */
-	uint64_t tx_backlog_waits;    /**< polls that found the TX queue full (frames kept) */
-	uint64_t tx_drop_quiet;       /**< backlog frames dropped when the lane went quiet */
-	uint64_t quiet_entries;       /**< peer's LEAVE answered, port left alone until it cycles */
-} sl_cache_aligned;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t rx_drop_not_sluice;
+	uint64_t rx_drop_chained;
+	uint64_t rx_drop_no_consumer;
+	uint64_t tx_drop_refused;
+	uint64_t tx_drop_nombuf;
+	uint64_t tx_backlog_waits;
+	uint64_t tx_drop_quiet;
+	uint64_t quiet_entries;
+};
 
-extern const struct sl_stat_desc sl_dp_lane_stat_desc[];
-extern const unsigned int sl_dp_lane_stat_count;
+extern const struct sl_stat_table sl_dp_lane_stat_table;
 
 struct sl_dp_port_conf {
 	const char *device;         /**< DPDK device name */
@@ -114,7 +114,7 @@ struct sl_dp_lane {
 	 * (broadcast until then); written by the lane's lcore only, once */
 	struct rte_ether_addr peer;
 	bool peer_known; /**< peer holds the address (release store; sl_dp_port_peer acquires) */
-	struct sl_dp_lane_stats stats;
+	struct sl_dp_lane_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
 };
 
 struct sl_dp_port {

@@ -47,22 +47,22 @@ struct sl_dp_traffic_conf {
 	struct rte_mempool *pool; /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
 };
 
+/* Counters, each described once in sl_dp_traffic_stat_table (docs/counters.md). */
 struct sl_dp_traffic_stats {
-	uint64_t generated;          /**< payloads produced */
-	uint64_t gen_nombuf;         /**< generation skipped: pool empty */
-	uint64_t delivered;          /**< payloads checked in order */
-	uint64_t first_seq;          /**< sequence number of the first payload delivered */
-	uint64_t lost;               /**< sequence numbers skipped and not seen since */
-	uint64_t duplicated;         /**< payloads seen twice */
-	uint64_t reordered;          /**< payloads that arrived after a later one */
-	uint64_t corrupted_accepted; /**< payloads with a bad magic, length or CRC */
-	uint64_t bytes;              /**< body bytes of checked payloads */
-	uint64_t first_ns;           /**< ns: first payload delivered */
-	uint64_t last_ns;            /**< ns: last payload delivered */
+	uint64_t generated;
+	uint64_t gen_nombuf;
+	uint64_t delivered;
+	uint64_t first_seq;
+	uint64_t lost;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t corrupted_accepted;
+	uint64_t bytes;
+	uint64_t first_ns;
+	uint64_t last_ns;
 };
 
-extern const struct sl_stat_desc sl_dp_traffic_stat_desc[];
-extern const unsigned int sl_dp_traffic_stat_count;
+extern const struct sl_stat_table sl_dp_traffic_stat_table;
 
 /*
  * A rate cap on payloads: credit accrues at the rate since anchor_ns, and at most

@@ -22,7 +22,7 @@
 #define OFF_LEN 16
 #define OFF_PATTERN 18
 
-const struct sl_stat_desc sl_dp_traffic_stat_desc[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_traffic_stats, generated, "payloads generated"),
 	SL_STAT(struct sl_dp_traffic_stats, gen_nombuf, "generation skipped: pool empty"),
 	SL_STAT(struct sl_dp_traffic_stats, delivered, "payloads checked in order"),
@@ -35,7 +35,7 @@ const struct sl_stat_desc sl_dp_traffic_stat_desc[] = {
 	SL_STAT(struct sl_dp_traffic_stats, first_ns, "time of the first delivery, ns"),
 	SL_STAT(struct sl_dp_traffic_stats, last_ns, "time of the last delivery, ns"),
 };
-const unsigned int sl_dp_traffic_stat_count = SL_ARRAY_SIZE(sl_dp_traffic_stat_desc);
+SL_STAT_TABLE_DEFINE(sl_dp_traffic_stat_table, struct sl_dp_traffic_stats, stat_desc);
 
 int
 sl_dp_traffic_init(struct sl_dp_traffic *t, const struct sl_dp_traffic_conf *conf)

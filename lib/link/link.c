@@ -188,7 +188,7 @@ sl_link_state_name(enum sl_link_state s)
 		.name = name_, .help = h,                                                          \
 		.offset = offsetof(struct sl_link_stats, m) + (i) * sizeof(uint64_t)               \
 	}
-static const struct sl_stat_desc link_stat_descs[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	SA(enter_state, SL_LINK_INIT, "enter_init", "TX entered INIT"),
 	SA(enter_state, SL_LINK_SEND_PAUSE, "enter_send_pause", "TX entered SEND_PAUSE"),
 	SA(enter_state, SL_LINK_PAUSE, "enter_pause", "TX entered PAUSE"),
@@ -219,14 +219,16 @@ static const struct sl_stat_desc link_stat_descs[] = {
 	S(rx_duplicates, "verified duplicates dropped"),
 	S(rx_not_up, "data frames ignored before the lane was up"),
 	S(rx_stale, "frames from a repeated replay dropped while in sync"),
-	SA(rx_malformed, SL_WIRE_ERR_SHORT, "rx_malformed_short", "frames too short"),
-	SA(rx_malformed, SL_WIRE_ERR_SYN, "rx_malformed_syn", "frames with SYN 00 or 11"),
-	SA(rx_malformed, SL_WIRE_ERR_CTRL_META, "rx_malformed_ctrl_meta",
+	SA(rx_malformed, SL_WIRE_ERR_SHORT - 1, "rx_malformed_short", "frames too short"),
+	SA(rx_malformed, SL_WIRE_ERR_SYN - 1, "rx_malformed_syn", "frames with SYN 00 or 11"),
+	SA(rx_malformed, SL_WIRE_ERR_CTRL_META - 1, "rx_malformed_ctrl_meta",
 	   "control frames with META != 00"),
-	SA(rx_malformed, SL_WIRE_ERR_KEY, "rx_malformed_key", "control frames with unknown key"),
-	SA(rx_malformed, SL_WIRE_ERR_FC, "rx_malformed_fc_code", "fillers with unknown FC code"),
-	SA(rx_malformed, SL_WIRE_ERR_EMPTY, "rx_malformed_empty", "data frames without body"),
-	SA(rx_malformed, SL_WIRE_ERR_LONG, "rx_malformed_long", "frames over 65535 bytes"),
+	SA(rx_malformed, SL_WIRE_ERR_KEY - 1, "rx_malformed_key",
+	   "control frames with unknown key"),
+	SA(rx_malformed, SL_WIRE_ERR_FC - 1, "rx_malformed_fc_code",
+	   "fillers with unknown FC code"),
+	SA(rx_malformed, SL_WIRE_ERR_EMPTY - 1, "rx_malformed_empty", "data frames without body"),
+	SA(rx_malformed, SL_WIRE_ERR_LONG - 1, "rx_malformed_long", "frames over 65535 bytes"),
 	S(rx_bad_data, "data frames failing verification"),
 	S(rx_bad_ctrl, "control frames failing verification"),
 	S(rx_errors, "error episodes"),
@@ -248,12 +250,7 @@ static const struct sl_stat_desc link_stat_descs[] = {
 #undef S
 #undef SA
 
-const struct sl_stat_desc *
-sl_link_stat_descs(unsigned *n)
-{
-	*n = SL_ARRAY_SIZE(link_stat_descs);
-	return link_stat_descs;
-}
+SL_STAT_TABLE_DEFINE(sl_link_stat_table, struct sl_link_stats, stat_desc);
 
 static uint32_t
 fmt_max_order(const struct sl_wire_fmt *fmt)
@@ -989,7 +986,7 @@ sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_fra
 		l->stats.rx_frames++;
 		r = sl_wire_decode(&l->conf.fmt, in[i].buf, in[i].len, &f);
 		if (r != SL_WIRE_OK) {
-			l->stats.rx_malformed[r]++;
+			l->stats.rx_malformed[r - 1]++;
 			l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
 			release_one(l, in[i].handle);
 		} else if (f.syn == SL_WIRE_SYN_CTRL) {
@@ -1022,10 +1019,10 @@ sl_link_state(const struct sl_link *l)
 	return tx_state(l);
 }
 
-const struct sl_link_stats *
-sl_link_stats(const struct sl_link *l)
+void
+sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out)
 {
-	return &l->stats;
+	sl_stats_snapshot(out, &l->stats, sl_link_stat_table.n); /* telemetry reads other lanes */
 }
 
 const struct sl_hist *

@@ -141,50 +141,50 @@ struct sl_link_delivery {
 	uint8_t meta;      /**< SL_WIRE_META_* as sent */
 };
 
-/* Counters: every state entry, replay, rejection reason and flow-control event. */
+/* Counters: every state entry, replay, rejection reason and flow-control event, each described
+ * once in sl_link_stat_table (docs/counters.md). */
 struct sl_link_stats {
-	uint64_t enter_state[SL_LINK_STATE__MAX]; /**< times each TX state was entered */
-	uint64_t tx_data;                         /**< new payload frames */
-	uint64_t tx_filler;                       /**< plain filler frames (warm-up) */
-	uint64_t tx_fc_pause;                     /**< FC pause frames */
-	uint64_t tx_fc_resume;                    /**< FC resume frames */
-	uint64_t tx_replayed;                     /**< ring frames sent again */
-	uint64_t tx_idle;                         /**< IDLE control frames (all causes) */
-	uint64_t tx_keepalive;      /**< IDLE frames sent because keepalive_ns elapsed */
-	uint64_t tx_pause_req;      /**< PAUSE_REQ control frames */
-	uint64_t tx_retrans_req;    /**< RETRANS_REQ control frames */
-	uint64_t tx_leave;          /**< LEAVE control frames */
-	uint64_t tx_leave_ack;      /**< LEAVE_ACK control frames */
-	uint64_t replays;           /**< replays started */
-	uint64_t replay_repeats;    /**< replays restarted because the NACK flag stayed up */
-	uint64_t nack_outside_ring; /**< NACKs naming an ID the ring no longer holds (extended) */
-	uint64_t ring_evictions;    /**< handles released because a new frame took their slot */
-	uint64_t reinit_aborted;    /**< handles released by a re-initialization (peer restart) */
-	uint64_t peer_restarts;     /**< re-initializations caused by the peer restarting */
-	uint64_t rx_frames;         /**< frames given to rx_burst */
-	uint64_t rx_delivered;      /**< payload frames delivered */
-	uint64_t rx_duplicates;     /**< verified frames below the threshold, dropped */
-	uint64_t rx_not_up;         /**< data frames ignored before the lane was up */
-	uint64_t rx_stale;          /**< frames of a repeated replay dropped while in sync */
-	uint64_t rx_malformed[SL_WIRE_ERR__MAX]; /**< decoder rejections by reason */
-	uint64_t rx_bad_data;                    /**< data / filler frames failing verification */
-	uint64_t rx_bad_ctrl;                    /**< control frames failing verification */
-	uint64_t rx_errors;                      /**< error episodes (sync lost) */
-	uint64_t rx_rollbacks;                   /**< rollbacks to threshold - 16 */
-	uint64_t rx_recoveries;                  /**< error episodes ended by 16 verified frames */
-	uint64_t rx_fc_overflow; /**< frames refused because the consumer queue was full */
-	uint64_t rx_fc_pause;    /**< FC pause frames accepted */
-	uint64_t rx_fc_resume;   /**< FC resume frames accepted */
-	uint64_t rx_ctrl[5];     /**< control frames counted: IDLE, PAUSE_REQ, RETRANS_REQ,
-				  *   LEAVE, LEAVE_ACK */
-	uint64_t flag_pause;     /**< pause flag raised (8 x PAUSE_REQ) */
-	uint64_t flag_retrans;   /**< retransmit flag raised (8 x RETRANS_REQ) */
-	uint64_t peer_leaves;    /**< peer's LEAVE accepted (8 x LEAVE), answered and reset */
-	uint64_t leave_acks;     /**< peer's LEAVE_ACK accepted (8 x LEAVE_ACK) */
+	uint64_t enter_state[SL_LINK_STATE__MAX];
+	uint64_t tx_data;
+	uint64_t tx_filler;
+	uint64_t tx_fc_pause;
+	uint64_t tx_fc_resume;
+	uint64_t tx_replayed;
+	uint64_t tx_idle;
+	uint64_t tx_keepalive;
+	uint64_t tx_pause_req;
+	uint64_t tx_retrans_req;
+	uint64_t tx_leave;
+	uint64_t tx_leave_ack;
+	uint64_t replays;
+	uint64_t replay_repeats;
+	uint64_t nack_outside_ring;
+	uint64_t ring_evictions;
+	uint64_t reinit_aborted;
+	uint64_t peer_restarts;
+	uint64_t rx_frames;
+	uint64_t rx_delivered;
+	uint64_t rx_duplicates;
+	uint64_t rx_not_up;
+	uint64_t rx_stale;
+	uint64_t rx_malformed[SL_WIRE_ERR__MAX - 1]; /**< [r - 1]: rejections for reason r */
+	uint64_t rx_bad_data;
+	uint64_t rx_bad_ctrl;
+	uint64_t rx_errors;
+	uint64_t rx_rollbacks;
+	uint64_t rx_recoveries;
+	uint64_t rx_fc_overflow;
+	uint64_t rx_fc_pause;
+	uint64_t rx_fc_resume;
+	uint64_t rx_ctrl[5];
+	uint64_t flag_pause;
+	uint64_t flag_retrans;
+	uint64_t peer_leaves;
+	uint64_t leave_acks;
 };
 
-/* Name/help/offset of every counter, for telemetry; *n receives the count. */
-const struct sl_stat_desc *sl_link_stat_descs(unsigned *n);
+/* Every counter of struct sl_link_stats, described once (sl_stats.h). */
+extern const struct sl_stat_table sl_link_stat_table;
 
 const char *sl_link_state_name(enum sl_link_state s);
 
@@ -223,7 +223,11 @@ void sl_link_rx_consumed(struct sl_link *l, unsigned n);
 uint64_t sl_link_next_tx_ns(const struct sl_link *l);
 
 enum sl_link_state sl_link_state(const struct sl_link *l);
-const struct sl_link_stats *sl_link_stats(const struct sl_link *l);
+/* A snapshot of the counters. */
+void sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out);
+
+/* One counter, for tests and slow paths: sl_link_stat(l, replays). */
+#define sl_link_stat(l, member) SL_STAT_READ(sl_link_stats_get, struct sl_link_stats, l, member)
 
 /* Recovery time, ns: first bad frame of an episode to the next in-order frame. */
 const struct sl_hist *sl_link_recovery_hist(const struct sl_link *l);

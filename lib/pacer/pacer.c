@@ -31,7 +31,7 @@ static const void *slots[16];
 static struct sl_registry pacers =
 	SL_REGISTRY_INIT(slots, struct sl_pacer_ops, name, SL_REGISTRY_REQUIRED(required_hooks));
 
-const struct sl_stat_desc sl_pacer_stat_descs[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_pacer_stats, tx_pkts, "packets dequeued"),
 	SL_STAT(struct sl_pacer_stats, decisions, "flow-tier decisions (one sort each)"),
 	SL_STAT(struct sl_pacer_stats, bad_flow, "calls naming a flow beyond max_flows"),
@@ -44,7 +44,7 @@ const struct sl_stat_desc sl_pacer_stat_descs[] = {
 	SL_STAT(struct sl_pacer_stats, paused_calls, "dequeue calls while paused"),
 	SL_STAT(struct sl_pacer_stats, beyond_horizon, "timestamps clamped to a wheel horizon"),
 };
-const unsigned sl_pacer_n_stat_descs = SL_ARRAY_SIZE(sl_pacer_stat_descs);
+SL_STAT_TABLE_DEFINE(sl_pacer_stat_table, struct sl_pacer_stats, stat_desc);
 
 const struct sl_pacer_ops *
 sl_pacer_find(const char *name)
@@ -318,7 +318,7 @@ sl_pacer_pause(struct sl_pacer *p, uint64_t now_ns, bool paused)
 }
 
 int
-sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flow_stats *st)
+sl_pacer_flow_stats_get(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flow_stats *st)
 {
 	const struct sl_pacer_flow *f;
 
@@ -334,10 +334,10 @@ sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flo
 	return 0;
 }
 
-const struct sl_pacer_stats *
-sl_pacer_stats(const struct sl_pacer *p)
+void
+sl_pacer_stats_get(const struct sl_pacer *p, struct sl_pacer_stats *out)
 {
-	return &p->stats;
+	*out = p->stats;
 }
 
 const char *

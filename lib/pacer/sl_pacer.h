@@ -65,23 +65,22 @@ struct sl_pacer_flow_stats {
 	uint64_t queued_pkts; /**< packets announced and not yet dequeued */
 };
 
-/* Pacer-wide counters; walk them with sl_pacer_stat_descs. */
+/* Pacer-wide counters, described once in sl_pacer_stat_table (docs/counters.md). */
 struct sl_pacer_stats {
-	uint64_t tx_pkts;         /**< packets dequeued */
-	uint64_t decisions;       /**< flow-tier decisions (one sort each) */
-	uint64_t bad_flow;        /**< calls naming a flow >= max_flows */
-	uint64_t bad_rate;        /**< set_rate outside [100 Kbps, link] */
-	uint64_t bad_len;         /**< backlog with len 0 or > SL_PACER_LEN_MAX, or npkts 0 */
-	uint64_t no_rate;         /**< backlog on a flow whose rate was never set */
-	uint64_t runs_exhausted;  /**< backlog refused: no spare length run */
-	uint64_t imminent_full;   /**< admissions deferred: the packet tier held W packets */
-	uint64_t clock_backwards; /**< dequeue called with now_ns below the previous call */
-	uint64_t paused_calls;    /**< dequeue calls while the link was paused */
-	uint64_t beyond_horizon;  /**< timestamps clamped to a wheel's horizon (carousel, cffs) */
+	uint64_t tx_pkts;
+	uint64_t decisions;
+	uint64_t bad_flow;
+	uint64_t bad_rate;
+	uint64_t bad_len;
+	uint64_t no_rate;
+	uint64_t runs_exhausted;
+	uint64_t imminent_full;
+	uint64_t clock_backwards;
+	uint64_t paused_calls;
+	uint64_t beyond_horizon;
 };
 
-extern const struct sl_stat_desc sl_pacer_stat_descs[];
-extern const unsigned sl_pacer_n_stat_descs;
+extern const struct sl_stat_table sl_pacer_stat_table;
 
 /* Create a pacer; NULL with errno EINVAL (bad conf), ENOENT (unknown impl) or ENOMEM. */
 struct sl_pacer *sl_pacer_create(const struct sl_pacer_conf *conf);
@@ -114,8 +113,12 @@ uint64_t sl_pacer_next_deadline(const struct sl_pacer *p);
 void sl_pacer_pause(struct sl_pacer *p, uint64_t now_ns, bool paused);
 
 /* 0 or -EINVAL. */
-int sl_pacer_flow_stats(const struct sl_pacer *p, uint32_t flow, struct sl_pacer_flow_stats *st);
-const struct sl_pacer_stats *sl_pacer_stats(const struct sl_pacer *p);
+int sl_pacer_flow_stats_get(const struct sl_pacer *p, uint32_t flow,
+			    struct sl_pacer_flow_stats *st);
+void sl_pacer_stats_get(const struct sl_pacer *p, struct sl_pacer_stats *out);
+
+/* One counter, for tests and slow paths: sl_pacer_stat(p, decisions). */
+#define sl_pacer_stat(p, member) SL_STAT_READ(sl_pacer_stats_get, struct sl_pacer_stats, p, member)
 
 /* Name of the implementation in use, and its state in bytes (fixed + per flow x max_flows). */
 const char *sl_pacer_impl_name(const struct sl_pacer *p);

@@ -150,7 +150,7 @@ struct sl_recv {
 		.offset = offsetof(struct sl_recv_stats, nack_holes) + (i) * sizeof(uint64_t)      \
 	}
 
-const struct sl_stat_desc sl_recv_stat_desc[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	STAT(rx_pkts, "data packets given to the receiver"),
 	STAT(delivered_pkts, "data packets delivered in order, exactly once"),
 	STAT(delivered_fast_pkts, "delivered in order with no bits held (fast path)"),
@@ -181,15 +181,17 @@ const struct sl_stat_desc sl_recv_stat_desc[] = {
 	STAT(pulls, "PULLs emitted"),
 	STAT(robs_allocated, "reorder buffers allocated"),
 	STAT(pool_peak_blocks, "most bits-pool blocks in use at once"),
-	STAT(pool_block_ns, "pool blocks in use integrated over time, block x ns"),
+	STAT(pool_block_ns, "pool blocks in use integrated over time, block x ns (mean usage = "
+			    "pool_block_ns / elapsed ns / pool blocks)"),
 	STAT(rtx_redundant_pkts, "retransmissions (SL_RECV_F_RTX) of PSNs already received"),
 	STAT(drop_conn_cap, "dropped: the connection would hold more than conn_max_blocks"),
 	STAT(middle_walks, "middle_walk ablation: middle blocks reached by walking the chain"),
 	STAT(middle_walk_blocks, "middle_walk ablation: next_ptr hops taken by those walks"),
 	STAT(pool_blocks_freed, "blocks returned to the bits pool"),
-	STAT(pool_next_hops, "next_ptr reads (only to shrink at the head, unless middle_walk)"),
+	STAT(pool_next_hops, "next_ptr reads: <= pool_blocks_freed unless middle_walk (MELO reads "
+			     "next_ptr only to shrink at the head)"),
 };
-const unsigned sl_recv_stat_count = SL_ARRAY_SIZE(sl_recv_stat_desc);
+SL_STAT_TABLE_DEFINE(sl_recv_stat_table, struct sl_recv_stats, stat_desc);
 
 static int
 conf_check(const struct sl_recv_conf *conf)

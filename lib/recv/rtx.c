@@ -37,7 +37,7 @@ struct sl_recv_rtx {
 };
 
 #define STAT(m, h) SL_STAT(struct sl_recv_rtx_stats, m, h)
-const struct sl_stat_desc sl_recv_rtx_stat_desc[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	STAT(nacks, "NACKs processed"),
 	STAT(holes, "holes in processed NACKs"),
 	STAT(bad_holes, "holes refused: empty, behind the ACK or beyond the window"),
@@ -52,7 +52,7 @@ const struct sl_stat_desc sl_recv_rtx_stat_desc[] = {
 	STAT(pool_blocks_freed, "blocks returned to the bits pool"),
 	STAT(pool_next_hops, "next_ptr reads (only to shrink at the head)"),
 };
-const unsigned sl_recv_rtx_stat_count = SL_ARRAY_SIZE(sl_recv_rtx_stat_desc);
+SL_STAT_TABLE_DEFINE(sl_recv_rtx_stat_table, struct sl_recv_rtx_stats, stat_desc);
 
 struct sl_recv_rtx *
 sl_recv_rtx_create(const struct sl_recv_rtx_conf *conf)

@@ -157,48 +157,46 @@ struct sl_recv_action {
 	};
 };
 
+/* Counters, each described once in sl_recv_stat_table (docs/counters.md). */
 struct sl_recv_stats {
-	uint64_t rx_pkts;             /**< data packets given to the receiver */
-	uint64_t delivered_pkts;      /**< delivered in order, exactly once */
-	uint64_t delivered_fast_pkts; /**< of those, in order with no bits held (fast path) */
-	uint64_t delivered_rob_pkts;  /**< of those, taken out of a reorder buffer */
-	uint64_t stored_pkts;         /**< stored in a reorder buffer */
-	uint64_t drop_duplicate;      /**< dropped: already received */
-	uint64_t drop_out_of_window;  /**< dropped: PSN beyond the window */
-	uint64_t drop_middle_access;  /**< dropped: bit in a middle block (MELO) */
-	uint64_t drop_pool_exhausted; /**< dropped: bits pool empty (MELO) */
-	uint64_t drop_no_rob;         /**< dropped: no reorder buffer free */
-	uint64_t drop_out_of_order;   /**< dropped: out of order in go-back-N mode */
-	uint64_t drop_trimmed;        /**< header-only packets (payload trimmed) */
-	uint64_t drop_bad_conn;       /**< dropped: unknown or closed connection */
-	uint64_t drop_closed;         /**< stored packets dropped at connection close */
-	uint64_t holes_formed;        /**< new holes beyond RCV.HIGH */
-	uint64_t holes_untracked;     /**< holes pushed out of the 3 recent holes */
-	uint64_t acks;                /**< ACKs emitted */
-	uint64_t acks_delayed;        /**< of those, sent by the ACK-delay timer */
-	uint64_t nacks;               /**< NACKs emitted */
-	uint64_t nacks_repeated;      /**< go-back-N: of those, repeats for the same RCV.NXT */
-	uint64_t nacks_suppressed;    /**< go-back-N: out-of-order drops that sent no NACK */
-	uint64_t nack_holes[SL_RECV_NACK_HOLES + 1]; /**< NACKs by number of holes 0..3 */
-	uint64_t cnps;                               /**< CNPs emitted */
-	uint64_t cnps_suppressed;                    /**< ECN-CE packets inside a CNP interval */
-	uint64_t pulls;                              /**< PULLs emitted */
-	uint64_t robs_allocated;     /**< reorder buffers allocated (lazily, kept for reuse) */
-	uint64_t pool_peak_blocks;   /**< most pool blocks in use at once */
-	uint64_t pool_block_ns;      /**< blocks in use integrated over time, block x ns: mean
-				      *   usage = pool_block_ns / elapsed ns / pool blocks */
-	uint64_t rtx_redundant_pkts; /**< retransmissions (SL_RECV_F_RTX) already received */
-	uint64_t drop_conn_cap;      /**< dropped: the connection's share of the pool is used up */
-	uint64_t middle_walks;       /**< middle_walk ablation: middle blocks reached by walking */
-	uint64_t middle_walk_blocks; /**< ... and the next_ptr hops those walks took */
-	uint64_t pool_blocks_freed;  /**< blocks returned to the pool */
-	uint64_t pool_next_hops;     /**< next_ptr reads: <= pool_blocks_freed unless middle_walk
-				      *   (MELO reads next_ptr only to shrink at the head) */
+	uint64_t rx_pkts;
+	uint64_t delivered_pkts;
+	uint64_t delivered_fast_pkts;
+	uint64_t delivered_rob_pkts;
+	uint64_t stored_pkts;
+	uint64_t drop_duplicate;
+	uint64_t drop_out_of_window;
+	uint64_t drop_middle_access;
+	uint64_t drop_pool_exhausted;
+	uint64_t drop_no_rob;
+	uint64_t drop_out_of_order;
+	uint64_t drop_trimmed;
+	uint64_t drop_bad_conn;
+	uint64_t drop_closed;
+	uint64_t holes_formed;
+	uint64_t holes_untracked;
+	uint64_t acks;
+	uint64_t acks_delayed;
+	uint64_t nacks;
+	uint64_t nacks_repeated;
+	uint64_t nacks_suppressed;
+	uint64_t nack_holes[SL_RECV_NACK_HOLES + 1];
+	uint64_t cnps;
+	uint64_t cnps_suppressed;
+	uint64_t pulls;
+	uint64_t robs_allocated;
+	uint64_t pool_peak_blocks;
+	uint64_t pool_block_ns;
+	uint64_t rtx_redundant_pkts;
+	uint64_t drop_conn_cap;
+	uint64_t middle_walks;
+	uint64_t middle_walk_blocks;
+	uint64_t pool_blocks_freed;
+	uint64_t pool_next_hops;
 };
 
 /** Name, help and offset of every counter (nack_holes as nack_holes_0 .. nack_holes_3). */
-extern const struct sl_stat_desc sl_recv_stat_desc[];
-extern const unsigned sl_recv_stat_count;
+extern const struct sl_stat_table sl_recv_stat_table;
 
 struct sl_recv;
 

@@ -38,24 +38,24 @@ struct sl_recv_range {
 	uint32_t len_pkts;
 };
 
+/* Counters, each described once in sl_recv_rtx_stat_table (docs/counters.md). */
 struct sl_recv_rtx_stats {
-	uint64_t nacks;               /**< NACKs processed */
-	uint64_t holes;               /**< holes in them */
-	uint64_t bad_holes;           /**< holes refused: empty, behind the ACK, beyond window */
-	uint64_t bad_nacks;           /**< NACKs refused: unknown flow or more than 3 holes */
-	uint64_t pkts_marked;         /**< PSNs newly marked for retransmission */
-	uint64_t pkts_repeated;       /**< PSNs in holes already marked before (NACK redundancy) */
-	uint64_t pkts_pool_exhausted; /**< PSNs left unmarked for lack of pool blocks */
-	uint64_t pkts_taken;          /**< PSNs handed to the scheduler */
-	uint64_t pkts_acked_marked;   /**< marks removed by a cumulative ACK before being taken */
-	uint64_t rtos;                /**< RTOs (bitmap cleared) */
-	uint64_t pool_peak_blocks;    /**< most pool blocks in use at once */
-	uint64_t pool_blocks_freed;   /**< blocks returned to the pool */
-	uint64_t pool_next_hops;      /**< next_ptr reads: never more than pool_blocks_freed */
+	uint64_t nacks;
+	uint64_t holes;
+	uint64_t bad_holes;
+	uint64_t bad_nacks;
+	uint64_t pkts_marked;
+	uint64_t pkts_repeated;
+	uint64_t pkts_pool_exhausted;
+	uint64_t pkts_taken;
+	uint64_t pkts_acked_marked;
+	uint64_t rtos;
+	uint64_t pool_peak_blocks;
+	uint64_t pool_blocks_freed;
+	uint64_t pool_next_hops;
 };
 
-extern const struct sl_stat_desc sl_recv_rtx_stat_desc[];
-extern const unsigned sl_recv_rtx_stat_count;
+extern const struct sl_stat_table sl_recv_rtx_stat_table;
 
 struct sl_recv_rtx;
 

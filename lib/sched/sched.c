@@ -370,7 +370,7 @@ struct sl_sched {
 };
 
 #define STAT(m, h) SL_STAT(struct sl_sched_stats, m, h)
-const struct sl_stat_desc sl_sched_stat_descs[] = {
+static const struct sl_stat_desc sched_stat_desc[] = {
 	STAT(decisions, "segments emitted"),
 	STAT(visits, "ready-set pops"),
 	STAT(generated, "segments generated (queued ahead of credit or sent in place)"),
@@ -390,10 +390,10 @@ const struct sl_stat_desc sl_sched_stat_descs[] = {
 	STAT(push_refused, "pushes refused"),
 };
 #undef STAT
-const unsigned sl_sched_stat_count = SL_ARRAY_SIZE(sl_sched_stat_descs);
+SL_STAT_TABLE_DEFINE(sl_sched_stat_table, struct sl_sched_stats, sched_stat_desc);
 
 #define STAT(m, h) SL_STAT(struct sl_flow_stats, m, h)
-const struct sl_stat_desc sl_flow_stat_descs[] = {
+static const struct sl_stat_desc flow_stat_desc[] = {
 	STAT(segs_sent, "segments transmitted"),
 	STAT(segs_rtx, "retransmissions transmitted"),
 	STAT(bytes_sent, "bytes transmitted"),
@@ -406,7 +406,7 @@ const struct sl_stat_desc sl_flow_stat_descs[] = {
 	STAT(credit_waits, "visits ended for lack of rate or grant credit"),
 };
 #undef STAT
-const unsigned sl_flow_stat_count = SL_ARRAY_SIZE(sl_flow_stat_descs);
+SL_STAT_TABLE_DEFINE(sl_sched_flow_stat_table, struct sl_flow_stats, flow_stat_desc);
 
 /* ---- helpers ---- */
 
@@ -1449,13 +1449,13 @@ sl_sched_flow_priv(const struct sl_sched *s, uint32_t fi)
 }
 
 void
-sl_sched_stats(const struct sl_sched *s, struct sl_sched_stats *st)
+sl_sched_stats_get(const struct sl_sched *s, struct sl_sched_stats *st)
 {
 	*st = s->st;
 }
 
 int
-sl_sched_flow_stats(const struct sl_sched *s, uint32_t fi, struct sl_flow_stats *st)
+sl_sched_flow_stats_get(const struct sl_sched *s, uint32_t fi, struct sl_flow_stats *st)
 {
 	const struct flow *f = flow_get(s, fi);
 

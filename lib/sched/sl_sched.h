@@ -91,45 +91,45 @@ struct sl_seg {
 };
 static_assert(sizeof(struct sl_seg) == 12, "sl_seg is a 12-byte descriptor");
 
-/* Engine counters (sl_sched_stats, described by sl_sched_stat_descs). */
+/* Engine counters (sl_sched_stats_get), described once in sl_sched_stat_table
+ * (docs/counters.md). */
 struct sl_sched_stats {
-	uint64_t decisions;          /**< segments emitted */
-	uint64_t visits;             /**< ready-set pops */
-	uint64_t generated;          /**< segments generated, new + rtx (queued or sent in place) */
-	uint64_t generated_rtx;      /**< of which retransmissions */
-	uint64_t stale_skipped;      /**< queued segments acked before their turn, not sent */
-	uint64_t events;             /**< events processed */
-	uint64_t bad_events;         /**< events refused: bad flow, type, or fields */
-	uint64_t sacks_accepted;     /**< SACKs in window and new */
-	uint64_t sacks_ignored;      /**< SACKs outside the window or already known */
-	uint64_t stale_acks;         /**< cumacks below wnd_start */
-	uint64_t rto_fired;          /**< RTO expiries handed to periodic() */
-	uint64_t rto_dropped_by_ack; /**< RTO expiries dropped: same-step ack (section 3.4) */
-	uint64_t timers_fired;       /**< program timers handed to periodic() */
-	uint64_t pace_wakeups;       /**< rate wake-ups released */
-	uint64_t credit_waits;       /**< visits that ended for lack of rate/grant credit */
-	uint64_t credit_violations;  /**< segments emitted beyond credit: must stay 0 */
-	uint64_t push_refused;       /**< pushes refused (second short tail in flight, overflow) */
+	uint64_t decisions;
+	uint64_t visits;
+	uint64_t generated;
+	uint64_t generated_rtx;
+	uint64_t stale_skipped;
+	uint64_t events;
+	uint64_t bad_events;
+	uint64_t sacks_accepted;
+	uint64_t sacks_ignored;
+	uint64_t stale_acks;
+	uint64_t rto_fired;
+	uint64_t rto_dropped_by_ack;
+	uint64_t timers_fired;
+	uint64_t pace_wakeups;
+	uint64_t credit_waits;
+	uint64_t credit_violations;
+	uint64_t push_refused;
 };
 
-/* Per-flow counters (sl_sched_flow_stats, described by sl_flow_stat_descs). */
+/* Per-flow counters (sl_sched_flow_stats_get), described once in
+ * sl_sched_flow_stat_table (docs/counters.md). */
 struct sl_flow_stats {
-	uint64_t segs_sent;    /**< segments transmitted */
-	uint64_t segs_rtx;     /**< of which retransmissions */
-	uint64_t bytes_sent;   /**< bytes transmitted */
-	uint64_t acks;         /**< events with a cumack */
-	uint64_t sacks;        /**< accepted SACKs */
-	uint64_t nacks;        /**< NACK events */
-	uint64_t cnps;         /**< CNP events */
-	uint64_t pulls;        /**< PULL events */
-	uint64_t rto_fired;    /**< RTO expiries */
-	uint64_t credit_waits; /**< visits that ended for lack of rate/grant credit */
+	uint64_t segs_sent;
+	uint64_t segs_rtx;
+	uint64_t bytes_sent;
+	uint64_t acks;
+	uint64_t sacks;
+	uint64_t nacks;
+	uint64_t cnps;
+	uint64_t pulls;
+	uint64_t rto_fired;
+	uint64_t credit_waits;
 };
 
-extern const struct sl_stat_desc sl_sched_stat_descs[];
-extern const unsigned sl_sched_stat_count;
-extern const struct sl_stat_desc sl_flow_stat_descs[];
-extern const unsigned sl_flow_stat_count;
+extern const struct sl_stat_table sl_sched_stat_table;
+extern const struct sl_stat_table sl_sched_flow_stat_table;
 
 struct sl_sched;
 
@@ -185,7 +185,7 @@ int sl_sched_flow_view(const struct sl_sched *s, uint32_t flow, struct sl_flow_v
 const void *sl_sched_flow_priv(const struct sl_sched *s, uint32_t flow);
 
 /* Copy counters. Flow: 0 or -ENOENT. */
-void sl_sched_stats(const struct sl_sched *s, struct sl_sched_stats *st);
-int sl_sched_flow_stats(const struct sl_sched *s, uint32_t flow, struct sl_flow_stats *st);
+void sl_sched_stats_get(const struct sl_sched *s, struct sl_sched_stats *st);
+int sl_sched_flow_stats_get(const struct sl_sched *s, uint32_t flow, struct sl_flow_stats *st);
 
 #endif /* SL_SCHED_H */

@@ -186,7 +186,7 @@ melo_nack(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
 	struct sl_flow_view v;
 	unsigned n = 0, k;
 
-	if (sl_sched_flow_stats(h->e, li, &st) == 0 && st.rto_fired != sf->rto_seen &&
+	if (sl_sched_flow_stats_get(h->e, li, &st) == 0 && st.rto_fired != sf->rto_seen &&
 	    sl_sched_flow_view(h->e, li, &v) == 0) {
 		sf->rto_seen = st.rto_fired;
 		sl_recv_rtx_rto(h->rtx, li, v.wnd_start);
@@ -348,7 +348,7 @@ sim_sched_host_flow_stats(const struct sim_sched_host *h, uint32_t gflow, struct
 {
 	int li = local(h, gflow);
 
-	return li < 0 ? -ENOENT : sl_sched_flow_stats(h->e, (uint32_t)li, st);
+	return li < 0 ? -ENOENT : sl_sched_flow_stats_get(h->e, (uint32_t)li, st);
 }
 
 const void *
@@ -370,7 +370,7 @@ sim_sched_host_done_ns(const struct sim_sched_host *h, uint32_t gflow)
 void
 sim_sched_host_stats(const struct sim_sched_host *h, struct sl_sched_stats *st)
 {
-	sl_sched_stats(h->e, st);
+	sl_sched_stats_get(h->e, st);
 }
 
 uint32_t

@@ -98,7 +98,7 @@ struct sl_impair {
 	struct sl_impair_stats st;
 };
 
-const struct sl_stat_desc sl_impair_stat_descs[] = {
+static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_impair_stats, frames, "frames offered"),
 	SL_STAT(struct sl_impair_stats, drop_idx, "frames dropped by drop_idx"),
 	SL_STAT(struct sl_impair_stats, drop_loss, "frames dropped by Bernoulli loss"),
@@ -116,10 +116,7 @@ const struct sl_stat_desc sl_impair_stat_descs[] = {
 	SL_STAT(struct sl_impair_stats, released, "frames released"),
 	SL_STAT(struct sl_impair_stats, released_bytes, "bytes released"),
 };
-const unsigned sl_impair_n_stats = SL_ARRAY_SIZE(sl_impair_stat_descs);
-static_assert(SL_ARRAY_SIZE(sl_impair_stat_descs) ==
-		      sizeof(struct sl_impair_stats) / sizeof(uint64_t),
-	      "every counter has a descriptor");
+SL_STAT_TABLE_DEFINE(sl_impair_stat_table, struct sl_impair_stats, stat_desc);
 
 /* Draw the number of clean bits before the next flip: geometric, P(flip) = ber per bit. */
 static uint64_t
@@ -490,10 +487,10 @@ sl_impair_held(const struct sl_impair *e)
 	return e->tail - e->head + e->n_held;
 }
 
-const struct sl_impair_stats *
-sl_impair_stats(const struct sl_impair *e)
+void
+sl_impair_stats_get(const struct sl_impair *e, struct sl_impair_stats *out)
 {
-	return &e->st;
+	*out = e->st;
 }
 
 void

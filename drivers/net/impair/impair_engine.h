@@ -106,28 +106,27 @@ struct sl_impair_frame {
 	uint32_t len_bytes; /**< whole frame length, bytes */
 };
 
-/* Counters, per engine. */
+/* Counters, per engine, each described once in sl_impair_stat_table (docs/counters.md). */
 struct sl_impair_stats {
-	uint64_t frames;         /**< frames offered */
-	uint64_t drop_idx;       /**< dropped by drop_idx */
-	uint64_t drop_loss;      /**< dropped by Bernoulli loss */
-	uint64_t drop_ge;        /**< dropped by the Gilbert-Elliott channel */
-	uint64_t drop_corrupt;   /**< dropped for flipped bits (corrupt=drop) */
-	uint64_t corrupted;      /**< frames with at least one flipped bit */
-	uint64_t bits_flipped;   /**< bits flipped */
-	uint64_t duplicated;     /**< extra copies made */
-	uint64_t reordered;      /**< frames held back reorder_gap frames */
-	uint64_t delayed;        /**< frames released later than offered */
-	uint64_t queued;         /**< frames that waited for rate-cap tokens */
-	uint64_t drop_queue;     /**< dropped: rate-cap backlog above queue_bytes */
-	uint64_t drop_full;      /**< dropped: engine holding queue_frames already */
-	uint64_t drop_nobuf;     /**< duplicates or corrupted copies not made: no buffer */
-	uint64_t released;       /**< frames handed back to the owner */
-	uint64_t released_bytes; /**< bytes handed back to the owner */
+	uint64_t frames;
+	uint64_t drop_idx;
+	uint64_t drop_loss;
+	uint64_t drop_ge;
+	uint64_t drop_corrupt;
+	uint64_t corrupted;
+	uint64_t bits_flipped;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t delayed;
+	uint64_t queued;
+	uint64_t drop_queue;
+	uint64_t drop_full;
+	uint64_t drop_nobuf;
+	uint64_t released;
+	uint64_t released_bytes;
 };
 
-extern const struct sl_stat_desc sl_impair_stat_descs[];
-extern const unsigned sl_impair_n_stats;
+extern const struct sl_stat_table sl_impair_stat_table;
 
 struct sl_impair;
 
@@ -167,7 +166,11 @@ uint64_t sl_impair_next_due_ns(const struct sl_impair *e);
 /* Frames held (queued for release, plus held back for reordering). */
 unsigned sl_impair_held(const struct sl_impair *e);
 
-const struct sl_impair_stats *sl_impair_stats(const struct sl_impair *e);
+void sl_impair_stats_get(const struct sl_impair *e, struct sl_impair_stats *out);
+
+/* One counter, for tests: sl_impair_stat(e, drop_loss). */
+#define sl_impair_stat(e, member)                                                                  \
+	SL_STAT_READ(sl_impair_stats_get, struct sl_impair_stats, e, member)
 void sl_impair_stats_reset(struct sl_impair *e);
 
 #endif /* SL_IMPAIR_ENGINE_H */

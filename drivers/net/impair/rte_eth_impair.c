@@ -512,15 +512,15 @@ static int
 impair_xstats_get_names(struct rte_eth_dev *dev, struct rte_eth_xstat_name *names,
 			unsigned int size)
 {
-	unsigned n = DIR_COUNT * sl_impair_n_stats;
+	unsigned n = DIR_COUNT * sl_impair_stat_table.n;
 
 	(void)dev;
 	if (names == NULL || size < n)
 		return (int)n;
 	for (unsigned d = 0; d < DIR_COUNT; d++)
-		for (unsigned i = 0; i < sl_impair_n_stats; i++)
-			snprintf(names[d * sl_impair_n_stats + i].name, sizeof(names[0].name),
-				 "%s_impair_%s", dir_name[d], sl_impair_stat_descs[i].name);
+		for (unsigned i = 0; i < sl_impair_stat_table.n; i++)
+			snprintf(names[d * sl_impair_stat_table.n + i].name, sizeof(names[0].name),
+				 "%s_impair_%s", dir_name[d], sl_impair_stat_table.desc[i].name);
 	return (int)n;
 }
 
@@ -528,22 +528,25 @@ static int
 impair_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *xs, unsigned int n)
 {
 	struct impair_port *p = port_of(dev);
-	unsigned total = DIR_COUNT * sl_impair_n_stats;
+	unsigned total = DIR_COUNT * sl_impair_stat_table.n;
 
 	if (xs == NULL || n < total)
 		return (int)total;
 	rte_spinlock_lock(&p->lock);
 	for (unsigned d = 0; d < DIR_COUNT; d++) {
-		for (unsigned i = 0; i < sl_impair_n_stats; i++) {
-			struct rte_eth_xstat *x = &xs[d * sl_impair_n_stats + i];
+		for (unsigned i = 0; i < sl_impair_stat_table.n; i++) {
+			struct rte_eth_xstat *x = &xs[d * sl_impair_stat_table.n + i];
 
-			x->id = d * sl_impair_n_stats + i;
+			x->id = d * sl_impair_stat_table.n + i;
 			x->value = 0;
-			for (uint16_t q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++)
-				if (p->queues[d][q] != NULL)
-					x->value +=
-						sl_stat_get(sl_impair_stats(p->queues[d][q]->eng),
-							    &sl_impair_stat_descs[i]);
+			for (uint16_t q = 0; q < RTE_MAX_QUEUES_PER_PORT; q++) {
+				struct sl_impair_stats st;
+
+				if (p->queues[d][q] == NULL)
+					continue;
+				sl_impair_stats_get(p->queues[d][q]->eng, &st);
+				x->value += sl_stat_get(&st, &sl_impair_stat_table.desc[i]);
+			}
 		}
 	}
 	rte_spinlock_unlock(&p->lock);

@@ -301,7 +301,7 @@ stats_lines(void)
 	const unsigned frames = 1000000, len = 1000;
 	struct sl_impair_frame f[BURST];
 	struct sl_impair_conf c;
-	const struct sl_impair_stats *st;
+	struct sl_impair_stats st;
 	struct sl_impair *e;
 	void *out[2 * BURST];
 
@@ -326,13 +326,13 @@ stats_lines(void)
 			sl_impair_consume(e, k);
 		} while (k == SL_ARRAY_SIZE(out));
 	}
-	st = sl_impair_stats(e);
+	sl_impair_stats_get(e, &st);
 	/* Each stage sees the frames the earlier stages let through. */
-	stat_line("loss", st->drop_loss, st->frames, c.loss);
-	stat_line("ber_bits", st->bits_flipped, (st->frames - st->drop_loss) * len * 8, c.ber);
-	stat_line("dup", st->duplicated, st->frames - st->drop_loss - st->drop_corrupt, c.dup);
-	stat_line("reorder", st->reordered,
-		  st->frames - st->drop_loss - st->drop_corrupt + st->duplicated, c.reorder);
+	stat_line("loss", st.drop_loss, st.frames, c.loss);
+	stat_line("ber_bits", st.bits_flipped, (st.frames - st.drop_loss) * len * 8, c.ber);
+	stat_line("dup", st.duplicated, st.frames - st.drop_loss - st.drop_corrupt, c.dup);
+	stat_line("reorder", st.reordered,
+		  st.frames - st.drop_loss - st.drop_corrupt + st.duplicated, c.reorder);
 	sl_impair_free(e);
 
 	/* Gilbert-Elliott: mean loss-burst length against 1/ge_r, loss rate against p/(p+r). */
@@ -350,14 +350,14 @@ stats_lines(void)
 		for (unsigned i = 0; i < frames; i++) {
 			sl_impair_admit(e, f, 1, 0);
 			sl_impair_consume(e, sl_impair_peek(e, 0, out, 1));
-			if (sl_impair_stats(e)->drop_ge != prev) {
+			if (sl_impair_stat(e, drop_ge) != prev) {
 				run++;
 			} else if (run > 0) {
 				bursts++;
 				lost += run;
 				run = 0;
 			}
-			prev = sl_impair_stats(e)->drop_ge;
+			prev = sl_impair_stat(e, drop_ge);
 		}
 		mean_len = (double)lost / (double)bursts;
 		sd_len = sqrt((1 - c.ge_r) / (c.ge_r * c.ge_r) / (double)bursts);
@@ -366,7 +366,7 @@ stats_lines(void)
 		       "\"inside_ci\":%s,\"loss_measured\":%.6f,\"loss_model\":%.6f}\n",
 		       (unsigned long long)bursts, mean_len, 1 / c.ge_r, 3.2905 * sd_len,
 		       fabs(mean_len - 1 / c.ge_r) <= 3.2905 * sd_len ? "true" : "false",
-		       (double)sl_impair_stats(e)->drop_ge / frames, pi_bad);
+		       (double)sl_impair_stat(e, drop_ge) / frames, pi_bad);
 	}
 	sl_impair_free(e);
 }

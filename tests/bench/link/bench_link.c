@@ -163,8 +163,8 @@ lane_setup(unsigned scope, size_t bytes)
 		lane_now_ns += SL_NS_PER_US;
 		if (sl_link_state(lane[0]) == SL_LINK_NORMAL &&
 		    sl_link_state(lane[1]) == SL_LINK_NORMAL &&
-		    sl_link_stats(lane[0])->tx_filler == SL_LINK_ROLLBACK &&
-		    sl_link_stats(lane[1])->rx_duplicates == SL_LINK_ROLLBACK)
+		    sl_link_stat(lane[0], tx_filler) == SL_LINK_ROLLBACK &&
+		    sl_link_stat(lane[1], rx_duplicates) == SL_LINK_ROLLBACK)
 			return;
 	}
 	abort();

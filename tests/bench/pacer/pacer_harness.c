@@ -266,7 +266,7 @@ ph_run(const struct ph_conf *c, const struct ph_flow_spec *flows, uint32_t n, st
 		CALLGRIND_STOP_INSTRUMENTATION;
 	r->mem_bytes = sl_pacer_mem_bytes(l.p);
 	r->lookahead_ns = sl_pacer_lookahead_ns(l.p);
-	r->stats = *sl_pacer_stats(l.p);
+	sl_pacer_stats_get(l.p, &r->stats);
 	r->decisions = r->stats.decisions;
 	/* The sink keeps the consumer loop from being optimized away. */
 	r->early += sink == UINT64_MAX;

@@ -89,14 +89,14 @@ sl_dp_lane_poll__link_comes_up_over_loopback(void **state)
 	assert_int_equal(sl_link_state(port.lane[0].link), SL_LINK_NORMAL);
 	assert_true(sl_dp_port_peer_up(&port, now_ns));
 	assert_false(sl_dp_port_peer_up(&port, now_ns + 2 * SL_NS_PER_S));
-	assert_int_equal(port.lane[0].stats.rx_pkts, sl_link_stats(port.lane[0].link)->rx_frames);
+	assert_int_equal(port.lane[0].stats.rx_pkts, sl_link_stat(port.lane[0].link, rx_frames));
 }
 
 static void
 sl_dp_lane_poll__counts_foreign_and_chained_frames(void **state)
 {
 	const struct sl_dp_lane_stats *s = &port.lane[0].stats;
-	uint64_t rx0 = s->rx_pkts, link0 = sl_link_stats(port.lane[0].link)->rx_frames;
+	uint64_t rx0 = s->rx_pkts, link0 = sl_link_stat(port.lane[0].link, rx_frames);
 	struct rte_mbuf *head = frame(SL_ETHERTYPE, 40), *tail = frame(SL_ETHERTYPE, 40);
 
 	(void)state;
@@ -106,7 +106,7 @@ sl_dp_lane_poll__counts_foreign_and_chained_frames(void **state)
 	poll_for(SL_NS_PER_US);
 	assert_int_equal(s->rx_drop_not_sluice, 1);
 	assert_int_equal(s->rx_drop_chained, 1);
-	assert_int_equal(s->rx_pkts - rx0, 2 + sl_link_stats(port.lane[0].link)->rx_frames - link0);
+	assert_int_equal(s->rx_pkts - rx0, 2 + sl_link_stat(port.lane[0].link, rx_frames) - link0);
 }
 
 static void
@@ -131,7 +131,7 @@ sl_dp_lane_poll__payloads_delivered_once_in_order(void **state)
 	assert_int_equal(traffic.stats.duplicated, 0);
 	assert_int_equal(traffic.stats.reordered, 0);
 	assert_int_equal(traffic.stats.corrupted_accepted, 0);
-	assert_int_equal(sl_link_stats(l->link)->tx_data, 5000);
+	assert_int_equal(sl_link_stat(l->link, tx_data), 5000);
 	assert_int_equal(l->stats.tx_drop_nombuf + l->stats.tx_drop_refused, 0);
 	l->app = (struct sl_dp_app){0};
 }

@@ -278,11 +278,11 @@ sl_dp_lane_poll__stop_drains_says_goodbye_and_the_peer_goes_quiet(void **state)
 	assert_true(now_ns >= stop_ns + SL_DP_DRAIN_NS);
 	assert_true(now_ns < stop_ns + SL_DP_DRAIN_NS + SL_DP_LEAVE_WAIT_NS);
 	assert_int_equal(sl_dp_lane_close_ns(a), now_ns);
-	assert_int_equal(sl_link_stats(a->link)->leave_acks, 1);
+	assert_int_equal(sl_link_stat(a->link, leave_acks), 1);
 	/* b answered right after a's LEAVE and went quiet; it never said goodbye itself. */
 	assert_int_equal(b->life.state, SL_DP_LANE_QUIET);
-	assert_int_equal(sl_link_stats(b->link)->peer_leaves, 1);
-	assert_int_equal(sl_link_stats(b->link)->tx_leave, 0);
+	assert_int_equal(sl_link_stat(b->link, peer_leaves), 1);
+	assert_int_equal(sl_link_stat(b->link, tx_leave), 0);
 	assert_int_equal(b->stats.quiet_entries, 1);
 	assert_int_equal(a->stats.quiet_entries, 0);
 }
@@ -363,8 +363,8 @@ sl_dp_lane_poll__an_end_that_answers_while_leaving_holds_its_port(void **state)
 	/* Both leave together; a's LEAVE reaches b first, b answers it instead of asking. */
 	assert_int_equal(a->life.state, SL_DP_LANE_LEFT);
 	assert_int_equal(b->life.state, SL_DP_LANE_LEFT);
-	assert_int_equal(sl_link_stats(b->link)->peer_leaves, 1);
-	assert_int_equal(sl_link_stats(a->link)->leave_acks, 1);
+	assert_int_equal(sl_link_stat(b->link, peer_leaves), 1);
+	assert_int_equal(sl_link_stat(a->link, leave_acks), 1);
 	/* b, sharing memory with a, dropped its backlog and holds its port for the grace. */
 	assert_int_equal(b->stats.quiet_entries, 1);
 	assert_int_not_equal(answered_ns, 0);
@@ -391,7 +391,7 @@ sl_dp_lane_poll__a_lone_end_leaves_without_asking(void **state)
 	assert_int_equal(sl_dp_lane_close_ns(a), now_ns);
 	assert_true(now_ns >= stop_ns + SL_DP_DRAIN_NS &&
 		    now_ns < stop_ns + SL_DP_DRAIN_NS + STEP_NS);
-	assert_int_equal(sl_link_stats(a->link)->tx_leave, 0);
+	assert_int_equal(sl_link_stat(a->link, tx_leave), 0);
 }
 
 static void

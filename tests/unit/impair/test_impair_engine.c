@@ -153,7 +153,7 @@ sl_impair_admit__all_off_is_identity(void **state)
 	for (unsigned i = 0; i < 1000; i++)
 		assert_ptr_equal(out[i], (void *)(uintptr_t)(i + 1));
 	assert_int_equal(h.frees, 0);
-	assert_int_equal(sl_impair_stats(e)->released_bytes, 64000);
+	assert_int_equal(sl_impair_stat(e, released_bytes), 64000);
 	sl_impair_free(e);
 }
 
@@ -174,9 +174,9 @@ sl_impair_admit__loss_rate_in_ci(void **state)
 		c.seed = 7 + i;
 		e = make(&c, &h);
 		got = run(e, 1, N_FRAMES, 64, 0, NULL, 0);
-		assert_true(binomial_ok(sl_impair_stats(e)->drop_loss, N_FRAMES, ps[i]));
-		assert_int_equal(got + sl_impair_stats(e)->drop_loss, N_FRAMES);
-		assert_int_equal(h.frees, sl_impair_stats(e)->drop_loss);
+		assert_true(binomial_ok(sl_impair_stat(e, drop_loss), N_FRAMES, ps[i]));
+		assert_int_equal(got + sl_impair_stat(e, drop_loss), N_FRAMES);
+		assert_int_equal(h.frees, sl_impair_stat(e, drop_loss));
 		sl_impair_free(e);
 	}
 }
@@ -201,7 +201,7 @@ sl_impair_admit__gilbert_elliott_bursts_match_model(void **state)
 		uint64_t d;
 
 		run(e, i + 1, 1, 64, 0, NULL, 0);
-		d = sl_impair_stats(e)->drop_ge;
+		d = sl_impair_stat(e, drop_ge);
 		if (d != prev_drops) {
 			run_len++;
 		} else if (run_len > 0) {
@@ -217,7 +217,7 @@ sl_impair_admit__gilbert_elliott_bursts_match_model(void **state)
 	assert_true(fabs(mean - 1 / r) <= Z_999 * sd_mean);
 	/* Stationary loss p/(p + r); the Markov chain's correlation widens the interval by
 	 * sqrt((1 + lambda)/(1 - lambda)), lambda = 1 - p - r. */
-	assert_true(fabs((double)sl_impair_stats(e)->drop_ge - N_FRAMES * pi_bad) <=
+	assert_true(fabs((double)sl_impair_stat(e, drop_ge) - N_FRAMES * pi_bad) <=
 		    Z_999 * sqrt(N_FRAMES * pi_bad * (1 - pi_bad) * (2 - p - r) / (p + r)));
 	sl_impair_free(e);
 }
@@ -241,7 +241,7 @@ sl_impair_admit__gilbert_elliott_partial_loss_rate(void **state)
 	e = make(&c, &h);
 	run(e, 1, N_FRAMES, 64, 0, NULL, 0);
 	/* Widened by the chain's correlation as above (an upper bound for partial loss). */
-	assert_true(fabs((double)sl_impair_stats(e)->drop_ge - N_FRAMES * loss) <=
+	assert_true(fabs((double)sl_impair_stat(e, drop_ge) - N_FRAMES * loss) <=
 		    Z_999 * sqrt(N_FRAMES * loss * (1 - loss) * (2 - p - r) / (p + r)));
 	sl_impair_free(e);
 }
@@ -254,7 +254,7 @@ sl_impair_admit__ber_drop_rates_in_ci(void **state)
 	struct sl_impair_conf c;
 	struct harness h = {0};
 	struct sl_impair *e;
-	const struct sl_impair_stats *st;
+	struct sl_impair_stats st;
 	unsigned got;
 
 	(void)state;
@@ -262,12 +262,12 @@ sl_impair_admit__ber_drop_rates_in_ci(void **state)
 	c.ber = ber;
 	e = make(&c, &h);
 	got = run(e, 1, N_FRAMES, len, 0, NULL, 0);
-	st = sl_impair_stats(e);
+	sl_impair_stats_get(e, &st);
 	/* Bits: binomial over every bit offered; frames: P(error) = 1 - (1 - ber)^(8 len). */
-	assert_true(binomial_ok(st->bits_flipped, (uint64_t)N_FRAMES * len * 8, ber));
-	assert_true(binomial_ok(st->drop_corrupt, N_FRAMES, 1 - pow(1 - ber, 8.0 * len)));
-	assert_int_equal(st->corrupted, st->drop_corrupt);
-	assert_int_equal(got + st->drop_corrupt, N_FRAMES);
+	assert_true(binomial_ok(st.bits_flipped, (uint64_t)N_FRAMES * len * 8, ber));
+	assert_true(binomial_ok(st.drop_corrupt, N_FRAMES, 1 - pow(1 - ber, 8.0 * len)));
+	assert_int_equal(st.corrupted, st.drop_corrupt);
+	assert_int_equal(got + st.drop_corrupt, N_FRAMES);
 	assert_int_equal(h.flips, 0); /* corrupt=drop never writes the frame */
 	sl_impair_free(e);
 }
@@ -295,7 +295,7 @@ sl_impair_admit__ber_deliver_flips_the_counted_bits(void **state)
 	for (size_t i = 0; i < (size_t)FRAMES * LEN; i++)
 		ones += (uint64_t)__builtin_popcount(h.bytes[i]);
 	/* Every counted flip reached the frame, each bit at most once per frame. */
-	assert_int_equal(ones, sl_impair_stats(e)->bits_flipped);
+	assert_int_equal(ones, sl_impair_stat(e, bits_flipped));
 	assert_int_equal(h.flips, ones);
 	assert_true(binomial_ok(ones, (uint64_t)FRAMES * LEN * 8, ber));
 	sl_impair_free(e);
@@ -318,8 +318,8 @@ sl_impair_admit__dup_rate_in_ci_and_copy_follows(void **state)
 	c.dup = p;
 	e = make(&c, &h);
 	got = run(e, 1, N_FRAMES, 64, 0, out, N_FRAMES * 2);
-	assert_true(binomial_ok(sl_impair_stats(e)->duplicated, N_FRAMES, p));
-	assert_int_equal(got, N_FRAMES + sl_impair_stats(e)->duplicated);
+	assert_true(binomial_ok(sl_impair_stat(e, duplicated), N_FRAMES, p));
+	assert_int_equal(got, N_FRAMES + sl_impair_stat(e, duplicated));
 	for (unsigned i = 1; i < got; i++)
 		if ((uintptr_t)out[i] & CLONE_BIT)
 			assert_int_equal((uintptr_t)out[i] & ~CLONE_BIT, (uintptr_t)out[i - 1]);
@@ -346,7 +346,7 @@ sl_impair_admit__reorder_rate_in_ci_and_gap_exact(void **state)
 	c.reorder_gap = gap;
 	e = make(&c, &h);
 	got = run(e, 1, N_FRAMES, 64, 0, out, N_FRAMES);
-	assert_true(binomial_ok(sl_impair_stats(e)->reordered, N_FRAMES, p));
+	assert_true(binomial_ok(sl_impair_stat(e, reordered), N_FRAMES, p));
 	assert_int_equal(got + sl_impair_held(e), N_FRAMES);
 	/*
 	 * A held-back frame is overtaken by exactly gap later frames; every other frame by none.
@@ -361,7 +361,7 @@ sl_impair_admit__reorder_rate_in_ci_and_gap_exact(void **state)
 		assert_true(overtaken == 0 || overtaken == gap);
 		late += overtaken == gap;
 	}
-	assert_int_equal(late + sl_impair_held(e), sl_impair_stats(e)->reordered);
+	assert_int_equal(late + sl_impair_held(e), sl_impair_stat(e, reordered));
 	sl_impair_free(e);
 	free(out);
 }
@@ -428,10 +428,10 @@ sl_impair_admit__streams_are_independent(void **state)
 		c.dup = pass == 0 ? 0.0 : 0.2;
 		e = make(&c, &h);
 		for (unsigned i = 0; i < FRAMES; i++) {
-			uint64_t before = sl_impair_stats(e)->drop_loss;
+			uint64_t before = sl_impair_stat(e, drop_loss);
 
 			run(e, i + 1, 1, 64, 0, NULL, 0);
-			lost[pass][i] = sl_impair_stats(e)->drop_loss != before;
+			lost[pass][i] = sl_impair_stat(e, drop_loss) != before;
 		}
 		sl_impair_free(e);
 	}
@@ -494,7 +494,7 @@ check_delay(uint64_t delay_ns, uint64_t jitter_ns)
 		now += poll_ns;
 	}
 	assert_true(worst_late <= 2 * SL_NS_PER_US);
-	assert_int_equal(sl_impair_stats(e)->delayed, FRAMES);
+	assert_int_equal(sl_impair_stat(e, delayed), FRAMES);
 	sl_impair_free(e);
 	free(arrival);
 }
@@ -530,7 +530,7 @@ sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 	uint64_t *t_rel = malloc(sizeof(uint64_t) * FRAMES);
 	uint64_t now = 0, arrival_ns = 0;
 	unsigned n_rel = 0, sent = 0;
-	const struct sl_impair_stats *st;
+	struct sl_impair_stats st;
 
 	(void)state;
 	assert_non_null(t_rel);
@@ -559,7 +559,7 @@ sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 			sl_impair_consume(e, k);
 		} while (k == BURST);
 	}
-	st = sl_impair_stats(e);
+	sl_impair_stats_get(e, &st);
 	/* Every window [t_i, t_j] of releases: (j - i + 1) frames fit rate x (t_j - t_i) + burst.
 	 */
 	for (unsigned i = 0; i < n_rel; i++)
@@ -569,9 +569,9 @@ sl_impair_peek__rate_cap_never_exceeds_arrival_curve(void **state)
 	/* Over the whole run the cap is reached (within a burst plus a frame). */
 	assert_true(n_rel * len + len + burst >= sl_bytes_in_ns(rate, t_rel[n_rel - 1]));
 	/* Half the offered frames fit; the bucket and the backlog absorb a few more. */
-	assert_true(fabs((double)st->drop_queue - FRAMES / 2.0) <= (burst + 64 * 1024) / len + 2);
-	assert_int_equal(st->released + st->drop_queue, FRAMES);
-	assert_true(st->queued > st->released / 2);
+	assert_true(fabs((double)st.drop_queue - FRAMES / 2.0) <= (burst + 64 * 1024) / len + 2);
+	assert_int_equal(st.released + st.drop_queue, FRAMES);
+	assert_true(st.queued > st.released / 2);
 	sl_impair_free(e);
 	free(t_rel);
 }
@@ -599,7 +599,7 @@ sl_impair_peek__rate_cap_exact_schedule(void **state)
 	for (unsigned i = 0; i < 12; i++)
 		f[i] = (struct sl_impair_frame){(void *)(uintptr_t)(i + 1), 1000};
 	sl_impair_admit(e, f, 12, 0);
-	assert_int_equal(sl_impair_stats(e)->drop_queue, 1);
+	assert_int_equal(sl_impair_stat(e, drop_queue), 1);
 	assert_int_equal(sl_impair_peek(e, 0, out, 12), 4);
 	sl_impair_consume(e, 4);
 	for (unsigned k = 1; k <= 7; k++) {
@@ -610,7 +610,7 @@ sl_impair_peek__rate_cap_exact_schedule(void **state)
 		sl_impair_consume(e, 1);
 	}
 	assert_int_equal(sl_impair_held(e), 0);
-	assert_int_equal(sl_impair_stats(e)->queued, 7);
+	assert_int_equal(sl_impair_stat(e, queued), 7);
 	sl_impair_free(e);
 }
 
@@ -629,8 +629,8 @@ sl_impair_admit__ber_half_flips_half_the_bits(void **state)
 	c.corrupt = SL_IMPAIR_CORRUPT_DELIVER;
 	e = make(&c, &h);
 	run(e, 1, FRAMES, LEN, 0, NULL, 0);
-	assert_true(binomial_ok(sl_impair_stats(e)->bits_flipped, (uint64_t)FRAMES * LEN * 8, 0.5));
-	assert_int_equal(h.flips, sl_impair_stats(e)->bits_flipped);
+	assert_true(binomial_ok(sl_impair_stat(e, bits_flipped), (uint64_t)FRAMES * LEN * 8, 0.5));
+	assert_int_equal(h.flips, sl_impair_stat(e, bits_flipped));
 	sl_impair_free(e);
 }
 
@@ -650,7 +650,7 @@ sl_impair_admit__drop_idx_drops_exactly_the_listed(void **state)
 	e = make(&c, &h);
 	got = run(e, 1, 100, 64, 0, out, 100);
 	assert_int_equal(got, 95);
-	assert_int_equal(sl_impair_stats(e)->drop_idx, 5);
+	assert_int_equal(sl_impair_stat(e, drop_idx), 5);
 	/* Frame index i is handle i + 1: handles 1, 6, 7, 8, 100 are gone. */
 	assert_ptr_equal(out[0], (void *)2);
 	assert_ptr_equal(out[4], (void *)9);
@@ -671,12 +671,12 @@ sl_impair_reconfigure__raises_loss_mid_run(void **state)
 	c.loss = 0.01;
 	e = make(&c, &h);
 	run(e, 1, 100000, 64, 0, NULL, 0);
-	first = sl_impair_stats(e)->drop_loss;
+	first = sl_impair_stat(e, drop_loss);
 	assert_true(binomial_ok(first, 100000, 0.01));
 	c.loss = 0.2;
 	assert_int_equal(sl_impair_reconfigure(e, &c), 0);
 	run(e, 100001, 100000, 64, 0, NULL, 0);
-	assert_true(binomial_ok(sl_impair_stats(e)->drop_loss - first, 100000, 0.2));
+	assert_true(binomial_ok(sl_impair_stat(e, drop_loss) - first, 100000, 0.2));
 	c.loss = 0;
 	assert_int_equal(sl_impair_reconfigure(e, &c), 0);
 	assert_true(sl_impair_idle(e));
@@ -744,8 +744,8 @@ sl_impair_admit__full_queue_and_failed_clone_are_counted(void **state)
 	c.dup = 1.0;
 	e = make(&c, &h);
 	run(e, 1, 100, 64, 0, NULL, 0);
-	assert_int_equal(sl_impair_stats(e)->drop_full, 36);
-	assert_int_equal(sl_impair_stats(e)->drop_nobuf, 100);
+	assert_int_equal(sl_impair_stat(e, drop_full), 36);
+	assert_int_equal(sl_impair_stat(e, drop_nobuf), 100);
 	assert_int_equal(sl_impair_held(e), 64);
 	sl_impair_free(e);
 	assert_int_equal(h.frees, 100);

@@ -133,7 +133,10 @@ stats_add(struct sl_link_stats *dst, const struct sl_link_stats *src)
 static void
 end_free_link(struct lp_run_ctx *x, struct end *e, bool abort)
 {
-	stats_add(&e->base, sl_link_stats(e->link));
+	struct sl_link_stats st;
+
+	sl_link_stats_get(e->link, &st);
+	stats_add(&e->base, &st);
 	sl_hist_merge(&x->r->dir[1 - e->idx].recovery_ns, sl_link_recovery_hist(e->link));
 	e->collecting = abort;
 	sl_link_free(e->link);
@@ -292,7 +295,7 @@ end_tx(struct lp_run_ctx *x, struct end *e)
 	struct sl_link_tx_frame out[TXQ_MAX];
 	uint32_t cap = SL_MAX(x->c->txq_frames, 1u);
 	unsigned taken, n;
-	uint64_t aborted0 = sl_link_stats(e->link)->reinit_aborted;
+	uint64_t aborted0 = sl_link_stat(e->link, reinit_aborted);
 
 	e->offer_acc = SL_MIN(e->offer_acc + x->c->offered, (double)PEND);
 	while (e->offer_acc >= 1.0 && e->npend < PEND && e->next_seq < x->c->frames &&
@@ -315,7 +318,7 @@ end_tx(struct lp_run_ctx *x, struct end *e)
 	n = sl_link_tx_burst(e->link, x->now_slot * x->c->slot_ns, in, e->npend, &taken, out,
 			     cap - e->txq_n);
 	e->collecting = false;
-	if (sl_link_stats(e->link)->reinit_aborted != aborted0)
+	if (sl_link_stat(e->link, reinit_aborted) != aborted0)
 		mark_aborted(x, e);
 	else
 		e->rel_n = 0;

@@ -48,7 +48,7 @@ heap_dequeue__exact_gaps_one_sort_per_packet(void **state)
 					10000 / (f + 1) + 300);
 		last[f] = out[i].tx_ns;
 	}
-	assert_int_equal(sl_pacer_stats(p)->decisions, 400);
+	assert_int_equal(sl_pacer_stat(p, decisions), 400);
 	sl_pacer_free(p);
 }
 

@@ -88,7 +88,7 @@ rte_sched_dequeue__delivers_every_packet_in_order(void **state)
 	}
 	assert_int_equal(total, FLOWS * PKTS);
 	assert_int_equal(sl_pacer_next_deadline(p), SL_PACER_NEVER);
-	assert_int_equal(sl_pacer_stats(p)->bad_rate, 0);
+	assert_int_equal(sl_pacer_stat(p, bad_rate), 0);
 	sl_pacer_free(p);
 }
 

@@ -32,7 +32,7 @@ run(const char *impl, uint64_t slot_ns, uint64_t horizon_ns, uint32_t flows, uin
 		assert_int_equal(sl_pacer_backlog(p, f, NPKTS / flows, len), 0);
 	}
 	n = test_drain(p, 0, out, NPKTS, UINT64_MAX - 1);
-	*st = *sl_pacer_stats(p);
+	sl_pacer_stats_get(p, st);
 	sl_pacer_free(p);
 	return n;
 }

