@@ -325,8 +325,10 @@ handle_info(const char *cmd, const char *params, struct rte_tel_data *out)
 	rte_tel_data_add_dict_string(out, "dpdk", rte_version());
 	rte_tel_data_add_dict_string(out, "config", d->conf.path);
 	rte_tel_data_add_dict_string(out, "mode", d->conf.workers ? "workers" : "single-lcore");
-	tel_dict_u64(out, "workers", d->nb_workers);
-	tel_dict_u64(out, "lcores", rte_lcore_count());
+	tel_dict_u64(out, "workers", d->conf.workers); /* as configured: 0 is single-lcore */
+	tel_dict_u64(out, "poll_loops", d->nb_workers);
+	tel_dict_u64(out, "lcores_used", d->conf.workers ? d->conf.workers + 1 : 1);
+	tel_dict_u64(out, "eal_lcores", rte_lcore_count());
 	tel_dict_u64(out, "numa_nodes", d->numa_nodes);
 	tel_dict_u64(out, "ports", d->nb_ports);
 	tel_dict_u64(out, "tsc_hz", d->clock.hz);

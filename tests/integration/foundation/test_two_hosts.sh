@@ -30,6 +30,10 @@ sl_wait_peer_up b 2
 
 # Telemetry: /sluice/info and a per-port view through DPDK's own client.
 [ "$(sl_tel a /sluice/info name)" = "host-a" ] || sl_fail "/sluice/info name"
+# Single-lcore mode (workers = 0): one poll loop on the main lcore, reported as configured.
+for k in "mode single-lcore" "workers 0" "poll_loops 1" "lcores_used 1"; do
+    [ "$(sl_tel a /sluice/info "${k% *}")" = "${k#* }" ] || sl_fail "/sluice/info ${k% *}"
+done
 echo /sluice/ports,0 | dpdk-telemetry.py -f "$(sl_prefix b)" >"$SL_TMP/tel.txt" 2>&1 ||
     sl_fail "dpdk-telemetry.py failed"
 grep -q '"peer_state": "up"' "$SL_TMP/tel.txt" || sl_fail "dpdk-telemetry.py: no peer_state up"
