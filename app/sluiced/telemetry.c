@@ -46,12 +46,6 @@ struct view_ops {
 	void (*u64_array)(void *ctx, const char *key, const uint64_t *v, unsigned int n);
 };
 
-static uint64_t
-load64(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
 /*
  * Counter d of every lane's snapshot (snap[q], stride bytes apart) into perq[], and their sum.
  */
@@ -140,7 +134,7 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 {
 	const struct sl_dp_port *p = &d->port[i];
 	const struct sl_stat_desc *descs = sl_link_stat_table.desc;
-	static struct sl_link_stats snap[SL_DP_MAX_QUEUES]; /* only the telemetry thread */
+	struct sl_link_stats snap[SL_DP_MAX_QUEUES]; /* ~27 KiB; telemetry and exit both call */
 	uint64_t perq[SL_DP_MAX_QUEUES];
 	char key[96];
 
@@ -177,13 +171,13 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 		const struct sl_dp_port *p = &d->port[i];
 
 		for (unsigned int q = 0; q < p->nb_queues && d->traffic[i]; q++) {
-			const struct sl_dp_traffic_stats *t = &d->traffic[i][q].stats;
+			struct sl_dp_traffic_stats t;
 
+			sl_stats_snapshot(&t, &d->traffic[i][q].stats, sl_dp_traffic_stat_table.n);
 			for (unsigned int s = 0; s < sl_dp_traffic_stat_table.n; s++) {
 				size_t off = sl_dp_traffic_stat_table.desc[s].offset;
 				uint64_t *dst = (uint64_t *)((char *)&sum + off);
-				uint64_t v = load64((const uint64_t *)((const char *)t + off));
-
+				uint64_t v = sl_stat_get(&t, &sl_dp_traffic_stat_table.desc[s]);
 				const char *name = sl_dp_traffic_stat_table.desc[s].name;
 
 				/* Times: the earliest start and the latest end; first_seq: the
