@@ -6,11 +6,11 @@
  * describes each member once, in a table of struct sl_stat_desc (name, help, offset) built with
  * SL_STAT() and published as `const struct sl_stat_table sl_<m>_stat_table` with
  * SL_STAT_TABLE_DEFINE(), whose static_assert fails the build when a member has no line.
- * Telemetry, the exit JSON, the tests and docs/counters.md (generated from the tables, checked
- * by the style suite) walk the tables, so a counter added in one place appears in all of them.
+ * Telemetry, the exit JSON, the tests and docs/counters.md (rendered from the tables, checked
+ * by tests/unit/stats) walk the tables, so a counter added in one place appears in all of them.
  * A module's counters are read with `sl_<m>_stats_get(obj, &out)`, a snapshot copied out (per
- * flow: `sl_<m>_flow_stats_get(obj, flow, &out)`, 0 or -EINVAL). Cores keep counters instead of
- * logging on the fast path.
+ * flow: `sl_<m>_flow_stats_get(obj, flow, &out)`, 0 or a negative errno for an unknown flow).
+ * Cores keep counters instead of logging on the fast path.
  *
  * Histogram: log-linear buckets (HdrHistogram-style): values below 2^SL_HIST_SUB_BITS are exact,
  * above that each power of two is split into 2^SL_HIST_SUB_BITS buckets, so any quantile is
