@@ -41,7 +41,6 @@ static struct sluiced *daemon_state;
 
 struct view_ops {
 	void (*u64)(void *ctx, const char *key, uint64_t v);
-	void (*dbl)(void *ctx, const char *key, double v);
 	void (*str)(void *ctx, const char *key, const char *v);
 	void (*u64_array)(void *ctx, const char *key, const uint64_t *v, unsigned int n);
 };
@@ -164,7 +163,7 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 	static const char *const modes[] = {"off", "send", "check", "both"};
 	struct sl_dp_traffic_stats sum = {0};
 	struct sl_hist h;
-	uint64_t replays = 0;
+	uint64_t replays = 0, now;
 
 	sl_hist_reset(&h);
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
@@ -201,7 +200,13 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 		ops->u64(ctx, sl_dp_traffic_stat_table.desc[s].name,
 			 sl_stat_get(&sum, &sl_dp_traffic_stat_table.desc[s]));
 	ops->u64(ctx, "replays", replays);
-	ops->dbl(ctx, "goodput_gbps", (double)sl_dp_traffic_goodput_bps(&sum) / 1e9);
+	/* Rates are numbers in bit/s, each with its window: first to last delivery (what the
+	 * link carried while payloads came), and first delivery to now (falls in a stall). */
+	now = sl_tsc_clock_now_ns(&d->clock);
+	ops->u64(ctx, "goodput_bps", sl_dp_traffic_goodput_bps(&sum, sum.last_ns));
+	ops->u64(ctx, "goodput_window_ns", sum.delivered ? sum.last_ns - sum.first_ns : 0);
+	ops->u64(ctx, "goodput_to_now_bps", sl_dp_traffic_goodput_bps(&sum, now));
+	ops->u64(ctx, "goodput_to_now_window_ns", sum.delivered ? now - sum.first_ns : 0);
 	ops->u64(ctx, "recovery_us_p50", sl_hist_quantile(&h, 0.50) / SL_NS_PER_US);
 	ops->u64(ctx, "recovery_us_p99", sl_hist_quantile(&h, 0.99) / SL_NS_PER_US);
 }
@@ -212,16 +217,6 @@ static void
 tel_u64(void *ctx, const char *key, uint64_t v)
 {
 	tel_dict_u64(ctx, key, v);
-}
-
-static void
-tel_dbl(void *ctx, const char *key, double v)
-{
-	char buf[32];
-
-	/* Telemetry in DPDK 22.11 has no float type: the value goes as a string. */
-	snprintf(buf, sizeof(buf), "%.6f", v);
-	rte_tel_data_add_dict_string(ctx, key, buf);
 }
 
 static void
@@ -244,7 +239,7 @@ tel_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 		rte_tel_data_free(a);
 }
 
-static const struct view_ops tel_ops = {tel_u64, tel_dbl, tel_str, tel_u64_array};
+static const struct view_ops tel_ops = {tel_u64, tel_str, tel_u64_array};
 
 /* Port index from params (empty: 0); -EINVAL when it is not a port. */
 static int
@@ -352,7 +347,7 @@ sluiced_telemetry_register(struct sluiced *d)
 		rc = rte_telemetry_register_cmd(
 			"/sluice/traffic", handle_traffic,
 			"Link test traffic: generated, delivered, lost, duplicated, reordered, "
-			"corrupted_accepted, goodput. No parameters");
+			"corrupted_accepted, goodput (bit/s). No parameters");
 	return rc;
 }
 
@@ -378,13 +373,6 @@ json_u64(void *ctx, const char *key, uint64_t v)
 }
 
 static void
-json_dbl(void *ctx, const char *key, double v)
-{
-	json_key(ctx, key);
-	fprintf(((struct json_ctx *)ctx)->f, "%.6f", v);
-}
-
-static void
 json_str(void *ctx, const char *key, const char *v)
 {
 	json_key(ctx, key);
@@ -403,7 +391,7 @@ json_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 	fputc(']', f);
 }
 
-static const struct view_ops json_ops = {json_u64, json_dbl, json_str, json_u64_array};
+static const struct view_ops json_ops = {json_u64, json_str, json_u64_array};
 
 void
 sluiced_report_json(const struct sluiced *d, FILE *f)

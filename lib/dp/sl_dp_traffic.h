@@ -10,7 +10,7 @@
  *   4  crc       u32  CRC32C of bytes [8, body_bytes)
  *   8  seq       u64  0, 1, 2, ... per lane
  *   16 len       u16  body_bytes
- *   18 pattern   bytes derived from seq
+ *   18 pattern   xorshift64 words seeded from seq, 8 bytes at a time (the last in part)
  * Byte order is the host's: both ends run sluice on the same kind of machine. Counters are
  * written by the lane's lcore and read by telemetry with relaxed loads.
  *
@@ -95,7 +95,11 @@ int sl_dp_traffic_init(struct sl_dp_traffic *t, const struct sl_dp_traffic_conf 
 unsigned sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
 unsigned sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
 
-/* Goodput of checked payloads, bits/s of body (0 before two payloads). */
-uint64_t sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s);
+/*
+ * Goodput of checked payloads over the window [first delivery, until_ns], bits/s of body: with
+ * until_ns = s->last_ns the rate while payloads arrived, with until_ns = now one that falls
+ * while none do. 0 for an empty window (nothing delivered, or until_ns not after the first).
+ */
+uint64_t sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s, uint64_t until_ns);
 
 #endif /* SL_DP_TRAFFIC_H */

@@ -56,19 +56,34 @@ body_crc(const uint8_t *b, uint16_t len)
 	return rte_hash_crc(b + OFF_SEQ, len - OFF_SEQ, 0xffffffffu);
 }
 
+/* The next word of a payload's pattern: xorshift64 (Marsaglia 2003, shifts 13, 7, 17). */
+static inline uint64_t
+pattern_next(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A payload: header, then the pattern of seq written 8 bytes at a time (the tail in part). */
 static void
 fill(uint8_t *b, uint16_t len, uint64_t seq)
 {
 	uint32_t magic = TRAFFIC_MAGIC, crc;
-	uint64_t x = seq * UINT64_C(0x9e3779b97f4a7c15) + 1;
+	uint64_t x = seq * UINT64_C(0x9e3779b97f4a7c15) + 1, w;
+	uint16_t i = OFF_PATTERN;
 
 	memcpy(b, &magic, 4);
 	memcpy(b + OFF_SEQ, &seq, 8);
 	memcpy(b + OFF_LEN, &len, 2);
-	for (uint16_t i = OFF_PATTERN; i < len; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		b[i] = (uint8_t)x;
+	for (; i + sizeof(w) <= len; i += sizeof(w)) {
+		w = pattern_next(&x);
+		memcpy(b + i, &w, sizeof(w));
+	}
+	if (i < len) {
+		w = pattern_next(&x);
+		memcpy(b + i, &w, len - i);
 	}
 	crc = body_crc(b, len);
 	memcpy(b + OFF_CRC, &crc, 4);
@@ -204,7 +219,9 @@ sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 }
 
 uint64_t
-sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s)
+sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s, uint64_t until_ns)
 {
-	return sl_rate_bps(s->bytes, s->last_ns - s->first_ns);
+	if (s->delivered == 0 || until_ns <= s->first_ns)
+		return 0;
+	return sl_rate_bps(s->bytes, until_ns - s->first_ns);
 }

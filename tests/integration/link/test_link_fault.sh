@@ -115,7 +115,7 @@ sl_stop b
 
 field() { sl_report_field b "$1"; }
 delivered=$(field delivered) first=$(field first_seq)
-sl_log "$case_name: delivered $delivered (first_seq $first), lost $(field lost), duplicated $(field duplicated), reordered $(field reordered), corrupted_accepted $(field corrupted_accepted), replays at a $(sl_report_field a replays), goodput $(field goodput_gbps) Gbit/s, recovery p50/p99 $(field recovery_us_p50)/$(field recovery_us_p99) us"
+sl_log "$case_name: delivered $delivered (first_seq $first), lost $(field lost), duplicated $(field duplicated), reordered $(field reordered), corrupted_accepted $(field corrupted_accepted), replays at a $(sl_report_field a replays), goodput $(field goodput_bps) bit/s over $(field goodput_window_ns) ns, recovery p50/p99 $(field recovery_us_p50)/$(field recovery_us_p99) us"
 for c in lost duplicated reordered corrupted_accepted; do
     [ "$(field "$c")" -eq 0 ] || sl_fail "$c = $(field "$c")"
 done
