@@ -72,7 +72,7 @@ pages_before=$(cat /proc/sys/vm/nr_hugepages)
 restore_pages() { echo "$pages_before" >/proc/sys/vm/nr_hugepages; }
 mkdir -p "$SL_TMP/huge"
 mount -t hugetlbfs -o pagesize=2M nodev "$SL_TMP/huge" || sl_fail "cannot mount hugetlbfs"
-trap 'umount "$SL_TMP/huge" 2>/dev/null; restore_pages; sl_cleanup' EXIT
+SL_AT_EXIT+=('umount "$SL_TMP/huge" 2>/dev/null' restore_pages)
 echo $((pages_before + 160)) >/proc/sys/vm/nr_hugepages
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge $((pages_before + 160)) ] ||
     sl_fail "cannot reserve 160 hugepages of 2 MB"

@@ -12,6 +12,7 @@
 #   sl_tel a COMMAND [KEY]               one telemetry query to host a
 #   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
 #   sl_report_field a KEY                a field of host a's exit report (JSON)
+#   SL_AT_EXIT+=(COMMAND)                undo a test's own set-up at exit, after the daemons
 #
 # Everything is removed on exit (trap): daemons killed, namespaces deleted. On failure the
 # daemons' logs are printed. Every wait has a timeout. Each process gets a unique
@@ -38,12 +39,19 @@ sl_require_root() {
     fi
 }
 
+# Commands a test adds for its own set-up (a mount, a sysctl), run at exit once the daemons are
+# gone; each may fail without hiding the test's status. A test never sets its own EXIT trap.
+SL_AT_EXIT=()
+
 sl_cleanup() {
-    local rc=$?
+    local rc=$? c
     for h in "${!SL_PID[@]}"; do
         kill -KILL "${SL_PID[$h]}" 2>/dev/null || true
     done
     wait 2>/dev/null || true
+    for c in "${SL_AT_EXIT[@]}"; do
+        eval "$c" || true
+    done
     if [ "$rc" -ne 0 ] && [ "$SL_OK" -eq 0 ]; then
         for f in "$SL_TMP"/*.log "$SL_TMP"/*.out; do
             [ -s "$f" ] || continue
