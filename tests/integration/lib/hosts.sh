@@ -40,7 +40,8 @@ sl_require_root() {
 }
 
 # Commands a test adds for its own set-up (a mount, a sysctl), run at exit once the daemons are
-# gone; each may fail without hiding the test's status. A test never sets its own EXIT trap.
+# gone; each may fail without hiding the test's status. A test that sources this file sets no
+# EXIT trap of its own.
 SL_AT_EXIT=()
 
 sl_cleanup() {
