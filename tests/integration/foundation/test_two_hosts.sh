@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Two sluiced hosts over one topology (af_xdp | af_packet | memif): each sees its peer up
+# Two sluiced hosts over one topology (af_xdp | af_packet | memif; over memif host b runs in
+# workers mode, the rest single-lcore): each sees its peer up
 # (its link in NORMAL state) within 2 s; telemetry answers; both stop cleanly on a signal; and
 # every frame host a sent after host b was ready was received by b exactly once: b's sluice
 # frames (rx_pkts less the kernel's own frames that AF_PACKET also sees, counted as
@@ -22,7 +23,12 @@ esac
 # Keepalives every 500 us: enough frames to count, few enough that a receiver descheduled on a
 # loaded 2-core machine does not overflow its socket's ring (a real loss the link would repair,
 # which would make the frame counts differ).
-sl_start b "$(sl_config b "$kind_b" "[link]" "keepalive_us = 500")" "$kind_b"
+# Over memif, b runs in workers mode (one worker lcore; its main lcore only waits), so both
+# modes carry traffic and report themselves in /sluice/info; a stays single-lcore.
+b_lines=() b_eal=()
+[ "$topo" = memif ] && b_lines=("workers = 1") b_eal=(-l 0-1)
+sl_start b "$(sl_config b "$kind_b" "${b_lines[@]}" "[link]" "keepalive_us = 500")" "$kind_b" \
+    "${b_eal[@]}"
 sl_wait_ready b 10
 sl_start a "$(sl_config a "$kind_a" "[link]" "keepalive_us = 500")" "$kind_a"
 sl_wait_peer_up a 2
@@ -32,8 +38,13 @@ sl_wait_peer_up b 2
 [ "$(sl_tel a /sluice/info name)" = "host-a" ] || sl_fail "/sluice/info name"
 # Single-lcore mode (workers = 0): one poll loop on the main lcore, reported as configured.
 for k in "mode single-lcore" "workers 0" "poll_loops 1" "lcores_used 1"; do
-    [ "$(sl_tel a /sluice/info "${k% *}")" = "${k#* }" ] || sl_fail "/sluice/info ${k% *}"
+    [ "$(sl_tel a /sluice/info "${k% *}")" = "${k#* }" ] || sl_fail "a: /sluice/info ${k% *}"
 done
+if [ "$topo" = memif ]; then
+    for k in "mode workers" "workers 1" "poll_loops 1" "lcores_used 2" "eal_lcores 2"; do
+        [ "$(sl_tel b /sluice/info "${k% *}")" = "${k#* }" ] || sl_fail "b: /sluice/info ${k% *}"
+    done
+fi
 echo /sluice/ports,0 | dpdk-telemetry.py -f "$(sl_prefix b)" >"$SL_TMP/tel.txt" 2>&1 ||
     sl_fail "dpdk-telemetry.py failed"
 grep -q '"peer_state": "up"' "$SL_TMP/tel.txt" || sl_fail "dpdk-telemetry.py: no peer_state up"
