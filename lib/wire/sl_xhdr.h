@@ -9,7 +9,9 @@
  *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14
  *   1      flags    SL_XHDR_F_*: ACK request, retransmission, ECN CE, timestamp, trimmed
  *   2-3    tx_id    the sender's transmission count of this PSN (feedback: 0)
- *   4-7    qpn      destination queue pair, 24 bits (byte 4 is zero), as BTH
+ *   4      pad      data: zero bytes after the payload (the Ethernet minimum), as BTH's
+ *                   PadCnt; feedback: zero
+ *   5-7    qpn      destination queue pair, 24 bits, as BTH
  *   8-11   psn      data: the packet sequence number; feedback: the cumulative ACK (RCV.NXT)
  *   12-15  msn      data: the message sequence number; feedback: 0
  *
@@ -92,6 +94,7 @@ struct sl_xhdr {
 	uint8_t opcode;      /**< enum sl_xhdr_op, data opcodes only */
 	uint8_t flags;       /**< SL_XHDR_F_* */
 	uint16_t tx_id;      /**< transmission count of this PSN */
+	uint8_t pad_bytes;   /**< zero bytes after the payload, to the frame minimum */
 	uint32_t qpn;        /**< destination queue pair, < 2^24 */
 	uint32_t psn;        /**< packet sequence number */
 	uint32_t msn;        /**< message sequence number */
@@ -125,10 +128,10 @@ struct sl_xfb {
 
 /* Why a decoder refused a frame. */
 enum sl_xhdr_reject {
-	SL_XREJ_SHORT,         /**< shorter than its opcode, flags or hole count need */
+	SL_XREJ_SHORT,         /**< shorter than its opcode, flags, hole count or pad need */
 	SL_XREJ_OPCODE,        /**< unknown opcode, or feedback where data was expected (or back) */
 	SL_XREJ_RESERVED,      /**< a reserved bit or byte is not zero */
-	SL_XREJ_QPN,           /**< QPN above 24 bits */
+	SL_XREJ_QPN,           /**< feedback: QPN above 24 bits (byte 4 not zero) */
 	SL_XREJ_FLAGS,         /**< a flag this opcode cannot carry */
 	SL_XREJ_STRAY,         /**< a field the flags do not announce is not zero */
 	SL_XREJ_HOLES,         /**< more than 3 holes */
@@ -158,8 +161,9 @@ size_t sl_xhdr_len(uint8_t opcode, uint8_t flags);
 int sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len);
 
 /*
- * Decode a data header from buf (len bytes: header and whatever follows). Returns the header
- * bytes (the payload starts there) or -EBADMSG; each rejection is counted in rej (may be NULL).
+ * Decode a data header from buf (len bytes: header, payload and pad). Returns the header bytes
+ * (the payload starts there and is len - that - h->pad_bytes long) or -EBADMSG; each rejection
+ * is counted in rej (may be NULL).
  */
 int sl_xhdr_decode(const uint8_t *buf, size_t len, struct sl_xhdr *h, struct sl_xhdr_rejects *rej);
 

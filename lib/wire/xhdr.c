@@ -71,13 +71,14 @@ sl_xhdr_len(uint8_t opcode, uint8_t flags)
 }
 
 static void
-put_base(uint8_t *buf, uint8_t op, uint8_t flags, uint16_t tx_id, uint32_t qpn, uint32_t psn,
-	 uint32_t msn)
+put_base(uint8_t *buf, uint8_t op, uint8_t flags, uint16_t tx_id, uint8_t pad, uint32_t qpn,
+	 uint32_t psn, uint32_t msn)
 {
 	buf[0] = op;
 	buf[1] = flags;
 	sl_put_be16(buf + 2, tx_id);
 	sl_put_be32(buf + 4, qpn);
+	buf[4] = pad;
 	sl_put_be32(buf + 8, psn);
 	sl_put_be32(buf + 12, msn);
 }
@@ -93,7 +94,7 @@ sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len)
 	n = sl_xhdr_len(h->opcode, h->flags);
 	if (len < n)
 		return -ENOSPC;
-	put_base(buf, h->opcode, h->flags, h->tx_id, h->qpn, h->psn, h->msn);
+	put_base(buf, h->opcode, h->flags, h->tx_id, h->pad_bytes, h->qpn, h->psn, h->msn);
 	if (has_reth(h->opcode)) {
 		sl_put_be64(buf + off, h->raddr);
 		sl_put_be32(buf + off + 8, h->rkey);
@@ -123,13 +124,12 @@ sl_xhdr_decode(const uint8_t *buf, size_t len, struct sl_xhdr *h, struct sl_xhdr
 		return reject(rej, SL_XREJ_OPCODE);
 	if (h->flags & ~SL_XHDR_F_DATA_ALL)
 		return reject(rej, SL_XREJ_FLAGS);
-	if (buf[4] != 0)
-		return reject(rej, SL_XREJ_QPN);
+	h->pad_bytes = buf[4];
 	n = sl_xhdr_len(h->opcode, h->flags);
-	if (len < n)
+	if (len < n + h->pad_bytes)
 		return reject(rej, SL_XREJ_SHORT);
 	h->tx_id = sl_get_be16(buf + 2);
-	h->qpn = sl_get_be32(buf + 4);
+	h->qpn = sl_get_be32(buf + 4) & SL_XHDR_QPN_MAX;
 	h->psn = sl_get_be32(buf + 8);
 	h->msn = sl_get_be32(buf + 12);
 	if (has_reth(h->opcode)) {
@@ -187,7 +187,7 @@ sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len)
 	if (len < n)
 		return -ENOSPC;
 	memset(buf, 0, n);
-	put_base(buf, fb->opcode, 0, 0, fb->qpn, fb->ack_psn, 0);
+	put_base(buf, fb->opcode, 0, 0, 0, fb->qpn, fb->ack_psn, 0);
 	switch (fb->opcode) {
 	case SL_XOP_ACK:
 		b[0] = flags;
