@@ -70,3 +70,82 @@ sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out)
 		out->hole[i] = (struct sl_recv_hole){fb->hole[i].start_psn, fb->hole[i].len_pkts};
 	out->pull_seq = fb->pull_seq;
 }
+
+/* A NACK of a tracked flow: one event per newly marked range (at least one). */
+static unsigned
+tracked_nack(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
+	     struct sl_xport_fb_flow *ff, const struct sl_recv_fb *fb, struct sl_event *ev,
+	     unsigned max)
+{
+	struct sl_recv_range rg[8];
+	struct sl_flow_stats st;
+	struct sl_flow_view v;
+	unsigned n = 0, k;
+
+	if (sl_sched_flow_stats_get(e, flow, &st) == 0 && st.rto_fired != ff->rto_seen &&
+	    sl_sched_flow_view(e, flow, &v) == 0) {
+		ff->rto_seen = st.rto_fired;
+		sl_recv_rtx_rto(rtx, flow, v.wnd_start);
+	}
+	sl_recv_rtx_nack(rtx, flow, fb);
+	while (n < max && (k = sl_recv_rtx_take(rtx, flow, rg, SL_MIN(SL_ARRAY_SIZE(rg), max - n),
+						UINT32_MAX)) > 0) {
+		for (unsigned i = 0; i < k; i++, n++) {
+			ev[n] = ev[0];
+			ev[n].type = SL_EV_NACK;
+			ev[n].nack_seq = rg[i].start_psn;
+			ev[n].nack_len = rg[i].len_pkts;
+		}
+	}
+	return n ? n : 1; /* nothing new: the NACK still carries its cumulative ACK */
+}
+
+unsigned
+sl_xport_fb_events(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
+		   struct sl_xport_fb_flow *ff, const struct sl_xfb *x, struct sl_event *ev,
+		   unsigned max)
+{
+	struct sl_recv_fb fb;
+
+	sl_xport_fb_to_recv(x, &fb);
+	memset(&ev[0], 0, sizeof(ev[0]));
+	ev[0].flow = flow;
+	ev[0].flags = SL_EVF_CUMACK;
+	ev[0].cumack = fb.ack_psn;
+	switch (x->opcode) {
+	case SL_XOP_ACK:
+		ev[0].type = SL_EV_ACK;
+		if (ff->sack && (fb.flags & SL_RECV_FBF_SACK)) {
+			ev[0].flags |= SL_EVF_SACK;
+			ev[0].sack_seq = fb.sack_psn;
+			ev[0].sack_tx_id = (uint8_t)SL_MIN(fb.echo_tx_id, 3);
+		}
+		if ((fb.flags & SL_RECV_FBF_ECN) && fb.ce_pkts) {
+			ev[0].flags |= SL_EVF_ECE;
+			ev[0].ce_segs = fb.ce_pkts;
+		}
+		if (ff->ts && (fb.flags & SL_RECV_FBF_ECHO) && fb.echo_tx_ns) {
+			ev[0].flags |= SL_EVF_TS;
+			ev[0].echo_ts_ns = fb.echo_tx_ns;
+		}
+		if (ff->tracked)
+			sl_recv_rtx_ack(rtx, flow, fb.ack_psn);
+		return 1;
+	case SL_XOP_NACK:
+		if (ff->tracked)
+			return tracked_nack(e, rtx, flow, ff, &fb, ev, max);
+		ev[0].type = SL_EV_NACK;
+		ev[0].nack_seq = fb.nholes ? fb.hole[0].start_psn : fb.ack_psn;
+		ev[0].nack_len = fb.nholes ? fb.hole[0].len_pkts : 1;
+		return 1;
+	case SL_XOP_CNP:
+		ev[0].type = SL_EV_CNP;
+		ev[0].flags = 0;
+		return 1;
+	default:
+		ev[0].type = SL_EV_PULL;
+		ev[0].flags = 0;
+		ev[0].grant_bytes = ff->seg_bytes;
+		return 1;
+	}
+}

@@ -8,7 +8,11 @@
 #ifndef SL_XPORT_FB_H
 #define SL_XPORT_FB_H
 
+#include <stdbool.h>
+
 #include "sl_recv.h"
+#include "sl_recv_rtx.h"
+#include "sl_sched.h"
 #include "sl_xhdr.h"
 
 /*
@@ -19,5 +23,28 @@ int sl_xport_fb_from_recv(const struct sl_recv_action *a, struct sl_xfb *fb);
 
 /* The receiver's form of a decoded feedback frame, as lib/recv's sender-side tracker takes it. */
 void sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out);
+
+/* How a sending flow reads its peer's feedback (sl_xport_fb_events). */
+struct sl_xport_fb_flow {
+	uint32_t seg_bytes; /**< a PULL grants one segment, bytes */
+	bool sack;          /**< hand ACKs' SACK blocks to the program */
+	bool ts;            /**< hand ACKs' echoed send times to the program */
+	bool tracked;       /**< NACKs go through the MELO tracker (the flow is open in it) */
+	uint64_t rto_seen;  /**< the engine's RTO count when the tracker last looked */
+};
+
+/*
+ * The scheduler events of one decoded feedback frame for flow of engine e, at most max (>= 1):
+ * an ACK is one event (cumulative ACK, the SACK, ECN count and echoed send time the flow
+ * reads); a CNP or PULL maps to its event type. A NACK of a tracked flow goes through lib/recv's
+ * sender-side tracker rtx (sl_recv_rtx.h): an RTO the engine fired since the last NACK clears the
+ * tracker first, the holes mark only PSNs no earlier NACK marked, and each newly marked range
+ * becomes one SL_EV_NACK event (at least one event, for the cumulative ACK); an untracked NACK
+ * names its newest hole, or the expected PSN for go-back-N. ACKs of a tracked flow shrink the
+ * tracker. Returns the number of events written.
+ */
+unsigned sl_xport_fb_events(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
+			    struct sl_xport_fb_flow *ff, const struct sl_xfb *x,
+			    struct sl_event *ev, unsigned max);
 
 #endif /* SL_XPORT_FB_H */

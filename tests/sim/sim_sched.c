@@ -13,11 +13,10 @@
 
 struct sim_sched_flow {
 	struct sim_flow_spec spec;
-	uint32_t gflow;    /**< global flow id */
-	uint64_t done_ns;  /**< all segments acked (finite flows), SIM_NEVER until then */
-	uint64_t rto_seen; /**< the engine's RTO count when the tracker last looked */
+	uint32_t gflow;             /**< global flow id */
+	uint64_t done_ns;           /**< all segments acked (finite flows), SIM_NEVER until then */
+	struct sl_xport_fb_flow ff; /**< how it reads feedback (tracked: open in the tracker) */
 	bool started;
-	bool tracked; /**< a MELO flow open in the rtx tracker */
 };
 
 struct sim_sched_host {
@@ -115,7 +114,7 @@ flow_start(struct sim *s, void *obj, uint64_t li64)
 								  (uint16_t)sf->spec.fc.seg_bytes);
 	if (rc == 0 && h->rtx && sf->spec.recovery == SL_RECV_MELO) {
 		rc = sl_recv_rtx_flow_open(h->rtx, li, sf->spec.fc.first_seq);
-		sf->tracked = rc == 0;
+		sf->ff.tracked = rc == 0;
 	}
 	if (rc) {
 		h->start_failures++;
@@ -140,6 +139,8 @@ sim_sched_host_add_flow(struct sim_sched_host *h, uint32_t gflow, const struct s
 	sf->spec.proto[SL_PROTO_NAME_MAX - 1] = '\0';
 	sf->gflow = gflow;
 	sf->done_ns = SIM_NEVER;
+	sf->ff = (struct sl_xport_fb_flow){
+		.seg_bytes = spec->fc.seg_bytes, .sack = spec->sack, .ts = spec->ts};
 	sim_schedule(h->s, spec->start_ns, flow_start, h, h->nlocal);
 	h->nlocal++;
 	return 0;
@@ -176,85 +177,18 @@ sched_next_ns(void *ctx, uint64_t now_ns)
 	return t < now_ns ? now_ns : t;
 }
 
-/* A NACK of a MELO flow through the tracker: one event per newly marked range. */
-static unsigned
-melo_nack(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li,
-	  const struct sl_recv_fb *fb, struct sl_event *ev, unsigned max)
-{
-	struct sl_recv_range rg[8];
-	struct sl_flow_stats st;
-	struct sl_flow_view v;
-	unsigned n = 0, k;
-
-	if (sl_sched_flow_stats_get(h->e, li, &st) == 0 && st.rto_fired != sf->rto_seen &&
-	    sl_sched_flow_view(h->e, li, &v) == 0) {
-		sf->rto_seen = st.rto_fired;
-		sl_recv_rtx_rto(h->rtx, li, v.wnd_start);
-	}
-	sl_recv_rtx_nack(h->rtx, li, fb);
-	while (n < max && (k = sl_recv_rtx_take(h->rtx, li, rg, SL_MIN(SL_ARRAY_SIZE(rg), max - n),
-						UINT32_MAX)) > 0) {
-		for (unsigned i = 0; i < k; i++, n++) {
-			ev[n] = ev[0];
-			ev[n].type = SL_EV_NACK;
-			ev[n].nack_seq = rg[i].start_psn;
-			ev[n].nack_len = rg[i].len_pkts;
-		}
-	}
-	return n ? n : 1; /* nothing new: the NACK still carries its cumulative ACK */
-}
-
-/* Feedback encoded by lib/recv: decode it into events (at most max). */
+/* Feedback encoded by lib/recv: decoded, then turned into events as the daemon does. */
 static unsigned
 fb_events(struct sim_sched_host *h, struct sim_sched_flow *sf, uint32_t li, const struct sim_pkt *p,
 	  struct sl_event *ev, unsigned max)
 {
-	struct sl_recv_action a;
 	struct sl_xfb x;
 
 	if (sl_xfb_decode(p->fb, p->fb_len, h->fb_window, &x, NULL) < 0) {
 		h->fb_bad++;
 		return 0;
 	}
-	sl_xport_fb_to_recv(&x, &a.fb);
-	ev[0].flags = SL_EVF_CUMACK;
-	ev[0].cumack = a.fb.ack_psn;
-	switch (x.opcode) {
-	case SL_XOP_ACK:
-		ev[0].type = SL_EV_ACK;
-		if (sf->spec.sack && (a.fb.flags & SL_RECV_FBF_SACK)) {
-			ev[0].flags |= SL_EVF_SACK;
-			ev[0].sack_seq = a.fb.sack_psn;
-			ev[0].sack_tx_id = (uint8_t)SL_MIN(a.fb.echo_tx_id, 3);
-		}
-		if ((a.fb.flags & SL_RECV_FBF_ECN) && a.fb.ce_pkts) {
-			ev[0].flags |= SL_EVF_ECE;
-			ev[0].ce_segs = a.fb.ce_pkts;
-		}
-		if (sf->spec.ts && (a.fb.flags & SL_RECV_FBF_ECHO) && a.fb.echo_tx_ns) {
-			ev[0].flags |= SL_EVF_TS;
-			ev[0].echo_ts_ns = a.fb.echo_tx_ns;
-		}
-		if (sf->tracked)
-			sl_recv_rtx_ack(h->rtx, li, a.fb.ack_psn);
-		return 1;
-	case SL_XOP_NACK:
-		if (sf->tracked)
-			return melo_nack(h, sf, li, &a.fb, ev, max);
-		ev[0].type = SL_EV_NACK;
-		ev[0].nack_seq = a.fb.nholes ? a.fb.hole[0].start_psn : a.fb.ack_psn;
-		ev[0].nack_len = a.fb.nholes ? a.fb.hole[0].len_pkts : 1;
-		return 1;
-	case SL_XOP_CNP:
-		ev[0].type = SL_EV_CNP;
-		ev[0].flags = 0;
-		return 1;
-	default:
-		ev[0].type = SL_EV_PULL;
-		ev[0].flags = 0;
-		ev[0].grant_bytes = sf->spec.fc.seg_bytes;
-		return 1;
-	}
+	return sl_xport_fb_events(h->e, h->rtx, li, &sf->ff, &x, ev, max);
 }
 
 static void
@@ -272,7 +206,6 @@ sched_input(void *ctx, const struct sim_pkt *p, uint64_t now_ns)
 	sf = &h->f[li];
 	ev.flow = li;
 	if (p->fb_len) {
-		evs[0] = ev;
 		n = fb_events(h, sf, li, p, evs, SIM_FB_EVENTS_MAX);
 		sl_sched_incoming(h->e, evs, n, now_ns);
 		goto done;
