@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_xport.h - the transport endpoint: reliable, congestion-controlled queue pairs on the Tonic
+ * scheduler (lib/sched), the MELO receiver (lib/recv) and the transport wire format (lib/wire).
+ *
+ * One endpoint per lcore owns local queue pairs [0, max_qps); nothing in it is shared, and it
+ * never reads a clock (now_ns is an argument), never allocates after create and never sees an
+ * mbuf: the daemon (lib/dp) and the tests drive the same code with bytes and opaque handles.
+ *
+ * A QP is one reliable connection to one peer QP. Its sender is a flow of the scheduler, with
+ * the transport program chosen per QP by name; its receiver is a connection of lib/recv (MELO,
+ * or go-back-N), which sends the feedback the program declares (struct sl_proto_ops.feedback).
+ * A message posted on a QP is cut into packets of seg_bytes payload; the scheduler numbers them
+ * (PSNs) and decides when each goes (or goes again); the peer's receiver hands them back in PSN
+ * order, and the endpoint gives the application each message's bytes in order, segment by
+ * segment (on_recv), then tells the sender when the whole message is acknowledged
+ * (on_complete). docs/transport.md is the design.
+ *
+ * The run loop, per poll:
+ *     sl_xport_rx_burst(x, now, frames, n);       // data -> receiver, feedback -> scheduler
+ *     n = sl_xport_tx_burst(x, now, out, max);    // feedback first, then data: build and send
+ * and a caller that sleeps wakes at sl_xport_next_deadline(x).
+ *
+ * Every packet of a message is a full scheduler segment, the last one included: the scheduler's
+ * short-tail rule (Tonic appendix D, for byte streams) would let one message with a short last
+ * packet stop the next until acknowledged, where RDMA-like messages each end short. The endpoint
+ * keeps the real length of each packet; the scheduler's rate credit charges seg_bytes for each.
+ *
+ * Units: ns, bytes, bits/s; PSNs count packets (32-bit, wrapping).
+ */
+#ifndef SL_XPORT_H
+#define SL_XPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sl_common.h"
+#include "sl_recv.h"
+#include "sl_sched.h"
+#include "sl_stats.h"
+#include "sl_xhdr.h"
+
+#define SL_XPORT_MSG_MAX (UINT32_C(1) << 30) /**< largest message, bytes */
+#define SL_XPORT_SQ_DEFAULT 128u             /**< messages in flight per QP by default */
+#define SL_XPORT_GRANT_SEGS 16u              /**< grant programs' default initial tokens, pkts */
+
+/* One segment of a received message, in order (struct sl_xport_conf.on_recv). */
+struct sl_xport_rx_seg {
+	uint32_t qpn;        /**< local QP */
+	uint32_t msn;        /**< message sequence number, from the QP's first message's 0 */
+	uint32_t offset;     /**< bytes of this message before data */
+	const uint8_t *data; /**< payload, valid during the call only */
+	uint32_t len;        /**< payload bytes (0 for an empty message) */
+	bool first;          /**< the message's first segment */
+	bool last;           /**< the message's last segment: it is complete */
+	bool has_imm;        /**< imm is valid (SEND with immediate) */
+	uint32_t imm;        /**< immediate data */
+};
+
+/* A send finished: every packet of the message was acknowledged (on_complete). */
+struct sl_xport_cqe {
+	uint32_t qpn;     /**< local QP */
+	uint32_t msn;     /**< its message sequence number */
+	uint32_t len;     /**< message bytes */
+	uint64_t cookie;  /**< as posted */
+	uint64_t post_ns; /**< when it was posted, ns (completion latency = now - post_ns) */
+};
+
+struct sl_xport_conf {
+	uint32_t max_qps;         /**< local QPs [0, max_qps), >= 1 */
+	uint32_t sq_depth;        /**< messages posted and not completed per QP, power of two
+				   *   [SL_XPORT_SQ_DEFAULT] */
+	uint32_t window_pkts;     /**< scheduler window W and receiver window, packets, power
+				   *   of two in [64, 4096] [SL_SCHED_WND_DEFAULT] */
+	uint32_t min_frame_bytes; /**< frames shorter than this are padded to it (the link
+				   *   body's minimum; 0: no padding) */
+	uint64_t ack_delay_ns;    /**< coalesced ACKs wait at most this long [10 us] */
+	uint32_t pool_bits;       /**< MELO bits pool, bits [1024] */
+	/* Callbacks; ctx is their first argument. */
+	/** The bytes of a received frame the endpoint holds (reorder buffer): required. */
+	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);
+	/** The endpoint is done with a received frame: required. */
+	void (*release)(void *ctx, void *handle);
+	/** A segment of a message, in order (NULL: counted and dropped). */
+	void (*on_recv)(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
+	/** A posted message completed (NULL: counted only). */
+	void (*on_complete)(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns);
+	void *ctx;
+};
+
+struct sl_xport_qp_conf {
+	uint32_t qpn;               /**< local QP, < max_qps */
+	uint32_t peer_qpn;          /**< the peer's QP, < 2^24: data and feedback name it */
+	const char *proto;          /**< transport program (drivers/proto), by name (required) */
+	uint32_t seg_bytes;         /**< payload bytes per packet, 1..65535 (required) */
+	uint8_t recv_mode;          /**< enum sl_recv_mode of both ends' receivers [MELO] */
+	uint32_t first_psn;         /**< PSN of the first packet, both ways [0] */
+	uint64_t init_rate_bps;     /**< rate programs' initial rate, bits/s [10 Gbit/s] */
+	uint32_t init_wnd_segs;     /**< window programs' initial window, packets [W] */
+	uint32_t init_credit_bytes; /**< grant programs' tokens before the first PULL (about a
+				     *   BDP), bytes [SL_XPORT_GRANT_SEGS x seg_bytes] */
+	uint64_t rto_ns;            /**< initial RTO, ns [1 ms] */
+	uint64_t param[4];          /**< program parameters (struct sl_flow_conf.param) */
+};
+
+/* A frame to send: hdr, then payload, then pad zero bytes. */
+struct sl_xport_tx_frame {
+	uint8_t hdr[SL_XHDR_MAX_LEN]; /**< transport header or whole feedback frame */
+	uint16_t hdr_len;             /**< bytes of hdr used */
+	uint16_t pad_bytes;           /**< zeros after the payload (min_frame_bytes) */
+	uint32_t payload_len;         /**< bytes at payload (0: feedback) */
+	const uint8_t *payload;       /**< in the posted message's buffer; NULL for feedback */
+	uint32_t qpn;                 /**< local QP it belongs to */
+};
+static_assert(SL_XHDR_MAX_LEN >= SL_XFB_MAX_LEN, "a feedback frame fits in hdr");
+
+/* A received frame: the transport header onwards (padding included). */
+struct sl_xport_rx_frame {
+	const uint8_t *buf;
+	uint32_t len;
+	void *handle; /**< released exactly once through conf->release */
+};
+
+/* Endpoint counters, each described once in sl_xport_stat_table (docs/counters.md). */
+struct sl_xport_stats {
+	uint64_t rx_data;
+	uint64_t rx_fb;
+	uint64_t rx_bad_header;
+	uint64_t rx_bad_qpn;
+	uint64_t rx_fb_out_of_range;
+	uint64_t rx_bad_sequence;
+	uint64_t rx_unsupported;
+	uint64_t rx_no_consumer;
+	uint64_t tx_data;
+	uint64_t tx_rtx;
+	uint64_t tx_fb;
+	uint64_t tx_stale;
+	uint64_t fb_queue_full;
+	uint64_t fb_encode_errors;
+	uint64_t post_refused;
+	uint64_t msgs_posted;
+	uint64_t msgs_completed;
+	uint64_t msgs_received;
+};
+
+/* Per-QP counters (sl_xport_qp_stats_get), described once in sl_xport_qp_stat_table. */
+struct sl_xport_qp_stats {
+	uint64_t msgs_posted;
+	uint64_t msgs_completed;
+	uint64_t msgs_received;
+	uint64_t bytes_posted;
+	uint64_t bytes_completed;
+	uint64_t bytes_received;
+	uint64_t pkts_sent;
+	uint64_t pkts_rtx;
+	uint64_t acks;
+	uint64_t nacks;
+	uint64_t cnps;
+	uint64_t pulls;
+	uint64_t rx_bad_sequence;
+};
+
+extern const struct sl_stat_table sl_xport_stat_table;
+extern const struct sl_stat_table sl_xport_qp_stat_table;
+
+/* What telemetry shows of a QP beyond its counters. */
+struct sl_xport_qp_info {
+	char proto[SL_PROTO_NAME_MAX];
+	uint32_t peer_qpn;
+	uint32_t seg_bytes;
+	uint8_t recv_mode;
+	uint32_t sq_used;       /**< messages posted, not completed */
+	uint32_t inflight_pkts; /**< sent, not cumulatively acknowledged */
+	uint32_t wnd_segs;      /**< the program's window */
+	uint64_t rate_bps;      /**< the program's rate (rate programs) */
+	uint64_t rto_ns;        /**< current RTO */
+	uint64_t rto_fired;     /**< RTOs that expired */
+	uint32_t recv_blocks;   /**< MELO pool blocks the receiver holds */
+};
+
+struct sl_xport;
+
+/* An endpoint for conf; NULL and errno EINVAL (bad conf) or ENOMEM. */
+struct sl_xport *sl_xport_create(const struct sl_xport_conf *conf);
+
+/* Free it; every frame handle it still holds is released first. */
+void sl_xport_free(struct sl_xport *x);
+
+/*
+ * Open a QP at now_ns. 0, -EINVAL (bad field), -ENOENT (no such program), -EEXIST (open), or
+ * the scheduler's or receiver's error.
+ */
+int sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t now_ns);
+
+/*
+ * Post a message of len bytes (1..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until
+ * its completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -ENOBUFS (send queue full:
+ * retry after a completion; counted in post_refused).
+ */
+int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len,
+		       uint64_t cookie, uint64_t now_ns);
+
+/* Messages the QP can still take before post_send says -ENOBUFS (0 for no such QP). */
+uint32_t sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn);
+
+/*
+ * Take n received frames at now_ns: data goes to the QP's receiver (and, in order, to on_recv),
+ * feedback to its sender. Every frame is counted once: data, feedback, or refused by reason.
+ */
+void sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_frame *in,
+		       unsigned n);
+
+/* Up to max frames to send now: feedback first (including delayed ACKs due), then data. */
+unsigned sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame *out,
+			   unsigned max);
+
+/* Earliest time tx_burst may have work without new input, ns: 0 now, UINT64_MAX never. */
+uint64_t sl_xport_next_deadline(const struct sl_xport *x);
+
+void sl_xport_stats_get(const struct sl_xport *x, struct sl_xport_stats *st);
+/* rx_bad_header by reason. */
+void sl_xport_rejects_get(const struct sl_xport *x, struct sl_xhdr_rejects *rej);
+/* 0, or -ENOENT for a QP that is not open. */
+int sl_xport_qp_stats_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_stats *st);
+int sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_info *info);
+
+/* Bytes of endpoint memory per QP for this configuration (scheduler, receiver, send queue). */
+size_t sl_xport_bytes_per_qp(const struct sl_xport *x);
+
+/* The counters of the engines underneath (for telemetry). */
+void sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st);
+void sl_xport_recv_stats_get(const struct sl_xport *x, struct sl_recv_stats *st);
+
+#endif /* SL_XPORT_H */

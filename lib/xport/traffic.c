@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* traffic.c - built-in message generator and checker of an endpoint (sl_xport_traffic.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_xport_traffic.h"
+
+static const struct sl_stat_desc stat_desc[] = {
+	SL_STAT(struct sl_xport_traffic_stats, posted, "messages posted"),
+	SL_STAT(struct sl_xport_traffic_stats, completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_traffic_stats, bytes_completed, "message bytes acknowledged"),
+	SL_STAT(struct sl_xport_traffic_stats, received, "messages delivered to the checker"),
+	SL_STAT(struct sl_xport_traffic_stats, checked,
+		"messages delivered once, in order, length and bytes right"),
+	SL_STAT(struct sl_xport_traffic_stats, bytes_received, "message bytes delivered"),
+	SL_STAT(struct sl_xport_traffic_stats, out_of_order,
+		"segments whose msn or offset does not continue the stream"),
+	SL_STAT(struct sl_xport_traffic_stats, bad_length, "messages of the wrong length"),
+	SL_STAT(struct sl_xport_traffic_stats, bad_content, "messages with a wrong byte"),
+	SL_STAT(struct sl_xport_traffic_stats, first_rx_ns, "time of the first delivery, ns"),
+	SL_STAT(struct sl_xport_traffic_stats, last_rx_ns, "time of the last delivery, ns"),
+};
+SL_STAT_TABLE_DEFINE(sl_xport_traffic_stat_table, struct sl_xport_traffic_stats, stat_desc);
+
+struct tqp {
+	bool send, recv;
+	uint32_t peer_qpn; /**< the receiver's QP: names the stream this QP sends */
+	uint64_t posted;   /**< messages posted (the next one's msn) */
+	uint64_t completed;
+	/* checker: the message in progress */
+	uint32_t rx_msn;
+	uint32_t rx_off;
+	bool rx_bad; /**< it already failed a check */
+	uint64_t checked;
+};
+
+struct sl_xport_traffic {
+	struct sl_xport_traffic_conf c;
+	uint8_t *pattern; /**< max_bytes + SL_XPORT_TRAFFIC_START_SPAN bytes, filled once */
+	struct tqp *q;    /**< [max_qps] */
+	uint32_t cursor;  /**< post_send round robin */
+	uint32_t nsend;   /**< sending QPs */
+	uint64_t done_qps;
+	struct sl_xport_traffic_stats st;
+	struct sl_hist latency_ns;
+};
+
+static inline void
+inc(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+/* splitmix64 (Steele et al. 2014): a message's size and start from (seed, stream, msn). */
+static uint64_t
+mix(uint64_t z)
+{
+	z += UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+msg_hash(const struct sl_xport_traffic *t, uint32_t stream, uint32_t msn)
+{
+	return mix(t->c.seed ^ mix(((uint64_t)stream << 32) | msn));
+}
+
+/* Log-uniform: a power-of-two band first, then a size within it. */
+static uint32_t
+msg_size(const struct sl_xport_traffic *t, uint64_t h)
+{
+	uint32_t lo = t->c.min_bytes, hi = t->c.max_bytes, e_lo, e_hi, e, b_lo, b_hi;
+
+	if (lo == hi)
+		return lo;
+	e_lo = 31 - (uint32_t)__builtin_clz(lo);
+	e_hi = 31 - (uint32_t)__builtin_clz(hi);
+	e = e_lo + (uint32_t)(h % (e_hi - e_lo + 1));
+	b_lo = SL_MAX(lo, UINT32_C(1) << e);
+	b_hi = e >= 31 ? hi : SL_MIN(hi, (UINT32_C(1) << (e + 1)) - 1);
+	return b_lo + (uint32_t)((h >> 32) % (b_hi - b_lo + 1));
+}
+
+static uint32_t
+msg_start(uint64_t h)
+{
+	return (uint32_t)((h >> 8) % (SL_XPORT_TRAFFIC_START_SPAN / 8)) * 8;
+}
+
+struct sl_xport_traffic *
+sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
+{
+	struct sl_xport_traffic *t;
+	uint64_t x;
+	size_t n;
+
+	if (conf->max_qps == 0 || conf->min_bytes == 0 || conf->min_bytes > conf->max_bytes ||
+	    conf->max_bytes > SL_XPORT_MSG_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->c = *conf;
+	n = (size_t)conf->max_bytes + SL_XPORT_TRAFFIC_START_SPAN;
+	t->pattern = malloc(n);
+	t->q = calloc(conf->max_qps, sizeof(*t->q));
+	if (t->pattern == NULL || t->q == NULL) {
+		sl_xport_traffic_free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	x = mix(conf->seed);
+	for (size_t i = 0; i < n; i += 8) {
+		x = mix(x);
+		memcpy(t->pattern + i, &x, SL_MIN(8, n - i));
+	}
+	sl_hist_reset(&t->latency_ns);
+	return t;
+}
+
+void
+sl_xport_traffic_free(struct sl_xport_traffic *t)
+{
+	if (t == NULL)
+		return;
+	free(t->pattern);
+	free(t->q);
+	free(t);
+}
+
+int
+sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, bool send,
+		    bool recv)
+{
+	struct tqp *q;
+
+	if (qpn >= t->c.max_qps || peer_qpn > SL_XHDR_QPN_MAX || t->q[qpn].send || t->q[qpn].recv)
+		return -EINVAL;
+	q = &t->q[qpn];
+	q->send = send;
+	q->recv = recv;
+	q->peer_qpn = peer_qpn;
+	t->nsend += send;
+	return 0;
+}
+
+unsigned
+sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t now_ns,
+		      unsigned budget)
+{
+	unsigned posted = 0;
+
+	for (uint32_t i = 0; i < t->c.max_qps && posted < budget; i++) {
+		uint32_t qpn = (t->cursor + i) % t->c.max_qps;
+		struct tqp *q = &t->q[qpn];
+
+		while (q->send && posted < budget && (t->c.msgs == 0 || q->posted < t->c.msgs)) {
+			uint64_t h = msg_hash(t, q->peer_qpn, (uint32_t)q->posted);
+
+			if (sl_xport_post_send(x, qpn, t->pattern + msg_start(h), msg_size(t, h),
+					       q->posted, now_ns) != 0)
+				break;
+			q->posted++;
+			posted++;
+		}
+		if (posted == budget)
+			t->cursor = qpn; /* this QP may have more: start there next time */
+	}
+	inc(&t->st.posted, posted);
+	return posted;
+}
+
+void
+sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
+{
+	struct sl_xport_traffic *t = ctx;
+	struct tqp *q = &t->q[c->qpn];
+
+	q->completed++;
+	if (t->c.msgs && q->completed == t->c.msgs)
+		t->done_qps++;
+	inc(&t->st.completed, 1);
+	inc(&t->st.bytes_completed, c->len);
+	sl_hist_add(&t->latency_ns, now_ns - c->post_ns);
+}
+
+void
+sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	struct sl_xport_traffic *t = ctx;
+	struct tqp *q = &t->q[seg->qpn];
+	uint64_t h;
+	uint32_t size;
+
+	if (seg->first) {
+		if (seg->msn != q->rx_msn)
+			inc(&t->st.out_of_order, 1);
+		q->rx_msn = seg->msn; /* judge this message on its own */
+		q->rx_off = 0;
+		q->rx_bad = false;
+	} else if (seg->msn != q->rx_msn || seg->offset != q->rx_off) {
+		inc(&t->st.out_of_order, 1);
+		q->rx_bad = true;
+	}
+	h = msg_hash(t, seg->qpn, seg->msn);
+	size = msg_size(t, h);
+	if (q->rx_off + seg->len > size) {
+		if (!q->rx_bad)
+			inc(&t->st.bad_length, 1);
+		q->rx_bad = true;
+	} else if (t->c.check &&
+		   memcmp(seg->data, t->pattern + msg_start(h) + q->rx_off, seg->len) != 0) {
+		if (!q->rx_bad)
+			inc(&t->st.bad_content, 1);
+		q->rx_bad = true;
+	}
+	q->rx_off += seg->len;
+	inc(&t->st.bytes_received, seg->len);
+	if (t->st.first_rx_ns == 0)
+		__atomic_store_n(&t->st.first_rx_ns, now_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->st.last_rx_ns, now_ns, __ATOMIC_RELAXED);
+	if (!seg->last)
+		return;
+	if (q->rx_off != size && !q->rx_bad) {
+		inc(&t->st.bad_length, 1);
+		q->rx_bad = true;
+	}
+	inc(&t->st.received, 1);
+	if (!q->rx_bad) {
+		inc(&t->st.checked, 1);
+		inc(&q->checked, 1);
+	}
+	q->rx_msn = seg->msn + 1;
+	q->rx_off = 0;
+	q->rx_bad = false;
+}
+
+bool
+sl_xport_traffic_done(const struct sl_xport_traffic *t)
+{
+	return t->c.msgs && t->done_qps == t->nsend;
+}
+
+void
+sl_xport_traffic_stats_get(const struct sl_xport_traffic *t, struct sl_xport_traffic_stats *st)
+{
+	sl_stats_snapshot(st, &t->st, sl_xport_traffic_stat_table.n);
+}
+
+uint64_t
+sl_xport_traffic_qp_checked(const struct sl_xport_traffic *t, uint32_t qpn)
+{
+	return qpn < t->c.max_qps ? __atomic_load_n(&t->q[qpn].checked, __ATOMIC_RELAXED) : 0;
+}
+
+const struct sl_hist *
+sl_xport_traffic_latency(const struct sl_xport_traffic *t)
+{
+	return &t->latency_ns;
+}

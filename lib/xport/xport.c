@@ -1,0 +1,787 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * xport.c - the transport endpoint (sl_xport.h): queue pairs on lib/sched + lib/recv.
+ *
+ * Send side. A posted message takes the next slot of the QP's send queue (a ring of sq_depth
+ * entries: buffer, length, first PSN, packet count, MSN) and is pushed to the scheduler at once
+ * as ceil(len / seg_bytes) full segments. When the scheduler picks segment `psn`, the message
+ * holding it is found by binary search over the ring's first PSNs (the ring is in PSN order), so
+ * no per-packet map is kept; the packet's opcode (SEND FIRST / MIDDLE / LAST / ONLY), length and
+ * payload address follow from its index in the message. After each feedback frame the QP's
+ * cumulative ACK (the scheduler's wnd_start) retires every message below it, oldest first.
+ *
+ * Receive side. Data frames are decoded, checked against the QP table and handed to lib/recv in
+ * bursts with the frame handle; the receiver's actions come back as deliveries in PSN order
+ * (the frame is read again through conf->frame, given to on_recv as a segment, and released),
+ * reorder-buffer stores (held), drops (released) and feedback, which is encoded at once into a
+ * ring of frames that tx_burst sends before any data. The MSN and opcode of every delivered
+ * packet must continue the message in progress; a packet that does not (a peer that lost its
+ * state, a forged frame) is counted in rx_bad_sequence and the message it breaks is not
+ * delivered further.
+ *
+ * Feedback frames are decoded and turned into scheduler events by sl_xport_fb_events(), the same
+ * code the simulator runs (fb.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_recv_rtx.h"
+#include "sl_xport.h"
+#include "sl_xport_fb.h"
+#include "sl_xport_proto.h"
+
+#define XP_RX_BATCH 32u   /**< data frames handed to the receiver per call */
+#define XP_FBQ_SLOTS 256u /**< feedback frames queued for tx_burst, power of two */
+#define XP_EVENTS_MAX 64u /**< scheduler events one NACK may become */
+#define XP_SEGS 32u       /**< scheduler decisions asked for at a time */
+
+static const struct sl_stat_desc stat_desc[] = {
+	SL_STAT(struct sl_xport_stats, rx_data, "data frames taken by the receiver"),
+	SL_STAT(struct sl_xport_stats, rx_fb, "feedback frames applied to a sender"),
+	SL_STAT(struct sl_xport_stats, rx_bad_header,
+		"refused: malformed header (by reason below)"),
+	SL_STAT(struct sl_xport_stats, rx_bad_qpn, "refused: no such open QP"),
+	SL_STAT(struct sl_xport_stats, rx_fb_out_of_range,
+		"refused: feedback naming PSNs never sent or long acked"),
+	SL_STAT(struct sl_xport_stats, rx_bad_sequence,
+		"delivered packets that do not continue their message"),
+	SL_STAT(struct sl_xport_stats, rx_unsupported, "refused: WRITE / READ (not yet served)"),
+	SL_STAT(struct sl_xport_stats, rx_no_consumer, "segments delivered with no on_recv"),
+	SL_STAT(struct sl_xport_stats, tx_data, "data packets built, first sends"),
+	SL_STAT(struct sl_xport_stats, tx_rtx, "data packets built, retransmissions"),
+	SL_STAT(struct sl_xport_stats, tx_fb, "feedback frames built"),
+	SL_STAT(struct sl_xport_stats, tx_stale, "scheduler picks of a retired message, skipped"),
+	SL_STAT(struct sl_xport_stats, fb_queue_full,
+		"feedback lost: queue full (a later one repairs)"),
+	SL_STAT(struct sl_xport_stats, fb_encode_errors, "feedback the wire encoder refused"),
+	SL_STAT(struct sl_xport_stats, post_refused, "post_send refused: send queue full"),
+	SL_STAT(struct sl_xport_stats, msgs_posted, "messages posted"),
+	SL_STAT(struct sl_xport_stats, msgs_completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_stats, msgs_received, "messages delivered whole, in order"),
+};
+SL_STAT_TABLE_DEFINE(sl_xport_stat_table, struct sl_xport_stats, stat_desc);
+
+static const struct sl_stat_desc qp_stat_desc[] = {
+	SL_STAT(struct sl_xport_qp_stats, msgs_posted, "messages posted"),
+	SL_STAT(struct sl_xport_qp_stats, msgs_completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_qp_stats, msgs_received, "messages delivered whole, in order"),
+	SL_STAT(struct sl_xport_qp_stats, bytes_posted, "message bytes posted"),
+	SL_STAT(struct sl_xport_qp_stats, bytes_completed, "message bytes acknowledged"),
+	SL_STAT(struct sl_xport_qp_stats, bytes_received, "message bytes delivered in order"),
+	SL_STAT(struct sl_xport_qp_stats, pkts_sent, "data packets sent, first sends"),
+	SL_STAT(struct sl_xport_qp_stats, pkts_rtx, "data packets retransmitted"),
+	SL_STAT(struct sl_xport_qp_stats, acks, "ACKs received"),
+	SL_STAT(struct sl_xport_qp_stats, nacks, "NACKs received"),
+	SL_STAT(struct sl_xport_qp_stats, cnps, "CNPs received"),
+	SL_STAT(struct sl_xport_qp_stats, pulls, "PULLs received"),
+	SL_STAT(struct sl_xport_qp_stats, rx_bad_sequence,
+		"delivered packets that do not continue their message"),
+};
+SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_desc);
+
+/* One posted message. */
+struct sq_ent {
+	const uint8_t *buf;
+	uint32_t len;       /**< bytes */
+	uint32_t first_psn; /**< PSN of its first packet */
+	uint32_t npkts;     /**< packets */
+	uint32_t msn;
+	uint64_t cookie;
+	uint64_t post_ns;
+};
+
+struct xqp {
+	const struct sl_proto_ops *ops;
+	bool open;
+	bool ts;            /**< data carries its send time (the program reads echoes) */
+	uint8_t recv_mode;  /**< enum sl_recv_mode */
+	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
+	uint32_t seg_bytes; /**< payload bytes per packet */
+	struct sl_xport_fb_flow ff;
+	/* send queue: [sq_head, sq_tail) posted, not completed; indexes count up, masked */
+	struct sq_ent *sq;
+	uint32_t sq_head, sq_tail;
+	uint32_t next_psn; /**< PSN of the next message's first packet */
+	uint32_t next_msn; /**< MSN of the next message posted */
+	/* receive side: the message in progress */
+	uint32_t rx_msn; /**< MSN expected next */
+	uint32_t rx_off; /**< bytes of it delivered */
+	bool rx_broken;  /**< its sequence broke: the rest of it is not delivered */
+	struct sl_xport_qp_stats st;
+};
+
+struct sl_xport {
+	struct sl_xport_conf c;
+	struct sl_sched *e;
+	struct sl_recv *r;
+	struct sl_recv_rtx *rtx;
+	struct xqp *qp;             /**< [max_qps] */
+	struct sq_ent *sq_mem;      /**< [max_qps * sq_depth] */
+	struct sl_recv_action *act; /**< [act_max] */
+	unsigned act_max;
+	struct sl_xport_tx_frame *fbq; /**< [XP_FBQ_SLOTS] feedback to send */
+	uint32_t fbq_head, fbq_count;
+	struct sl_xhdr_rejects rej;
+	struct sl_xport_stats st;
+};
+
+static inline void
+inc(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+static bool
+pow2(uint32_t v)
+{
+	return v && (v & (v - 1)) == 0;
+}
+
+struct sl_xport *
+sl_xport_create(const struct sl_xport_conf *conf)
+{
+	struct sl_xport_conf c = *conf;
+	struct sl_recv_conf rc;
+	struct sl_sched_conf sc = {0};
+	struct sl_xport *x;
+
+	if (c.sq_depth == 0)
+		c.sq_depth = SL_XPORT_SQ_DEFAULT;
+	if (c.window_pkts == 0)
+		c.window_pkts = SL_SCHED_WND_DEFAULT;
+	if (c.ack_delay_ns == 0)
+		c.ack_delay_ns = 10 * SL_NS_PER_US;
+	if (c.pool_bits == 0)
+		c.pool_bits = 1024;
+	if (c.max_qps == 0 || c.max_qps > SL_XHDR_QPN_MAX + 1 || !pow2(c.sq_depth) ||
+	    !pow2(c.window_pkts) || c.window_pkts < SL_SCHED_WND_MIN ||
+	    c.window_pkts > SL_SCHED_WND_MAX || c.frame == NULL || c.release == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return NULL;
+	x->c = c;
+	sc.max_flows = c.max_qps;
+	sc.wnd_segs = c.window_pkts;
+	rc = SL_RECV_CONF_DEFAULT(c.max_qps);
+	rc.window_pkts = c.window_pkts;
+	rc.pool_bits = c.pool_bits;
+	rc.ack_delay_ns = c.ack_delay_ns;
+	x->e = sl_sched_create(&sc);
+	x->r = x->e ? sl_recv_create(&rc) : NULL;
+	x->rtx = x->r ? sl_recv_rtx_create(&(struct sl_recv_rtx_conf){
+				.max_flows = c.max_qps,
+				.window_pkts = c.window_pkts,
+				.pool_bits = c.pool_bits,
+				.block_bits = rc.block_bits,
+			})
+		      : NULL;
+	if (x->rtx == NULL)
+		goto fail;
+	x->act_max = sl_recv_actions_max(x->r) + XP_RX_BATCH;
+	x->act = calloc(x->act_max, sizeof(*x->act));
+	x->qp = calloc(c.max_qps, sizeof(*x->qp));
+	x->sq_mem = calloc((size_t)c.max_qps * c.sq_depth, sizeof(*x->sq_mem));
+	x->fbq = calloc(XP_FBQ_SLOTS, sizeof(*x->fbq));
+	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->fbq == NULL) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	for (uint32_t q = 0; q < c.max_qps; q++)
+		x->qp[q].sq = &x->sq_mem[(size_t)q * c.sq_depth];
+	return x;
+fail : {
+	int err = errno ? errno : ENOMEM;
+
+	sl_xport_free(x);
+	errno = err;
+}
+	return NULL;
+}
+
+/* Close every connection of the receiver, releasing the frames its reorder buffers hold. */
+static void
+release_stored(struct sl_xport *x)
+{
+	for (uint32_t q = 0; q < x->c.max_qps; q++) {
+		unsigned n;
+
+		if (!x->qp[q].open)
+			continue;
+		n = sl_recv_conn_close(x->r, q, x->act, x->act_max);
+		for (unsigned i = 0; i < n; i++)
+			if (x->act[i].type == SL_RECV_ACT_DROP)
+				x->c.release(x->c.ctx, x->act[i].data.handle);
+	}
+}
+
+void
+sl_xport_free(struct sl_xport *x)
+{
+	if (x == NULL)
+		return;
+	if (x->r && x->qp && x->act)
+		release_stored(x);
+	sl_recv_rtx_free(x->rtx);
+	sl_recv_free(x->r);
+	sl_sched_free(x->e);
+	free(x->fbq);
+	free(x->sq_mem);
+	free(x->qp);
+	free(x->act);
+	free(x);
+}
+
+int
+sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t now_ns)
+{
+	const struct sl_proto_ops *ops = qc->proto ? sl_proto_find(qc->proto) : NULL;
+	struct sl_recv_conn_conf cc = {.isn = qc->first_psn, .mode = qc->recv_mode};
+	struct sl_flow_conf fc = {0};
+	struct xqp *q;
+	int rc;
+
+	if (qc->qpn >= x->c.max_qps || qc->peer_qpn > SL_XHDR_QPN_MAX || qc->seg_bytes == 0 ||
+	    qc->seg_bytes > UINT16_MAX || qc->recv_mode > SL_RECV_GBN)
+		return -EINVAL;
+	if (ops == NULL)
+		return -ENOENT;
+	q = &x->qp[qc->qpn];
+	if (q->open)
+		return -EEXIST;
+	rc = sl_xport_recv_conf_for_proto(qc->proto, &cc);
+	if (rc)
+		return rc;
+	fc.proto = qc->proto;
+	fc.seg_bytes = qc->seg_bytes;
+	fc.init_wnd_segs = qc->init_wnd_segs;
+	fc.init_rate_bps = qc->init_rate_bps;
+	fc.init_credit_bytes = qc->init_credit_bytes;
+	if (ops->credit == SL_CREDIT_GRANT && fc.init_credit_bytes == 0)
+		fc.init_credit_bytes = SL_XPORT_GRANT_SEGS * qc->seg_bytes;
+	fc.first_seq = qc->first_psn;
+	fc.rto_ns = qc->rto_ns;
+	fc.start_ns = now_ns;
+	memcpy(fc.param, qc->param, sizeof(fc.param));
+	rc = sl_sched_flow_add(x->e, qc->qpn, &fc);
+	if (rc)
+		return rc;
+	rc = sl_recv_conn_open(x->r, qc->qpn, &cc);
+	if (rc)
+		goto undo_flow;
+	memset(q, 0, offsetof(struct xqp, sq));
+	q->ops = ops;
+	q->recv_mode = qc->recv_mode;
+	q->peer_qpn = qc->peer_qpn;
+	q->seg_bytes = qc->seg_bytes;
+	q->ts = (ops->feedback & SL_PROTO_FB_ECHO) != 0;
+	q->ff = (struct sl_xport_fb_flow){.seg_bytes = qc->seg_bytes,
+					  .sack = (ops->feedback & SL_PROTO_FB_SACK) != 0,
+					  .ts = q->ts};
+	if (qc->recv_mode == SL_RECV_MELO && (ops->feedback & SL_PROTO_FB_NACK)) {
+		rc = sl_recv_rtx_flow_open(x->rtx, qc->qpn, qc->first_psn);
+		if (rc)
+			goto undo_conn;
+		q->ff.tracked = true;
+	}
+	q->sq_head = q->sq_tail = 0;
+	q->next_psn = qc->first_psn;
+	q->next_msn = 0;
+	q->rx_msn = q->rx_off = 0;
+	q->rx_broken = false;
+	memset(&q->st, 0, sizeof(q->st));
+	q->open = true;
+	return 0;
+undo_conn:
+	sl_recv_conn_close(x->r, qc->qpn, x->act, x->act_max);
+undo_flow:
+	sl_sched_flow_del(x->e, qc->qpn);
+	return rc;
+}
+
+static struct xqp *
+open_qp(const struct sl_xport *x, uint32_t qpn)
+{
+	return qpn < x->c.max_qps && x->qp[qpn].open ? &x->qp[qpn] : NULL;
+}
+
+uint32_t
+sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn)
+{
+	const struct xqp *q = open_qp(x, qpn);
+
+	return q ? x->c.sq_depth - (q->sq_tail - q->sq_head) : 0;
+}
+
+int
+sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len, uint64_t cookie,
+		   uint64_t now_ns)
+{
+	struct xqp *q = open_qp(x, qpn);
+	struct sq_ent *m;
+	uint32_t npkts;
+	int rc;
+
+	if (q == NULL)
+		return -ENOENT;
+	if (len == 0 || len > SL_XPORT_MSG_MAX || buf == NULL)
+		return -EINVAL;
+	if (q->sq_tail - q->sq_head == x->c.sq_depth) {
+		inc(&x->st.post_refused, 1);
+		return -ENOBUFS;
+	}
+	npkts = (len + q->seg_bytes - 1) / q->seg_bytes;
+	rc = sl_sched_flow_push(x->e, qpn, npkts, (uint16_t)q->seg_bytes);
+	if (rc) {
+		inc(&x->st.post_refused, 1);
+		return rc == -EOVERFLOW ? -ENOBUFS : rc;
+	}
+	m = &q->sq[q->sq_tail & (x->c.sq_depth - 1)];
+	*m = (struct sq_ent){.buf = buf,
+			     .len = len,
+			     .first_psn = q->next_psn,
+			     .npkts = npkts,
+			     .msn = q->next_msn,
+			     .cookie = cookie,
+			     .post_ns = now_ns};
+	q->next_psn += npkts;
+	q->next_msn++;
+	q->sq_tail++;
+	inc(&q->st.msgs_posted, 1);
+	inc(&q->st.bytes_posted, len);
+	inc(&x->st.msgs_posted, 1);
+	return 0;
+}
+
+/* The message holding psn, NULL if it was retired (binary search in PSN order). */
+static const struct sq_ent *
+msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
+{
+	uint32_t mask = x->c.sq_depth - 1, lo = q->sq_head, hi = q->sq_tail, base;
+
+	if (lo == hi)
+		return NULL;
+	base = q->sq[lo & mask].first_psn;
+	if (psn - base >= q->next_psn - base)
+		return NULL;
+	while (hi - lo > 1) { /* invariant: sq[lo].first_psn <= psn < sq[hi].first_psn */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (q->sq[mid & mask].first_psn - base <= psn - base)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &q->sq[lo & mask];
+}
+
+/* Retire, oldest first, every message the cumulative ACK covers. */
+static void
+complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+{
+	uint32_t mask = x->c.sq_depth - 1;
+	struct sl_flow_view v;
+
+	if (q->sq_head == q->sq_tail || sl_sched_flow_view(x->e, qpn, &v) != 0)
+		return;
+	while (q->sq_head != q->sq_tail) {
+		const struct sq_ent *m = &q->sq[q->sq_head & mask];
+		struct sl_xport_cqe c;
+
+		if (sl_seq_lt(v.wnd_start, m->first_psn + m->npkts))
+			break;
+		c = (struct sl_xport_cqe){.qpn = qpn,
+					  .msn = m->msn,
+					  .len = m->len,
+					  .cookie = m->cookie,
+					  .post_ns = m->post_ns};
+		q->sq_head++;
+		inc(&q->st.msgs_completed, 1);
+		inc(&q->st.bytes_completed, c.len);
+		inc(&x->st.msgs_completed, 1);
+		if (x->c.on_complete)
+			x->c.on_complete(x->c.ctx, &c, now_ns);
+	}
+}
+
+/* --- receive ------------------------------------------------------------------------------ */
+
+static void
+queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
+{
+	struct sl_xport_tx_frame *f;
+	struct sl_xfb fb;
+	int n;
+
+	if (x->fbq_count == XP_FBQ_SLOTS) {
+		inc(&x->st.fb_queue_full, 1);
+		return;
+	}
+	f = &x->fbq[(x->fbq_head + x->fbq_count) & (XP_FBQ_SLOTS - 1)];
+	n = sl_xport_fb_from_recv(a, &fb);
+	fb.qpn = x->qp[a->conn].peer_qpn;
+	if (n == 0)
+		n = sl_xfb_encode(&fb, f->hdr, sizeof(f->hdr));
+	if (n < 0) {
+		inc(&x->st.fb_encode_errors, 1);
+		return;
+	}
+	f->hdr_len = (uint16_t)n;
+	f->pad_bytes =
+		(uint16_t)(x->c.min_frame_bytes > (uint32_t)n ? x->c.min_frame_bytes - n : 0);
+	f->payload = NULL;
+	f->payload_len = 0;
+	f->qpn = a->conn;
+	x->fbq_count++;
+}
+
+/* A packet the receiver delivers in order: the next piece of the QP's message in progress. */
+static void
+deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
+{
+	struct xqp *q = &x->qp[qpn];
+	struct sl_xport_rx_seg seg;
+	const uint8_t *buf;
+	struct sl_xhdr h;
+	uint32_t len;
+	int hl;
+	bool first, last;
+
+	buf = x->c.frame(x->c.ctx, handle, &len);
+	hl = sl_xhdr_decode(buf, len, &h, NULL); /* decoded once already: cannot fail */
+	first = h.opcode == SL_XOP_SEND_FIRST || h.opcode == SL_XOP_SEND_ONLY ||
+		h.opcode == SL_XOP_SEND_ONLY_IMM;
+	last = h.opcode != SL_XOP_SEND_FIRST && h.opcode != SL_XOP_SEND_MIDDLE;
+	seg = (struct sl_xport_rx_seg){
+		.qpn = qpn,
+		.msn = h.msn,
+		.offset = q->rx_off,
+		.data = buf + hl,
+		.len = len - (uint32_t)hl - h.pad_bytes,
+		.first = first,
+		.last = last,
+		.has_imm = h.opcode == SL_XOP_SEND_LAST_IMM || h.opcode == SL_XOP_SEND_ONLY_IMM,
+		.imm = h.imm,
+	};
+	if (h.msn != q->rx_msn || first != (q->rx_off == 0) || (!last && seg.len != q->seg_bytes)) {
+		/* The stream and the packet disagree: this message cannot be delivered whole. */
+		inc(&q->st.rx_bad_sequence, 1);
+		inc(&x->st.rx_bad_sequence, 1);
+		q->rx_broken = true;
+	} else if (!q->rx_broken) {
+		if (x->c.on_recv)
+			x->c.on_recv(x->c.ctx, &seg, now_ns);
+		else
+			inc(&x->st.rx_no_consumer, 1);
+		q->rx_off += seg.len;
+		inc(&q->st.bytes_received, seg.len);
+	}
+	if (last && h.msn == q->rx_msn) {
+		if (!q->rx_broken) {
+			inc(&q->st.msgs_received, 1);
+			inc(&x->st.msgs_received, 1);
+		}
+		q->rx_msn++;
+		q->rx_off = 0;
+		q->rx_broken = false;
+	}
+	x->c.release(x->c.ctx, handle);
+}
+
+static void
+apply_actions(struct sl_xport *x, unsigned n, uint64_t now_ns)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_recv_action *a = &x->act[i];
+
+		switch (a->type) {
+		case SL_RECV_ACT_DELIVER:
+			deliver(x, a->conn, a->data.handle, now_ns);
+			break;
+		case SL_RECV_ACT_STORE:
+			break;
+		case SL_RECV_ACT_DROP:
+			x->c.release(x->c.ctx, a->data.handle);
+			break;
+		default:
+			queue_fb(x, a);
+			break;
+		}
+	}
+}
+
+static void
+recv_batch(struct sl_xport *x, const struct sl_recv_pkt *pk, unsigned n, uint64_t now_ns)
+{
+	while (n) {
+		unsigned used = 0, na;
+
+		na = sl_recv_burst(x->r, pk, n, now_ns, x->act, x->act_max, &used);
+		apply_actions(x, na, now_ns);
+		pk += used;
+		n -= used;
+	}
+}
+
+/*
+ * Feedback must name PSNs this sender has sent: a cumulative ACK in [wnd_start - W, snd_max]
+ * (older ones are stale but harmless), holes inside [ack_psn, snd_max). Anything else is a
+ * frame from a peer that lost its state, or forged: refused before it touches the QP.
+ */
+static bool
+fb_in_range(const struct sl_xfb *fb, const struct sl_flow_view *v)
+{
+	if (sl_seq_gt(fb->ack_psn, v->snd_max) ||
+	    sl_seq_lt(fb->ack_psn, v->wnd_start - v->max_wnd_segs))
+		return false;
+	for (unsigned i = 0; i < fb->nholes; i++)
+		if (sl_seq_gt(fb->hole[i].start_psn + fb->hole[i].len_pkts, v->snd_max))
+			return false;
+	return true;
+}
+
+/* One feedback frame: scheduler events for the QP it names, then completions. */
+static void
+rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_ns)
+{
+	struct sl_event ev[XP_EVENTS_MAX];
+	struct sl_flow_view v;
+	struct sl_xfb fb;
+	struct xqp *q;
+	unsigned n;
+
+	if (sl_xfb_decode(f->buf, f->len, x->c.window_pkts, &fb, &x->rej) < 0) {
+		inc(&x->st.rx_bad_header, 1);
+		return;
+	}
+	q = open_qp(x, fb.qpn);
+	if (q == NULL) {
+		inc(&x->st.rx_bad_qpn, 1);
+		return;
+	}
+	if (sl_sched_flow_view(x->e, fb.qpn, &v) != 0 || !fb_in_range(&fb, &v)) {
+		inc(&x->st.rx_fb_out_of_range, 1);
+		return;
+	}
+	inc(fb.opcode == SL_XOP_ACK    ? &q->st.acks
+	    : fb.opcode == SL_XOP_NACK ? &q->st.nacks
+	    : fb.opcode == SL_XOP_CNP  ? &q->st.cnps
+				       : &q->st.pulls,
+	    1);
+	n = sl_xport_fb_events(x->e, x->rtx, fb.qpn, &q->ff, &fb, ev, XP_EVENTS_MAX);
+	sl_sched_incoming(x->e, ev, n, now_ns);
+	inc(&x->st.rx_fb, 1);
+	complete(x, fb.qpn, q, now_ns);
+}
+
+void
+sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_frame *in,
+		  unsigned n)
+{
+	struct sl_recv_pkt pk[XP_RX_BATCH];
+	unsigned npk = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct sl_xport_rx_frame *f = &in[i];
+		struct sl_xhdr h;
+
+		if (f->len == 0 || !sl_xhdr_op_is_data(f->buf[0])) {
+			rx_feedback(x, f, now_ns);
+			x->c.release(x->c.ctx, f->handle);
+			continue;
+		}
+		if (sl_xhdr_decode(f->buf, f->len, &h, &x->rej) < 0) {
+			inc(&x->st.rx_bad_header, 1);
+		} else if (h.opcode > SL_XOP_SEND_ONLY_IMM) {
+			inc(&x->st.rx_unsupported, 1);
+		} else if (open_qp(x, h.qpn) == NULL) {
+			inc(&x->st.rx_bad_qpn, 1);
+		} else {
+			pk[npk++] = (struct sl_recv_pkt){
+				.conn = h.qpn,
+				.psn = h.psn,
+				.flags = ((h.flags & SL_XHDR_F_CE) ? SL_RECV_F_ECN_CE : 0) |
+					 ((h.flags & SL_XHDR_F_RTX) ? SL_RECV_F_RTX : 0) |
+					 ((h.flags & SL_XHDR_F_ACKREQ) ? SL_RECV_F_ACK_REQ : 0) |
+					 ((h.flags & SL_XHDR_F_TRIMMED) ? SL_RECV_F_TRIMMED : 0),
+				.tx_id = h.tx_id,
+				.tx_ns = h.ts_ns,
+				.handle = f->handle,
+			};
+			inc(&x->st.rx_data, 1);
+			if (npk == XP_RX_BATCH) {
+				recv_batch(x, pk, npk, now_ns);
+				npk = 0;
+			}
+			continue;
+		}
+		x->c.release(x->c.ctx, f->handle);
+	}
+	if (npk)
+		recv_batch(x, pk, npk, now_ns);
+}
+
+/* --- transmit ----------------------------------------------------------------------------- */
+
+/* Build the data frame of one scheduler decision; false if its message was retired. */
+static bool
+build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct sl_xport_tx_frame *f)
+{
+	struct xqp *q = &x->qp[s->flow];
+	const struct sq_ent *m = msg_of(x, q, s->seq);
+	struct sl_xhdr h = {0};
+	uint32_t k, off, len;
+	bool last;
+	int n;
+
+	if (m == NULL)
+		return false;
+	k = s->seq - m->first_psn;
+	off = k * q->seg_bytes;
+	len = SL_MIN(q->seg_bytes, m->len - off);
+	last = k + 1 == m->npkts;
+	h.opcode = m->npkts == 1 ? SL_XOP_SEND_ONLY
+		   : k == 0      ? SL_XOP_SEND_FIRST
+		   : last        ? SL_XOP_SEND_LAST
+				 : SL_XOP_SEND_MIDDLE;
+	h.flags = (s->tx_id ? SL_XHDR_F_RTX : 0) | (last ? SL_XHDR_F_ACKREQ : 0) |
+		  (q->ts ? SL_XHDR_F_TS : 0);
+	h.tx_id = s->tx_id;
+	h.qpn = q->peer_qpn;
+	h.psn = s->seq;
+	h.msn = m->msn;
+	h.ts_ns = q->ts ? now_ns : 0;
+	n = (int)sl_xhdr_len(h.opcode, h.flags);
+	if (x->c.min_frame_bytes > n + len)
+		h.pad_bytes = (uint8_t)(x->c.min_frame_bytes - n - len);
+	sl_xhdr_encode(&h, f->hdr, sizeof(f->hdr));
+	f->hdr_len = (uint16_t)n;
+	f->pad_bytes = h.pad_bytes;
+	f->payload = m->buf + off;
+	f->payload_len = len;
+	f->qpn = s->flow;
+	if (s->tx_id) {
+		inc(&q->st.pkts_rtx, 1);
+		inc(&x->st.tx_rtx, 1);
+	} else {
+		inc(&q->st.pkts_sent, 1);
+		inc(&x->st.tx_data, 1);
+	}
+	return true;
+}
+
+unsigned
+sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame *out, unsigned max)
+{
+	struct sl_seg segs[XP_SEGS];
+	unsigned n = 0, ns;
+
+	if (sl_recv_next_deadline(x->r) <= now_ns)
+		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
+	while (n < max && x->fbq_count) {
+		out[n++] = x->fbq[x->fbq_head];
+		x->fbq_head = (x->fbq_head + 1) & (XP_FBQ_SLOTS - 1);
+		x->fbq_count--;
+	}
+	if (n)
+		inc(&x->st.tx_fb, n);
+	while (n < max) {
+		ns = sl_sched_next_burst(x->e, now_ns, segs, SL_MIN(max - n, SL_ARRAY_SIZE(segs)));
+		if (ns == 0)
+			break;
+		for (unsigned i = 0; i < ns; i++) {
+			if (build_data(x, &segs[i], now_ns, &out[n]))
+				n++;
+			else
+				inc(&x->st.tx_stale, 1);
+		}
+	}
+	return n;
+}
+
+uint64_t
+sl_xport_next_deadline(const struct sl_xport *x)
+{
+	if (x->fbq_count)
+		return 0;
+	return SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
+}
+
+/* --- counters and views ------------------------------------------------------------------- */
+
+void
+sl_xport_stats_get(const struct sl_xport *x, struct sl_xport_stats *st)
+{
+	sl_stats_snapshot(st, &x->st, sl_xport_stat_table.n);
+}
+
+void
+sl_xport_rejects_get(const struct sl_xport *x, struct sl_xhdr_rejects *rej)
+{
+	sl_stats_snapshot(rej, &x->rej, SL_XREJ_MAX);
+}
+
+int
+sl_xport_qp_stats_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_stats *st)
+{
+	const struct xqp *q = open_qp(x, qpn);
+
+	if (q == NULL)
+		return -ENOENT;
+	sl_stats_snapshot(st, &q->st, sl_xport_qp_stat_table.n);
+	return 0;
+}
+
+int
+sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_info *info)
+{
+	const struct xqp *q = open_qp(x, qpn);
+	struct sl_recv_conn_info ri;
+	struct sl_flow_view v;
+	struct sl_flow_stats fs;
+
+	if (q == NULL || sl_sched_flow_view(x->e, qpn, &v) != 0)
+		return -ENOENT;
+	memset(info, 0, sizeof(*info));
+	memcpy(info->proto, q->ops->name, sizeof(info->proto));
+	info->peer_qpn = q->peer_qpn;
+	info->seg_bytes = q->seg_bytes;
+	info->recv_mode = q->recv_mode;
+	info->sq_used = q->sq_tail - q->sq_head;
+	info->inflight_pkts = v.snd_max - v.wnd_start;
+	info->wnd_segs = v.wnd_segs;
+	info->rate_bps = v.rate_bps;
+	info->rto_ns = v.rto_ns;
+	if (sl_sched_flow_stats_get(x->e, qpn, &fs) == 0)
+		info->rto_fired = fs.rto_fired;
+	if (sl_recv_conn_info(x->r, qpn, &ri) == 0)
+		info->recv_blocks = ri.blocks;
+	return 0;
+}
+
+size_t
+sl_xport_bytes_per_qp(const struct sl_xport *x)
+{
+	struct sl_recv_mem m;
+	struct sl_recv_conf rc = SL_RECV_CONF_DEFAULT(x->c.max_qps);
+
+	rc.window_pkts = x->c.window_pkts;
+	sl_recv_mem(&rc, &m);
+	return sizeof(struct xqp) + (size_t)x->c.sq_depth * sizeof(struct sq_ent) +
+	       sl_sched_bytes_per_flow(x->e) + m.conn_ctx_bytes + sl_recv_rtx_flow_bytes();
+}
+
+void
+sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st)
+{
+	sl_sched_stats_get(x->e, st);
+}
+
+void
+sl_xport_recv_stats_get(const struct sl_xport *x, struct sl_recv_stats *st)
+{
+	sl_recv_stats_get(x->r, st);
+}
