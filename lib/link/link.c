@@ -235,6 +235,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	S(rx_rollbacks, "rollbacks to threshold - 16"),
 	S(rx_recoveries, "error episodes recovered"),
 	S(rx_fc_overflow, "frames refused: consumer queue full"),
+	S(rx_lost, "end-to-end mode: frame IDs skipped (frames lost on the way)"),
+	S(rx_late, "end-to-end mode: frames behind the newest ID, delivered"),
 	S(rx_fc_pause, "FC pause frames accepted"),
 	S(rx_fc_resume, "FC resume frames accepted"),
 	SA(rx_ctrl, 0, "rx_ctrl_idle", "IDLE frames counted"),
@@ -385,8 +387,8 @@ sl_link_create(const struct sl_link_conf *conf)
 	    conf->ctrl_interval_ns == 0 || conf->fc_frames < 3 ||
 	    (conf->fmt.mode != SL_WIRE_MODE_FAITHFUL && conf->fmt.mode != SL_WIRE_MODE_EXTENDED) ||
 	    conf->ring_order < SL_LINK_ORDER_MIN || conf->ring_order > fmt_max_order(&conf->fmt) ||
-	    (conf->replay != SL_LINK_REPLAY_RING && conf->replay != SL_LINK_REPLAY_MISSING) ||
-	    (conf->replay == SL_LINK_REPLAY_MISSING && conf->fmt.mode != SL_WIRE_MODE_EXTENDED))
+	    conf->replay > SL_LINK_REPLAY_NONE ||
+	    (conf->replay != SL_LINK_REPLAY_RING && conf->fmt.mode != SL_WIRE_MODE_EXTENDED))
 		goto fail_inval;
 	slots = (size_t)1 << conf->ring_order;
 	l = calloc(1, sizeof(*l) + slots * sizeof(struct ring_slot));
@@ -869,15 +871,35 @@ ctrl_index(uint16_t key)
 	}
 }
 
+/*
+ * End-to-end mode: a verified frame carrying ID id moves the stream to next (a data frame's
+ * id + 1; a control frame's id, the next data frame's): IDs skipped were lost on the way, an
+ * ID behind is a late frame.
+ */
+static void
+e2e_follow(struct sl_link *l, uint32_t id, uint32_t next)
+{
+	if (sl_seq_ge(id, l->rx_id)) {
+		l->stats.rx_lost += id - l->rx_id;
+		l->rx_id = l->thr = next;
+	} else {
+		l->stats.rx_late++;
+	}
+}
+
 static void
 rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 {
 	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
-	bool at_id = sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
+	bool e2e = l->conf.replay == SL_LINK_REPLAY_NONE;
+	bool at_id = e2e ? sl_wire_vcode_ok(f, f->id)
+			 : sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
 	uint32_t id;
 
-	if (!l->rx_error && l->peer_delivered && !at_id && f->key != SL_WIRE_KEY_PAUSE_REQ &&
-	    rx_stale(l, f, true, &id)) {
+	if (e2e && at_id && sl_seq_gt(f->id, l->rx_id))
+		e2e_follow(l, f->id, f->id);
+	if (!e2e && !l->rx_error && l->peer_delivered && !at_id &&
+	    f->key != SL_WIRE_KEY_PAUSE_REQ && rx_stale(l, f, true, &id)) {
 		/*
 		 * From a repeated replay: follow it (its next data frame is id) without counting
 		 * the key. PAUSE_REQ is never stale: a restarting peer sends it with ID 0.
@@ -891,7 +913,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->stats.rx_bad_ctrl++;
 		l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
 		l->leave_cnt = l->leave_ack_cnt = 0;
-		if (!l->rx_error)
+		if (!l->rx_error && !e2e)
 			rx_fail(l, now_ns);
 		return;
 	}
@@ -903,6 +925,48 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->pause_from_zero = sl_wire_vcode_ok(f, 0) && (!ext || f->id == 0);
 	l->stats.rx_ctrl[ctrl_index(f->key)]++;
 	rx_flags(l, f->key, f->arg);
+}
+
+/* A filler's flow-control word takes effect. */
+static void
+rx_fc(struct sl_link *l, const struct sl_wire_frame *f)
+{
+	if (f->fc == SL_WIRE_FC_PAUSE) {
+		l->stats.rx_fc_pause++;
+		l->fc_remote_paused = true;
+	} else if (f->fc == SL_WIRE_FC_RESUME) {
+		l->stats.rx_fc_resume++;
+		l->fc_remote_paused = false;
+	}
+}
+
+/*
+ * End-to-end mode: a frame that verifies against its own ID is taken wherever it falls (late
+ * ones too: the transport sorts them out); one that does not is dropped, never NACKed. A full
+ * consumer queue drops too: with nothing replayed, the transport resends.
+ */
+static bool
+rx_data_e2e(struct sl_link *l, const struct sl_wire_frame *f)
+{
+	if (!sl_wire_vcode_ok(f, f->id)) {
+		l->stats.rx_bad_data++;
+		return false;
+	}
+	rx_good(l);
+	e2e_follow(l, f->id, f->id + 1);
+	if (f->meta == SL_WIRE_META_FILLER) {
+		rx_fc(l, f);
+		return false;
+	}
+	if (l->occupancy >= l->conf.fc_frames) {
+		l->stats.rx_fc_overflow++;
+		return false;
+	}
+	l->peer_delivered = true;
+	l->occupancy++;
+	l->stats.rx_delivered++;
+	fc_update(l);
+	return true;
 }
 
 /* A data or filler frame; returns true when it is delivered. */
@@ -918,6 +982,8 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		return false;
 	}
 	rx_flags(l, 0, 0);
+	if (l->conf.replay == SL_LINK_REPLAY_NONE)
+		return rx_data_e2e(l, f);
 	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
 		if (!l->rx_error && l->peer_delivered && rx_stale(l, f, false, &id)) {
 			/*
@@ -958,13 +1024,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		sl_hist_add(&l->recovery_ns, now_ns - l->err_start_ns);
 	}
 	if (f->meta == SL_WIRE_META_FILLER) {
-		if (f->fc == SL_WIRE_FC_PAUSE) {
-			l->stats.rx_fc_pause++;
-			l->fc_remote_paused = true;
-		} else if (f->fc == SL_WIRE_FC_RESUME) {
-			l->stats.rx_fc_resume++;
-			l->fc_remote_paused = false;
-		}
+		rx_fc(l, f);
 		return false;
 	}
 	l->occupancy++;

@@ -83,6 +83,12 @@ enum sl_link_state {
 enum sl_link_replay {
 	SL_LINK_REPLAY_RING = 0,    /**< whole ring, oldest first (RIFL) */
 	SL_LINK_REPLAY_MISSING = 1, /**< from the ID the NACK names (extended mode only) */
+	/**
+	 * End-to-end reliability (extended mode only): nothing is replayed and nothing NACKed. A
+	 * data frame that verifies against its explicit ID is delivered wherever it falls; gaps
+	 * are counted (rx_lost), and the transport above recovers them.
+	 */
+	SL_LINK_REPLAY_NONE = 2,
 };
 
 typedef void (*sl_link_release_t)(void *ctx, void *const *handles, unsigned n);
@@ -174,6 +180,8 @@ struct sl_link_stats {
 	uint64_t rx_rollbacks;
 	uint64_t rx_recoveries;
 	uint64_t rx_fc_overflow;
+	uint64_t rx_lost;
+	uint64_t rx_late;
 	uint64_t rx_fc_pause;
 	uint64_t rx_fc_resume;
 	uint64_t rx_ctrl[5];

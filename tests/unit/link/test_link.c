@@ -182,8 +182,10 @@ sl_link_create__rejects_bad_conf(void **state)
 	REJECT(ring_order, SL_LINK_ORDER_MIN - 1);
 	REJECT(ring_order, SL_LINK_ORDER_MAX_FAITHFUL + 1);
 	REJECT(replay, SL_LINK_REPLAY_MISSING); /* needs the NACK's ID: extended only */
-	REJECT(fc_off_frames, 25);              /* off above the default on (20) */
-	REJECT(fc_on_frames, 31);               /* on above S_FC */
+	REJECT(replay, SL_LINK_REPLAY_NONE);    /* delivers by explicit ID: extended only */
+	REJECT(replay, 3);
+	REJECT(fc_off_frames, 25); /* off above the default on (20) */
+	REJECT(fc_on_frames, 31);  /* on above S_FC */
 	REJECT(fmt.mode, 7);
 #undef REJECT
 	c = ok;
@@ -247,6 +249,50 @@ sl_link_rx_burst__warmup_then_exactly_once_in_order(void **state)
 		assert_int_equal(feed(l, 0, &f, &h[2]), 0);
 		assert_true(was_released(&h[2]));
 	}
+	sl_link_free(l);
+}
+
+/*
+ * End-to-end mode: a frame verified against its own explicit ID is delivered wherever it falls;
+ * a gap is counted (rx_lost), never NACKed: the sender is never asked to replay, and a late or
+ * duplicate frame is handed up for the transport to judge. A frame that fails is dropped.
+ */
+static void
+sl_link_rx_burst__end_to_end_mode_delivers_by_id_and_never_nacks(void **state)
+{
+	struct sl_link *l = mk(&extended, SL_LINK_REPLAY_NONE);
+	struct sl_link_tx_frame out[8];
+	int h[8];
+	struct fr f;
+
+	(void)state;
+	sync_rx(l, &extended);
+	f = data_frame(&extended, 16, 1);
+	assert_int_equal(feed(l, 0, &f, &h[0]), 1);
+	f = data_frame(&extended, 20, 2); /* 17..19 lost on the way */
+	assert_int_equal(feed(l, 0, &f, &h[1]), 1);
+	assert_int_equal(sl_link_stat(l, rx_lost), 3);
+	f = data_frame(&extended, 18, 3); /* late: still handed up */
+	assert_int_equal(feed(l, 0, &f, &h[2]), 1);
+	assert_int_equal(sl_link_stat(l, rx_late), 1);
+	f = data_frame(&extended, 21, 4);
+	f.b[8] ^= 0x10; /* damaged in the body VCODE covers: dropped, nothing else */
+	assert_int_equal(feed(l, 0, &f, &h[3]), 0);
+	assert_true(was_released(&h[3]));
+	assert_int_equal(sl_link_stat(l, rx_bad_data), 1);
+	/* An IDLE naming ID 25 (21..24 lost) moves the stream; the next data frame is in order. */
+	feed_ctrl_n(l, &extended, 25, SL_WIRE_KEY_IDLE, 0, 1);
+	assert_int_equal(sl_link_stat(l, rx_lost), 7);
+	f = data_frame(&extended, 25, 5);
+	assert_int_equal(feed(l, 0, &f, &h[4]), 1);
+	assert_int_equal(sl_link_stat(l, rx_lost), 7);
+	assert_int_equal(sl_link_stat(l, rx_errors), 0);
+	assert_int_equal(sl_link_stat(l, rx_rollbacks), 0);
+	/* Nothing asks the peer for a replay: the TX side sends no RETRANS_REQ. */
+	for (int i = 0; i < 64; i++)
+		tx(l, 0, out, SL_ARRAY_SIZE(out));
+	assert_int_equal(sl_link_stat(l, tx_retrans_req), 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
 	sl_link_free(l);
 }
 
@@ -1136,6 +1182,7 @@ main(void)
 		cmocka_unit_test(sl_link_create__rejects_bad_conf),
 		cmocka_unit_test(sl_link_ring_order__rifl_sizing_rule),
 		cmocka_unit_test(sl_link_rx_burst__warmup_then_exactly_once_in_order),
+		cmocka_unit_test(sl_link_rx_burst__end_to_end_mode_delivers_by_id_and_never_nacks),
 		cmocka_unit_test(sl_link_rx_burst__data_ignored_until_the_lane_is_up),
 		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
 		cmocka_unit_test(sl_link_rx_burst__repeated_replay_is_harmless_in_sync),
