@@ -42,10 +42,11 @@
 #define SL_ETHERTYPE SL_WIRE_ETHERTYPE
 #define SL_DP_MIN_FRAME (RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN) /**< 60 bytes, FCS excluded */
 /*
- * Body bytes VCODE covers in the "header" scope: the transport header. Until the transport
- * lands, the body is the link test traffic, whose header is this long (sl_dp_traffic.h).
+ * Body bytes VCODE covers in the "header" scope: the longest transport header (base, RETH, IMM
+ * and timestamp: SL_XHDR_MAX_LEN), which also covers every feedback frame and the link test
+ * traffic's 18-byte header. The payload after it is the FCS's to protect.
  */
-#define SL_DP_VCODE_HDR_BYTES 18
+#define SL_DP_VCODE_HDR_BYTES 44
 /* Smallest link body that fills a minimum frame with a faithful header. */
 #define SL_DP_MIN_BODY (SL_DP_MIN_FRAME - RTE_ETHER_HDR_LEN - SL_WIRE_HDR_LEN)
 

@@ -28,7 +28,7 @@
 -- sluice.test.seq, sluice.test.len, ...
 
 local ETHERTYPE = 0x88B5
-local VCODE_HDR_BYTES = 18 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
+local VCODE_HDR_BYTES = 44 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
 local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/dp/sl_dp_traffic.h (host byte order: little endian)
 
 local sluice = Proto("sluice", "sluice link")
