@@ -17,12 +17,15 @@
 
 #include "impair_engine.h"
 #include "sl_dp.h"
+#include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
 #include "sl_link.h"
 #include "sl_pacer.h"
 #include "sl_recv.h"
 #include "sl_recv_rtx.h"
 #include "sl_sched.h"
+#include "sl_xport.h"
+#include "sl_xport_traffic.h"
 
 static const struct {
 	const struct sl_stat_table *t;
@@ -35,6 +38,18 @@ static const struct {
 	 "sluiced: `/sluice/ports` (`q/<name>` per queue), the exit JSON (`p<i>/<name>`)"},
 	{&sl_dp_traffic_stat_table, "`struct sl_dp_traffic.stats`",
 	 "sluiced: `/sluice/traffic`, the exit JSON's second line (summed over lanes)"},
+	{&sl_dp_qp_stat_table, "sl_dp_qp_stats_get()",
+	 "sluiced: `/sluice/qp,<qpn>` (`lane/<name>`), sums in `/sluice/qps` "
+	 "(`totals/lane/<name>`) and the exit JSON (`qps/lane/<name>`)"},
+	{&sl_xport_stat_table, "sl_xport_stats_get()",
+	 "sluiced: sums over the lanes in `/sluice/qps` (`totals/xport/<name>`) and the exit JSON "
+	 "(`qps/xport/<name>`)"},
+	{&sl_xport_qp_stat_table, "sl_xport_qp_stats_get()",
+	 "sluiced: `/sluice/qp,<qpn>`, sums in `/sluice/qps` (`totals/<name>`) and the exit "
+	 "JSON (`qps/<name>`)"},
+	{&sl_xport_traffic_stat_table, "sl_xport_traffic_stats_get()",
+	 "sluiced: `/sluice/qp,<qpn>` (`lane/<name>`, its lane's endpoint), sums in "
+	 "`/sluice/qps` (`totals/traffic/<name>`) and the exit JSON (`qps/traffic/<name>`)"},
 	{&sl_impair_stat_table, "sl_impair_stats_get()",
 	 "net_impair: ethdev xstats `rx_impair_<name>`, `tx_impair_<name>`"},
 	{&sl_sched_stat_table, "sl_sched_stats_get()", "sluice-sim's summary"},

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp.c - queue pairs on a lane (sl_dp_qp.h): the endpoint's frames in and out of mbufs.
+ *
+ * TX. A poll posts at most SL_DP_QP_POST_BUDGET messages, then, when the endpoint may have work
+ * (sl_xport_next_deadline() <= now), tops the spare mbufs up to what the lane asked for in one
+ * bulk allocation (halving the request while the pool is short), asks tx_burst for at most as
+ * many frames as there are spares, and copies each frame into its mbuf: transport header,
+ * payload, zero padding, after the headroom the lane fills with Ethernet and link headers. So
+ * the endpoint hands out no frame the adapter cannot build, and spares left over wait for the
+ * next poll instead of going back to the pool.
+ *
+ * RX. Delivered bodies go to sl_xport_rx_burst() SL_DP_BURST at a time, each with its mbuf as
+ * the handle: conf.frame reads the mbuf's data, conf.release frees it.
+ *
+ * QP info. sl_xport_qp_info_get() reads the scheduler's state, which only the lane's lcore may
+ * touch; produce copies it into a per-QP slot every SL_DP_QP_INFO_NS, SL_DP_QP_INFO_PER_POLL QPs
+ * at a time, under a sequence lock (odd while written). The slot's words are stored and loaded
+ * with relaxed atomics between acquire / release fences, so a reader on the telemetry thread
+ * sees either a whole snapshot or a changed sequence, never a torn one it accepts.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "sl_dp_qp.h"
+
+#define INFO_WORDS ((sizeof(struct sl_xport_qp_info) + 7) / 8)
+
+static const struct sl_stat_desc stat_desc[] = {
+	SL_STAT(struct sl_dp_qp_stats, tx_frames, "transport frames built into mbufs"),
+	SL_STAT(struct sl_dp_qp_stats, tx_bytes, "transport frame bytes built (the link bodies)"),
+	SL_STAT(struct sl_dp_qp_stats, tx_lost,
+		"frames the endpoint gave that did not fit an mbuf: lost"),
+	SL_STAT(struct sl_dp_qp_stats, pool_short,
+		"polls that got fewer mbufs than asked (sending waits)"),
+	SL_STAT(struct sl_dp_qp_stats, rx_frames, "transport frames handed to the endpoint"),
+	SL_STAT(struct sl_dp_qp_stats, rx_bytes, "transport frame bytes handed to the endpoint"),
+	SL_STAT(struct sl_dp_qp_stats, info_refreshes, "QP info snapshots taken"),
+};
+SL_STAT_TABLE_DEFINE(sl_dp_qp_stat_table, struct sl_dp_qp_stats, stat_desc);
+
+/* One QP's info snapshot, under a sequence lock. */
+struct info_slot {
+	uint32_t seq; /**< even: stable; odd: being written; 0: never written */
+	uint64_t w[INFO_WORDS];
+};
+
+struct sl_dp_qp {
+	struct sl_xport *x;
+	struct sl_xport_traffic *t;
+	struct rte_mempool *pool;
+	uint32_t max_qps;
+	uint32_t *qpns; /**< [max_qps] QPs open here, n_qps of them */
+	uint32_t n_qps;
+	bool *open;             /**< [max_qps] */
+	struct info_slot *info; /**< [max_qps] */
+	uint32_t info_next;     /**< index into qpns of the next snapshot */
+	uint64_t info_due_ns;   /**< next round of snapshots starts here */
+	struct rte_mbuf *spare[SL_DP_BURST];
+	unsigned int n_spare;
+	struct sl_xport_tx_frame tx[SL_DP_BURST];
+	struct sl_xport_rx_frame rx[SL_DP_BURST];
+	struct sl_dp_qp_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
+};
+
+static inline void
+add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+static const uint8_t *
+frame_bytes(void *ctx, void *handle, uint32_t *len)
+{
+	struct rte_mbuf *m = handle;
+
+	(void)ctx;
+	*len = m->data_len;
+	return rte_pktmbuf_mtod(m, const uint8_t *);
+}
+
+static void
+frame_release(void *ctx, void *handle)
+{
+	(void)ctx;
+	rte_pktmbuf_free(handle);
+}
+
+struct sl_dp_qp *
+sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
+{
+	struct sl_dp_qp *a;
+	struct sl_xport_conf xc;
+	int err = ENOMEM;
+
+	if (conf->pool == NULL || conf->max_qps == 0 || conf->traffic.max_qps != conf->max_qps) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = rte_zmalloc_socket("sl_dp_qp", sizeof(*a), RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (a == NULL)
+		goto fail_errno;
+	a->pool = conf->pool;
+	a->max_qps = conf->max_qps;
+	a->qpns = rte_zmalloc_socket("sl_dp_qp", sizeof(a->qpns[0]) * conf->max_qps, 0,
+				     conf->socket_id);
+	a->open = rte_zmalloc_socket("sl_dp_qp", sizeof(a->open[0]) * conf->max_qps, 0,
+				     conf->socket_id);
+	a->info = rte_zmalloc_socket("sl_dp_qp", sizeof(a->info[0]) * conf->max_qps,
+				     RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (a->qpns == NULL || a->open == NULL || a->info == NULL)
+		goto fail;
+	a->t = sl_xport_traffic_create(&conf->traffic);
+	if (a->t == NULL) {
+		err = errno;
+		goto fail;
+	}
+	memset(&xc, 0, sizeof(xc));
+	xc.max_qps = conf->max_qps;
+	xc.window_pkts = conf->window_pkts;
+	xc.min_frame_bytes = SL_DP_MIN_BODY;
+	xc.frame = frame_bytes;
+	xc.release = frame_release;
+	xc.on_recv = sl_xport_traffic_on_recv;
+	xc.on_complete = sl_xport_traffic_on_complete;
+	xc.ctx = a->t;
+	a->x = sl_xport_create(&xc);
+	if (a->x == NULL) {
+		err = errno;
+		goto fail;
+	}
+	return a;
+fail:
+	sl_dp_qp_free(a);
+fail_errno:
+	errno = err;
+	return NULL;
+}
+
+void
+sl_dp_qp_free(struct sl_dp_qp *a)
+{
+	if (a == NULL)
+		return;
+	sl_xport_free(a->x);
+	sl_xport_traffic_free(a->t);
+	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
+	rte_free(a->info);
+	rte_free(a->open);
+	rte_free(a->qpns);
+	rte_free(a);
+}
+
+int
+sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, bool recv,
+	      uint64_t now_ns)
+{
+	int rc;
+
+	if (qc->qpn >= a->max_qps)
+		return -EINVAL;
+	rc = sl_xport_qp_open(a->x, qc, now_ns);
+	if (rc == 0)
+		rc = sl_xport_traffic_qp(a->t, qc->qpn, qc->peer_qpn, send, recv);
+	if (rc != 0)
+		return rc;
+	a->open[qc->qpn] = true;
+	a->qpns[a->n_qps++] = qc->qpn;
+	return 0;
+}
+
+bool
+sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn)
+{
+	return qpn < a->max_qps && a->open[qpn];
+}
+
+const struct sl_xport *
+sl_dp_qp_xport(const struct sl_dp_qp *a)
+{
+	return a->x;
+}
+
+const struct sl_xport_traffic *
+sl_dp_qp_traffic(const struct sl_dp_qp *a)
+{
+	return a->t;
+}
+
+void
+sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st)
+{
+	sl_stats_snapshot(st, &a->stats, sl_dp_qp_stat_table.n);
+}
+
+/* --- QP info snapshots --------------------------------------------------------------------- */
+
+static void
+info_write(struct info_slot *s, const struct sl_xport_qp_info *info)
+{
+	uint64_t w[INFO_WORDS] = {0};
+	uint32_t seq = s->seq;
+
+	memcpy(w, info, sizeof(*info));
+	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < INFO_WORDS; i++)
+		__atomic_store_n(&s->w[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+int
+sl_dp_qp_info_get(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_info *info)
+{
+	const struct info_slot *s;
+	uint64_t w[INFO_WORDS];
+
+	if (!sl_dp_qp_has(a, qpn))
+		return -ENOENT;
+	s = &a->info[qpn];
+	for (int tries = 0; tries < 100; tries++) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+
+		if (seq == 0)
+			return -EAGAIN;
+		if (seq & 1)
+			continue;
+		for (unsigned int i = 0; i < INFO_WORDS; i++)
+			w[i] = __atomic_load_n(&s->w[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq) {
+			memcpy(info, w, sizeof(*info));
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+/* A few QPs' snapshots per poll, a round every SL_DP_QP_INFO_NS. */
+static void
+info_refresh(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	struct sl_xport_qp_info info;
+	unsigned int k;
+
+	if (now_ns < a->info_due_ns || a->n_qps == 0)
+		return;
+	for (k = 0; k < SL_DP_QP_INFO_PER_POLL && a->info_next < a->n_qps; k++) {
+		uint32_t qpn = a->qpns[a->info_next++];
+
+		memset(&info, 0, sizeof(info));
+		if (sl_xport_qp_info_get(a->x, qpn, &info) == 0)
+			info_write(&a->info[qpn], &info);
+	}
+	add(&a->stats.info_refreshes, k);
+	if (a->info_next == a->n_qps) {
+		a->info_next = 0;
+		a->info_due_ns = now_ns + SL_DP_QP_INFO_NS;
+	}
+}
+
+/* --- the lane's producer and consumer ------------------------------------------------------ */
+
+/* Spare mbufs up to want, in bulk; fewer when the pool is short. */
+static void
+top_up(struct sl_dp_qp *a, unsigned int want)
+{
+	unsigned int need = want > a->n_spare ? want - a->n_spare : 0;
+
+	while (need > 0 && rte_pktmbuf_alloc_bulk(a->pool, a->spare + a->n_spare, need) != 0)
+		need /= 2;
+	a->n_spare += need;
+	if (a->n_spare < want)
+		add(&a->stats.pool_short, 1);
+}
+
+unsigned
+sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
+{
+	struct sl_dp_qp *a = ctx;
+	unsigned int n, built = 0, lost_room = 0;
+	uint64_t bytes = 0;
+
+	info_refresh(a, now_ns);
+	sl_xport_traffic_post(a->t, a->x, now_ns, SL_DP_QP_POST_BUDGET);
+	if (max == 0 || sl_xport_next_deadline(a->x) > now_ns)
+		return 0;
+	max = SL_MIN(max, (unsigned int)SL_DP_BURST);
+	top_up(a, max);
+	if (a->n_spare == 0) {
+		/* Nothing asked of the endpoint, so nothing is lost; the next poll retries. */
+		return 0;
+	}
+	n = sl_xport_tx_burst(a->x, now_ns, a->tx, SL_MIN(max, a->n_spare));
+	for (unsigned int i = 0; i < n; i++) {
+		const struct sl_xport_tx_frame *f = &a->tx[i];
+		uint32_t len = (uint32_t)f->hdr_len + f->payload_len + f->pad_bytes;
+		struct rte_mbuf *p = a->spare[a->n_spare - 1];
+		uint8_t *b =
+			len <= UINT16_MAX ? (uint8_t *)rte_pktmbuf_append(p, (uint16_t)len) : NULL;
+
+		if (b == NULL) {
+			lost_room++;
+			continue;
+		}
+		a->n_spare--;
+		memcpy(b, f->hdr, f->hdr_len);
+		if (f->payload_len)
+			memcpy(b + f->hdr_len, f->payload, f->payload_len);
+		if (f->pad_bytes)
+			memset(b + f->hdr_len + f->payload_len, 0, f->pad_bytes);
+		bytes += len;
+		m[built++] = p;
+	}
+	if (lost_room)
+		add(&a->stats.tx_lost, lost_room);
+	if (built) {
+		add(&a->stats.tx_frames, built);
+		add(&a->stats.tx_bytes, bytes);
+	}
+	return built;
+}
+
+unsigned
+sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
+{
+	struct sl_dp_qp *a = ctx;
+	uint64_t bytes = 0;
+
+	for (unsigned int done = 0; done < n;) {
+		unsigned int k = SL_MIN(n - done, (unsigned int)SL_DP_BURST);
+
+		for (unsigned int i = 0; i < k; i++) {
+			struct rte_mbuf *p = m[done + i];
+
+			a->rx[i] = (struct sl_xport_rx_frame){
+				.buf = rte_pktmbuf_mtod(p, const uint8_t *),
+				.len = p->data_len,
+				.handle = p,
+			};
+			bytes += p->data_len;
+		}
+		sl_xport_rx_burst(a->x, now_ns, a->rx, k);
+		done += k;
+	}
+	add(&a->stats.rx_frames, n);
+	add(&a->stats.rx_bytes, bytes);
+	return n;
+}

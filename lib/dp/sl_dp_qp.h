@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_dp_qp.h - queue pairs on a lane: the transport endpoint (lib/xport) and its built-in
+ * message traffic (sl_xport_traffic.h) plugged into a lane as its producer and consumer
+ * (struct sl_dp_app), on top of the reliable link ("reliability = link": every transport frame
+ * is one link body, which the link delivers exactly once and in order).
+ *
+ * produce: post messages (a bounded budget), then ask the endpoint for no more frames than
+ * mbufs are at hand (taken from the pool in bulk, leftovers kept for the next poll), and build
+ * each frame in its mbuf after RTE_PKTMBUF_HEADROOM, where the lane writes the Ethernet and link
+ * headers: transport header, payload, zero padding (the endpoint pads to SL_DP_MIN_BODY).
+ * consume: every delivered body goes to the endpoint with its mbuf as the handle; the endpoint
+ * frees it (conf.release) when done, at once or after the reorder buffer held it.
+ *
+ * The endpoint is never asked for more frames than there are mbufs in hand (a short pool shows
+ * in pool_short and only delays sending); a frame it handed out that could not be built (longer
+ * than an mbuf's room) would be lost to the transport, its retransmission the only repair:
+ * counted in tx_lost, which stays 0 when seg_bytes fits the mbufs (sluiced checks it).
+ *
+ * Telemetry runs on another thread: counters are written by the lane's lcore with relaxed
+ * stores and read with sl_stats_snapshot(); sl_xport_qp_info_get() reads scheduler state that
+ * is not atomic, so produce refreshes a snapshot of each QP's info every SL_DP_QP_INFO_NS (a
+ * few QPs per poll), published under a sequence lock, which sl_dp_qp_info_get() reads.
+ */
+#ifndef SL_DP_QP_H
+#define SL_DP_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sl_common.h"
+#include "sl_dp.h"
+#include "sl_stats.h"
+#include "sl_xport.h"
+#include "sl_xport_traffic.h"
+
+#define SL_DP_QP_INFO_NS (10 * SL_NS_PER_MS) /**< QP info snapshot period, ns */
+#define SL_DP_QP_INFO_PER_POLL 4u            /**< QP info snapshots refreshed per produce call */
+#define SL_DP_QP_POST_BUDGET 16u             /**< messages posted per produce call, at most */
+
+struct sl_dp_qp_conf {
+	struct rte_mempool *pool; /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
+	int socket_id;            /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
+	uint32_t max_qps;         /**< QPNs [0, max_qps) may open on this lane */
+	uint32_t window_pkts;     /**< endpoint window, packets (0: the endpoint's default) */
+	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */
+};
+
+/* Counters of the adapter, each described once in sl_dp_qp_stat_table (docs/counters.md). */
+struct sl_dp_qp_stats {
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t tx_lost;
+	uint64_t pool_short;
+	uint64_t rx_frames;
+	uint64_t rx_bytes;
+	uint64_t info_refreshes;
+};
+
+extern const struct sl_stat_table sl_dp_qp_stat_table;
+
+struct sl_dp_qp;
+
+/* An adapter with its endpoint and traffic; NULL and errno (EINVAL, ENOMEM, or the endpoint's). */
+struct sl_dp_qp *sl_dp_qp_create(const struct sl_dp_qp_conf *conf);
+
+/* Free the endpoint (releasing every frame it holds), the traffic and the spare mbufs. */
+void sl_dp_qp_free(struct sl_dp_qp *a);
+
+/*
+ * Open QP qc->qpn on the endpoint at now_ns and give it traffic: it sends messages to the
+ * peer's qc->peer_qpn (send) and/or checks what it receives (recv). 0 or the endpoint's or the
+ * traffic's -errno. Before the lane runs.
+ */
+int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, bool recv,
+		  uint64_t now_ns);
+
+/* struct sl_dp_app callbacks; ctx is the struct sl_dp_qp. */
+unsigned sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
+unsigned sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
+
+/* The adapter's counters (any thread). */
+void sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st);
+
+/*
+ * The latest snapshot of QP qpn's info (any thread): 0, -ENOENT (not open here) or -EAGAIN (no
+ * snapshot yet, or the lane kept rewriting it while this read).
+ */
+int sl_dp_qp_info_get(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_info *info);
+
+/* The QP is open on this adapter. */
+bool sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn);
+
+/* The endpoint and the traffic: their *_stats_get are safe from any thread; the rest (the
+ * latency histogram) belongs to the lane's lcore, or to anyone once the lane has stopped. */
+const struct sl_xport *sl_dp_qp_xport(const struct sl_dp_qp *a);
+const struct sl_xport_traffic *sl_dp_qp_traffic(const struct sl_dp_qp *a);
+
+#endif /* SL_DP_QP_H */
