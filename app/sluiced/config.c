@@ -34,6 +34,7 @@
 #define PORT(m) offsetof(struct sluiced_port_conf, m), sizeof(((struct sluiced_port_conf *)0)->m)
 #define LINK(m) CONF(link.m)
 #define TRAFFIC(m) CONF(traffic.m)
+#define QP(m) CONF(qp.m)
 
 /* A whole-number key: member, kind, base units per unit of the key, [lo, hi] in that unit. */
 #define UINT(sec, key, member, qty, scale, lo, hi, def, zero, help)                                \
@@ -103,6 +104,37 @@ static const struct sluiced_key keys[] = {
 	UINT("traffic", "consume_mbps", TRAFFIC(consume_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0,
 	     400000, "0", "unthrottled",
 	     "checker consumption rate in payload bits (a slow receiver)"),
+	COUNT("qp", "count", QP(count), 0, 4096, "0", "no queue pairs",
+	      "queue pairs per port, QPN 0..count-1, each talking to the peer's QP of the same "
+	      "number; lane q of a port carries the QPNs with qpn % lanes == q"),
+	{"qp", "proto", SLUICED_KEY_STRING, QP(proto), SL_QTY_COUNT, 0, 0, 0, NULL, "dcqcn",
+	 "transport program (drivers/proto), or a comma-separated list: QPN i runs the (i mod "
+	 "n)-th; "
+	 "both hosts must name the same; an error lists the programs",
+	 NULL},
+	ENUM("qp", "recv", QP(recv), "melo|gbn", "melo",
+	     "receiver: MELO selective (bits pool, reorder) or RoCE go-back-N"),
+	UINT("qp", "seg_bytes", QP(seg_bytes), SL_QTY_BYTES, 1, 1, 9000, "1024", NULL,
+	     "payload bytes per packet; with the transport header it must fit one mbuf"),
+	UINT("qp", "msg_min_bytes", QP(msg_min_bytes), SL_QTY_BYTES, 1, 1, 1073741824, "4096", NULL,
+	     "smallest message; sizes are log-uniform in [msg_min_bytes, msg_max_bytes]"),
+	UINT("qp", "msg_max_bytes", QP(msg_max_bytes), SL_QTY_BYTES, 1, 1, 1073741824, "4096", NULL,
+	     "largest message (= msg_min_bytes: one size)"),
+	COUNT("qp", "msgs", QP(msgs), 0, UINT64_C(1) << 48, "0", "until stopped",
+	      "messages each sending QP posts"),
+	ENUM("qp", "direction", QP(direction), "send|recv|both", "both",
+	     "each QP posts messages, checks the peer's, or both (the peer's QPs must match)"),
+	ENUM("qp", "check", QP(check), "no|yes", "yes",
+	     "compare every received byte with the pattern (no: lengths and order only)"),
+	UINT("qp", "rate_mbps", QP(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000", NULL,
+	     "initial rate of rate programs (dcqcn, ...)"),
+	COUNT("qp", "window_pkts", QP(window_pkts), 64, 4096, "128", NULL,
+	      "sender and receiver window, packets, a power of two"),
+	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
+	     "initial retransmission timeout (under the reliable link only a stalled peer "
+	     "makes it fire)"),
+	COUNT("qp", "seed", QP(seed), 0, UINT64_MAX, "1", NULL,
+	      "message sizes and content; both hosts must use the same"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
@@ -408,6 +440,74 @@ out:
 	return rc;
 }
 
+/* Every program of [qp] proto's list, by name, into c->qp.proto_name. 0 or -1 after an error. */
+static int
+parse_protos(struct sluiced_conf *c, FILE *err)
+{
+	struct sluiced_qp_conf *q = &c->qp;
+	char list[sizeof(q->proto)], *save = NULL;
+
+	snprintf(list, sizeof(list), "%s", q->proto);
+	q->nb_protos = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *name = sl_str_trim(tok), names[512] = "";
+		size_t len = 0;
+
+		if (sl_proto_find(name) == NULL) {
+			for (unsigned int i = 0; i < sl_proto_count() && len < sizeof(names); i++)
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							i ? ", " : "", sl_proto_at(i)->name);
+			fprintf(err, "%s:%u: proto: no transport program '%s' (programs: %s)\n",
+				c->path, line_of(c->path, "qp", "proto"), name, names);
+			return -1;
+		}
+		if (q->nb_protos == SLUICED_QP_PROTOS_MAX) {
+			fprintf(err, "%s:%u: proto: more than %d programs in the list\n", c->path,
+				line_of(c->path, "qp", "proto"), SLUICED_QP_PROTOS_MAX);
+			return -1;
+		}
+		snprintf(q->proto_name[q->nb_protos++], sizeof(q->proto_name[0]), "%s", name);
+	}
+	if (q->nb_protos == 0) {
+		fprintf(err, "%s:%u: proto: no program named, got '%s'\n", c->path,
+			line_of(c->path, "qp", "proto"), q->proto);
+		return -1;
+	}
+	return 0;
+}
+
+/* [qp] as a whole: the rules no single key states. 0 or -1 after an error. */
+static int
+check_qp(struct sluiced_conf *c, FILE *err)
+{
+	static const char *const modes[] = {"off", "send", "check", "both"};
+	struct sluiced_qp_conf *q = &c->qp;
+
+	q->count_line = line_of(c->path, "qp", "count");
+	q->seg_line = line_of(c->path, "qp", "seg_bytes");
+	if (parse_protos(c, err) < 0)
+		return -1;
+	if (q->window_pkts & (q->window_pkts - 1)) {
+		fprintf(err, "%s:%u: window_pkts: must be a power of two, got '%u'\n", c->path,
+			line_of(c->path, "qp", "window_pkts"), q->window_pkts);
+		return -1;
+	}
+	if (q->msg_min_bytes > q->msg_max_bytes) {
+		fprintf(err, "%s:%u: msg_max_bytes: %u is below msg_min_bytes = %u\n", c->path,
+			line_of(c->path, "qp", "msg_max_bytes"), q->msg_max_bytes,
+			q->msg_min_bytes);
+		return -1;
+	}
+	if (q->count && c->traffic.mode != SLUICED_TRAFFIC_OFF) {
+		fprintf(err,
+			"%s:%u: count: queue pairs and link test traffic cannot both run "
+			"([traffic] mode = %s): a lane carries one or the other\n",
+			c->path, q->count_line, modes[c->traffic.mode]);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 port_index(const char *section)
 {
@@ -449,7 +549,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		return -1;
 	}
 	if (apply_defaults(c, c, "sluiced") < 0 || apply_defaults(c, c, "link") < 0 ||
-	    apply_defaults(c, c, "traffic") < 0)
+	    apply_defaults(c, c, "traffic") < 0 || apply_defaults(c, c, "qp") < 0)
 		goto out;
 	nsec = rte_cfgfile_num_sections(cfg, NULL, 0);
 	names = calloc((size_t)nsec + 1, sizeof(*names));
@@ -465,7 +565,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		int idx = port_index(names[i]);
 
 		if (strcmp(names[i], "sluiced") == 0 || strcmp(names[i], "link") == 0 ||
-		    strcmp(names[i], "traffic") == 0) {
+		    strcmp(names[i], "traffic") == 0 || strcmp(names[i], "qp") == 0) {
 			if (load_section(c, cfg, names[i], names[i], c, err) < 0)
 				goto out;
 			continue;
@@ -473,8 +573,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		if (idx < 0) {
 			fprintf(err,
 				"%s:%u: [%s]: unknown section (expected [sluiced], [link], "
-				"[traffic] "
-				"or [port.N])\n",
+				"[traffic], [qp] or [port.N])\n",
 				path, line_of(path, names[i], NULL), names[i]);
 			goto out;
 		}
@@ -508,6 +607,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 	c->mbufs_line = line_of(path, "sluiced", "mbufs");
 	c->link.line = line_of(path, "link", NULL);
 	c->traffic.body_line = line_of(path, "traffic", "body_bytes");
+	if (check_qp(c, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	if (names)

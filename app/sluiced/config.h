@@ -15,6 +15,7 @@
 
 #include "sl_dp.h"
 #include "sl_parse.h"
+#include "sl_proto.h"
 
 #define SLUICED_MAX_PORTS SL_DP_MAX_PORTS
 #define SLUICED_NAME_MAX 64
@@ -63,6 +64,36 @@ struct sluiced_traffic_conf {
 	unsigned int body_line; /**< line of body_bytes, for late errors */
 };
 
+enum sluiced_qp_direction {
+	SLUICED_QP_SEND = 0, /**< post messages to the peer's QPs */
+	SLUICED_QP_RECV,     /**< check the messages the peer's QPs post */
+	SLUICED_QP_BOTH,
+};
+
+#define SLUICED_QP_PROTOS_MAX 16 /**< programs in [qp] proto's list */
+
+/* [qp]: queue pairs of the transport endpoint with built-in message traffic (docs/sluiced.md). */
+struct sluiced_qp_conf {
+	uint32_t count;     /**< QPs per port, QPN 0..count-1; 0 = off */
+	char proto[256];    /**< program name, or a comma-separated list (QPN i: the i mod n th) */
+	unsigned int recv;  /**< enum sl_recv_mode: melo or gbn */
+	uint32_t seg_bytes; /**< payload per packet, bytes */
+	uint32_t msg_min_bytes; /**< smallest message, bytes */
+	uint32_t msg_max_bytes; /**< largest message, bytes */
+	uint64_t msgs;          /**< messages each sending QP posts; 0 = until stopped */
+	unsigned int direction; /**< enum sluiced_qp_direction */
+	unsigned int check;     /**< 1: compare every byte received; 0: lengths and order only */
+	uint64_t rate_bps;      /**< initial rate of rate programs, bits/s */
+	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
+	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
+	uint64_t seed;          /**< message sizes and content, the same on both hosts */
+	/* parsed from proto */
+	char proto_name[SLUICED_QP_PROTOS_MAX][SL_PROTO_NAME_MAX];
+	unsigned int nb_protos;
+	unsigned int count_line; /**< lines of keys, for late errors (0: default) */
+	unsigned int seg_line;
+};
+
 struct sluiced_conf {
 	char path[256];              /**< the file it was loaded from */
 	char name[SLUICED_NAME_MAX]; /**< host name shown in telemetry and reports */
@@ -75,6 +106,7 @@ struct sluiced_conf {
 	uint64_t peer_timeout_ns; /**< peer is down after this long without a valid frame */
 	struct sluiced_link_conf link;
 	struct sluiced_traffic_conf traffic;
+	struct sluiced_qp_conf qp;
 	unsigned int nb_ports;
 	struct sluiced_port_conf port[SLUICED_MAX_PORTS];
 };
@@ -88,7 +120,7 @@ enum sluiced_key_type {
 
 /* One configuration key: the schema the parser, the defaults and --help all read. */
 struct sluiced_key {
-	const char *section; /**< "sluiced", "link", "traffic" or "port" (matches [port.N]) */
+	const char *section; /**< "sluiced", "link", "traffic", "qp" or "port" ([port.N]) */
 	const char *name;
 	enum sluiced_key_type type;
 	size_t offset;       /**< in struct sluiced_conf, or in struct sluiced_port_conf */

@@ -225,6 +225,9 @@ mbufs_needed(const struct sluiced *d)
 		(UINT64_C(1) << d->link.ring_order) + d->link.fc_frames + 2 * SL_DP_BURST;
 	uint64_t total = (uint64_t)d->conf.mbuf_cache * rte_lcore_count();
 
+	if (d->conf.qp.count)
+		per_lane += SL_DP_BURST; /* the QP adapter's spare mbufs */
+
 	for (unsigned int i = 0; i < d->conf.nb_ports; i++)
 		total += (uint64_t)d->nb_workers *
 			 (per_lane + d->conf.port[i].rx_desc + d->conf.port[i].tx_desc);
@@ -423,6 +426,94 @@ setup_traffic(struct sluiced *d)
 	return 0;
 }
 
+/* The QP conf of qpn from [qp]. */
+static struct sl_xport_qp_conf
+qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
+{
+	return (struct sl_xport_qp_conf){
+		.qpn = qpn,
+		.peer_qpn = qpn,
+		.proto = qc->proto_name[qpn % qc->nb_protos],
+		.seg_bytes = qc->seg_bytes,
+		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
+		.init_rate_bps = qc->rate_bps,
+		.rto_ns = qc->rto_ns,
+	};
+}
+
+/*
+ * Queue pairs on every port, when [qp] count is not 0: lane q of a port gets an endpoint with
+ * the QPNs that are q modulo the lanes, each talking to the peer's QP of the same number.
+ * 0, or -1 after a message (configuration errors name the file and line).
+ */
+static int
+setup_qps(struct sluiced *d)
+{
+	const struct sluiced_qp_conf *qc = &d->conf.qp;
+	uint32_t room = (uint32_t)d->conf.mbuf_data_room - RTE_PKTMBUF_HEADROOM;
+	uint64_t now = sl_tsc_clock_now_ns(&d->clock);
+
+	if (qc->count == 0)
+		return 0;
+	if (room < SL_XHDR_MAX_LEN || qc->seg_bytes > room - SL_XHDR_MAX_LEN) {
+		fprintf(stderr,
+			"%s:%u: seg_bytes: %u payload bytes and a transport header of up to %u do "
+			"not fit in one mbuf of mbuf_data_room = %u after %u bytes of headroom\n",
+			d->conf.path, qc->seg_line, qc->seg_bytes, SL_XHDR_MAX_LEN,
+			d->conf.mbuf_data_room, RTE_PKTMBUF_HEADROOM);
+		return -1;
+	}
+	for (unsigned int i = 0; i < d->nb_ports; i++) {
+		struct sl_dp_port *p = &d->port[i];
+
+		for (uint16_t q = 0; q < p->nb_queues && q < qc->count; q++) {
+			struct sl_dp_qp_conf c = {
+				.pool = d->pool[node_of(p->socket_id)],
+				.socket_id = p->socket_id,
+				.max_qps = qc->count,
+				.window_pkts = qc->window_pkts,
+				.traffic =
+					{
+						.max_qps = qc->count,
+						.min_bytes = qc->msg_min_bytes,
+						.max_bytes = qc->msg_max_bytes,
+						.msgs = qc->msgs,
+						.seed = qc->seed,
+						.check = qc->check != 0,
+					},
+			};
+			struct sl_dp_qp *a = sl_dp_qp_create(&c);
+
+			if (a == NULL) {
+				fprintf(stderr,
+					"%s:%u: count: %s: cannot create the endpoint of lane "
+					"%u: %s\n",
+					d->conf.path, qc->count_line, p->name, q, strerror(errno));
+				return -1;
+			}
+			d->qp[i][q] = a;
+			for (uint32_t qpn = q; qpn < qc->count; qpn += p->nb_queues) {
+				struct sl_xport_qp_conf xc = qp_conf(qc, qpn);
+				int rc = sl_dp_qp_open(a, &xc, qc->direction != SLUICED_QP_RECV,
+						       qc->direction != SLUICED_QP_SEND, now);
+
+				if (rc != 0) {
+					fprintf(stderr, "%s:%u: count: %s: QP %u (%s): %s\n",
+						d->conf.path, qc->count_line, p->name, qpn,
+						xc.proto, strerror(-rc));
+					return -1;
+				}
+			}
+			p->lane[q].app = (struct sl_dp_app){
+				.produce = sl_dp_qp_produce,
+				.consume = sl_dp_qp_consume,
+				.ctx = a,
+			};
+		}
+	}
+	return 0;
+}
+
 static void
 setup_workers(struct sluiced *d)
 {
@@ -477,6 +568,10 @@ shutdown_all(struct sluiced *d)
 		sl_dp_port_close(&d->port[i]);
 		rte_free(d->traffic[i]);
 		d->traffic[i] = NULL;
+		for (unsigned int q = 0; q < SL_DP_MAX_QUEUES; q++) {
+			sl_dp_qp_free(d->qp[i][q]);
+			d->qp[i][q] = NULL;
+		}
 	}
 	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {
 		rte_mempool_free(d->pool[n]);
@@ -531,7 +626,7 @@ main(int argc, char **argv)
 	}
 	if (create_pools(d, pid) != 0 || open_ports(d, pid) != 0)
 		goto out;
-	if (setup_traffic(d) != 0) {
+	if (setup_traffic(d) != 0 || setup_qps(d) != 0) {
 		rc = EXIT_CONFIG;
 		goto out;
 	}

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "sl_dp.h"
+#include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
 #include "sl_time.h"
 
@@ -23,19 +24,22 @@ struct sluiced {
 	unsigned int nb_ports;
 	struct sl_link_conf link;                       /**< every lane's link settings */
 	struct sl_dp_traffic *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
-	struct sl_dp_worker worker[RTE_MAX_LCORE];      /**< indexed by worker number */
+	/** [qp]: queue pairs per port and lane (NULL: none on that lane) */
+	struct sl_dp_qp *qp[SL_DP_MAX_PORTS][SL_DP_MAX_QUEUES];
+	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
 	struct sl_dp_port *port_ptr[SL_DP_MAX_PORTS];
 	unsigned int nb_workers; /**< worker loops (1 in single-lcore mode) */
 	unsigned int numa_nodes; /**< NUMA nodes libnuma reports (1 without NUMA) */
 	volatile bool stop;      /**< set by SIGINT/SIGTERM or --duration-s */
 };
 
-/* Register /sluice/info, /sluice/ports, /sluice/link and /sluice/traffic. 0 or -errno. */
+/* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps and
+ * /sluice/qp. 0 or -errno. */
 int sluiced_telemetry_register(struct sluiced *d);
 
 /*
  * The exit report: one JSON line with every port (and its links' totals); with test traffic,
- * a second line with the checker's summary.
+ * a second line with the checker's summary; with queue pairs, one line per QP and a totals line.
  */
 void sluiced_report_json(const struct sluiced *d, FILE *f);
 

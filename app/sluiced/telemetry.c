@@ -12,6 +12,12 @@
  * /sluice/link[,<N>]   port N's links (default 0): state of each lane, every link counter
  *                      summed over lanes, per lane as arrays lane/<counter>, recovery quantiles
  * /sluice/traffic      link test traffic, summed over every lane of every port
+ * /sluice/qps          queue pairs: per QP arrays (qpn, port, lane, proto, messages posted,
+ *                      completed, received, checked, retransmitted packets), and totals/<name>
+ * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): every counter of
+ *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
+ *                      latest snapshot, sl_dp_qp.h), lane/<counter> of its endpoint's traffic
+ *                      and adapter
  * Per-lane counters of the glue are arrays indexed by queue: q/<counter>.
  */
 #include <errno.h>
@@ -211,6 +217,173 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 	ops->u64(ctx, "recovery_us_p99", sl_hist_quantile(&h, 0.99) / SL_NS_PER_US);
 }
 
+/* --- queue pairs ---------------------------------------------------------------------------- */
+
+static const char *const recv_modes[] = {"melo", "gbn"};
+
+/* The adapter that carries qpn on port i, with its lane; NULL when none does. */
+static const struct sl_dp_qp *
+qp_adapter(const struct sluiced *d, unsigned int i, uint32_t qpn, uint16_t *lane)
+{
+	const struct sl_dp_port *p = &d->port[i];
+	const struct sl_dp_qp *a;
+
+	if (i >= d->nb_ports || qpn >= d->conf.qp.count || p->nb_queues == 0)
+		return NULL;
+	*lane = (uint16_t)(qpn % p->nb_queues);
+	a = d->qp[i][*lane];
+	return a && sl_dp_qp_has(a, qpn) ? a : NULL;
+}
+
+/* Per QP: what the exit report's line and /sluice/qps show. */
+struct qp_summary {
+	struct sl_xport_qp_stats st;
+	uint64_t checked;
+};
+
+static void
+qp_summary_get(const struct sl_dp_qp *a, uint32_t qpn, struct qp_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	sl_xport_qp_stats_get(sl_dp_qp_xport(a), qpn, &s->st);
+	s->checked = sl_xport_traffic_qp_checked(sl_dp_qp_traffic(a), qpn);
+}
+
+/* Everything of one QP: its counters, checked messages, info snapshot, its lane's counters. */
+static void
+qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_dp_qp *a,
+	uint16_t lane, const struct view_ops *ops, void *ctx)
+{
+	struct qp_summary s;
+	struct sl_xport_qp_info info;
+	struct sl_xport_traffic_stats ts;
+	struct sl_dp_qp_stats as;
+	char key[96];
+
+	qp_summary_get(a, qpn, &s);
+	ops->u64(ctx, "qpn", qpn);
+	ops->u64(ctx, "port", i);
+	ops->u64(ctx, "lane", lane);
+	ops->str(ctx, "proto", d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos]);
+	for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
+		ops->u64(ctx, sl_xport_qp_stat_table.desc[k].name,
+			 sl_stat_get(&s.st, &sl_xport_qp_stat_table.desc[k]));
+	ops->u64(ctx, "checked", s.checked);
+	if (sl_dp_qp_info_get(a, qpn, &info) == 0) {
+		ops->str(ctx, "info/proto", info.proto);
+		ops->u64(ctx, "info/peer_qpn", info.peer_qpn);
+		ops->u64(ctx, "info/seg_bytes", info.seg_bytes);
+		ops->str(ctx, "info/recv_mode",
+			 info.recv_mode < SL_ARRAY_SIZE(recv_modes) ? recv_modes[info.recv_mode]
+								    : "?");
+		ops->u64(ctx, "info/sq_used", info.sq_used);
+		ops->u64(ctx, "info/inflight_pkts", info.inflight_pkts);
+		ops->u64(ctx, "info/wnd_segs", info.wnd_segs);
+		ops->u64(ctx, "info/rate_bps", info.rate_bps);
+		ops->u64(ctx, "info/rto_ns", info.rto_ns);
+		ops->u64(ctx, "info/rto_fired", info.rto_fired);
+		ops->u64(ctx, "info/recv_blocks", info.recv_blocks);
+	}
+	sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
+	for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "lane/%s", sl_xport_traffic_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&ts, &sl_xport_traffic_stat_table.desc[k]));
+	}
+	sl_dp_qp_stats_get(a, &as);
+	for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "lane/%s", sl_dp_qp_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&as, &sl_dp_qp_stat_table.desc[k]));
+	}
+}
+
+/* Sums over every QP and every lane that carries QPs; at_exit adds the latency quantiles
+ * (the histograms belong to the lanes' lcores while they run). */
+static void
+qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
+	       const struct view_ops *ops, void *ctx)
+{
+	struct sl_xport_traffic_stats sum = {0};
+	struct sl_dp_qp_stats asum = {0};
+	struct sl_xport_qp_stats qsum = {0};
+	struct sl_xport_stats xsum = {0};
+	uint64_t checked = 0, qps = 0, first = 0, last = 0;
+	struct sl_hist h;
+	char key[96];
+
+#define KEY(name) (snprintf(key, sizeof(key), "%s%s", prefix, name), key)
+	sl_hist_reset(&h);
+	for (unsigned int i = 0; i < d->nb_ports; i++)
+		for (unsigned int q = 0; q < d->port[i].nb_queues; q++) {
+			const struct sl_dp_qp *a = d->qp[i][q];
+			struct sl_xport_traffic_stats ts;
+			struct sl_dp_qp_stats as;
+			struct sl_xport_stats xs;
+
+			if (a == NULL)
+				continue;
+			sl_xport_stats_get(sl_dp_qp_xport(a), &xs);
+			for (unsigned int k = 0; k < sl_xport_stat_table.n; k++)
+				*(uint64_t *)((char *)&xsum + sl_xport_stat_table.desc[k].offset) +=
+					sl_stat_get(&xs, &sl_xport_stat_table.desc[k]);
+			for (uint32_t qpn = q; qpn < d->conf.qp.count;
+			     qpn += d->port[i].nb_queues) {
+				struct qp_summary s;
+
+				qp_summary_get(a, qpn, &s);
+				for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
+					*(uint64_t *)((char *)&qsum +
+						      sl_xport_qp_stat_table.desc[k].offset) +=
+						sl_stat_get(&s.st, &sl_xport_qp_stat_table.desc[k]);
+				checked += s.checked;
+				qps++;
+			}
+			sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
+			for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++)
+				*(uint64_t *)((char *)&sum +
+					      sl_xport_traffic_stat_table.desc[k].offset) +=
+					sl_stat_get(&ts, &sl_xport_traffic_stat_table.desc[k]);
+			if (ts.first_rx_ns && (first == 0 || ts.first_rx_ns < first))
+				first = ts.first_rx_ns;
+			last = SL_MAX(last, ts.last_rx_ns);
+			sl_dp_qp_stats_get(a, &as);
+			for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++)
+				*(uint64_t *)((char *)&asum + sl_dp_qp_stat_table.desc[k].offset) +=
+					sl_stat_get(&as, &sl_dp_qp_stat_table.desc[k]);
+			if (at_exit)
+				sl_hist_merge(&h, sl_xport_traffic_latency(sl_dp_qp_traffic(a)));
+		}
+	ops->u64(ctx, KEY("qps"), qps);
+	ops->u64(ctx, KEY("checked"), checked);
+	for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
+		ops->u64(ctx, KEY(sl_xport_qp_stat_table.desc[k].name),
+			 sl_stat_get(&qsum, &sl_xport_qp_stat_table.desc[k]));
+	for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++) {
+		const char *name = sl_xport_traffic_stat_table.desc[k].name;
+
+		if (strcmp(name, "first_rx_ns") == 0 || strcmp(name, "last_rx_ns") == 0)
+			continue;
+		snprintf(key, sizeof(key), "%straffic/%s", prefix, name);
+		ops->u64(ctx, key, sl_stat_get(&sum, &sl_xport_traffic_stat_table.desc[k]));
+	}
+	for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "%slane/%s", prefix, sl_dp_qp_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&asum, &sl_dp_qp_stat_table.desc[k]));
+	}
+	for (unsigned int k = 0; k < sl_xport_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "%sxport/%s", prefix, sl_xport_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&xsum, &sl_xport_stat_table.desc[k]));
+	}
+	/* Goodput of message bytes delivered in order, over first to last delivery. */
+	ops->u64(ctx, KEY("goodput_bps"),
+		 last > first ? sl_rate_bps(sum.bytes_received, last - first) : 0);
+	ops->u64(ctx, KEY("goodput_window_ns"), last > first ? last - first : 0);
+	if (at_exit) {
+		ops->u64(ctx, KEY("latency_p50_ns"), sl_hist_quantile(&h, 0.50));
+		ops->u64(ctx, KEY("latency_p99_ns"), sl_hist_quantile(&h, 0.99));
+	}
+#undef KEY
+}
+
 /* --- DPDK telemetry ---------------------------------------------------------------------- */
 
 static void
@@ -301,6 +474,91 @@ handle_traffic(const char *cmd, const char *params, struct rte_tel_data *out)
 	return 0;
 }
 
+/* Arrays of at most this many QPs (DPDK's telemetry arrays hold 512 values). */
+#define QPS_LISTED 512u
+
+static void
+tel_array_add(struct rte_tel_data *out, const char *key, struct rte_tel_data *a)
+{
+	if (a && rte_tel_data_add_dict_container(out, key, a, 0) != 0)
+		rte_tel_data_free(a);
+}
+
+static int
+handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	static const char *const cols[] = {"qpn",       "port",     "lane",    "posted",
+					   "completed", "received", "checked", "pkts_rtx"};
+	const struct sluiced *d = daemon_state;
+	struct rte_tel_data *col[SL_ARRAY_SIZE(cols)], *proto;
+	unsigned int listed = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(out);
+	proto = rte_tel_data_alloc();
+	if (proto)
+		rte_tel_data_start_array(proto, RTE_TEL_STRING_VAL);
+	for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++) {
+		col[c] = rte_tel_data_alloc();
+		if (col[c])
+			rte_tel_data_start_array(col[c], TEL_U64_VAL);
+	}
+	for (unsigned int i = 0; i < d->nb_ports; i++)
+		for (uint32_t qpn = 0; qpn < d->conf.qp.count && listed < QPS_LISTED; qpn++) {
+			uint16_t lane;
+			const struct sl_dp_qp *a = qp_adapter(d, i, qpn, &lane);
+			struct qp_summary s;
+			uint64_t v[SL_ARRAY_SIZE(cols)];
+
+			if (a == NULL)
+				continue;
+			qp_summary_get(a, qpn, &s);
+			v[0] = qpn, v[1] = i, v[2] = lane, v[3] = s.st.msgs_posted;
+			v[4] = s.st.msgs_completed, v[5] = s.st.msgs_received, v[6] = s.checked;
+			v[7] = s.st.pkts_rtx;
+			for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
+				if (col[c])
+					tel_array_u64(col[c], v[c]);
+			if (proto)
+				rte_tel_data_add_array_string(
+					proto, d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos]);
+			listed++;
+		}
+	tel_dict_u64(out, "listed", listed);
+	for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
+		tel_array_add(out, cols[c], col[c]);
+	tel_array_add(out, "proto", proto);
+	qp_totals_view(d, "totals/", false, &tel_ops, out);
+	return 0;
+}
+
+/* "<qpn>" or "<qpn>,<port>". */
+static int
+handle_qp(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	const struct sluiced *d = daemon_state;
+	unsigned long qpn, port = 0;
+	const struct sl_dp_qp *a;
+	uint16_t lane;
+	char *end;
+
+	(void)cmd;
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	qpn = strtoul(params, &end, 10);
+	if (*end == ',')
+		port = strtoul(end + 1, &end, 10);
+	if (*end != '\0' || port >= d->nb_ports || qpn > UINT32_MAX)
+		return -EINVAL;
+	a = qp_adapter(d, (unsigned int)port, (uint32_t)qpn, &lane);
+	if (a == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(out);
+	qp_view(d, (unsigned int)port, (uint32_t)qpn, a, lane, &tel_ops, out);
+	return 0;
+}
+
 static int
 handle_info(const char *cmd, const char *params, struct rte_tel_data *out)
 {
@@ -348,6 +606,16 @@ sluiced_telemetry_register(struct sluiced *d)
 			"/sluice/traffic", handle_traffic,
 			"Link test traffic: generated, delivered, lost, duplicated, reordered, "
 			"corrupted_accepted, goodput (bit/s). No parameters");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd(
+			"/sluice/qps", handle_qps,
+			"Queue pairs: qpn, port, lane, proto, messages posted/completed/received/"
+			"checked, retransmissions; totals");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd(
+			"/sluice/qp", handle_qp,
+			"One queue pair: counters, checked, info (window, rate, RTO), its lane's. "
+			"Parameter: qpn[,port]");
 	return rc;
 }
 
@@ -393,6 +661,59 @@ json_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 
 static const struct view_ops json_ops = {json_u64, json_str, json_u64_array};
 
+/*
+ * One line per QP: its counters and checked messages, with its lane's checker verdicts and the
+ * latency quantiles of its lane's endpoint (post to completion; the checker keeps them per
+ * endpoint, not per QP); then a line of totals (keys qps/<name>).
+ */
+static void
+qp_report_json(const struct sluiced *d, FILE *f)
+{
+	struct json_ctx j = {f, true};
+
+	for (unsigned int i = 0; i < d->nb_ports; i++)
+		for (uint32_t qpn = 0; qpn < d->conf.qp.count; qpn++) {
+			uint16_t lane;
+			const struct sl_dp_qp *a = qp_adapter(d, i, qpn, &lane);
+			const struct sl_xport_traffic *t;
+			struct sl_xport_traffic_stats ts;
+			struct qp_summary s;
+
+			if (a == NULL)
+				continue;
+			t = sl_dp_qp_traffic(a);
+			qp_summary_get(a, qpn, &s);
+			sl_xport_traffic_stats_get(t, &ts);
+			j.first = true;
+			fputc('{', f);
+			json_u64(&j, "qp", qpn);
+			json_u64(&j, "port", i);
+			json_u64(&j, "lane", lane);
+			json_str(&j, "proto", d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos]);
+			json_u64(&j, "posted", s.st.msgs_posted);
+			json_u64(&j, "completed", s.st.msgs_completed);
+			json_u64(&j, "received", s.st.msgs_received);
+			json_u64(&j, "checked", s.checked);
+			json_u64(&j, "bytes_completed", s.st.bytes_completed);
+			json_u64(&j, "bytes_received", s.st.bytes_received);
+			json_u64(&j, "pkts_sent", s.st.pkts_sent);
+			json_u64(&j, "pkts_rtx", s.st.pkts_rtx);
+			json_u64(&j, "nacks", s.st.nacks);
+			json_u64(&j, "lane_out_of_order", ts.out_of_order);
+			json_u64(&j, "lane_bad_content", ts.bad_content);
+			json_u64(&j, "lane_bad_length", ts.bad_length);
+			json_u64(&j, "lane_latency_p50_ns",
+				 sl_hist_quantile(sl_xport_traffic_latency(t), 0.50));
+			json_u64(&j, "lane_latency_p99_ns",
+				 sl_hist_quantile(sl_xport_traffic_latency(t), 0.99));
+			fputs("}\n", f);
+		}
+	j.first = true;
+	fputc('{', f);
+	qp_totals_view(d, "qps/", true, &json_ops, &j);
+	fputs("}\n", f);
+}
+
 void
 sluiced_report_json(const struct sluiced *d, FILE *f)
 {
@@ -414,5 +735,7 @@ sluiced_report_json(const struct sluiced *d, FILE *f)
 		traffic_view(d, &json_ops, &j);
 		fputs("}\n", f);
 	}
+	if (d->conf.qp.count)
+		qp_report_json(d, f);
 	fflush(f);
 }

@@ -2,7 +2,8 @@
 /*
  * Tests for app/sluiced/config.c: the schema against `sluiced --help` and docs/configuration.md
  * (every key of the schema in both, with its default; no key in either that the schema lacks),
- * the default S_FC rule they state against lib/link's, and keys with units.
+ * the default S_FC rule they state against lib/link's, keys with units, and [qp] (its keys, the
+ * program list checked against the registry, and the rules across keys).
  *
  *   test_sluiced_config SLUICED_BINARY DOCS/configuration.md
  */
@@ -19,6 +20,8 @@
 
 #include "config.h"
 #include "sl_link.h"
+#include "sl_proto.h"
+#include "sl_recv.h"
 
 #define MAX_ENTRIES 128
 
@@ -349,6 +352,108 @@ sluiced_conf_load__unit_errors_name_file_line_and_key(void **state)
 	}
 }
 
+static void
+sluiced_conf_load__qp_keys(void **state)
+{
+	static struct sluiced_conf c;
+	char path[] = "/tmp/sl-conf-XXXXXX", err[256];
+
+	(void)state;
+	assert_int_equal(load(&c,
+			      "[qp]\ncount = 5\nproto = dcqcn, reno ,swift\nrecv = gbn\n"
+			      "seg_bytes = 2KiB\nmsg_min_bytes = 1\nmsg_max_bytes = 64KiB\n"
+			      "msgs = 2000\ndirection = send\ncheck = no\nrate_mbps = 2.5Gbps\n"
+			      "window_pkts = 256\nrto_us = 5ms\nseed = 42\n[port.0]\n"
+			      "device = net_ring0\n",
+			      err, sizeof(err), path),
+			 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.qp.count, 5);
+	assert_int_equal(c.qp.nb_protos, 3);
+	assert_string_equal(c.qp.proto_name[0], "dcqcn");
+	assert_string_equal(c.qp.proto_name[1], "reno");
+	assert_string_equal(c.qp.proto_name[2], "swift");
+	assert_int_equal(c.qp.recv, SL_RECV_GBN);
+	assert_int_equal(c.qp.seg_bytes, 2048);
+	assert_int_equal(c.qp.msg_min_bytes, 1);
+	assert_int_equal(c.qp.msg_max_bytes, 65536);
+	assert_int_equal(c.qp.msgs, 2000);
+	assert_int_equal(c.qp.direction, SLUICED_QP_SEND);
+	assert_int_equal(c.qp.check, 0);
+	assert_int_equal(c.qp.rate_bps, 2500 * SL_BPS_PER_MBPS);
+	assert_int_equal(c.qp.window_pkts, 256);
+	assert_int_equal(c.qp.rto_ns, 5 * SL_NS_PER_MS);
+	assert_int_equal(c.qp.seed, 42);
+	assert_int_equal(c.qp.count_line, 2);
+	assert_int_equal(c.qp.seg_line, 5);
+}
+
+static void
+sluiced_conf_load__qp_defaults(void **state)
+{
+	static struct sluiced_conf c;
+	char path[] = "/tmp/sl-conf-XXXXXX", err[256];
+
+	(void)state;
+	assert_int_equal(load(&c, "[port.0]\ndevice = net_ring0\n", err, sizeof(err), path), 0);
+	assert_int_equal(c.qp.count, 0);
+	assert_int_equal(c.qp.nb_protos, 1);
+	assert_non_null(sl_proto_find(c.qp.proto_name[0]));
+	assert_int_equal(c.qp.recv, SL_RECV_MELO);
+	assert_int_equal(c.qp.direction, SLUICED_QP_BOTH);
+	assert_int_equal(c.qp.check, 1);
+	assert_true(c.qp.msg_min_bytes <= c.qp.msg_max_bytes);
+}
+
+static void
+sluiced_conf_load__qp_errors_name_file_line_and_key(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"[qp]\ncount = 3\nproto = reno,cubic\n",
+		 ":3: proto: no transport program 'cubic' (programs: %s)\n"},
+		{"[qp]\nproto = ,\n", ":2: proto: no program named, got ','\n"},
+		{"[qp]\nrecv = selective\n",
+		 ":2: recv: expected one of melo|gbn, got 'selective'\n"},
+		{"[qp]\ndirection = up\n",
+		 ":2: direction: expected one of send|recv|both, got 'up'\n"},
+		{"[qp]\ncheck = maybe\n", ":2: check: expected one of no|yes, got 'maybe'\n"},
+		{"[qp]\nwindow_pkts = 100\n",
+		 ":2: window_pkts: must be a power of two, got '100'\n"},
+		{"[qp]\nwindow_pkts = 32\n",
+		 ":2: window_pkts: expected a whole number in [64, 4096], got '32'\n"},
+		{"[qp]\ncount = 5000\n",
+		 ":2: count: expected a whole number in [0, 4096], got '5000'\n"},
+		{"[qp]\nseg_bytes = 0\n",
+		 ":2: seg_bytes: expected a whole number in [1, 9000], got '0'\n"},
+		{"[qp]\nmsg_min_bytes = 8K\nmsg_max_bytes = 100\n",
+		 ":3: msg_max_bytes: 100 is below msg_min_bytes = 8000\n"},
+		{"[traffic]\nmode = send\n[qp]\ncount = 2\n",
+		 ":4: count: queue pairs and link test traffic cannot both run ([traffic] mode = "
+		 "send): a lane carries one or the other\n"},
+		{"[qp]\nbogus = 1\n", ":2: bogus: unknown key in [qp] (see sluiced --help)\n"},
+	};
+	char programs[512] = "";
+	size_t len = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < sl_proto_count(); i++)
+		len += (size_t)snprintf(programs + len, sizeof(programs) - len, "%s%s",
+					i ? ", " : "", sl_proto_at(i)->name);
+	assert_true(sl_proto_count() > 1 && len < sizeof(programs));
+	for (size_t i = 0; i < SL_ARRAY_SIZE(cases); i++) {
+		static struct sluiced_conf c;
+		char path[] = "/tmp/sl-conf-XXXXXX", err[1024], want[1024], msg[1024], text[256];
+
+		snprintf(text, sizeof(text), "%s[port.0]\ndevice = net_ring0\n", cases[i].text);
+		assert_int_equal(load(&c, text, err, sizeof(err), path), -1);
+		snprintf(msg, sizeof(msg), cases[i].msg, programs);
+		snprintf(want, sizeof(want), "%s%s", path, msg);
+		assert_string_equal(err, want);
+	}
+}
+
 static int
 read_both(void **state)
 {
@@ -370,6 +475,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(sluiced_conf_load__bare_numbers_keep_their_meaning),
 		cmocka_unit_test(sluiced_conf_load__units),
 		cmocka_unit_test(sluiced_conf_load__unit_errors_name_file_line_and_key),
+		cmocka_unit_test(sluiced_conf_load__qp_keys),
+		cmocka_unit_test(sluiced_conf_load__qp_defaults),
+		cmocka_unit_test(sluiced_conf_load__qp_errors_name_file_line_and_key),
 	};
 
 	if (argc != 3) {
