@@ -83,7 +83,19 @@ def impair(exe):
         yield f"{d} instructions per frame added with impairments off", over, 10.0, "<="  # 1.2
 
 
-CHECKS = {"sched": sched, "pacer": pacer, "link": link, "recv": recv, "impair": impair}
+def xport(exe):
+    # End-to-end selective retransmission against RoCE's go-back-N on the same lossy wire
+    # (docs/transport.md): virtual time and seeded loss, so the figures repeat exactly.
+    rows = run(exe, ["--quick"])
+    melo = one(rows, "goodput_gbps", mode="end-to-end", loss=0.01)
+    gbn = one(rows, "goodput_gbps", mode="end-to-end-gbn", loss=0.01)
+    yield "end-to-end goodput MELO / go-back-N at 1% loss", melo / gbn, 1.6, ">="  # 2.16
+    resent = one(rows, "resent_ratio", mode="end-to-end", loss=0.01)
+    yield "end-to-end bytes resent / delivered at 1% loss", resent, 0.0133, "<="  # 0.0100
+
+
+CHECKS = {"sched": sched, "pacer": pacer, "link": link, "recv": recv, "impair": impair,
+          "xport": xport}
 
 
 def main():
