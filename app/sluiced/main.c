@@ -468,6 +468,7 @@ setup_qps(struct sluiced *d)
 
 		for (uint16_t q = 0; q < p->nb_queues && q < qc->count; q++) {
 			struct sl_dp_qp_conf c = {
+				.lane = &p->lane[q],
 				.pool = d->pool[node_of(p->socket_id)],
 				.socket_id = p->socket_id,
 				.max_qps = qc->count,

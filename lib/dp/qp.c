@@ -2,13 +2,14 @@
 /*
  * qp.c - queue pairs on a lane (sl_dp_qp.h): the endpoint's frames in and out of mbufs.
  *
- * TX. A poll posts at most SL_DP_QP_POST_BUDGET messages, then, when the endpoint may have work
- * (sl_xport_next_deadline() <= now), tops the spare mbufs up to what the lane asked for in one
- * bulk allocation (halving the request while the pool is short), asks tx_burst for at most as
- * many frames as there are spares, and copies each frame into its mbuf: transport header,
- * payload, zero padding, after the headroom the lane fills with Ethernet and link headers. So
- * the endpoint hands out no frame the adapter cannot build, and spares left over wait for the
- * next poll instead of going back to the pool.
+ * TX. A poll posts at most SL_DP_QP_POST_BUDGET messages (none until the lane has seen its
+ * peer up once: a QP whose first packets waited for a peer still starting would time out), then,
+ * when the endpoint may have work (sl_xport_next_deadline() <= now), tops the spare mbufs up to
+ * what the lane asked for in one bulk allocation (halving the request while the pool is short),
+ * asks tx_burst for at most as many frames as there are spares, and copies each frame into its
+ * mbuf: transport header, payload, zero padding, after the headroom the lane fills with Ethernet
+ * and link headers. So the endpoint hands out no frame the adapter cannot build, and spares left
+ * over wait for the next poll instead of going back to the pool.
  *
  * RX. Delivered bodies go to sl_xport_rx_burst() SL_DP_BURST at a time, each with its mbuf as
  * the handle: conf.frame reads the mbuf's data, conf.release frees it.
@@ -48,6 +49,8 @@ struct info_slot {
 };
 
 struct sl_dp_qp {
+	struct sl_dp_lane *lane; /**< posting waits for its peer (NULL: does not wait) */
+	bool started;            /**< the peer was up once: messages flow */
 	struct sl_xport *x;
 	struct sl_xport_traffic *t;
 	struct rte_mempool *pool;
@@ -102,6 +105,8 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	a = rte_zmalloc_socket("sl_dp_qp", sizeof(*a), RTE_CACHE_LINE_SIZE, conf->socket_id);
 	if (a == NULL)
 		goto fail_errno;
+	a->lane = conf->lane;
+	a->started = conf->lane == NULL;
 	a->pool = conf->pool;
 	a->max_qps = conf->max_qps;
 	a->qpns = rte_zmalloc_socket("sl_dp_qp", sizeof(a->qpns[0]) * conf->max_qps, 0,
@@ -284,7 +289,10 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	uint64_t bytes = 0;
 
 	info_refresh(a, now_ns);
-	sl_xport_traffic_post(a->t, a->x, now_ns, SL_DP_QP_POST_BUDGET);
+	if (sl_unlikely(!a->started))
+		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
+	if (a->started)
+		sl_xport_traffic_post(a->t, a->x, now_ns, SL_DP_QP_POST_BUDGET);
 	if (max == 0 || sl_xport_next_deadline(a->x) > now_ns)
 		return 0;
 	max = SL_MIN(max, (unsigned int)SL_DP_BURST);

@@ -5,10 +5,11 @@
  * (struct sl_dp_app), on top of the reliable link ("reliability = link": every transport frame
  * is one link body, which the link delivers exactly once and in order).
  *
- * produce: post messages (a bounded budget), then ask the endpoint for no more frames than
- * mbufs are at hand (taken from the pool in bulk, leftovers kept for the next poll), and build
- * each frame in its mbuf after RTE_PKTMBUF_HEADROOM, where the lane writes the Ethernet and link
- * headers: transport header, payload, zero padding (the endpoint pads to SL_DP_MIN_BODY).
+ * produce: post messages (a bounded budget; none before the lane has first seen its peer up,
+ * so that no QP times out on a peer that is not there yet), then ask the endpoint for no more
+ * frames than mbufs are at hand (taken from the pool in bulk, leftovers kept for the next poll),
+ * and build each frame in its mbuf after RTE_PKTMBUF_HEADROOM, where the lane writes the Ethernet
+ * and link headers: transport header, payload, zero padding (the endpoint pads to SL_DP_MIN_BODY).
  * consume: every delivered body goes to the endpoint with its mbuf as the handle; the endpoint
  * frees it (conf.release) when done, at once or after the reorder buffer held it.
  *
@@ -42,6 +43,7 @@
 #define SL_DP_QP_POST_BUDGET 16u             /**< messages posted per produce call, at most */
 
 struct sl_dp_qp_conf {
+	struct sl_dp_lane *lane;  /**< messages are posted once its peer is up (NULL: at once) */
 	struct rte_mempool *pool; /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
 	int socket_id;            /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
 	uint32_t max_qps;         /**< QPNs [0, max_qps) may open on this lane */
