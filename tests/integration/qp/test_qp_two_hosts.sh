@@ -45,6 +45,19 @@ case $case_name in
     *) sl_fail "unknown case $case_name" ;;
 esac
 
+# A payload that does not fit an mbuf with the transport header is a configuration error
+# (exit 2, file:line: key), found once the mbuf size is known.
+if [ "$case_name" = lossless ]; then
+    printf '[sluiced]\nname = bad\n[qp]\ncount = 2\nseg_bytes = 4000\n[port.0]\ndevice = net_ring0\n' \
+        >"$SL_TMP/bad.ini"
+    rc=0
+    "$SL_SLUICED" --no-huge -m 512 --no-pci --file-prefix "$SL_ID-bad" --log-level=lib.eal:error \
+        --vdev net_ring0 -- --config "$SL_TMP/bad.ini" >/dev/null 2>"$SL_TMP/bad.log" || rc=$?
+    [ "$rc" -eq 2 ] || sl_fail "seg_bytes = 4000: exit status $rc, not 2"
+    grep -q "^$SL_TMP/bad.ini:5: seg_bytes: 4000 payload bytes and a transport header of up to 44 do not fit in one mbuf" \
+        "$SL_TMP/bad.log" || sl_fail "seg_bytes = 4000: $(cat "$SL_TMP/bad.log")"
+fi
+
 sl_topo_memif
 lines=("[link]" "mode = extended" "replay = missing" "ring_order = 14" "keepalive_us = 100"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
