@@ -135,6 +135,11 @@ static const struct sluiced_key keys[] = {
 	     "makes it fire)"),
 	COUNT("qp", "seed", QP(seed), 0, UINT64_MAX, "1", NULL,
 	      "message sizes and content; both hosts must use the same"),
+	{"qp", "params", SLUICED_KEY_STRING, QP(params), SL_QTY_COUNT, 0, 0, 0, NULL, "0",
+	 "program parameters param[0..3] as up to 4 comma-separated whole numbers, the same for "
+	 "every QP, each meaning what the program's header says (irn: 0,RTO_low_ns,RTO_high_ns); "
+	 "0 = the program's default",
+	 NULL},
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
@@ -476,6 +481,33 @@ parse_protos(struct sluiced_conf *c, FILE *err)
 	return 0;
 }
 
+/* [qp] params: up to four whole numbers into c->qp.param. 0 or -1 after an error. */
+static int
+parse_params(struct sluiced_conf *c, FILE *err)
+{
+	struct sluiced_qp_conf *q = &c->qp;
+	char list[sizeof(q->params)], *save = NULL, why[SL_PARSE_WHY_MAX];
+	unsigned int n = 0;
+
+	snprintf(list, sizeof(list), "%s", q->params);
+	memset(q->param, 0, sizeof(q->param));
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == SL_ARRAY_SIZE(q->param)) {
+			fprintf(err, "%s:%u: params: at most %zu numbers, got '%s'\n", c->path,
+				line_of(c->path, "qp", "params"), SL_ARRAY_SIZE(q->param),
+				q->params);
+			return -1;
+		}
+		if (sl_parse_u64(sl_str_trim(tok), 0, UINT64_MAX, &q->param[n++], why,
+				 sizeof(why)) < 0) {
+			fprintf(err, "%s:%u: params: %s, got '%s'\n", c->path,
+				line_of(c->path, "qp", "params"), why, q->params);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* [qp] as a whole: the rules no single key states. 0 or -1 after an error. */
 static int
 check_qp(struct sluiced_conf *c, FILE *err)
@@ -485,7 +517,7 @@ check_qp(struct sluiced_conf *c, FILE *err)
 
 	q->count_line = line_of(c->path, "qp", "count");
 	q->seg_line = line_of(c->path, "qp", "seg_bytes");
-	if (parse_protos(c, err) < 0)
+	if (parse_protos(c, err) < 0 || parse_params(c, err) < 0)
 		return -1;
 	if (q->window_pkts & (q->window_pkts - 1)) {
 		fprintf(err, "%s:%u: window_pkts: must be a power of two, got '%u'\n", c->path,

@@ -87,7 +87,9 @@ struct sluiced_qp_conf {
 	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
 	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
 	uint64_t seed;          /**< message sizes and content, the same on both hosts */
-	/* parsed from proto */
+	char params[128]; /**< program parameters, "a[,b[,c[,d]]]" (0: the program's default) */
+	/* parsed from proto and params */
+	uint64_t param[4]; /**< struct sl_xport_qp_conf.param */
 	char proto_name[SLUICED_QP_PROTOS_MAX][SL_PROTO_NAME_MAX];
 	unsigned int nb_protos;
 	unsigned int count_line; /**< lines of keys, for late errors (0: default) */

@@ -438,6 +438,7 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
 		.init_rate_bps = qc->rate_bps,
 		.rto_ns = qc->rto_ns,
+		.param = {qc->param[0], qc->param[1], qc->param[2], qc->param[3]},
 	};
 }
 

@@ -363,7 +363,8 @@ sluiced_conf_load__qp_keys(void **state)
 			      "[qp]\ncount = 5\nproto = dcqcn, reno ,swift\nrecv = gbn\n"
 			      "seg_bytes = 2KiB\nmsg_min_bytes = 1\nmsg_max_bytes = 64KiB\n"
 			      "msgs = 2000\ndirection = send\ncheck = no\nrate_mbps = 2.5Gbps\n"
-			      "window_pkts = 256\nrto_us = 5ms\nseed = 42\n[port.0]\n"
+			      "window_pkts = 256\nrto_us = 5ms\nseed = 42\n"
+			      "params = 0, 0x10,300000\n[port.0]\n"
 			      "device = net_ring0\n",
 			      err, sizeof(err), path),
 			 0);
@@ -384,6 +385,10 @@ sluiced_conf_load__qp_keys(void **state)
 	assert_int_equal(c.qp.window_pkts, 256);
 	assert_int_equal(c.qp.rto_ns, 5 * SL_NS_PER_MS);
 	assert_int_equal(c.qp.seed, 42);
+	assert_int_equal(c.qp.param[0], 0);
+	assert_int_equal(c.qp.param[1], 16);
+	assert_int_equal(c.qp.param[2], 300000);
+	assert_int_equal(c.qp.param[3], 0);
 	assert_int_equal(c.qp.count_line, 2);
 	assert_int_equal(c.qp.seg_line, 5);
 }
@@ -433,6 +438,9 @@ sluiced_conf_load__qp_errors_name_file_line_and_key(void **state)
 		 ":4: count: queue pairs and link test traffic cannot both run ([traffic] mode = "
 		 "send): a lane carries one or the other\n"},
 		{"[qp]\nbogus = 1\n", ":2: bogus: unknown key in [qp] (see sluiced --help)\n"},
+		{"[qp]\nparams = 1,2,3,4,5\n", ":2: params: at most 4 numbers, got '1,2,3,4,5'\n"},
+		{"[qp]\nparams = 1,-2\n",
+		 ":2: params: expected a whole number in [0, 18446744073709551615], got '1,-2'\n"},
 	};
 	char programs[512] = "";
 	size_t len = 0;
