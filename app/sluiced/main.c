@@ -8,7 +8,8 @@
  * A stop drains the lanes, says goodbye to each peer (docs/link.md, "Leave") and closes the ports.
  * Exit status: 0 after a clean stop (SIGINT, SIGTERM or --duration-s), 1 on a runtime failure,
  * 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
- * At exit the final port counters are printed on stdout as one JSON line.
+ * At exit the final port counters are printed on stdout as one JSON line; test traffic adds a
+ * line of the checker's summary, queue pairs a line per QP and a line of totals.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -90,7 +91,9 @@ usage(FILE *out)
 	fprintf(out,
 		"Exit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n"
 		"At exit, the final counters of every port are printed on stdout as one JSON "
-		"line.\n");
+		"line;\n"
+		"[traffic] adds a line of the checker's summary, [qp] a line per QP and a line\n"
+		"of totals.\n");
 }
 
 static void
