@@ -82,7 +82,9 @@
  * end that has already delivered data from its peer sees the peer's pause flag rise, the peer
  * has restarted: it re-initializes too (ring contents are released and counted in
  * reinit_aborted: they may or may not have been delivered, and the layer above owns end-to-end
- * recovery).
+ * recovery). An error episode that lasts stuck_ns cannot end by replay (the frame the RX rolled
+ * back to has left the peer's ring: its NACKs took longer than the ring lasts); the RX gives up
+ * and re-initializes the same way (stuck_reinits), and the peer follows on its PAUSE_REQ.
  *
  * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC frames; crossing
  * 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames are data frames
@@ -214,6 +216,7 @@ static const struct sl_stat_desc stat_desc[] = {
 	S(ring_evictions, "ring handles released by newer frames"),
 	S(reinit_aborted, "ring handles released by a re-initialization"),
 	S(peer_restarts, "re-initializations after the peer restarted"),
+	S(stuck_reinits, "error episodes given up after stuck_ns: link re-initialized"),
 	S(rx_frames, "frames received"),
 	S(rx_delivered, "payload frames delivered"),
 	S(rx_duplicates, "verified duplicates dropped"),
@@ -399,6 +402,8 @@ sl_link_create(const struct sl_link_conf *conf)
 		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
 	if (l->conf.fc_off_frames == 0)
 		l->conf.fc_off_frames = conf->fc_frames / 3;
+	if (l->conf.stuck_ns == 0)
+		l->conf.stuck_ns = SL_LINK_STUCK_NS_DEFAULT;
 	if (l->conf.fc_on_frames > l->conf.fc_frames ||
 	    l->conf.fc_off_frames >= l->conf.fc_on_frames)
 		goto fail_inval;
@@ -641,6 +646,22 @@ normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in
 	return true;
 }
 
+/*
+ * An error episode that outlives stuck_ns cannot end by replay: the frame this end rolled back
+ * to has left the peer's ring (its NACKs took longer than the ring lasts: a peer replaying
+ * itself, NACKs lost). Start afresh, as after a restart: this end's PAUSE_REQ from ID 0 makes
+ * the peer re-initialize too, and the layer above recovers what the two rings held.
+ */
+static void
+give_up_if_stuck(struct sl_link *l, uint64_t now_ns)
+{
+	if (!l->rx_error || !l->recovering || now_ns - l->err_start_ns < l->conf.stuck_ns)
+		return;
+	l->stats.stuck_reinits++;
+	l->ring_ready = false;
+	rx_reset(l);
+}
+
 unsigned
 sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in,
 		 unsigned n_in, unsigned *taken, struct sl_link_tx_frame *out, unsigned max)
@@ -649,6 +670,7 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 	bool more = true;
 
 	*taken = 0;
+	give_up_if_stuck(l, now_ns);
 	while (n < max && more) {
 		enum sl_link_state st = tx_state(l);
 

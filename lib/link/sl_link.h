@@ -67,6 +67,7 @@
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
+#define SL_LINK_STUCK_NS_DEFAULT (20 * SL_NS_PER_MS) /**< give up on an error episode after */
 
 enum sl_link_state {
 	SL_LINK_INIT = 0,     /**< ring being (re)initialized */
@@ -99,6 +100,8 @@ struct sl_link_conf {
 	enum sl_link_replay replay; /**< replay start policy */
 	uint64_t keepalive_ns;      /**< ns: IDLE after this long without sending (> 0) */
 	uint64_t ctrl_interval_ns;  /**< ns: gap between control runs (> 0) */
+	uint64_t stuck_ns;          /**< ns: an error episode this long is given up and the link
+				     *   re-initialized (0: SL_LINK_STUCK_NS_DEFAULT) */
 	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
 	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
@@ -168,6 +171,7 @@ struct sl_link_stats {
 	uint64_t ring_evictions;
 	uint64_t reinit_aborted;
 	uint64_t peer_restarts;
+	uint64_t stuck_reinits;
 	uint64_t rx_frames;
 	uint64_t rx_delivered;
 	uint64_t rx_duplicates;

@@ -22,6 +22,11 @@
  * message delivered twice, out of order or damaged, or a leaked buffer, fails the run (exit 1).
  *
  *   bench-xport [--quick] [--msgs N] [--proto NAME] [--rate-gbps G] [--delay-us D]
+ *               [--sizing-rtt-us R]
+ * The link's ring and flow-control buffer are sized by RIFL's rule from R (default 50 us): the
+ * round trip a NACK really takes, which a receiver that is itself replaying stretches well past
+ * the wire's 2 x D (a ring sized from the bare wire RTT, 14 us here, loses the frame a receiver
+ * needs and the link never recovers: docs/transport.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,7 +57,8 @@ struct opts {
 	const char *proto;
 	uint64_t rate_bps;
 	uint64_t delay_ns;
-	uint64_t limit_ns; /**< virtual time a mode gets to deliver everything */
+	uint64_t limit_ns;      /**< virtual time a mode gets to deliver everything */
+	uint64_t sizing_rtt_ns; /**< the RTT the link's ring and S_FC are sized from */
 };
 
 /* A buffer the wire, the link or the endpoint holds: a link body or a received link frame. */
@@ -269,7 +275,8 @@ host_tx(struct host *h, struct wire *w, const struct opts *o, uint64_t now)
 		memmove(h->pending, h->pending + taken, h->n_pending * sizeof(h->pending[0]));
 		if (n == 0)
 			return;
-		len = (uint16_t)SL_MAX(f.hdr_len + (f.handle ? f.body_len : 0), MIN_LINK);
+		len = (uint16_t)SL_MAX((unsigned)f.hdr_len + (f.handle ? f.body_len : 0u),
+				       MIN_LINK);
 		b = buf_new(len);
 		memset(b->b, 0, len);
 		memcpy(b->b, f.hdr, f.hdr_len);
@@ -312,7 +319,7 @@ run(enum mode m, double loss, const struct opts *o)
 	struct host hs[2];
 	struct sl_xport_traffic_stats st[2];
 	struct sl_hist lat;
-	uint64_t now = 0, limit = o->limit_ns, rtt_ns = 2 * o->delay_ns + 10 * SL_NS_PER_US;
+	uint64_t now = 0, limit = o->limit_ns, rtt_ns = o->sizing_rtt_ns;
 	uint64_t bytes = 0, resent_link = 0, resent_xport = 0, wire_bytes = 0, first = UINT64_MAX,
 		 last = 0, rtx_pkts = 0, lost = 0;
 	int bad = 0;
@@ -388,7 +395,8 @@ main(int argc, char **argv)
 			 .proto = "dcqcn",
 			 .rate_bps = 10 * SL_BPS_PER_GBPS,
 			 .delay_ns = 2 * SL_NS_PER_US,
-			 .limit_ns = 2 * SL_NS_PER_S};
+			 .limit_ns = 2 * SL_NS_PER_S,
+			 .sizing_rtt_ns = 50 * SL_NS_PER_US};
 	static const double losses[] = {0, 1e-4, 1e-3, 1e-2};
 	int fail = 0;
 
@@ -404,9 +412,11 @@ main(int argc, char **argv)
 			o.rate_bps = (uint64_t)(strtod(argv[++i], NULL) * 1e9);
 		else if (!strcmp(argv[i], "--delay-us") && i + 1 < argc)
 			o.delay_ns = (uint64_t)(strtod(argv[++i], NULL) * 1e3);
+		else if (!strcmp(argv[i], "--sizing-rtt-us") && i + 1 < argc)
+			o.sizing_rtt_ns = (uint64_t)(strtod(argv[++i], NULL) * 1e3);
 		else {
 			fprintf(stderr, "usage: bench-xport [--quick] [--msgs N] [--proto NAME] "
-					"[--rate-gbps G] [--delay-us D]\n");
+					"[--rate-gbps G] [--delay-us D] [--sizing-rtt-us R]\n");
 			return 2;
 		}
 	}

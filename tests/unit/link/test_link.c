@@ -296,6 +296,37 @@ sl_link_rx_burst__end_to_end_mode_delivers_by_id_and_never_nacks(void **state)
 	sl_link_free(l);
 }
 
+/*
+ * An error episode no replay can end (the frame the RX rolled back to is gone from the peer's
+ * ring) is given up after stuck_ns: the link re-initializes and asks the peer to, with PAUSE_REQ
+ * from ID 0, instead of sending NACKs for ever.
+ */
+static void
+sl_link_tx_burst__stuck_error_episode_reinitializes(void **state)
+{
+	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct sl_link_tx_frame out[4];
+	uint64_t t0 = 1000;
+	struct fr f;
+
+	(void)state;
+	sync_rx(l, &faithful);
+	f = data_frame(&faithful, 16, 1);
+	assert_int_equal(feed(l, t0, &f, NULL), 1);
+	f = data_frame(&faithful, 18, 1); /* 17 missing: error episode from t0 */
+	assert_int_equal(feed(l, t0, &f, NULL), 0);
+	assert_int_equal(sl_link_stat(l, rx_errors), 1);
+	tx(l, t0 + SL_LINK_STUCK_NS_DEFAULT - 1, out, 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+	assert_int_equal(sl_link_stat(l, stuck_reinits), 0);
+	tx(l, t0 + SL_LINK_STUCK_NS_DEFAULT, out, 1);
+	assert_int_equal(sl_link_stat(l, stuck_reinits), 1);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	assert_int_equal(out[0].id, 0); /* PAUSE_REQ from ID 0: the peer starts afresh too */
+	sl_link_free(l);
+}
+
 static void
 sl_link_rx_burst__data_ignored_until_the_lane_is_up(void **state)
 {
@@ -1183,6 +1214,7 @@ main(void)
 		cmocka_unit_test(sl_link_ring_order__rifl_sizing_rule),
 		cmocka_unit_test(sl_link_rx_burst__warmup_then_exactly_once_in_order),
 		cmocka_unit_test(sl_link_rx_burst__end_to_end_mode_delivers_by_id_and_never_nacks),
+		cmocka_unit_test(sl_link_tx_burst__stuck_error_episode_reinitializes),
 		cmocka_unit_test(sl_link_rx_burst__data_ignored_until_the_lane_is_up),
 		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
 		cmocka_unit_test(sl_link_rx_burst__repeated_replay_is_harmless_in_sync),
