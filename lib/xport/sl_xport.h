@@ -40,9 +40,10 @@
 #include "sl_stats.h"
 #include "sl_xhdr.h"
 
-#define SL_XPORT_MSG_MAX (UINT32_C(1) << 30) /**< largest message, bytes */
-#define SL_XPORT_SQ_DEFAULT 128u             /**< messages in flight per QP by default */
-#define SL_XPORT_GRANT_SEGS 16u              /**< grant programs' default initial tokens, pkts */
+#define SL_XPORT_MSG_MAX (UINT32_C(1) << 30)        /**< largest message, bytes */
+#define SL_XPORT_SQ_DEFAULT 128u                    /**< messages in flight per QP by default */
+#define SL_XPORT_QP_TIMEOUT_NS (100 * SL_NS_PER_MS) /**< default QP timeout */
+#define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
 
 /* One segment of a received message, in order (struct sl_xport_conf.on_recv). */
 struct sl_xport_rx_seg {
@@ -57,11 +58,17 @@ struct sl_xport_rx_seg {
 	uint32_t imm;        /**< immediate data */
 };
 
-/* A send finished: every packet of the message was acknowledged (on_complete). */
+/*
+ * A send finished (on_complete): every packet of the message was acknowledged (status 0), or
+ * not: the QP failed first (-ETIMEDOUT: the peer acknowledged nothing for the QP's timeout) or
+ * was closed (-ECANCELED). A message that failed may or may not have been delivered, and was
+ * delivered at most once.
+ */
 struct sl_xport_cqe {
 	uint32_t qpn;     /**< local QP */
 	uint32_t msn;     /**< its message sequence number */
 	uint32_t len;     /**< message bytes */
+	int status;       /**< 0, -ETIMEDOUT or -ECANCELED */
 	uint64_t cookie;  /**< as posted */
 	uint64_t post_ns; /**< when it was posted, ns (completion latency = now - post_ns) */
 };
@@ -100,6 +107,9 @@ struct sl_xport_qp_conf {
 	uint32_t init_credit_bytes; /**< grant programs' tokens before the first PULL (about a
 				     *   BDP), bytes [SL_XPORT_GRANT_SEGS x seg_bytes] */
 	uint64_t rto_ns;            /**< initial RTO, ns [1 ms] */
+	uint64_t timeout_ns;        /**< nothing acknowledged for this long with messages out:
+				     *   the QP fails (IB: retry count x timeout)
+				     *   [SL_XPORT_QP_TIMEOUT_NS] */
 	uint64_t param[4];          /**< program parameters (struct sl_flow_conf.param) */
 };
 
@@ -140,13 +150,16 @@ struct sl_xport_stats {
 	uint64_t post_refused;
 	uint64_t msgs_posted;
 	uint64_t msgs_completed;
+	uint64_t msgs_failed;
 	uint64_t msgs_received;
+	uint64_t qps_failed;
 };
 
 /* Per-QP counters (sl_xport_qp_stats_get), described once in sl_xport_qp_stat_table. */
 struct sl_xport_qp_stats {
 	uint64_t msgs_posted;
 	uint64_t msgs_completed;
+	uint64_t msgs_failed;
 	uint64_t msgs_received;
 	uint64_t bytes_posted;
 	uint64_t bytes_completed;
@@ -166,6 +179,7 @@ extern const struct sl_stat_table sl_xport_qp_stat_table;
 /* What telemetry shows of a QP beyond its counters. */
 struct sl_xport_qp_info {
 	char proto[SL_PROTO_NAME_MAX];
+	bool failed; /**< timed out: sends refused until closed and opened again */
 	uint32_t peer_qpn;
 	uint32_t seg_bytes;
 	uint8_t recv_mode;
@@ -193,9 +207,15 @@ void sl_xport_free(struct sl_xport *x);
 int sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t now_ns);
 
 /*
+ * Close a QP (open or failed) at now_ns: its messages not yet completed complete with status
+ * -ECANCELED, and the frames its receiver holds are released. 0 or -ENOENT.
+ */
+int sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns);
+
+/*
  * Post a message of len bytes (1..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until
- * its completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -ENOBUFS (send queue full:
- * retry after a completion; counted in post_refused).
+ * its completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -EPIPE (the QP failed),
+ * -ENOBUFS (send queue full: retry after a completion; counted in post_refused).
  */
 int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len,
 		       uint64_t cookie, uint64_t now_ns);

@@ -15,7 +15,8 @@
  * The checker's verdict per delivered segment: in order (msn and offset continue the stream),
  * or out of order (counted; the stream follows the sender's msn from there); every message
  * whose bytes all match and whose length is size(msn) counts as checked. A message's latency is
- * post to completion at the sender (every packet acknowledged), in a histogram per endpoint.
+ * post to completion at the sender (every packet acknowledged), in a histogram per endpoint; a
+ * message that completes with an error (its QP failed or closed) counts as failed.
  */
 #ifndef SL_XPORT_TRAFFIC_H
 #define SL_XPORT_TRAFFIC_H
@@ -41,6 +42,7 @@ struct sl_xport_traffic_conf {
 struct sl_xport_traffic_stats {
 	uint64_t posted;
 	uint64_t completed;
+	uint64_t failed;
 	uint64_t bytes_completed;
 	uint64_t received;
 	uint64_t checked;
@@ -77,7 +79,8 @@ unsigned sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, u
 void sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
 void sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns);
 
-/* Every sending QP has posted its msgs and seen them complete (never with msgs = 0). */
+/* Every sending QP has posted its msgs and seen each complete, successfully or not (never with
+ * msgs = 0). */
 bool sl_xport_traffic_done(const struct sl_xport_traffic *t);
 
 void sl_xport_traffic_stats_get(const struct sl_xport_traffic *t,

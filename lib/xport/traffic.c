@@ -9,6 +9,8 @@
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_traffic_stats, posted, "messages posted"),
 	SL_STAT(struct sl_xport_traffic_stats, completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_traffic_stats, failed,
+		"messages completed with an error (QP failed)"),
 	SL_STAT(struct sl_xport_traffic_stats, bytes_completed, "message bytes acknowledged"),
 	SL_STAT(struct sl_xport_traffic_stats, received, "messages delivered to the checker"),
 	SL_STAT(struct sl_xport_traffic_stats, checked,
@@ -25,9 +27,9 @@ SL_STAT_TABLE_DEFINE(sl_xport_traffic_stat_table, struct sl_xport_traffic_stats,
 
 struct tqp {
 	bool send, recv;
-	uint32_t peer_qpn; /**< the receiver's QP: names the stream this QP sends */
-	uint64_t posted;   /**< messages posted (the next one's msn) */
-	uint64_t completed;
+	uint32_t peer_qpn;  /**< the receiver's QP: names the stream this QP sends */
+	uint64_t posted;    /**< messages posted (the next one's msn) */
+	uint64_t completed; /**< completions, successful or not */
 	/* checker: the message in progress */
 	uint32_t rx_msn;
 	uint32_t rx_off;
@@ -184,6 +186,10 @@ sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t n
 	q->completed++;
 	if (t->c.msgs && q->completed == t->c.msgs)
 		t->done_qps++;
+	if (c->status != 0) {
+		inc(&t->st.failed, 1);
+		return;
+	}
 	inc(&t->st.completed, 1);
 	inc(&t->st.bytes_completed, c->len);
 	sl_hist_add(&t->latency_ns, now_ns - c->post_ns);

@@ -41,7 +41,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, rx_fb, "feedback frames applied to a sender"),
 	SL_STAT(struct sl_xport_stats, rx_bad_header,
 		"refused: malformed header (by reason below)"),
-	SL_STAT(struct sl_xport_stats, rx_bad_qpn, "refused: no such open QP"),
+	SL_STAT(struct sl_xport_stats, rx_bad_qpn,
+		"refused: no such open QP (or feedback for a failed one)"),
 	SL_STAT(struct sl_xport_stats, rx_fb_out_of_range,
 		"refused: feedback naming PSNs never sent or long acked"),
 	SL_STAT(struct sl_xport_stats, rx_bad_sequence,
@@ -58,13 +59,17 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, post_refused, "post_send refused: send queue full"),
 	SL_STAT(struct sl_xport_stats, msgs_posted, "messages posted"),
 	SL_STAT(struct sl_xport_stats, msgs_completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_stats, msgs_failed, "messages completed with an error"),
 	SL_STAT(struct sl_xport_stats, msgs_received, "messages delivered whole, in order"),
+	SL_STAT(struct sl_xport_stats, qps_failed,
+		"QPs failed: nothing acknowledged for timeout_ns"),
 };
 SL_STAT_TABLE_DEFINE(sl_xport_stat_table, struct sl_xport_stats, stat_desc);
 
 static const struct sl_stat_desc qp_stat_desc[] = {
 	SL_STAT(struct sl_xport_qp_stats, msgs_posted, "messages posted"),
 	SL_STAT(struct sl_xport_qp_stats, msgs_completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_xport_qp_stats, msgs_failed, "messages completed with an error"),
 	SL_STAT(struct sl_xport_qp_stats, msgs_received, "messages delivered whole, in order"),
 	SL_STAT(struct sl_xport_qp_stats, bytes_posted, "message bytes posted"),
 	SL_STAT(struct sl_xport_qp_stats, bytes_completed, "message bytes acknowledged"),
@@ -94,6 +99,7 @@ struct sq_ent {
 struct xqp {
 	const struct sl_proto_ops *ops;
 	bool open;
+	bool failed;        /**< timed out: the sender is gone, sends are refused */
 	bool ts;            /**< data carries its send time (the program reads echoes) */
 	uint8_t recv_mode;  /**< enum sl_recv_mode */
 	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
@@ -102,8 +108,12 @@ struct xqp {
 	/* send queue: [sq_head, sq_tail) posted, not completed; indexes count up, masked */
 	struct sq_ent *sq;
 	uint32_t sq_head, sq_tail;
-	uint32_t next_psn; /**< PSN of the next message's first packet */
-	uint32_t next_msn; /**< MSN of the next message posted */
+	uint32_t next_psn;    /**< PSN of the next message's first packet */
+	uint32_t next_msn;    /**< MSN of the next message posted */
+	uint32_t acked_psn;   /**< the cumulative ACK last seen */
+	uint64_t progress_ns; /**< last time the peer acknowledged something (or the send queue
+			       *   went from empty to busy), ns */
+	uint64_t timeout_ns;  /**< no progress for this long with messages out: the QP fails */
 	/* receive side: the message in progress */
 	uint32_t rx_msn; /**< MSN expected next */
 	uint32_t rx_off; /**< bytes of it delivered */
@@ -288,6 +298,9 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 		q->ff.tracked = true;
 	}
 	q->sq_head = q->sq_tail = 0;
+	q->acked_psn = qc->first_psn;
+	q->progress_ns = now_ns;
+	q->timeout_ns = qc->timeout_ns ? qc->timeout_ns : SL_XPORT_QP_TIMEOUT_NS;
 	q->next_psn = qc->first_psn;
 	q->next_msn = 0;
 	q->rx_msn = q->rx_off = 0;
@@ -329,6 +342,8 @@ sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t l
 		return -ENOENT;
 	if (len == 0 || len > SL_XPORT_MSG_MAX || buf == NULL)
 		return -EINVAL;
+	if (q->failed)
+		return -EPIPE;
 	if (q->sq_tail - q->sq_head == x->c.sq_depth) {
 		inc(&x->st.post_refused, 1);
 		return -ENOBUFS;
@@ -339,6 +354,8 @@ sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t l
 		inc(&x->st.post_refused, 1);
 		return rc == -EOVERFLOW ? -ENOBUFS : rc;
 	}
+	if (q->sq_tail == q->sq_head)
+		q->progress_ns = now_ns; /* the timeout counts from the first message out */
 	m = &q->sq[q->sq_tail & (x->c.sq_depth - 1)];
 	*m = (struct sq_ent){.buf = buf,
 			     .len = len,
@@ -378,33 +395,98 @@ msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
 	return &q->sq[lo & mask];
 }
 
-/* Retire, oldest first, every message the cumulative ACK covers. */
+/* Hand the oldest message of the send queue back with status. */
+static void
+retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now_ns)
+{
+	const struct sq_ent *m = &q->sq[q->sq_head & (x->c.sq_depth - 1)];
+	struct sl_xport_cqe c = {.qpn = qpn,
+				 .msn = m->msn,
+				 .len = m->len,
+				 .status = status,
+				 .cookie = m->cookie,
+				 .post_ns = m->post_ns};
+
+	q->sq_head++;
+	if (status == 0) {
+		inc(&q->st.msgs_completed, 1);
+		inc(&q->st.bytes_completed, c.len);
+		inc(&x->st.msgs_completed, 1);
+	} else {
+		inc(&q->st.msgs_failed, 1);
+		inc(&x->st.msgs_failed, 1);
+	}
+	if (x->c.on_complete)
+		x->c.on_complete(x->c.ctx, &c, now_ns);
+}
+
+/* Retire, oldest first, every message the cumulative ACK covers; note the progress. */
 static void
 complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	uint32_t mask = x->c.sq_depth - 1;
 	struct sl_flow_view v;
 
-	if (q->sq_head == q->sq_tail || sl_sched_flow_view(x->e, qpn, &v) != 0)
+	if (sl_sched_flow_view(x->e, qpn, &v) != 0)
 		return;
+	if (v.wnd_start != q->acked_psn) {
+		q->acked_psn = v.wnd_start;
+		q->progress_ns = now_ns;
+	}
 	while (q->sq_head != q->sq_tail) {
 		const struct sq_ent *m = &q->sq[q->sq_head & mask];
-		struct sl_xport_cqe c;
 
 		if (sl_seq_lt(v.wnd_start, m->first_psn + m->npkts))
 			break;
-		c = (struct sl_xport_cqe){.qpn = qpn,
-					  .msn = m->msn,
-					  .len = m->len,
-					  .cookie = m->cookie,
-					  .post_ns = m->post_ns};
-		q->sq_head++;
-		inc(&q->st.msgs_completed, 1);
-		inc(&q->st.bytes_completed, c.len);
-		inc(&x->st.msgs_completed, 1);
-		if (x->c.on_complete)
-			x->c.on_complete(x->c.ctx, &c, now_ns);
+		retire(x, qpn, q, 0, now_ns);
 	}
+}
+
+/* Stop the QP's sender: every message not completed completes with status. */
+static void
+stop_sender(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now_ns)
+{
+	while (q->sq_head != q->sq_tail)
+		retire(x, qpn, q, status, now_ns);
+	sl_sched_flow_del(x->e, qpn);
+	if (q->ff.tracked)
+		sl_recv_rtx_flow_close(x->rtx, qpn);
+	q->ff.tracked = false;
+}
+
+/*
+ * Nothing acknowledged for timeout_ns with messages out (a peer that restarted or died): the
+ * QP fails like an RC QP past its retry count. Its messages complete with -ETIMEDOUT (each was
+ * delivered at most once), sends are refused, and the application closes and reopens it.
+ */
+static bool
+timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+{
+	if (q->failed || now_ns - q->progress_ns < q->timeout_ns)
+		return q->failed;
+	stop_sender(x, qpn, q, -ETIMEDOUT, now_ns);
+	q->failed = true;
+	inc(&x->st.qps_failed, 1);
+	return true;
+}
+
+int
+sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns)
+{
+	struct xqp *q = qpn < x->c.max_qps && x->qp[qpn].open ? &x->qp[qpn] : NULL;
+	unsigned n;
+
+	if (q == NULL)
+		return -ENOENT;
+	if (!q->failed)
+		stop_sender(x, qpn, q, -ECANCELED, now_ns);
+	n = sl_recv_conn_close(x->r, qpn, x->act, x->act_max);
+	for (unsigned i = 0; i < n; i++)
+		if (x->act[i].type == SL_RECV_ACT_DROP)
+			x->c.release(x->c.ctx, x->act[i].data.handle);
+	q->open = false;
+	q->failed = false;
+	return 0;
 }
 
 /* --- receive ------------------------------------------------------------------------------ */
@@ -558,7 +640,7 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 		return;
 	}
 	q = open_qp(x, fb.qpn);
-	if (q == NULL) {
+	if (q == NULL || q->failed) {
 		inc(&x->st.rx_bad_qpn, 1);
 		return;
 	}
@@ -693,6 +775,11 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 		if (ns == 0)
 			break;
 		for (unsigned i = 0; i < ns; i++) {
+			uint32_t qpn = segs[i].flow;
+
+			/* A QP resending with nothing acknowledged for its timeout fails. */
+			if (segs[i].tx_id && timed_out(x, qpn, &x->qp[qpn], now_ns))
+				continue;
 			if (build_data(x, &segs[i], now_ns, &out[n]))
 				n++;
 			else
@@ -743,10 +830,12 @@ sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_
 	struct sl_flow_view v;
 	struct sl_flow_stats fs;
 
-	if (q == NULL || sl_sched_flow_view(x->e, qpn, &v) != 0)
+	memset(&v, 0, sizeof(v));
+	if (q == NULL || (!q->failed && sl_sched_flow_view(x->e, qpn, &v) != 0))
 		return -ENOENT;
 	memset(info, 0, sizeof(*info));
 	memcpy(info->proto, q->ops->name, sizeof(info->proto));
+	info->failed = q->failed;
 	info->peer_qpn = q->peer_qpn;
 	info->seg_bytes = q->seg_bytes;
 	info->recv_mode = q->recv_mode;
@@ -755,7 +844,7 @@ sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_
 	info->wnd_segs = v.wnd_segs;
 	info->rate_bps = v.rate_bps;
 	info->rto_ns = v.rto_ns;
-	if (sl_sched_flow_stats_get(x->e, qpn, &fs) == 0)
+	if (!q->failed && sl_sched_flow_stats_get(x->e, qpn, &fs) == 0)
 		info->rto_fired = fs.rto_fired;
 	if (sl_recv_conn_info(x->r, qpn, &ri) == 0)
 		info->recv_blocks = ri.blocks;

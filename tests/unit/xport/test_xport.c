@@ -235,40 +235,74 @@ struct result {
 	bool done;
 };
 
+/*
+ * Open the QPs of s at now, their PSNs starting from epoch's quarter of the 32-bit space (a
+ * connection manager gives each incarnation of a QP a fresh initial PSN), and register them
+ * with the traffic.
+ */
 static void
-side_init(struct side *s, const struct run *r)
+open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 {
-	struct sl_xport_conf xc = {.max_qps = QPS,
-				   .min_frame_bytes = MIN_FRAME,
-				   .frame = frame_bytes,
-				   .release = frame_release};
-	struct sl_xport_traffic_conf tc = {.max_qps = QPS,
-					   .min_bytes = r->min_bytes,
-					   .max_bytes = r->max_bytes,
-					   .msgs = r->msgs,
-					   .seed = r->seed,
-					   .check = true};
-
-	s->t = sl_xport_traffic_create(&tc);
-	assert_non_null(s->t);
-	xc.on_recv = sl_xport_traffic_on_recv;
-	xc.on_complete = sl_xport_traffic_on_complete;
-	xc.ctx = s->t;
-	s->x = sl_xport_create(&xc);
-	assert_non_null(s->x);
 	for (uint32_t q = 0; q < QPS; q++) {
 		struct sl_xport_qp_conf qc = {.qpn = q,
 					      .peer_qpn = q,
 					      .proto = r->proto,
 					      .seg_bytes = 1024,
 					      .recv_mode = r->recv_mode,
-					      .first_psn = UINT32_MAX - 100 * q, /* wraps */
+					      .first_psn =
+						      (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
 					      .init_rate_bps = 4 * SL_BPS_PER_GBPS,
-					      .rto_ns = 200 * SL_NS_PER_US};
+					      .rto_ns = 200 * SL_NS_PER_US,
+					      .timeout_ns = 5 * SL_NS_PER_MS};
 
-		assert_int_equal(sl_xport_qp_open(s->x, &qc, 0), 0);
+		assert_int_equal(sl_xport_qp_open(s->x, &qc, now), 0);
 		assert_int_equal(sl_xport_traffic_qp(s->t, q, q, true, true), 0);
 	}
+}
+
+static struct sl_xport_traffic *
+traffic_new(const struct run *r)
+{
+	struct sl_xport_traffic_conf tc = {.max_qps = QPS,
+					   .min_bytes = r->min_bytes,
+					   .max_bytes = r->max_bytes,
+					   .msgs = r->msgs,
+					   .seed = r->seed,
+					   .check = true};
+	struct sl_xport_traffic *t = sl_xport_traffic_create(&tc);
+
+	assert_non_null(t);
+	return t;
+}
+
+/* An endpoint whose callbacks feed s->t (read at each call, so the traffic can be replaced). */
+static void
+on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	sl_xport_traffic_on_recv(((struct side *)ctx)->t, seg, now_ns);
+}
+
+static void
+on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
+{
+	sl_xport_traffic_on_complete(((struct side *)ctx)->t, c, now_ns);
+}
+
+static void
+side_init(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
+{
+	struct sl_xport_conf xc = {.max_qps = QPS,
+				   .min_frame_bytes = MIN_FRAME,
+				   .frame = frame_bytes,
+				   .release = frame_release,
+				   .on_recv = on_recv,
+				   .on_complete = on_complete,
+				   .ctx = s};
+
+	s->t = traffic_new(r);
+	s->x = sl_xport_create(&xc);
+	assert_non_null(s->x);
+	open_qps(s, r, epoch, now);
 }
 
 static void
@@ -285,7 +319,7 @@ run_pair(const struct run *r, struct result *res)
 		w[i].dup = r->dup;
 		w[i].reorder = r->reorder;
 		sl_rng_seed(&w[i].rng, r->seed * 2 + (uint64_t)i);
-		side_init(&s[i], r);
+		side_init(&s[i], r, 0, 0);
 	}
 	for (; now < limit; now += STEP_NS) {
 		for (int i = 0; i < 2 && r->hostile > 0; i++)
@@ -439,6 +473,126 @@ xport__hostile_frames_are_counted_and_dropped(void **state)
 	}
 }
 
+static uint64_t
+xstat_qps_failed(const struct side *s)
+{
+	return SL_STAT_READ(sl_xport_stats_get, struct sl_xport_stats, s->x, qps_failed);
+}
+
+/* Step both sides from *now until done(s) or limit_ns; true when done. */
+static bool
+run_until(struct side *s, struct wire *w, uint64_t *now, uint64_t limit_ns,
+	  bool (*done)(struct side *s))
+{
+	for (; *now < limit_ns; *now += STEP_NS) {
+		side_step(&s[0], &w[1], &w[0], *now);
+		side_step(&s[1], &w[0], &w[1], *now);
+		if (done(s))
+			return true;
+	}
+	return false;
+}
+
+static bool
+both_failed(struct side *s)
+{
+	return xstat_qps_failed(&s[0]) == QPS && xstat_qps_failed(&s[1]) == QPS;
+}
+
+static bool
+both_checked_all(struct side *s)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sl_xport_traffic_stats st;
+
+		sl_xport_traffic_stats_get(s[i].t, &st);
+		if (!sl_xport_traffic_done(s[i].t) || st.checked < (uint64_t)QPS * 100)
+			return false;
+	}
+	return true;
+}
+
+static bool
+running_a_while(struct side *s)
+{
+	struct sl_xport_traffic_stats st;
+
+	sl_xport_traffic_stats_get(s[0].t, &st);
+	return st.checked >= 20;
+}
+
+/*
+ * A peer restarted mid-stream (endpoint freed and created again; its QPs start afresh from a new
+ * initial PSN, as a connection manager gives each incarnation): no message is delivered twice;
+ * the survivor's QPs, acknowledged no more, fail after their timeout and report every message not
+ * acknowledged as failed (-ETIMEDOUT), so each posted message is either completed or failed; the
+ * restarted side's QPs fail the same way; and once both sides close and reopen their QPs (a new
+ * incarnation), messages flow again, every one checked.
+ */
+static void
+xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
+{
+	static struct wire w[2];
+
+	(void)state;
+	for (unsigned i = 0; i < sl_proto_count(); i++) {
+		struct run r = {.proto = sl_proto_at(i)->name,
+				.recv_mode = SL_RECV_MELO,
+				.min_bytes = 1,
+				.max_bytes = 16384,
+				.msgs = 100,
+				.seed = 51 + i};
+		struct side s[2] = {0};
+		struct sl_xport_traffic_stats st;
+		uint64_t now = 0;
+
+		for (int k = 0; k < 2; k++) {
+			memset(&w[k], 0, sizeof(w[k]));
+			sl_rng_seed(&w[k].rng, 77 + (uint64_t)k);
+			side_init(&s[k], &r, 0, 0);
+		}
+		assert_true(run_until(s, w, &now, SL_NS_PER_S, running_a_while));
+		/* Side 1 restarts: all its state is gone; frames in flight stay on the wire. */
+		sl_xport_free(s[1].x);
+		sl_xport_traffic_free(s[1].t);
+		side_init(&s[1], &r, 1, now);
+		assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_failed));
+		for (int k = 0; k < 2; k++) {
+			sl_xport_traffic_stats_get(s[k].t, &st);
+			/* Every message posted was completed or reported failed; none twice. */
+			assert_int_equal(st.completed + st.failed, st.posted);
+			assert_true(k == 1 || st.failed > 0);
+			assert_int_equal(st.out_of_order, 0);
+			assert_int_equal(st.bad_length, 0);
+			assert_int_equal(st.bad_content, 0);
+			assert_int_equal(st.checked, st.received);
+			assert_int_equal(sl_xport_post_send(s[k].x, 0, "x", 1, 0, now), -EPIPE);
+		}
+		/* Both close and reopen (a new incarnation, fresh streams): traffic flows again. */
+		for (int k = 0; k < 2; k++) {
+			for (uint32_t q = 0; q < QPS; q++)
+				assert_int_equal(sl_xport_qp_close(s[k].x, q, now), 0);
+			sl_xport_traffic_free(s[k].t);
+			s[k].t = traffic_new(&r);
+			open_qps(&s[k], &r, 2, now);
+		}
+		assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_checked_all));
+		for (int k = 0; k < 2; k++) {
+			sl_xport_traffic_stats_get(s[k].t, &st);
+			assert_int_equal(st.checked, (uint64_t)QPS * r.msgs);
+			assert_int_equal(st.failed, 0);
+		}
+		print_message("{\"proto\": \"%s\", \"restart\": true, \"done_us\": %" PRIu64 "}\n",
+			      r.proto, now / SL_NS_PER_US);
+		for (int k = 0; k < 2; k++) {
+			wire_free(&w[k]);
+			sl_xport_free(s[k].x);
+			sl_xport_traffic_free(s[k].t);
+		}
+		assert_int_equal(frames_alive, 0);
+	}
+}
+
 int
 main(void)
 {
@@ -447,6 +601,7 @@ main(void)
 		cmocka_unit_test(xport__every_program_one_percent_loss),
 		cmocka_unit_test(xport__reorder_duplicate_and_loss),
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),
+		cmocka_unit_test(xport__peer_restart_fails_qps_and_the_survivor_goes_on),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
