@@ -221,7 +221,9 @@ struct run {
 	const char *proto;
 	uint8_t recv_mode;
 	double loss, dup, reorder;
-	double hostile; /**< chance per step and direction of one forged frame */
+	double hostile;         /**< chance per step and direction of one forged frame */
+	uint32_t qps;           /**< QPs each way (0: QPS) */
+	uint64_t qp_timeout_ns; /**< a QP fails after this long without progress (0: default) */
 	uint32_t min_bytes, max_bytes;
 	uint64_t msgs;
 	uint64_t seed;
@@ -235,6 +237,12 @@ struct result {
 	bool done;
 };
 
+static uint32_t
+nqps(const struct run *r)
+{
+	return r->qps ? r->qps : QPS;
+}
+
 /*
  * Open the QPs of s at now, their PSNs starting from epoch's quarter of the 32-bit space (a
  * connection manager gives each incarnation of a QP a fresh initial PSN), and register them
@@ -243,7 +251,7 @@ struct result {
 static void
 open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 {
-	for (uint32_t q = 0; q < QPS; q++) {
+	for (uint32_t q = 0; q < nqps(r); q++) {
 		struct sl_xport_qp_conf qc = {.qpn = q,
 					      .peer_qpn = q,
 					      .proto = r->proto,
@@ -253,7 +261,7 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 						      (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
 					      .init_rate_bps = 4 * SL_BPS_PER_GBPS,
 					      .rto_ns = 200 * SL_NS_PER_US,
-					      .timeout_ns = 5 * SL_NS_PER_MS};
+					      .timeout_ns = r->qp_timeout_ns};
 
 		assert_int_equal(sl_xport_qp_open(s->x, &qc, now), 0);
 		assert_int_equal(sl_xport_traffic_qp(s->t, q, q, true, true), 0);
@@ -263,7 +271,7 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 static struct sl_xport_traffic *
 traffic_new(const struct run *r)
 {
-	struct sl_xport_traffic_conf tc = {.max_qps = QPS,
+	struct sl_xport_traffic_conf tc = {.max_qps = nqps(r),
 					   .min_bytes = r->min_bytes,
 					   .max_bytes = r->max_bytes,
 					   .msgs = r->msgs,
@@ -291,7 +299,7 @@ on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 static void
 side_init(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 {
-	struct sl_xport_conf xc = {.max_qps = QPS,
+	struct sl_xport_conf xc = {.max_qps = nqps(r),
 				   .min_frame_bytes = MIN_FRAME,
 				   .frame = frame_bytes,
 				   .release = frame_release,
@@ -332,7 +340,7 @@ run_pair(const struct run *r, struct result *res)
 
 			sl_xport_traffic_stats_get(s[0].t, &a);
 			sl_xport_traffic_stats_get(s[1].t, &b);
-			if (a.received == r->msgs * QPS && b.received == r->msgs * QPS)
+			if (a.received == r->msgs * nqps(r) && b.received == r->msgs * nqps(r))
 				break;
 		}
 	}
@@ -365,16 +373,24 @@ static void
 expect_all_delivered(const struct run *r, const struct result *res)
 {
 	if (!res->done)
+		for (int i = 0; i < 2; i++)
+			for (unsigned k = 0; k < sl_xport_stat_table.n; k++)
+				if (sl_stat_get(&res->x[i], &sl_xport_stat_table.desc[k]))
+					print_error("side %d %s %" PRIu64 "\n", i,
+						    sl_xport_stat_table.desc[k].name,
+						    sl_stat_get(&res->x[i],
+								&sl_xport_stat_table.desc[k]));
+	if (!res->done)
 		print_error("%s mode %u loss %.3f: not done by %" PRIu64 " ns: a %" PRIu64
 			    "/%" PRIu64 " b %" PRIu64 "/%" PRIu64 "\n",
 			    r->proto, r->recv_mode, r->loss, res->end_ns, res->t[0].checked,
 			    res->t[0].completed, res->t[1].checked, res->t[1].completed);
 	assert_true(res->done);
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(res->t[i].posted, r->msgs * QPS);
-		assert_int_equal(res->t[i].completed, r->msgs * QPS);
-		assert_int_equal(res->t[i].received, r->msgs * QPS);
-		assert_int_equal(res->t[i].checked, r->msgs * QPS);
+		assert_int_equal(res->t[i].posted, r->msgs * nqps(r));
+		assert_int_equal(res->t[i].completed, r->msgs * nqps(r));
+		assert_int_equal(res->t[i].received, r->msgs * nqps(r));
+		assert_int_equal(res->t[i].checked, r->msgs * nqps(r));
 		assert_int_equal(res->t[i].out_of_order, 0);
 		assert_int_equal(res->t[i].bad_length, 0);
 		assert_int_equal(res->t[i].bad_content, 0);
@@ -473,6 +489,31 @@ xport__hostile_frames_are_counted_and_dropped(void **state)
 	}
 }
 
+/* A thousand QPs each way on one endpoint pair, each delivering its messages; the memory an
+ * idle QP costs is printed. */
+static void
+xport__a_thousand_qps(void **state)
+{
+	struct run r = {.proto = "dcqcn",
+			.recv_mode = SL_RECV_MELO,
+			.loss = 0.001,
+			.min_bytes = 1,
+			.max_bytes = 4096,
+			.msgs = 5,
+			.qps = 1000,
+			.seed = 5};
+	struct result res;
+	struct sl_xport_conf xc = {.max_qps = 1000, .frame = frame_bytes, .release = frame_release};
+	struct sl_xport *x = sl_xport_create(&xc);
+
+	(void)state;
+	assert_non_null(x);
+	print_message("{\"qps\": 1000, \"bytes_per_qp\": %zu}\n", sl_xport_bytes_per_qp(x));
+	sl_xport_free(x);
+	run_pair(&r, &res);
+	expect_all_delivered(&r, &res);
+}
+
 static uint64_t
 xstat_qps_failed(const struct side *s)
 {
@@ -541,6 +582,7 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 				.min_bytes = 1,
 				.max_bytes = 16384,
 				.msgs = 100,
+				.qp_timeout_ns = 5 * SL_NS_PER_MS,
 				.seed = 51 + i};
 		struct side s[2] = {0};
 		struct sl_xport_traffic_stats st;
@@ -602,6 +644,7 @@ main(void)
 		cmocka_unit_test(xport__reorder_duplicate_and_loss),
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),
 		cmocka_unit_test(xport__peer_restart_fails_qps_and_the_survivor_goes_on),
+		cmocka_unit_test(xport__a_thousand_qps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
