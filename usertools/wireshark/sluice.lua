@@ -10,7 +10,11 @@
 --   - the link header: SYN, META, VCODE and, in extended mode, the 32-bit frame ID;
 --   - control frames (IDLE, PAUSE_REQ, RETRANS_REQ, LEAVE, LEAVE_ACK, and the extended
 --     argument), filler / flow-control frames (plain, pause, resume);
---   - the body of a data frame: the link test traffic's payload header (magic 'SLT1').
+--   - the body of a data frame: the transport header (opcode, flags, pad, QPN, PSN, MSN, then
+--     RETH, immediate and timestamp where the opcode and flags put them, and the payload) or a
+--     feedback frame (ACK with its SACK / echo / ECN fields, NACK with its holes as PSNs, CNP,
+--     PULL), or the link test traffic's payload header (magic 'SLT1', whose first byte is no
+--     transport opcode).
 --
 -- VCODE: for every frame the dissector computes CRC-12 over the covered bytes (VCODE zeroed)
 -- and XORs it with VCODE, which gives the frame ID modulo 4096 the sender stamped
@@ -25,7 +29,8 @@
 --
 -- Display filter fields: sluice.syn, sluice.meta, sluice.vcode, sluice.frame_id,
 -- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
--- sluice.test.seq, sluice.test.len, ...
+-- sluice.test.seq, sluice.test.len, sluice.x.opcode, sluice.x.flags, sluice.x.qpn, sluice.x.psn,
+-- sluice.x.msn, sluice.x.pad, sluice.x.payload_len, sluice.fb.ack_psn, sluice.fb.hole_psn, ...
 
 local ETHERTYPE = 0x88B5
 local VCODE_HDR_BYTES = 44 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
@@ -58,7 +63,51 @@ local status_names = {
     [5] = "explicit ID does not match VCODE",
 }
 
+-- Transport (lib/wire/sl_xhdr.h).
+local op_names = {
+    [0x00] = "SEND FIRST", [0x01] = "SEND MIDDLE", [0x02] = "SEND LAST",
+    [0x03] = "SEND LAST with immediate", [0x04] = "SEND ONLY", [0x05] = "SEND ONLY with immediate",
+    [0x06] = "WRITE FIRST", [0x07] = "WRITE MIDDLE", [0x08] = "WRITE LAST",
+    [0x09] = "WRITE LAST with immediate", [0x0A] = "WRITE ONLY", [0x0B] = "WRITE ONLY with immediate",
+    [0x0C] = "READ request", [0x0D] = "READ response FIRST", [0x0E] = "READ response MIDDLE",
+    [0x0F] = "READ response LAST", [0x10] = "READ response ONLY",
+    [0x11] = "ACK", [0x12] = "NACK", [0x13] = "CNP", [0x14] = "PULL",
+}
+local XOP_ACK, XOP_NACK, XOP_CNP, XOP_PULL = 0x11, 0x12, 0x13, 0x14
+local reth_ops = { [0x06] = true, [0x0A] = true, [0x0B] = true, [0x0C] = true }
+local imm_ops = { [0x03] = true, [0x05] = true, [0x09] = true, [0x0B] = true }
+
 local f = {
+    x_opcode = ProtoField.uint8("sluice.x.opcode", "Opcode", base.HEX, op_names),
+    x_flags = ProtoField.uint8("sluice.x.flags", "Flags", base.HEX),
+    x_ackreq = ProtoField.bool("sluice.x.flags.ackreq", "ACK request", 8, nil, 0x01),
+    x_rtx = ProtoField.bool("sluice.x.flags.rtx", "Retransmission", 8, nil, 0x02),
+    x_ce = ProtoField.bool("sluice.x.flags.ce", "ECN CE", 8, nil, 0x04),
+    x_ts = ProtoField.bool("sluice.x.flags.ts", "Timestamp", 8, nil, 0x08),
+    x_trimmed = ProtoField.bool("sluice.x.flags.trimmed", "Trimmed", 8, nil, 0x10),
+    x_tx_id = ProtoField.uint16("sluice.x.tx_id", "Transmission count", base.DEC),
+    x_pad = ProtoField.uint8("sluice.x.pad", "Pad bytes", base.DEC),
+    x_qpn = ProtoField.uint24("sluice.x.qpn", "Destination QP", base.DEC),
+    x_psn = ProtoField.uint32("sluice.x.psn", "PSN", base.DEC),
+    x_msn = ProtoField.uint32("sluice.x.msn", "MSN", base.DEC),
+    x_raddr = ProtoField.uint64("sluice.x.raddr", "Remote address", base.HEX),
+    x_rkey = ProtoField.uint32("sluice.x.rkey", "Remote key", base.HEX),
+    x_rlen = ProtoField.uint32("sluice.x.rlen", "Length", base.DEC),
+    x_imm = ProtoField.uint32("sluice.x.imm", "Immediate", base.HEX),
+    x_ts_ns = ProtoField.uint64("sluice.x.ts_ns", "Send time, ns", base.DEC),
+    x_payload_len = ProtoField.uint32("sluice.x.payload_len", "Payload length", base.DEC),
+    x_payload = ProtoField.bytes("sluice.x.payload", "Payload"),
+    fb_ack_psn = ProtoField.uint32("sluice.fb.ack_psn", "Cumulative ACK (RCV.NXT)", base.DEC),
+    fb_flags = ProtoField.uint8("sluice.fb.flags", "ACK flags (SACK 1, ECHO 2, ECN 4)", base.HEX),
+    fb_acked = ProtoField.uint16("sluice.fb.acked_pkts", "Packets accepted since the last", base.DEC),
+    fb_ce = ProtoField.uint16("sluice.fb.ce_pkts", "Of those, ECN CE", base.DEC),
+    fb_echo_tx_id = ProtoField.uint16("sluice.fb.echo_tx_id", "Echoed transmission count", base.DEC),
+    fb_sack_psn = ProtoField.uint32("sluice.fb.sack_psn", "SACKed PSN", base.DEC),
+    fb_echo_ns = ProtoField.uint64("sluice.fb.echo_tx_ns", "Echoed send time, ns", base.DEC),
+    fb_nholes = ProtoField.uint8("sluice.fb.nholes", "Holes", base.DEC),
+    fb_hole_psn = ProtoField.uint32("sluice.fb.hole_psn", "Hole: first missing PSN", base.DEC),
+    fb_hole_len = ProtoField.uint16("sluice.fb.hole_len", "Hole: missing packets", base.DEC),
+    fb_pull_seq = ProtoField.uint32("sluice.fb.pull_seq", "Pull counter", base.DEC),
     syn = ProtoField.uint16("sluice.syn", "SYN", base.DEC, syn_names, 0xC000),
     meta = ProtoField.uint16("sluice.meta", "META", base.DEC, nil, 0x3000),
     vcode = ProtoField.uint16("sluice.vcode", "VCODE", base.HEX, nil, 0x0FFF),
@@ -159,6 +208,87 @@ local function track(pinfo, kind, implied)
     return st
 end
 
+-- A transport frame (data header + payload, or feedback); returns an Info string or nil.
+local function dissect_transport(tvb, tree)
+    local len = tvb:len()
+    if len < 16 then return nil end
+    local op = tvb(0, 1):uint()
+    if op_names[op] == nil then return nil end
+    local t = tree:add(sluice, tvb(), "sluice transport, " .. op_names[op])
+    t:add(f.x_opcode, tvb(0, 1))
+    local qpn = bit32.band(tvb(4, 4):uint(), 0xFFFFFF)
+    local psn = tvb(8, 4):uint()
+    if op >= XOP_ACK then
+        t:add(f.x_qpn, tvb(5, 3))
+        t:add(f.fb_ack_psn, tvb(8, 4))
+        local info = string.format("%s qp %d ack %d", op_names[op], qpn, psn)
+        if op == XOP_ACK and len >= 36 then
+            local fl = tvb(16, 1):uint()
+            t:add(f.fb_flags, tvb(16, 1))
+            t:add(f.fb_acked, tvb(18, 2))
+            if bit32.band(fl, 4) ~= 0 then t:add(f.fb_ce, tvb(20, 2)) end
+            if bit32.band(fl, 3) ~= 0 then t:add(f.fb_echo_tx_id, tvb(22, 2)) end
+            if bit32.band(fl, 1) ~= 0 then
+                t:add(f.fb_sack_psn, tvb(24, 4))
+                info = info .. " sack " .. tvb(24, 4):uint()
+            end
+            if bit32.band(fl, 2) ~= 0 then t:add(f.fb_echo_ns, tvb(28, 8)) end
+        elseif op == XOP_NACK and len >= 24 then
+            local n = tvb(16, 1):uint()
+            t:add(f.fb_nholes, tvb(16, 1))
+            t:add(f.fb_acked, tvb(18, 2))
+            t:add(f.fb_ce, tvb(20, 2))
+            for i = 0, n - 1 do
+                local o = 24 + 4 * i
+                if o + 4 > len then break end
+                local start = (psn + tvb(o, 2):uint()) % 4294967296
+                t:add(f.fb_hole_psn, tvb(o, 2), start)
+                t:add(f.fb_hole_len, tvb(o + 2, 2))
+                info = info .. string.format(" hole %d+%d", start, tvb(o + 2, 2):uint())
+            end
+        elseif op == XOP_PULL and len >= 20 then
+            t:add(f.fb_pull_seq, tvb(16, 4))
+        end
+        return info
+    end
+    local fl = tvb(1, 1):uint()
+    local ft = t:add(f.x_flags, tvb(1, 1))
+    ft:add(f.x_ackreq, tvb(1, 1))
+    ft:add(f.x_rtx, tvb(1, 1))
+    ft:add(f.x_ce, tvb(1, 1))
+    ft:add(f.x_ts, tvb(1, 1))
+    ft:add(f.x_trimmed, tvb(1, 1))
+    t:add(f.x_tx_id, tvb(2, 2))
+    t:add(f.x_pad, tvb(4, 1))
+    t:add(f.x_qpn, tvb(5, 3))
+    t:add(f.x_psn, tvb(8, 4))
+    t:add(f.x_msn, tvb(12, 4))
+    local off = 16
+    if reth_ops[op] and len >= off + 16 then
+        t:add(f.x_raddr, tvb(off, 8))
+        t:add(f.x_rkey, tvb(off + 8, 4))
+        t:add(f.x_rlen, tvb(off + 12, 4))
+        off = off + 16
+    end
+    if imm_ops[op] and len >= off + 4 then
+        t:add(f.x_imm, tvb(off, 4))
+        off = off + 4
+    end
+    if bit32.band(fl, 0x08) ~= 0 and len >= off + 8 then
+        t:add(f.x_ts_ns, tvb(off, 8))
+        off = off + 8
+    end
+    local plen = len - off - tvb(4, 1):uint()
+    if plen < 0 then
+        t:add_proto_expert_info(ef.malformed, "pad longer than what follows the header")
+        return nil
+    end
+    t:add(f.x_payload_len, plen):set_generated()
+    if plen > 0 then t:add(f.x_payload, tvb(off, plen)) end
+    return string.format("%s qp %d psn %d msn %d, %d B%s", op_names[op], qpn, psn,
+        tvb(12, 4):uint(), plen, bit32.band(fl, 0x02) ~= 0 and " (rtx)" or "")
+end
+
 local function dissect_test_payload(tvb, tree)
     if tvb:len() < 18 or tvb(0, 4):le_uint() ~= TEST_MAGIC then return false end
     local t = tree:add(sluice, tvb(0, 18), "Link test traffic payload")
@@ -224,7 +354,10 @@ function sluice.dissector(tvb, pinfo, tree)
             local body = tvb(off, body_len)
             t:add(f.body, body)
             info = "data, " .. body_len .. " B"
-            if dissect_test_payload(body:tvb(), t) then
+            local xinfo = dissect_transport(body:tvb(), t)
+            if xinfo then
+                info = xinfo
+            elseif dissect_test_payload(body:tvb(), t) then
                 info = info .. ", test seq " .. tostring(body:tvb()(8, 8):le_uint64())
             end
         end
