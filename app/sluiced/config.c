@@ -26,9 +26,18 @@
 #include "sl_link.h"
 #include "sl_parse.h"
 #include "sl_str.h"
+#include "sl_xport.h"
 
 #define SL_STR_(x) #x
 #define SL_STR(x) SL_STR_(x)
+
+/* Defaults of the libraries, as --help prints them (the asserts keep them true). */
+#define SLUICED_LINK_STUCK_MS_DEFAULT 20
+#define SLUICED_QP_TIMEOUT_MS_DEFAULT 100
+static_assert(SLUICED_LINK_STUCK_MS_DEFAULT * SL_NS_PER_MS == SL_LINK_STUCK_NS_DEFAULT,
+	      "[link] stuck_ms: --help states lib/link's default");
+static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOUT_NS,
+	      "[qp] timeout_ms: --help states the endpoint's default");
 
 #define CONF(m) offsetof(struct sluiced_conf, m), sizeof(((struct sluiced_conf *)0)->m)
 #define PORT(m) offsetof(struct sluiced_port_conf, m), sizeof(((struct sluiced_port_conf *)0)->m)
@@ -93,6 +102,10 @@ static const struct sluiced_key keys[] = {
 	     "send an IDLE frame after this long without sending (bounds loss detection)"),
 	UINT("link", "ctrl_interval_us", LINK(ctrl_interval_ns), SL_QTY_NS, SL_NS_PER_US, 1,
 	     1000000, "1000", NULL, "gap between runs of control frames"),
+	UINT("link", "stuck_ms", LINK(stuck_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 600000, "0",
+	     "lib/link's default (" SL_STR(SLUICED_LINK_STUCK_MS_DEFAULT) " ms)",
+	     "an error episode that lasts this long is given up and the link re-initialized "
+	     "(what its rings held is lost to the transport above)"),
 	ENUM("traffic", "mode", TRAFFIC(mode), "off|send|check|both", "off",
 	     "link test traffic: generate payloads, check the peer's, or both"),
 	UINT("traffic", "body_bytes", TRAFFIC(body_bytes), SL_QTY_BYTES, 1, 44, 9000, "1024", NULL,
@@ -133,6 +146,10 @@ static const struct sluiced_key keys[] = {
 	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
 	     "initial retransmission timeout (under the reliable link only a stalled peer "
 	     "makes it fire)"),
+	UINT("qp", "timeout_ms", QP(timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 3600000, "0",
+	     "the endpoint's default (" SL_STR(SLUICED_QP_TIMEOUT_MS_DEFAULT) " ms)",
+	     "a QP that has messages out and nothing acknowledged for this long fails: its "
+	     "messages complete as failed and it sends no more"),
 	COUNT("qp", "seed", QP(seed), 0, UINT64_MAX, "1", NULL,
 	      "message sizes and content; both hosts must use the same"),
 	{"qp", "params", SLUICED_KEY_STRING, QP(params), SL_QTY_COUNT, 0, 0, 0, NULL, "0",
@@ -528,6 +545,15 @@ check_qp(struct sluiced_conf *c, FILE *err)
 		fprintf(err, "%s:%u: msg_max_bytes: %u is below msg_min_bytes = %u\n", c->path,
 			line_of(c->path, "qp", "msg_max_bytes"), q->msg_max_bytes,
 			q->msg_min_bytes);
+		return -1;
+	}
+	if ((q->timeout_ns ? q->timeout_ns : SL_XPORT_QP_TIMEOUT_NS) <= q->rto_ns) {
+		fprintf(err,
+			"%s:%u: timeout_ms: %" PRIu64 " ms%s is not above rto_us = %" PRIu64
+			" us: a QP would fail before its first retransmission\n",
+			c->path, line_of(c->path, "qp", q->timeout_ns ? "timeout_ms" : "rto_us"),
+			(q->timeout_ns ? q->timeout_ns : SL_XPORT_QP_TIMEOUT_NS) / SL_NS_PER_MS,
+			q->timeout_ns ? "" : " (the default)", q->rto_ns / SL_NS_PER_US);
 		return -1;
 	}
 	if (q->count && c->traffic.mode != SLUICED_TRAFFIC_OFF) {

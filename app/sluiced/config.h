@@ -51,7 +51,8 @@ struct sluiced_link_conf {
 	uint32_t fc_off_frames;      /**< resume at this occupancy, frames; 0 = 1/3 S_FC */
 	uint64_t keepalive_ns;       /**< IDLE after this long without sending */
 	uint64_t ctrl_interval_ns;   /**< gap between control runs */
-	unsigned int line;           /**< line of the [link] header (0: defaults) */
+	uint64_t stuck_ns; /**< error episode given up (link re-initialized); 0 = default */
+	unsigned int line; /**< line of the [link] header (0: defaults) */
 };
 
 /* [traffic]: the link test traffic generator and checker (docs/link.md). */
@@ -86,6 +87,7 @@ struct sluiced_qp_conf {
 	uint64_t rate_bps;      /**< initial rate of rate programs, bits/s */
 	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
 	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
+	uint64_t timeout_ns;    /**< nothing acknowledged this long: the QP fails; 0 = default */
 	uint64_t seed;          /**< message sizes and content, the same on both hosts */
 	char params[128]; /**< program parameters, "a[,b[,c[,d]]]" (0: the program's default) */
 	/* parsed from proto and params */

@@ -328,6 +328,7 @@ link_settings(struct sluiced *d)
 	l->fc_off_frames = lc->fc_off_frames;
 	l->keepalive_ns = lc->keepalive_ns;
 	l->ctrl_interval_ns = lc->ctrl_interval_ns;
+	l->stuck_ns = lc->stuck_ns;
 	return 0;
 }
 
@@ -441,6 +442,7 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
 		.init_rate_bps = qc->rate_bps,
 		.rto_ns = qc->rto_ns,
+		.timeout_ns = qc->timeout_ns,
 		.param = {qc->param[0], qc->param[1], qc->param[2], qc->param[3]},
 	};
 }

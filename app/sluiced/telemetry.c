@@ -271,6 +271,7 @@ qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_d
 	ops->u64(ctx, "checked", s.checked);
 	if (sl_dp_qp_info_get(a, qpn, &info) == 0) {
 		ops->str(ctx, "info/proto", info.proto);
+		ops->u64(ctx, "info/failed", info.failed);
 		ops->u64(ctx, "info/peer_qpn", info.peer_qpn);
 		ops->u64(ctx, "info/seg_bytes", info.seg_bytes);
 		ops->str(ctx, "info/recv_mode",
@@ -663,7 +664,8 @@ json_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 static const struct view_ops json_ops = {json_u64, json_str, json_u64_array};
 
 /*
- * One line per QP: its counters and checked messages, with its lane's checker verdicts and the
+ * One line per QP: its counters (failed: messages completed as failed, its QP having timed out)
+ * and checked messages, with its lane's checker verdicts and the
  * latency quantiles of its lane's endpoint (post to completion; the checker keeps them per
  * endpoint, not per QP); then a line of totals (keys qps/<name>).
  */
@@ -695,6 +697,7 @@ qp_report_json(const struct sluiced *d, FILE *f)
 			json_u64(&j, "completed", s.st.msgs_completed);
 			json_u64(&j, "received", s.st.msgs_received);
 			json_u64(&j, "checked", s.checked);
+			json_u64(&j, "failed", s.st.msgs_failed);
 			json_u64(&j, "bytes_completed", s.st.bytes_completed);
 			json_u64(&j, "bytes_received", s.st.bytes_received);
 			json_u64(&j, "pkts_sent", s.st.pkts_sent);

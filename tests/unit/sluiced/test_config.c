@@ -363,7 +363,7 @@ sluiced_conf_load__qp_keys(void **state)
 			      "[qp]\ncount = 5\nproto = dcqcn, reno ,swift\nrecv = gbn\n"
 			      "seg_bytes = 2KiB\nmsg_min_bytes = 1\nmsg_max_bytes = 64KiB\n"
 			      "msgs = 2000\ndirection = send\ncheck = no\nrate_mbps = 2.5Gbps\n"
-			      "window_pkts = 256\nrto_us = 5ms\nseed = 42\n"
+			      "window_pkts = 256\nrto_us = 5ms\ntimeout_ms = 2s\nseed = 42\n"
 			      "params = 0, 0x10,300000\n[port.0]\n"
 			      "device = net_ring0\n",
 			      err, sizeof(err), path),
@@ -384,6 +384,7 @@ sluiced_conf_load__qp_keys(void **state)
 	assert_int_equal(c.qp.rate_bps, 2500 * SL_BPS_PER_MBPS);
 	assert_int_equal(c.qp.window_pkts, 256);
 	assert_int_equal(c.qp.rto_ns, 5 * SL_NS_PER_MS);
+	assert_int_equal(c.qp.timeout_ns, 2 * SL_NS_PER_S);
 	assert_int_equal(c.qp.seed, 42);
 	assert_int_equal(c.qp.param[0], 0);
 	assert_int_equal(c.qp.param[1], 16);
@@ -437,6 +438,12 @@ sluiced_conf_load__qp_errors_name_file_line_and_key(void **state)
 		{"[traffic]\nmode = send\n[qp]\ncount = 2\n",
 		 ":4: count: queue pairs and link test traffic cannot both run ([traffic] mode = "
 		 "send): a lane carries one or the other\n"},
+		{"[qp]\nrto_us = 1s\n", ":2: timeout_ms: 100 ms (the default) is not above rto_us "
+					"= 1000000 us: a QP would "
+					"fail before its first retransmission\n"},
+		{"[qp]\nrto_us = 20ms\ntimeout_ms = 20\n",
+		 ":3: timeout_ms: 20 ms is not above rto_us = 20000 us: a QP would fail before its "
+		 "first retransmission\n"},
 		{"[qp]\nbogus = 1\n", ":2: bogus: unknown key in [qp] (see sluiced --help)\n"},
 		{"[qp]\nparams = 1,2,3,4,5\n", ":2: params: at most 4 numbers, got '1,2,3,4,5'\n"},
 		{"[qp]\nparams = 1,-2\n",
