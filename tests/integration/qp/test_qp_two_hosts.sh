@@ -9,12 +9,15 @@
 #   byte); out_of_order = bad_content = bad_length = 0;
 #   pkts_rtx = 0 on every QP: the link hides every loss, so the transport never retransmits;
 #   no frame the endpoint produced was lost in the glue (tx_lost = 0), no header refused.
-# usage: test_qp_two_hosts.sh lossless|loss
+# usage: test_qp_two_hosts.sh lossless|loss|lanes
 #   lossless: memif as it is
+#   lanes:    memif as it is, each host in workers mode with two lanes (two endpoints), QPN i on
+#             lane i mod 2; 5 QPs (the two hosts' four workers share two cores)
 #   loss:     net_impair stacked on both hosts' ports, LOSS (default 0.001) of the frames dropped
 #             in each direction on each host (so about 2 x LOSS of the frames between them);
 #             the link must replay (replays > 0 on both) and the QPs see none of it.
-# Each host runs single-lcore on a core of its own (-l 0, -l 1).
+# Each host runs single-lcore on a core of its own (-l 0, -l 1), or in the lanes case with two
+# workers, one on each core.
 #
 # The transport's RTO is 1 s here: under the reliable link nothing is lost, so an RTO can only
 # fire spuriously, when the link's own recovery (or a daemon descheduled on the two shared cores)
@@ -36,8 +39,11 @@ COUNT=${COUNT:-4}
 
 IMPAIR_SO=$SL_BUILD/drivers/net/impair/librte_net_impair.so
 load=()
+workers=0 ring=14
 case $case_name in
     lossless) ;;
+    # Two lanes hold two replay rings: 2^12 frames each keep the pool within -m 512.
+    lanes) workers=2; ring=12; COUNT=${COUNT_LANES:-5}; MSGS=${MSGS_LANES:-2000} ;;
     loss)
         [ -f "$IMPAIR_SO" ] || sl_fail "$IMPAIR_SO not built"
         load=(-d "$IMPAIR_SO")
@@ -61,7 +67,7 @@ if [ "$case_name" = lossless ]; then
 fi
 
 sl_topo_memif
-lines=("[link]" "mode = extended" "replay = missing" "ring_order = 14" "keepalive_us = 100"
+lines=("workers = $workers" "[link]" "mode = extended" "replay = missing" "ring_order = $ring" "keepalive_us = 100"
        "stuck_ms = 2s"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
        "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11")
@@ -71,6 +77,10 @@ for h in a b; do
     sl_config "$h" "$kind" "${lines[@]}" >/dev/null
 done
 eal_a=(-l 0) eal_b=(-l 1)
+if [ "$workers" -gt 0 ]; then
+    # Main lcore (it only waits) and worker 0 on one core, worker 1 on the other.
+    eal_a=(--lcores "0@0,1@0,2@1") eal_b=(--lcores "0@1,1@1,2@0")
+fi
 if [ "$case_name" = loss ]; then
     sed -i 's/^device = .*/device = net_impair0/' "$SL_TMP/a.ini" "$SL_TMP/b.ini"
     eal_a+=("${load[@]}" --vdev "net_impair0,dev=net_memif0,loss=$LOSS,seed=5")
@@ -135,8 +145,11 @@ for h in "ab":
     if len(qps) != count or tot is None or ports is None:
         sys.exit(f"{h}: {len(qps)} QP lines of {count}, totals {tot is not None}, "
                  f"ports {ports is not None}")
+    lanes = 2 if case == "lanes" else 1
     for q in qps:
         want_proto = protos[q["qp"] % len(protos)]
+        if q["lane"] != q["qp"] % lanes:
+            bad.append(f"{h} qp {q['qp']}: on lane {q['lane']}, not {q['qp'] % lanes}")
         for k in ("posted", "completed", "received", "checked"):
             if q[k] != msgs:
                 bad.append(f"{h} qp {q['qp']} ({q['proto']}): {k} = {q[k]}, not {msgs}")
