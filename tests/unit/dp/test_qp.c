@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests for lib/dp/qp.c: two adapters joined back to back (what one produces the other
+ * consumes, as a perfect link would deliver it): every message arrives checked, frames sit
+ * after the headroom and fill a minimum body, a short pool delays and loses nothing, a frame
+ * that does not fit an mbuf is counted lost, every mbuf returns to the pool, and the QP info
+ * snapshot appears once the lane has polled.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_mbuf.h>
+
+#include "sl_dp_eal.h"
+#include "dp_eal.h"
+#include "sl_dp_qp.h"
+
+#define MSGS 40
+#define QPS 3
+
+static struct rte_mempool *pool;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (test_dp_eal_init("test_dp_qp") != 0)
+		return -1;
+	pool = rte_pktmbuf_pool_create("test_qp", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	return pool ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	rte_mempool_free(pool);
+	sl_dp_eal_cleanup();
+	return 0;
+}
+
+static struct sl_dp_qp *
+adapter(struct rte_mempool *mp)
+{
+	struct sl_dp_qp_conf c = {
+		.pool = mp,
+		.socket_id = SOCKET_ID_ANY,
+		.max_qps = QPS,
+		.traffic = {.max_qps = QPS,
+			    .min_bytes = 1,
+			    .max_bytes = 20000,
+			    .msgs = MSGS,
+			    .seed = 3,
+			    .check = true},
+	};
+	struct sl_dp_qp *a = sl_dp_qp_create(&c);
+
+	assert_non_null(a);
+	for (uint32_t q = 0; q < QPS; q++) {
+		struct sl_xport_qp_conf qc = {
+			.qpn = q,
+			.peer_qpn = q,
+			.proto = q % 2 ? "reno" : "dcqcn",
+			.seg_bytes = 1024,
+			.rto_ns = SL_NS_PER_S,
+		};
+
+		assert_int_equal(sl_dp_qp_open(a, &qc, true, true, 0), 0);
+	}
+	return a;
+}
+
+/* Move what from produces to to; check every frame's place and size. */
+static unsigned
+carry(struct sl_dp_qp *from, struct sl_dp_qp *to, uint64_t now)
+{
+	struct rte_mbuf *m[SL_DP_BURST];
+	unsigned n = sl_dp_qp_produce(from, now, m, SL_DP_BURST);
+
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(m[i]->data_off, RTE_PKTMBUF_HEADROOM);
+		assert_true(m[i]->data_len >= SL_DP_MIN_BODY);
+		assert_int_equal(m[i]->nb_segs, 1);
+	}
+	assert_int_equal(sl_dp_qp_consume(to, now, m, n), n);
+	return n;
+}
+
+/* Poll both until every QP of both has checked MSGS messages (or too many polls). */
+static void
+run_until_checked(struct sl_dp_qp *a, struct sl_dp_qp *b)
+{
+	uint64_t now = 1000;
+
+	for (int poll = 0; poll < 200000; poll++, now += 1000) {
+		bool done = true;
+
+		carry(a, b, now);
+		carry(b, a, now);
+		for (uint32_t q = 0; q < QPS; q++)
+			done &= sl_xport_traffic_qp_checked(sl_dp_qp_traffic(a), q) == MSGS &&
+				sl_xport_traffic_qp_checked(sl_dp_qp_traffic(b), q) == MSGS;
+		if (done && sl_xport_traffic_done(sl_dp_qp_traffic(a)) &&
+		    sl_xport_traffic_done(sl_dp_qp_traffic(b)))
+			return;
+	}
+	fail_msg("not every QP checked %d messages", MSGS);
+}
+
+static void
+check_clean(const struct sl_dp_qp *a)
+{
+	struct sl_xport_traffic_stats ts;
+	struct sl_dp_qp_stats as;
+
+	sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
+	sl_dp_qp_stats_get(a, &as);
+	assert_int_equal(ts.checked, QPS * MSGS);
+	assert_int_equal(ts.out_of_order + ts.bad_length + ts.bad_content, 0);
+	assert_int_equal(as.tx_lost, 0);
+	for (uint32_t q = 0; q < QPS; q++) {
+		struct sl_xport_qp_stats qs;
+
+		assert_int_equal(sl_xport_qp_stats_get(sl_dp_qp_xport(a), q, &qs), 0);
+		assert_int_equal(qs.pkts_rtx, 0);
+		assert_int_equal(qs.msgs_completed, MSGS);
+	}
+}
+
+static void
+sl_dp_qp_produce__back_to_back_every_message_checked(void **state)
+{
+	unsigned avail = rte_mempool_avail_count(pool);
+	struct sl_dp_qp *a = adapter(pool), *b = adapter(pool);
+	struct sl_dp_qp_stats as, bs;
+
+	(void)state;
+	run_until_checked(a, b);
+	check_clean(a);
+	check_clean(b);
+	sl_dp_qp_stats_get(a, &as);
+	sl_dp_qp_stats_get(b, &bs);
+	/* what one built, the other took */
+	assert_int_equal(as.tx_frames, bs.rx_frames);
+	assert_int_equal(as.tx_bytes, bs.rx_bytes);
+	assert_int_equal(bs.tx_frames, as.rx_frames);
+	sl_dp_qp_free(a);
+	sl_dp_qp_free(b);
+	assert_int_equal(rte_mempool_avail_count(pool), avail);
+}
+
+/* A pool smaller than a burst: sending waits for mbufs, nothing is lost. */
+static void
+sl_dp_qp_produce__short_pool_delays_loses_nothing(void **state)
+{
+	struct rte_mempool *small = rte_pktmbuf_pool_create(
+		"test_qp_small", 12, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	struct sl_dp_qp *a, *b;
+	struct sl_dp_qp_stats as;
+
+	(void)state;
+	assert_non_null(small);
+	a = adapter(small);
+	b = adapter(pool);
+	run_until_checked(a, b);
+	check_clean(a);
+	check_clean(b);
+	sl_dp_qp_stats_get(a, &as);
+	assert_true(as.pool_short > 0);
+	sl_dp_qp_free(a);
+	sl_dp_qp_free(b);
+	assert_int_equal(rte_mempool_avail_count(small), 12);
+	rte_mempool_free(small);
+}
+
+/* mbufs with room for feedback but not for a 1024-byte packet: data frames are lost, counted. */
+static void
+sl_dp_qp_produce__frame_longer_than_an_mbuf_is_lost(void **state)
+{
+	struct rte_mempool *tiny = rte_pktmbuf_pool_create(
+		"test_qp_tiny", 255, 0, 0, RTE_PKTMBUF_HEADROOM + 256, SOCKET_ID_ANY);
+	struct rte_mbuf *m[SL_DP_BURST];
+	struct sl_dp_qp *a;
+	struct sl_dp_qp_stats as;
+	unsigned n = 0;
+
+	(void)state;
+	assert_non_null(tiny);
+	a = adapter(tiny);
+	for (uint64_t now = 1000; now < 100000; now += 1000) {
+		unsigned k = sl_dp_qp_produce(a, now, m, SL_DP_BURST);
+
+		n += k;
+		rte_pktmbuf_free_bulk(m, k);
+	}
+	sl_dp_qp_stats_get(a, &as);
+	assert_true(as.tx_lost > 0);
+	assert_int_equal(n, as.tx_frames);
+	sl_dp_qp_free(a);
+	assert_int_equal(rte_mempool_avail_count(tiny), 255);
+	rte_mempool_free(tiny);
+}
+
+static void
+sl_dp_qp_info_get__snapshot_once_polled(void **state)
+{
+	struct sl_dp_qp *a = adapter(pool), *b = adapter(pool);
+	struct sl_xport_qp_info info;
+
+	(void)state;
+	assert_int_equal(sl_dp_qp_info_get(a, 1, &info), -EAGAIN);
+	assert_int_equal(sl_dp_qp_info_get(a, QPS, &info), -ENOENT);
+	assert_true(sl_dp_qp_has(a, 0));
+	assert_false(sl_dp_qp_has(a, QPS));
+	carry(a, b, 1000);
+	assert_int_equal(sl_dp_qp_info_get(a, 1, &info), 0);
+	assert_string_equal(info.proto, "reno");
+	assert_int_equal(info.peer_qpn, 1);
+	assert_int_equal(info.seg_bytes, 1024);
+	assert_int_equal(info.rto_ns, SL_NS_PER_S);
+	assert_false(info.failed);
+	sl_dp_qp_free(a);
+	sl_dp_qp_free(b);
+}
+
+static void
+sl_dp_qp_create__rejects_bad_conf(void **state)
+{
+	struct sl_dp_qp_conf c = {
+		.pool = pool,
+		.socket_id = SOCKET_ID_ANY,
+		.max_qps = 2,
+		.traffic = {.max_qps = 3, .min_bytes = 1, .max_bytes = 10},
+	};
+
+	(void)state;
+	errno = 0;
+	assert_null(sl_dp_qp_create(&c)); /* the traffic's QPs differ from the endpoint's */
+	assert_int_equal(errno, EINVAL);
+	c.traffic.max_qps = 2;
+	c.traffic.min_bytes = 0;
+	errno = 0;
+	assert_null(sl_dp_qp_create(&c)); /* the traffic refuses */
+	assert_int_equal(errno, EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sl_dp_qp_produce__back_to_back_every_message_checked),
+		cmocka_unit_test(sl_dp_qp_produce__short_pool_delays_loses_nothing),
+		cmocka_unit_test(sl_dp_qp_produce__frame_longer_than_an_mbuf_is_lost),
+		cmocka_unit_test(sl_dp_qp_info_get__snapshot_once_polled),
+		cmocka_unit_test(sl_dp_qp_create__rejects_bad_conf),
+	};
+
+	return cmocka_run_group_tests_name("dp/qp", tests, setup, teardown);
+}
