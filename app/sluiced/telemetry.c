@@ -664,8 +664,9 @@ json_u64_array(void *ctx, const char *key, const uint64_t *v, unsigned int n)
 static const struct view_ops json_ops = {json_u64, json_str, json_u64_array};
 
 /*
- * One line per QP: its counters (failed: messages completed as failed, its QP having timed out)
- * and checked messages, with its lane's checker verdicts and the
+ * One line per QP: its counters (failed: messages completed as failed, its QP having timed out),
+ * RTOs fired and whether the QP failed (sl_xport_qp_info_get(), which the lanes' lcores no longer
+ * call: they have stopped), checked messages, with its lane's checker verdicts and the
  * latency quantiles of its lane's endpoint (post to completion; the checker keeps them per
  * endpoint, not per QP); then a line of totals (keys qps/<name>).
  */
@@ -680,6 +681,7 @@ qp_report_json(const struct sluiced *d, FILE *f)
 			const struct sl_dp_qp *a = qp_adapter(d, i, qpn, &lane);
 			const struct sl_xport_traffic *t;
 			struct sl_xport_traffic_stats ts;
+			struct sl_xport_qp_info info;
 			struct qp_summary s;
 
 			if (a == NULL)
@@ -703,6 +705,11 @@ qp_report_json(const struct sluiced *d, FILE *f)
 			json_u64(&j, "pkts_sent", s.st.pkts_sent);
 			json_u64(&j, "pkts_rtx", s.st.pkts_rtx);
 			json_u64(&j, "nacks", s.st.nacks);
+			/* The lanes have stopped: their scheduler state may be read here. */
+			if (sl_xport_qp_info_get(sl_dp_qp_xport(a), qpn, &info) == 0) {
+				json_u64(&j, "rto_fired", info.rto_fired);
+				json_u64(&j, "qp_failed", info.failed);
+			}
 			json_u64(&j, "lane_out_of_order", ts.out_of_order);
 			json_u64(&j, "lane_bad_content", ts.bad_content);
 			json_u64(&j, "lane_bad_length", ts.bad_length);

@@ -153,15 +153,15 @@ for h in "ab":
         for k in ("posted", "completed", "received", "checked"):
             if q[k] != msgs:
                 bad.append(f"{h} qp {q['qp']} ({q['proto']}): {k} = {q[k]}, not {msgs}")
-        for k in ("failed", "pkts_rtx", "lane_out_of_order", "lane_bad_content",
-                  "lane_bad_length"):
+        for k in ("failed", "qp_failed", "pkts_rtx", "rto_fired", "lane_out_of_order",
+                  "lane_bad_content", "lane_bad_length"):
             if q[k] != 0:
                 bad.append(f"{h} qp {q['qp']} ({q['proto']}): {k} = {q[k]}")
         if q["proto"] != want_proto:
             bad.append(f"{h} qp {q['qp']}: proto {q['proto']}, not {want_proto}")
         print(f"  {h} qp {q['qp']} {q['proto']:8}: checked {q['checked']}, "
               f"{q['bytes_received']} B, pkts_sent {q['pkts_sent']}, pkts_rtx {q['pkts_rtx']}, "
-              f"nacks {q['nacks']}")
+              f"nacks {q['nacks']}, rto_fired {q['rto_fired']}")
     for k in ("qps/pkts_rtx", "qps/msgs_failed", "qps/traffic/failed", "qps/xport/qps_failed",
               "qps/traffic/out_of_order", "qps/traffic/bad_length",
               "qps/traffic/bad_content", "qps/lane/tx_lost", "qps/xport/tx_rtx",
