@@ -32,8 +32,8 @@
 #define SL_STR(x) SL_STR_(x)
 
 /* Defaults of the libraries, as --help prints them (the asserts keep them true). */
-#define SLUICED_LINK_STUCK_MS_DEFAULT 20
-#define SLUICED_QP_TIMEOUT_MS_DEFAULT 100
+#define SLUICED_LINK_STUCK_MS_DEFAULT 250
+#define SLUICED_QP_TIMEOUT_MS_DEFAULT 2000
 static_assert(SLUICED_LINK_STUCK_MS_DEFAULT * SL_NS_PER_MS == SL_LINK_STUCK_NS_DEFAULT,
 	      "[link] stuck_ms: --help states lib/link's default");
 static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOUT_NS,

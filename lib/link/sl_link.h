@@ -67,7 +67,7 @@
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
-#define SL_LINK_STUCK_NS_DEFAULT (20 * SL_NS_PER_MS) /**< give up on an error episode after */
+#define SL_LINK_STUCK_NS_DEFAULT (250 * SL_NS_PER_MS) /**< give up on an error episode after */
 
 enum sl_link_state {
 	SL_LINK_INIT = 0,     /**< ring being (re)initialized */

@@ -40,9 +40,11 @@
 #include "sl_stats.h"
 #include "sl_xhdr.h"
 
-#define SL_XPORT_MSG_MAX (UINT32_C(1) << 30)        /**< largest message, bytes */
-#define SL_XPORT_SQ_DEFAULT 128u                    /**< messages in flight per QP by default */
-#define SL_XPORT_QP_TIMEOUT_NS (100 * SL_NS_PER_MS) /**< default QP timeout */
+#define SL_XPORT_MSG_MAX (UINT32_C(1) << 30) /**< largest message, bytes */
+#define SL_XPORT_SQ_DEFAULT 128u             /**< messages in flight per QP by default */
+#define SL_XPORT_QP_TIMEOUT_NS                                                                     \
+	(2 * SL_NS_PER_S)       /**< default QP timeout: above the link's                          \
+				 *   stuck time and a few RTOs */
 #define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
 
 /* One segment of a received message, in order (struct sl_xport_conf.on_recv). */

@@ -161,7 +161,10 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 		uint32_t qpn = (t->cursor + i) % t->c.max_qps;
 		struct tqp *q = &t->q[qpn];
 
-		while (q->send && posted < budget && (t->c.msgs == 0 || q->posted < t->c.msgs)) {
+		uint32_t room =
+			q->send ? sl_xport_sq_room(x, qpn) : 0; /* never post into a full queue */
+
+		while (room && posted < budget && (t->c.msgs == 0 || q->posted < t->c.msgs)) {
 			uint64_t h = msg_hash(t, q->peer_qpn, (uint32_t)q->posted);
 
 			if (sl_xport_post_send(x, qpn, t->pattern + msg_start(h), msg_size(t, h),
@@ -169,6 +172,7 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 				break;
 			q->posted++;
 			posted++;
+			room--;
 		}
 		if (posted == budget)
 			t->cursor = qpn; /* this QP may have more: start there next time */

@@ -150,6 +150,7 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 				  .replay = SL_LINK_REPLAY_RING,
 				  .keepalive_ns = 100 * SL_NS_PER_US,
 				  .ctrl_interval_ns = 10 * SL_NS_PER_US,
+				  .stuck_ns = 20 * SL_NS_PER_MS, /* no descheduled lcores here */
 				  .release = link_release};
 	int order;
 

@@ -24,7 +24,7 @@
 # holds a QP's acknowledgments back longer than it. With loss, the link's recovery p99 measured
 # 14-55 ms on this machine depending on load, with stalls beyond 100 ms whenever a third process
 # competes for the cores. For the same reason the link gives up on an error episode only after
-# 2 s (stuck_ms; its default, 20 ms, re-initialized the link, and so lost frames to the transport,
+# 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the transport,
 # in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment (timeout_ms).
 # At LOSS=0.01 (about 2% each way) the link recovers far more slowly than the QPs send: goodput
 # falls to some Mbit/s, some QPs do not finish within the wait, and the test fails.

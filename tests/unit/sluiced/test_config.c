@@ -438,8 +438,8 @@ sluiced_conf_load__qp_errors_name_file_line_and_key(void **state)
 		{"[traffic]\nmode = send\n[qp]\ncount = 2\n",
 		 ":4: count: queue pairs and link test traffic cannot both run ([traffic] mode = "
 		 "send): a lane carries one or the other\n"},
-		{"[qp]\nrto_us = 1s\n", ":2: timeout_ms: 100 ms (the default) is not above rto_us "
-					"= 1000000 us: a QP would "
+		{"[qp]\nrto_us = 3s\n", ":2: timeout_ms: 2000 ms (the default) is not above rto_us "
+					"= 3000000 us: a QP would "
 					"fail before its first retransmission\n"},
 		{"[qp]\nrto_us = 20ms\ntimeout_ms = 20\n",
 		 ":3: timeout_ms: 20 ms is not above rto_us = 20000 us: a QP would fail before its "
