@@ -74,6 +74,9 @@ static const struct sluiced_key keys[] = {
 	     NULL, "data room per mbuf, headroom included"),
 	UINT("sluiced", "peer_timeout_ms", CONF(peer_timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 1,
 	     600000, "500", NULL, "the peer is reported down after this long without a frame"),
+	ENUM("link", "reliability", LINK(reliability), "link|end-to-end", "link",
+	     "link: RIFL replay under the transport; end-to-end: the link only verifies (needs "
+	     "extended), the transport recovers every loss"),
 	ENUM("link", "mode", LINK(mode), "faithful|extended", "faithful",
 	     "faithful: frame ID implicit (RIFL); extended: explicit 32-bit ID, rings up to 2^20"),
 	ENUM("link", "vcode_scope", LINK(vcode_scope), "header|frame", "header",

@@ -39,6 +39,7 @@ enum sluiced_traffic_mode {
 
 /* [link]: the reliable link of every lane (docs/link.md). */
 struct sluiced_link_conf {
+	unsigned int reliability;    /**< 0 = link (replay), 1 = end-to-end (no replay) */
 	unsigned int mode;           /**< enum sl_wire_mode */
 	unsigned int vcode_scope;    /**< 0 = link + transport header, 1 = whole frame */
 	unsigned int replay;         /**< enum sl_link_replay */

@@ -300,6 +300,18 @@ link_settings(struct sluiced *d)
 	l->fmt.mode = lc->mode ? SL_WIRE_MODE_EXTENDED : SL_WIRE_MODE_FAITHFUL;
 	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
 	l->replay = lc->replay ? SL_LINK_REPLAY_MISSING : SL_LINK_REPLAY_RING;
+	if (lc->reliability) {
+		/* End to end: the transport recovers; the link verifies each frame by its ID. */
+		if (l->fmt.mode != SL_WIRE_MODE_EXTENDED || lc->replay) {
+			fprintf(stderr,
+				"%s:%u: reliability: 'end-to-end' needs mode = extended (frames "
+				"are verified against their own ID) and no replay setting (nothing "
+				"is replayed)\n",
+				d->conf.path, lc->line);
+			return -1;
+		}
+		l->replay = SL_LINK_REPLAY_NONE;
+	}
 	if (l->replay == SL_LINK_REPLAY_MISSING && l->fmt.mode != SL_WIRE_MODE_EXTENDED) {
 		fprintf(stderr,
 			"%s:%u: replay: 'missing' needs mode = extended (the NACK must "
@@ -308,7 +320,9 @@ link_settings(struct sluiced *d)
 		return -1;
 	}
 	order = (int)lc->ring_order;
-	if (order == 0)
+	if (order == 0 && lc->reliability)
+		order = SL_LINK_ORDER_MIN; /* the ring only holds frames until evicted */
+	else if (order == 0)
 		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns,
 					   lc->sizing_frame_bytes);
 	if (order < (int)SL_LINK_ORDER_MIN ||

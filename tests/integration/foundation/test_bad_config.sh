@@ -53,6 +53,10 @@ case_ replay_needs_extended "^FILE:1: replay: 'missing' needs mode = extended" '
 replay = missing
 [port.0]
 device = net_ring0'
+case_ end_to_end_needs_extended "^FILE:1: reliability: 'end-to-end' needs mode = extended" '[link]
+reliability = end-to-end
+[port.0]
+device = net_ring0'
 case_ ring_too_large "^FILE:1: ring_order: out of range; the faithful mode allows 2\^5 to 2\^11 frames" '[link]
 ring_order = 14
 [port.0]
