@@ -688,7 +688,6 @@ qp_report_json(const struct sluiced *d, FILE *f)
 				continue;
 			t = sl_dp_qp_traffic(a);
 			qp_summary_get(a, qpn, &s);
-			sl_xport_traffic_stats_get(t, &ts);
 			j.first = true;
 			fputc('{', f);
 			json_u64(&j, "qp", qpn);
@@ -710,9 +709,15 @@ qp_report_json(const struct sluiced *d, FILE *f)
 				json_u64(&j, "rto_fired", info.rto_fired);
 				json_u64(&j, "qp_failed", info.failed);
 			}
-			json_u64(&j, "lane_out_of_order", ts.out_of_order);
-			json_u64(&j, "lane_bad_content", ts.bad_content);
-			json_u64(&j, "lane_bad_length", ts.bad_length);
+			sl_xport_traffic_qp_stats_get(t, qpn, &ts);
+			json_u64(&j, "out_of_order", ts.out_of_order);
+			json_u64(&j, "bad_content", ts.bad_content);
+			json_u64(&j, "bad_length", ts.bad_length);
+			json_u64(&j, "goodput_bps",
+				 ts.last_rx_ns > ts.first_rx_ns
+					 ? sl_rate_bps(ts.bytes_received,
+						       ts.last_rx_ns - ts.first_rx_ns)
+					 : 0);
 			json_u64(&j, "lane_latency_p50_ns",
 				 sl_hist_quantile(sl_xport_traffic_latency(t), 0.50));
 			json_u64(&j, "lane_latency_p99_ns",

@@ -87,6 +87,9 @@ void sl_xport_traffic_stats_get(const struct sl_xport_traffic *t,
 				struct sl_xport_traffic_stats *st);
 /* Messages checked by QP qpn so far (0 for a QP that does not receive). */
 uint64_t sl_xport_traffic_qp_checked(const struct sl_xport_traffic *t, uint32_t qpn);
+/* QP qpn's share of the counters (its delivery window included). 0 or -ENOENT. */
+int sl_xport_traffic_qp_stats_get(const struct sl_xport_traffic *t, uint32_t qpn,
+				  struct sl_xport_traffic_stats *st);
 /* Post-to-completion latency of every completed message, ns (the owner's lcore reads it). */
 const struct sl_hist *sl_xport_traffic_latency(const struct sl_xport_traffic *t);
 

@@ -33,8 +33,8 @@ struct tqp {
 	/* checker: the message in progress */
 	uint32_t rx_msn;
 	uint32_t rx_off;
-	bool rx_bad; /**< it already failed a check */
-	uint64_t checked;
+	bool rx_bad;                      /**< it already failed a check */
+	struct sl_xport_traffic_stats st; /**< this QP's share of the counters */
 };
 
 struct sl_xport_traffic {
@@ -52,6 +52,22 @@ static inline void
 inc(uint64_t *c, uint64_t n)
 {
 	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+/* Count n in member m of the endpoint's counters and of QP q's. */
+#define COUNT(t, q, m, n)                                                                          \
+	do {                                                                                       \
+		inc(&(t)->st.m, n);                                                                \
+		inc(&(q)->st.m, n);                                                                \
+	} while (0)
+
+/* A delivery at now_ns in a window of counters. */
+static void
+rx_time(struct sl_xport_traffic_stats *st, uint64_t now_ns)
+{
+	if (st->first_rx_ns == 0)
+		__atomic_store_n(&st->first_rx_ns, now_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->last_rx_ns, now_ns, __ATOMIC_RELAXED);
 }
 
 /* splitmix64 (Steele et al. 2014): a message's size and start from (seed, stream, msn). */
@@ -171,6 +187,7 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 					       q->posted, now_ns) != 0)
 				break;
 			q->posted++;
+			inc(&q->st.posted, 1);
 			posted++;
 			room--;
 		}
@@ -191,11 +208,11 @@ sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t n
 	if (t->c.msgs && q->completed == t->c.msgs)
 		t->done_qps++;
 	if (c->status != 0) {
-		inc(&t->st.failed, 1);
+		COUNT(t, q, failed, 1);
 		return;
 	}
-	inc(&t->st.completed, 1);
-	inc(&t->st.bytes_completed, c->len);
+	COUNT(t, q, completed, 1);
+	COUNT(t, q, bytes_completed, c->len);
 	sl_hist_add(&t->latency_ns, now_ns - c->post_ns);
 }
 
@@ -209,41 +226,39 @@ sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t 
 
 	if (seg->first) {
 		if (seg->msn != q->rx_msn)
-			inc(&t->st.out_of_order, 1);
+			COUNT(t, q, out_of_order, 1);
 		q->rx_msn = seg->msn; /* judge this message on its own */
 		q->rx_off = 0;
 		q->rx_bad = false;
 	} else if (seg->msn != q->rx_msn || seg->offset != q->rx_off) {
-		inc(&t->st.out_of_order, 1);
+		COUNT(t, q, out_of_order, 1);
 		q->rx_bad = true;
 	}
 	h = msg_hash(t, seg->qpn, seg->msn);
 	size = msg_size(t, h);
 	if (q->rx_off + seg->len > size) {
 		if (!q->rx_bad)
-			inc(&t->st.bad_length, 1);
+			COUNT(t, q, bad_length, 1);
 		q->rx_bad = true;
 	} else if (t->c.check &&
 		   memcmp(seg->data, t->pattern + msg_start(h) + q->rx_off, seg->len) != 0) {
 		if (!q->rx_bad)
-			inc(&t->st.bad_content, 1);
+			COUNT(t, q, bad_content, 1);
 		q->rx_bad = true;
 	}
 	q->rx_off += seg->len;
-	inc(&t->st.bytes_received, seg->len);
-	if (t->st.first_rx_ns == 0)
-		__atomic_store_n(&t->st.first_rx_ns, now_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->st.last_rx_ns, now_ns, __ATOMIC_RELAXED);
+	COUNT(t, q, bytes_received, seg->len);
+	rx_time(&t->st, now_ns);
+	rx_time(&q->st, now_ns);
 	if (!seg->last)
 		return;
 	if (q->rx_off != size && !q->rx_bad) {
-		inc(&t->st.bad_length, 1);
+		COUNT(t, q, bad_length, 1);
 		q->rx_bad = true;
 	}
-	inc(&t->st.received, 1);
+	COUNT(t, q, received, 1);
 	if (!q->rx_bad) {
-		inc(&t->st.checked, 1);
-		inc(&q->checked, 1);
+		COUNT(t, q, checked, 1);
 	}
 	q->rx_msn = seg->msn + 1;
 	q->rx_off = 0;
@@ -265,7 +280,17 @@ sl_xport_traffic_stats_get(const struct sl_xport_traffic *t, struct sl_xport_tra
 uint64_t
 sl_xport_traffic_qp_checked(const struct sl_xport_traffic *t, uint32_t qpn)
 {
-	return qpn < t->c.max_qps ? __atomic_load_n(&t->q[qpn].checked, __ATOMIC_RELAXED) : 0;
+	return qpn < t->c.max_qps ? __atomic_load_n(&t->q[qpn].st.checked, __ATOMIC_RELAXED) : 0;
+}
+
+int
+sl_xport_traffic_qp_stats_get(const struct sl_xport_traffic *t, uint32_t qpn,
+			      struct sl_xport_traffic_stats *st)
+{
+	if (qpn >= t->c.max_qps)
+		return -ENOENT;
+	sl_stats_snapshot(st, &t->q[qpn].st, sl_xport_traffic_stat_table.n);
+	return 0;
 }
 
 const struct sl_hist *

@@ -161,7 +161,7 @@ for h in "ab":
         for k in ("posted", "completed", "received", "checked"):
             if q[k] != msgs:
                 bad.append(f"{h} qp {q['qp']} ({q['proto']}): {k} = {q[k]}, not {msgs}")
-        zero = ("failed", "qp_failed", "lane_out_of_order", "lane_bad_content", "lane_bad_length")
+        zero = ("failed", "qp_failed", "out_of_order", "bad_content", "bad_length")
         if case != "e2e-loss":  # under the reliable link the transport resends nothing
             zero += ("pkts_rtx", "rto_fired")
         for k in zero:

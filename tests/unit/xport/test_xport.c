@@ -357,6 +357,19 @@ run_pair(const struct run *r, struct result *res)
 		sl_xport_traffic_stats_get(s[i].t, &res->t[i]);
 		sl_xport_stats_get(s[i].x, &res->x[i]);
 		res->rtx += res->x[i].tx_rtx;
+		{ /* the QPs' shares add up to the endpoint's counters */
+			struct sl_xport_traffic_stats q;
+			uint64_t checked = 0, bytes = 0;
+
+			for (uint32_t k = 0; k < nqps(r); k++) {
+				assert_int_equal(sl_xport_traffic_qp_stats_get(s[i].t, k, &q), 0);
+				checked += q.checked;
+				bytes += q.bytes_received;
+				assert_true(q.last_rx_ns >= q.first_rx_ns);
+			}
+			assert_int_equal(checked, res->t[i].checked);
+			assert_int_equal(bytes, res->t[i].bytes_received);
+		}
 		assert_int_equal(res->x[i].fb_encode_errors, 0);
 		assert_int_equal(res->x[i].tx_stale, 0);
 	}
