@@ -894,16 +894,17 @@ ctrl_index(uint16_t key)
 }
 
 /*
- * End-to-end mode: a verified frame carrying ID id moves the stream to next (a data frame's
- * id + 1; a control frame's id, the next data frame's): IDs skipped were lost on the way, an
- * ID behind is a late frame.
+ * End-to-end mode: a verified data or filler frame with ID id moves the stream past it: IDs
+ * skipped were lost on the way, an ID behind is a late frame. Only these frames count: a
+ * control frame may come from the peer's previous incarnation (its LEAVE after this end
+ * answered and re-initialized), whose IDs say nothing of the new stream.
  */
 static void
-e2e_follow(struct sl_link *l, uint32_t id, uint32_t next)
+e2e_follow(struct sl_link *l, uint32_t id)
 {
 	if (sl_seq_ge(id, l->rx_id)) {
 		l->stats.rx_lost += id - l->rx_id;
-		l->rx_id = l->thr = next;
+		l->rx_id = l->thr = id + 1;
 	} else {
 		l->stats.rx_late++;
 	}
@@ -918,8 +919,6 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 			 : sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
 	uint32_t id;
 
-	if (e2e && at_id && sl_seq_gt(f->id, l->rx_id))
-		e2e_follow(l, f->id, f->id);
 	if (!e2e && !l->rx_error && l->peer_delivered && !at_id &&
 	    f->key != SL_WIRE_KEY_PAUSE_REQ && rx_stale(l, f, true, &id)) {
 		/*
@@ -975,7 +974,7 @@ rx_data_e2e(struct sl_link *l, const struct sl_wire_frame *f)
 		return false;
 	}
 	rx_good(l);
-	e2e_follow(l, f->id, f->id + 1);
+	e2e_follow(l, f->id);
 	if (f->meta == SL_WIRE_META_FILLER) {
 		rx_fc(l, f);
 		return false;
