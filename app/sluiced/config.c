@@ -32,10 +32,10 @@
 #define SL_STR(x) SL_STR_(x)
 
 /* Defaults of the libraries, as --help prints them (the asserts keep them true). */
-#define SLUICED_LINK_STUCK_MS_DEFAULT 250
+#define SLUICED_LINK_STUCK_MS_QP 250
 #define SLUICED_QP_TIMEOUT_MS_DEFAULT 2000
-static_assert(SLUICED_LINK_STUCK_MS_DEFAULT * SL_NS_PER_MS == SL_LINK_STUCK_NS_DEFAULT,
-	      "[link] stuck_ms: --help states lib/link's default");
+static_assert(SLUICED_LINK_STUCK_MS_QP * SL_NS_PER_MS == SL_LINK_STUCK_NS_TRANSPORT,
+	      "[link] stuck_ms: --help states lib/link's setting for a link under a transport");
 static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOUT_NS,
 	      "[qp] timeout_ms: --help states the endpoint's default");
 
@@ -106,9 +106,9 @@ static const struct sluiced_key keys[] = {
 	UINT("link", "ctrl_interval_us", LINK(ctrl_interval_ns), SL_QTY_NS, SL_NS_PER_US, 1,
 	     1000000, "1000", NULL, "gap between runs of control frames"),
 	UINT("link", "stuck_ms", LINK(stuck_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 600000, "0",
-	     "lib/link's default (" SL_STR(SLUICED_LINK_STUCK_MS_DEFAULT) " ms)",
-	     "an error episode that lasts this long is given up and the link re-initialized "
-	     "(what its rings held is lost to the transport above)"),
+	     "never with [traffic]; " SL_STR(SLUICED_LINK_STUCK_MS_QP) " ms with [qp]",
+	     "an episode with nothing verified this long re-initializes the link (its rings' "
+	     "frames are lost)"),
 	ENUM("traffic", "mode", TRAFFIC(mode), "off|send|check|both", "off",
 	     "link test traffic: generate payloads, check the peer's, or both"),
 	UINT("traffic", "body_bytes", TRAFFIC(body_bytes), SL_QTY_BYTES, 1, 44, 9000, "1024", NULL,

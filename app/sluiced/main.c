@@ -342,7 +342,9 @@ link_settings(struct sluiced *d)
 	l->fc_off_frames = lc->fc_off_frames;
 	l->keepalive_ns = lc->keepalive_ns;
 	l->ctrl_interval_ns = lc->ctrl_interval_ns;
-	l->stuck_ns = lc->stuck_ns;
+	/* Only a transport above can recover what a re-initialization loses. */
+	l->stuck_ns =
+		lc->stuck_ns ? lc->stuck_ns : (d->conf.qp.count ? SL_LINK_STUCK_NS_TRANSPORT : 0);
 	return 0;
 }
 

@@ -82,9 +82,11 @@
  * end that has already delivered data from its peer sees the peer's pause flag rise, the peer
  * has restarted: it re-initializes too (ring contents are released and counted in
  * reinit_aborted: they may or may not have been delivered, and the layer above owns end-to-end
- * recovery). An error episode that lasts stuck_ns cannot end by replay (the frame the RX rolled
- * back to has left the peer's ring: its NACKs took longer than the ring lasts); the RX gives up
- * and re-initializes the same way (stuck_reinits), and the peer follows on its PAUSE_REQ.
+ * recovery). An error episode in which no data frame verifies for stuck_ns (when set: only a
+ * link with a transport above can afford to lose what its rings hold) cannot end by replay
+ * (the frame the RX rolled back to has left the peer's ring: its NACKs took longer than the ring
+ * lasts); the RX gives up and re-initializes the same way (stuck_reinits), and the peer follows
+ * on its PAUSE_REQ.
  *
  * Flow control (RIFL sec. 3): the consumer queue holds fc_frames = S_FC frames; crossing
  * 2/3 S_FC sends an FC pause frame, falling to 1/3 sends resume. FC frames are data frames
@@ -147,6 +149,7 @@ struct sl_link {
 	bool pause_from_zero;      /**< the last PAUSE_REQ carried ID 0: a peer starting afresh */
 	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
+	uint64_t verified_ns;      /**< ns: last data frame that verified (delivered or not) */
 	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
 	uint32_t pause_cnt;        /**< consecutive PAUSE_REQ, saturates at 8 */
 	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
@@ -402,8 +405,6 @@ sl_link_create(const struct sl_link_conf *conf)
 		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
 	if (l->conf.fc_off_frames == 0)
 		l->conf.fc_off_frames = conf->fc_frames / 3;
-	if (l->conf.stuck_ns == 0)
-		l->conf.stuck_ns = SL_LINK_STUCK_NS_DEFAULT;
 	if (l->conf.fc_on_frames > l->conf.fc_frames ||
 	    l->conf.fc_off_frames >= l->conf.fc_on_frames)
 		goto fail_inval;
@@ -647,15 +648,18 @@ normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in
 }
 
 /*
- * An error episode that outlives stuck_ns cannot end by replay: the frame this end rolled back
- * to has left the peer's ring (its NACKs took longer than the ring lasts: a peer replaying
- * itself, NACKs lost). Start afresh, as after a restart: this end's PAUSE_REQ from ID 0 makes
- * the peer re-initialize too, and the layer above recovers what the two rings held.
+ * An error episode in which no data frame has verified for stuck_ns cannot end by replay: the
+ * frame this end rolled back to has left the peer's ring (its NACKs took longer than the ring
+ * lasts: a peer replaying itself, NACKs lost), so every replayed frame fails. Start afresh, as
+ * after a restart: this end's PAUSE_REQ from ID 0 makes the peer re-initialize too, and the layer
+ * above recovers what the two rings held. A long episode whose replays still verify (duplicates
+ * on the way back to the threshold) is progress, and is left alone.
  */
 static void
 give_up_if_stuck(struct sl_link *l, uint64_t now_ns)
 {
-	if (!l->rx_error || !l->recovering || now_ns - l->err_start_ns < l->conf.stuck_ns)
+	if (l->conf.stuck_ns == 0 || !l->rx_error || !l->recovering ||
+	    now_ns - SL_MAX(l->err_start_ns, l->verified_ns) < l->conf.stuck_ns)
 		return;
 	l->stats.stuck_reinits++;
 	l->ring_ready = false;
@@ -1020,6 +1024,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		rx_fail(l, now_ns);
 		return false;
 	}
+	l->verified_ns = now_ns;
 	if (l->rx_id != l->thr) {
 		l->stats.rx_duplicates++;
 		l->rx_id++;

@@ -67,7 +67,8 @@
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
-#define SL_LINK_STUCK_NS_DEFAULT (250 * SL_NS_PER_MS) /**< give up on an error episode after */
+/** stuck_ns where a transport above recovers what the rings held (sluiced with [qp]) */
+#define SL_LINK_STUCK_NS_TRANSPORT (250 * SL_NS_PER_MS)
 
 enum sl_link_state {
 	SL_LINK_INIT = 0,     /**< ring being (re)initialized */
@@ -100,8 +101,10 @@ struct sl_link_conf {
 	enum sl_link_replay replay; /**< replay start policy */
 	uint64_t keepalive_ns;      /**< ns: IDLE after this long without sending (> 0) */
 	uint64_t ctrl_interval_ns;  /**< ns: gap between control runs (> 0) */
-	uint64_t stuck_ns;          /**< ns: an error episode this long is given up and the link
-				     *   re-initialized (0: SL_LINK_STUCK_NS_DEFAULT) */
+	uint64_t stuck_ns;          /**< ns: an error episode in which nothing verifies for this
+				     *   long is given up and the link re-initialized, losing what
+				     *   the rings held; 0: never (RIFL), for a link with nothing
+				     *   above it to recover (SL_LINK_STUCK_NS_TRANSPORT) */
 	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
 	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */

@@ -299,32 +299,60 @@ sl_link_rx_burst__end_to_end_mode_delivers_by_id_and_never_nacks(void **state)
 
 /*
  * An error episode no replay can end (the frame the RX rolled back to is gone from the peer's
- * ring) is given up after stuck_ns: the link re-initializes and asks the peer to, with PAUSE_REQ
- * from ID 0, instead of sending NACKs for ever.
+ * ring, so nothing verifies) is given up after stuck_ns without a verified frame: the link
+ * re-initializes and asks the peer to, with PAUSE_REQ from ID 0, instead of NACKing for ever.
  */
 static void
 sl_link_tx_burst__stuck_error_episode_reinitializes(void **state)
 {
-	struct sl_link *l = mk(&faithful, SL_LINK_REPLAY_RING);
+	struct sl_link_conf c = {.fmt = faithful,
+				 .ring_order = ORDER,
+				 .keepalive_ns = KEEPALIVE_NS,
+				 .ctrl_interval_ns = CTRL_NS,
+				 .fc_frames = FC_FRAMES,
+				 .stuck_ns = SL_LINK_STUCK_NS_TRANSPORT,
+				 .release = release_cb};
+	struct sl_link *l = sl_link_create(&c);
 	struct sl_link_tx_frame out[4];
-	uint64_t t0 = 1000;
+	uint64_t t0 = 1000, dups;
 	struct fr f;
 
 	(void)state;
+	assert_non_null(l);
 	sync_rx(l, &faithful);
 	f = data_frame(&faithful, 16, 1);
 	assert_int_equal(feed(l, t0, &f, NULL), 1);
 	f = data_frame(&faithful, 18, 1); /* 17 missing: error episode from t0 */
 	assert_int_equal(feed(l, t0, &f, NULL), 0);
 	assert_int_equal(sl_link_stat(l, rx_errors), 1);
-	tx(l, t0 + SL_LINK_STUCK_NS_DEFAULT - 1, out, 1);
+	tx(l, t0 + SL_LINK_STUCK_NS_TRANSPORT - 1, out, 1);
 	assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
 	assert_int_equal(sl_link_stat(l, stuck_reinits), 0);
-	tx(l, t0 + SL_LINK_STUCK_NS_DEFAULT, out, 1);
+	/* A replayed frame that verifies (ID 1, a duplicate on the way back) is progress: the
+	 * episode is given up only stuck_ns after it. */
+	t0 += SL_LINK_STUCK_NS_TRANSPORT / 2;
+	dups = sl_link_stat(l, rx_duplicates);
+	f = data_frame(&faithful, 1, 1);
+	assert_int_equal(feed(l, t0, &f, NULL), 0);
+	assert_int_equal(sl_link_stat(l, rx_duplicates), dups + 1);
+	tx(l, t0 + SL_LINK_STUCK_NS_TRANSPORT - 1, out, 1);
+	assert_int_equal(sl_link_stat(l, stuck_reinits), 0);
+	tx(l, t0 + SL_LINK_STUCK_NS_TRANSPORT, out, 1);
 	assert_int_equal(sl_link_stat(l, stuck_reinits), 1);
 	assert_int_equal(sl_link_state(l), SL_LINK_SEND_PAUSE);
 	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
 	assert_int_equal(out[0].id, 0); /* PAUSE_REQ from ID 0: the peer starts afresh too */
+	sl_link_free(l);
+	/* With nothing above to recover the rings (stuck_ns 0, RIFL), the link never gives up. */
+	l = mk(&faithful, SL_LINK_REPLAY_RING);
+	sync_rx(l, &faithful);
+	f = data_frame(&faithful, 16, 1);
+	assert_int_equal(feed(l, t0, &f, NULL), 1);
+	f = data_frame(&faithful, 18, 1);
+	assert_int_equal(feed(l, t0, &f, NULL), 0);
+	tx(l, t0 + 1000 * SL_LINK_STUCK_NS_TRANSPORT, out, 1);
+	assert_int_equal(sl_link_stat(l, stuck_reinits), 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
 	sl_link_free(l);
 }
 
