@@ -44,6 +44,9 @@ case $case_name in
     lossless) ;;
     # Two lanes hold two replay rings: 2^12 frames each keep the pool within -m 512.
     lanes) workers=2; ring=12; COUNT=${COUNT_LANES:-5}; MSGS=${MSGS_LANES:-2000} ;;
+    # Every transport program, one QP each, end to end through loss.
+    programs) COUNT=10 MSGS=${MSGS_PROGRAMS:-300}
+        PROTOS=reno,newreno,sack,ndp,dcqcn,irn,dctcp,swift,melo,gbn ;&
     loss | e2e-loss)
         [ -f "$IMPAIR_SO" ] || sl_fail "$IMPAIR_SO not built"
         load=(-d "$IMPAIR_SO")
@@ -70,7 +73,7 @@ sl_topo_memif
 link=("[link]" "mode = extended" "replay = missing" "ring_order = $ring" "keepalive_us = 100"
       "stuck_ms = 2s")
 rto=1s
-if [ "$case_name" = e2e-loss ]; then
+if { [ "$case_name" = e2e-loss ] || [ "$case_name" = programs ]; }; then
     # End to end: the link only verifies; every loss is the transport's (MELO NACKs, and the
     # RTO for a lost tail, here 20 ms: above the round trip of two descheduled daemons).
     link=("[link]" "reliability = end-to-end" "mode = extended" "keepalive_us = 100")
@@ -89,7 +92,7 @@ if [ "$workers" -gt 0 ]; then
     # Main lcore (it only waits) and worker 0 on one core, worker 1 on the other.
     eal_a=(--lcores "0@0,1@0,2@1") eal_b=(--lcores "0@1,1@1,2@0")
 fi
-if [ "$case_name" = loss ] || [ "$case_name" = e2e-loss ]; then
+if [ "$case_name" != lossless ] && [ "$case_name" != lanes ]; then
     sed -i 's/^device = .*/device = net_impair0/' "$SL_TMP/a.ini" "$SL_TMP/b.ini"
     eal_a+=("${load[@]}" --vdev "net_impair0,dev=net_memif0,loss=$LOSS,seed=5")
     eal_b+=("${load[@]}" --vdev "net_impair0,dev=net_memif0,loss=$LOSS,seed=3")
@@ -127,7 +130,7 @@ sl_log "every QP of both hosts checked $MSGS messages within $wall_ms ms of a's 
 for h in a b; do
     sl_tel "$h" /sluice/qp,0 >"$SL_TMP/$h-qp0.json" || sl_fail "$h: /sluice/qp,0"
 done
-if [ "$case_name" = loss ] || [ "$case_name" = e2e-loss ]; then
+if [ "$case_name" != lossless ] && [ "$case_name" != lanes ]; then
     sl_tel a "/ethdev/xstats,$(sl_tel a /sluice/ports p0/port_id)" >"$SL_TMP/a-xstats.json"
     sl_tel b "/ethdev/xstats,$(sl_tel b /sluice/ports p0/port_id)" >"$SL_TMP/b-xstats.json"
 fi
@@ -162,7 +165,7 @@ for h in "ab":
             if q[k] != msgs:
                 bad.append(f"{h} qp {q['qp']} ({q['proto']}): {k} = {q[k]}, not {msgs}")
         zero = ("failed", "qp_failed", "out_of_order", "bad_content", "bad_length")
-        if case != "e2e-loss":  # under the reliable link the transport resends nothing
+        if case not in ("e2e-loss", "programs"):  # under the reliable link the transport resends nothing
             zero += ("pkts_rtx", "rto_fired")
         for k in zero:
             if q[k] != 0:
@@ -177,7 +180,7 @@ for h in "ab":
             "qps/traffic/bad_content", "qps/lane/tx_lost",
             "qps/xport/rx_bad_header", "qps/xport/rx_bad_qpn", "qps/xport/rx_bad_sequence",
             "qps/xport/rx_unsupported", "qps/xport/rx_no_consumer")
-    if case != "e2e-loss":
+    if case not in ("e2e-loss", "programs"):
         zero += ("qps/pkts_rtx", "qps/xport/tx_rtx")
     elif tot["qps/pkts_rtx"] == 0 or ports["p0/link/replays"] != 0 or ports["p0/link/rx_lost"] == 0:
         bad.append(f"{h}: end to end, the transport must recover what the link lost: "
@@ -212,9 +215,9 @@ for h in a b; do
 import json, sys
 q, msgs, proto, case = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 assert q["qpn"] == 0 and q["proto"] == proto, q
-assert q["checked"] == msgs and (q["pkts_rtx"] == 0 or case == "e2e-loss"), q
+assert q["checked"] == msgs and (q["pkts_rtx"] == 0 or case in ("e2e-loss", "programs")), q
 assert q["info/proto"] == proto and q["info/peer_qpn"] == 0 and q["info/seg_bytes"] == 1024, q
-assert (q["info/rto_fired"] == 0 or case == "e2e-loss") and q["info/failed"] == 0, q
+assert (q["info/rto_fired"] == 0 or case in ("e2e-loss", "programs")) and q["info/failed"] == 0, q
 PY
 done
 if [ "$case_name" = loss ]; then
@@ -225,5 +228,5 @@ if [ "$case_name" = loss ]; then
     done
 fi
 recovered_by="0 transport retransmissions"
-[ "$case_name" = e2e-loss ] && recovered_by="every loss recovered by the transport"
+{ [ "$case_name" = e2e-loss ] || [ "$case_name" = programs ]; } && recovered_by="every loss recovered by the transport"
 sl_pass "$case_name: $COUNT QPs ($PROTOS) on each host checked $MSGS messages each, $recovered_by, in $wall_ms ms"
