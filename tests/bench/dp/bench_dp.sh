@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench-dp [--quick]: the daemon's data path against raw memif, as JSON lines (docs/transport.md,
+# "The data path against raw memif").
+#
+# Each cell runs, one after the other on the same machine, with each process on its own core:
+#   raw     two dpdk-testpmd over a memif pair, txonly on one side, rxonly on the other: what the
+#           memif PMD moves with no protocol at all (frames of the cell's packet size)
+#   sluice  two sluiced over a memif pair, host a's QPs sending the built-in message traffic of
+#           the cell's size to host b's (reliability = link, the QPs' default program), b
+#           checking every message byte for byte
+# and prints {"bench": "dp", "msg_bytes", "qps", "pps", "raw_pps", "pps_ratio", "gbps",
+# "raw_gbps", "gbps_ratio", "seconds"}: pps counts the packets of the messages b checked per second
+# (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps the frames testpmd's rxonly
+# received per second; gbps counts message bytes, raw_gbps frame bytes. Rates are taken over the middle of the run (telemetry at
+# two instants for sluice, testpmd's per-second Rx-pps for raw, its first two seconds left out).
+# Cells: 64 B messages (64 B raw frames) and 4 KiB messages (in 2 packets of 2048 B; 2048 B raw
+# frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP, shorter runs.
+# Needs root (the harness's cleanup) and dpdk-testpmd. The build is SLUICE_BUILD_ROOT or ./build.
+# meson writes the source tree's path here when it copies this script into the build.
+export SLUICE_SOURCE_ROOT=${SLUICE_SOURCE_ROOT:-@SOURCE_ROOT@}
+export SLUICE_BUILD_ROOT=${SLUICE_BUILD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+source "$SLUICE_SOURCE_ROOT/tests/integration/lib/hosts.sh"
+sl_require_root
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+secs=$((quick ? 2 : 5)) warm=1
+command -v dpdk-testpmd >/dev/null || sl_fail "dpdk-testpmd not found (Debian package 'dpdk')"
+
+# The payload per packet for a message size: the message itself up to 1024 B (a rate program's
+# credit charges a whole segment per packet), 2000 B above (2 packets for 4 KiB, each frame
+# within one 2048-byte mbuf).
+seg_of() { if [ "$1" -gt 1024 ]; then echo 2000; else echo "$1"; fi; }
+
+# raw FRAME_BYTES: rxonly's mean Rx-pps over the run's seconds after the first.
+raw() {
+    local frame=$1 sock=$SL_TMP/raw.sock common
+    common=(--no-huge -m 512 --no-pci --log-level=lib.eal:error)
+    # Each testpmd: its main lcore and its forwarding lcore on one core, the two on two cores.
+    dpdk-testpmd --lcores "0@1,1@1" "${common[@]}" --file-prefix "$SL_ID-rx" \
+        --vdev "net_memif0,role=server,id=0,socket=$sock" -- \
+        --total-num-mbufs 8192 --forward-mode=rxonly --stats-period 1 >"$SL_TMP/rx.log" 2>&1 &
+    local rx=$!
+    sleep 1
+    dpdk-testpmd --lcores "0@0,1@0" "${common[@]}" --file-prefix "$SL_ID-tx" \
+        --vdev "net_memif0,role=client,id=0,socket=$sock" -- \
+        --total-num-mbufs 8192 --forward-mode=txonly --txpkts="$frame" --stats-period 1 \
+        >"$SL_TMP/tx.log" 2>&1 &
+    local tx=$!
+    sleep $((secs + 3))
+    kill -INT "$tx" "$rx" 2>/dev/null || true
+    wait "$tx" "$rx" 2>/dev/null || true
+    rm -rf "/var/run/dpdk/$SL_ID-rx" "/var/run/dpdk/$SL_ID-tx"
+    # The receiving port's per-second Rx-pps: the first two (before the client, then the partial
+    # second it connected in) left out.
+    python3 - "$SL_TMP/rx.log" "$secs" <<'PY'
+import re, sys
+v = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", open(sys.argv[1]).read())]
+v = v[2:2 + int(sys.argv[2])]
+if not v or max(v) == 0:
+    sys.exit("testpmd rxonly received nothing")
+print(sum(v) // len(v))
+PY
+}
+
+# sluice MSG_BYTES QPS: messages b checked per second, over secs seconds after a warm-up.
+sluice() {
+    local msg=$1 qps=$2 seg h kind dir
+    seg=$(seg_of "$msg")
+    for h in a b; do
+        kind=memif_client dir=send
+        [ "$h" = b ] && kind=memif_server dir=recv
+        sl_config "$h" "$kind" "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
+            "msg_max_bytes = $msg" "msgs = 0" "direction = $dir" "check = yes" \
+            "rto_us = 1s" "timeout_ms = 10s" >/dev/null
+    done
+    sl_start b "$SL_TMP/b.ini" memif_server -l 1
+    sl_wait_ready b 10
+    sl_start a "$SL_TMP/a.ini" memif_client -l 0
+    sl_wait_peer_up a 10
+    sleep "$warm"
+    local c0 t0 c1 t1
+    c0=$(sl_tel b /sluice/qps totals/checked) t0=$(date +%s%N)
+    sleep "$secs"
+    c1=$(sl_tel b /sluice/qps totals/checked) t1=$(date +%s%N)
+    sl_stop a INT
+    sl_stop b INT
+    # Packets per second: each message takes ceil(msg / seg) packets.
+    echo $(( (c1 - c0) * ((msg + seg - 1) / seg) * 1000000000 / (t1 - t0) ))
+    unset "SL_PID[a]" "SL_PID[b]"
+}
+
+sl_topo_memif
+cells=("64 1" "4096 1")
+[ "$quick" -eq 0 ] && cells+=("64 1000" "4096 1000")
+for cell in "${cells[@]}"; do
+    read -r msg qps <<<"$cell"
+    frame=$msg
+    [ "$msg" -gt 2048 ] && frame=2048
+    raw_pps=$(raw "$frame")
+    pps=$(sluice "$msg" "$qps")
+    seg=$(seg_of "$msg")
+    python3 - "$msg" "$qps" "$pps" "$raw_pps" "$frame" "$secs" "$seg" <<'PY'
+import json, sys
+msg, qps, pps, raw_pps, frame, secs, seg = map(int, sys.argv[1:])
+pkts_per_msg = -(-msg // seg)
+gbps, raw_gbps = pps / pkts_per_msg * msg * 8 / 1e9, raw_pps * frame * 8 / 1e9
+print(json.dumps({"bench": "dp", "msg_bytes": msg, "qps": qps, "pps": pps, "raw_pps": raw_pps,
+                  "pps_ratio": round(pps / raw_pps, 4) if raw_pps else None,
+                  "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
+                  "gbps_ratio": round(gbps / raw_gbps, 4) if raw_gbps else None,
+                  "seconds": secs}))
+PY
+done
+SL_OK=1
