@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_mbuf.h>
 
 #include "sl_dp_eal.h"
 #include "sl_dp.h"
@@ -26,6 +27,24 @@ test_dp_eal_init(const char *name)
 	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])), argv) < 0)
 		return -1;
 	sl_dp_eal_remove_on_signal();
+	return 0;
+}
+
+/* EAL (test_dp_eal_init) and a packet pool of n mbufs of the default size; NULL on failure. */
+static inline struct rte_mempool *
+test_dp_eal_pool(const char *name, unsigned int n)
+{
+	if (test_dp_eal_init(name) != 0)
+		return NULL;
+	return rte_pktmbuf_pool_create(name, n, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+}
+
+/* Free the pool and clean EAL up; 0. */
+static inline int
+test_dp_eal_pool_free(struct rte_mempool *pool)
+{
+	rte_mempool_free(pool);
+	sl_dp_eal_cleanup();
 	return 0;
 }
 

@@ -32,10 +32,7 @@ setup(void **state)
 	struct sl_dp_port_conf conf = test_dp_port_conf("net_ring0", 10 * SL_NS_PER_US);
 
 	(void)state;
-	if (test_dp_eal_init("test_dp_lane") != 0)
-		return -1;
-	pool = rte_pktmbuf_pool_create("test_lane", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
+	pool = test_dp_eal_pool("test_dp_lane", 4095);
 	if (pool == NULL || sl_dp_port_open(&port, &conf, pool, err, sizeof(err)) != 0)
 		return -1;
 	return 0;
@@ -49,9 +46,7 @@ teardown(void **state)
 	/* Every mbuf came back: the links, lanes and driver released what they held. */
 	if (rte_mempool_avail_count(pool) != 4095)
 		return -1;
-	rte_mempool_free(pool);
-	sl_dp_eal_cleanup();
-	return 0;
+	return test_dp_eal_pool_free(pool);
 }
 
 static void

@@ -448,15 +448,11 @@ run_poll_tests(void)
 	};
 	int failed;
 
-	if (test_dp_eal_init("test_dp_lane_life") != 0)
-		return 1;
-	pool = rte_pktmbuf_pool_create("test_life", POOL_MBUFS, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
+	pool = test_dp_eal_pool("test_dp_lane_life", POOL_MBUFS);
 	if (pool == NULL)
 		return 1;
 	failed = cmocka_run_group_tests_name("dp/lane_life: lanes", tests, NULL, NULL);
-	rte_mempool_free(pool);
-	sl_dp_eal_cleanup();
+	test_dp_eal_pool_free(pool);
 	return failed;
 }
 

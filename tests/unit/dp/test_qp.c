@@ -29,10 +29,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (test_dp_eal_init("test_dp_qp") != 0)
-		return -1;
-	pool = rte_pktmbuf_pool_create("test_qp", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
+	pool = test_dp_eal_pool("test_dp_qp", 4095);
 	return pool ? 0 : -1;
 }
 
@@ -40,9 +37,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	rte_mempool_free(pool);
-	sl_dp_eal_cleanup();
-	return 0;
+	return test_dp_eal_pool_free(pool);
 }
 
 static struct sl_dp_qp *

@@ -23,10 +23,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (test_dp_eal_init("test_dp_traffic") != 0)
-		return -1;
-	pool = rte_pktmbuf_pool_create("test_traffic", 8191, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       SOCKET_ID_ANY);
+	pool = test_dp_eal_pool("test_dp_traffic", 8191);
 	return pool ? 0 : -1;
 }
 
@@ -34,9 +31,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	rte_mempool_free(pool);
-	sl_dp_eal_cleanup();
-	return 0;
+	return test_dp_eal_pool_free(pool);
 }
 
 /* Generate n payloads from a sender into out[]. */
