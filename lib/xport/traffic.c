@@ -27,6 +27,7 @@ SL_STAT_TABLE_DEFINE(sl_xport_traffic_stat_table, struct sl_xport_traffic_stats,
 
 struct tqp {
 	bool send, recv;
+	bool queued;        /**< in the ready ring */
 	uint32_t peer_qpn;  /**< the receiver's QP: names the stream this QP sends */
 	uint64_t posted;    /**< messages posted (the next one's msn) */
 	uint64_t completed; /**< completions, successful or not */
@@ -41,8 +42,11 @@ struct sl_xport_traffic {
 	struct sl_xport_traffic_conf c;
 	uint8_t *pattern; /**< max_bytes + SL_XPORT_TRAFFIC_START_SPAN bytes, filled once */
 	struct tqp *q;    /**< [max_qps] */
-	uint32_t cursor;  /**< post_send round robin */
-	uint32_t nsend;   /**< sending QPs */
+	/* Sending QPs that may have room and messages left, each once, served in turn: posting
+	 * costs what it posts, not a scan of every QP. A completion puts its QP back. */
+	uint32_t *ready; /**< [max_qps] ring of QPNs */
+	uint32_t ready_head, ready_count;
+	uint32_t nsend; /**< sending QPs */
 	uint64_t done_qps;
 	struct sl_xport_traffic_stats st;
 	struct sl_hist latency_ns;
@@ -127,7 +131,8 @@ sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
 	n = (size_t)conf->max_bytes + SL_XPORT_TRAFFIC_START_SPAN;
 	t->pattern = malloc(n);
 	t->q = calloc(conf->max_qps, sizeof(*t->q));
-	if (t->pattern == NULL || t->q == NULL) {
+	t->ready = calloc(conf->max_qps, sizeof(*t->ready));
+	if (t->pattern == NULL || t->q == NULL || t->ready == NULL) {
 		sl_xport_traffic_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -147,8 +152,21 @@ sl_xport_traffic_free(struct sl_xport_traffic *t)
 	if (t == NULL)
 		return;
 	free(t->pattern);
+	free(t->ready);
 	free(t->q);
 	free(t);
+}
+
+/* Queue a sending QP that has messages left, unless it is queued already. */
+static void
+ready_push(struct sl_xport_traffic *t, uint32_t qpn)
+{
+	struct tqp *q = &t->q[qpn];
+
+	if (!q->send || q->queued || (t->c.msgs && q->posted >= t->c.msgs))
+		return;
+	q->queued = true;
+	t->ready[(t->ready_head + t->ready_count++) % t->c.max_qps] = qpn;
 }
 
 int
@@ -164,6 +182,7 @@ sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn,
 	q->recv = recv;
 	q->peer_qpn = peer_qpn;
 	t->nsend += send;
+	ready_push(t, qpn);
 	return 0;
 }
 
@@ -173,26 +192,29 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 {
 	unsigned posted = 0;
 
-	for (uint32_t i = 0; i < t->c.max_qps && posted < budget; i++) {
-		uint32_t qpn = (t->cursor + i) % t->c.max_qps;
+	while (posted < budget && t->ready_count) {
+		uint32_t qpn = t->ready[t->ready_head];
 		struct tqp *q = &t->q[qpn];
+		uint32_t room = sl_xport_sq_room(x, qpn); /* never post into a full queue */
 
-		uint32_t room =
-			q->send ? sl_xport_sq_room(x, qpn) : 0; /* never post into a full queue */
-
+		t->ready_head = (t->ready_head + 1) % t->c.max_qps;
+		t->ready_count--;
+		q->queued = false;
 		while (room && posted < budget && (t->c.msgs == 0 || q->posted < t->c.msgs)) {
 			uint64_t h = msg_hash(t, q->peer_qpn, (uint32_t)q->posted);
 
 			if (sl_xport_post_send(x, qpn, t->pattern + msg_start(h), msg_size(t, h),
-					       q->posted, now_ns) != 0)
+					       q->posted, now_ns) != 0) {
+				room = 0; /* refused (failed QP): a completion brings it back */
 				break;
+			}
 			q->posted++;
 			inc(&q->st.posted, 1);
 			posted++;
 			room--;
 		}
-		if (posted == budget)
-			t->cursor = qpn; /* this QP may have more: start there next time */
+		if (room)
+			ready_push(t, qpn); /* the budget ran out first: its turn comes again */
 	}
 	inc(&t->st.posted, posted);
 	return posted;
@@ -207,6 +229,7 @@ sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t n
 	q->completed++;
 	if (t->c.msgs && q->completed == t->c.msgs)
 		t->done_qps++;
+	ready_push(t, c->qpn); /* its send queue has room again */
 	if (c->status != 0) {
 		COUNT(t, q, failed, 1);
 		return;
