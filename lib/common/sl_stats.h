@@ -58,6 +58,17 @@ sl_stat_get(const void *stats, const struct sl_stat_desc *d)
 }
 
 /*
+ * Add n to a counter that only the calling thread writes and another may read (telemetry): a
+ * relaxed atomic store, so the reader never sees a torn value. The writer side of
+ * sl_stats_snapshot().
+ */
+static inline void
+sl_stat_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
+/*
  * Copy a stats struct of n_counters uint64_t counters that another thread may be counting in,
  * each counter read whole (relaxed atomic loads): the body of a copy-out getter.
  */

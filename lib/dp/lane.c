@@ -50,12 +50,6 @@ static const struct sl_stat_desc stat_desc[] = {
 };
 SL_STAT_TABLE_DEFINE(sl_dp_lane_stat_table, struct sl_dp_lane_stats, stat_desc);
 
-static inline void
-add(uint64_t *counter, uint64_t n)
-{
-	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
-}
-
 static void
 write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 {
@@ -108,12 +102,12 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 		bytes += m->pkt_len;
 		if (m->data_len < RTE_ETHER_HDR_LEN ||
 		    eth->ether_type != rte_cpu_to_be_16(SL_ETHERTYPE)) {
-			add(&l->stats.rx_drop_not_sluice, 1);
+			sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
 			drop[n_drop++] = m;
 			continue;
 		}
 		if (m->nb_segs > 1) {
-			add(&l->stats.rx_drop_chained, 1);
+			sl_stat_add(&l->stats.rx_drop_chained, 1);
 			drop[n_drop++] = m;
 			continue;
 		}
@@ -126,8 +120,8 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 		};
 	}
 	rte_pktmbuf_free_bulk(drop, n_drop);
-	add(&l->stats.rx_pkts, n);
-	add(&l->stats.rx_bytes, bytes);
+	sl_stat_add(&l->stats.rx_pkts, n);
+	sl_stat_add(&l->stats.rx_bytes, bytes);
 	if (n_in == 0)
 		return;
 	__atomic_store_n(&l->last_rx_ns, now_ns, __ATOMIC_RELAXED);
@@ -149,7 +143,7 @@ deliver(struct sl_dp_lane *l, uint64_t now_ns)
 			taken = l->app.consume(l->app.ctx, now_ns, m, chunk);
 		} else {
 			rte_pktmbuf_free_bulk(m, chunk);
-			add(&l->stats.rx_drop_no_consumer, chunk);
+			sl_stat_add(&l->stats.rx_drop_no_consumer, chunk);
 			taken = chunk;
 		}
 		if (taken == 0)
@@ -173,18 +167,18 @@ transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n)
 
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += frames[i]->pkt_len;
-	add(&l->stats.tx_pkts, sent);
-	add(&l->stats.tx_bytes, bytes);
+	sl_stat_add(&l->stats.tx_pkts, sent);
+	sl_stat_add(&l->stats.tx_bytes, bytes);
 	if (sent == n)
 		return;
-	add(&l->stats.tx_backlog_waits, 1);
+	sl_stat_add(&l->stats.tx_backlog_waits, 1);
 	for (unsigned int i = sent; i < n; i++) {
 		if (l->n_backlog < SL_DP_BURST) {
 			l->backlog[l->n_backlog++] = frames[i];
 		} else {
 			/* A lost frame to the link: the peer's NACK brings it back. */
 			rte_pktmbuf_free(frames[i]);
-			add(&l->stats.tx_drop_refused, 1);
+			sl_stat_add(&l->stats.tx_drop_refused, 1);
 		}
 	}
 }
@@ -249,7 +243,7 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 			out[i].handle ? build_data(l, &out[i]) : build_small(l, &out[i]);
 
 		if (m == NULL) {
-			add(&l->stats.tx_drop_nombuf, 1);
+			sl_stat_add(&l->stats.tx_drop_nombuf, 1);
 			continue;
 		}
 		frames[n++] = m;
@@ -277,9 +271,9 @@ void
 sl_dp_lane_silence(struct sl_dp_lane *l)
 {
 	rte_pktmbuf_free_bulk(l->backlog, l->n_backlog);
-	add(&l->stats.tx_drop_quiet, l->n_backlog);
+	sl_stat_add(&l->stats.tx_drop_quiet, l->n_backlog);
 	l->n_backlog = 0;
-	add(&l->stats.quiet_entries, 1);
+	sl_stat_add(&l->stats.quiet_entries, 1);
 }
 
 void

@@ -68,12 +68,6 @@ struct sl_dp_qp {
 	struct sl_dp_qp_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
 };
 
-static inline void
-add(uint64_t *counter, uint64_t n)
-{
-	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
-}
-
 static const uint8_t *
 frame_bytes(void *ctx, void *handle, uint32_t *len)
 {
@@ -259,7 +253,7 @@ info_refresh(struct sl_dp_qp *a, uint64_t now_ns)
 		if (sl_xport_qp_info_get(a->x, qpn, &info) == 0)
 			info_write(&a->info[qpn], &info);
 	}
-	add(&a->stats.info_refreshes, k);
+	sl_stat_add(&a->stats.info_refreshes, k);
 	if (a->info_next == a->n_qps) {
 		a->info_next = 0;
 		a->info_due_ns = now_ns + SL_DP_QP_INFO_NS;
@@ -278,7 +272,7 @@ top_up(struct sl_dp_qp *a, unsigned int want)
 		need /= 2;
 	a->n_spare += need;
 	if (a->n_spare < want)
-		add(&a->stats.pool_short, 1);
+		sl_stat_add(&a->stats.pool_short, 1);
 }
 
 unsigned
@@ -323,10 +317,10 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 		m[built++] = p;
 	}
 	if (lost_room)
-		add(&a->stats.tx_lost, lost_room);
+		sl_stat_add(&a->stats.tx_lost, lost_room);
 	if (built) {
-		add(&a->stats.tx_frames, built);
-		add(&a->stats.tx_bytes, bytes);
+		sl_stat_add(&a->stats.tx_frames, built);
+		sl_stat_add(&a->stats.tx_bytes, bytes);
 	}
 	return built;
 }
@@ -353,7 +347,7 @@ sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
 		sl_xport_rx_burst(a->x, now_ns, a->rx, k);
 		done += k;
 	}
-	add(&a->stats.rx_frames, n);
-	add(&a->stats.rx_bytes, bytes);
+	sl_stat_add(&a->stats.rx_frames, n);
+	sl_stat_add(&a->stats.rx_bytes, bytes);
 	return n;
 }

@@ -52,17 +52,11 @@ struct sl_xport_traffic {
 	struct sl_hist latency_ns;
 };
 
-static inline void
-inc(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
-}
-
 /* Count n in member m of the endpoint's counters and of QP q's. */
 #define COUNT(t, q, m, n)                                                                          \
 	do {                                                                                       \
-		inc(&(t)->st.m, n);                                                                \
-		inc(&(q)->st.m, n);                                                                \
+		sl_stat_add(&(t)->st.m, n);                                                        \
+		sl_stat_add(&(q)->st.m, n);                                                        \
 	} while (0)
 
 /* A delivery at now_ns in a window of counters. */
@@ -209,14 +203,14 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 				break;
 			}
 			q->posted++;
-			inc(&q->st.posted, 1);
+			sl_stat_add(&q->st.posted, 1);
 			posted++;
 			room--;
 		}
 		if (room)
 			ready_push(t, qpn); /* the budget ran out first: its turn comes again */
 	}
-	inc(&t->st.posted, posted);
+	sl_stat_add(&t->st.posted, posted);
 	return posted;
 }
 

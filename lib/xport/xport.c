@@ -136,12 +136,6 @@ struct sl_xport {
 	struct sl_xport_stats st;
 };
 
-static inline void
-inc(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
-}
-
 static bool
 pow2(uint32_t v)
 {
@@ -345,13 +339,13 @@ sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t l
 	if (q->failed)
 		return -EPIPE;
 	if (q->sq_tail - q->sq_head == x->c.sq_depth) {
-		inc(&x->st.post_refused, 1);
+		sl_stat_add(&x->st.post_refused, 1);
 		return -ENOBUFS;
 	}
 	npkts = (len + q->seg_bytes - 1) / q->seg_bytes;
 	rc = sl_sched_flow_push(x->e, qpn, npkts, (uint16_t)q->seg_bytes);
 	if (rc) {
-		inc(&x->st.post_refused, 1);
+		sl_stat_add(&x->st.post_refused, 1);
 		return rc == -EOVERFLOW ? -ENOBUFS : rc;
 	}
 	if (q->sq_tail == q->sq_head)
@@ -367,9 +361,9 @@ sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t l
 	q->next_psn += npkts;
 	q->next_msn++;
 	q->sq_tail++;
-	inc(&q->st.msgs_posted, 1);
-	inc(&q->st.bytes_posted, len);
-	inc(&x->st.msgs_posted, 1);
+	sl_stat_add(&q->st.msgs_posted, 1);
+	sl_stat_add(&q->st.bytes_posted, len);
+	sl_stat_add(&x->st.msgs_posted, 1);
 	return 0;
 }
 
@@ -409,12 +403,12 @@ retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now
 
 	q->sq_head++;
 	if (status == 0) {
-		inc(&q->st.msgs_completed, 1);
-		inc(&q->st.bytes_completed, c.len);
-		inc(&x->st.msgs_completed, 1);
+		sl_stat_add(&q->st.msgs_completed, 1);
+		sl_stat_add(&q->st.bytes_completed, c.len);
+		sl_stat_add(&x->st.msgs_completed, 1);
 	} else {
-		inc(&q->st.msgs_failed, 1);
-		inc(&x->st.msgs_failed, 1);
+		sl_stat_add(&q->st.msgs_failed, 1);
+		sl_stat_add(&x->st.msgs_failed, 1);
 	}
 	if (x->c.on_complete)
 		x->c.on_complete(x->c.ctx, &c, now_ns);
@@ -466,7 +460,7 @@ timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 		return q->failed;
 	stop_sender(x, qpn, q, -ETIMEDOUT, now_ns);
 	q->failed = true;
-	inc(&x->st.qps_failed, 1);
+	sl_stat_add(&x->st.qps_failed, 1);
 	return true;
 }
 
@@ -499,7 +493,7 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 	int n;
 
 	if (x->fbq_count == XP_FBQ_SLOTS) {
-		inc(&x->st.fb_queue_full, 1);
+		sl_stat_add(&x->st.fb_queue_full, 1);
 		return;
 	}
 	f = &x->fbq[(x->fbq_head + x->fbq_count) & (XP_FBQ_SLOTS - 1)];
@@ -508,7 +502,7 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 	if (n == 0)
 		n = sl_xfb_encode(&fb, f->hdr, sizeof(f->hdr));
 	if (n < 0) {
-		inc(&x->st.fb_encode_errors, 1);
+		sl_stat_add(&x->st.fb_encode_errors, 1);
 		return;
 	}
 	f->hdr_len = (uint16_t)n;
@@ -550,21 +544,21 @@ deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 	};
 	if (h.msn != q->rx_msn || first != (q->rx_off == 0) || (!last && seg.len != q->seg_bytes)) {
 		/* The stream and the packet disagree: this message cannot be delivered whole. */
-		inc(&q->st.rx_bad_sequence, 1);
-		inc(&x->st.rx_bad_sequence, 1);
+		sl_stat_add(&q->st.rx_bad_sequence, 1);
+		sl_stat_add(&x->st.rx_bad_sequence, 1);
 		q->rx_broken = true;
 	} else if (!q->rx_broken) {
 		if (x->c.on_recv)
 			x->c.on_recv(x->c.ctx, &seg, now_ns);
 		else
-			inc(&x->st.rx_no_consumer, 1);
+			sl_stat_add(&x->st.rx_no_consumer, 1);
 		q->rx_off += seg.len;
-		inc(&q->st.bytes_received, seg.len);
+		sl_stat_add(&q->st.bytes_received, seg.len);
 	}
 	if (last && h.msn == q->rx_msn) {
 		if (!q->rx_broken) {
-			inc(&q->st.msgs_received, 1);
-			inc(&x->st.msgs_received, 1);
+			sl_stat_add(&q->st.msgs_received, 1);
+			sl_stat_add(&x->st.msgs_received, 1);
 		}
 		q->rx_msn++;
 		q->rx_off = 0;
@@ -636,26 +630,26 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 	unsigned n;
 
 	if (sl_xfb_decode(f->buf, f->len, x->c.window_pkts, &fb, &x->rej) < 0) {
-		inc(&x->st.rx_bad_header, 1);
+		sl_stat_add(&x->st.rx_bad_header, 1);
 		return;
 	}
 	q = open_qp(x, fb.qpn);
 	if (q == NULL || q->failed) {
-		inc(&x->st.rx_bad_qpn, 1);
+		sl_stat_add(&x->st.rx_bad_qpn, 1);
 		return;
 	}
 	if (sl_sched_flow_view(x->e, fb.qpn, &v) != 0 || !fb_in_range(&fb, &v)) {
-		inc(&x->st.rx_fb_out_of_range, 1);
+		sl_stat_add(&x->st.rx_fb_out_of_range, 1);
 		return;
 	}
-	inc(fb.opcode == SL_XOP_ACK    ? &q->st.acks
-	    : fb.opcode == SL_XOP_NACK ? &q->st.nacks
-	    : fb.opcode == SL_XOP_CNP  ? &q->st.cnps
-				       : &q->st.pulls,
-	    1);
+	sl_stat_add(fb.opcode == SL_XOP_ACK    ? &q->st.acks
+		    : fb.opcode == SL_XOP_NACK ? &q->st.nacks
+		    : fb.opcode == SL_XOP_CNP  ? &q->st.cnps
+					       : &q->st.pulls,
+		    1);
 	n = sl_xport_fb_events(x->e, x->rtx, fb.qpn, &q->ff, &fb, ev, XP_EVENTS_MAX);
 	sl_sched_incoming(x->e, ev, n, now_ns);
-	inc(&x->st.rx_fb, 1);
+	sl_stat_add(&x->st.rx_fb, 1);
 	complete(x, fb.qpn, q, now_ns);
 }
 
@@ -676,11 +670,11 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 			continue;
 		}
 		if (sl_xhdr_decode(f->buf, f->len, &h, &x->rej) < 0) {
-			inc(&x->st.rx_bad_header, 1);
+			sl_stat_add(&x->st.rx_bad_header, 1);
 		} else if (h.opcode > SL_XOP_SEND_ONLY_IMM) {
-			inc(&x->st.rx_unsupported, 1);
+			sl_stat_add(&x->st.rx_unsupported, 1);
 		} else if (open_qp(x, h.qpn) == NULL) {
-			inc(&x->st.rx_bad_qpn, 1);
+			sl_stat_add(&x->st.rx_bad_qpn, 1);
 		} else {
 			pk[npk++] = (struct sl_recv_pkt){
 				.conn = h.qpn,
@@ -693,7 +687,7 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 				.tx_ns = h.ts_ns,
 				.handle = f->handle,
 			};
-			inc(&x->st.rx_data, 1);
+			sl_stat_add(&x->st.rx_data, 1);
 			if (npk == XP_RX_BATCH) {
 				recv_batch(x, pk, npk, now_ns);
 				npk = 0;
@@ -746,11 +740,11 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 	f->payload_len = len;
 	f->qpn = s->flow;
 	if (s->tx_id) {
-		inc(&q->st.pkts_rtx, 1);
-		inc(&x->st.tx_rtx, 1);
+		sl_stat_add(&q->st.pkts_rtx, 1);
+		sl_stat_add(&x->st.tx_rtx, 1);
 	} else {
-		inc(&q->st.pkts_sent, 1);
-		inc(&x->st.tx_data, 1);
+		sl_stat_add(&q->st.pkts_sent, 1);
+		sl_stat_add(&x->st.tx_data, 1);
 	}
 	return true;
 }
@@ -769,7 +763,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 		x->fbq_count--;
 	}
 	if (n)
-		inc(&x->st.tx_fb, n);
+		sl_stat_add(&x->st.tx_fb, n);
 	while (n < max) {
 		ns = sl_sched_next_burst(x->e, now_ns, segs, SL_MIN(max - n, SL_ARRAY_SIZE(segs)));
 		if (ns == 0)
@@ -783,7 +777,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 			if (build_data(x, &segs[i], now_ns, &out[n]))
 				n++;
 			else
-				inc(&x->st.tx_stale, 1);
+				sl_stat_add(&x->st.tx_stale, 1);
 		}
 	}
 	return n;
