@@ -206,20 +206,24 @@ fail : {
 	return NULL;
 }
 
-/* Close every connection of the receiver, releasing the frames its reorder buffers hold. */
+/* Close QP qpn's receiver connection, releasing the frames its reorder buffer holds. */
+static void
+close_receiver(struct sl_xport *x, uint32_t qpn)
+{
+	unsigned n = sl_recv_conn_close(x->r, qpn, x->act, x->act_max);
+
+	for (unsigned i = 0; i < n; i++)
+		if (x->act[i].type == SL_RECV_ACT_DROP)
+			x->c.release(x->c.ctx, x->act[i].data.handle);
+}
+
+/* Close every open QP's receiver connection. */
 static void
 release_stored(struct sl_xport *x)
 {
-	for (uint32_t q = 0; q < x->c.max_qps; q++) {
-		unsigned n;
-
-		if (!x->qp[q].open)
-			continue;
-		n = sl_recv_conn_close(x->r, q, x->act, x->act_max);
-		for (unsigned i = 0; i < n; i++)
-			if (x->act[i].type == SL_RECV_ACT_DROP)
-				x->c.release(x->c.ctx, x->act[i].data.handle);
-	}
+	for (uint32_t q = 0; q < x->c.max_qps; q++)
+		if (x->qp[q].open)
+			close_receiver(x, q);
 }
 
 void
@@ -303,7 +307,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	q->open = true;
 	return 0;
 undo_conn:
-	sl_recv_conn_close(x->r, qc->qpn, x->act, x->act_max);
+	close_receiver(x, qc->qpn);
 undo_flow:
 	sl_sched_flow_del(x->e, qc->qpn);
 	return rc;
@@ -467,17 +471,13 @@ timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 int
 sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns)
 {
-	struct xqp *q = qpn < x->c.max_qps && x->qp[qpn].open ? &x->qp[qpn] : NULL;
-	unsigned n;
+	struct xqp *q = open_qp(x, qpn);
 
 	if (q == NULL)
 		return -ENOENT;
 	if (!q->failed)
 		stop_sender(x, qpn, q, -ECANCELED, now_ns);
-	n = sl_recv_conn_close(x->r, qpn, x->act, x->act_max);
-	for (unsigned i = 0; i < n; i++)
-		if (x->act[i].type == SL_RECV_ACT_DROP)
-			x->c.release(x->c.ctx, x->act[i].data.handle);
+	close_receiver(x, qpn);
 	q->open = false;
 	q->failed = false;
 	return 0;
