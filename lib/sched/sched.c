@@ -15,33 +15,38 @@
  *     the appendix C find-first-set with wrap; its tx count is bumped), else snd_nxt if it is
  *     below the pushed tail, below wnd_start + wnd (window credit) or wnd_start + W (other
  *     credit), and not past an unacked short tail (appendix D: later data waits).
- *   credit: window (the generation check is the credit check; a new segment beyond the window
- *     at transmission would be held back and counted as a violation), rate (credit in
- *     nano-bits, c = min(c + R[bit/s] x dt[ns], D x 8e9): exact integers, so a 1500 B segment
- *     at 20 Gbps is ready after exactly 600 ns - no appendix B precision loss), grant (tokens -
- *     bytes sent; PULLs and RTO expiries add tokens).
+ *   credit: window (the generation check is the credit check), rate (time-based release,
+ *     owned by the engine's pacer, below), grant (tokens - bytes sent; PULLs and RTO expiries
+ *     add tokens). A segment is chosen when it goes, never generated ahead, so lost segments
+ *     always go before new ones, even new ones whose release was arranged before the loss was
+ *     known.
  *
  * Sets. Two FIFOs of flow ids, round-robin, each flow at most once in each (membership flags):
- *   active: rate and grant flows that can generate and are in no other set. Its stage
- *     generates ahead of credit into the flow's bounded queue of N (the credit engine's ring of
- *     addresses), up to queue_stop and only below queue_resume (the [repo]'s 11/10 for N = 16),
- *     then qualifies the flow: ready FIFO if its credit covers the next segment, else the
- *     pacing wheel until the exact ns it will (rate), or nothing until tokens come (grant).
- *   ready: a visit pops the head and emits up to visit_segs segments while credit lasts, queued
- *     ones first, then generated in place (generation +1 and transmission -1 on the queue count
- *     net out, section 3.4); the flow goes back to the tail if it still has something to send
- *     and credit for it. The common case - nothing queued or marked - emits the whole run of new
- *     segments in one tight loop (serve_run).
- * Window flows skip the active stage: with nothing to generate ahead of credit they qualify at
- * once, so for them lost segments always go before new ones at transmission time.
+ *   active: paced flows with fewer than queue_resume release slots outstanding and more to
+ *     send. Its stage announces slots to the pacer, up to queue_stop (the [repo]'s 11/10 for
+ *     N = 16): Tonic's outstanding count, with the pacer's FIFO in the place of the credit
+ *     engine's queue of generated segments.
+ *   ready: unpaced flows (window without a cap, grant) with something to send and the credit
+ *     for it. A visit pops the head and emits up to visit_segs segments while credit lasts,
+ *     lost ones first, then new ones (generation +1 and transmission -1 net out, section 3.4);
+ *     the flow goes back to the tail if it still has something to send and credit for it. The
+ *     common case - nothing marked - emits the whole run of new segments in one tight loop
+ *     (serve_run).
+ *
+ * Pacing. A paced flow - rate credit, or window credit with a cap (max_rate_bps) - never enters
+ * the ready FIFO: it announces one slot per segment generation could give (sl_pacer_backlog,
+ * charged that segment's length plus wire_overhead_bytes), and each slot the pacer releases
+ * sends what generation gives at that moment. The pacer owns the flow's rate (min(program
+ * rate, cap) for rate credit, the cap for window credit), its exact departure times and the
+ * sharing of link_bps; the engine owns which segment goes. A release with nothing left to send
+ * (acked meanwhile) is counted (pace_unused).
  *
  * Timers. One entry per flow for min(RTO, program timer) in a two-level timing wheel (slots of
  * timer_tick_ns, then of timer_slots ticks), swept at the start of next_burst: an expiry is
  * handled within one tick (the bounded sweep delay), at most timer_budget per call. Re-arming
  * later is a field write (the entry is re-filed when its old slot comes up); earlier moves the
  * entry. The RTO is armed at the first transmission while disarmed, disarmed when everything
- * sent is cumacked (RFC 6298 5.2) and on expiry, and re-armed by the program. Pacing wake-ups
- * use a second such wheel, released exactly (due <= now).
+ * sent is cumacked (RFC 6298 5.2) and on expiry, and re-armed by the program.
  *
  * Steps. sl_sched_incoming() calls followed by one sl_sched_next_burst() form a step; an RTO
  * that expires in a step in which an ack (cumack or SACK) for the flow arrived is dropped and
@@ -56,10 +61,10 @@
 #include "sl_sched.h"
 #include "sl_seq.h"
 
-#define NBIT_PER_BYTE (8 * SL_NS_PER_S) /* rate credit unit: 1e-9 bit, so R[bps] x dt[ns] */
-#define BURST_MAX_BYTES (UINT32_C(1) << 30)
 #define UNACKED_MAX (UINT32_C(1) << 30)
 #define DEFAULT_RATE_BPS (10 * SL_BPS_PER_GBPS)
+#define DEFAULT_LINK_BPS (100 * SL_BPS_PER_GBPS)
+#define RELEASE_CHUNK 32u /* pacer releases fetched per dequeue call */
 #define DEFAULT_RTO_NS SL_NS_PER_MS
 #define DEFAULT_RTO_CREDIT_BYTES 16000u /* [repo] timeout-retransmit credit */
 #define NOWHERE UINT32_MAX
@@ -100,16 +105,14 @@ struct wheel {
 	uint32_t shift;   /**< tick = 2^shift ns */
 	uint32_t count;   /**< level-0 entries */
 	uint32_t count1;  /**< level-1 entries */
-	bool exact;       /**< release at due <= now, not at the end of the due's tick */
 };
 
 static int
-wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns, bool exact)
+wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns)
 {
 	w->nslots = nslots;
 	w->lg = (uint32_t)__builtin_ctz(nslots);
 	w->shift = 63u - (uint32_t)__builtin_clzll(tick_ns);
-	w->exact = exact;
 	w->cur = 0;
 	w->hint = w->hint1 = UINT64_MAX;
 	w->count = w->count1 = 0;
@@ -245,12 +248,12 @@ wheel_next_ns(const struct wheel *w)
 
 	if (t != UINT64_MAX)
 		best = SL_MAX(wheel_slot_min(w, (uint32_t)t & (w->nslots - 1)),
-			      (t + !w->exact) << w->shift);
+			      (t + 1) << w->shift);
 	if (s1 != UINT64_MAX) {
 		uint64_t d =
 			wheel_slot_min(w, w->nslots + ((uint32_t)(s1 >> w->lg) & (w->nslots - 1)));
 
-		best = SL_MIN(best, SL_MAX(d, ((d >> w->shift) + !w->exact) << w->shift));
+		best = SL_MIN(best, SL_MAX(d, ((d >> w->shift) + 1) << w->shift));
 	}
 	return best;
 }
@@ -287,14 +290,11 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 			return NOWHERE;
 		}
 		w->cur = t;
-		if (t == now_t && !w->exact)
-			return NOWHERE;
-		for (f = w->head[t & (w->nslots - 1)]; f != NOWHERE; f = w->e[f].next)
-			if (w->e[f].due_ns <= now_ns)
-				break;
-		if (f != NOWHERE)
-			wheel_remove(w, f);
-		return f; /* NOWHERE: the current tick holds entries due later in it (exact) */
+		if (t == now_t)
+			return NOWHERE; /* a tick is swept once its last ns has passed */
+		f = w->head[t & (w->nslots - 1)];
+		wheel_remove(w, f);
+		return f;
 	}
 }
 
@@ -302,27 +302,28 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 
 struct flow {
 	/* hot: generation and transmission */
-	uint32_t wnd_start;   /**< first unacked segment */
-	uint32_t snd_nxt;     /**< next new segment to generate */
-	uint32_t snd_max;     /**< highest transmitted + 1 */
-	uint32_t tail;        /**< pushed tail */
-	uint32_t wnd_segs;    /**< enforced window, segments */
-	uint32_t short_seq;   /**< the short tail segment, valid while short_len != 0 */
-	uint16_t short_len;   /**< its length, bytes; 0: none pending */
-	uint16_t seg_bytes;   /**< segment size, bytes */
-	uint16_t marked;      /**< set bits in the marked plane (<= W) */
-	uint16_t sacked;      /**< set bits in the acked plane (<= W) */
-	uint8_t q_head;       /**< queue ring index of the oldest queued segment */
-	uint8_t q_count;      /**< queued segments (Tonic's outstanding-cnt) */
-	uint8_t sets;         /**< IN_ACTIVE | IN_READY */
-	uint8_t in_use;       /**< flow added */
-	uint8_t credit;       /**< enum sl_credit */
-	uint8_t txd;          /**< some tx count in the window may be non-zero */
-	uint64_t rate_bps;    /**< rate credit: R, bits/s */
-	uint64_t credit_nbit; /**< rate credit: c, 1e-9 bit */
-	uint64_t credit_ns;   /**< rate credit: time c was last brought up to date, ns */
+	uint32_t wnd_start; /**< first unacked segment */
+	uint32_t snd_nxt;   /**< next new segment to generate */
+	uint32_t snd_max;   /**< highest transmitted + 1 */
+	uint32_t tail;      /**< pushed tail */
+	uint32_t wnd_segs;  /**< enforced window, segments */
+	uint32_t short_seq; /**< the short tail segment, valid while short_len != 0 */
+	uint16_t short_len; /**< its length, bytes; 0: none pending */
+	uint16_t seg_bytes; /**< segment size, bytes */
+	uint16_t marked;    /**< set bits in the marked plane (<= W) */
+	uint16_t sacked;    /**< set bits in the acked plane (<= W) */
+	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
+	uint8_t in_use;     /**< flow added */
+	uint8_t credit;     /**< enum sl_credit */
+	uint8_t txd;        /**< some tx count in the window may be non-zero */
+	uint8_t paced;      /**< released by the pacer (rate credit, or a cap) */
+	uint8_t announced;  /**< release slots the pacer owes the flow, Tonic's
+			     *   outstanding-cnt (kept across del / add: the pacer's FIFO
+			     *   outlives the flow) */
+	uint64_t rate_bps;  /**< rate credit: the program's R, bits/s */
+	uint64_t cap_bps;   /**< rate cap, bits/s; 0: none */
+	uint64_t pace_bps;  /**< the rate the pacer applies, bits/s (paced flows) */
 	/* second line: credit, timers, program */
-	uint64_t burst_nbit;            /**< rate credit: D, 1e-9 bit */
 	int64_t tokens_bytes;           /**< grant credit: tokens - bytes sent, bytes */
 	uint64_t rto_ns;                /**< RTO period, ns */
 	uint64_t rto_at_ns;             /**< RTO expiry, ns; 0 disarmed */
@@ -338,13 +339,12 @@ struct flow {
 	uint64_t param[4];         /**< program parameters */
 	struct sl_flow_stats st;   /**< the other counters (segs_sent, bytes_sent unused) */
 } sl_cache_aligned;
-static_assert(offsetof(struct flow, rto_credit_bytes) == 2 * SL_CACHE_LINE,
+static_assert(offsetof(struct flow, rto_credit_bytes) <= 2 * SL_CACHE_LINE,
 	      "the fast-path state of a flow is two cache lines");
 
 struct sl_sched {
 	struct flow *flows;
 	uint64_t *planes;   /**< per flow: acked, marked, tx count low, high; wW words each */
-	uint32_t *queue;    /**< per flow: N queued segment numbers */
 	uint8_t *priv;      /**< per flow: SL_PROTO_PRIV_MAX bytes */
 	uint64_t *tx_ts_ns; /**< per flow: W send times (SL_SCHED_F_TX_TS), else NULL */
 	uint32_t *active;   /**< FIFO of flow ids */
@@ -352,20 +352,21 @@ struct sl_sched {
 	uint32_t fifo_mask; /**< FIFO capacity - 1 (>= max_flows - 1) */
 	uint32_t act_head, act_count;
 	uint32_t rdy_head, rdy_count;
-	uint32_t resume_flow;  /**< flow pushed back to the ready head mid-visit, or NOWHERE */
-	uint32_t resume_left;  /**< segments left in its visit */
-	struct wheel timers;   /**< RTO and program timers */
-	struct wheel pace;     /**< rate wake-ups */
-	uint64_t step;         /**< current step number, from 1 */
-	uint32_t max_flows;    /**< flows [0, max_flows) */
-	uint32_t W;            /**< window ring, segments */
-	uint32_t wW;           /**< words per plane */
-	uint32_t N;            /**< queue ring, segments */
-	uint32_t q_stop;       /**< generation ahead of credit stops at this many queued */
-	uint32_t q_resume;     /**< and resumes below this many */
-	uint32_t visit_segs;   /**< segments per visit at most */
-	uint32_t timer_budget; /**< timer expiries per sweep at most */
-	uint32_t flags;        /**< SL_SCHED_F_* */
+	uint32_t resume_flow;   /**< flow pushed back to the ready head mid-visit, or NOWHERE */
+	uint32_t resume_left;   /**< segments left in its visit */
+	struct wheel timers;    /**< RTO and program timers */
+	struct sl_pacer *pacer; /**< time-based release of paced flows */
+	uint64_t link_bps;      /**< the pacer's link, bps */
+	uint32_t overhead;      /**< wire bytes per segment beyond its payload */
+	uint64_t step;          /**< current step number, from 1 */
+	uint32_t max_flows;     /**< flows [0, max_flows) */
+	uint32_t W;             /**< window ring, segments */
+	uint32_t wW;            /**< words per plane */
+	uint32_t q_stop;        /**< release slots announced ahead per paced flow, at most */
+	uint32_t q_resume;      /**< and announced again below this many */
+	uint32_t visit_segs;    /**< segments per visit at most */
+	uint32_t timer_budget;  /**< timer expiries per sweep at most */
+	uint32_t flags;         /**< SL_SCHED_F_* */
 	struct sl_sched_stats st;
 };
 
@@ -375,7 +376,6 @@ static const struct sl_stat_desc sched_stat_desc[] = {
 	STAT(visits, "ready-set pops"),
 	STAT(generated, "segments generated (queued ahead of credit or sent in place)"),
 	STAT(generated_rtx, "retransmissions generated"),
-	STAT(stale_skipped, "queued segments acked before their turn, not sent"),
 	STAT(events, "events processed"),
 	STAT(bad_events, "events refused: bad flow, type or fields"),
 	STAT(sacks_accepted, "SACKs in window and new"),
@@ -384,9 +384,10 @@ static const struct sl_stat_desc sched_stat_desc[] = {
 	STAT(rto_fired, "RTO expiries handed to periodic()"),
 	STAT(rto_dropped_by_ack, "RTO expiries dropped for a same-step ack"),
 	STAT(timers_fired, "program timers handed to periodic()"),
-	STAT(pace_wakeups, "rate wake-ups released"),
-	STAT(credit_waits, "visits ended for lack of rate or grant credit"),
-	STAT(credit_violations, "segments found beyond credit at transmission (held back)"),
+	STAT(pace_released, "releases the pacer handed back (one segment each)"),
+	STAT(pace_unused, "releases that found nothing to send (acked while queued)"),
+	STAT(pace_refused, "announcements the pacer refused (its counters say why); retried"),
+	STAT(credit_waits, "visits ended for lack of grant credit"),
 	STAT(push_refused, "pushes refused"),
 };
 #undef STAT
@@ -403,7 +404,7 @@ static const struct sl_stat_desc flow_stat_desc[] = {
 	STAT(cnps, "CNP events"),
 	STAT(pulls, "PULL events"),
 	STAT(rto_fired, "RTO expiries"),
-	STAT(credit_waits, "visits ended for lack of rate or grant credit"),
+	STAT(credit_waits, "visits ended for lack of grant credit"),
 };
 #undef STAT
 SL_STAT_TABLE_DEFINE(sl_sched_flow_stat_table, struct sl_flow_stats, flow_stat_desc);
@@ -416,12 +417,6 @@ plane(const struct sl_sched *s, uint32_t fi, unsigned which)
 	return s->planes + ((size_t)fi * 4 + which) * s->wW;
 }
 enum { P_ACKED = 0, P_MARKED, P_TX_LO, P_TX_HI };
-
-static inline uint32_t *
-fqueue(const struct sl_sched *s, uint32_t fi)
-{
-	return s->queue + (size_t)fi * s->N;
-}
 
 static inline void *
 fpriv(const struct sl_sched *s, uint32_t fi)
@@ -549,124 +544,91 @@ gen_commit(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t idx)
 }
 
 /*
- * Data delivery, the active stage: generate ahead of credit into the queue, up to queue_stop,
- * lost segments first (only for rate and grant credit, and only below queue_resume).
+ * Segments generation could give now: the marked ones and the new ones the window, the pushed
+ * tail and a pending short tail (appendix D) allow.
  */
-static void
-generate(struct sl_sched *s, struct flow *f, uint32_t fi)
+static uint32_t
+gen_avail(const struct flow *f)
 {
-	uint32_t *q = fqueue(s, fi);
+	uint32_t end = f->tail, lim = f->wnd_start + f->wnd_segs;
 
-	if (f->q_count >= s->q_resume)
-		return;
-	while (f->q_count < s->q_stop && can_gen(f)) {
-		uint32_t idx = 0, seq = gen_peek(s, f, fi, &idx);
-
-		gen_commit(s, f, fi, idx);
-		q[(f->q_head + f->q_count++) & (s->N - 1)] = seq;
-	}
-}
-
-/* Rate credit: bring c up to now: c = min(c + R x dt, D). */
-static inline void
-rate_refill(struct flow *f, uint64_t now_ns)
-{
-	if (now_ns > f->credit_ns) {
-		unsigned __int128 add = (unsigned __int128)f->rate_bps * (now_ns - f->credit_ns);
-		uint64_t room = f->burst_nbit - SL_MIN(f->credit_nbit, f->burst_nbit);
-
-		f->credit_nbit = add >= room ? f->burst_nbit : f->credit_nbit + (uint64_t)add;
-		f->credit_ns = now_ns;
-	}
-}
-
-/* ns until rate credit covers len bytes (0: now). c must be up to date. */
-static inline uint64_t
-rate_wait_ns(const struct flow *f, uint32_t len)
-{
-	uint64_t need = (uint64_t)len * NBIT_PER_BYTE;
-
-	if (f->credit_nbit >= need)
-		return 0;
-	return SL_DIV_ROUND_UP(need - f->credit_nbit, f->rate_bps);
+	if (sl_seq_lt(lim, end))
+		end = lim;
+	if (f->short_len && sl_seq_lt(f->short_seq + 1, end))
+		end = f->short_seq + 1;
+	return f->marked + (sl_seq_lt(f->snd_nxt, end) ? end - f->snd_nxt : 0);
 }
 
 /*
- * Drop queued segments that were acked while queued; true when the queue head is sendable.
+ * The active stage of a paced flow: announce release slots to the pacer, one per segment
+ * generation could give, up to queue_stop outstanding. Slot j (after the outstanding ones)
+ * is charged the length of the j-th segment generation would give: a full segment, or the
+ * short tail.
  */
-static bool
-queue_skip_stale(struct sl_sched *s, struct flow *f, uint32_t fi)
+static void
+announce(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
-	const uint32_t *q = fqueue(s, fi);
-	const uint64_t *acked = plane(s, fi, P_ACKED);
+	uint32_t want = SL_MIN(gen_avail(f), s->q_stop), full, tail = 0;
 
-	while (f->q_count) {
-		uint32_t seq = q[f->q_head];
+	if (f->announced >= want)
+		return;
+	full = want - f->announced;
+	if (f->short_len && sl_seq_ge(f->short_seq, f->snd_nxt)) {
+		uint32_t j = f->marked + (f->short_seq - f->snd_nxt); /* the short one's turn */
 
-		if (!sl_seq_lt(seq, f->wnd_start) && !sl_bitmap_test(acked, seq & (s->W - 1)))
-			return true;
-		f->q_head = (f->q_head + 1) & (s->N - 1);
-		f->q_count--;
-		s->st.stale_skipped++;
+		if (j >= f->announced && j < want) {
+			full = j - f->announced;
+			tail = 1;
+		}
 	}
-	return false;
+	if ((full && sl_pacer_backlog(s->pacer, fi, full, f->seg_bytes)) ||
+	    (tail && sl_pacer_backlog(s->pacer, fi, 1, f->short_len))) {
+		s->st.pace_refused++; /* retried at the flow's next event or release */
+		return;
+	}
+	f->announced = (uint8_t)want;
 }
 
-/* Length of the segment the flow sends next (queue head, else the one generation gives). */
-static inline uint32_t
-next_len(const struct sl_sched *s, const struct flow *f, uint32_t fi)
+/* Give the pacer the flow's rate: the program's (rate credit) or none, capped, clamped. */
+static void
+pace_set(struct sl_sched *s, struct flow *f, uint32_t fi)
+{
+	uint64_t r = f->credit == SL_CREDIT_RATE ? f->rate_bps : UINT64_MAX;
+
+	if (f->cap_bps)
+		r = SL_MIN(r, f->cap_bps);
+	r = SL_MIN(SL_MAX(r, SL_PACER_RATE_MIN_BPS), s->link_bps);
+	if (r != f->pace_bps && sl_pacer_set_rate(s->pacer, fi, r) == 0)
+		f->pace_bps = r;
+}
+
+/* An unpaced flow with something to send joins the ready FIFO if its credit covers it. */
+static void
+qualify(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
 	uint32_t idx;
 
-	if (f->q_count)
-		return seg_len(f, fqueue(s, fi)[f->q_head]);
-	return seg_len(f, gen_peek(s, f, fi, &idx));
-}
-
-/*
- * Credit engine, Enqueue/Transmit qualification: a flow with a segment to send (queued, or to
- * generate) joins the ready FIFO when its credit covers it, else waits in the pacing wheel until
- * the exact ns it will (rate), or for tokens (grant).
- */
-static void
-qualify(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
-{
-	uint32_t len;
-
-	if ((f->sets & IN_READY) || wheel_filed(&s->pace, fi))
+	if ((f->sets & IN_READY) || !can_gen(f))
 		return;
-	if (!queue_skip_stale(s, f, fi) && !can_gen(f))
-		return;
-	len = next_len(s, f, fi);
-	if (f->credit == SL_CREDIT_RATE) {
-		uint64_t wait;
-
-		rate_refill(f, now_ns);
-		wait = rate_wait_ns(f, len);
-		if (wait) {
-			wheel_insert(&s->pace, fi, now_ns + wait);
-			return;
-		}
-	} else if (f->credit == SL_CREDIT_GRANT && f->tokens_bytes < (int64_t)len) {
+	if (f->credit == SL_CREDIT_GRANT &&
+	    f->tokens_bytes < (int64_t)seg_len(f, gen_peek(s, f, fi, &idx)))
 		return; /* a PULL or an RTO brings tokens */
-	}
 	ready_push(s, f, fi);
 }
 
 /*
- * After any change to a flow. A flow in the ready FIFO or the pacing wheel needs nothing: it
- * generates when served. A window flow qualifies at once (for window credit, generation is the
- * credit check, so nothing is generated ahead). A rate or grant flow goes through the active
- * FIFO, whose stage generates ahead of credit into its queue.
+ * After any change to a flow. An unpaced flow qualifies at once (generation is the credit
+ * check). A paced flow goes through the active FIFO when it has fewer than queue_resume slots
+ * outstanding and could use more; releases drive the rest.
  */
 static void
-kick(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns)
+kick(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
-	if ((f->sets & (IN_READY | IN_ACTIVE)) || wheel_filed(&s->pace, fi))
+	if (!f->paced) {
+		qualify(s, f, fi);
 		return;
-	if (f->credit == SL_CREDIT_WINDOW)
-		qualify(s, f, fi, now_ns);
-	else if (f->q_count || can_gen(f))
+	}
+	if (!(f->sets & IN_ACTIVE) && f->announced < s->q_resume && f->announced < gen_avail(f))
 		active_push(s, f, fi);
 }
 
@@ -701,7 +663,7 @@ fill_view(const struct sl_sched *s, const struct flow *f, uint32_t fi, uint64_t 
 		.tail = f->tail,
 		.wnd_segs = f->wnd_segs,
 		.max_wnd_segs = s->W,
-		.queued = f->q_count,
+		.queued = f->announced,
 		.marked = f->marked,
 		.seg_bytes = f->seg_bytes,
 		.rate_bps = f->rate_bps,
@@ -777,14 +739,9 @@ apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto
 	uint64_t rate = SL_MAX(o->rate_bps, 1u);
 
 	f->wnd_segs = wnd;
-	if (rate != f->rate_bps) {
-		rate_refill(f, now_ns);
-		f->rate_bps = rate;
-		if (wheel_filed(&s->pace, fi)) {
-			wheel_remove(&s->pace, fi); /* wake up at the new rate's time */
-			qualify(s, f, fi, now_ns);
-		}
-	}
+	f->rate_bps = rate;
+	if (f->paced)
+		pace_set(s, f, fi); /* the pacer times the flow's next packet at the new rate */
 	if (sl_seq_lt(o->mark_from, o->mark_to))
 		mark_range(s, f, fi, o->mark_from, o->mark_to);
 	if (o->add_tokens_bytes)
@@ -795,7 +752,7 @@ apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto
 	if (o->timer_ns)
 		f->timer_at_ns = now_ns + o->timer_ns;
 	timer_refile(s, f, fi);
-	kick(s, f, fi, now_ns);
+	kick(s, f, fi);
 }
 
 /* ---- create / free ---- */
@@ -810,7 +767,8 @@ struct sl_sched *
 sl_sched_create(const struct sl_sched_conf *c)
 {
 	struct sl_sched *s = NULL;
-	uint32_t W, N, stop, resume, tslots, pslots, ttick, ptick, fifo;
+	uint32_t W, N, stop, resume, tslots, ttick, fifo;
+	struct sl_pacer_conf pc;
 	int rc;
 
 	if (c == NULL || c->max_flows == 0 || c->max_flows > (UINT32_C(1) << 28))
@@ -820,14 +778,12 @@ sl_sched_create(const struct sl_sched_conf *c)
 	stop = conf_or(c->queue_stop, N - N / 4 - 1 + (N < 8)); /* 11 for N = 16 */
 	resume = conf_or(c->queue_resume, stop - 1);
 	tslots = conf_or(c->timer_slots, 4096);
-	pslots = conf_or(c->pace_slots, 4096);
 	ttick = conf_or(c->timer_tick_ns, 1000);
-	ptick = conf_or(c->pace_tick_ns, 64);
 	if (!sl_is_pow2(W) || W < SL_SCHED_WND_MIN || W > SL_SCHED_WND_MAX)
 		goto einval;
 	if (!sl_is_pow2(N) || N < 2 || N > SL_SCHED_QUEUE_MAX || stop > N || resume > stop)
 		goto einval;
-	if (!sl_is_pow2(tslots) || tslots < 64 || !sl_is_pow2(pslots) || pslots < 64)
+	if (!sl_is_pow2(tslots) || tslots < 64)
 		goto einval;
 	if (c->flags & ~SL_SCHED_F_TX_TS)
 		goto einval;
@@ -838,33 +794,41 @@ sl_sched_create(const struct sl_sched_conf *c)
 	s->max_flows = c->max_flows;
 	s->W = W;
 	s->wW = W / 64;
-	s->N = N;
 	s->q_stop = stop;
 	s->q_resume = resume;
 	s->visit_segs = conf_or(c->visit_segs, 8);
 	s->timer_budget = conf_or(c->timer_budget, 1024);
 	s->flags = c->flags;
+	s->link_bps = c->link_bps ? c->link_bps : DEFAULT_LINK_BPS;
 	s->step = 1;
 	s->resume_flow = NOWHERE;
 	fifo = (uint32_t)sl_align_pow2(c->max_flows);
 	s->fifo_mask = fifo - 1;
 	s->flows = aligned_alloc(SL_CACHE_LINE, sizeof(struct flow) * c->max_flows);
 	s->planes = calloc((size_t)c->max_flows * 4 * s->wW, sizeof(uint64_t));
-	s->queue = malloc(sizeof(uint32_t) * (size_t)c->max_flows * N);
 	s->priv = aligned_alloc(SL_CACHE_LINE, (size_t)c->max_flows * SL_PROTO_PRIV_MAX);
 	s->active = malloc(sizeof(uint32_t) * fifo);
 	s->ready = malloc(sizeof(uint32_t) * fifo);
 	if (c->flags & SL_SCHED_F_TX_TS)
 		s->tx_ts_ns = calloc((size_t)c->max_flows * W, sizeof(uint64_t));
-	if (!s->flows || !s->planes || !s->queue || !s->priv || !s->active || !s->ready ||
+	if (!s->flows || !s->planes || !s->priv || !s->active || !s->ready ||
 	    ((c->flags & SL_SCHED_F_TX_TS) && !s->tx_ts_ns))
 		goto enomem;
 	memset(s->flows, 0, sizeof(struct flow) * c->max_flows);
-	rc = wheel_init(&s->timers, c->max_flows, tslots, ttick, false);
-	if (rc == 0)
-		rc = wheel_init(&s->pace, c->max_flows, pslots, ptick, true);
+	rc = wheel_init(&s->timers, c->max_flows, tslots, ttick);
 	if (rc)
 		goto enomem;
+	pc = (struct sl_pacer_conf){.impl = c->pacer,
+				    .max_flows = c->max_flows,
+				    .link_bps = s->link_bps,
+				    .wire_overhead_bytes = c->wire_overhead_bytes};
+	s->pacer = sl_pacer_create(&pc);
+	if (s->pacer == NULL) {
+		rc = errno;
+		sl_sched_free(s);
+		errno = rc;
+		return NULL;
+	}
 	return s;
 
 enomem:
@@ -882,10 +846,9 @@ sl_sched_free(struct sl_sched *s)
 	if (s == NULL)
 		return;
 	wheel_free(&s->timers);
-	wheel_free(&s->pace);
+	sl_pacer_free(s->pacer);
 	free(s->flows);
 	free(s->planes);
-	free(s->queue);
 	free(s->priv);
 	free(s->tx_ts_ns);
 	free(s->active);
@@ -896,9 +859,9 @@ sl_sched_free(struct sl_sched *s)
 size_t
 sl_sched_bytes_per_flow(const struct sl_sched *s)
 {
-	size_t b = sizeof(struct flow) + 4 * s->wW * sizeof(uint64_t) + s->N * sizeof(uint32_t) +
-		   SL_PROTO_PRIV_MAX + 2 * sizeof(uint32_t) /* fifos */ +
-		   2 * (3 * sizeof(uint32_t) + sizeof(uint64_t)) /* wheel entries */;
+	size_t b = sizeof(struct flow) + 4 * s->wW * sizeof(uint64_t) + SL_PROTO_PRIV_MAX +
+		   2 * sizeof(uint32_t) /* fifos */ + sizeof(struct wentry) /* timer entry */ +
+		   SL_DIV_ROUND_UP(sl_pacer_mem_bytes(s->pacer), s->max_flows);
 
 	if (s->tx_ts_ns)
 		b += (size_t)s->W * sizeof(uint64_t);
@@ -922,22 +885,29 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	struct sl_flow_view v;
 	struct sl_proto_out o;
 	struct flow *f;
-	uint8_t sets;
+	uint8_t sets, announced;
+	bool paced;
 	int rc;
 
 	if (s == NULL || fc == NULL || fi >= s->max_flows || fc->seg_bytes == 0 ||
-	    fc->seg_bytes > UINT16_MAX || fc->burst_bytes > BURST_MAX_BYTES ||
-	    fc->init_wnd_segs > s->W)
+	    fc->seg_bytes > UINT16_MAX || fc->init_wnd_segs > s->W)
 		return -EINVAL;
 	ops = sl_proto_find(fc->proto);
 	if (ops == NULL)
 		return -ENOENT;
+	paced = ops->credit == SL_CREDIT_RATE ||
+		(ops->credit == SL_CREDIT_WINDOW && fc->max_rate_bps);
+	if ((ops->credit == SL_CREDIT_GRANT && fc->max_rate_bps) ||
+	    (paced && fc->seg_bytes > SL_PACER_LEN_MAX))
+		return -EINVAL;
 	f = &s->flows[fi];
 	if (f->in_use)
 		return -EEXIST;
-	sets = f->sets; /* FIFO membership outlives a deleted flow until it is popped */
+	sets = f->sets;           /* FIFO membership outlives a deleted flow until it is popped, */
+	announced = f->announced; /* and the pacer's FIFO until it is released */
 	memset(f, 0, sizeof(*f));
 	f->sets = sets;
+	f->announced = announced;
 	memset(plane(s, fi, 0), 0, 4 * s->wW * sizeof(uint64_t));
 	memset(fpriv(s, fi), 0, SL_PROTO_PRIV_MAX);
 	f->wnd_start = f->snd_nxt = f->snd_max = f->tail = fc->first_seq;
@@ -946,18 +916,16 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	f->credit = (uint8_t)ops->credit;
 	f->ops = ops;
 	f->rate_bps = fc->init_rate_bps ? fc->init_rate_bps : DEFAULT_RATE_BPS;
-	f->burst_nbit = (uint64_t)conf_or(fc->burst_bytes, fc->seg_bytes) * NBIT_PER_BYTE;
-	if (ops->credit == SL_CREDIT_RATE)
-		f->credit_nbit = SL_MIN((uint64_t)conf_or(fc->init_credit_bytes, fc->seg_bytes) *
-						NBIT_PER_BYTE,
-					f->burst_nbit);
-	else
+	f->cap_bps = fc->max_rate_bps;
+	f->paced = paced;
+	if (paced)
+		pace_set(s, f, fi);
+	if (ops->credit == SL_CREDIT_GRANT)
 		f->tokens_bytes = fc->init_credit_bytes;
 	f->rto_ns = fc->rto_ns ? fc->rto_ns : DEFAULT_RTO_NS;
 	f->rto_credit_bytes = conf_or(fc->rto_credit_bytes, DEFAULT_RTO_CREDIT_BYTES);
 	memcpy(f->param, fc->param, sizeof(f->param));
 
-	f->credit_ns = fc->start_ns;
 	fill_view(s, f, fi, fc->start_ns, &v);
 	out_prefill(f, &o);
 	rc = ops->init ? ops->init(&v, fpriv(s, fi), fc, &o) : 0;
@@ -976,7 +944,6 @@ sl_sched_flow_del(struct sl_sched *s, uint32_t fi)
 	if (f == NULL)
 		return -ENOENT;
 	wheel_remove(&s->timers, fi);
-	wheel_remove(&s->pace, fi);
 	f->in_use = 0;
 	return 0;
 }
@@ -1007,7 +974,7 @@ sl_sched_flow_push(struct sl_sched *s, uint32_t fi, uint32_t nsegs, uint16_t las
 	} else if (!short_pending) {
 		f->short_len = 0;
 	}
-	kick(s, f, fi, f->credit_ns);
+	kick(s, f, fi);
 	return 0;
 }
 
@@ -1208,27 +1175,61 @@ timer_fire(struct sl_sched *s, uint32_t fi, uint64_t now_ns)
 static void
 sweep(struct sl_sched *s, uint64_t now_ns)
 {
-	uint32_t fi;
-
 	for (uint32_t n = 0; n < s->timer_budget; n++) {
-		fi = wheel_pop_due(&s->timers, now_ns);
+		uint32_t fi = wheel_pop_due(&s->timers, now_ns);
+
 		if (fi == NOWHERE)
 			break;
 		timer_fire(s, fi, now_ns);
-	}
-	while ((fi = wheel_pop_due(&s->pace, now_ns)) != NOWHERE) {
-		s->st.pace_wakeups++;
-		qualify(s, &s->flows[fi], fi, now_ns);
 	}
 }
 
 /* ---- transmission ---- */
 
+/* Write the decision to send segment seq (just taken from the queue or generated) to out. */
+static void
+emit(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t seq, uint64_t now_ns,
+     struct sl_seg *out)
+{
+	uint32_t idx = seq & (s->W - 1);
+	uint16_t len = seg_len(f, seq);
+
+	*out = (struct sl_seg){
+		.flow = fi,
+		.seq = seq,
+		.len = len,
+		.flags = (uint8_t)(len != f->seg_bytes || seq == f->tail - 1 ? SL_SEG_F_TAIL : 0),
+	};
+	if (sl_seq_lt(seq, f->snd_max)) {
+		out->tx_id = tx_count(s, fi, idx);
+		out->flags |= SL_SEG_F_RTX;
+		f->st.segs_rtx++;
+	} else {
+		f->snd_max = seq + 1;
+	}
+	if (s->tx_ts_ns)
+		s->tx_ts_ns[(size_t)fi * s->W + idx] = now_ns;
+	if (len != f->seg_bytes)
+		f->short_bytes += f->seg_bytes - len;
+}
+
+/* n segments of the flow went out: count them, and arm the RTO at transmit if disarmed. */
+static void
+sent(struct sl_sched *s, struct flow *f, uint32_t fi, unsigned n, uint64_t now_ns)
+{
+	f->total_sent += n;
+	s->st.decisions += n;
+	if (n && !f->rto_at_ns) {
+		f->rto_at_ns = now_ns + f->rto_ns;
+		timer_refile(s, f, fi);
+	}
+}
+
 /*
  * The fast path of a visit: the run of new full-size segments the flow may send now, when
- * nothing is queued or marked, written in one tight loop (no per-segment state reloads). The
- * run stops before a short tail, at the window (window credit) or ring (others), at the pushed
- * tail, at room, and at the credit for full segments. Returns the segments written.
+ * nothing is marked, written in one tight loop (no per-segment state reloads). The run stops
+ * before a short tail, at the window, at the pushed tail, at room, and at the grant tokens for
+ * full segments. Returns the segments written.
  */
 static unsigned
 serve_run(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, struct sl_seg *out,
@@ -1245,12 +1246,7 @@ serve_run(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, stru
 	if (!sl_seq_lt(seq, end))
 		return 0;
 	k = SL_MIN(end - seq, room);
-	if (f->credit == SL_CREDIT_RATE) {
-		uint64_t cost = (uint64_t)len * NBIT_PER_BYTE, can = f->credit_nbit / cost;
-
-		k = (uint32_t)SL_MIN((uint64_t)k, can);
-		f->credit_nbit -= k * cost;
-	} else if (f->credit == SL_CREDIT_GRANT) {
+	if (f->credit == SL_CREDIT_GRANT) {
 		int64_t can = f->tokens_bytes > 0 ? f->tokens_bytes / len : 0;
 
 		k = (uint32_t)SL_MIN((int64_t)k, can);
@@ -1269,123 +1265,108 @@ serve_run(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, stru
 }
 
 /*
- * Serve one ready flow (the credit engine's Transmit): emit up to visit_segs segments while
- * credit lasts, queued ones first, then generated in place (generation +1 and transmission -1
- * net out, section 3.4), then requeue it at the tail, park it on credit, or let it go idle.
- * Returns segments written.
+ * Serve one ready (unpaced) flow, the credit engine's Transmit: emit up to visit_segs
+ * segments while credit lasts, lost ones first, generated in place (generation +1 and
+ * transmission -1 net out, section 3.4), then requeue it at the tail, park it on grant credit,
+ * or let it go idle. Returns segments written.
  */
 static unsigned
 serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsigned room)
 {
 	struct flow *f = &s->flows[fi];
-	const uint32_t *q = fqueue(s, fi);
-	const uint64_t *acked = plane(s, fi, P_ACKED);
-	uint32_t mask = s->W - 1, qm = s->N - 1;
 	unsigned visit = fi == s->resume_flow ? s->resume_left : s->visit_segs;
 	unsigned n = 0, lim = SL_MIN(room, visit);
-	bool starved = false; /* stopped for rate or grant credit */
-	bool held = false;    /* stopped: a new segment beyond the window (a bug if ever) */
+	bool starved = false; /* stopped for grant credit */
 
 	f->sets &= (uint8_t)~IN_READY;
 	s->resume_flow = NOWHERE;
 	if (!f->in_use)
 		return 0;
-	s->st.visits++;
-	if (f->credit == SL_CREDIT_RATE)
-		rate_refill(f, now_ns);
-	if (!f->q_count && !f->marked) {
-		n = serve_run(s, f, fi, now_ns, out, lim);
+	if (f->paced) { /* re-added as a paced flow while it waited here */
+		kick(s, f, fi);
+		return 0;
 	}
-	while (n < lim) {
-		uint32_t seq, idx = 0;
-		bool rtx, queued = f->q_count != 0;
-		uint16_t len;
+	s->st.visits++;
+	if (!f->marked)
+		n = serve_run(s, f, fi, now_ns, out, lim);
+	while (n < lim && can_gen(f)) {
+		uint32_t idx = 0, seq = gen_peek(s, f, fi, &idx);
+		uint16_t len = seg_len(f, seq);
 
-		if (queued) {
-			seq = q[f->q_head];
-			if (sl_seq_lt(seq, f->wnd_start) || sl_bitmap_test(acked, seq & mask)) {
-				f->q_head = (uint8_t)((f->q_head + 1) & qm);
-				f->q_count--;
-				s->st.stale_skipped++;
-				continue;
-			}
-		} else if (f->marked || new_ok(f)) {
-			seq = gen_peek(s, f, fi, &idx);
-		} else {
-			break;
-		}
-		rtx = sl_seq_lt(seq, f->snd_max);
-		len = seg_len(f, seq);
-		if (f->credit == SL_CREDIT_RATE) {
-			uint64_t cost = (uint64_t)len * NBIT_PER_BYTE;
-
-			if (f->credit_nbit < cost) {
-				starved = true;
-				break;
-			}
-			f->credit_nbit -= cost;
-		} else if (f->credit == SL_CREDIT_GRANT) {
+		if (f->credit == SL_CREDIT_GRANT) {
 			if (f->tokens_bytes < (int64_t)len) {
 				starved = true;
 				break;
 			}
 			f->tokens_bytes -= len;
-		} else if (!rtx && !sl_seq_lt(seq, f->wnd_start + f->wnd_segs)) {
-			s->st.credit_violations++; /* never sent beyond the window: hold it */
-			held = true;
-			break;
 		}
-		if (queued) {
-			f->q_head = (uint8_t)((f->q_head + 1) & qm);
-			f->q_count--;
-		} else {
-			gen_commit(s, f, fi, idx);
-		}
-		out[n] = (struct sl_seg){
-			.flow = fi,
-			.seq = seq,
-			.len = len,
-			.flags = (uint8_t)(len != f->seg_bytes || seq == f->tail - 1 ? SL_SEG_F_TAIL
-										     : 0),
-		};
-		if (rtx) {
-			out[n].tx_id = tx_count(s, fi, seq & mask);
-			out[n].flags |= SL_SEG_F_RTX;
-			f->st.segs_rtx++;
-		} else {
-			f->snd_max = seq + 1;
-		}
-		if (s->tx_ts_ns)
-			s->tx_ts_ns[(size_t)fi * s->W + (seq & mask)] = now_ns;
-		if (len != f->seg_bytes)
-			f->short_bytes += f->seg_bytes - len;
-		n++;
+		gen_commit(s, f, fi, idx);
+		emit(s, f, fi, seq, now_ns, &out[n++]);
 	}
-	f->total_sent += n;
-	s->st.decisions += n;
-	if (n && !f->rto_at_ns) {
-		f->rto_at_ns = now_ns + f->rto_ns; /* armed at transmit */
-		timer_refile(s, f, fi);
-	}
+	sent(s, f, fi, n, now_ns);
 	if (starved) {
 		s->st.credit_waits++;
 		f->st.credit_waits++;
 	}
-	if (held)
-		return n; /* the next event for the flow re-qualifies it */
-	if (n == room && n < visit && !starved && (f->q_count || can_gen(f))) {
+	if (n == room && n < visit && !starved && can_gen(f)) {
 		ready_push_front(s, f, fi); /* the burst is full: finish the visit next call */
 		s->resume_flow = fi;
 		s->resume_left = visit - n;
 		return n;
 	}
-	qualify(s, f, fi, now_ns);
+	qualify(s, f, fi);
 	return n;
 }
 
-/* Active stage: generate ahead of credit for one flow, then qualify it. */
+/*
+ * One release of a paced flow: what generation gives now, lost first (so a resend never waits
+ * behind new data announced before the loss was known). false when there is nothing to send.
+ */
+static bool
+release_one(struct sl_sched *s, struct flow *f, uint32_t fi, uint64_t now_ns, struct sl_seg *out)
+{
+	uint32_t idx = 0, seq;
+
+	if (!can_gen(f))
+		return false;
+	seq = gen_peek(s, f, fi, &idx);
+	gen_commit(s, f, fi, idx);
+	emit(s, f, fi, seq, now_ns, out);
+	sent(s, f, fi, 1, now_ns);
+	return true;
+}
+
+/* Send what the pacer releases by now_ns, one segment per release, at most room. */
+static unsigned
+release(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned room)
+{
+	struct sl_pkt pk[RELEASE_CHUNK];
+	unsigned n = 0, k, ask;
+
+	do {
+		ask = SL_MIN(room - n, RELEASE_CHUNK);
+		k = sl_pacer_dequeue_burst(s->pacer, now_ns, pk, ask);
+		s->st.pace_released += k;
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t fi = pk[i].flow;
+			struct flow *f = &s->flows[fi];
+
+			if (f->announced)
+				f->announced--;
+			if (f->in_use && f->paced && release_one(s, f, fi, now_ns, &out[n]))
+				n++;
+			else
+				s->st.pace_unused++;
+			if (f->in_use)
+				kick(s, f, fi);
+		}
+	} while (k == ask && n < room); /* a short answer: nothing more is due */
+	return n;
+}
+
+/* Active stage: announce release slots for one paced flow. */
 static void
-activate(struct sl_sched *s, uint64_t now_ns)
+activate(struct sl_sched *s)
 {
 	uint32_t fi = fifo_pop(s->active, s->fifo_mask, &s->act_head, &s->act_count);
 	struct flow *f = &s->flows[fi];
@@ -1393,29 +1374,35 @@ activate(struct sl_sched *s, uint64_t now_ns)
 	f->sets &= (uint8_t)~IN_ACTIVE;
 	if (!f->in_use)
 		return;
-	generate(s, f, fi);
-	qualify(s, f, fi, now_ns);
+	if (!f->paced) { /* re-added as an unpaced flow while it waited here */
+		qualify(s, f, fi);
+		return;
+	}
+	announce(s, f, fi);
+}
+
+static void
+activate_all(struct sl_sched *s)
+{
+	while (s->act_count)
+		activate(s);
 }
 
 unsigned
 sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned max)
 {
-	unsigned n = 0;
+	unsigned n;
 
 	sweep(s, now_ns);
-	while (n < max) {
-		if (s->act_count)
-			activate(s, now_ns);
-		if (s->rdy_count) {
-			uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
+	activate_all(s); /* flows the timers and events woke: their first packets may be due */
+	n = release(s, now_ns, out, max);
+	activate_all(s); /* flows the releases drained below queue_resume */
+	while (n < max && s->rdy_count) {
+		uint32_t fi = fifo_pop(s->ready, s->fifo_mask, &s->rdy_head, &s->rdy_count);
 
-			if (s->rdy_count > PREFETCH_AHEAD)
-				prefetch_flow(
-					s, s->ready[(s->rdy_head + PREFETCH_AHEAD) & s->fifo_mask]);
-			n += serve(s, fi, now_ns, out + n, max - n);
-		} else if (!s->act_count) {
-			break;
-		}
+		if (s->rdy_count > PREFETCH_AHEAD)
+			prefetch_flow(s, s->ready[(s->rdy_head + PREFETCH_AHEAD) & s->fifo_mask]);
+		n += serve(s, fi, now_ns, out + n, max - n);
 	}
 	s->step++;
 	return n;
@@ -1426,7 +1413,13 @@ sl_sched_next_deadline(const struct sl_sched *s)
 {
 	if (s->act_count || s->rdy_count)
 		return 0;
-	return SL_MIN(wheel_next_ns(&s->timers), wheel_next_ns(&s->pace));
+	return SL_MIN(wheel_next_ns(&s->timers), sl_pacer_next_deadline(s->pacer));
+}
+
+const struct sl_pacer *
+sl_sched_pacer(const struct sl_sched *s)
+{
+	return s->pacer;
 }
 
 /* ---- introspection ---- */

@@ -71,7 +71,7 @@ struct sl_flow_conf; /* sl_sched.h */
 /* How a flow earns the right to send (Tonic section 3.3). */
 enum sl_credit {
 	SL_CREDIT_WINDOW = 0, /**< new segments only below wnd_start + wnd_segs */
-	SL_CREDIT_RATE,       /**< credit = min(R x dt + c0, D) bytes, exact ns wake-ups */
+	SL_CREDIT_RATE,       /**< the engine's pacer releases segments at R, to the ns */
 	SL_CREDIT_GRANT,      /**< credit = tokens - bytes sent; PULLs and RTOs add tokens */
 };
 
@@ -119,7 +119,7 @@ struct sl_flow_view {
 	uint32_t wnd_segs;           /**< enforced window, segments: new segments stay below
 					  wnd_start + wnd_segs whatever the credit (IRN BDP-FC) */
 	uint32_t max_wnd_segs;       /**< W, the ring size, segments */
-	uint32_t queued;             /**< generated but not yet transmitted, segments */
+	uint32_t queued;             /**< release slots the pacer owes a paced flow */
 	uint32_t marked;             /**< segments currently marked for retransmission */
 	uint32_t seg_bytes;          /**< segment size, bytes */
 	uint64_t rate_bps;           /**< current rate (rate credit), bits/s */
@@ -210,7 +210,8 @@ struct sl_proto_out {
 	uint32_t mark_from;        /**< mark [mark_from, mark_to) for retransmission: only */
 	uint32_t mark_to;          /**< transmitted, unacked segments are marked; empty if equal */
 	uint32_t add_tokens_bytes; /**< grant tokens to add, bytes (grant credit) */
-	uint64_t rate_bps;         /**< new rate, bits/s, >= 1 (rate credit) */
+	uint64_t rate_bps;         /**< new rate, bits/s, >= 1 (rate credit); the pacer applies
+				    *   it capped and clamped to [100 Kbps, link_bps] */
 	uint64_t rto_ns;           /**< RTO period, ns; used by rto_rearm and by later arming */
 	uint64_t timer_ns;         /**< > 0: call periodic() with timer_expired at now + timer_ns */
 	bool rto_rearm; /**< re-arm the RTO at now + rto_ns (default: RFC 6298 5.3/5.6) */

@@ -17,6 +17,12 @@
  * in which an ack for the same flow arrived is dropped (Tonic section 3.4) and retried later.
  *
  * Programs (window/rate/grant credit, loss recovery) are described in sl_proto.h.
+ *
+ * Time-based release has one owner, the pacer (sl_pacer.h, Tassel by default), which the engine
+ * creates and drives: a rate flow's segments, and a window flow's when it has a rate cap, are
+ * generated ahead into the flow's queue, announced to the pacer and sent when it releases them.
+ * The engine decides which segment goes (lost before new, window, grant tokens); the pacer
+ * decides when.
  */
 #ifndef SL_SCHED_H
 #define SL_SCHED_H
@@ -24,6 +30,7 @@
 #include <stdint.h>
 
 #include "sl_common.h"
+#include "sl_pacer.h"
 #include "sl_proto.h"
 #include "sl_stats.h"
 
@@ -41,22 +48,25 @@
 struct sl_sched_conf {
 	uint32_t max_flows;     /**< flows [0, max_flows), >= 1 */
 	uint32_t wnd_segs;      /**< W: ring window, segments, power of two in [64, 4096] [128] */
-	uint32_t queue_segs;    /**< N: generated-but-unsent queue per flow, segments, power of
-				 *   two in [2, 64] [16] */
-	uint32_t queue_stop;    /**< generation ahead of credit stops with this many queued,
-				 *   <= N [N - N/4 - 1 (+1 below N = 8): 11 for N = 16] */
-	uint32_t queue_resume;  /**< and resumes below this many, <= queue_stop
+	uint32_t queue_segs;    /**< N: bound on queue_stop, a power of two in [2, 64] [16] */
+	uint32_t queue_stop;    /**< release slots a paced flow announces to the pacer ahead,
+				 *   at most (Tonic's outstanding-cnt), <= N
+				 *   [N - N/4 - 1 (+1 below N = 8): 11 for N = 16] */
+	uint32_t queue_resume;  /**< and announces again below this many, <= queue_stop
 				 *   [queue_stop - 1] */
 	uint32_t visit_segs;    /**< segments emitted per flow visit at most, >= 1 [8] */
 	uint32_t timer_tick_ns; /**< RTO / program-timer wheel slot, rounded down to a power of
 				 *   two: the sweep delay bound [1000, i.e. 512 ns] */
 	uint32_t timer_slots;   /**< timer wheel slots per level (2 levels), power of two, >= 64
 				 *   [4096] */
-	uint32_t pace_tick_ns;  /**< rate wake-up wheel slot (power of two below); releases stay
-				 *   exact to 1 ns [64] */
-	uint32_t pace_slots;    /**< pacing wheel slots per level, power of two, >= 64 [4096] */
-	uint32_t timer_budget;  /**< timer expiries handled per next_burst call at most [1024] */
-	uint32_t flags;         /**< SL_SCHED_F_* */
+	const char *pacer;      /**< pacer implementation, by name (sl_pacer.h) ["tassel"] */
+	uint64_t link_bps;      /**< the pacer's link, bps of wire bits: paced flows share it,
+				 *   each slowed alike when their rates sum above it [100 Gbps] */
+	uint32_t wire_overhead_bytes; /**< bytes a segment costs on the wire beyond its payload
+				       *   (headers, FCS, preamble and gap), charged against
+				       *   rates [0] */
+	uint32_t timer_budget; /**< timer expiries handled per next_burst call at most [1024] */
+	uint32_t flags;        /**< SL_SCHED_F_* */
 };
 
 /* Per-flow configuration for sl_sched_flow_add(); zero fields take the default in brackets. */
@@ -66,9 +76,10 @@ struct sl_flow_conf {
 	uint32_t init_wnd_segs;     /**< initial window, segments [W]; the program's init may
 				     *   change it */
 	uint64_t init_rate_bps;     /**< initial rate, bits/s (rate credit) [10 Gbps] */
-	uint32_t burst_bytes;       /**< D: rate credit cap, bytes [seg_bytes] */
-	uint32_t init_credit_bytes; /**< c0 (rate credit) or initial tokens (grant), bytes [0 for
-				     *   grant; seg_bytes for rate] */
+	uint64_t max_rate_bps;      /**< rate cap, bits/s of wire bits: a rate flow is paced at
+				     *   min(program rate, cap), a window flow with a cap is paced
+				     *   at it; grant flows take none [0: no cap] */
+	uint32_t init_credit_bytes; /**< initial tokens (grant credit), bytes [0] */
 	uint32_t rto_credit_bytes;  /**< grant credit added when the RTO fires, bytes [16000] */
 	uint32_t first_seq;         /**< first segment number (any 32-bit value) [0] */
 	uint64_t rto_ns;            /**< initial RTO period, ns [1 ms] */
@@ -98,7 +109,6 @@ struct sl_sched_stats {
 	uint64_t visits;
 	uint64_t generated;
 	uint64_t generated_rtx;
-	uint64_t stale_skipped;
 	uint64_t events;
 	uint64_t bad_events;
 	uint64_t sacks_accepted;
@@ -107,9 +117,10 @@ struct sl_sched_stats {
 	uint64_t rto_fired;
 	uint64_t rto_dropped_by_ack;
 	uint64_t timers_fired;
-	uint64_t pace_wakeups;
+	uint64_t pace_released;
+	uint64_t pace_unused;
+	uint64_t pace_refused;
 	uint64_t credit_waits;
-	uint64_t credit_violations;
 	uint64_t push_refused;
 };
 
@@ -137,12 +148,12 @@ struct sl_sched;
 struct sl_sched *sl_sched_create(const struct sl_sched_conf *conf);
 void sl_sched_free(struct sl_sched *s);
 
-/* Bytes of engine memory per flow for this configuration (reported by the benchmark). */
+/* Bytes of engine memory per flow for this configuration, the pacer's share included. */
 size_t sl_sched_bytes_per_flow(const struct sl_sched *s);
 
 /*
- * Start flow `flow` with program fc->proto. 0, -EINVAL (bad id or conf), -ENOENT (unknown
- * program), -EEXIST (flow in use), or the program init's error.
+ * Start flow `flow` with program fc->proto. 0, -EINVAL (bad id or conf, a cap on a grant flow),
+ * -ENOENT (unknown program), -EEXIST (flow in use), or the program init's error.
  */
 int sl_sched_flow_add(struct sl_sched *s, uint32_t flow, const struct sl_flow_conf *fc);
 
@@ -166,8 +177,8 @@ unsigned sl_sched_incoming(struct sl_sched *s, const struct sl_event *ev, unsign
 			   uint64_t now_ns);
 
 /*
- * Fire due timers (bounded by timer_budget), release paced flows, then emit at most max
- * decisions, round-robin over ready flows, several per flow visit when credit allows.
+ * Fire due timers (bounded by timer_budget), send what the pacer releases, then emit up to max
+ * decisions in all, round-robin over ready flows, several per flow visit when credit allows.
  * Returns the count written to out. Ends the step (see above).
  */
 unsigned sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned max);
@@ -183,6 +194,9 @@ int sl_sched_flow_view(const struct sl_sched *s, uint32_t flow, struct sl_flow_v
 
 /* The program state of a flow (read-only, priv_size bytes), or NULL. */
 const void *sl_sched_flow_priv(const struct sl_sched *s, uint32_t flow);
+
+/* The engine's pacer (read-only: its counters and per-flow view). */
+const struct sl_pacer *sl_sched_pacer(const struct sl_sched *s);
 
 /* Copy counters. Flow: 0 or -ENOENT. */
 void sl_sched_stats_get(const struct sl_sched *s, struct sl_sched_stats *st);

@@ -215,6 +215,8 @@ sim_exp_create(const struct sim_scenario *sc)
 					      .block_bits = lc.rc.block_bits};
 
 		c.max_flows = per_host[h];
+		if (c.link_bps == 0) /* the sender's pacer shares the host's port */
+			c.link_bps = sc->net.host_port[h].rate_bps;
 		x->host[h] = sim_sched_host_create(x->s, h, &c, x->nflows);
 		if (x->host[h] == NULL) {
 			err = errno;
@@ -498,11 +500,11 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 		fprintf(out, "%s%" PRIu64, h ? ", " : "",
 			sim_port_stats(x->s, h, true)->max_q_bytes);
 	fprintf(out,
-		"], \"sched\": {\"decisions\": %" PRIu64 ", \"credit_violations\": %" PRIu64
+		"], \"sched\": {\"decisions\": %" PRIu64 ", \"pace_unused\": %" PRIu64
 		", \"bad_events\": %" PRIu64 ", \"rto_fired\": %" PRIu64
 		", \"rto_dropped_by_ack\": %" PRIu64 ", \"start_failures\": %u}}\n",
-		st.decisions, st.credit_violations, st.bad_events, st.rto_fired,
-		st.rto_dropped_by_ack, sim_exp_start_failures(x));
+		st.decisions, st.pace_unused, st.bad_events, st.rto_fired, st.rto_dropped_by_ack,
+		sim_exp_start_failures(x));
 }
 
 /* The q-quantile of n sorted values (nearest rank), 0 when n is 0. */

@@ -333,8 +333,6 @@ set_sched(struct sim_scenario *sc, const char *key, const char *v, char *err, si
 		c->visit_segs = (uint32_t)n;
 	else if (!strcmp(key, "timer_tick_ns"))
 		c->timer_tick_ns = (uint32_t)n;
-	else if (!strcmp(key, "pace_tick_ns"))
-		c->pace_tick_ns = (uint32_t)n;
 	else
 		return fail(err, len, key, "unknown key");
 	return 0;
@@ -410,8 +408,8 @@ set_flows(struct sim_flow_group *g, const char *key, const char *v, char *err, s
 		fc->init_wnd_segs = (uint32_t)n;
 	else if (!strcmp(base, "rate") && q == SL_QTY_BPS)
 		fc->init_rate_bps = n;
-	else if (!strcmp(key, "burst_bytes") && n <= UINT32_MAX)
-		fc->burst_bytes = (uint32_t)n;
+	else if (!strcmp(base, "max_rate") && q == SL_QTY_BPS)
+		fc->max_rate_bps = n;
 	else if (!strcmp(key, "init_credit_bytes") && n <= UINT32_MAX)
 		fc->init_credit_bytes = (uint32_t)n;
 	else if (!strcmp(key, "rto_credit_bytes") && n <= UINT32_MAX)

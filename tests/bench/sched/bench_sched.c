@@ -10,9 +10,11 @@
  * cumulative ack delivered after a fixed virtual RTT of 10 us (the same number of acks per
  * decision for both schedulers, whatever order they send in). Credit:
  *   window: wnd = W = 128 segments (W = 2048 below 16 flows, so a flow can fill the RTT);
- *   rate:   each flow at 2 x line / F (the aggregate oversubscribes the line 2:1), burst 16
- *           segments (the bucket starts full), so pacing wake-ups and credit checks are on
- *           the path.
+ *   rate:   each flow at 2 x line / F (the aggregate is twice the line), no burst: a segment
+ *           every seg x 8 / R ns. Tonic releases them through its pacer (Tassel, its link at
+ *           the aggregate rate, so no flow is slowed); the heap keeps each flow's eligible time
+ *           as its key (a token bucket one segment deep), so time-based release is on both
+ *           paths.
  * Each run is warmed up with as many decisions as it measures (by default max(20M, 16 x F):
  * every flow visited at least once before measuring).
  * The programs are fixed: the window one only re-arms the RTO on progress, the rate one too
@@ -52,8 +54,8 @@
 #define LINE_BPS (SEG_BYTES * 8ull * (SL_NS_PER_S / SLOT_NS))
 #define PUSH_SEGS (UINT32_C(1) << 30)
 #define ACK_RING (UINT32_C(1) << 16)
-#define BURST_SEGS 16u /* rate credit cap D, segments */
-#define ACK_EVERY 16u  /* the receiver acks every 16th segment of a flow */
+#define BURST_SEGS 1u /* the heap's token bucket depth, segments (the pacer has no burst) */
+#define ACK_EVERY 16u /* the receiver acks every 16th segment of a flow */
 
 enum credit { CR_WINDOW, CR_RATE };
 static const char *const credit_name[] = {"window", "rate"};
@@ -106,6 +108,7 @@ tonic_create(const struct work *w)
 				  .wnd_segs = w->W,
 				  .visit_segs = w->visit_segs,
 				  .timer_tick_ns = 1024,
+				  .link_bps = LINE_BPS,
 				  .flags = w->sched_flags};
 	struct sl_sched *s = sl_sched_create(&c);
 	struct sl_rng rng;
@@ -114,14 +117,12 @@ tonic_create(const struct work *w)
 		return NULL;
 	sl_rng_seed(&rng, w->seed);
 	for (uint32_t f = 0; f < w->flows; f++) {
-		struct sl_flow_conf fc = {
-			.proto = w->credit == CR_WINDOW ? "bench_fixwnd" : "bench_fixrate",
-			.seg_bytes = SEG_BYTES,
-			.init_rate_bps = w->rate_bps,
-			.burst_bytes = BURST_SEGS * SEG_BYTES,
-			.init_credit_bytes = BURST_SEGS * SEG_BYTES, /* the bucket starts full */
-			.rto_ns = SL_NS_PER_S,
-			.first_seq = first_seq(&rng)};
+		struct sl_flow_conf fc = {.proto = w->credit == CR_WINDOW ? "bench_fixwnd"
+									  : "bench_fixrate",
+					  .seg_bytes = SEG_BYTES,
+					  .init_rate_bps = w->rate_bps,
+					  .rto_ns = SL_NS_PER_S,
+					  .first_seq = first_seq(&rng)};
 
 		if (sl_sched_flow_add(s, f, &fc) || sl_sched_flow_push(s, f, PUSH_SEGS, SEG_BYTES))
 			abort();
