@@ -88,7 +88,9 @@ static const struct sluiced_key keys[] = {
 	      "sized from rate_mbps x rtt_us (RIFL's rule)",
 	      "replay ring of 2^k frames; the link mode bounds k (an error names the limits)"),
 	UINT("link", "rate_mbps", LINK(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000",
-	     NULL, "link rate assumed when sizing the ring and the flow-control buffer"),
+	     NULL,
+	     "the port's line rate: sizes the ring and the flow-control buffer, and is the link "
+	     "the queue pairs' pacer shares among them (no QP sends faster)"),
 	UINT("link", "rtt_us", LINK(rtt_ns), SL_QTY_NS, SL_NS_PER_US, 1, 1000000, "1000", NULL,
 	     "round-trip time assumed when sizing"),
 	UINT("link", "sizing_frame_bytes", LINK(sizing_frame_bytes), SL_QTY_BYTES, 1, 60, 9018,
@@ -144,6 +146,11 @@ static const struct sluiced_key keys[] = {
 	     "compare every received byte with the pattern (no: lengths and order only)"),
 	UINT("qp", "rate_mbps", QP(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000", NULL,
 	     "initial rate of rate programs (dcqcn, ...)"),
+	UINT("qp", "rate_limit_mbps", QP(rate_limit_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000,
+	     "0", "the link's rate_mbps",
+	     "each QP's rate limit in wire bits (headers, FCS, preamble and gap included): its "
+	     "packets leave at most this fast whatever its program, window programs included; "
+	     "ndp takes none (its receiver's PULLs pace it)"),
 	COUNT("qp", "window_pkts", QP(window_pkts), 64, 4096, "128", NULL,
 	      "sender and receiver window, packets, a power of two"),
 	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,

@@ -450,6 +450,9 @@ setup_traffic(struct sluiced *d)
 static struct sl_xport_qp_conf
 qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 {
+	const struct sl_proto_ops *ops = sl_proto_find(qc->proto_name[qpn % qc->nb_protos]);
+	bool grant = ops != NULL && ops->credit == SL_CREDIT_GRANT;
+
 	return (struct sl_xport_qp_conf){
 		.qpn = qpn,
 		.peer_qpn = qpn,
@@ -457,6 +460,7 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 		.seg_bytes = qc->seg_bytes,
 		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
 		.init_rate_bps = qc->rate_bps,
+		.max_rate_bps = grant ? 0 : qc->rate_limit_bps,
 		.rto_ns = qc->rto_ns,
 		.timeout_ns = qc->timeout_ns,
 		.param = {qc->param[0], qc->param[1], qc->param[2], qc->param[3]},
@@ -495,6 +499,9 @@ setup_qps(struct sluiced *d)
 				.socket_id = p->socket_id,
 				.max_qps = qc->count,
 				.window_pkts = qc->window_pkts,
+				.line_bps = d->conf.link.rate_bps,
+				.frame_overhead_bytes =
+					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.traffic =
 					{
 						.max_qps = qc->count,

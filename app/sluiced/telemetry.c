@@ -281,6 +281,8 @@ qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_d
 		ops->u64(ctx, "info/inflight_pkts", info.inflight_pkts);
 		ops->u64(ctx, "info/wnd_segs", info.wnd_segs);
 		ops->u64(ctx, "info/rate_bps", info.rate_bps);
+		ops->u64(ctx, "info/pace_bps", info.pace_bps);
+		ops->u64(ctx, "info/pace_slots", info.pace_slots);
 		ops->u64(ctx, "info/rto_ns", info.rto_ns);
 		ops->u64(ctx, "info/rto_fired", info.rto_fired);
 		ops->u64(ctx, "info/recv_blocks", info.recv_blocks);

@@ -120,6 +120,8 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	xc.max_qps = conf->max_qps;
 	xc.window_pkts = conf->window_pkts;
 	xc.min_frame_bytes = SL_DP_MIN_BODY;
+	xc.line_bps = conf->line_bps;
+	xc.frame_overhead_bytes = conf->frame_overhead_bytes;
 	xc.frame = frame_bytes;
 	xc.release = frame_release;
 	xc.on_recv = sl_xport_traffic_on_recv;

@@ -47,6 +47,12 @@
  * traffic's 18-byte header. The payload after it is the FCS's to protect.
  */
 #define SL_DP_VCODE_HDR_BYTES 44
+/*
+ * Wire bytes of an Ethernet frame beyond its link header and body: the Ethernet header, FCS,
+ * preamble with start delimiter (8) and the inter-frame gap (12). What a rate on the wire
+ * charges per frame.
+ */
+#define SL_DP_ETH_WIRE_BYTES (RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + 20)
 /* Smallest link body that fills a minimum frame with a faithful header. */
 #define SL_DP_MIN_BODY (SL_DP_MIN_FRAME - RTE_ETHER_HDR_LEN - SL_WIRE_HDR_LEN)
 

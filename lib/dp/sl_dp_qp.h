@@ -48,6 +48,10 @@ struct sl_dp_qp_conf {
 	int socket_id;            /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
 	uint32_t max_qps;         /**< QPNs [0, max_qps) may open on this lane */
 	uint32_t window_pkts;     /**< endpoint window, packets (0: the endpoint's default) */
+	uint64_t line_bps;        /**< the port's line rate, bits/s: the link the endpoint's pacer
+				   *   shares among the QPs (0: the endpoint's default) */
+	uint32_t frame_overhead_bytes;        /**< wire bytes of a frame beyond the transport's: the
+					       *   link header, SL_DP_ETH_WIRE_BYTES */
 	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */
 };
 

@@ -46,6 +46,7 @@
 	(2 * SL_NS_PER_S)       /**< default QP timeout: above the link's                          \
 				 *   stuck time and a few RTOs */
 #define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
+#define SL_XPORT_LINE_BPS_DEFAULT (100 * SL_BPS_PER_GBPS) /**< line rate by default, bits/s */
 
 /* One segment of a received message, in order (struct sl_xport_conf.on_recv). */
 struct sl_xport_rx_seg {
@@ -76,15 +77,22 @@ struct sl_xport_cqe {
 };
 
 struct sl_xport_conf {
-	uint32_t max_qps;         /**< local QPs [0, max_qps), >= 1 */
-	uint32_t sq_depth;        /**< messages posted and not completed per QP, power of two
-				   *   [SL_XPORT_SQ_DEFAULT] */
-	uint32_t window_pkts;     /**< scheduler window W and receiver window, packets, power
-				   *   of two in [64, 4096] [SL_SCHED_WND_DEFAULT] */
-	uint32_t min_frame_bytes; /**< frames shorter than this are padded to it (the link
-				   *   body's minimum; 0: no padding) */
-	uint64_t ack_delay_ns;    /**< coalesced ACKs wait at most this long [10 us] */
-	uint32_t pool_bits;       /**< MELO bits pool, bits [1024] */
+	uint32_t max_qps;              /**< local QPs [0, max_qps), >= 1 */
+	uint32_t sq_depth;             /**< messages posted and not completed per QP, power of two
+					*   [SL_XPORT_SQ_DEFAULT] */
+	uint32_t window_pkts;          /**< scheduler window W and receiver window, packets, power
+					*   of two in [64, 4096] [SL_SCHED_WND_DEFAULT] */
+	uint32_t min_frame_bytes;      /**< frames shorter than this are padded to it (the link
+					*   body's minimum; 0: no padding) */
+	uint64_t ack_delay_ns;         /**< coalesced ACKs wait at most this long [10 us] */
+	uint32_t pool_bits;            /**< MELO bits pool, bits [1024] */
+	uint64_t line_bps;             /**< the port's line rate, bits/s of wire bits: the link the
+					*   QPs' pacer shares among them, and the default rate limit
+					*   of every QP [SL_XPORT_LINE_BPS_DEFAULT] */
+	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond what the endpoint builds
+					*   (link header, Ethernet header and FCS, preamble and
+					*   gap), charged against rates with the transport
+					*   header [0] */
 	/* Callbacks; ctx is their first argument. */
 	/** The bytes of a received frame the endpoint holds (reorder buffer): required. */
 	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);
@@ -108,6 +116,10 @@ struct sl_xport_qp_conf {
 	uint32_t init_wnd_segs;     /**< window programs' initial window, packets [W] */
 	uint32_t init_credit_bytes; /**< grant programs' tokens before the first PULL (about a
 				     *   BDP), bytes [SL_XPORT_GRANT_SEGS x seg_bytes] */
+	uint64_t max_rate_bps;      /**< the QP's rate limit, bits/s of wire bits: its packets
+				     *   leave at most this fast whatever the program, window
+				     *   programs included; grant programs take none (their
+				     *   receiver's PULLs pace them) [line_bps, 0 for grant] */
 	uint64_t rto_ns;            /**< initial RTO, ns [1 ms] */
 	uint64_t timeout_ns;        /**< nothing acknowledged for this long with messages out:
 				     *   the QP fails (IB: retry count x timeout)
@@ -189,6 +201,8 @@ struct sl_xport_qp_info {
 	uint32_t inflight_pkts; /**< sent, not cumulatively acknowledged */
 	uint32_t wnd_segs;      /**< the program's window */
 	uint64_t rate_bps;      /**< the program's rate (rate programs) */
+	uint64_t pace_bps;      /**< the rate the pacer holds the QP to (0: unpaced, grant) */
+	uint32_t pace_slots;    /**< releases the pacer owes the QP (its pacing backlog) */
 	uint64_t rto_ns;        /**< current RTO */
 	uint64_t rto_fired;     /**< RTOs that expired */
 	uint32_t recv_blocks;   /**< MELO pool blocks the receiver holds */

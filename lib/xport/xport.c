@@ -168,8 +168,13 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	if (x == NULL)
 		return NULL;
 	x->c = c;
+	if (c.line_bps == 0)
+		c.line_bps = SL_XPORT_LINE_BPS_DEFAULT;
 	sc.max_flows = c.max_qps;
 	sc.wnd_segs = c.window_pkts;
+	sc.link_bps = c.line_bps;
+	/* a data packet's cost beyond its payload: the base transport header and the caller's */
+	sc.wire_overhead_bytes = c.frame_overhead_bytes + SL_XHDR_BASE_LEN;
 	rc = SL_RECV_CONF_DEFAULT(c.max_qps);
 	rc.window_pkts = c.window_pkts;
 	rc.pool_bits = c.pool_bits;
@@ -257,6 +262,8 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 		return -EINVAL;
 	if (ops == NULL)
 		return -ENOENT;
+	if (ops->credit == SL_CREDIT_GRANT && qc->max_rate_bps)
+		return -EINVAL; /* a grant program's receiver paces it */
 	q = &x->qp[qc->qpn];
 	if (q->open)
 		return -EEXIST;
@@ -271,6 +278,8 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	if (ops->credit == SL_CREDIT_GRANT && fc.init_credit_bytes == 0)
 		fc.init_credit_bytes = SL_XPORT_GRANT_SEGS * qc->seg_bytes;
 	fc.first_seq = qc->first_psn;
+	if (ops->credit != SL_CREDIT_GRANT)
+		fc.max_rate_bps = qc->max_rate_bps ? qc->max_rate_bps : x->c.line_bps;
 	fc.rto_ns = qc->rto_ns;
 	fc.start_ns = now_ns;
 	memcpy(fc.param, qc->param, sizeof(fc.param));
@@ -823,6 +832,7 @@ sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_
 	struct sl_recv_conn_info ri;
 	struct sl_flow_view v;
 	struct sl_flow_stats fs;
+	struct sl_pacer_flow_stats ps;
 
 	memset(&v, 0, sizeof(v));
 	if (q == NULL || (!q->failed && sl_sched_flow_view(x->e, qpn, &v) != 0))
@@ -840,6 +850,11 @@ sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_
 	info->rto_ns = v.rto_ns;
 	if (!q->failed && sl_sched_flow_stats_get(x->e, qpn, &fs) == 0)
 		info->rto_fired = fs.rto_fired;
+	if (!q->failed && q->ops->credit != SL_CREDIT_GRANT &&
+	    sl_pacer_flow_stats_get(sl_sched_pacer(x->e), qpn, &ps) == 0) {
+		info->pace_bps = ps.rate_bps;
+		info->pace_slots = v.queued;
+	}
 	if (sl_recv_conn_info(x->r, qpn, &ri) == 0)
 		info->recv_blocks = ri.blocks;
 	return 0;

@@ -167,6 +167,9 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 		order = sl_link_ring_order(&lc.fmt, o->rate_bps, rtt_ns, SEG_BYTES);
 	}
 	lc.ring_order = (uint8_t)order;
+	/* the endpoint's pacer shares the wire among the QPs, charged what the wire carries */
+	xc.line_bps = o->rate_bps;
+	xc.frame_overhead_bytes = (uint32_t)sl_wire_hdr_len(&lc.fmt) + WIRE_EXTRA;
 	lc.fc_frames = sl_link_fc_frames(o->rate_bps, rtt_ns, SEG_BYTES) + 64;
 	h->l = sl_link_create(&lc);
 	h->t = sl_xport_traffic_create(&tc);
