@@ -146,11 +146,13 @@ static const struct sluiced_key keys[] = {
 	     "compare every received byte with the pattern (no: lengths and order only)"),
 	UINT("qp", "rate_mbps", QP(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000", NULL,
 	     "initial rate of rate programs (dcqcn, ...)"),
-	UINT("qp", "rate_limit_mbps", QP(rate_limit_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000,
-	     "0", "the link's rate_mbps",
-	     "each QP's rate limit in wire bits (headers, FCS, preamble and gap included): its "
-	     "packets leave at most this fast whatever its program, window programs included; "
-	     "ndp takes none (its receiver's PULLs pace it)"),
+	{"qp", "rate_limit_mbps", SLUICED_KEY_STRING, QP(rate_limit), SL_QTY_COUNT, 0, 0, 0, NULL,
+	 "0",
+	 "each QP's rate limit in wire bits (headers, FCS, preamble and gap included), or a "
+	 "comma-separated list (QPN i takes the (i mod n)-th): its packets leave at most this "
+	 "fast whatever its program, window programs included; 0 = the link's rate_mbps; ndp "
+	 "takes none (its receiver's PULLs pace it)",
+	 NULL},
 	COUNT("qp", "window_pkts", QP(window_pkts), 64, 4096, "128", NULL,
 	      "sender and receiver window, packets, a power of two"),
 	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
@@ -535,6 +537,46 @@ parse_params(struct sluiced_conf *c, FILE *err)
 	return 0;
 }
 
+/* [qp] rate_limit_mbps: rates (Mbit/s without a unit) into c->qp.rate_limit_bps. 0 or -1. */
+static int
+parse_limits(struct sluiced_conf *c, FILE *err)
+{
+	static const struct sl_parse_spec spec = {
+		.qty = SL_QTY_BPS, .unit = SL_BPS_PER_MBPS, .max = 400 * SL_BPS_PER_GBPS};
+	struct sluiced_qp_conf *q = &c->qp;
+	char list[sizeof(q->rate_limit)], *save = NULL, why[SL_PARSE_WHY_MAX];
+	unsigned int line = line_of(c->path, "qp", "rate_limit_mbps");
+
+	snprintf(list, sizeof(list), "%s", q->rate_limit);
+	q->nb_limits = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t *v = &q->rate_limit_bps[q->nb_limits];
+
+		if (q->nb_limits == SLUICED_QP_LIMITS_MAX) {
+			fprintf(err, "%s:%u: rate_limit_mbps: more than %d rates in the list\n",
+				c->path, line, SLUICED_QP_LIMITS_MAX);
+			return -1;
+		}
+		if (sl_parse_qty(sl_str_trim(tok), &spec, v, why, sizeof(why)) < 0) {
+			fprintf(err, "%s:%u: rate_limit_mbps: %s, got '%s'\n", c->path, line, why,
+				sl_str_trim(tok));
+			return -1;
+		}
+		if (*v && *v < SL_PACER_RATE_MIN_BPS) {
+			fprintf(err, "%s:%u: rate_limit_mbps: %s is below the pacer's 100 Kbps\n",
+				c->path, line, sl_str_trim(tok));
+			return -1;
+		}
+		q->nb_limits++;
+	}
+	if (q->nb_limits == 0) {
+		fprintf(err, "%s:%u: rate_limit_mbps: no rate named, got '%s'\n", c->path, line,
+			q->rate_limit);
+		return -1;
+	}
+	return 0;
+}
+
 /* [qp] as a whole: the rules no single key states. 0 or -1 after an error. */
 static int
 check_qp(struct sluiced_conf *c, FILE *err)
@@ -544,7 +586,7 @@ check_qp(struct sluiced_conf *c, FILE *err)
 
 	q->count_line = line_of(c->path, "qp", "count");
 	q->seg_line = line_of(c->path, "qp", "seg_bytes");
-	if (parse_protos(c, err) < 0 || parse_params(c, err) < 0)
+	if (parse_protos(c, err) < 0 || parse_params(c, err) < 0 || parse_limits(c, err) < 0)
 		return -1;
 	if (q->window_pkts & (q->window_pkts - 1)) {
 		fprintf(err, "%s:%u: window_pkts: must be a power of two, got '%u'\n", c->path,

@@ -73,6 +73,7 @@ enum sluiced_qp_direction {
 };
 
 #define SLUICED_QP_PROTOS_MAX 16 /**< programs in [qp] proto's list */
+#define SLUICED_QP_LIMITS_MAX 16 /**< rates in [qp] rate_limit_mbps's list */
 
 /* [qp]: queue pairs of the transport endpoint with built-in message traffic (docs/sluiced.md). */
 struct sluiced_qp_conf {
@@ -80,22 +81,25 @@ struct sluiced_qp_conf {
 	char proto[256];    /**< program name, or a comma-separated list (QPN i: the i mod n th) */
 	unsigned int recv;  /**< enum sl_recv_mode: melo or gbn */
 	uint32_t seg_bytes; /**< payload per packet, bytes */
-	uint32_t msg_min_bytes;  /**< smallest message, bytes */
-	uint32_t msg_max_bytes;  /**< largest message, bytes */
-	uint64_t msgs;           /**< messages each sending QP posts; 0 = until stopped */
-	unsigned int direction;  /**< enum sluiced_qp_direction */
-	unsigned int check;      /**< 1: compare every byte received; 0: lengths and order only */
-	uint64_t rate_bps;       /**< initial rate of rate programs, bits/s */
-	uint64_t rate_limit_bps; /**< every QP's rate limit on the wire, bits/s; 0: the link's */
-	uint32_t window_pkts;    /**< endpoint window, packets (power of two) */
-	uint64_t rto_ns;         /**< initial retransmission timeout, ns */
-	uint64_t timeout_ns;     /**< nothing acknowledged this long: the QP fails; 0 = default */
-	uint64_t seed;           /**< message sizes and content, the same on both hosts */
+	uint32_t msg_min_bytes; /**< smallest message, bytes */
+	uint32_t msg_max_bytes; /**< largest message, bytes */
+	uint64_t msgs;          /**< messages each sending QP posts; 0 = until stopped */
+	unsigned int direction; /**< enum sluiced_qp_direction */
+	unsigned int check;     /**< 1: compare every byte received; 0: lengths and order only */
+	uint64_t rate_bps;      /**< initial rate of rate programs, bits/s */
+	char rate_limit[256];   /**< QPs' rate limits on the wire, a rate or a comma-separated
+				 *   list (QPN i: the i mod n th); 0: the link's rate */
+	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
+	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
+	uint64_t timeout_ns;    /**< nothing acknowledged this long: the QP fails; 0 = default */
+	uint64_t seed;          /**< message sizes and content, the same on both hosts */
 	char params[128]; /**< program parameters, "a[,b[,c[,d]]]" (0: the program's default) */
-	/* parsed from proto and params */
+	/* parsed from proto, params and rate_limit */
 	uint64_t param[4]; /**< struct sl_xport_qp_conf.param */
 	char proto_name[SLUICED_QP_PROTOS_MAX][SL_PROTO_NAME_MAX];
 	unsigned int nb_protos;
+	uint64_t rate_limit_bps[SLUICED_QP_LIMITS_MAX]; /**< bits/s, 0: the link's rate */
+	unsigned int nb_limits;
 	unsigned int count_line; /**< lines of keys, for late errors (0: default) */
 	unsigned int seg_line;
 };

@@ -460,7 +460,7 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 		.seg_bytes = qc->seg_bytes,
 		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
 		.init_rate_bps = qc->rate_bps,
-		.max_rate_bps = grant ? 0 : qc->rate_limit_bps,
+		.max_rate_bps = grant ? 0 : qc->rate_limit_bps[qpn % qc->nb_limits],
 		.rto_ns = qc->rto_ns,
 		.timeout_ns = qc->timeout_ns,
 		.param = {qc->param[0], qc->param[1], qc->param[2], qc->param[3]},

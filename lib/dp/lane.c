@@ -47,6 +47,11 @@ static const struct sl_stat_desc stat_desc[] = {
 		"not sent: backlog when the lane went quiet"),
 	SL_STAT(struct sl_dp_lane_stats, quiet_entries,
 		"peer left: port untouched until it cycles"),
+	SL_STAT(struct sl_dp_lane_stats, poll_gaps,
+		"polls more than 100 us after the previous one: the lcore was descheduled or "
+		"stalled"),
+	SL_STAT(struct sl_dp_lane_stats, poll_gap_ns,
+		"ns between those polls and the previous ones"),
 };
 SL_STAT_TABLE_DEFINE(sl_dp_lane_stat_table, struct sl_dp_lane_stats, stat_desc);
 

@@ -229,6 +229,11 @@ link_status_event(struct sl_dp_lane *l, uint64_t now_ns)
 void
 sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 {
+	if (sl_unlikely(now_ns - l->last_poll_ns > SL_DP_POLL_GAP_NS) && l->last_poll_ns) {
+		sl_stat_add(&l->stats.poll_gaps, 1);
+		sl_stat_add(&l->stats.poll_gap_ns, now_ns - l->last_poll_ns);
+	}
+	l->last_poll_ns = now_ns;
 	switch (l->life.state) {
 	case SL_DP_LANE_QUIET:
 	case SL_DP_LANE_QUIET_DOWN:

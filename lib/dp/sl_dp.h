@@ -39,6 +39,9 @@
 #define SL_DP_MAX_PORTS 8
 #define SL_DP_MAX_QUEUES 64
 #define SL_DP_BURST 32
+/* A poll this long after the lane's previous one counts as a gap: the lcore was descheduled
+ * or stalled, and a paced sender lost that time (poll_gaps, poll_gap_ns). */
+#define SL_DP_POLL_GAP_NS (100 * SL_NS_PER_US)
 #define SL_ETHERTYPE SL_WIRE_ETHERTYPE
 #define SL_DP_MIN_FRAME (RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN) /**< 60 bytes, FCS excluded */
 /*
@@ -71,6 +74,8 @@ struct sl_dp_lane_stats {
 	uint64_t tx_backlog_waits;
 	uint64_t tx_drop_quiet;
 	uint64_t quiet_entries;
+	uint64_t poll_gaps;
+	uint64_t poll_gap_ns;
 };
 
 extern const struct sl_stat_table sl_dp_lane_stat_table;
@@ -121,6 +126,7 @@ struct sl_dp_lane {
 	 * (broadcast until then); written by the lane's lcore only, once */
 	struct rte_ether_addr peer;
 	bool peer_known; /**< peer holds the address (release store; sl_dp_port_peer acquires) */
+	uint64_t last_poll_ns; /**< time of the previous poll (poll_gaps), 0 before the first */
 	struct sl_dp_lane_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
 };
 

@@ -312,6 +312,7 @@ struct flow {
 	uint16_t seg_bytes; /**< segment size, bytes */
 	uint16_t marked;    /**< set bits in the marked plane (<= W) */
 	uint16_t sacked;    /**< set bits in the acked plane (<= W) */
+	uint16_t hdr_bytes; /**< headers charged with each segment, bytes */
 	uint8_t sets;       /**< IN_ACTIVE | IN_READY */
 	uint8_t in_use;     /**< flow added */
 	uint8_t credit;     /**< enum sl_credit */
@@ -581,8 +582,8 @@ announce(struct sl_sched *s, struct flow *f, uint32_t fi)
 			tail = 1;
 		}
 	}
-	if ((full && sl_pacer_backlog(s->pacer, fi, full, f->seg_bytes)) ||
-	    (tail && sl_pacer_backlog(s->pacer, fi, 1, f->short_len))) {
+	if ((full && sl_pacer_backlog(s->pacer, fi, full, f->seg_bytes + f->hdr_bytes)) ||
+	    (tail && sl_pacer_backlog(s->pacer, fi, 1, f->short_len + f->hdr_bytes))) {
 		s->st.pace_refused++; /* retried at the flow's next event or release */
 		return;
 	}
@@ -898,7 +899,7 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	paced = ops->credit == SL_CREDIT_RATE ||
 		(ops->credit == SL_CREDIT_WINDOW && fc->max_rate_bps);
 	if ((ops->credit == SL_CREDIT_GRANT && fc->max_rate_bps) ||
-	    (paced && fc->seg_bytes > SL_PACER_LEN_MAX))
+	    (paced && fc->seg_bytes + (uint64_t)fc->hdr_bytes > SL_PACER_LEN_MAX))
 		return -EINVAL;
 	f = &s->flows[fi];
 	if (f->in_use)
@@ -912,6 +913,7 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	memset(fpriv(s, fi), 0, SL_PROTO_PRIV_MAX);
 	f->wnd_start = f->snd_nxt = f->snd_max = f->tail = fc->first_seq;
 	f->seg_bytes = (uint16_t)fc->seg_bytes;
+	f->hdr_bytes = (uint16_t)fc->hdr_bytes;
 	f->wnd_segs = conf_or(fc->init_wnd_segs, s->W);
 	f->credit = (uint8_t)ops->credit;
 	f->ops = ops;

@@ -80,6 +80,9 @@ struct sl_flow_conf {
 				     *   min(program rate, cap), a window flow with a cap is paced
 				     *   at it; grant flows take none [0: no cap] */
 	uint32_t init_credit_bytes; /**< initial tokens (grant credit), bytes [0] */
+	uint32_t hdr_bytes;         /**< bytes each segment carries beyond its payload (its
+				     *   headers), charged with it by the pacer on top of the
+				     *   engine's wire_overhead_bytes [0] */
 	uint32_t rto_credit_bytes;  /**< grant credit added when the RTO fires, bytes [16000] */
 	uint32_t first_seq;         /**< first segment number (any 32-bit value) [0] */
 	uint64_t rto_ns;            /**< initial RTO period, ns [1 ms] */

@@ -185,6 +185,7 @@ struct sl_xport_qp_stats {
 	uint64_t cnps;
 	uint64_t pulls;
 	uint64_t rx_bad_sequence;
+	uint64_t wire_bytes_received;
 };
 
 extern const struct sl_stat_table sl_xport_stat_table;

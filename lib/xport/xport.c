@@ -82,6 +82,8 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 	SL_STAT(struct sl_xport_qp_stats, pulls, "PULLs received"),
 	SL_STAT(struct sl_xport_qp_stats, rx_bad_sequence,
 		"delivered packets that do not continue their message"),
+	SL_STAT(struct sl_xport_qp_stats, wire_bytes_received,
+		"wire bytes of the data frames taken (frame_overhead_bytes included)"),
 };
 SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_desc);
 
@@ -173,8 +175,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	sc.max_flows = c.max_qps;
 	sc.wnd_segs = c.window_pkts;
 	sc.link_bps = c.line_bps;
-	/* a data packet's cost beyond its payload: the base transport header and the caller's */
-	sc.wire_overhead_bytes = c.frame_overhead_bytes + SL_XHDR_BASE_LEN;
+	sc.wire_overhead_bytes = c.frame_overhead_bytes; /* each QP adds its transport header */
 	rc = SL_RECV_CONF_DEFAULT(c.max_qps);
 	rc.window_pkts = c.window_pkts;
 	rc.pool_bits = c.pool_bits;
@@ -280,6 +281,8 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	fc.first_seq = qc->first_psn;
 	if (ops->credit != SL_CREDIT_GRANT)
 		fc.max_rate_bps = qc->max_rate_bps ? qc->max_rate_bps : x->c.line_bps;
+	fc.hdr_bytes = (uint32_t)sl_xhdr_len(SL_XOP_SEND_ONLY,
+					     (ops->feedback & SL_PROTO_FB_ECHO) ? SL_XHDR_F_TS : 0);
 	fc.rto_ns = qc->rto_ns;
 	fc.start_ns = now_ns;
 	memcpy(fc.param, qc->param, sizeof(fc.param));
@@ -672,6 +675,7 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_xport_rx_frame *f = &in[i];
 		struct sl_xhdr h;
+		struct xqp *q;
 
 		if (f->len == 0 || !sl_xhdr_op_is_data(f->buf[0])) {
 			rx_feedback(x, f, now_ns);
@@ -682,9 +686,10 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 			sl_stat_add(&x->st.rx_bad_header, 1);
 		} else if (h.opcode > SL_XOP_SEND_ONLY_IMM) {
 			sl_stat_add(&x->st.rx_unsupported, 1);
-		} else if (open_qp(x, h.qpn) == NULL) {
+		} else if ((q = open_qp(x, h.qpn)) == NULL) {
 			sl_stat_add(&x->st.rx_bad_qpn, 1);
 		} else {
+			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
 			pk[npk++] = (struct sl_recv_pkt){
 				.conn = h.qpn,
 				.psn = h.psn,

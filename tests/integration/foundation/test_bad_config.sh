@@ -106,6 +106,16 @@ case_ unit_of_another_kind "^FILE:2: rate_mbps: expected a rate in \[1Mbps, 400G
 rate_mbps = 10GB
 [port.0]
 device = net_ring0'
+case_ rate_limit_not_a_rate "^FILE:3: rate_limit_mbps: expected a whole number in \[0, 400000\] or a rate in \[0bps, 400Gbps\] \(units: bps, Kbps, Mbps, Gbps\), got 'fast'" '[qp]
+count = 2
+rate_limit_mbps = 10, fast
+[port.0]
+device = net_ring0'
+case_ rate_limit_below_pacer "^FILE:3: rate_limit_mbps: 50Kbps is below the pacer's 100 Kbps" '[qp]
+count = 2
+rate_limit_mbps = 50Kbps
+[port.0]
+device = net_ring0'
 case_ unit_not_whole "^FILE:2: keepalive_us: not a whole number of ns; expected a duration in \[1us, 10s\], got '1.5ns'" '[link]
 keepalive_us = 1.5ns
 [port.0]

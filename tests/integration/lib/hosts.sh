@@ -93,14 +93,15 @@ sl_topo_memif() {
     SL_NS[a]=""; SL_NS[b]=""
 }
 
-# The --vdev argument for host h's port of the given kind.
+# The --vdev argument for host h's port of the given kind (SL_MEMIF_ARGS: more memif devargs,
+# e.g. ",rsize=14").
 sl_vdev() {
     local h=$1 kind=$2
     case $kind in
         af_xdp) echo "net_af_xdp0,iface=${SL_IF[$h]},xdp_prog=$SL_XDP_PROG" ;;
         af_packet) echo "net_af_packet0,iface=${SL_IF[$h]}" ;;
-        memif_server) echo "net_memif0,role=server,id=0,socket=$SL_TMP/memif.sock" ;;
-        memif_client) echo "net_memif0,role=client,id=0,socket=$SL_TMP/memif.sock" ;;
+        memif_server) echo "net_memif0,role=server,id=0,socket=$SL_TMP/memif.sock${SL_MEMIF_ARGS:-}" ;;
+        memif_client) echo "net_memif0,role=client,id=0,socket=$SL_TMP/memif.sock${SL_MEMIF_ARGS:-}" ;;
         *) sl_fail "unknown port kind $kind" ;;
     esac
 }
