@@ -8,7 +8,8 @@
 #           memif PMD moves with no protocol at all (frames of the cell's packet size)
 #   sluice  two sluiced over a memif pair, host a's QPs sending the built-in message traffic of
 #           the cell's size to host b's (reliability = link, the QPs' default program), b
-#           checking every message byte for byte
+#           checking every message byte for byte; the line rate is 100 Gbit/s (a memif has none;
+#           every QP is paced at most at the line, so a 10 Gbit/s default would cap the cells)
 # and prints {"bench": "dp", "msg_bytes", "qps", "pps", "raw_pps", "pps_ratio", "gbps",
 # "raw_gbps", "gbps_ratio", "seconds"}: pps counts the packets of the messages b checked per second
 # (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps the frames testpmd's rxonly
@@ -16,14 +17,21 @@
 # two instants for sluice, testpmd's per-second Rx-pps for raw, its first two seconds left out).
 # Cells: 64 B messages (64 B raw frames) and 4 KiB messages (in 2 packets of 2048 B; 2048 B raw
 # frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP, shorter runs.
+# --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
+# (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
+# survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
+# {"bench": "dp-instr", "module", "instr_per_msg", "share"} (lib/<name>, drivers/<name>, DPDK
+# libraries and PMDs, libc, ...) and a total: every instruction the process ran (start-up, idle
+# polls and the ACKs it received included) over the messages it completed.
 # Needs root (the harness's cleanup) and dpdk-testpmd. The build is SLUICE_BUILD_ROOT or ./build.
 # meson writes the source tree's path here when it copies this script into the build.
 export SLUICE_SOURCE_ROOT=${SLUICE_SOURCE_ROOT:-@SOURCE_ROOT@}
 export SLUICE_BUILD_ROOT=${SLUICE_BUILD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$SLUICE_SOURCE_ROOT/tests/integration/lib/hosts.sh"
 sl_require_root
-quick=0
+quick=0 callgrind=0
 [ "${1:-}" = --quick ] && quick=1
+[ "${1:-}" = --callgrind ] && callgrind=1
 secs=$((quick ? 2 : 5)) warm=1
 command -v dpdk-testpmd >/dev/null || sl_fail "dpdk-testpmd not found (Debian package 'dpdk')"
 
@@ -70,7 +78,8 @@ sluice() {
     for h in a b; do
         kind=memif_client dir=send
         [ "$h" = b ] && kind=memif_server dir=recv
-        sl_config "$h" "$kind" "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
+        sl_config "$h" "$kind" "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+            "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
             "msg_max_bytes = $msg" "msgs = 0" "direction = $dir" "check = yes" \
             "rto_us = 1s" "timeout_ms = 10s" >/dev/null
     done
@@ -89,6 +98,65 @@ sluice() {
     echo $(( (c1 - c0) * ((msg + seg - 1) / seg) * 1000000000 / (t1 - t0) ))
     unset "SL_PID[a]" "SL_PID[b]"
 }
+
+# Instructions per message by module of host a (the sender), from callgrind (see the top).
+instructions() {
+    local h kind dir
+    sl_topo_veth
+    for h in a b; do
+        dir=send
+        [ "$h" = b ] && dir=recv
+        sl_config "$h" af_packet "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+            "[qp]" "count = 1" "seg_bytes = 64" "msg_min_bytes = 64" "msg_max_bytes = 64" \
+            "msgs = 0" "direction = $dir" "check = yes" "rto_us = 1s" "timeout_ms = 10s" \
+            >/dev/null
+    done
+    sl_start b "$SL_TMP/b.ini" af_packet -l 1
+    sl_wait_ready b 10
+    SL_WRAP="valgrind --tool=callgrind --callgrind-out-file=$SL_TMP/a.callgrind" \
+        sl_start a "$SL_TMP/a.ini" af_packet -l 0 -- --duration-s 20
+    wait "${SL_PID[a]}" || sl_fail "host a under callgrind exited with status $?"
+    unset "SL_PID[a]"
+    sl_stop b INT
+    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/a.callgrind" >"$SL_TMP/a.annotate"
+    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" <<'PY'
+import collections, json, re, sys
+msgs = 0
+for line in open(sys.argv[2]):
+    o = json.loads(line)
+    msgs = o.get("qps/msgs_completed", msgs)
+if msgs == 0:
+    sys.exit("host a completed no message under callgrind")
+tot = collections.Counter()
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+    if not m or "PROGRAM TOTALS" in line:
+        continue
+    n, where = int(m.group(1).replace(",", "")), m.group(2)
+    k = re.search(r"/((?:lib|drivers|app)/[a-z_]+(?:/[a-z_]+)?)/[a-z_0-9]+\.[ch]:", where)
+    pmd, lib = re.search(r"librte_net_([a-z_]+)", where), re.search(r"librte_([a-z_]+)", where)
+    key = (k.group(1) if k else "dpdk pmd " + pmd.group(1) if pmd else
+           "dpdk " + lib.group(1) if lib else "libc" if "libc.so" in where else
+           "ld.so" if "ld-linux" in where else
+           "dpdk headers, inlined" if "/include/dpdk/" in where else
+           "compiler intrinsics, inlined" if "/gcc/" in where else "other")
+    tot[key] += n
+total = sum(tot.values())
+for key, n in tot.most_common():
+    if n / msgs >= 1:
+        print(json.dumps({"bench": "dp-instr", "module": key, "instr_per_msg": round(n / msgs),
+                          "share": round(n / total, 4)}))
+print(json.dumps({"bench": "dp-instr", "module": "total", "instr_per_msg": round(total / msgs),
+                  "msgs": msgs, "msg_bytes": 64, "qps": 1}))
+PY
+}
+
+if [ "$callgrind" -eq 1 ]; then
+    command -v valgrind >/dev/null || sl_fail "valgrind not found (Debian package 'valgrind')"
+    instructions
+    SL_OK=1
+    exit 0
+fi
 
 sl_topo_memif
 cells=("64 1" "4096 1")

@@ -7,7 +7,8 @@
 #                                        start sluiced as host a; KIND is af_xdp, af_packet,
 #                                        memif_server or memif_client (the port's --vdev);
 #                                        memory is --no-huge -m 512 unless SL_EAL_MEM says
-#                                        otherwise (e.g. "--huge-dir DIR -m 256")
+#                                        otherwise (e.g. "--huge-dir DIR -m 256"); SL_WRAP
+#                                        runs it under a tool (e.g. "valgrind --tool=callgrind")
 #   sl_wait_peer_up a TIMEOUT_S          wait until host a reports its peer up
 #   sl_tel a COMMAND [KEY]               one telemetry query to host a
 #   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
@@ -117,7 +118,9 @@ sl_start() {
     local prefix=$SL_ID-$h
     local mem
     read -r -a mem <<<"${SL_EAL_MEM:---no-huge -m 512}"
-    local cmd=("$SL_SLUICED" "${mem[@]}" --no-pci --file-prefix "$prefix"
+    local wrap=()
+    read -r -a wrap <<<"${SL_WRAP:-}"
+    local cmd=("${wrap[@]}" "$SL_SLUICED" "${mem[@]}" --no-pci --file-prefix "$prefix"
                --log-level=lib.eal:error --vdev "$(sl_vdev "$h" "$kind")" "${eal[@]}"
                -- --config "$config" "${extra[@]}")
     if [ -n "${SL_NS[$h]:-}" ]; then
