@@ -1437,6 +1437,18 @@ sl_sched_flow_view(const struct sl_sched *s, uint32_t fi, struct sl_flow_view *v
 	return 0;
 }
 
+int
+sl_sched_flow_seqs(const struct sl_sched *s, uint32_t fi, uint32_t *wnd_start, uint32_t *snd_max)
+{
+	const struct flow *f = flow_get(s, fi);
+
+	if (f == NULL)
+		return -ENOENT;
+	*wnd_start = f->wnd_start;
+	*snd_max = f->snd_max;
+	return 0;
+}
+
 const void *
 sl_sched_flow_priv(const struct sl_sched *s, uint32_t fi)
 {

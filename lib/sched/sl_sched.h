@@ -195,6 +195,14 @@ uint64_t sl_sched_next_deadline(const struct sl_sched *s);
 /* The flow as its program sees it (for traces: window, rate, sequence numbers). 0/-ENOENT. */
 int sl_sched_flow_view(const struct sl_sched *s, uint32_t flow, struct sl_flow_view *v);
 
+/*
+ * The two sequence numbers a caller checks feedback against, without building a whole view
+ * (the fast path of every feedback frame): the first unacked segment and the highest sent + 1.
+ * 0 or -ENOENT.
+ */
+int sl_sched_flow_seqs(const struct sl_sched *s, uint32_t flow, uint32_t *wnd_start,
+		       uint32_t *snd_max);
+
 /* The program state of a flow (read-only, priv_size bytes), or NULL. */
 const void *sl_sched_flow_priv(const struct sl_sched *s, uint32_t flow);
 

@@ -434,19 +434,18 @@ retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now
 static void
 complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
-	uint32_t mask = x->c.sq_depth - 1;
-	struct sl_flow_view v;
+	uint32_t mask = x->c.sq_depth - 1, wnd_start, snd_max;
 
-	if (sl_sched_flow_view(x->e, qpn, &v) != 0)
+	if (sl_sched_flow_seqs(x->e, qpn, &wnd_start, &snd_max) != 0)
 		return;
-	if (v.wnd_start != q->acked_psn) {
-		q->acked_psn = v.wnd_start;
+	if (wnd_start != q->acked_psn) {
+		q->acked_psn = wnd_start;
 		q->progress_ns = now_ns;
 	}
 	while (q->sq_head != q->sq_tail) {
 		const struct sq_ent *m = &q->sq[q->sq_head & mask];
 
-		if (sl_seq_lt(v.wnd_start, m->first_psn + m->npkts))
+		if (sl_seq_lt(wnd_start, m->first_psn + m->npkts))
 			break;
 		retire(x, qpn, q, 0, now_ns);
 	}
@@ -620,13 +619,15 @@ recv_batch(struct sl_xport *x, const struct sl_recv_pkt *pk, unsigned n, uint64_
  * frame from a peer that lost its state, or forged: refused before it touches the QP.
  */
 static bool
-fb_in_range(const struct sl_xfb *fb, const struct sl_flow_view *v)
+fb_in_range(const struct sl_xport *x, const struct sl_xfb *fb)
 {
-	if (sl_seq_gt(fb->ack_psn, v->snd_max) ||
-	    sl_seq_lt(fb->ack_psn, v->wnd_start - v->max_wnd_segs))
+	uint32_t wnd_start, snd_max;
+
+	if (sl_sched_flow_seqs(x->e, fb->qpn, &wnd_start, &snd_max) != 0 ||
+	    sl_seq_gt(fb->ack_psn, snd_max) || sl_seq_lt(fb->ack_psn, wnd_start - x->c.window_pkts))
 		return false;
 	for (unsigned i = 0; i < fb->nholes; i++)
-		if (sl_seq_gt(fb->hole[i].start_psn + fb->hole[i].len_pkts, v->snd_max))
+		if (sl_seq_gt(fb->hole[i].start_psn + fb->hole[i].len_pkts, snd_max))
 			return false;
 	return true;
 }
@@ -636,7 +637,6 @@ static void
 rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_ns)
 {
 	struct sl_event ev[XP_EVENTS_MAX];
-	struct sl_flow_view v;
 	struct sl_xfb fb;
 	struct xqp *q;
 	unsigned n;
@@ -650,7 +650,7 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 		sl_stat_add(&x->st.rx_bad_qpn, 1);
 		return;
 	}
-	if (sl_sched_flow_view(x->e, fb.qpn, &v) != 0 || !fb_in_range(&fb, &v)) {
+	if (!fb_in_range(x, &fb)) {
 		sl_stat_add(&x->st.rx_fb_out_of_range, 1);
 		return;
 	}
