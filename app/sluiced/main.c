@@ -298,6 +298,8 @@ link_settings(struct sluiced *d)
 
 	memset(l, 0, sizeof(*l));
 	l->fmt.mode = lc->mode ? SL_WIRE_MODE_EXTENDED : SL_WIRE_MODE_FAITHFUL;
+	l->line_bps = lc->rate_bps; /* every frame the link sends keeps to the line */
+	l->wire_overhead_bytes = SL_DP_ETH_WIRE_BYTES;
 	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
 	l->replay = lc->replay ? SL_LINK_REPLAY_MISSING : SL_LINK_REPLAY_RING;
 	if (lc->reliability) {

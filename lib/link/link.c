@@ -27,7 +27,7 @@
  *                                        while the flag is up; n = 2^k (whole ring, RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
- *   SEND_RETRANS local RX in error       RETRANS_REQ (the NACK) back to back
+ *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK) every ctrl_interval_ns
  *   NORMAL                               FC frame > warm-up filler > new data > IDLE
  *                                        (flag-clearing run, or keepalive after keepalive_ns).
  *                                        16 warm-up fillers (the receiver's warm-up; the RTL
@@ -66,7 +66,15 @@
  * frame between them, and 16 consecutive regular frames (data or IDLE) reset the count and
  * lower the flags (digest sec. 3).
  *
- * Stale frames: in software the NACKs a receiver sends back to back queue up, so its peer may
+ * NACK runs: RIFL's receiver sends RETRANS_REQ in every slot while in error, which on a wire
+ * of fixed slots costs nothing; in software "every slot" is as fast as the lcore loops, and a
+ * veth fed millions of NACKs a second drops the very replay they ask for (the episode never
+ * ends: docs/link.md). So an end in error sends runs of SL_LINK_CTRL_RUN RETRANS_REQ (twice the
+ * 8 the peer's filter needs) every ctrl_interval_ns, as it does PAUSE_REQ. The peer's flag,
+ * once up, stays up without more of them (only 16 regular frames lower it), so its replays
+ * repeat until this end recovers and its flag-clearing IDLEs arrive.
+ *
+ * Stale frames: in software the NACKs a receiver sends queue up, so its peer may
  * repeat a replay after the receiver has recovered. While in sync, a frame that fails but
  * carries an ID up to ring + 16 behind thr (faithful: the ID its CRC implies; extended: its
  * explicit ID, CRC verified) is not an error: the RX follows the replay from there (rx_id
@@ -105,6 +113,7 @@
 
 #include "sl_link.h"
 #include "sl_seq.h"
+#include "sl_time.h"
 
 #define RELEASE_BATCH 32u
 
@@ -138,6 +147,7 @@ struct sl_link {
 	uint32_t run_left;     /**< frames left in it */
 	uint64_t run_next_ns;  /**< ns: earliest start of the next run of run_key */
 	uint64_t last_tx_ns;   /**< ns: last frame handed out */
+	uint64_t slot_free_ns; /**< ns: the line is free from here (conf.line_bps) */
 
 	/* RX */
 	uint32_t rx_id;            /**< ID the next data frame must carry */
@@ -666,6 +676,22 @@ give_up_if_stuck(struct sl_link *l, uint64_t now_ns)
 	rx_reset(l);
 }
 
+/*
+ * RIFL's slots in software: a frame occupies the line for its length at conf.line_bps, and the
+ * next one goes once the line is free, so a replay, its IDLE slots and a NACK run come out at
+ * the line's pace, not at the lcore's (a veth fed faster drops the replay it asked for). Idle
+ * time is credited up to SL_LINK_SLOT_BURST_NS, so a poll may send a burst.
+ */
+static void
+slot_take(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_frame *f)
+{
+	uint64_t bytes = f->hdr_len + l->conf.wire_overhead_bytes +
+			 (f->kind == SL_LINK_FRAME_DATA ? f->body_len : 0);
+	uint64_t from = now_ns > SL_LINK_SLOT_BURST_NS ? now_ns - SL_LINK_SLOT_BURST_NS : 0;
+
+	l->slot_free_ns = SL_MAX(l->slot_free_ns, from) + sl_tx_ns_ceil(bytes, l->conf.line_bps);
+}
+
 unsigned
 sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in,
 		 unsigned n_in, unsigned *taken, struct sl_link_tx_frame *out, unsigned max)
@@ -677,6 +703,9 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 	give_up_if_stuck(l, now_ns);
 	while (n < max && more) {
 		enum sl_link_state st = tx_state(l);
+
+		if (l->conf.line_bps && now_ns < l->slot_free_ns)
+			break; /* the line is still busy with what went before */
 
 		if (st != l->state) {
 			l->state = st;
@@ -698,8 +727,8 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			replay_step(l, now_ns, &out[n]);
 			break;
 		case SL_LINK_SEND_RETRANS:
-			/* Back to back, as RIFL: the sender's ring only outlives one RTT. */
-			emit_ctrl(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
+			/* Runs, not RIFL's back-to-back stream (see the essay, "NACK runs"). */
+			more = ctrl_run(l, now_ns, SL_WIRE_KEY_RETRANS_REQ, &out[n]);
 			break;
 		case SL_LINK_LEAVE:
 			more = ctrl_run(l, now_ns, SL_WIRE_KEY_LEAVE, &out[n]);
@@ -718,24 +747,27 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
 			break;
 		}
+		if (more && l->conf.line_bps)
+			slot_take(l, now_ns, &out[n]);
 		n += more;
 	}
 	release_flush(l);
 	return n;
 }
 
-uint64_t
-sl_link_next_tx_ns(const struct sl_link *l)
+/* When the state machine next has a frame to send, the slot clock aside. */
+static uint64_t
+next_frame_ns(const struct sl_link *l)
 {
 	switch (tx_state(l)) {
 	case SL_LINK_INIT:
 	case SL_LINK_RETRANS:
-	case SL_LINK_SEND_RETRANS:
 		return 0;
 	case SL_LINK_ACK_LEAVE:
 		return 0;
 	case SL_LINK_SEND_PAUSE:
 	case SL_LINK_PAUSE:
+	case SL_LINK_SEND_RETRANS:
 	case SL_LINK_LEAVE:
 		return l->run_left ? 0 : l->run_next_ns;
 	default:
@@ -743,6 +775,14 @@ sl_link_next_tx_ns(const struct sl_link *l)
 			return 0;
 		return l->last_tx_ns + l->conf.keepalive_ns;
 	}
+}
+
+uint64_t
+sl_link_next_tx_ns(const struct sl_link *l)
+{
+	uint64_t t = next_frame_ns(l);
+
+	return l->conf.line_bps ? SL_MAX(t, l->slot_free_ns) : t;
 }
 
 /* ---------------------------------------------------------------- RX */

@@ -62,8 +62,10 @@
 #define SL_LINK_CTRL_ACCEPT 8u    /**< consecutive identical control frames to raise a flag */
 #define SL_LINK_REGULAR_CLEAR 16u /**< consecutive regular frames that lower the flags (RTL) */
 #define SL_LINK_CTRL_RUN 16u      /**< control frames sent back to back per run */
-#define SL_LINK_RING_MARGIN 32u   /**< frames added to rate x RTT when sizing the ring (RIFL) */
-#define SL_LINK_ORDER_MIN 5u      /**< smallest ring: 32 frames (> rollback + control run) */
+/** line time a burst may take ahead of the slot clock, ns: about one poll's worth of frames */
+#define SL_LINK_SLOT_BURST_NS (20 * SL_NS_PER_US)
+#define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
+#define SL_LINK_ORDER_MIN 5u    /**< smallest ring: 32 frames (> rollback + control run) */
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
@@ -108,7 +110,13 @@ struct sl_link_conf {
 	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
 	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
-	sl_link_release_t release;  /**< (required) gives handles back to the glue */
+	uint64_t line_bps;          /**< bits/s: the wire's line, RIFL's slot clock: no frame
+				     *   leaves before the ones before it have had their time on a
+				     *   line this fast, bursts of SL_LINK_SLOT_BURST_NS aside;
+				     *   0: as fast as the glue takes them */
+	uint32_t wire_overhead_bytes; /**< bytes a frame costs on the wire beyond its link header
+				       *   and body (Ethernet header, FCS, preamble, gap) */
+	sl_link_release_t release;    /**< (required) gives handles back to the glue */
 	void *release_ctx;
 };
 

@@ -171,6 +171,8 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 	xc.line_bps = o->rate_bps;
 	xc.frame_overhead_bytes = (uint32_t)sl_wire_hdr_len(&lc.fmt) + WIRE_EXTRA;
 	lc.fc_frames = sl_link_fc_frames(o->rate_bps, rtt_ns, SEG_BYTES) + 64;
+	lc.line_bps = o->rate_bps; /* the link's own frames keep to the wire, as the daemon's */
+	lc.wire_overhead_bytes = WIRE_EXTRA;
 	h->l = sl_link_create(&lc);
 	h->t = sl_xport_traffic_create(&tc);
 	xc.on_recv = sl_xport_traffic_on_recv;

@@ -748,6 +748,67 @@ sender(const struct sl_wire_fmt *fmt, enum sl_link_replay replay, unsigned n, in
 	return l;
 }
 
+/*
+ * RIFL's slot clock: with line_bps set, a replay (ring frames and IDLE slots) leaves at the
+ * line's pace after one burst's credit, never as fast as the caller asks.
+ */
+static void
+sl_link_tx_burst__replay_paced_at_the_line(void **state)
+{
+	struct sl_link_conf c = {
+		.fmt = faithful,
+		.ring_order = ORDER,
+		.replay = SL_LINK_REPLAY_RING,
+		.keepalive_ns = KEEPALIVE_NS,
+		.ctrl_interval_ns = CTRL_NS,
+		.fc_frames = FC_FRAMES,
+		.line_bps = 8 * SL_BPS_PER_GBPS, /* 1 byte per ns */
+		.wire_overhead_bytes = 38,
+		.release = release_cb,
+	};
+	struct sl_link *l = sl_link_create(&c);
+	struct sl_link_tx_frame out[512];
+	uint64_t bytes = 0, now = SL_NS_PER_MS, t;
+	unsigned n, sent = 0;
+
+	struct sl_link_tx_desc in[8];
+	static uint8_t body[BODY];
+	int h[8];
+
+	(void)state;
+	assert_non_null(l);
+	n_released = 0;
+	sync_rx(l, &faithful);
+	for (unsigned i = 0; i < 8; i++)
+		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
+	assert_int_equal(sl_link_tx_burst(l, now, in, 8, &n, out, 64), 16 + 8); /* IDs 0..23 */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	assert_int_equal(sl_link_state(l), SL_LINK_RETRANS);
+	now += SL_NS_PER_MS;
+	/* One call: only what SL_LINK_SLOT_BURST_NS of line time holds. */
+	n = tx(l, now, out, 512);
+	for (unsigned i = 0; i < n; i++)
+		bytes += out[i].hdr_len + 38u +
+			 (out[i].kind == SL_LINK_FRAME_DATA ? out[i].body_len : 0);
+	assert_true(n > 0 && n < 512);
+	assert_true(bytes >= SL_LINK_SLOT_BURST_NS && bytes < SL_LINK_SLOT_BURST_NS + 100);
+	t = sl_link_next_tx_ns(l);
+	assert_true(t > now);
+	assert_int_equal(tx(l, t - 1, out, 512), 0);
+	/* Then one frame per frame time: over 100 us, about 100 us of line bytes. */
+	bytes = 0;
+	for (now = t; now < t + 100 * SL_NS_PER_US; now += 1000) {
+		n = tx(l, now, out, 512);
+		sent += n;
+		for (unsigned i = 0; i < n; i++)
+			bytes += out[i].hdr_len + 38u +
+				 (out[i].kind == SL_LINK_FRAME_DATA ? out[i].body_len : 0);
+	}
+	assert_true(sent > 0);
+	assert_true(bytes >= 99 * 1000 && bytes <= 101 * 1000 + 100);
+	sl_link_free(l);
+}
+
 static void
 sl_link_tx_burst__replay_whole_ring_interleaved_with_tail(void **state)
 {
@@ -858,18 +919,20 @@ sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers(void **state)
 }
 
 static void
-sl_link_tx_burst__nack_back_to_back_while_rx_in_error(void **state)
+sl_link_tx_burst__nack_runs_while_rx_in_error(void **state)
 {
-	struct sl_link_tx_frame out[8];
+	struct sl_link_tx_frame out[2 * SL_LINK_CTRL_RUN];
 	int h[1];
 	struct sl_link *l = sender(&extended, SL_LINK_REPLAY_RING, 1, h);
 	struct fr f = data_frame(&extended, 17, 0);
+	uint64_t every = CTRL_NS; /* the sender's ctrl_interval_ns */
 
 	(void)state;
 	feed(l, 0, &f, NULL); /* 16 missing */
 	assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
-	assert_int_equal(tx(l, 0, out, 8), 8);
-	for (int i = 0; i < 8; i++) {
+	/* One run at once: more than the peer's filter needs, then nothing until the next. */
+	assert_int_equal(tx(l, 0, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	for (unsigned i = 0; i < SL_LINK_CTRL_RUN; i++) {
 		struct sl_wire_frame d;
 
 		assert_int_equal(sl_wire_decode(&extended, out[i].hdr, out[i].hdr_len, &d),
@@ -877,7 +940,10 @@ sl_link_tx_burst__nack_back_to_back_while_rx_in_error(void **state)
 		assert_int_equal(d.key, SL_WIRE_KEY_RETRANS_REQ);
 		assert_int_equal(d.arg, 0); /* thr 16 - 16: the first ID this end needs */
 	}
-	assert_int_equal(sl_link_next_tx_ns(l), 0);
+	assert_int_equal(sl_link_next_tx_ns(l), every);
+	assert_int_equal(tx(l, every - 1, out, 2 * SL_LINK_CTRL_RUN), 0);
+	assert_int_equal(tx(l, every, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	assert_int_equal(sl_link_stat(l, tx_retrans_req), 2 * SL_LINK_CTRL_RUN);
 	sl_link_free(l);
 }
 
@@ -1258,7 +1324,8 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__replay_repeats_while_nack_keeps_arriving),
 		cmocka_unit_test(sl_link_tx_burst__replay_from_first_missing_in_extended_mode),
 		cmocka_unit_test(sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers),
-		cmocka_unit_test(sl_link_tx_burst__nack_back_to_back_while_rx_in_error),
+		cmocka_unit_test(sl_link_tx_burst__nack_runs_while_rx_in_error),
+		cmocka_unit_test(sl_link_tx_burst__replay_paced_at_the_line),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
