@@ -544,6 +544,28 @@ sl_sched_next_burst__round_robin_several_per_visit(void **state)
 
 /* ---- rate credit ---- */
 
+/* Departure times of the next n segments, driving the engine from deadline to deadline. */
+static void
+departures(struct sl_sched *s, uint64_t *now, struct sl_seg *segs, uint64_t *at, unsigned n)
+{
+	struct sl_seg out[8];
+
+	for (unsigned k = 0; k < n;) {
+		unsigned got = sl_sched_next_burst(s, *now, out, 8);
+
+		for (unsigned i = 0; i < got && k < n; i++, k++) {
+			segs[k] = out[i];
+			at[k] = *now;
+		}
+		if (k < n) {
+			uint64_t d = sl_sched_next_deadline(s);
+
+			assert_true(d != UINT64_MAX);
+			*now = SL_MAX(*now + 1, d);
+		}
+	}
+}
+
 static void
 sl_sched_next_burst__rate_appendix_b_600ns(void **state)
 {
@@ -557,28 +579,20 @@ sl_sched_next_burst__rate_appendix_b_600ns(void **state)
 	struct sl_sched *s = mk(1, 128);
 	struct sl_flow_conf fc = {
 		.proto = "t_rate", .seg_bytes = 1500, .init_rate_bps = 20 * SL_BPS_PER_GBPS};
-	struct sl_seg out[4];
+	struct sl_seg segs[40];
 	uint64_t now = 0, at[40];
-	unsigned k = 0;
 
 	(void)state;
 	assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
 	sl_sched_flow_push(s, 0, 100, 1500);
-	assert_int_equal(sl_sched_next_burst(s, 0, out, 4), 1);
-	at[k++] = 0;
+	departures(s, &now, segs, at, 1);
+	assert_int_equal(at[0], 0);
 	/* the active stage announced queue_stop (11) slots; one was released and sent */
 	assert_int_equal(view(s, 0).queued, 10);
 	assert_int_equal(view(s, 0).snd_nxt, 1);
-	while (k < SL_ARRAY_SIZE(at)) {
-		uint64_t d = sl_sched_next_deadline(s);
-
-		assert_true(d > now && d != UINT64_MAX);
-		now = d;
-		for (unsigned n = sl_sched_next_burst(s, now, out, 4); n; n--)
-			at[k++] = now;
-	}
+	departures(s, &now, segs + 1, at + 1, SL_ARRAY_SIZE(at) - 1);
 	assert_true(at[1] >= 600 && at[1] <= 600 + SL_NS_PER_US);
-	for (k = 2; k < SL_ARRAY_SIZE(at); k++)
+	for (unsigned k = 2; k < SL_ARRAY_SIZE(at); k++)
 		assert_int_equal(at[k], 600 * k);
 	assert_int_equal(stats(s).pace_released, SL_ARRAY_SIZE(at));
 	sl_sched_free(s);
@@ -673,28 +687,6 @@ sl_sched_incoming__rate_change_reschedules(void **state)
 }
 
 /* ---- pacing: caps, lengths, lost before new ---- */
-
-/* Departure times of the next n segments, driving the engine from deadline to deadline. */
-static void
-departures(struct sl_sched *s, uint64_t *now, struct sl_seg *segs, uint64_t *at, unsigned n)
-{
-	struct sl_seg out[8];
-
-	for (unsigned k = 0; k < n;) {
-		unsigned got = sl_sched_next_burst(s, *now, out, 8);
-
-		for (unsigned i = 0; i < got && k < n; i++, k++) {
-			segs[k] = out[i];
-			at[k] = *now;
-		}
-		if (k < n) {
-			uint64_t d = sl_sched_next_deadline(s);
-
-			assert_true(d != UINT64_MAX);
-			*now = SL_MAX(*now + 1, d);
-		}
-	}
-}
 
 /* A window flow with a cap leaves at the cap, charged its length plus the wire overhead. */
 static void
