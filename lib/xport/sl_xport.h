@@ -159,7 +159,8 @@ struct sl_xport_stats {
 	uint64_t tx_rtx;
 	uint64_t tx_fb;
 	uint64_t tx_stale;
-	uint64_t fb_queue_full;
+	uint64_t fb_held;
+	uint64_t fb_merged;
 	uint64_t fb_encode_errors;
 	uint64_t post_refused;
 	uint64_t msgs_posted;

@@ -13,8 +13,9 @@
  * Receive side. Data frames are decoded, checked against the QP table and handed to lib/recv in
  * bursts with the frame handle; the receiver's actions come back as deliveries in PSN order
  * (the frame is read again through conf->frame, given to on_recv as a segment, and released),
- * reorder-buffer stores (held), drops (released) and feedback, which is encoded at once into a
- * ring of frames that tx_burst sends before any data. The MSN and opcode of every delivered
+ * reorder-buffer stores (held), drops (released) and feedback, which goes to the feedback queue
+ * (fbq.c: a ring of frames, and per QP what it had no room for, merged, never dropped) that
+ * tx_burst empties before it sends any data. The MSN and opcode of every delivered
  * packet must continue the message in progress; a packet that does not (a peer that lost its
  * state, a forged frame) is counted in rx_bad_sequence and the message it breaks is not
  * delivered further.
@@ -29,10 +30,11 @@
 #include "sl_recv_rtx.h"
 #include "sl_xport.h"
 #include "sl_xport_fb.h"
+#include "sl_xport_fbq.h"
 #include "sl_xport_proto.h"
 
 #define XP_RX_BATCH 32u   /**< data frames handed to the receiver per call */
-#define XP_FBQ_SLOTS 256u /**< feedback frames queued for tx_burst, power of two */
+#define XP_FBQ_SLOTS 256u /**< feedback frames the ring keeps (more are held per QP) */
 #define XP_EVENTS_MAX 64u /**< scheduler events one NACK may become */
 #define XP_SEGS 32u       /**< scheduler decisions asked for at a time */
 
@@ -53,8 +55,10 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, tx_rtx, "data packets built, retransmissions"),
 	SL_STAT(struct sl_xport_stats, tx_fb, "feedback frames built"),
 	SL_STAT(struct sl_xport_stats, tx_stale, "scheduler picks of a retired message, skipped"),
-	SL_STAT(struct sl_xport_stats, fb_queue_full,
-		"feedback lost: queue full (a later one repairs)"),
+	SL_STAT(struct sl_xport_stats, fb_held,
+		"feedback frames the queue's ring had no room for, held per QP"),
+	SL_STAT(struct sl_xport_stats, fb_merged,
+		"held feedback folded into a newer frame of its QP (counts kept)"),
 	SL_STAT(struct sl_xport_stats, fb_encode_errors, "feedback the wire encoder refused"),
 	SL_STAT(struct sl_xport_stats, post_refused, "post_send refused: send queue full"),
 	SL_STAT(struct sl_xport_stats, msgs_posted, "messages posted"),
@@ -132,8 +136,7 @@ struct sl_xport {
 	struct sq_ent *sq_mem;      /**< [max_qps * sq_depth] */
 	struct sl_recv_action *act; /**< [act_max] */
 	unsigned act_max;
-	struct sl_xport_tx_frame *fbq; /**< [XP_FBQ_SLOTS] feedback to send */
-	uint32_t fbq_head, fbq_count;
+	struct sl_xport_fbq *fbq; /**< feedback to send */
 	struct sl_xhdr_rejects rej;
 	struct sl_xport_stats st;
 };
@@ -195,7 +198,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	x->act = calloc(x->act_max, sizeof(*x->act));
 	x->qp = calloc(c.max_qps, sizeof(*x->qp));
 	x->sq_mem = calloc((size_t)c.max_qps * c.sq_depth, sizeof(*x->sq_mem));
-	x->fbq = calloc(XP_FBQ_SLOTS, sizeof(*x->fbq));
+	x->fbq = sl_xport_fbq_create(c.max_qps, XP_FBQ_SLOTS, c.min_frame_bytes, &x->st);
 	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->fbq == NULL) {
 		errno = ENOMEM;
 		goto fail;
@@ -242,7 +245,7 @@ sl_xport_free(struct sl_xport *x)
 	sl_recv_rtx_free(x->rtx);
 	sl_recv_free(x->r);
 	sl_sched_free(x->e);
-	free(x->fbq);
+	sl_xport_fbq_free(x->fbq);
 	free(x->sq_mem);
 	free(x->qp);
 	free(x->act);
@@ -489,6 +492,7 @@ sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns)
 	if (!q->failed)
 		stop_sender(x, qpn, q, -ECANCELED, now_ns);
 	close_receiver(x, qpn);
+	sl_xport_fbq_forget(x->fbq, qpn);
 	q->open = false;
 	q->failed = false;
 	return 0;
@@ -499,30 +503,14 @@ sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns)
 static void
 queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 {
-	struct sl_xport_tx_frame *f;
 	struct sl_xfb fb;
-	int n;
 
-	if (x->fbq_count == XP_FBQ_SLOTS) {
-		sl_stat_add(&x->st.fb_queue_full, 1);
-		return;
-	}
-	f = &x->fbq[(x->fbq_head + x->fbq_count) & (XP_FBQ_SLOTS - 1)];
-	n = sl_xport_fb_from_recv(a, &fb);
-	fb.qpn = x->qp[a->conn].peer_qpn;
-	if (n == 0)
-		n = sl_xfb_encode(&fb, f->hdr, sizeof(f->hdr));
-	if (n < 0) {
+	if (sl_xport_fb_from_recv(a, &fb) != 0) {
 		sl_stat_add(&x->st.fb_encode_errors, 1);
 		return;
 	}
-	f->hdr_len = (uint16_t)n;
-	f->pad_bytes =
-		(uint16_t)(x->c.min_frame_bytes > (uint32_t)n ? x->c.min_frame_bytes - n : 0);
-	f->payload = NULL;
-	f->payload_len = 0;
-	f->qpn = a->conn;
-	x->fbq_count++;
+	fb.qpn = x->qp[a->conn].peer_qpn;
+	sl_xport_fbq_push(x->fbq, a->conn, &fb);
 }
 
 /* A packet the receiver delivers in order: the next piece of the QP's message in progress. */
@@ -771,11 +759,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 
 	if (sl_recv_next_deadline(x->r) <= now_ns)
 		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
-	while (n < max && x->fbq_count) {
-		out[n++] = x->fbq[x->fbq_head];
-		x->fbq_head = (x->fbq_head + 1) & (XP_FBQ_SLOTS - 1);
-		x->fbq_count--;
-	}
+	n = sl_xport_fbq_pop(x->fbq, out, max);
 	if (n)
 		sl_stat_add(&x->st.tx_fb, n);
 	while (n < max) {
@@ -800,7 +784,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 uint64_t
 sl_xport_next_deadline(const struct sl_xport *x)
 {
-	if (x->fbq_count)
+	if (sl_xport_fbq_busy(x->fbq))
 		return 0;
 	return SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
 }
@@ -874,7 +858,8 @@ sl_xport_bytes_per_qp(const struct sl_xport *x)
 	rc.window_pkts = x->c.window_pkts;
 	sl_recv_mem(&rc, &m);
 	return sizeof(struct xqp) + (size_t)x->c.sq_depth * sizeof(struct sq_ent) +
-	       sl_sched_bytes_per_flow(x->e) + m.conn_ctx_bytes + sl_recv_rtx_flow_bytes();
+	       sl_sched_bytes_per_flow(x->e) + m.conn_ctx_bytes + sl_recv_rtx_flow_bytes() +
+	       sl_xport_fbq_bytes_per_qp();
 }
 
 void

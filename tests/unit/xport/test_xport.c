@@ -108,22 +108,25 @@ wire_put(struct wire *w, struct frame *f, uint64_t now_ns)
 	}
 }
 
-/* Frames due by now_ns into rx (at most max), oldest slots first. */
+/*
+ * Frames due by now_ns into rx (at most max) in the order they were put: the wire reorders only
+ * what `reorder` delays.
+ */
 static unsigned
 wire_take(struct wire *w, uint64_t now_ns, struct sl_xport_rx_frame *rx, unsigned max)
 {
-	unsigned n = 0;
+	unsigned n = 0, kept = 0;
 
-	for (unsigned i = 0; i < w->n && n < max;) {
+	for (unsigned i = 0; i < w->n; i++) {
 		struct frame *f = w->slot[i];
 
-		if (f->at_ns > now_ns) {
-			i++;
-			continue;
-		}
-		rx[n++] = (struct sl_xport_rx_frame){.buf = f->buf, .len = f->len, .handle = f};
-		w->slot[i] = w->slot[--w->n];
+		if (f->at_ns <= now_ns && n < max)
+			rx[n++] = (struct sl_xport_rx_frame){
+				.buf = f->buf, .len = f->len, .handle = f};
+		else
+			w->slot[kept++] = f;
 	}
+	w->n = kept;
 	return n;
 }
 
@@ -192,9 +195,9 @@ forge(struct wire *w, uint64_t now_ns)
 		frame_release(NULL, f);
 }
 
-/* One step of one side: receive what arrived, post, send what the wire takes. */
+/* One step of one side: receive what arrived, post, send what the wire takes (max frames). */
 static void
-side_step(struct side *s, struct wire *in, struct wire *out, uint64_t now_ns)
+side_step(struct side *s, struct wire *in, struct wire *out, uint64_t now_ns, unsigned max)
 {
 	struct sl_xport_rx_frame rx[64];
 	struct sl_xport_tx_frame tx[WIRE_PKTS_PER_STEP];
@@ -203,7 +206,7 @@ side_step(struct side *s, struct wire *in, struct wire *out, uint64_t now_ns)
 	while ((n = wire_take(in, now_ns, rx, SL_ARRAY_SIZE(rx))) > 0)
 		sl_xport_rx_burst(s->x, now_ns, rx, n);
 	sl_xport_traffic_post(s->t, s->x, now_ns, 64);
-	n = sl_xport_tx_burst(s->x, now_ns, tx, WIRE_PKTS_PER_STEP);
+	n = max ? sl_xport_tx_burst(s->x, now_ns, tx, SL_MIN(max, WIRE_PKTS_PER_STEP)) : 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = tx[i].hdr_len + tx[i].payload_len + tx[i].pad_bytes;
 		struct frame *f = frame_new(len);
@@ -221,9 +224,12 @@ struct run {
 	const char *proto;
 	uint8_t recv_mode;
 	double loss, dup, reorder;
-	double hostile;         /**< chance per step and direction of one forged frame */
-	uint32_t qps;           /**< QPs each way (0: QPS) */
-	uint64_t qp_timeout_ns; /**< a QP fails after this long without progress (0: default) */
+	double hostile;          /**< chance per step and direction of one forged frame */
+	uint32_t qps;            /**< QPs each way (0: QPS) */
+	uint64_t qp_timeout_ns;  /**< a QP fails after this long without progress (0: default) */
+	uint64_t rto_ns;         /**< every QP's RTO, IRN's RTO_low and RTO_high too (0: 200 us) */
+	uint64_t stall_ns;       /**< b sends nothing for this long ... */
+	uint64_t stall_every_ns; /**< ... at the start of every period this long (0: never) */
 	uint32_t min_bytes, max_bytes;
 	uint64_t msgs;
 	uint64_t seed;
@@ -260,9 +266,11 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 					      .first_psn =
 						      (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
 					      .init_rate_bps = 4 * SL_BPS_PER_GBPS,
-					      .rto_ns = 200 * SL_NS_PER_US,
+					      .rto_ns = r->rto_ns ? r->rto_ns : 200 * SL_NS_PER_US,
 					      .timeout_ns = r->qp_timeout_ns};
 
+		if (r->rto_ns && strcmp(r->proto, "irn") == 0)
+			qc.param[1] = qc.param[2] = r->rto_ns; /* IRN times out on its own */
 		assert_int_equal(sl_xport_qp_open(s->x, &qc, now), 0);
 		assert_int_equal(sl_xport_traffic_qp(s->t, q, q, true, true), 0);
 	}
@@ -333,8 +341,10 @@ run_pair(const struct run *r, struct result *res)
 		for (int i = 0; i < 2 && r->hostile > 0; i++)
 			if (sl_rng_double(&w[i].rng) < r->hostile)
 				forge(&w[i], now);
-		side_step(&s[0], &w[1], &w[0], now);
-		side_step(&s[1], &w[0], &w[1], now);
+		bool stalled = r->stall_every_ns && now % r->stall_every_ns < r->stall_ns;
+
+		side_step(&s[0], &w[1], &w[0], now, WIRE_PKTS_PER_STEP);
+		side_step(&s[1], &w[0], &w[1], now, stalled ? 0 : WIRE_PKTS_PER_STEP);
 		if (sl_xport_traffic_done(s[0].t) && sl_xport_traffic_done(s[1].t)) {
 			struct sl_xport_traffic_stats a, b;
 
@@ -433,6 +443,62 @@ xport__every_program_lossless_no_retransmission(void **state)
 				    res.rtx);
 		assert_int_equal(res.rtx, 0);
 	}
+}
+
+/*
+ * A port that cannot send for a while (a link replaying or paused) while data keeps arriving:
+ * b's feedback outgrows the endpoint's ring of frames, and none of it may be lost. Two shapes,
+ * every program, RTO 20 ms, nothing lost on the wire, so no retransmission:
+ *   - b stalls for the first 2 ms, and a's 10 messages on each of 6 QPs (less than a window
+ *     each, more than the ring's worth in all) arrive inside the stall: the newest ACKs are the
+ *     ones past the ring, and nothing after them would repair their loss before the RTO;
+ *   - b stalls 1 ms of every 3 ms under 200 messages per QP: held feedback merges, again and
+ *     again, with everything the programs read from it.
+ * (A window program sends little before its first ACK and NDP only what b's PULLs grant, so
+ * their ring does not always fill; the others' does.)
+ */
+static void
+xport__feedback_outlives_a_stalled_port(void **state)
+{
+	static const struct {
+		uint64_t stall_ns, every_ns, msgs;
+		uint32_t qps, max_bytes;
+	} shape[] = {
+		{2 * SL_NS_PER_MS, SL_NS_PER_S, 24, 6, 16384},
+		{SL_NS_PER_MS, 3 * SL_NS_PER_MS, 200, QPS, 65536},
+	};
+	uint64_t held = 0;
+
+	(void)state;
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(shape); k++) {
+		for (unsigned i = 0; i < sl_proto_count(); i++) {
+			struct run r = {.proto = sl_proto_at(i)->name,
+					.recv_mode = SL_RECV_MELO,
+					.rto_ns = 20 * SL_NS_PER_MS,
+					.stall_ns = shape[k].stall_ns,
+					.stall_every_ns = shape[k].every_ns,
+					.qps = shape[k].qps,
+					.min_bytes = 1,
+					.max_bytes = shape[k].max_bytes,
+					.msgs = shape[k].msgs,
+					.seed = 61 + i};
+			struct result res;
+
+			run_pair(&r, &res);
+			expect_all_delivered(&r, &res);
+			print_message(
+				"stall %" PRIu64 " us every %" PRIu64 " us, %s: b held %" PRIu64
+				" feedback frames, merged %" PRIu64 "\n",
+				shape[k].stall_ns / SL_NS_PER_US, shape[k].every_ns / SL_NS_PER_US,
+				r.proto, res.x[1].fb_held, res.x[1].fb_merged);
+			held += res.x[1].fb_held;
+			if (res.rtx)
+				print_error("%s: %" PRIu64 " retransmissions with nothing lost\n",
+					    r.proto, res.rtx);
+			assert_int_equal(res.rtx, 0);
+		}
+	}
+	assert_true(held > 0); /* the ring did fill */
 }
 
 static void
@@ -539,8 +605,8 @@ run_until(struct side *s, struct wire *w, uint64_t *now, uint64_t limit_ns,
 	  bool (*done)(struct side *s))
 {
 	for (; *now < limit_ns; *now += STEP_NS) {
-		side_step(&s[0], &w[1], &w[0], *now);
-		side_step(&s[1], &w[0], &w[1], *now);
+		side_step(&s[0], &w[1], &w[0], *now, WIRE_PKTS_PER_STEP);
+		side_step(&s[1], &w[0], &w[1], *now, WIRE_PKTS_PER_STEP);
 		if (done(s))
 			return true;
 	}
@@ -653,6 +719,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(xport__every_program_lossless_no_retransmission),
+		cmocka_unit_test(xport__feedback_outlives_a_stalled_port),
 		cmocka_unit_test(xport__every_program_one_percent_loss),
 		cmocka_unit_test(xport__reorder_duplicate_and_loss),
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fbq.c - the endpoint's outgoing feedback (sl_xport_fbq.h): a ring of frames, and per QP what
+ * the ring had no room for.
+ *
+ * The receiver answers data as it arrives: an ACK per ack_every_pkts packets or ack_delay_ns, a
+ * NACK per new hole, a CNP per cnp_interval, a PULL per arrival. tx_burst sends those frames
+ * before any data, oldest first, from a ring of encoded frames. The ring fills when the port
+ * cannot send for a while (a link replaying or paused, a peer draining slowly) while data keeps
+ * arriving. Dropping feedback then loses, sooner or later, the one ACK a QP at a window of one
+ * segment waits for: nothing later repairs it, and the sender's RTO fires under a link that
+ * lost nothing. So nothing is dropped. Feedback the ring has no room for is held per QP and
+ * merged with what that QP already holds, the way a delayed ACK merges arrivals:
+ *   - an ACK onto a held ACK: the newer one stands (cumulative ACK, SACK, echoed send time),
+ *     the packet and ECN-CE counts add up, so every accepted packet is still counted once;
+ *   - a NACK: a held ACK is older, so its counts fold into the NACK; a held NACK merges with
+ *     it, the newer holes first, then the older ones still at or above its cumulative ACK, up
+ *     to SL_XFB_HOLES;
+ *   - a CNP: one held CNP stands for several (a DCQCN sender cuts at most once per CNP
+ *     interval anyway);
+ *   - a PULL: each one grants a segment, so they are counted, and each is sent in order.
+ * Every fold is counted in fb_merged (it may supersede an older SACK, echo or hole); the
+ * cumulative state is never lost. Once anything is held, new feedback is held too, so frames
+ * leave in the order the receiver made them: the ring first, then each holding QP (its NACK,
+ * ACK, CNP, then its PULLs) in the order it began to hold. A QP is in the holding FIFO at most
+ * once, so the FIFO cannot overflow.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sl_common.h"
+#include "sl_seq.h"
+#include "sl_xport_fbq.h"
+
+enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2 };
+
+/* What one QP holds. */
+struct held {
+	struct sl_xfb nack; /**< HELD_NACK; older than ack */
+	struct sl_xfb ack;  /**< HELD_ACK */
+	uint32_t peer_qpn;  /**< the QP every held frame names */
+	uint32_t cnp_ack;   /**< HELD_CNP: the newest CNP's cumulative ACK */
+	uint32_t pull_ack;  /**< the newest held PULL's cumulative ACK (every one carries it) */
+	uint32_t pull_seq;  /**< pull_seq of the newest held PULL */
+	uint32_t pulls;     /**< PULLs held, the last one pull_seq */
+	uint8_t bits;       /**< HELD_* */
+	bool queued;        /**< in the holding FIFO */
+};
+
+struct sl_xport_fbq {
+	struct sl_xport_tx_frame *ring; /**< [ring_mask + 1] encoded frames */
+	uint32_t ring_mask, ring_head, ring_count;
+	struct held *held; /**< [max_qps] */
+	uint32_t *fifo;    /**< [max_qps] QPs holding, in the order they began */
+	uint32_t max_qps, fifo_head, fifo_count;
+	uint32_t min_frame_bytes;
+	struct sl_xport_stats *st;
+};
+
+struct sl_xport_fbq *
+sl_xport_fbq_create(uint32_t max_qps, uint32_t ring_slots, uint32_t min_frame_bytes,
+		    struct sl_xport_stats *st)
+{
+	struct sl_xport_fbq *q;
+
+	if (max_qps == 0 || ring_slots == 0 || (ring_slots & (ring_slots - 1)) || st == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (q == NULL)
+		return NULL;
+	q->ring = calloc(ring_slots, sizeof(*q->ring));
+	q->held = calloc(max_qps, sizeof(*q->held));
+	q->fifo = calloc(max_qps, sizeof(*q->fifo));
+	if (q->ring == NULL || q->held == NULL || q->fifo == NULL) {
+		sl_xport_fbq_free(q);
+		errno = ENOMEM;
+		return NULL;
+	}
+	q->ring_mask = ring_slots - 1;
+	q->max_qps = max_qps;
+	q->min_frame_bytes = min_frame_bytes;
+	q->st = st;
+	return q;
+}
+
+void
+sl_xport_fbq_free(struct sl_xport_fbq *q)
+{
+	if (q == NULL)
+		return;
+	free(q->ring);
+	free(q->held);
+	free(q->fifo);
+	free(q);
+}
+
+static bool
+encode(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb, struct sl_xport_tx_frame *f)
+{
+	int n = sl_xfb_encode(fb, f->hdr, sizeof(f->hdr));
+
+	if (n < 0) {
+		sl_stat_add(&q->st->fb_encode_errors, 1);
+		return false;
+	}
+	f->hdr_len = (uint16_t)n;
+	f->pad_bytes = (uint16_t)(q->min_frame_bytes > (uint32_t)n ? q->min_frame_bytes - n : 0);
+	f->payload = NULL;
+	f->payload_len = 0;
+	f->qpn = qpn;
+	return true;
+}
+
+static uint16_t
+add_sat16(uint16_t a, uint16_t b)
+{
+	return (uint16_t)SL_MIN((uint32_t)a + b, UINT16_MAX);
+}
+
+/* The counts of older feedback into newer: every accepted packet still counted once. */
+static void
+add_counts(struct sl_xfb *newer, const struct sl_xfb *older)
+{
+	newer->acked_pkts = add_sat16(newer->acked_pkts, older->acked_pkts);
+	newer->ce_pkts = add_sat16(newer->ce_pkts, older->ce_pkts);
+}
+
+/* Older NACK holes that the newer NACK does not name and its cumulative ACK has not passed. */
+static void
+merge_holes(struct sl_xfb *newer, const struct sl_xfb *older)
+{
+	for (unsigned i = 0; i < older->nholes && newer->nholes < SL_XFB_HOLES; i++) {
+		const struct sl_xfb_hole *o = &older->hole[i];
+		bool named = false;
+
+		if (sl_seq_lt(o->start_psn, newer->ack_psn))
+			continue;
+		for (unsigned j = 0; j < newer->nholes; j++)
+			named |= sl_seq_lt(o->start_psn,
+					   newer->hole[j].start_psn + newer->hole[j].len_pkts) &&
+				 sl_seq_lt(newer->hole[j].start_psn, o->start_psn + o->len_pkts);
+		if (!named)
+			newer->hole[newer->nholes++] = *o;
+	}
+}
+
+static void
+hold(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
+{
+	struct held *h = &q->held[qpn];
+	struct sl_xfb n = *fb;
+	unsigned folded = 0;
+
+	h->peer_qpn = fb->qpn;
+	switch (fb->opcode) {
+	case SL_XOP_ACK:
+		if (h->bits & HELD_ACK) {
+			add_counts(&n, &h->ack);
+			n.flags |= h->ack.flags & SL_XFB_F_ECN;
+			folded++;
+		}
+		h->ack = n;
+		h->bits |= HELD_ACK;
+		break;
+	case SL_XOP_NACK:
+		if (h->bits & HELD_ACK) {
+			add_counts(&n, &h->ack);
+			h->bits &= (uint8_t)~HELD_ACK;
+			folded++;
+		}
+		if (h->bits & HELD_NACK) {
+			add_counts(&n, &h->nack);
+			merge_holes(&n, &h->nack);
+			folded++;
+		}
+		h->nack = n;
+		h->bits |= HELD_NACK;
+		break;
+	case SL_XOP_CNP:
+		folded += (h->bits & HELD_CNP) != 0;
+		h->bits |= HELD_CNP;
+		h->cnp_ack = fb->ack_psn;
+		break;
+	default: /* SL_XOP_PULL */
+		h->pulls++;
+		h->pull_seq = fb->pull_seq;
+		h->pull_ack = fb->ack_psn;
+		break;
+	}
+	sl_stat_add(&q->st->fb_held, 1);
+	if (folded)
+		sl_stat_add(&q->st->fb_merged, folded);
+	if (!h->queued) {
+		q->fifo[(q->fifo_head + q->fifo_count) % q->max_qps] = qpn;
+		q->fifo_count++;
+		h->queued = true;
+	}
+}
+
+void
+sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
+{
+	if (q->fifo_count == 0 && q->ring_count <= q->ring_mask) {
+		if (encode(q, qpn, fb, &q->ring[(q->ring_head + q->ring_count) & q->ring_mask]))
+			q->ring_count++;
+		return;
+	}
+	hold(q, qpn, fb);
+}
+
+/* QP qpn's held frames, oldest first, up to max. */
+static unsigned
+drain(struct sl_xport_fbq *q, uint32_t qpn, struct held *h, struct sl_xport_tx_frame *out,
+      unsigned max)
+{
+	unsigned n = 0;
+
+	if ((h->bits & HELD_NACK) && n < max) {
+		n += encode(q, qpn, &h->nack, &out[n]);
+		h->bits &= (uint8_t)~HELD_NACK;
+	}
+	if ((h->bits & HELD_ACK) && n < max) {
+		n += encode(q, qpn, &h->ack, &out[n]);
+		h->bits &= (uint8_t)~HELD_ACK;
+	}
+	if ((h->bits & HELD_CNP) && n < max) {
+		struct sl_xfb cnp = {
+			.opcode = SL_XOP_CNP, .qpn = h->peer_qpn, .ack_psn = h->cnp_ack};
+
+		n += encode(q, qpn, &cnp, &out[n]);
+		h->bits &= (uint8_t)~HELD_CNP;
+	}
+	while (h->pulls && n < max) {
+		struct sl_xfb pull = {.opcode = SL_XOP_PULL,
+				      .qpn = h->peer_qpn,
+				      .ack_psn = h->pull_ack,
+				      .pull_seq = h->pull_seq - --h->pulls};
+
+		n += encode(q, qpn, &pull, &out[n]);
+	}
+	return n;
+}
+
+unsigned
+sl_xport_fbq_pop(struct sl_xport_fbq *q, struct sl_xport_tx_frame *out, unsigned max)
+{
+	unsigned n = 0;
+
+	while (n < max && q->ring_count) {
+		out[n++] = q->ring[q->ring_head];
+		q->ring_head = (q->ring_head + 1) & q->ring_mask;
+		q->ring_count--;
+	}
+	while (n < max && q->fifo_count) {
+		uint32_t qpn = q->fifo[q->fifo_head];
+		struct held *h = &q->held[qpn];
+
+		n += drain(q, qpn, h, &out[n], max - n);
+		if (h->bits || h->pulls)
+			break; /* no room for the rest */
+		h->queued = false;
+		q->fifo_head = (q->fifo_head + 1) % q->max_qps;
+		q->fifo_count--;
+	}
+	return n;
+}
+
+bool
+sl_xport_fbq_busy(const struct sl_xport_fbq *q)
+{
+	return q->ring_count || q->fifo_count;
+}
+
+void
+sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
+{
+	q->held[qpn].bits = 0;
+	q->held[qpn].pulls = 0;
+}
+
+size_t
+sl_xport_fbq_bytes_per_qp(void)
+{
+	return sizeof(struct held) + sizeof(uint32_t);
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_fbq.c - the endpoint's feedback queue loses nothing a sender reads: after any sequence
+ * of pushes and pops of every size, per QP, the frames that come out decode, keep the order
+ * the receiver made them in (cumulative ACKs never go back), end on the newest cumulative
+ * ACK, count every accepted and ECN-CE packet exactly once, carry every PULL in order, and
+ * name every hole of the newest NACK that its cumulative ACK has not passed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sl_rng.h"
+#include "sl_seq.h"
+#include "sl_xport_fbq.h"
+
+#define QPS 8u
+#define RING 16u
+#define MIN_FRAME 44u
+#define WINDOW 1024u
+
+/* What the receiver of one QP made, and what came out of the queue. */
+struct qp_model {
+	uint32_t first;     /**< its first cumulative ACK */
+	uint32_t rcv_nxt;   /**< the receiver's cumulative ACK */
+	uint32_t pull_seq;  /**< PULLs made */
+	uint64_t acked, ce; /**< packets counted in pushed ACKs and NACKs */
+	uint64_t cnps;      /**< CNPs pushed */
+	struct sl_xfb last; /**< the newest ACK or NACK pushed */
+	bool any;           /**< one was pushed */
+	/* out */
+	uint32_t out_ack;  /**< cumulative ACK of the newest frame out */
+	uint32_t out_pull; /**< pull_seq of the newest PULL out */
+	uint64_t out_acked, out_ce, out_cnps;
+	struct sl_xfb out_last; /**< the newest ACK or NACK out */
+};
+
+static void
+check_out(struct qp_model *m, const struct sl_xport_tx_frame *f, uint32_t qpn)
+{
+	struct sl_xfb fb;
+
+	assert_int_equal(f->qpn, qpn);
+	assert_int_equal(f->payload_len, 0);
+	assert_true(f->hdr_len + f->pad_bytes >= MIN_FRAME);
+	assert_true(sl_xfb_decode(f->hdr, f->hdr_len, WINDOW, &fb, NULL) > 0);
+	assert_int_equal(fb.qpn, qpn + 100); /* the peer's QP */
+	/* every frame carries a cumulative ACK the receiver had (the sender range-checks it) */
+	assert_true(sl_seq_ge(fb.ack_psn, m->first) && sl_seq_le(fb.ack_psn, m->rcv_nxt));
+	switch (fb.opcode) {
+	case SL_XOP_ACK:
+	case SL_XOP_NACK:
+		assert_true(sl_seq_ge(fb.ack_psn, m->out_ack)); /* never back */
+		m->out_ack = fb.ack_psn;
+		m->out_acked += fb.acked_pkts;
+		m->out_ce += fb.ce_pkts;
+		m->out_last = fb;
+		for (unsigned i = 0; i < fb.nholes; i++)
+			assert_true(sl_seq_ge(fb.hole[i].start_psn, fb.ack_psn));
+		break;
+	case SL_XOP_CNP:
+		m->out_cnps++;
+		break;
+	default:
+		assert_int_equal(fb.opcode, SL_XOP_PULL);
+		assert_int_equal(fb.pull_seq, m->out_pull + 1); /* every one, in order */
+		m->out_pull = fb.pull_seq;
+		break;
+	}
+}
+
+/* One feedback the receiver of QP q might make: the cumulative ACK moves 0-3 packets. */
+static void
+make(struct sl_rng *rng, struct qp_model *m, uint32_t q, struct sl_xfb *fb)
+{
+	unsigned kind = (unsigned)sl_rng_below(rng, 10);
+
+	memset(fb, 0, sizeof(*fb));
+	fb->qpn = q + 100;
+	fb->ack_psn = m->rcv_nxt;
+	if (kind == 8) {
+		fb->opcode = SL_XOP_CNP;
+		m->cnps++;
+		return;
+	}
+	if (kind == 9) {
+		fb->opcode = SL_XOP_PULL;
+		fb->pull_seq = ++m->pull_seq;
+		return;
+	}
+	m->rcv_nxt += (uint32_t)sl_rng_below(rng, 4);
+	fb->ack_psn = m->rcv_nxt;
+	fb->acked_pkts = (uint16_t)sl_rng_below(rng, 5);
+	if (kind < 6) {
+		fb->opcode = SL_XOP_ACK;
+		fb->flags = SL_XFB_F_ECN | SL_XFB_F_ECHO;
+		fb->ce_pkts = (uint16_t)sl_rng_below(rng, fb->acked_pkts + 1u);
+		fb->echo_tx_ns = 1000 + m->rcv_nxt;
+		fb->echo_tx_id = 1;
+	} else {
+		fb->opcode = SL_XOP_NACK;
+		fb->ce_pkts = (uint16_t)sl_rng_below(rng, fb->acked_pkts + 1u);
+		fb->nholes = (uint8_t)(1 + sl_rng_below(rng, SL_XFB_HOLES));
+		for (unsigned i = 0; i < fb->nholes; i++)
+			fb->hole[i] = (struct sl_xfb_hole){m->rcv_nxt + 1 + 10 * i, 1 + i};
+	}
+	m->acked += fb->acked_pkts;
+	m->ce += fb->ce_pkts;
+	m->last = *fb;
+	m->any = true;
+}
+
+static void
+fbq__random_pushes_and_pops_lose_nothing(void **state)
+{
+	struct sl_xport_stats st;
+	struct sl_rng rng;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct qp_model m[QPS];
+		struct sl_xport_tx_frame out[8];
+		struct sl_xport_fbq *q;
+		uint64_t pushed = 0;
+
+		memset(&st, 0, sizeof(st));
+		memset(m, 0, sizeof(m));
+		sl_rng_seed(&rng, seed);
+		for (uint32_t i = 0; i < QPS; i++)
+			m[i].first = m[i].rcv_nxt = m[i].out_ack = (uint32_t)sl_rng_next(&rng);
+		q = sl_xport_fbq_create(QPS, RING, MIN_FRAME, &st);
+		assert_non_null(q);
+		for (unsigned step = 0; step < 2000; step++) {
+			/* bursts of pushes (the receiver) against pops of any size (the port) */
+			unsigned pushes = (unsigned)sl_rng_below(&rng, seed % 3 ? 8 : 40);
+			unsigned room = (unsigned)sl_rng_below(&rng, SL_ARRAY_SIZE(out) + 1);
+			unsigned n;
+
+			for (unsigned k = 0; k < pushes; k++) {
+				uint32_t qpn = (uint32_t)sl_rng_below(&rng, QPS);
+				struct sl_xfb fb;
+
+				make(&rng, &m[qpn], qpn, &fb);
+				sl_xport_fbq_push(q, qpn, &fb);
+				pushed++;
+			}
+			n = sl_xport_fbq_pop(q, out, room);
+			assert_true(n <= room);
+			for (unsigned k = 0; k < n; k++)
+				check_out(&m[out[k].qpn], &out[k], out[k].qpn);
+		}
+		while (sl_xport_fbq_busy(q)) {
+			unsigned n = sl_xport_fbq_pop(q, out, SL_ARRAY_SIZE(out));
+
+			assert_true(n > 0);
+			for (unsigned k = 0; k < n; k++)
+				check_out(&m[out[k].qpn], &out[k], out[k].qpn);
+		}
+		for (uint32_t i = 0; i < QPS; i++) {
+			assert_int_equal(m[i].out_ack, m[i].rcv_nxt);
+			assert_int_equal(m[i].out_acked, m[i].acked);
+			assert_int_equal(m[i].out_ce, m[i].ce);
+			assert_int_equal(m[i].out_pull, m[i].pull_seq);
+			assert_true(m[i].out_cnps <= m[i].cnps &&
+				    (m[i].out_cnps > 0) == (m[i].cnps > 0));
+			if (m[i].any && m[i].last.opcode == SL_XOP_NACK) {
+				/* the newest NACK's holes all come out */
+				assert_int_equal(m[i].out_last.opcode, SL_XOP_NACK);
+				for (unsigned h = 0; h < m[i].last.nholes; h++)
+					assert_true(m[i].out_last.nholes > h &&
+						    m[i].out_last.hole[h].start_psn ==
+							    m[i].last.hole[h].start_psn);
+			}
+		}
+		assert_int_equal(st.fb_encode_errors, 0);
+		if (seed % 3 == 0)
+			assert_true(st.fb_held > 0 && st.fb_merged > 0); /* the ring overflowed */
+		sl_xport_fbq_free(q);
+	}
+}
+
+/* A closed QP's held feedback is not sent; the others' is. */
+static void
+fbq__forget_drops_only_the_closed_qp(void **state)
+{
+	struct sl_xport_stats st = {0};
+	struct sl_xport_fbq *q = sl_xport_fbq_create(2, 2, MIN_FRAME, &st);
+	struct sl_xport_tx_frame out[8];
+	struct sl_xfb ack = {.opcode = SL_XOP_ACK, .ack_psn = 7};
+	unsigned n;
+
+	(void)state;
+	assert_non_null(q);
+	for (unsigned i = 0; i < 4; i++) {
+		ack.qpn = 100 + i % 2;
+		sl_xport_fbq_push(q, i % 2, &ack); /* two in the ring, one held per QP */
+	}
+	assert_int_equal(st.fb_held, 2);
+	sl_xport_fbq_forget(q, 1);
+	n = sl_xport_fbq_pop(q, out, SL_ARRAY_SIZE(out));
+	assert_int_equal(n, 3);
+	assert_int_equal(out[0].qpn, 0);
+	assert_int_equal(out[1].qpn, 1);
+	assert_int_equal(out[2].qpn, 0);
+	assert_false(sl_xport_fbq_busy(q));
+	sl_xport_fbq_free(q);
+	assert_null(sl_xport_fbq_create(2, 3, MIN_FRAME, &st)); /* ring not a power of two */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fbq__random_pushes_and_pops_lose_nothing),
+		cmocka_unit_test(fbq__forget_drops_only_the_closed_qp),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
