@@ -19,6 +19,7 @@
 #include "sl_dp.h"
 #include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
+#include "sl_ec.h"
 #include "sl_link.h"
 #include "sl_pacer.h"
 #include "sl_recv.h"
@@ -57,6 +58,8 @@ static const struct {
 	{&sl_pacer_stat_table, "sl_pacer_stats_get()", "bench-pacer"},
 	{&sl_recv_stat_table, "sl_recv_stats_get()", "sluice-sim (receiver `impl = lib`)"},
 	{&sl_recv_rtx_stat_table, "sl_recv_rtx_stats_get()", "sluice-sim (MELO senders)"},
+	{&sl_ec_stat_table, "sl_ec_stats_get()",
+	 "sluice-sim's endpoint-congestion target (`tests/sim/sim_ec.c`)"},
 };
 
 static const char *write_path; /* --write FILE */

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ec.c - the endpoint-congestion target (Chong and Krishnan, seed 004, sections 2.3, 2.6, 2.7;
+ * docs/ec.md): a processing queue whose occupancy is told to the initiators by duplicate ACKs.
+ *
+ * Model. The queue is a FIFO ring of entries {conn, psn, bytes, handle}, sized for
+ * queue_bytes / min_pkt_bytes + 1 packets, with its occupancy in bytes. The threshold position
+ * splits it in two: an entry is below the threshold when the bytes ahead of it plus its own are
+ * <= threshold_bytes. Those bytes only shrink while it waits, so the entries below form a
+ * prefix of the queue, tracked as below_pkts entries from the head holding below_bytes. An
+ * arrival that leaves the queue at or under the threshold makes every entry below; processing
+ * the head lets the entries after the prefix cross one by one while below_bytes plus their
+ * bytes stays <= threshold_bytes, so a call costs O(packets that cross), never O(queue).
+ *
+ * Per connection: the expected PSN, the ack_psn of the last IACK or DACK sent (first_psn at
+ * open), a recovering flag (a NACK sent, the expected PSN not accepted since), its packets in
+ * the queue, how many of those arrived before the drop, and the fairness state.
+ *
+ * Per arrival (p: the packet, q: the queue), the paper's on_arrival:
+ *   bad conn or bytes                  drop (SL_EC_DROP_BAD)
+ *   p.psn != expected                  drop (SL_EC_DROP_ORDER); NACK(expected) unless nack is
+ *                                      off or a NACK already went out this episode
+ *   q full (bytes, or slots)           drop (SL_EC_DROP_FULL): an EC drop; the next arrival is
+ *                                      out of order and is NACKed
+ *   else                               enqueue, expected++, recovery over; congested (occupancy
+ *                                      > threshold): DACK(last sent) at once, else IACK(psn + 1)
+ *                                      now, or at processing with iack_at_processing
+ * Per processed head h, the paper's on_processed:
+ *   h left while above the threshold   it crosses as it leaves: DACK, IACK(h.psn + 1)
+ *   else, iack_at_processing           IACK(h.psn + 1) unless an IACK already covers it
+ *   then each entry x that crosses     DACK, IACK(x.psn + 1), in queue order
+ *   h's conn recovering and h queued   a recovery DACK, the clock of one retransmission, unless
+ *   when its NACK went out             the call already gave that connection a DACK (the
+ *                                      paper's "elif": one DACK per drained packet)
+ * So an IACK never names a packet still above the threshold: it goes out at acceptance only
+ * when the packet is below, at processing, or when the packet crosses. A connection's PSNs
+ * increase in queue order, so its IACKs strictly increase.
+ *
+ * Our choices where the paper is silent or loose:
+ *   - one NACK per drop episode. The paper's pseudo-code NACKs every out-of-order arrival, but
+ *     behind one drop a go-back-N window arrives out of order packet after packet and the
+ *     initiator ignores the repeats: the first out-of-order arrival NACKs and sets the
+ *     connection recovering; later ones are dropped silently (counted in drop_order) until
+ *     the expected PSN is accepted. A lost NACK is recovered by the initiator's timeout.
+ *   - "arrived before the drop": the connection's packets in the queue when its NACK went out
+ *     (none of its packets is accepted between an EC drop and that NACK). The queue is FIFO, so
+ *     they are the next ones of that connection to be processed: a count is enough. Recovery
+ *     DACKs stop when the recovery does (the expected PSN accepted), as the paper's "while
+ *     recovering" says.
+ *   - a NACK carries the expected PSN but is not an IACK or a DACK: the last ack_psn sent,
+ *     which DACKs repeat, is that of the last IACK or DACK.
+ *   - a packet of more than threshold_bytes is never below the threshold: it crosses when it
+ *     leaves the queue, so its connection still gets its IACK.
+ *   - fairness (section 2.7: period and "much higher" not given). Only with policy and
+ *     fair_period_ns > 0. The first arrive or process call at or after the period's end
+ *     samples: among the connections that accepted a packet in the period (the active ones),
+ *     those that accepted more than fair_ratio_pct % (default 150) of the slowest one's count
+ *     have their IACKs coalesced, and, when there is such a fast one, those at the slowest
+ *     count have their DACKs suppressed, until the next sample; the next period starts then
+ *     (the first one with the first call). A sample walks every connection: O(max_conns) once
+ *     a period.
+ *     Coalescing skips every other IACK, but never the IACK of the connection's last accepted
+ *     packet (no later IACK would cover it: the initiator would wait for its timeout).
+ *     Suppression drops the congestion DACKs (at acceptance and before a crossing IACK) and
+ *     keeps the recovery DACKs, which clock retransmissions.
+ *   - reopening a connection with packets queued: the old packets still leave the queue and
+ *     their handles come back, but they send nothing (each entry holds its connection's
+ *     generation).
+ *
+ * Units: bytes, ns, PSNs (32-bit, wrapping: sl_seq.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "sl_ec.h"
+#include "sl_seq.h"
+
+#define EC_MIN_PKT_BYTES_DEFAULT 64u  /**< bytes: a header-only packet in the paper */
+#define EC_FAIR_RATIO_PCT_DEFAULT 150 /**< "much higher": 1.5 x the slowest's packets */
+
+/** One queued packet. */
+struct sl_ec_entry {
+	void *handle;   /**< the caller's, returned by sl_ec_process */
+	uint32_t conn;  /**< connection */
+	uint32_t psn;   /**< PSN */
+	uint32_t bytes; /**< what the queue accounts, bytes */
+	uint32_t gen;   /**< its connection's generation when accepted */
+};
+static_assert(sizeof(struct sl_ec_entry) == 24, "a queue slot is 24 B");
+
+/* struct sl_ec_conn.flags */
+#define CONN_OPEN 0x01       /**< opened */
+#define CONN_RECOVERING 0x02 /**< a NACK sent, the expected PSN not accepted since */
+#define CONN_COALESCE 0x04   /**< fairness: fast, every other IACK skipped */
+#define CONN_SUPPRESS 0x08   /**< fairness: slowest, congestion DACKs not sent */
+#define CONN_SKIPPED 0x10    /**< coalescing: the last IACK due was skipped, send the next */
+
+struct sl_ec_conn {
+	uint32_t expected_psn;     /**< PSN: next to accept */
+	uint32_t last_ack_psn;     /**< PSN: ack_psn of the last IACK or DACK sent */
+	uint32_t queued_pkts;      /**< its packets in the queue (this generation) */
+	uint32_t before_drop_pkts; /**< of those, queued when its NACK went out */
+	uint32_t period_pkts;      /**< packets accepted in this fairness period */
+	uint32_t gen;              /**< generation: bumped by every open */
+	uint8_t flags;             /**< CONN_* */
+};
+
+struct sl_ec {
+	struct sl_ec_conf conf;   /**< the defaults applied */
+	struct sl_ec_entry *ring; /**< slots entries, the queue from head on */
+	struct sl_ec_conn *conns; /**< max_conns */
+	uint32_t slots;           /**< ring entries */
+	uint32_t head;            /**< ring index of the oldest entry */
+	uint32_t len_pkts;        /**< entries in the queue */
+	uint32_t occupancy_bytes; /**< bytes in the queue */
+	uint32_t below_pkts;      /**< entries from the head at or below the threshold position */
+	uint32_t below_bytes;     /**< their bytes: <= threshold_bytes */
+	uint64_t fair_next_ns;    /**< end of the fairness period, ns */
+	struct sl_ec_stats st;
+};
+
+#define STAT(m, h) SL_STAT(struct sl_ec_stats, m, h)
+
+static const struct sl_stat_desc stat_desc[] = {
+	STAT(accepted, "data packets that joined the queue"),
+	STAT(processed, "data packets the host processed (left the queue)"),
+	STAT(drop_order, "dropped: not the expected PSN (NACKed once per drop episode)"),
+	STAT(drop_full, "dropped: in order but no room in the queue, bytes or slots (EC drops)"),
+	STAT(drop_bad, "dropped: connection not open, or bytes 0 or above the queue's size"),
+	STAT(iacks, "IACKs sent (ack_psn above the last sent)"),
+	STAT(dacks, "DACKs sent (ack_psn equal to the last sent): congestion and recovery"),
+	STAT(nacks, "NACKs sent (ack_psn: the expected PSN)"),
+	STAT(dacks_suppressed, "fairness: congestion DACKs not sent to the slowest connections"),
+	STAT(iacks_coalesced, "fairness: IACKs skipped for the fastest connections"),
+	STAT(congested_accepts, "data packets accepted with the queue above the threshold"),
+	STAT(max_queue_bytes, "deepest queue occupancy seen, bytes"),
+};
+SL_STAT_TABLE_DEFINE(sl_ec_stat_table, struct sl_ec_stats, stat_desc);
+
+/* The conf with its defaults, or -EINVAL. */
+static int
+conf_resolve(const struct sl_ec_conf *in, struct sl_ec_conf *out, uint32_t *slots)
+{
+	uint64_t n;
+
+	if (in == NULL || in->max_conns == 0)
+		return -EINVAL;
+	*out = *in;
+	if (out->queue_bytes == 0)
+		out->queue_bytes = SL_EC_QUEUE_BYTES_DEFAULT;
+	if (out->threshold_bytes == 0)
+		out->threshold_bytes = SL_EC_THRESHOLD_BYTES_DEFAULT;
+	if (out->min_pkt_bytes == 0)
+		out->min_pkt_bytes = EC_MIN_PKT_BYTES_DEFAULT;
+	if (out->fair_ratio_pct == 0)
+		out->fair_ratio_pct = EC_FAIR_RATIO_PCT_DEFAULT;
+	n = out->queue_bytes / out->min_pkt_bytes + 1;
+	/* n > 1: one min packet fits; 2n + 1 actions must fit an unsigned. */
+	if (out->threshold_bytes >= out->queue_bytes || n < 2 || n > (UINT_MAX - 1) / 2 ||
+	    out->fair_ratio_pct < 100)
+		return -EINVAL;
+	*slots = (uint32_t)n;
+	return 0;
+}
+
+struct sl_ec *
+sl_ec_create(const struct sl_ec_conf *conf)
+{
+	struct sl_ec_conf c;
+	struct sl_ec *ec;
+	uint32_t slots;
+	int err = -conf_resolve(conf, &c, &slots);
+
+	if (err)
+		goto fail_errno;
+	err = ENOMEM;
+	ec = calloc(1, sizeof(*ec));
+	if (ec == NULL)
+		goto fail_errno;
+	ec->conf = c;
+	ec->slots = slots;
+	ec->ring = calloc(slots, sizeof(*ec->ring));
+	ec->conns = calloc(c.max_conns, sizeof(*ec->conns));
+	if (ec->ring == NULL || ec->conns == NULL)
+		goto fail;
+	return ec;
+fail:
+	sl_ec_free(ec);
+fail_errno:
+	errno = err;
+	return NULL;
+}
+
+void
+sl_ec_free(struct sl_ec *ec)
+{
+	if (ec == NULL)
+		return;
+	free(ec->ring);
+	free(ec->conns);
+	free(ec);
+}
+
+int
+sl_ec_conn_open(struct sl_ec *ec, uint32_t conn, uint32_t first_psn)
+{
+	struct sl_ec_conn *c;
+
+	if (conn >= ec->conf.max_conns)
+		return -EINVAL;
+	c = &ec->conns[conn];
+	*c = (struct sl_ec_conn){.expected_psn = first_psn,
+				 .last_ack_psn = first_psn,
+				 .gen = c->gen + 1,
+				 .flags = CONN_OPEN};
+	return 0;
+}
+
+unsigned
+sl_ec_actions_max(const struct sl_ec *ec)
+{
+	/* The head: DACK + IACK + recovery DACK; every other entry may cross: DACK + IACK. */
+	return 2 * ec->slots + 1;
+}
+
+/* ---- actions ------------------------------------------------------------------------------ */
+
+static inline void
+put(struct sl_ec_action *act, unsigned *nact, enum sl_ec_act_type type, uint32_t conn,
+    uint32_t ack_psn)
+{
+	act[(*nact)++] =
+		(struct sl_ec_action){.type = (uint8_t)type, .conn = conn, .ack_psn = ack_psn};
+}
+
+static void
+dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
+{
+	put(act, nact, SL_EC_DACK, conn, ec->conns[conn].last_ack_psn);
+	ec->st.dacks++;
+}
+
+/* A congestion DACK: not sent to a connection whose DACKs the fairness knob suppresses. */
+static void
+congestion_dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
+{
+	if (ec->conns[conn].flags & CONN_SUPPRESS)
+		ec->st.dacks_suppressed++;
+	else
+		dack(ec, conn, act, nact);
+}
+
+/* IACK(psn + 1), unless coalescing skips it (never the last accepted packet's, see above). */
+static void
+iack(struct sl_ec *ec, uint32_t conn, uint32_t psn, struct sl_ec_action *act, unsigned *nact)
+{
+	struct sl_ec_conn *c = &ec->conns[conn];
+
+	if ((c->flags & (CONN_COALESCE | CONN_SKIPPED)) == CONN_COALESCE &&
+	    psn + 1 != c->expected_psn) {
+		c->flags |= CONN_SKIPPED;
+		ec->st.iacks_coalesced++;
+		return;
+	}
+	c->flags &= (uint8_t)~CONN_SKIPPED;
+	c->last_ack_psn = psn + 1;
+	put(act, nact, SL_EC_IACK, conn, psn + 1);
+	ec->st.iacks++;
+}
+
+/* e moved below the threshold (or left the queue from above): DACK, then its IACK. */
+static void
+cross(struct sl_ec *ec, const struct sl_ec_entry *e, struct sl_ec_action *act, unsigned *nact)
+{
+	if (e->gen != ec->conns[e->conn].gen)
+		return;
+	congestion_dack(ec, e->conn, act, nact);
+	iack(ec, e->conn, e->psn, act, nact);
+}
+
+/* ---- fairness ----------------------------------------------------------------------------- */
+
+/* Close the period: mark the fast connections and, when there is one, the slowest. */
+static void
+fair_sample(struct sl_ec *ec, uint64_t now_ns)
+{
+	uint64_t ratio = ec->conf.fair_ratio_pct;
+	uint32_t min_pkts = UINT32_MAX, max_pkts = 0;
+	bool biased;
+
+	for (uint32_t i = 0; i < ec->conf.max_conns; i++) {
+		uint32_t n = ec->conns[i].period_pkts;
+
+		if (n) {
+			min_pkts = SL_MIN(min_pkts, n);
+			max_pkts = SL_MAX(max_pkts, n);
+		}
+	}
+	biased = max_pkts && (uint64_t)max_pkts * 100 > (uint64_t)min_pkts * ratio;
+	for (uint32_t i = 0; i < ec->conf.max_conns; i++) {
+		struct sl_ec_conn *c = &ec->conns[i];
+
+		c->flags &= (uint8_t) ~(CONN_COALESCE | CONN_SUPPRESS);
+		if (biased && c->period_pkts) {
+			if ((uint64_t)c->period_pkts * 100 > (uint64_t)min_pkts * ratio)
+				c->flags |= CONN_COALESCE;
+			else if (c->period_pkts == min_pkts)
+				c->flags |= CONN_SUPPRESS;
+		}
+		c->period_pkts = 0;
+	}
+	ec->fair_next_ns = now_ns + ec->conf.fair_period_ns;
+}
+
+static inline void
+fair_tick(struct sl_ec *ec, uint64_t now_ns)
+{
+	if (ec->conf.policy && ec->conf.fair_period_ns && now_ns >= ec->fair_next_ns)
+		fair_sample(ec, now_ns);
+}
+
+/* ---- arrival ------------------------------------------------------------------------------ */
+
+/* Out of order: the episode's first drop NACKs; the connection's queued packets clock it. */
+static enum sl_ec_verdict
+drop_order(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
+{
+	struct sl_ec_conn *c = &ec->conns[conn];
+
+	ec->st.drop_order++;
+	if (ec->conf.nack && !(c->flags & CONN_RECOVERING)) {
+		c->flags |= CONN_RECOVERING;
+		c->before_drop_pkts = ec->conf.policy ? c->queued_pkts : 0;
+		put(act, nact, SL_EC_NACK, conn, c->expected_psn);
+		ec->st.nacks++;
+	}
+	return SL_EC_DROP_ORDER;
+}
+
+enum sl_ec_verdict
+sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void *handle,
+	     uint64_t now_ns, struct sl_ec_action *act, unsigned *nact)
+{
+	struct sl_ec_entry *e;
+	struct sl_ec_conn *c;
+	uint32_t tail;
+	bool congested;
+
+	*nact = 0;
+	fair_tick(ec, now_ns);
+	if (sl_unlikely(conn >= ec->conf.max_conns) ||
+	    sl_unlikely(!(ec->conns[conn].flags & CONN_OPEN)) || sl_unlikely(bytes == 0) ||
+	    sl_unlikely(bytes > ec->conf.queue_bytes)) {
+		ec->st.drop_bad++;
+		return SL_EC_DROP_BAD;
+	}
+	c = &ec->conns[conn];
+	if (psn != c->expected_psn)
+		return drop_order(ec, conn, act, nact);
+	if (bytes > ec->conf.queue_bytes - ec->occupancy_bytes || ec->len_pkts == ec->slots) {
+		ec->st.drop_full++;
+		return SL_EC_DROP_FULL;
+	}
+	tail = ec->head + ec->len_pkts;
+	if (tail >= ec->slots)
+		tail -= ec->slots;
+	e = &ec->ring[tail];
+	*e = (struct sl_ec_entry){
+		.handle = handle, .conn = conn, .psn = psn, .bytes = bytes, .gen = c->gen};
+	ec->len_pkts++;
+	ec->occupancy_bytes += bytes;
+	ec->st.max_queue_bytes = SL_MAX(ec->st.max_queue_bytes, ec->occupancy_bytes);
+	ec->st.accepted++;
+	c->expected_psn = psn + 1;
+	c->flags &= (uint8_t)~CONN_RECOVERING;
+	c->before_drop_pkts = 0;
+	c->queued_pkts++;
+	c->period_pkts++;
+	congested = ec->occupancy_bytes > ec->conf.threshold_bytes;
+	if (congested) {
+		ec->st.congested_accepts++;
+	} else {
+		/* At or under the threshold: the whole queue is below it. */
+		ec->below_pkts = ec->len_pkts;
+		ec->below_bytes = ec->occupancy_bytes;
+	}
+	if (ec->conf.policy && congested)
+		congestion_dack(ec, conn, act, nact);
+	else if (!ec->conf.iack_at_processing)
+		iack(ec, conn, psn, act, nact);
+	return SL_EC_ACCEPTED;
+}
+
+/* ---- processing --------------------------------------------------------------------------- */
+
+/*
+ * The processed head's own acknowledgments: its crossing if it leaves from above, or its IACK
+ * at processing. True when it owes its recovering connection a DACK.
+ */
+static bool
+head_acks(struct sl_ec *ec, const struct sl_ec_entry *h, bool was_below, struct sl_ec_action *act,
+	  unsigned *nact)
+{
+	struct sl_ec_conn *c = &ec->conns[h->conn];
+
+	if (h->gen != c->gen)
+		return false;
+	c->queued_pkts--;
+	if (ec->conf.policy && !was_below)
+		cross(ec, h, act, nact);
+	else if (ec->conf.iack_at_processing && sl_seq_gt(h->psn + 1, c->last_ack_psn))
+		iack(ec, h->conn, h->psn, act, nact);
+	if (c->before_drop_pkts == 0)
+		return false;
+	c->before_drop_pkts--;
+	return true;
+}
+
+/* Entries after the below-threshold prefix that now fit under the threshold cross, in order. */
+static void
+advance_threshold(struct sl_ec *ec, struct sl_ec_action *act, unsigned *nact)
+{
+	while (ec->below_pkts < ec->len_pkts) {
+		uint32_t i = ec->head + ec->below_pkts;
+		const struct sl_ec_entry *e;
+
+		if (i >= ec->slots)
+			i -= ec->slots;
+		e = &ec->ring[i];
+		if ((uint64_t)ec->below_bytes + e->bytes > ec->conf.threshold_bytes)
+			return;
+		ec->below_pkts++;
+		ec->below_bytes += e->bytes;
+		if (ec->conf.policy)
+			cross(ec, e, act, nact);
+	}
+}
+
+/* Did this call's actions already give conn a DACK? */
+static bool
+dacked(const struct sl_ec_action *act, unsigned nact, uint32_t conn)
+{
+	for (unsigned i = 0; i < nact; i++)
+		if (act[i].type == SL_EC_DACK && act[i].conn == conn)
+			return true;
+	return false;
+}
+
+int
+sl_ec_process(struct sl_ec *ec, uint64_t now_ns, struct sl_ec_pkt *out, struct sl_ec_action *act,
+	      unsigned *nact)
+{
+	const struct sl_ec_entry *h;
+	bool was_below, recovery_dack;
+
+	*nact = 0;
+	fair_tick(ec, now_ns);
+	if (ec->len_pkts == 0)
+		return -ENOENT;
+	h = &ec->ring[ec->head];
+	*out = (struct sl_ec_pkt){
+		.conn = h->conn, .psn = h->psn, .bytes = h->bytes, .handle = h->handle};
+	was_below = ec->below_pkts > 0;
+	if (was_below) {
+		ec->below_pkts--;
+		ec->below_bytes -= h->bytes;
+	}
+	if (++ec->head == ec->slots)
+		ec->head = 0;
+	ec->len_pkts--;
+	ec->occupancy_bytes -= h->bytes;
+	ec->st.processed++;
+	recovery_dack = head_acks(ec, h, was_below, act, nact);
+	advance_threshold(ec, act, nact);
+	if (recovery_dack && !dacked(act, *nact, out->conn))
+		dack(ec, out->conn, act, nact);
+	return 0;
+}
+
+int
+sl_ec_peek(const struct sl_ec *ec, struct sl_ec_pkt *out)
+{
+	const struct sl_ec_entry *h = &ec->ring[ec->head];
+
+	if (ec->len_pkts == 0)
+		return -ENOENT;
+	*out = (struct sl_ec_pkt){
+		.conn = h->conn, .psn = h->psn, .bytes = h->bytes, .handle = h->handle};
+	return 0;
+}
+
+uint32_t
+sl_ec_queue_bytes(const struct sl_ec *ec)
+{
+	return ec->occupancy_bytes;
+}
+
+void
+sl_ec_stats_get(const struct sl_ec *ec, struct sl_ec_stats *st)
+{
+	sl_stats_snapshot(st, &ec->st, sl_ec_stat_table.n);
+}
