@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ec_window.h - the pieces the endpoint-congestion programs (seed 004: opt, aimd, dack) share:
+ *   - OPT's window (digest section 3, "transmit freely up to outstanding-packet and
+ *     outstanding-byte thresholds"): min(param[0] segments [W], param[1] bytes / seg_bytes
+ *     [no byte limit]), at least 1; param[0] above W is a configuration error (-EINVAL);
+ *   - go-back-N on a NACK (digest 2.1): [nack_seq, snd_max) is marked. lib/ec's NACK names the
+ *     next expected segment; lib/recv's MELO NACK names a hole, and marking from it on still
+ *     covers it.
+ * The flow parameters are laid out once for the three programs, so one flow configuration runs
+ * any of them: param[0] outstanding segments, param[1] outstanding bytes, param[2] aimd's
+ * initial window, bytes, param[3] dack's H(1) counter threshold, IACKs. Units: segments, bytes.
+ */
+#ifndef SL_PROTO_EC_WINDOW_H
+#define SL_PROTO_EC_WINDOW_H
+
+#include <errno.h>
+
+#include "sl_proto.h"
+#include "sl_sched.h"
+
+/* OPT's window, segments, into *wnd_segs: 0, or -EINVAL for param[0] above W. */
+static inline int
+ec_opt_wnd(const struct sl_flow_view *f, const struct sl_flow_conf *fc, uint32_t *wnd_segs)
+{
+	uint64_t segs = fc->param[0] ? fc->param[0] : f->max_wnd_segs;
+
+	if (segs > f->max_wnd_segs)
+		return -EINVAL;
+	if (fc->param[1])
+		segs = SL_MIN(segs, fc->param[1] / f->seg_bytes);
+	*wnd_segs = (uint32_t)SL_MAX(segs, 1u);
+	return 0;
+}
+
+/* Go-back-N: a NACK marks [nack_seq, snd_max) (the engine clips it to what is unacked). */
+static inline void
+ec_gbn_nack(const struct sl_flow_view *f, const struct sl_incoming *in, struct sl_proto_out *out)
+{
+	if (in->ev->type != SL_EV_NACK)
+		return;
+	out->mark_from = in->ev->nack_seq;
+	out->mark_to = f->snd_max;
+}
+
+#endif /* SL_PROTO_EC_WINDOW_H */
