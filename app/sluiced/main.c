@@ -539,6 +539,7 @@ setup_qps(struct sluiced *d)
 			p->lane[q].app = (struct sl_dp_app){
 				.produce = sl_dp_qp_produce,
 				.consume = sl_dp_qp_consume,
+				.session = sl_dp_qp_session,
 				.ctx = a,
 			};
 		}

@@ -45,6 +45,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, tx_backlog_waits, "polls that found the TX queue full"),
 	SL_STAT(struct sl_dp_lane_stats, tx_drop_quiet,
 		"not sent: backlog when the lane went quiet"),
+	SL_STAT(struct sl_dp_lane_stats, tx_drop_session,
+		"not sent: payloads produced for a link session that ended first"),
 	SL_STAT(struct sl_dp_lane_stats, quiet_entries,
 		"peer left: port untouched until it cycles"),
 	SL_STAT(struct sl_dp_lane_stats, poll_gaps,
@@ -300,9 +302,32 @@ sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 	rte_eth_tx_burst(l->port->port_id, l->queue, NULL, 0);
 }
 
+/*
+ * The link began a new session: the peer restarted or left, or this end gave up a stuck episode.
+ * What the link delivered from the old one goes up first; payloads produced for it and not yet
+ * taken by the link would reach the peer's new state as if they were new, so they are dropped;
+ * then the app starts afresh (queue pairs reopen). The check runs before the poll receives: a
+ * frame of the new session needs the handshake that began at INIT, a round trip later.
+ */
+static void
+new_session(struct sl_dp_lane *l, uint64_t session, uint64_t now_ns)
+{
+	deliver(l, now_ns);
+	rte_pktmbuf_free_bulk(l->pending, l->n_pending);
+	sl_stat_add(&l->stats.tx_drop_session, l->n_pending);
+	l->n_pending = 0;
+	l->session = session;
+	if (l->app.session)
+		l->app.session(l->app.ctx, now_ns);
+}
+
 void
 sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 {
+	uint64_t session = sl_link_sessions(l->link);
+
+	if (sl_unlikely(session != l->session))
+		new_session(l, session, now_ns);
 	receive(l, now_ns);
 	deliver(l, now_ns);
 	if (!resend_backlog(l))

@@ -154,6 +154,7 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 			 strerror(errno));
 		return -errno;
 	}
+	l->session = sl_link_sessions(l->link);
 	l->deliv_cap = lc.fc_frames;
 	l->delivered = rte_zmalloc_socket("sl_deliv", sizeof(*l->delivered) * l->deliv_cap,
 					  RTE_CACHE_LINE_SIZE, p->socket_id);

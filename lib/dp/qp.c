@@ -14,6 +14,17 @@
  * RX. Delivered bodies go to sl_xport_rx_burst() SL_DP_BURST at a time, each with its mbuf as
  * the handle: conf.frame reads the mbuf's data, conf.release frees it.
  *
+ * Sessions. A QP lives within one session of its lane's link (sl_link_sessions()). When the link
+ * begins a new one, the peer restarted or left, or one end gave a stuck episode up and made the
+ * other re-initialize too: either way both ends' links start afresh, so both ends' adapters
+ * restart every QP with them (sl_dp_qp_session(), the lane's session hook). Each QP is closed
+ * (its outstanding messages complete as failed: sent, perhaps delivered, never confirmed; its
+ * reorder buffer is released), reopened from the configuration it was opened with (PSNs and
+ * MSNs from the start), and its traffic restarted (the count toward msgs goes on; the checker
+ * expects the peer's stream from MSN 0). Posting waits for the peer again, as at start. So
+ * every message is delivered or reported failed to its sender, and none is delivered twice:
+ * nothing is resent across sessions.
+ *
  * QP info. sl_xport_qp_info_get() reads the scheduler's state, which only the lane's lcore may
  * touch; produce copies it into a per-QP slot every SL_DP_QP_INFO_NS, SL_DP_QP_INFO_PER_POLL QPs
  * at a time, under a sequence lock (odd while written). The slot's words are stored and loaded
@@ -39,8 +50,18 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_qp_stats, rx_frames, "transport frames handed to the endpoint"),
 	SL_STAT(struct sl_dp_qp_stats, rx_bytes, "transport frame bytes handed to the endpoint"),
 	SL_STAT(struct sl_dp_qp_stats, info_refreshes, "QP info snapshots taken"),
+	SL_STAT(struct sl_dp_qp_stats, qp_restarts,
+		"QPs closed and reopened because the link began a new session"),
+	SL_STAT(struct sl_dp_qp_stats, qp_restart_failed,
+		"QPs the endpoint would not reopen (closed for good)"),
 };
 SL_STAT_TABLE_DEFINE(sl_dp_qp_stat_table, struct sl_dp_qp_stats, stat_desc);
+
+/* How a QP was opened. */
+struct qp_conf {
+	struct sl_xport_qp_conf xc;
+	bool send, recv;
+};
 
 /* One QP's info snapshot, under a sequence lock. */
 struct info_slot {
@@ -58,6 +79,7 @@ struct sl_dp_qp {
 	uint32_t *qpns; /**< [max_qps] QPs open here, n_qps of them */
 	uint32_t n_qps;
 	bool *open;             /**< [max_qps] */
+	struct qp_conf *conf;   /**< [max_qps] how each open QP was opened, to reopen it */
 	struct info_slot *info; /**< [max_qps] */
 	uint32_t info_next;     /**< index into qpns of the next snapshot */
 	uint64_t info_due_ns;   /**< next round of snapshots starts here */
@@ -109,7 +131,9 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 				     conf->socket_id);
 	a->info = rte_zmalloc_socket("sl_dp_qp", sizeof(a->info[0]) * conf->max_qps,
 				     RTE_CACHE_LINE_SIZE, conf->socket_id);
-	if (a->qpns == NULL || a->open == NULL || a->info == NULL)
+	a->conf = rte_zmalloc_socket("sl_dp_qp", sizeof(a->conf[0]) * conf->max_qps, 0,
+				     conf->socket_id);
+	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL)
 		goto fail;
 	a->t = sl_xport_traffic_create(&conf->traffic);
 	if (a->t == NULL) {
@@ -148,6 +172,7 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 	sl_xport_free(a->x);
 	sl_xport_traffic_free(a->t);
 	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
+	rte_free(a->conf);
 	rte_free(a->info);
 	rte_free(a->open);
 	rte_free(a->qpns);
@@ -168,8 +193,28 @@ sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, 
 	if (rc != 0)
 		return rc;
 	a->open[qc->qpn] = true;
+	a->conf[qc->qpn] = (struct qp_conf){.xc = *qc, .send = send, .recv = recv};
 	a->qpns[a->n_qps++] = qc->qpn;
 	return 0;
+}
+
+void
+sl_dp_qp_session(void *ctx, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+
+	for (uint32_t i = 0; i < a->n_qps; i++) {
+		const struct qp_conf *c = &a->conf[a->qpns[i]];
+
+		if (sl_xport_qp_close(a->x, c->xc.qpn, now_ns) != 0 ||
+		    sl_xport_qp_open(a->x, &c->xc, now_ns) != 0) {
+			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
+			continue;
+		}
+		sl_xport_traffic_qp_restart(a->t, c->xc.qpn);
+		sl_stat_add(&a->stats.qp_restarts, 1);
+	}
+	a->started = a->lane == NULL;
 }
 
 bool

@@ -73,6 +73,7 @@ struct sl_dp_lane_stats {
 	uint64_t tx_drop_nombuf;
 	uint64_t tx_backlog_waits;
 	uint64_t tx_drop_quiet;
+	uint64_t tx_drop_session;
 	uint64_t quiet_entries;
 	uint64_t poll_gaps;
 	uint64_t poll_gap_ns;
@@ -101,6 +102,9 @@ struct sl_dp_port_conf {
 struct sl_dp_app {
 	unsigned (*produce)(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
 	unsigned (*consume)(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
+	/* Optional: the lane's link began a new session (sl_link_sessions()); the lane has
+	 * dropped the payloads produced for the old one that had not gone out. */
+	void (*session)(void *ctx, uint64_t now_ns);
 	void *ctx;
 };
 
@@ -115,6 +119,7 @@ struct sl_dp_lane {
 	/* payloads produced, not yet taken by the link (offered again first) */
 	struct rte_mbuf *pending[SL_DP_BURST];
 	unsigned int n_pending;
+	uint64_t session; /**< the link session the pending payloads and the app are in */
 	/* frames built, refused by a full TX queue, sent first on the next poll */
 	struct rte_mbuf *backlog[SL_DP_BURST];
 	unsigned int n_backlog;

@@ -64,6 +64,8 @@ struct sl_dp_qp_stats {
 	uint64_t rx_frames;
 	uint64_t rx_bytes;
 	uint64_t info_refreshes;
+	uint64_t qp_restarts;
+	uint64_t qp_restart_failed;
 };
 
 extern const struct sl_stat_table sl_dp_qp_stat_table;
@@ -79,7 +81,8 @@ void sl_dp_qp_free(struct sl_dp_qp *a);
 /*
  * Open QP qc->qpn on the endpoint at now_ns and give it traffic: it sends messages to the
  * peer's qc->peer_qpn (send) and/or checks what it receives (recv). 0 or the endpoint's or the
- * traffic's -errno. Before the lane runs.
+ * traffic's -errno. Before the lane runs. qc is copied (a new link session reopens the QP
+ * from it); the program name it points to must outlive the adapter.
  */
 int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, bool recv,
 		  uint64_t now_ns);
@@ -87,6 +90,8 @@ int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool se
 /* struct sl_dp_app callbacks; ctx is the struct sl_dp_qp. */
 unsigned sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
 unsigned sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
+/* The lane's link began a new session: every QP restarts with it (qp.c, "Sessions"). */
+void sl_dp_qp_session(void *ctx, uint64_t now_ns);
 
 /* The adapter's counters (any thread). */
 void sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st);

@@ -1145,6 +1145,12 @@ sl_link_state(const struct sl_link *l)
 	return tx_state(l);
 }
 
+uint64_t
+sl_link_sessions(const struct sl_link *l)
+{
+	return l->stats.enter_state[SL_LINK_INIT];
+}
+
 void
 sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out)
 {

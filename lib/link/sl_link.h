@@ -246,6 +246,14 @@ void sl_link_rx_consumed(struct sl_link *l, unsigned n);
 uint64_t sl_link_next_tx_ns(const struct sl_link *l);
 
 enum sl_link_state sl_link_state(const struct sl_link *l);
+
+/*
+ * Sessions begun: the times the link entered INIT (at create, and at each re-initialization:
+ * the peer restarted or left, or this end gave up a stuck episode). Each starts with an empty
+ * ring and IDs from 0 on both ends, so what the previous session held is gone; a layer above
+ * with state shared with the peer (queue pairs) starts afresh when this changes.
+ */
+uint64_t sl_link_sessions(const struct sl_link *l);
 /* A snapshot of the counters. */
 void sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out);
 

@@ -70,6 +70,14 @@ void sl_xport_traffic_free(struct sl_xport_traffic *t);
 int sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, bool send,
 			bool recv);
 
+/*
+ * QP qpn starts a new session with its peer (the endpoint closed and reopened it: MSNs start
+ * from 0 both ways). Messages posted from now on are sized and filled from MSN 0 again, the
+ * count toward msgs going on, and the checker expects the peer's stream from MSN 0.
+ * 0 or -EINVAL (not a QP of this traffic).
+ */
+int sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn);
+
 /* Fill the send queues of the sending QPs (round robin from where the last call stopped, at most
  * budget messages). Returns the number posted. */
 unsigned sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t now_ns,

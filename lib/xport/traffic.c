@@ -29,7 +29,8 @@ struct tqp {
 	bool send, recv;
 	bool queued;        /**< in the ready ring */
 	uint32_t peer_qpn;  /**< the receiver's QP: names the stream this QP sends */
-	uint64_t posted;    /**< messages posted (the next one's msn) */
+	uint64_t posted;    /**< messages posted */
+	uint64_t msn_base;  /**< posted when the session began: the next one's msn is the rest */
 	uint64_t completed; /**< completions, successful or not */
 	/* checker: the message in progress */
 	uint32_t rx_msn;
@@ -180,6 +181,21 @@ sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn,
 	return 0;
 }
 
+int
+sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn)
+{
+	struct tqp *q;
+
+	if (qpn >= t->c.max_qps || !(t->q[qpn].send || t->q[qpn].recv))
+		return -EINVAL;
+	q = &t->q[qpn];
+	q->msn_base = q->posted;
+	q->rx_msn = 0;
+	q->rx_off = 0;
+	q->rx_bad = false;
+	return 0;
+}
+
 unsigned
 sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t now_ns,
 		      unsigned budget)
@@ -195,7 +211,7 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 		t->ready_count--;
 		q->queued = false;
 		while (room && posted < budget && (t->c.msgs == 0 || q->posted < t->c.msgs)) {
-			uint64_t h = msg_hash(t, q->peer_qpn, (uint32_t)q->posted);
+			uint64_t h = msg_hash(t, q->peer_qpn, (uint32_t)(q->posted - q->msn_base));
 
 			if (sl_xport_post_send(x, qpn, t->pattern + msg_start(h), msg_size(t, h),
 					       q->posted, now_ns) != 0) {

@@ -118,7 +118,9 @@ sl_dp_lane_poll__payloads_delivered_once_in_order(void **state)
 
 	(void)state;
 	assert_int_equal(sl_dp_traffic_init(&traffic, &tc), 0);
-	l->app = (struct sl_dp_app){sl_dp_traffic_produce, sl_dp_traffic_consume, &traffic};
+	l->app = (struct sl_dp_app){.produce = sl_dp_traffic_produce,
+				    .consume = sl_dp_traffic_consume,
+				    .ctx = &traffic};
 	poll_for(20 * SL_NS_PER_MS);
 	assert_int_equal(traffic.stats.generated, 5000);
 	assert_int_equal(traffic.stats.delivered, 5000);
