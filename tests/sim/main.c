@@ -6,7 +6,8 @@
  *              SCENARIO.ini
  *
  * A scenario with a [sweep] section runs once per combination of the swept values instead and
- * prints one JSON line per run (sim_exp_melo_json: goodput, pool usage, drops, FCTs).
+ * prints one JSON line per run (sim_exp_melo_json: goodput, pool usage, drops, FCTs; with
+ * lib/ec's receiver sim_exp_ec_json: goodput, retransmissions, target drops and acks).
  *
  * Exit status: 0 after a run, 1 when the run failed, 2 for a configuration error (the message
  * names the file, line and key).
@@ -49,39 +50,24 @@ run_sweep(const struct sim_scenario *base, const char *path)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint32_t runs = sim_sweep_runs(base);
-	struct sim_scenario *sc = malloc(sizeof(*sc));
 	char labels[512], err[512];
 	int rc = 0;
 
-	if (sc == NULL)
-		return 1;
 	for (uint32_t i = 0; i < runs && rc == 0; i++) {
-		struct sim_exp *x;
+		struct sim_exp *x =
+			sim_sweep_run(base, i, labels, sizeof(labels), err, sizeof(err), &rc);
 
-		*sc = *base;
-		if (sim_sweep_apply(sc, i, labels, sizeof(labels), err, sizeof(err)) ||
-		    sim_scenario_check(sc, err, sizeof(err))) {
-			fprintf(stderr, "sluice-sim: %s: sweep run %u: %s\n", path, i, err);
-			rc = 2;
-			break;
-		}
-		x = sim_exp_create(sc);
 		if (x == NULL) {
-			fprintf(stderr, "sluice-sim: %s: run %u: cannot build the experiment: %s\n",
-				path, i, strerror(errno));
-			rc = 2;
+			fprintf(stderr, "sluice-sim: %s: sweep run %u: %s\n", path, i, err);
 			break;
 		}
-		if (sim_exp_run(x) != 0) {
-			fprintf(stderr, "sluice-sim: %s: run %u failed\n", path, i);
-			rc = 1;
-		} else {
+		if (sim_exp_ec(x))
+			sim_exp_ec_json(x, name, labels, stdout);
+		else
 			sim_exp_melo_json(x, name, labels, stdout);
-			fflush(stdout);
-		}
+		fflush(stdout);
 		sim_exp_free(x);
 	}
-	free(sc);
 	return rc;
 }
 

@@ -11,6 +11,9 @@
  *   ports.csv   t_ns,host,queue_bytes,tx_bytes,drops,trims,ecn_marks,pfc_pauses
  *                                              - the switch port toward each host, and the
  *                                                PAUSEs that host received, every interval
+ *   ec.csv      t_ns,host,flow,event,psn,queue_bytes
+ *                                              - lib/ec only: every arrival verdict, processed
+ *                                                packet and IACK / DACK / NACK (sim_ec.h)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +30,8 @@ struct sim_exp {
 	struct sim_scenario sc;
 	struct sim *s;
 	struct sim_recv *rcv;                        /**< the reference receiver, or */
-	struct sim_librecv *lrcv;                    /**< lib/recv */
+	struct sim_librecv *lrcv;                    /**< lib/recv, or */
+	struct sim_ec *ec;                           /**< lib/ec */
 	struct sl_recv_stats rx_meas[SIM_MAX_HOSTS]; /**< lib/recv counters at measure_from */
 	struct sim_sched_host *host[SIM_MAX_HOSTS];
 	uint32_t nflows;
@@ -36,6 +40,7 @@ struct sim_exp {
 	FILE *seq_csv;
 	FILE *events_csv;
 	FILE *ports_csv;
+	FILE *ec_csv;
 	sim_exp_sampler sampler;
 	void *sampler_ctx;
 	uint64_t sampler_ns;
@@ -45,6 +50,12 @@ struct sim *
 sim_exp_sim(struct sim_exp *x)
 {
 	return x->s;
+}
+
+const struct sim_scenario *
+sim_exp_scenario(const struct sim_exp *x)
+{
+	return &x->sc;
 }
 
 struct sim_sched_host *
@@ -65,10 +76,18 @@ sim_exp_librecv(struct sim_exp *x)
 	return x->lrcv;
 }
 
+struct sim_ec *
+sim_exp_ec(const struct sim_exp *x)
+{
+	return x->ec;
+}
+
 /* The receiver's counters of a flow, whichever receiver runs. */
 static const struct sim_recv_flow_stats *
 rx_flow(const struct sim_exp *x, uint32_t fl)
 {
+	if (x->ec)
+		return &sim_ec_flow(x->ec, fl)->rx;
 	return x->lrcv ? sim_librecv_flow(x->lrcv, fl) : sim_recv_flow(x->rcv, fl);
 }
 
@@ -93,6 +112,7 @@ sim_exp_free(struct sim_exp *x)
 		sim_sched_host_free(x->host[h]);
 	sim_recv_free(x->rcv);
 	sim_librecv_free(x->lrcv);
+	sim_ec_free(x->ec);
 	sim_free(x->s);
 	if (x->flows_csv)
 		fclose(x->flows_csv);
@@ -102,6 +122,8 @@ sim_exp_free(struct sim_exp *x)
 		fclose(x->events_csv);
 	if (x->ports_csv)
 		fclose(x->ports_csv);
+	if (x->ec_csv)
+		fclose(x->ec_csv);
 	free(x->res);
 	free(x);
 }
@@ -165,12 +187,44 @@ flow_draw(const struct sim_scenario *sc, const struct sim_flow_group *g, struct 
 	sp->start_ns = *t_ns;
 }
 
+/* Every host's receiver, of the scenario's kind. 0, or an errno. */
+static int
+receivers_create(struct sim_exp *x)
+{
+	const struct sim_receiver_ops *ops;
+	void *ctx;
+
+	if (x->sc.recv_impl == SIM_RECV_LIB) {
+		struct sim_librecv_conf lc = x->sc.lrecv;
+
+		lc.nflows = x->nflows;
+		ctx = x->lrcv = sim_librecv_create(x->s, &lc);
+		ops = &sim_librecv_ops;
+	} else if (x->sc.recv_impl == SIM_RECV_EC) {
+		struct sim_ec_conf ec = x->sc.ec;
+
+		ec.nflows = x->nflows;
+		ec.measure_from_ns = x->sc.measure_from_ns;
+		ctx = x->ec = sim_ec_create(x->s, &ec);
+		ops = &sim_ec_ops;
+	} else {
+		struct sim_recv_conf rc = x->sc.recv;
+
+		rc.nflows = x->nflows;
+		ctx = x->rcv = sim_recv_create(x->s, &rc);
+		ops = &sim_recv_ops;
+	}
+	if (ctx == NULL)
+		return errno ? errno : ENOMEM;
+	for (uint32_t h = 0; h < x->sc.net.nhosts; h++)
+		sim_set_receiver(x->s, h, ops, ctx);
+	return 0;
+}
+
 struct sim_exp *
 sim_exp_create(const struct sim_scenario *sc)
 {
 	uint32_t per_host[SIM_MAX_HOSTS] = {0};
-	struct sim_librecv_conf lc;
-	struct sim_recv_conf rc;
 	struct sim_exp *x;
 	uint32_t fl = 0;
 	int err = EINVAL;
@@ -192,27 +246,19 @@ sim_exp_create(const struct sim_scenario *sc)
 	err = ENOMEM;
 	x->res = calloc(x->nflows, sizeof(*x->res));
 	x->s = sim_create(&sc->net);
-	rc = sc->recv;
-	rc.nflows = x->nflows;
-	lc = sc->lrecv;
-	lc.nflows = x->nflows;
-	if (x->res == NULL || x->s == NULL ||
-	    (sc->lib_recv ? (x->lrcv = sim_librecv_create(x->s, &lc)) == NULL
-			  : (x->rcv = sim_recv_create(x->s, &rc)) == NULL)) {
+	if (x->res == NULL || x->s == NULL) {
 		err = errno ? errno : ENOMEM;
 		goto fail;
 	}
+	if ((err = receivers_create(x)) != 0)
+		goto fail;
 	for (uint32_t h = 0; h < sc->net.nhosts; h++) {
-		if (x->lrcv)
-			sim_set_receiver(x->s, h, &sim_librecv_ops, x->lrcv);
-		else
-			sim_set_receiver(x->s, h, &sim_recv_ops, x->rcv);
 		if (per_host[h] == 0)
 			continue;
 		struct sl_sched_conf c = sc->sched;
-		struct sl_recv_rtx_conf tc = {.window_pkts = lc.rc.window_pkts,
-					      .pool_bits = lc.rc.pool_bits,
-					      .block_bits = lc.rc.block_bits};
+		struct sl_recv_rtx_conf tc = {.window_pkts = sc->lrecv.rc.window_pkts,
+					      .pool_bits = sc->lrecv.rc.pool_bits,
+					      .block_bits = sc->lrecv.rc.block_bits};
 
 		c.max_flows = per_host[h];
 		if (c.link_bps == 0) /* the sender's pacer shares the host's port */
@@ -236,11 +282,15 @@ sim_exp_create(const struct sim_scenario *sc)
 			int r;
 
 			flow_draw(sc, &sc->group[g], &rng, i, &t_ns, &sp);
+			if (x->ec) /* the [ec] policy picks the program */
+				sim_ec_flow_spec(&sc->ec, &sp);
 			x->res[fl].flow = fl;
 			x->res[fl].spec = sp;
 			r = sim_sched_host_add_flow(x->host[sp.src], fl, &sp);
 			if (r == 0 && x->lrcv)
 				r = sim_librecv_add_flow(x->lrcv, fl, &sp);
+			else if (r == 0 && x->ec)
+				r = sim_ec_add_flow(x->ec, fl, &sp);
 			else if (r == 0)
 				r = sim_recv_add_flow(x->rcv, fl, sp.fc.seg_bytes);
 			if (r) {
@@ -306,25 +356,29 @@ int
 sim_exp_trace(struct sim_exp *x, const char *dir)
 {
 	char path[4096];
-	FILE **files[] = {&x->flows_csv, &x->seq_csv, &x->events_csv, &x->ports_csv};
-	static const char *const names[] = {"flows.csv", "seq.csv", "events.csv", "ports.csv"};
+	FILE **files[] = {&x->flows_csv, &x->seq_csv, &x->events_csv, &x->ports_csv, &x->ec_csv};
+	static const char *const names[] = {"flows.csv", "seq.csv", "events.csv", "ports.csv",
+					    "ec.csv"};
 	static const char *const heads[] = {
 		"t_ns,flow,wnd_segs,rate_bps,tokens_bytes,wnd_start,snd_max,rx_cumack,segs_sent,"
 		"segs_rtx,rto_fired",
 		"t_ns,flow,seq,tx_id,len",
 		"t_ns,flow,event,seq,tx_id",
 		"t_ns,host,queue_bytes,tx_bytes,drops,trims,ecn_marks,pfc_pauses",
+		SIM_EC_TRACE_HEAD,
 	};
 
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return -errno;
-	for (unsigned i = 0; i < SL_ARRAY_SIZE(names); i++) {
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(names) - (x->ec == NULL); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		*files[i] = fopen(path, "w");
 		if (*files[i] == NULL)
 			return -errno;
 		fprintf(*files[i], "%s\n", heads[i]);
 	}
+	if (x->ec)
+		sim_ec_set_trace(x->ec, x->ec_csv);
 	sim_set_observer(x->s, observe, x);
 	sim_schedule(x->s, 0, trace_sample, x, 0);
 	return 0;
@@ -357,8 +411,14 @@ measure_start(struct sim *s, void *obj, uint64_t arg)
 
 	(void)s;
 	(void)arg;
-	for (uint32_t fl = 0; fl < x->nflows; fl++)
-		x->res[fl].rx_bytes_meas = rx_flow(x, fl)->bytes;
+	for (uint32_t fl = 0; fl < x->nflows; fl++) {
+		struct sim_flow_result *r = &x->res[fl];
+		struct sl_flow_stats st = {0};
+
+		sim_sched_host_flow_stats(x->host[r->spec.src], fl, &st);
+		r->rx_bytes_meas = rx_flow(x, fl)->bytes;
+		r->rtx_segs_meas = st.segs_rtx;
+	}
 	for (uint32_t h = 0; x->lrcv && h < SIM_MAX_HOSTS; h++)
 		sim_librecv_host_stats(x->lrcv, h, &x->rx_meas[h]);
 }
@@ -384,12 +444,13 @@ sim_exp_run(struct sim_exp *x)
 		r->rx_bytes = rs->bytes;
 		r->rx_cumack = rs->cumack;
 		r->rx_bytes_meas = rs->bytes - r->rx_bytes_meas;
+		r->rtx_segs_meas = r->st.segs_rtx - r->rtx_segs_meas;
 		if (r->done_ns != SIM_NEVER)
 			t1 = SL_MAX(r->done_ns, t0);
 		r->goodput_bps = t1 > t0 ? sl_rate_bps(r->rx_bytes_meas, t1 - t0) : 0;
 	}
 	{
-		FILE *files[] = {x->flows_csv, x->seq_csv, x->events_csv, x->ports_csv};
+		FILE *files[] = {x->flows_csv, x->seq_csv, x->events_csv, x->ports_csv, x->ec_csv};
 
 		for (unsigned i = 0; i < SL_ARRAY_SIZE(files); i++)
 			if (files[i] && fflush(files[i]))
@@ -434,13 +495,51 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Jain's fairness index of the per-flow goodputs (0 when every flow got nothing). */
+static double
+jain_index(const struct sim_exp *x)
+{
+	double sum = 0, sumsq = 0;
+
+	for (uint32_t fl = 0; fl < x->nflows; fl++) {
+		double g = (double)x->res[fl].goodput_bps;
+
+		sum += g;
+		sumsq += g * g;
+	}
+	return sumsq > 0 ? sum * sum / (x->nflows * sumsq) : 0;
+}
+
+/* The fields of m, each as ", \"key\": value" (the summary and the sweep line). */
+static void
+ec_json_fields(const struct sim_exp *x, const struct sim_exp_ec *m, FILE *out)
+{
+	fprintf(out,
+		", \"policy\": \"%s\", \"drain_pct\": %u, \"payload_bytes\": %u, "
+		"\"retransmissions\": %" PRIu64 ", \"retransmissions_warmup\": %" PRIu64
+		", \"rtx_norm\": %.6f, \"goodput_norm\": %.6f",
+		sim_ec_policy_name(x->sc.ec.policy), x->sc.ec.drain_pct,
+		x->sc.group[0].spec.fc.seg_bytes, m->retransmissions, m->retransmissions_warmup,
+		m->rtx_norm, m->goodput_norm);
+	fprintf(out,
+		", \"target_drop_full\": %" PRIu64 ", \"target_drop_order\": %" PRIu64
+		", \"iacks\": %" PRIu64 ", \"dacks\": %" PRIu64 ", \"nacks\": %" PRIu64
+		", \"dacks_suppressed\": %" PRIu64 ", \"iacks_coalesced\": %" PRIu64,
+		m->drop_full, m->drop_order, m->iacks, m->dacks, m->nacks, m->dacks_suppressed,
+		m->iacks_coalesced);
+	fprintf(out,
+		", \"target_queue_max_bytes\": %" PRIu64 ", \"target_queue_mean_bytes\": %.1f"
+		", \"host_idle_frac\": %.6f, \"rate_diff_max\": %.6f, \"first_dack_ns\": %" PRId64,
+		m->queue_max_bytes, m->queue_mean_bytes, m->host_idle_frac, m->rate_diff_max,
+		m->first_dack_ns == SIM_NEVER ? (int64_t)-1 : (int64_t)m->first_dack_ns);
+}
+
 void
 sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 {
 	const struct sim_stats *ns = sim_stats(x->s);
 	static const double qs[] = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
 	uint64_t *gp = malloc(x->nflows * sizeof(*gp)), rtx = 0, rto = 0, total = 0;
-	double sum = 0, sumsq = 0;
 	struct sl_sched_stats st;
 
 	sim_exp_sched_stats(x, &st);
@@ -455,8 +554,6 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 
 		if (gp)
 			gp[fl] = r->goodput_bps;
-		sum += (double)r->goodput_bps;
-		sumsq += (double)r->goodput_bps * (double)r->goodput_bps;
 		total += r->goodput_bps;
 		rtx += r->st.segs_rtx;
 		rto += r->st.rto_fired;
@@ -483,7 +580,13 @@ sim_exp_summary_json(const struct sim_exp *x, const char *name, FILE *out)
 		fprintf(out, "}");
 		free(gp);
 	}
-	fprintf(out, ", \"jain_fairness\": %.6f", sumsq > 0 ? sum * sum / (x->nflows * sumsq) : 0);
+	fprintf(out, ", \"jain_fairness\": %.6f", jain_index(x));
+	if (x->ec) {
+		struct sim_exp_ec m;
+
+		sim_exp_ec_stats(x, &m);
+		ec_json_fields(x, &m, out);
+	}
 	fprintf(out,
 		", \"segs_rtx\": %" PRIu64 ", \"rto_fired\": %" PRIu64 ", \"drops_queue\": %" PRIu64
 		", \"drops_random\": %" PRIu64 ", \"drops_scripted\": %" PRIu64
@@ -604,6 +707,8 @@ sim_exp_melo_stats(const struct sim_exp *x, struct sim_exp_melo *m)
 const char *
 sim_exp_mode_name(const struct sim_exp *x)
 {
+	if (x->ec)
+		return sim_ec_policy_name(x->sc.ec.policy);
 	if (!x->lrcv)
 		return "reference";
 	if (x->sc.group[0].spec.recovery != SL_RECV_GBN)
@@ -645,4 +750,108 @@ sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels,
 		"%.1f, \"fct_p99_us\": %.1f, \"fct_p999_us\": %.1f}\n",
 		m.fct_done, m.fct_unfinished, m.fct_mean_us, m.fct_p50_us, m.fct_p99_us,
 		m.fct_p999_us);
+}
+
+void
+sim_exp_ec_stats(const struct sim_exp *x, struct sim_exp_ec *m)
+{
+	const struct sim_conf *net = &x->sc.net;
+	uint64_t end = x->sc.duration_ns, from = SL_MIN(x->sc.measure_from_ns, end);
+	double link_bps = 0, goodput_bps = 0, rtx_bits = 0, rate_min = 1e300, rate_max = 0;
+	bool target[SIM_MAX_HOSTS] = {false};
+
+	memset(m, 0, sizeof(*m));
+	m->first_dack_ns = SIM_NEVER;
+	if (x->ec == NULL)
+		return;
+	for (uint32_t fl = 0; fl < x->nflows; fl++) {
+		const struct sim_flow_result *r = &x->res[fl];
+		const struct sim_ec_flow_stats *f = sim_ec_flow(x->ec, fl);
+		double rate =
+			(double)r->goodput_bps / (double)net->switch_port[r->spec.dst].rate_bps;
+
+		target[r->spec.dst] = true;
+		goodput_bps += (double)r->goodput_bps;
+		rtx_bits += (double)r->rtx_segs_meas * (r->spec.fc.seg_bytes + net->hdr_bytes) * 8;
+		rate_min = SL_MIN(rate_min, rate);
+		rate_max = SL_MAX(rate_max, rate);
+		m->retransmissions += r->rtx_segs_meas;
+		m->retransmissions_warmup += r->st.segs_rtx - r->rtx_segs_meas;
+		m->rto_fired += r->st.rto_fired;
+		m->drop_full += f->drop_full;
+		m->drop_order += f->drop_order;
+		m->iacks += f->iacks;
+		m->dacks += f->dacks;
+		m->nacks += f->rx.nacks;
+		m->first_dack_ns = SL_MIN(m->first_dack_ns, f->first_dack_ns);
+	}
+	for (uint32_t h = 0; h < net->nhosts; h++) {
+		struct sim_ec_host_stats hs;
+
+		if (!target[h] || sim_ec_host_stats(x->ec, h, end, &hs) != 0)
+			continue;
+		link_bps += (double)net->switch_port[h].rate_bps;
+		m->dacks_suppressed += hs.q.dacks_suppressed;
+		m->iacks_coalesced += hs.q.iacks_coalesced;
+		m->queue_max_bytes = SL_MAX(m->queue_max_bytes, hs.q.max_queue_bytes);
+		m->queue_mean_bytes = SL_MAX(m->queue_mean_bytes, hs.queue_mean_bytes);
+		if (hs.active_ns)
+			m->host_idle_frac = SL_MAX(m->host_idle_frac,
+						   1 - (double)hs.busy_ns / (double)hs.active_ns);
+	}
+	m->goodput_gbps = goodput_bps / SL_BPS_PER_GBPS;
+	m->goodput_norm = goodput_bps / link_bps;
+	m->rtx_norm = end > from ? rtx_bits * SL_NS_PER_S / (link_bps * (double)(end - from)) : 0;
+	m->rate_diff_max = rate_max - rate_min;
+	m->jain = jain_index(x);
+}
+
+void
+sim_exp_ec_json(const struct sim_exp *x, const char *name, const char *labels, FILE *out)
+{
+	struct sim_exp_ec m;
+
+	sim_exp_ec_stats(x, &m);
+	fprintf(out,
+		"{\"scenario\": \"%s\", \"set\": {%s}, \"flows\": %u, \"duration_ns\": %" PRIu64
+		", \"goodput_gbps\": %.4f, \"rto_fired\": %" PRIu64 ", \"jain_fairness\": %.6f",
+		name, labels, x->nflows, x->sc.duration_ns, m.goodput_gbps, m.rto_fired, m.jain);
+	ec_json_fields(x, &m, out);
+	fprintf(out, "}\n");
+}
+
+struct sim_exp *
+sim_sweep_run(const struct sim_scenario *base, uint32_t run, char *labels, size_t lablen, char *err,
+	      size_t errlen, int *status)
+{
+	struct sim_scenario *sc = malloc(sizeof(*sc));
+	struct sim_exp *x = NULL;
+	int rc;
+
+	*status = 2;
+	if (sc == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	*sc = *base;
+	if (sim_sweep_apply(sc, run, labels, lablen, err, errlen) ||
+	    sim_scenario_check(sc, err, errlen)) {
+		free(sc);
+		return NULL;
+	}
+	x = sim_exp_create(sc);
+	free(sc);
+	if (x == NULL) {
+		snprintf(err, errlen, "cannot build the experiment: %s", strerror(errno));
+		return NULL;
+	}
+	rc = sim_exp_run(x);
+	if (rc) {
+		snprintf(err, errlen, "the run failed: %s", strerror(-rc));
+		sim_exp_free(x);
+		*status = 1;
+		return NULL;
+	}
+	*status = 0;
+	return x;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "sim_fb.h"
 #include "sim_librecv.h"
 #include "sl_xport_fb.h"
 #include "sl_xport_proto.h"
@@ -137,34 +138,27 @@ send_fb(struct sim_librecv *lr, uint32_t host, const struct sl_recv_action *a)
 		[SL_RECV_ACT_PULL] = SIM_PKT_PULL,
 	};
 	struct lr_flow *f = &lr->f[a->conn];
-	struct sim_pkt *p = sim_pkt_alloc(lr->s);
 	struct sl_xfb fb;
 	int n;
 
-	if (p == NULL)
-		return;
 	n = sl_xport_fb_from_recv(a, &fb);
 	if (n == 0)
-		n = sl_xfb_encode(&fb, p->fb, sizeof(p->fb));
+		n = sim_fb_send(lr->s, host, f->src, type_of[a->type], &fb,
+				a->type == SL_RECV_ACT_NACK && a->fb.nholes
+					? a->fb.hole[0].start_psn
+					: a->fb.ack_psn);
+	if (n == -ENOMEM)
+		return;
 	if (n < 0) {
 		lr->encode_errors++;
-		sim_pkt_free(lr->s, p);
 		return;
 	}
-	p->fb_len = (uint8_t)n;
-	p->type = type_of[a->type];
-	p->dst = f->src;
-	p->flow = a->conn;
-	p->cumack = a->fb.ack_psn;
-	p->seq = a->type == SL_RECV_ACT_NACK && a->fb.nholes ? a->fb.hole[0].start_psn
-							     : a->fb.ack_psn;
 	if (a->type == SL_RECV_ACT_NACK)
 		f->st.nacks++;
 	else if (a->type == SL_RECV_ACT_CNP)
 		f->st.cnps++;
 	else if (a->type == SL_RECV_ACT_PULL)
 		f->st.pulls++;
-	sim_host_send_ctrl(lr->s, host, p);
 }
 
 static void

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sim_scenario.c - the INI scenario reader. Sections [sim], [link] (every host), [link.N]
- * (host N's link and the switch port toward it), [receiver], [sched] and any number of
- * [flows] / [flows.NAME] groups; later keys override earlier ones. Every error names the
- * file, line and key. Numbers go through lib/common's parser (sl_parse.h): a key's name carries
- * its unit (rate_gbps, delay_us, queue_bytes), a bare number counts in it and may be
- * fractional, and a value may name another unit of the same kind (delay_us = 500ns).
+ * (host N's link and the switch port toward it), [receiver], [ec] (lib/ec's target and its
+ * host), [sched] and any number of [flows] / [flows.NAME] groups; later keys override earlier ones.
+ * Every error names the file, line and key. Numbers go through lib/common's parser (sl_parse.h): a
+ * key's name carries its unit (rate_gbps, delay_us, queue_bytes), a bare number counts in it and
+ * may be fractional, and a value may name another unit of the same kind (delay_us = 500ns).
  * docs/sim.md lists the keys.
  */
 #include <errno.h>
@@ -32,6 +32,10 @@ sim_scenario_defaults(struct sim_scenario *sc)
 	}
 	sc->recv.cnp_interval_ns = 50 * SL_NS_PER_US;
 	sc->lrecv.rc = SL_RECV_CONF_DEFAULT(1);
+	sc->ec.policy = SIM_EC_DACK;
+	sc->ec.drain_pct = 100;
+	sc->ec.q.queue_bytes = SL_EC_QUEUE_BYTES_DEFAULT;
+	sc->ec.q.threshold_bytes = SL_EC_THRESHOLD_BYTES_DEFAULT;
 	sc->duration_ns = 10 * SL_NS_PER_MS;
 	sc->trace_interval_ns = 100 * SL_NS_PER_US;
 }
@@ -280,10 +284,16 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 	if (!strcmp(key, "middle_walk"))
 		return parse_bool(v, &rc->middle_walk) ? fail(err, len, key, "not a boolean") : 0;
 	if (!strcmp(key, "impl")) {
-		if (strcmp(v, "reference") && strcmp(v, "lib"))
-			return fail(err, len, key, "'%s' is not reference or lib", v);
-		sc->lib_recv = v[0] == 'l';
-		return 0;
+		static const char *const impls[] = {[SIM_RECV_REFERENCE] = "reference",
+						    [SIM_RECV_LIB] = "lib",
+						    [SIM_RECV_EC] = "ec"};
+
+		for (uint8_t i = 0; i < SL_ARRAY_SIZE(impls); i++)
+			if (!strcmp(v, impls[i])) {
+				sc->recv_impl = i;
+				return 0;
+			}
+		return fail(err, len, key, "'%s' is not reference, lib or ec", v);
 	}
 	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
 		return -EINVAL;
@@ -303,6 +313,54 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 		rc->conn_max_blocks = (uint32_t)n;
 	else if (!strcmp(key, "ack_every_pkts") && n <= 255)
 		sc->lrecv.ack_every_pkts = (uint32_t)n;
+	else
+		return fail(err, len, key, "unknown key or bad value '%s'", v);
+	return 0;
+}
+
+static int
+set_ec(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
+{
+	struct sim_ec_conf *c = &sc->ec;
+	char base[64];
+	enum sl_qty q;
+	uint64_t n;
+	int policy;
+
+	if (!strcmp(key, "policy")) {
+		if ((policy = sim_ec_policy_parse(v)) < 0)
+			return fail(err, len, key, "'%s' is not dack, opt, aimd or timeout", v);
+		c->policy = (uint8_t)policy;
+		return 0;
+	}
+	if (!strcmp(key, "queue_counts")) {
+		if (strcmp(v, "payload") && strcmp(v, "wire"))
+			return fail(err, len, key, "'%s' is not payload or wire", v);
+		c->queue_counts_wire = v[0] == 'w';
+		return 0;
+	}
+	if (!strcmp(key, "iack_at_processing"))
+		return parse_bool(v, &c->q.iack_at_processing)
+			       ? fail(err, len, key, "not a boolean")
+			       : 0;
+	if (num(key, v, UINT32_MAX, &n, base, sizeof(base), &q, err, len))
+		return -EINVAL;
+	if (!strcmp(key, "drain_pct") && n >= 1 && n <= 10000)
+		c->drain_pct = (uint32_t)n;
+	else if (!strcmp(base, "queue") && q == SL_QTY_BYTES && n > 0)
+		c->q.queue_bytes = (uint32_t)n;
+	else if (!strcmp(base, "threshold") && q == SL_QTY_BYTES && n > 0)
+		c->q.threshold_bytes = (uint32_t)n;
+	else if (!strcmp(base, "fair_period") && q == SL_QTY_NS)
+		c->q.fair_period_ns = n;
+	else if (!strcmp(key, "fair_ratio_pct") && n >= 100)
+		c->q.fair_ratio_pct = (uint32_t)n;
+	else if (!strcmp(key, "opt_pkts"))
+		c->opt_pkts = (uint32_t)n;
+	else if (!strcmp(base, "opt") && q == SL_QTY_BYTES)
+		c->opt_bytes = (uint32_t)n;
+	else if (!strcmp(key, "h1_iacks"))
+		c->h1_iacks = (uint32_t)n;
 	else
 		return fail(err, len, key, "unknown key or bad value '%s'", v);
 	return 0;
@@ -442,6 +500,8 @@ sim_scenario_set(struct sim_scenario *sc, const char *section, const char *key, 
 	}
 	if (!strcmp(section, "receiver"))
 		return set_recv(sc, key, v, err, len);
+	if (!strcmp(section, "ec"))
+		return set_ec(sc, key, v, err, len);
 	if (!strcmp(section, "sched"))
 		return set_sched(sc, key, v, err, len);
 	if (!strcmp(section, "sweep")) {
@@ -557,8 +617,16 @@ sim_scenario_load(struct sim_scenario *sc, const char *path, char *err, size_t l
 int
 sim_scenario_check(const struct sim_scenario *sc, char *err, size_t len)
 {
+	uint32_t wnd = sc->sched.wnd_segs ? sc->sched.wnd_segs : SL_SCHED_WND_DEFAULT;
+
 	if (sc->ngroups == 0)
 		return fail(err, len, "[flows]", "no flow group");
+	if (sc->recv_impl == SIM_RECV_EC && sc->ec.q.threshold_bytes >= sc->ec.q.queue_bytes)
+		return fail(err, len, "[ec]", "threshold_bytes %u: want below queue_bytes %u",
+			    sc->ec.q.threshold_bytes, sc->ec.q.queue_bytes);
+	if (sc->recv_impl == SIM_RECV_EC && sc->ec.opt_pkts > wnd)
+		return fail(err, len, "[ec]", "opt_pkts %u: want at most [sched] wnd_segs (%u)",
+			    sc->ec.opt_pkts, wnd);
 	for (uint32_t g = 0; g < sc->ngroups; g++) {
 		const struct sim_flow_group *fg = &sc->group[g];
 		const struct sim_flow_spec *sp = &fg->spec;
