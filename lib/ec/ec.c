@@ -61,8 +61,10 @@
  *     a period.
  *     Coalescing skips every other IACK, but never the IACK of the connection's last accepted
  *     packet (no later IACK would cover it: the initiator would wait for its timeout).
- *     Suppression drops the congestion DACKs (at acceptance and before a crossing IACK) and
- *     keeps the recovery DACKs, which clock retransmissions.
+ *     Suppression drops three congestion DACKs in four (at acceptance and before a crossing
+ *     IACK): enough IACKs in a row for H1, never enough for H-infinity, whose whole window
+ *     would overflow the shared queue (all of them suppressed did, in the simulator); it keeps
+ *     the recovery DACKs, which clock retransmissions.
  *   - reopening a connection with packets queued: the old packets still leave the queue and
  *     their handles come back, but they send nothing (each entry holds its connection's
  *     generation).
@@ -78,6 +80,10 @@
 
 #define EC_MIN_PKT_BYTES_DEFAULT 64u  /**< bytes: a header-only packet in the paper */
 #define EC_FAIR_RATIO_PCT_DEFAULT 150 /**< "much higher": 1.5 x the slowest's packets */
+/** Suppression: congestion DACKs skipped in a row. With a DACK and its IACK per drained packet
+ *  the initiator sees a DACK, then 4 IACKs (H(-1) -> H(0) -> H1, 2 and 2): 6 packets per 4
+ *  drained, and never the 6 IACKs in H1 (dack's default) that end in H-infinity. */
+#define EC_SUPPRESS_RUN 3
 
 /** One queued packet. */
 struct sl_ec_entry {
@@ -104,6 +110,7 @@ struct sl_ec_conn {
 	uint32_t period_pkts;      /**< packets accepted in this fairness period */
 	uint32_t gen;              /**< generation: bumped by every open */
 	uint8_t flags;             /**< CONN_* */
+	uint8_t suppressed_run;    /**< CONN_SUPPRESS: congestion DACKs skipped since one went */
 };
 
 struct sl_ec {
@@ -241,14 +248,23 @@ dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
 	ec->st.dacks++;
 }
 
-/* A congestion DACK: not sent to a connection whose DACKs the fairness knob suppresses. */
+/*
+ * A congestion DACK. To a connection whose DACKs the fairness knob suppresses, only one in
+ * EC_SUPPRESS_RUN + 1 goes: the IACKs between reach H1 (two packets per IACK), and the one DACK
+ * keeps them from the six IACKs in a row that would open the initiator's whole window.
+ */
 static void
 congestion_dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
 {
-	if (ec->conns[conn].flags & CONN_SUPPRESS)
+	struct sl_ec_conn *c = &ec->conns[conn];
+
+	if ((c->flags & CONN_SUPPRESS) && c->suppressed_run < EC_SUPPRESS_RUN) {
+		c->suppressed_run++;
 		ec->st.dacks_suppressed++;
-	else
-		dack(ec, conn, act, nact);
+		return;
+	}
+	c->suppressed_run = 0;
+	dack(ec, conn, act, nact);
 }
 
 /* IACK(psn + 1), unless coalescing skips it (never the last accepted packet's, see above). */
