@@ -7,7 +7,7 @@ BUILD ?= build
 MESON_OPTS ?=
 SUITES ?= style unit fuzz-smoke sim bench-smoke integration
 
-.PHONY: all deps build test demo bench test-asan fuzz clean
+.PHONY: all deps build test demo bench soak long test-asan fuzz clean
 
 all: build
 
@@ -28,6 +28,14 @@ demo: build
 
 bench: build
 	usertools/sluice-bench $(BUILD)
+
+# Not in CI: SOAK_MINUTES (30) of two daemons through faults and peer restarts.
+soak: build
+	usertools/sluice-soak $(BUILD)
+
+# Not in CI: the queue-pair matrix between two daemons with LONG_MSGS (100000) per cell.
+long: build
+	usertools/sluice-long $(BUILD)
 
 # AddressSanitizer and UBSan slow the simulator and the benchmarks about fourfold.
 test-asan:

@@ -58,8 +58,8 @@ case $case_name in
     # Two lanes hold two replay rings: 2^12 frames each keep the pool within -m 512.
     lanes) impaired=0 workers=2 ring=12 COUNT=${COUNT_LANES:-5} MSGS=${MSGS_LANES:-2000} ;;
     # Every transport program, one QP each, end to end through loss.
-    programs) COUNT=10 MSGS=${MSGS_PROGRAMS:-300}
-        PROTOS=reno,newreno,sack,ndp,dcqcn,irn,dctcp,swift,melo,gbn ;&
+    programs) COUNT=13 MSGS=${MSGS_PROGRAMS:-300}
+        PROTOS=reno,newreno,sack,ndp,dcqcn,irn,dctcp,swift,melo,gbn,opt,aimd,dack ;&
     loss | e2e-loss | faults | e2e-faults)
         case $case_name in faults) impair=$FAULTS_LINK ;; e2e-faults) impair=$FAULTS_E2E ;; esac
         case $case_name in e2e-* | programs) e2e=1 ;; esac
