@@ -172,6 +172,15 @@ h_ack(struct harness *h, uint32_t cumack, int64_t sack)
 	h_event(h, &ev, h->v.now_ns);
 }
 
+/* A go-back-N NACK naming one segment, seq (no cumulative ACK). */
+static inline void
+h_nack(struct harness *h, uint32_t seq)
+{
+	struct sl_event ev = {.type = SL_EV_NACK, .nack_seq = seq, .nack_len = 1};
+
+	h_event(h, &ev, h->v.now_ns);
+}
+
 /* The periodic hook: the RTO and/or the program timer fired at now_ns. */
 static inline void
 h_periodic(struct harness *h, bool rto, bool timer, uint64_t now_ns)

@@ -14,14 +14,6 @@ start(struct harness *h, uint64_t segs, uint64_t bytes, uint64_t cwnd_bytes)
 	h_init(h, "aimd", &fc);
 }
 
-static void
-nack(struct harness *h, uint32_t seq)
-{
-	struct sl_event ev = {.type = SL_EV_NACK, .nack_seq = seq, .nack_len = 1};
-
-	h_event(h, &ev, h->v.now_ns);
-}
-
 /* One RTT: send the window, then its acks, one per segment (per_seg) or all in one. */
 static void
 rtt(struct harness *h, bool per_seg)
@@ -86,24 +78,24 @@ aimd_incoming__nack_halves_once_per_window(void **state)
 	h_send(&h, 20);
 	h_ack(&h, 2, -1);
 	assert_int_equal(h.v.wnd_segs, 20);
-	nack(&h, 5);
+	h_nack(&h, 5);
 	assert_int_equal(h.v.wnd_segs, 10); /* halved */
 	assert_int_equal(h.nmarked, 15);    /* go-back-N: [5, 20) */
-	nack(&h, 5);
+	h_nack(&h, 5);
 	assert_int_equal(h.v.wnd_segs, 10); /* the same window of data: no second cut */
 	h_send(&h, 15);
 	h_ack(&h, 12, -1);
 	assert_int_equal(h.v.wnd_segs, 10); /* no growth before the recovery point */
-	nack(&h, 12);
+	h_nack(&h, 12);
 	assert_int_equal(h.v.wnd_segs, 10);
 	assert_int_equal(h.nmarked, 8); /* but every NACK goes back N */
 	h_send(&h, 8);
 	h_ack(&h, 20, -1); /* wnd_start reaches snd_max of the cut: recovery is over */
 	assert_int_equal(h.v.wnd_segs, 10);
 	h_send(&h, 10);
-	nack(&h, 25);
+	h_nack(&h, 25);
 	assert_int_equal(h.v.wnd_segs, 5); /* a new window of data: cut again */
-	nack(&h, 26);
+	h_nack(&h, 26);
 	assert_int_equal(h.v.wnd_segs, 5);
 }
 
@@ -115,7 +107,7 @@ aimd_incoming__halving_stops_at_one_segment(void **state)
 	(void)state;
 	start(&h, 0, 0, 1000);
 	h_send(&h, 1);
-	nack(&h, 0);
+	h_nack(&h, 0);
 	assert_int_equal(h.v.wnd_segs, 1);
 	assert_int_equal(h.out.wnd_segs, 1); /* decided, not the engine's clamp */
 }
@@ -167,7 +159,7 @@ aimd_periodic__rto_one_segment_and_go_back_n(void **state)
 	assert_int_equal(h.v.wnd_segs, 1);
 	assert_int_equal(h.nmarked, 16); /* the engine's go-back-N */
 	assert_true(h.rto_armed);
-	nack(&h, 4);
+	h_nack(&h, 4);
 	assert_int_equal(h.v.wnd_segs, 1); /* the same loss: no further cut */
 	h_send(&h, 16);
 	h_ack(&h, 20, -1); /* 16 x 1000^2 / 1000 bytes due, but one ACK adds one segment */

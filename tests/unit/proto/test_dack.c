@@ -44,14 +44,6 @@ dack(struct harness *h)
 	h_ack(h, h->v.wnd_start, -1);
 }
 
-static void
-nack(struct harness *h, uint32_t seq)
-{
-	struct sl_event ev = {.type = SL_EV_NACK, .nack_seq = seq, .nack_len = 1};
-
-	h_event(h, &ev, h->v.now_ns);
-}
-
 /* Ten segments in flight, then a DACK: H_M1 with the window closed. */
 static void
 throttled(struct harness *h, uint64_t thresh)
@@ -258,7 +250,7 @@ dack_incoming__nack_one_retransmission_per_dack(void **state)
 	start(&h, "dack", 20, 0);
 	h_send(&h, 20);
 	iack(&h, 5);
-	nack(&h, 8);
+	h_nack(&h, 8);
 	assert_int_equal(h.nmarked, 0); /* no go-back-N */
 	assert_int_equal(room(&h), 0);  /* no new data */
 	for (uint32_t s = 8; s < 20; s++) {
@@ -270,8 +262,8 @@ dack_incoming__nack_one_retransmission_per_dack(void **state)
 		fill(&h);
 		assert_int_equal(h.v.snd_max, 20); /* only the retransmission went */
 		if (s == 12) {
-			nack(&h, 13); /* at or above rtx_next (13): ignored */
-			nack(&h, 17);
+			h_nack(&h, 13); /* at or above rtx_next (13): ignored */
+			h_nack(&h, 17);
 			assert_int_equal(h.nmarked, 0);
 		}
 	}
@@ -289,7 +281,7 @@ dack_incoming__recovery_follows_iacks_and_restarts_below(void **state)
 	(void)state;
 	start(&h, "dack", 0, 0);
 	h_send(&h, 20);
-	nack(&h, 0);
+	h_nack(&h, 0);
 	dack(&h);
 	dack(&h);
 	assert_true(sl_flow_is_marked(&h.v, 1));
@@ -298,11 +290,11 @@ dack_incoming__recovery_follows_iacks_and_restarts_below(void **state)
 	assert_int_equal(room(&h), 0);
 	dack(&h);
 	assert_true(sl_flow_is_marked(&h.v, 6));
-	nack(&h, 7); /* at rtx_next: ignored */
+	h_nack(&h, 7); /* at rtx_next: ignored */
 	dack(&h);
 	assert_true(sl_flow_is_marked(&h.v, 7));
 	fill(&h);
-	nack(&h, 6); /* below rtx_next (8): restart there */
+	h_nack(&h, 6); /* below rtx_next (8): restart there */
 	dack(&h);
 	assert_int_equal(h.nmarked, 1);
 	assert_true(sl_flow_is_marked(&h.v, 6));
@@ -362,7 +354,7 @@ dack_periodic__rto_goes_back_n_then_h_m1(void **state)
 	assert_int_equal(h.v.snd_max, 20);
 	expect_climb(&h, g, SL_ARRAY_SIZE(g));
 	/* An RTO in recovery: go-back-N, then H_M1. */
-	nack(&h, h.v.wnd_start);
+	h_nack(&h, h.v.wnd_start);
 	h_periodic(&h, true, false, 2000);
 	assert_int_equal(h.nmarked, h.v.snd_max - h.v.wnd_start);
 	fill(&h);
