@@ -47,31 +47,68 @@
 				 *   stuck time and a few RTOs */
 #define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
 #define SL_XPORT_LINE_BPS_DEFAULT (100 * SL_BPS_PER_GBPS) /**< line rate by default, bits/s */
+#define SL_XPORT_READS_MAX 16u /**< READs outstanding per QP, and answers a QP owes, at most
+				*   (InfiniBand's max_rd_atomic / max_dest_rd_atomic) */
+
+/* What a posted message asks of the peer (struct sl_xport_wr.op). */
+enum sl_xport_op {
+	SL_XPORT_OP_SEND,      /**< bytes for the peer's consumer (on_recv, op SEND) */
+	SL_XPORT_OP_WRITE,     /**< bytes for the peer's memory at raddr / rkey: the peer's
+				*   consumer checks the key and places them (on_recv, op WRITE) */
+	SL_XPORT_OP_READ,      /**< len bytes of the peer's memory at raddr / rkey (read_src
+				*   there): they come back through on_recv (op READ_RESP, with
+				*   this request's cookie), and the READ completes once all have */
+	SL_XPORT_OP_READ_RESP, /**< on_recv only: a piece of the answer to one of our READs */
+};
+
+/*
+ * The peer refused a message (on_recv or read_src returned one of these): the receiving QP
+ * stops delivering and answers every later packet with a NAK carrying the refused message's
+ * MSN and this syndrome (docs/wire-format.md, "NAK"); at the sender that message completes
+ * with the status beside each, every later one with -ECANCELED, and the QP fails.
+ */
+enum sl_xport_syndrome {
+	SL_XPORT_SYN_NONE = 0,
+	SL_XPORT_SYN_ACCESS,  /**< key, range or access flag refused: -EACCES */
+	SL_XPORT_SYN_OP,      /**< the consumer could not take it (no receive buffer, its
+			       *   buffer too short, it went away): -EREMOTEIO */
+	SL_XPORT_SYN_INVALID, /**< a request the peer does not serve: -EBADMSG */
+	SL_XPORT_SYN_MAX = SL_XPORT_SYN_INVALID,
+};
 
 /* One segment of a received message, in order (struct sl_xport_conf.on_recv). */
 struct sl_xport_rx_seg {
 	uint32_t qpn;        /**< local QP */
 	uint32_t msn;        /**< message sequence number, from the QP's first message's 0 */
+	uint8_t op;          /**< SL_XPORT_OP_SEND, WRITE or READ_RESP */
 	uint32_t offset;     /**< bytes of this message before data */
 	const uint8_t *data; /**< payload, valid during the call only */
 	uint32_t len;        /**< payload bytes (0 for an empty message) */
 	bool first;          /**< the message's first segment */
 	bool last;           /**< the message's last segment: it is complete */
-	bool has_imm;        /**< imm is valid (SEND with immediate) */
+	bool has_imm;        /**< imm is valid (SEND or WRITE with immediate; on the last) */
 	uint32_t imm;        /**< immediate data */
+	uint64_t raddr;      /**< WRITE: where the first byte of the message goes (add offset) */
+	uint32_t rkey;       /**< WRITE: the key it names */
+	uint32_t total_len;  /**< WRITE: bytes of the whole message (the RETH length); READ_RESP:
+			      *   of the whole answer; SEND: 0 (not known before the last) */
+	uint64_t cookie;     /**< READ_RESP: the cookie of the READ it answers */
 };
 
 /*
- * A send finished (on_complete): every packet of the message was acknowledged (status 0), or
- * not: the QP failed first (-ETIMEDOUT: the peer acknowledged nothing for the QP's timeout) or
- * was closed (-ECANCELED). A message that failed may or may not have been delivered, and was
- * delivered at most once.
+ * A posted message finished (on_complete): every packet of a SEND or WRITE was acknowledged, or
+ * the whole answer to a READ arrived (status 0); or not: the QP failed first (-ETIMEDOUT: the
+ * peer acknowledged nothing for the QP's timeout), was closed (-ECANCELED), or the peer
+ * refused it (-EACCES, -EREMOTEIO, -EBADMSG: enum sl_xport_syndrome). A message that failed
+ * may or may not have been delivered, and was delivered at most once; one the peer refused
+ * touched nothing there.
  */
 struct sl_xport_cqe {
 	uint32_t qpn;     /**< local QP */
 	uint32_t msn;     /**< its message sequence number */
-	uint32_t len;     /**< message bytes */
-	int status;       /**< 0, -ETIMEDOUT or -ECANCELED */
+	uint8_t op;       /**< enum sl_xport_op, as posted */
+	uint32_t len;     /**< message bytes (READ: bytes read) */
+	int status;       /**< 0, -ETIMEDOUT, -ECANCELED, -EACCES, -EREMOTEIO or -EBADMSG */
 	uint64_t cookie;  /**< as posted */
 	uint64_t post_ns; /**< when it was posted, ns (completion latency = now - post_ns) */
 };
@@ -98,8 +135,19 @@ struct sl_xport_conf {
 	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);
 	/** The endpoint is done with a received frame: required. */
 	void (*release)(void *ctx, void *handle);
-	/** A segment of a message, in order (NULL: counted and dropped). */
-	void (*on_recv)(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
+	/**
+	 * A segment of a message, in order (NULL: counted and dropped). Returns 0, or a syndrome
+	 * (enum sl_xport_syndrome) that refuses the message: nothing more of it or after it is
+	 * delivered on that QP, and the peer is told (see enum sl_xport_syndrome).
+	 */
+	int (*on_recv)(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
+	/**
+	 * A READ arrived for len bytes at raddr / rkey on QP qpn: point *src at them and return
+	 * 0, or return a syndrome. The bytes must stay unchanged until the QP closes or the
+	 * answer is acknowledged (NULL: every READ is refused with SL_XPORT_SYN_INVALID).
+	 */
+	int (*read_src)(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len,
+			const uint8_t **src);
 	/** A posted message completed (NULL: counted only). */
 	void (*on_complete)(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns);
 	void *ctx;
@@ -237,6 +285,25 @@ int sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns);
  */
 int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len,
 		       uint64_t cookie, uint64_t now_ns);
+
+/* A message to post (sl_xport_post). */
+struct sl_xport_wr {
+	uint8_t op;       /**< SL_XPORT_OP_SEND, WRITE or READ */
+	bool has_imm;     /**< SEND, WRITE: with immediate data */
+	uint32_t imm;     /**< immediate data */
+	const void *buf;  /**< SEND, WRITE: the bytes, unchanged until completion; READ: NULL */
+	uint32_t len;     /**< bytes: 0..SL_XPORT_MSG_MAX (READ: 1..) */
+	uint64_t raddr;   /**< WRITE, READ: the peer's address */
+	uint32_t rkey;    /**< WRITE, READ: the peer's key */
+	uint64_t cookie;  /**< given back in the completion (and, READ, with the answer) */
+};
+
+/*
+ * Post a message (sl_xport_post_send is a SEND without immediate). 0, -ENOENT (no such QP),
+ * -EINVAL (bad op or length), -EPIPE (the QP failed), -ENOBUFS (send queue full, or
+ * SL_XPORT_READS_MAX READs outstanding: retry after a completion; counted in post_refused).
+ */
+int sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, uint64_t now_ns);
 
 /* Messages the QP can still take before post_send says -ENOBUFS (0 for no such QP). */
 uint32_t sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn);

@@ -84,7 +84,7 @@ unsigned sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, u
 			       unsigned budget);
 
 /* The endpoint's on_recv and on_complete (struct sl_xport_conf), ctx = the traffic. */
-void sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
+int sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
 void sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns);
 
 /* Every sending QP has posted its msgs and seen each complete, successfully or not (never with

@@ -249,7 +249,7 @@ sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t n
 	sl_hist_add(&t->latency_ns, now_ns - c->post_ns);
 }
 
-void
+int
 sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
 	struct sl_xport_traffic *t = ctx;
@@ -284,7 +284,7 @@ sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t 
 	rx_time(&t->st, now_ns);
 	rx_time(&q->st, now_ns);
 	if (!seg->last)
-		return;
+		return 0;
 	if (q->rx_off != size && !q->rx_bad) {
 		COUNT(t, q, bad_length, 1);
 		q->rx_bad = true;
@@ -296,6 +296,7 @@ sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t 
 	q->rx_msn = seg->msn + 1;
 	q->rx_off = 0;
 	q->rx_bad = false;
+	return 0;
 }
 
 bool

@@ -343,6 +343,14 @@ sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn)
 }
 
 int
+sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, uint64_t now_ns)
+{
+	if (wr->op != SL_XPORT_OP_SEND || wr->has_imm)
+		return -EOPNOTSUPP;
+	return sl_xport_post_send(x, qpn, wr->buf, wr->len, wr->cookie, now_ns);
+}
+
+int
 sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len, uint64_t cookie,
 		   uint64_t now_ns)
 {
@@ -548,7 +556,7 @@ deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 		q->rx_broken = true;
 	} else if (!q->rx_broken) {
 		if (x->c.on_recv)
-			x->c.on_recv(x->c.ctx, &seg, now_ns);
+			(void)x->c.on_recv(x->c.ctx, &seg, now_ns);
 		else
 			sl_stat_add(&x->st.rx_no_consumer, 1);
 		q->rx_off += seg.len;

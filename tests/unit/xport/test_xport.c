@@ -292,10 +292,10 @@ traffic_new(const struct run *r)
 }
 
 /* An endpoint whose callbacks feed s->t (read at each call, so the traffic can be replaced). */
-static void
+static int
 on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
-	sl_xport_traffic_on_recv(((struct side *)ctx)->t, seg, now_ns);
+	return sl_xport_traffic_on_recv(((struct side *)ctx)->t, seg, now_ns);
 }
 
 static void

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_chan.h - the channel between libsluice and sluiced: control messages on the unix socket,
+ * and the layout of the rings in the shared memory. Both sides include this file and nothing
+ * else of each other; docs/api.md is the specification.
+ *
+ * Control. The socket is SOCK_SEQPACKET: one request, one response, each one struct, in
+ * order, one outstanding at a time. HELLO carries the shared memory's fd (SCM_RIGHTS) and must
+ * come first; CQ_CREATE carries the CQ's event fd. The daemon reads the peer's credentials
+ * (SO_PEERCRED) for its log; the socket file's owner, group and mode decide who may connect.
+ *
+ * Shared memory. One memfd per context, mem_bytes long, mapped by the library at base_va
+ * (told in HELLO) and by the daemon wherever it likes. Every address an application gives
+ * (MR starts, work request buffers) is a virtual address in its own mapping; the daemon
+ * translates va - base_va into its mapping after checking the range. Rings are named by their
+ * offset into the memory.
+ *
+ * Rings. A ring is a struct sl_chan_ring (producer and consumer indexes on their own cache
+ * lines) followed by 2^k fixed-size entries; indexes count up freely and wrap at 2^32, the entry
+ * of index i is i & (2^k - 1). One side produces, the other consumes:
+ *     SQ  application -> daemon   struct sl_chan_sqe   send work requests
+ *     RQ  application -> daemon   struct sl_chan_rqe   receive buffers
+ *     CQ  daemon -> application   struct sl_chan_cqe   completions (the lane's lcore only)
+ * The producer writes entries, then publishes prod with a release store; the consumer reads
+ * prod with an acquire load, reads entries, then publishes cons with a release store.
+ *
+ * The daemon trusts nothing in the memory. It keeps its own copy of the index it owns and
+ * never reads it back; it reads the other index once per poll and refuses a value more than a
+ * ring's size away from its own (the QP fails: SL_CHAN_BAD_RING); it copies each entry out
+ * before checking it, so the application cannot change it between check and use.
+ */
+#ifndef SL_CHAN_H
+#define SL_CHAN_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sluice.h"
+
+#define SL_CHAN_MAGIC 0x534C4348u /**< "SLCH": first field of every control message */
+#define SL_CHAN_VERSION SL_API_VERSION
+#define SL_CHAN_RING_MAX (1u << 16)      /**< entries of a ring, at most */
+#define SL_CHAN_MEM_MAX (UINT64_C(1) << 34) /**< shared memory per context, bytes, at most */
+#define SL_CHAN_HOST_MAX 32
+
+/* --- rings -------------------------------------------------------------------------------- */
+
+struct sl_chan_ring {
+	_Alignas(64) uint32_t prod; /**< entries produced (producer writes) */
+	_Alignas(64) uint32_t cons; /**< entries consumed (consumer writes) */
+	_Alignas(64) uint32_t armed; /**< CQ: 1 = signal the event fd at the next completion (the
+				      *   application sets it, the daemon clears it when it
+				      *   signals); SQ, RQ: 0 */
+	uint32_t rsvd[15];
+};
+static_assert(sizeof(struct sl_chan_ring) == 192, "three cache lines");
+
+/* Bytes of a ring with entries of esize bytes. */
+#define SL_CHAN_RING_BYTES(entries, esize) (sizeof(struct sl_chan_ring) + (uint64_t)(entries) * (esize))
+
+/* A send work request (struct sl_wr as the daemon sees it). */
+struct sl_chan_sqe {
+	uint64_t wr_id;
+	uint64_t addr;  /**< application VA of the local buffer */
+	uint64_t raddr; /**< WRITE, READ: peer VA */
+	uint32_t len;   /**< bytes */
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t imm;
+	uint8_t opcode; /**< enum sl_wr_opcode */
+	uint8_t flags;  /**< SL_WR_F_* */
+	uint8_t rsvd[22];
+};
+static_assert(sizeof(struct sl_chan_sqe) == 64, "one cache line");
+
+/* A receive buffer. */
+struct sl_chan_rqe {
+	uint64_t wr_id;
+	uint64_t addr; /**< application VA */
+	uint32_t len;  /**< bytes */
+	uint32_t lkey;
+	uint64_t rsvd;
+};
+static_assert(sizeof(struct sl_chan_rqe) == 32, "half a cache line");
+
+/* A completion (struct sl_wc as the daemon writes it). */
+struct sl_chan_cqe {
+	uint64_t wr_id;
+	uint32_t qpn;
+	uint32_t byte_len;
+	uint32_t imm;
+	uint8_t status; /**< enum sl_wc_status */
+	uint8_t opcode; /**< enum sl_wc_opcode */
+	uint16_t flags; /**< SL_WC_F_* */
+	uint64_t rsvd;
+};
+static_assert(sizeof(struct sl_chan_cqe) == 32, "half a cache line");
+
+static inline struct sl_chan_ring *
+sl_chan_ring_at(void *mem, uint64_t off)
+{
+	return (struct sl_chan_ring *)((uint8_t *)mem + off);
+}
+
+static inline void *
+sl_chan_ring_entry(struct sl_chan_ring *r, uint32_t idx, uint32_t entries, uint32_t esize)
+{
+	return (uint8_t *)(r + 1) + (uint64_t)(idx & (entries - 1)) * esize;
+}
+
+/* --- control ------------------------------------------------------------------------------ */
+
+enum sl_chan_type {
+	SL_CHAN_HELLO = 1, /**< + SCM_RIGHTS: the memfd */
+	SL_CHAN_MR_REG,
+	SL_CHAN_MR_DEREG,
+	SL_CHAN_CQ_CREATE, /**< + SCM_RIGHTS: the CQ's event fd */
+	SL_CHAN_CQ_DESTROY,
+	SL_CHAN_QP_CREATE,
+	SL_CHAN_QP_CONNECT,
+	SL_CHAN_QP_DESTROY,
+	SL_CHAN_TYPE_MAX = SL_CHAN_QP_DESTROY,
+};
+
+struct sl_chan_req {
+	uint32_t magic;   /**< SL_CHAN_MAGIC */
+	uint16_t version; /**< SL_CHAN_VERSION */
+	uint16_t type;    /**< enum sl_chan_type */
+	uint32_t seq;     /**< echoed in the response */
+	uint32_t rsvd;
+	union {
+		struct {
+			uint64_t mem_bytes; /**< size of the memfd */
+			uint64_t base_va;   /**< where the application mapped it */
+		} hello;
+		struct {
+			uint64_t addr; /**< application VA */
+			uint64_t len;  /**< bytes */
+			uint32_t access; /**< SL_ACCESS_* */
+		} mr_reg;
+		struct {
+			uint32_t lkey;
+		} mr_dereg;
+		struct {
+			uint64_t ring_off; /**< CQ ring, struct sl_chan_cqe entries */
+			uint32_t depth;    /**< entries, power of two */
+		} cq_create;
+		struct {
+			uint32_t cq; /**< handle from CQ_CREATE */
+		} cq_destroy;
+		struct {
+			uint32_t send_cq, recv_cq;
+			uint64_t sq_off; /**< SQ ring */
+			uint64_t rq_off; /**< RQ ring */
+			uint32_t sq_depth, rq_depth; /**< entries, powers of two */
+			char program[SL_NAME_MAX];
+			char pacer[SL_NAME_MAX];
+			uint8_t receiver; /**< enum sl_recv_kind */
+			uint64_t rate_limit_bps;
+			uint32_t max_msg_bytes;
+		} qp_create;
+		struct {
+			uint32_t qpn;
+			uint32_t peer_qpn;
+		} qp_connect;
+		struct {
+			uint32_t qpn;
+		} qp_destroy;
+		uint8_t raw[112];
+	} u;
+};
+static_assert(sizeof(struct sl_chan_req) == 128, "requests are 128 bytes");
+
+struct sl_chan_rsp {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;  /**< the request's */
+	uint32_t seq;   /**< the request's */
+	int32_t status; /**< 0 or -errno */
+	union {
+		struct {
+			char host[SL_CHAN_HOST_MAX]; /**< [sluiced] name */
+			uint32_t client;             /**< the daemon's number for this context */
+		} hello;
+		struct {
+			uint32_t lkey, rkey;
+		} mr_reg;
+		struct {
+			uint32_t cq;
+		} cq_create;
+		struct {
+			uint32_t qpn;
+		} qp_create;
+		uint8_t raw[112];
+	} u;
+};
+static_assert(sizeof(struct sl_chan_rsp) == 128, "responses are 128 bytes");
+
+#endif /* SL_CHAN_H */
