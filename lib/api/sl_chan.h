@@ -156,7 +156,7 @@ struct sl_chan_req {
 			uint32_t sq_depth, rq_depth; /**< entries, powers of two */
 			char program[SL_NAME_MAX];
 			char pacer[SL_NAME_MAX];
-			uint8_t receiver; /**< enum sl_recv_kind */
+			uint8_t receiver; /**< enum sl_receiver */
 			uint64_t rate_limit_bps;
 			uint32_t max_msg_bytes;
 		} qp_create;

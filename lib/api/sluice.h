@@ -164,9 +164,9 @@ int sl_cq_arm(struct sl_cq *cq);
 
 /* --- queue pairs -------------------------------------------------------------------------- */
 
-enum sl_recv_kind {
-	SL_RECV_MELO = 0, /**< selective retransmit, MELO's shared bits pool (default) */
-	SL_RECV_GBN = 1,  /**< go-back-N */
+enum sl_receiver {
+	SL_RECEIVER_MELO = 0, /**< selective retransmit, MELO's shared bits pool (default) */
+	SL_RECEIVER_GBN = 1, /**< go-back-N */
 };
 
 struct sl_qp_attr {
@@ -177,7 +177,7 @@ struct sl_qp_attr {
 	char program[SL_NAME_MAX]; /**< transport program ("dcqcn", "reno", ...) [the daemon's
 				    *   default] */
 	char pacer[SL_NAME_MAX];   /**< pacer ("tassel") [the daemon's] */
-	uint8_t receiver;          /**< enum sl_recv_kind [MELO] */
+	uint8_t receiver;          /**< enum sl_receiver [MELO] */
 	uint64_t rate_limit_bps;   /**< the QP's rate limit, bits/s on the wire (0: the link) */
 	uint32_t max_msg_bytes;    /**< largest message or WRITE / READ [1 MiB] */
 };

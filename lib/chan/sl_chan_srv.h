@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_chan_srv.h - the daemon's side of the application channel (lib/api/sl_chan.h), in two
+ * halves that meet only through the structures below:
+ *
+ *   the control half (srv.c, mr.c) runs on a control thread: it listens on the unix socket,
+ *   serves each application's requests, maps its shared memory, keeps its memory regions, CQs
+ *   and QPs, and hands QP work to the lane that owns the QP through the lane's mailbox;
+ *
+ *   the lane half (lane.c) runs on the lane's lcore, inside the QP adapter's poll (lib/dp/qp.c):
+ *   it takes mailbox commands, consumes the QPs' send and receive rings into the transport
+ *   endpoint (lib/xport), places what arrives into the applications' memory, answers READs,
+ *   and writes completions.
+ *
+ * Threads. Objects are created by the control thread before they are published to a lane
+ * (the mailbox's release / acquire orders that), and freed by it only after the lane has
+ * answered a command that let go of them. A memory region is the one thing both read while it
+ * changes: the lane looks keys up (sl_chan_mr_find) while the control thread registers and
+ * deregisters; an entry's key word is published last (release) and cleared first, and an
+ * application's memory stays mapped until the client is gone from every lane, so a pointer the
+ * lane took from a key it found stays valid.
+ *
+ * Isolation. A client is a protection domain: a key is found only for the client that owns
+ * the QP asking, so one application's QPs can never name another's memory.
+ *
+ * Units: bytes, ns.
+ */
+#ifndef SL_CHAN_SRV_H
+#define SL_CHAN_SRV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sl_chan.h"
+#include "sl_stats.h"
+#include "sl_xport.h"
+
+/* --- configuration ------------------------------------------------------------------------ */
+
+struct sl_chan_srv_conf {
+	const char *socket_path; /**< where to listen (the directory is created, 0755) */
+	mode_t mode;             /**< the socket file's mode [0660] */
+	uid_t uid;               /**< its owner ((uid_t)-1: the daemon's) */
+	gid_t gid;               /**< its group ((gid_t)-1: the daemon's) */
+	uint32_t max_clients;    /**< applications at once [16] */
+	uint32_t max_mrs;        /**< memory regions, all clients together [4096] */
+	uint32_t max_cqs;        /**< CQs, all clients together [256] */
+	const char *host;        /**< [sluiced] name, told in HELLO */
+	const char *default_program; /**< a QP that names none runs this */
+	uint32_t seg_bytes;      /**< payload bytes per packet of every application QP */
+	uint64_t stash_bytes;    /**< per lane: SEND payloads that arrived before a RECV was
+				  *   posted, bytes [4 MiB] */
+};
+
+/* --- memory regions (mr.c) ---------------------------------------------------------------- */
+
+/* One registered region. lkey == rkey in this implementation (one key per region). */
+struct sl_chan_mr {
+	_Atomic uint32_t key; /**< 0: free; published last, cleared first */
+	uint32_t client;      /**< owner (protection domain) */
+	uint32_t access;      /**< SL_ACCESS_* */
+	uint64_t va;          /**< start in the application's space */
+	uint64_t len;         /**< bytes */
+	uint8_t *ptr;         /**< start in the daemon's mapping */
+};
+
+struct sl_chan_mrs; /* the key table: any thread finds, the control thread changes */
+
+struct sl_chan_mrs *sl_chan_mrs_create(uint32_t max_mrs);
+void sl_chan_mrs_free(struct sl_chan_mrs *t);
+
+/*
+ * Register: a new key for client's [va, va + len) at ptr. Keys are never 0, differ from every
+ * live key, and carry a generation so a stale key is not found once its slot is reused.
+ * 0 and *key, or -ENOSPC.
+ */
+int sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len,
+		    uint8_t *ptr, uint32_t access, uint32_t *key);
+
+/* Deregister key if client owns it: 0 or -ENOENT. */
+int sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key);
+
+/* Deregister every region of client (it is gone). Returns how many. */
+unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client);
+
+/*
+ * The daemon's pointer to [va, va + len) under key, if client owns key, the range lies inside
+ * the region (no overflow) and the region grants every flag of need (0: read); else NULL.
+ * Any thread; no lock.
+ */
+uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key,
+			  uint64_t va, uint64_t len, uint32_t need);
+
+/* --- what the control half hands a lane --------------------------------------------------- */
+
+/* A CQ: its ring in the application's memory, and its event fd. */
+struct sl_chan_cq {
+	uint32_t id;
+	uint32_t client;
+	struct sl_chan_ring *ring; /**< in the daemon's mapping */
+	uint32_t depth;            /**< entries, power of two */
+	int event_fd;              /**< written (8 bytes) when the application armed the CQ */
+	/* owned by the lane that produces into it (all QPs on one CQ live on one lane) */
+	uint32_t prod;             /**< the producer index, the lane's copy */
+	uint32_t reserved;         /**< completions owed, slots promised to QPs' work */
+};
+
+/* A QP as the control half created it (lane.c keeps the rest). */
+struct sl_chan_qp_conf {
+	uint32_t client;
+	const struct sl_chan_mrs *mrs;
+	uint8_t *mem;              /**< the client's memory, in the daemon's mapping */
+	uint64_t mem_bytes;
+	uint64_t base_va;          /**< where the application mapped it */
+	struct sl_chan_cq *send_cq, *recv_cq;
+	struct sl_chan_ring *sq, *rq; /**< in the daemon's mapping, checked to lie in mem */
+	uint32_t sq_depth, rq_depth;
+	uint32_t max_msg_bytes;
+	struct sl_xport_qp_conf xqp; /**< qpn chosen by the control half; peer_qpn set by
+				      *   CONNECT; proto points into this struct's program[] */
+	char program[SL_NAME_MAX];
+};
+
+enum sl_chan_cmd_type {
+	SL_CHAN_CMD_QP_OPEN,    /**< open the QP (not yet connected): arg qp */
+	SL_CHAN_CMD_QP_CONNECT, /**< open it on the endpoint toward peer_qpn, start its rings */
+	SL_CHAN_CMD_QP_DESTROY, /**< flush and close it; the lane lets go of qp and its CQs */
+	SL_CHAN_CMD_CLIENT_GONE, /**< destroy every QP of client (it hung up) */
+};
+
+/* A command to a lane; the control thread fills it, the lane answers it. */
+struct sl_chan_cmd {
+	uint8_t type;                 /**< enum sl_chan_cmd_type */
+	uint32_t client;
+	uint32_t qpn;
+	uint32_t peer_qpn;
+	struct sl_chan_qp_conf *qp;   /**< QP_OPEN */
+	int result;                   /**< 0 or -errno, written by the lane before done */
+	_Atomic bool done;            /**< the lane answered (release) */
+};
+
+/* --- the lane half (lane.c) --------------------------------------------------------------- */
+
+struct sl_chan_lane; /* one per lane that serves applications */
+
+struct sl_chan_lane_conf {
+	uint32_t qpn_base;  /**< application QPNs on this lane: [qpn_base, qpn_base + qps) */
+	uint32_t qps;
+	uint32_t sq_depth_max, rq_depth_max; /**< ring sizes a QP may ask for, at most */
+	uint64_t stash_bytes;                /**< see struct sl_chan_srv_conf */
+	const struct sl_chan_mrs *mrs;
+};
+
+/* Counters of a lane half, each described once in sl_chan_lane_stat_table (docs/counters.md). */
+struct sl_chan_lane_stats {
+	uint64_t cmds;
+	uint64_t wr_posted;      /**< work requests taken from SQs into the endpoint */
+	uint64_t wr_loc_prot;    /**< refused at once: lkey, range, access */
+	uint64_t wr_bad;         /**< refused at once: opcode, length */
+	uint64_t recv_posted;
+	uint64_t cqes;
+	uint64_t cq_full_waits;  /**< a QP's SQ waited for room on its CQ */
+	uint64_t events;         /**< event fd writes */
+	uint64_t bad_ring;       /**< QPs failed because a ring index was out of range */
+	uint64_t write_refused;  /**< WRITEs refused (key, range, access) */
+	uint64_t read_refused;   /**< READs refused */
+	uint64_t stash_msgs;     /**< SENDs held until a RECV came */
+	uint64_t rnr_refused;    /**< SENDs refused: no RECV and no stash room */
+	uint64_t len_refused;    /**< SENDs longer than their RECV buffer */
+};
+
+extern const struct sl_stat_table sl_chan_lane_stat_table;
+
+struct sl_chan_lane *sl_chan_lane_create(const struct sl_chan_lane_conf *conf);
+void sl_chan_lane_free(struct sl_chan_lane *cl);
+
+/*
+ * Control thread: post cmd to the lane and wait until it answers or timeout_ns passes
+ * (-ETIMEDOUT: the lane is not running; the command stays queued and cmd must outlive it).
+ * Returns cmd->result. One control thread at a time.
+ */
+int sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns);
+
+/* The lane's lcore, every poll before the endpoint's tx_burst: take commands, consume rings. */
+void sl_chan_lane_poll(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns);
+
+/* The QP is an application's on this lane (the adapter sends its callbacks here). */
+bool sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn);
+
+/* The endpoint's callbacks for the lane's application QPs (struct sl_xport_conf). */
+int sl_chan_lane_on_recv(struct sl_chan_lane *cl, const struct sl_xport_rx_seg *seg,
+			 uint64_t now_ns);
+void sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c,
+			      uint64_t now_ns);
+int sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uint32_t rkey,
+			  uint32_t len, const uint8_t **src);
+
+/* The link began a new session: every application QP fails (flushed, in error). */
+void sl_chan_lane_session(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns);
+
+void sl_chan_lane_stats_get(const struct sl_chan_lane *cl, struct sl_chan_lane_stats *st);
+
+/* --- the control half (srv.c) ------------------------------------------------------------- */
+
+struct sl_chan_srv;
+
+/* Counters of the control half, described once in sl_chan_srv_stat_table. */
+struct sl_chan_srv_stats {
+	uint64_t clients_accepted;
+	uint64_t clients_refused;  /**< over max_clients */
+	uint64_t clients_gone;
+	uint64_t requests;
+	uint64_t requests_refused; /**< answered with an error, by any reason */
+	uint64_t bad_messages;     /**< wrong size, magic, version, type, or a missing fd */
+	uint64_t mrs;              /**< registered now */
+	uint64_t cqs;              /**< now */
+	uint64_t qps;              /**< now */
+};
+
+extern const struct sl_stat_table sl_chan_srv_stat_table;
+
+/*
+ * Listen at conf->socket_path (an old socket file there is replaced) and serve the lanes
+ * given (application QPs go to lanes[0] today: the first lane's link is the peer host).
+ * NULL and errno.
+ */
+struct sl_chan_srv *sl_chan_srv_create(const struct sl_chan_srv_conf *conf,
+				       struct sl_chan_lane *const *lanes, unsigned n_lanes,
+				       struct sl_chan_mrs *mrs);
+
+/* Serve for up to timeout_ms (one poll(2) round: accept, requests, hang-ups). */
+int sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms);
+
+/* Every client is told goodbye (its QPs destroyed through the lanes), the socket removed. */
+void sl_chan_srv_free(struct sl_chan_srv *s);
+
+void sl_chan_srv_stats_get(const struct sl_chan_srv *s, struct sl_chan_srv_stats *st);
+
+#endif /* SL_CHAN_SRV_H */
