@@ -1,0 +1,1056 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lane.c - the lane half of the daemon's application channel (sl_chan_srv.h): on the lane's
+ * lcore, the applications' rings go into the transport endpoint and what the endpoint hands
+ * back goes into the applications' memory and completion queues. No lock, no allocation after
+ * create, no system call but the event fd's write.
+ *
+ * Mailbox. The control thread hands commands over a bounded single-producer single-consumer
+ * ring of pointers (tail released by the producer, head by the lane); the lane runs them at the
+ * start of a poll and answers each with a release store of cmd->done.
+ *
+ * A QP's life: FREE -> OPEN (QP_OPEN: the conf is kept) -> CONNECTED (QP_CONNECT: opened on
+ * the endpoint, its rings read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). It
+ * goes to ERROR like a verbs QP: a work request the lane refuses, a completion with an error,
+ * a message it refuses to place, a ring index out of range, or a new link session. Failing
+ * closes it on the endpoint (the messages there complete with -ECANCELED: flushed), flushes
+ * the work request waiting for endpoint room and every RECV held, and drops what it has in the
+ * stash; in ERROR every later ring entry is taken and completes as flushed. A failure noticed
+ * inside an endpoint callback (on_recv, on_complete, read_src) is only marked there, since the
+ * endpoint is in the middle of that QP, and carried out at the next poll.
+ *
+ * Send queue, per poll and QP (at most LANE_BUDGET entries per ring, so one QP cannot starve
+ * the others): prod is read once (acquire) and refused if more than sq_depth ahead of the
+ * lane's cons. An entry is taken only when the QP has fewer than sq_depth work requests out,
+ * the endpoint has room, and the send CQ has a slot nobody else was promised: that slot is
+ * reserved for its completion, so a completion is never dropped (a QP that waits counts
+ * cq_full_waits). The entry is copied out, then checked (opcode, len <= max_msg_bytes, the
+ * local buffer through the key table: any access for SEND / WRITE sources, LOCAL_WRITE for READ
+ * destinations); a bad one fails the QP and completes with LOC_PROT_ERR or GENERAL_ERR after
+ * the flushes of the ones before it. A good one is recorded in the QP's ring of work requests
+ * (the cookie given to the endpoint is its index there) and posted; one the endpoint refuses
+ * with -ENOBUFS (too many READs out) waits in the QP for the next poll. cons is published
+ * (release) once per poll. The receive queue is read the same way into a FIFO of at most
+ * rq_depth RECV buffers, each checked for LOCAL_WRITE and holding a slot of the receive CQ.
+ * A CQ slot is also reserved for RECVs, so a CQ shared by both queues must hold both depths,
+ * as in verbs; else the send side waits for RECVs to complete.
+ *
+ * Completions. The endpoint's statuses map to verbs': 0 SUCCESS, -ETIMEDOUT RETRY_EXC_ERR,
+ * -ECANCELED WR_FLUSH_ERR, -EACCES REM_ACCESS_ERR, -EREMOTEIO and -EBADMSG REM_OP_ERR (the
+ * peer does not serve the request: verbs would say remote invalid request, which sluice.h folds
+ * into the remote operation error). A success writes a CQE only for a SIGNALED request; errors
+ * always do. A CQE is written at the lane's copy of the CQ's prod, then prod is published
+ * (release); if the application armed the CQ (its armed word is 1) the lane clears the word and
+ * writes 8 bytes to the event fd.
+ *
+ * Arrivals (on_recv), one message at a time per QP, in order. A SEND goes into the oldest RECV,
+ * segment by segment at its offset; one longer than its buffer completes the RECV with
+ * LOC_LEN_ERR and is refused (SL_XPORT_SYN_OP: the sender sees REM_OP_ERR). With no RECV posted
+ * (or older messages of the QP still stashed, to keep the order) the segments are copied into
+ * the lane's stash: a ring of stash_bytes bytes and an index with one entry per segment, freed
+ * from the front as RECVs take the messages (a QP whose messages wait at the front holds the
+ * space behind it). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
+ * (rnr_refused). A WRITE's first segment is checked against the key table for the whole range
+ * with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written); with an immediate, its last
+ * segment consumes a RECV (or leaves a zero-byte notice in the stash) that completes as
+ * RECV_RDMA_IMM with byte_len = the WRITE's length. A READ's answer is placed into the
+ * destination recorded with the READ (its cookie names it). read_src checks REMOTE_READ. A QP
+ * that refuses a message fails too: the endpoint stops delivering on it.
+ *
+ * Units: bytes, ns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sl_chan_srv.h"
+#include "sl_time.h"
+
+#define LANE_MBOX 64u              /**< commands queued at once, at most */
+#define LANE_BUDGET 32u            /**< ring entries one QP's ring gives per poll, at most */
+#define LANE_CALL_SLEEP_NS 50000u  /**< sl_chan_lane_call's sleep between checks */
+#define STASH_BYTES_PER_ENTRY 256u /**< index entries: one per this many stash bytes ... */
+#define STASH_ENTRIES_MIN 64u      /**< ... and at least this many */
+
+static const struct sl_stat_desc stat_desc[] = {
+	SL_STAT(struct sl_chan_lane_stats, cmds, "mailbox commands answered"),
+	SL_STAT(struct sl_chan_lane_stats, wr_posted,
+		"work requests taken from SQs into the endpoint"),
+	SL_STAT(struct sl_chan_lane_stats, wr_loc_prot,
+		"work requests refused at once: lkey, range or access (LOC_PROT_ERR)"),
+	SL_STAT(struct sl_chan_lane_stats, wr_bad,
+		"work requests refused at once: opcode or length (GENERAL_ERR)"),
+	SL_STAT(struct sl_chan_lane_stats, recv_posted, "RECV buffers taken from RQs"),
+	SL_STAT(struct sl_chan_lane_stats, cqes, "completions written to CQs"),
+	SL_STAT(struct sl_chan_lane_stats, cq_full_waits,
+		"polls a QP's ring waited for an unreserved CQ slot"),
+	SL_STAT(struct sl_chan_lane_stats, events, "event fd writes (armed CQs)"),
+	SL_STAT(struct sl_chan_lane_stats, bad_ring,
+		"QPs failed because a ring index was out of range"),
+	SL_STAT(struct sl_chan_lane_stats, write_refused,
+		"WRITEs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, read_refused,
+		"READs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, stash_msgs, "SENDs held in the stash until a RECV came"),
+	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
+		"SENDs refused: no RECV and no stash room (REM_OP_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, len_refused,
+		"SENDs longer than their RECV buffer (LOC_LEN_ERR)"),
+};
+SL_STAT_TABLE_DEFINE(sl_chan_lane_stat_table, struct sl_chan_lane_stats, stat_desc);
+
+enum lqp_state { LQP_FREE, LQP_OPEN, LQP_CONNECTED, LQP_ERROR };
+
+/* Where the segments of the message arriving on a QP go. */
+enum rx_to { RX_NONE, RX_RECV, RX_STASH, RX_WRITE };
+
+/* A work request taken from a send queue and not completed. */
+struct lwr {
+	uint64_t wr_id;
+	uint8_t *dst;   /**< READ: the destination, in the daemon's mapping */
+	uint32_t len;   /**< bytes */
+	uint8_t opcode; /**< enum sl_wr_opcode */
+	uint8_t flags;  /**< SL_WR_F_* */
+	bool done;
+};
+
+/* A RECV buffer taken from a receive queue. */
+struct lrecv {
+	uint64_t wr_id;
+	uint8_t *ptr; /**< in the daemon's mapping */
+	uint32_t len; /**< bytes */
+};
+
+struct lqp {
+	struct sl_chan_qp_conf *c;
+	uint32_t qpn;
+	uint8_t state;    /**< enum lqp_state */
+	bool err_pending; /**< failed inside a callback: carried out at the next poll */
+	bool xopen;       /**< open on the endpoint */
+	bool ring_bad;    /**< an index was out of range: its rings are not read any more */
+	uint32_t sq_cons, rq_cons; /**< the lane's consumer indexes */
+	/* work requests taken: [wr_head, wr_tail), masked by sq_depth; has_pend: the newest
+	 * waits for endpoint room as pend */
+	struct lwr *wr;
+	uint32_t wr_head, wr_tail;
+	bool has_pend;
+	struct sl_xport_wr pend;
+	/* RECVs held: [rcv_head, rcv_tail), masked by rq_depth */
+	struct lrecv *rcv;
+	uint32_t rcv_head, rcv_tail;
+	uint32_t res_send, res_recv; /**< CQ slots reserved on send_cq, recv_cq */
+	/* arrivals */
+	uint32_t stashed;   /**< its messages in the stash, whole or arriving */
+	uint32_t stash_cur; /**< stash index entry of the arriving message's first segment */
+	uint8_t rx_to;      /**< enum rx_to of the arriving message */
+	uint8_t *rx_ptr;    /**< WRITE: where its first byte goes */
+	uint32_t rx_len;    /**< WRITE: its length, bytes */
+};
+
+#define SE_FIRST (1u << 0)
+#define SE_LAST (1u << 1)
+#define SE_IMM (1u << 2)       /**< imm valid (on a last segment) */
+#define SE_WRITE_IMM (1u << 3) /**< a WRITE-with-immediate notice (no bytes) */
+#define SE_FREE (1u << 4)
+
+/* One stashed segment: its bytes end at byte position end of the stash ring. */
+struct stash_ent {
+	uint64_t end;
+	uint32_t lqp; /**< index of its QP in the lane */
+	uint32_t len; /**< bytes */
+	uint32_t imm;
+	uint32_t byte_len; /**< SE_WRITE_IMM: the WRITE's length */
+	uint8_t flags;     /**< SE_* */
+};
+
+struct stash {
+	uint8_t *buf;
+	uint64_t bytes;           /**< size of buf */
+	uint64_t head, tail;      /**< byte positions, free-running */
+	struct stash_ent *e;      /**< index, [n], power of two */
+	uint32_t n, ehead, etail; /**< entries [ehead, etail), free-running */
+};
+
+struct sl_chan_lane {
+	struct sl_chan_lane_conf c;
+	struct sl_chan_cmd *mbox[LANE_MBOX];
+	_Atomic uint32_t mb_head; /**< lane: commands answered */
+	_Atomic uint32_t mb_tail; /**< control thread: commands queued */
+	struct lqp *qp;           /**< [qps] */
+	uint32_t *active;         /**< QPs connected or in error, by index: [n_active] */
+	uint32_t n_active;
+	struct lwr *wr_mem;    /**< [qps * sq_depth_max] */
+	struct lrecv *rcv_mem; /**< [qps * rq_depth_max] */
+	struct stash st;
+	struct sl_chan_lane_stats stats;
+};
+
+static bool
+pow2(uint32_t v)
+{
+	return v && (v & (v - 1)) == 0;
+}
+
+struct sl_chan_lane *
+sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
+{
+	struct sl_chan_lane *cl;
+	uint64_t ents;
+
+	if (conf->qps == 0 || conf->mrs == NULL || !pow2(conf->sq_depth_max) ||
+	    !pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
+	    conf->rq_depth_max > SL_CHAN_RING_MAX ||
+	    conf->qpn_base + (uint64_t)conf->qps > UINT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cl = calloc(1, sizeof(*cl));
+	if (cl == NULL)
+		return NULL;
+	cl->c = *conf;
+	ents = SL_MAX(conf->stash_bytes / STASH_BYTES_PER_ENTRY, STASH_ENTRIES_MIN);
+	cl->st.n = 1;
+	while (cl->st.n < ents)
+		cl->st.n <<= 1;
+	cl->st.bytes = conf->stash_bytes;
+	cl->qp = calloc(conf->qps, sizeof(*cl->qp));
+	cl->active = calloc(conf->qps, sizeof(*cl->active));
+	cl->wr_mem = calloc((size_t)conf->qps * conf->sq_depth_max, sizeof(*cl->wr_mem));
+	cl->rcv_mem = calloc((size_t)conf->qps * conf->rq_depth_max, sizeof(*cl->rcv_mem));
+	cl->st.e = calloc(cl->st.n, sizeof(*cl->st.e));
+	cl->st.buf = conf->stash_bytes ? malloc(conf->stash_bytes) : NULL;
+	if (cl->qp == NULL || cl->active == NULL || cl->wr_mem == NULL || cl->rcv_mem == NULL ||
+	    cl->st.e == NULL || (conf->stash_bytes && cl->st.buf == NULL))
+		goto fail;
+	for (uint32_t i = 0; i < conf->qps; i++) {
+		cl->qp[i].qpn = conf->qpn_base + i;
+		cl->qp[i].wr = &cl->wr_mem[(size_t)i * conf->sq_depth_max];
+		cl->qp[i].rcv = &cl->rcv_mem[(size_t)i * conf->rq_depth_max];
+	}
+	return cl;
+fail:
+	sl_chan_lane_free(cl);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+sl_chan_lane_free(struct sl_chan_lane *cl)
+{
+	if (cl == NULL)
+		return;
+	free(cl->st.buf);
+	free(cl->st.e);
+	free(cl->rcv_mem);
+	free(cl->wr_mem);
+	free(cl->active);
+	free(cl->qp);
+	free(cl);
+}
+
+bool
+sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
+{
+	return qpn - cl->c.qpn_base < cl->c.qps;
+}
+
+/* The QP qpn if it is this lane's and in one of states (a bit mask of 1 << state). */
+static struct lqp *
+lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
+{
+	struct lqp *q;
+
+	if (!sl_chan_lane_owns(cl, qpn))
+		return NULL;
+	q = &cl->qp[qpn - cl->c.qpn_base];
+	return (states >> q->state) & 1 ? q : NULL;
+}
+
+#define LIVE ((1u << LQP_CONNECTED) | (1u << LQP_ERROR))
+
+void
+sl_chan_lane_stats_get(const struct sl_chan_lane *cl, struct sl_chan_lane_stats *st)
+{
+	sl_stats_snapshot(st, &cl->stats, sl_chan_lane_stat_table.n);
+}
+
+/* --- completion queues -------------------------------------------------------------------- */
+
+/* Free CQ slots nobody was promised (0 if the application moved its cons out of range). */
+static uint32_t
+cq_room(const struct sl_chan_cq *cq)
+{
+	uint32_t cons = __atomic_load_n(&cq->ring->cons, __ATOMIC_ACQUIRE);
+	uint32_t used = cq->prod - cons, free_slots;
+
+	if (used > cq->depth)
+		return 0;
+	free_slots = cq->depth - used;
+	return free_slots > cq->reserved ? free_slots - cq->reserved : 0;
+}
+
+/* Promise one slot of q's send (recv false) or receive CQ; false (and a wait counted) if none. */
+static bool
+cq_reserve(struct sl_chan_lane *cl, struct lqp *q, bool recv)
+{
+	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
+
+	if (cq_room(cq) == 0) {
+		sl_stat_add(&cl->stats.cq_full_waits, 1);
+		return false;
+	}
+	cq->reserved++;
+	(*(recv ? &q->res_recv : &q->res_send))++;
+	return true;
+}
+
+/* Give back a promised slot (a completion that is not written: unsignaled success). */
+static void
+cq_unreserve(struct lqp *q, bool recv)
+{
+	(recv ? q->c->recv_cq : q->c->send_cq)->reserved--;
+	(*(recv ? &q->res_recv : &q->res_send))--;
+}
+
+/* Write a completion into a promised slot of q's send or receive CQ; signal it if armed. */
+static void
+cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id, uint8_t status,
+       uint8_t opcode, uint32_t byte_len, bool has_imm, uint32_t imm)
+{
+	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
+	struct sl_chan_cqe *e = sl_chan_ring_entry(cq->ring, cq->prod, cq->depth, sizeof(*e));
+	static const uint64_t one = 1;
+
+	*e = (struct sl_chan_cqe){.wr_id = wr_id,
+				  .qpn = q->qpn,
+				  .byte_len = byte_len,
+				  .imm = has_imm ? imm : 0,
+				  .status = status,
+				  .opcode = opcode,
+				  .flags = has_imm ? SL_WC_F_IMM : 0};
+	__atomic_store_n(&cq->ring->prod, ++cq->prod, __ATOMIC_RELEASE);
+	cq_unreserve(q, recv);
+	sl_stat_add(&cl->stats.cqes, 1);
+	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_ACQUIRE) == 1 &&
+	    __atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {
+		ssize_t rc = write(cq->event_fd, &one, sizeof(one));
+
+		(void)rc; /* a full eventfd counter is readable already */
+		sl_stat_add(&cl->stats.events, 1);
+	}
+}
+
+static uint8_t
+wc_opcode(uint8_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case SL_WR_WRITE:
+	case SL_WR_WRITE_WITH_IMM:
+		return SL_WC_WRITE;
+	case SL_WR_READ:
+		return SL_WC_READ;
+	default:
+		return SL_WC_SEND;
+	}
+}
+
+static uint8_t
+wc_status(int xport_status)
+{
+	switch (xport_status) {
+	case 0:
+		return SL_WC_SUCCESS;
+	case -ETIMEDOUT:
+		return SL_WC_RETRY_EXC_ERR;
+	case -ECANCELED:
+		return SL_WC_WR_FLUSH_ERR;
+	case -EACCES:
+		return SL_WC_REM_ACCESS_ERR;
+	case -EREMOTEIO:
+	case -EBADMSG:
+		return SL_WC_REM_OP_ERR;
+	default:
+		return SL_WC_GENERAL_ERR;
+	}
+}
+
+/* --- the stash ---------------------------------------------------------------------------- */
+
+/* Copy one segment of q's arriving message (or a notice, len 0) in; -ENOSPC if no room. */
+static int
+stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t len, uint8_t flags,
+	  uint32_t imm, uint32_t byte_len)
+{
+	struct stash *s = &cl->st;
+	uint64_t pos = s->tail, off;
+
+	if (s->etail - s->ehead == s->n || len > s->bytes)
+		return -ENOSPC;
+	off = s->bytes ? pos % s->bytes : 0;
+	if (off + len > s->bytes)
+		pos += s->bytes - off; /* a segment never wraps: skip to the start */
+	if (pos + len - s->head > s->bytes)
+		return -ENOSPC;
+	if (len)
+		memcpy(s->buf + pos % s->bytes, data, len);
+	s->e[s->etail & (s->n - 1)] = (struct stash_ent){.end = pos + len,
+							 .lqp = (uint32_t)(q - cl->qp),
+							 .len = len,
+							 .imm = imm,
+							 .byte_len = byte_len,
+							 .flags = flags};
+	s->etail++;
+	s->tail = pos + len;
+	return 0;
+}
+
+/* Move the front past freed entries. */
+static void
+stash_reclaim(struct stash *s)
+{
+	while (s->ehead != s->etail && (s->e[s->ehead & (s->n - 1)].flags & SE_FREE))
+		s->head = s->e[s->ehead++ & (s->n - 1)].end;
+	if (s->ehead == s->etail)
+		s->head = s->tail;
+}
+
+/* Free q's entries from index entry `from` on (all of them: from = ehead). */
+static void
+stash_drop(struct sl_chan_lane *cl, struct lqp *q, uint32_t from)
+{
+	struct stash *s = &cl->st;
+
+	for (uint32_t i = from; i != s->etail; i++)
+		if (s->e[i & (s->n - 1)].lqp == (uint32_t)(q - cl->qp))
+			s->e[i & (s->n - 1)].flags |= SE_FREE;
+	stash_reclaim(s);
+}
+
+static void qp_error(struct lqp *q);
+
+/*
+ * Deliver q's stashed messages, oldest first, while it has RECVs and the oldest has arrived
+ * whole.
+ */
+static void
+stash_drain(struct sl_chan_lane *cl, struct lqp *q)
+{
+	struct stash *s = &cl->st;
+	uint32_t me = (uint32_t)(q - cl->qp), mask = s->n - 1;
+
+	while (q->stashed && q->rcv_head != q->rcv_tail && q->state == LQP_CONNECTED) {
+		struct lrecv *r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
+		uint32_t first = s->ehead, i, total = 0;
+		const struct stash_ent *last;
+
+		while (first != s->etail &&
+		       (s->e[first & mask].lqp != me || (s->e[first & mask].flags & SE_FREE)))
+			first++;
+		for (i = first; i != s->etail; i++) {
+			const struct stash_ent *e = &s->e[i & mask];
+
+			if (e->lqp != me || (e->flags & SE_FREE))
+				continue;
+			total += e->len;
+			if (e->flags & SE_LAST)
+				break;
+		}
+		if (i == s->etail)
+			return; /* still arriving */
+		last = &s->e[i & mask];
+		q->stashed--;
+		q->rcv_head++;
+		if (total > r->len) {
+			sl_stat_add(&cl->stats.len_refused, 1);
+			cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV, total, false,
+			       0);
+			stash_drop(cl, q, first);
+			qp_error(q);
+			return;
+		}
+		total = 0;
+		for (uint32_t j = first; j != i + 1; j++) {
+			struct stash_ent *e = &s->e[j & mask];
+
+			if (e->lqp != me || (e->flags & SE_FREE))
+				continue;
+			if (e->len)
+				memcpy(r->ptr + total, s->buf + (e->end - e->len) % s->bytes,
+				       e->len);
+			total += e->len;
+			e->flags |= SE_FREE;
+		}
+		if (last->flags & SE_WRITE_IMM)
+			cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM,
+			       last->byte_len, true, last->imm);
+		else
+			cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV, total,
+			       (last->flags & SE_IMM) != 0, last->imm);
+		stash_reclaim(s);
+	}
+}
+
+/* --- failing and forgetting a QP ---------------------------------------------------------- */
+
+/* Mark q failed from inside a callback: the next poll carries it out (qp_fail). */
+static void
+qp_error(struct lqp *q)
+{
+	if (q->state == LQP_CONNECTED) {
+		q->state = LQP_ERROR;
+		q->err_pending = true;
+	}
+}
+
+/* Drop taken work requests that completed from the front of q's ring. */
+static void
+wr_retire(struct lqp *q)
+{
+	while (q->wr_head != q->wr_tail && q->wr[q->wr_head & (q->c->sq_depth - 1)].done)
+		q->wr_head++;
+}
+
+/*
+ * q goes to ERROR: closed on the endpoint (its messages there complete as flushed through
+ * on_complete), the work request waiting for room and every RECV held complete as flushed,
+ * its stash entries are dropped.
+ */
+static void
+qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
+{
+	q->state = LQP_ERROR;
+	q->err_pending = false;
+	q->rx_to = RX_NONE;
+	if (q->xopen) {
+		q->xopen = false;
+		(void)sl_xport_qp_close(x, q->qpn, now_ns);
+	}
+	if (q->has_pend) {
+		struct lwr *w = &q->wr[(q->wr_tail - 1) & (q->c->sq_depth - 1)];
+
+		q->has_pend = false;
+		w->done = true;
+		cq_put(cl, q, false, w->wr_id, SL_WC_WR_FLUSH_ERR, wc_opcode(w->opcode), w->len,
+		       false, 0);
+	}
+	wr_retire(q);
+	while (q->rcv_head != q->rcv_tail) {
+		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
+
+		cq_put(cl, q, true, r->wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, r->len, false, 0);
+	}
+	if (q->stashed) {
+		stash_drop(cl, q, cl->st.ehead);
+		q->stashed = 0;
+	}
+}
+
+static void sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
+		    uint32_t budget);
+static void rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
+		    uint32_t budget);
+
+/*
+ * Destroy q: failed and flushed, the entries still in its rings flushed while its CQs have
+ * room, and then forgotten with whatever CQ slots it still held.
+ */
+static void
+qp_destroy(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
+{
+	if (q->state != LQP_OPEN) {
+		qp_fail(cl, q, x, now_ns);
+		sq_poll(cl, q, x, now_ns, q->c->sq_depth);
+		rq_poll(cl, q, x, now_ns, q->c->rq_depth);
+		q->c->send_cq->reserved -= q->res_send;
+		q->c->recv_cq->reserved -= q->res_recv;
+		for (uint32_t i = 0; i < cl->n_active; i++)
+			if (cl->active[i] == (uint32_t)(q - cl->qp)) {
+				cl->active[i] = cl->active[--cl->n_active];
+				break;
+			}
+	}
+	*q = (struct lqp){.qpn = q->qpn, .wr = q->wr, .rcv = q->rcv};
+}
+
+/* --- commands ----------------------------------------------------------------------------- */
+
+static int
+cmd_open(struct sl_chan_lane *cl, struct sl_chan_qp_conf *qc)
+{
+	struct lqp *q;
+
+	if (qc == NULL || qc->sq == NULL || qc->rq == NULL || qc->send_cq == NULL ||
+	    qc->recv_cq == NULL || qc->mrs == NULL || !pow2(qc->sq_depth) || !pow2(qc->rq_depth) ||
+	    qc->sq_depth > cl->c.sq_depth_max || qc->rq_depth > cl->c.rq_depth_max ||
+	    !pow2(qc->send_cq->depth) || !pow2(qc->recv_cq->depth))
+		return -EINVAL;
+	if (!sl_chan_lane_owns(cl, qc->xqp.qpn))
+		return -ERANGE;
+	q = &cl->qp[qc->xqp.qpn - cl->c.qpn_base];
+	if (q->state != LQP_FREE)
+		return -EEXIST;
+	q->c = qc;
+	q->state = LQP_OPEN;
+	return 0;
+}
+
+static int
+cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xport *x,
+	    uint64_t now_ns)
+{
+	struct lqp *q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LIVE);
+	int rc;
+
+	if (q == NULL || q->c->client != cmd->client)
+		return -ENOENT;
+	if (q->state != LQP_OPEN)
+		return -EISCONN;
+	q->c->xqp.peer_qpn = cmd->peer_qpn;
+	rc = sl_xport_qp_open(x, &q->c->xqp, now_ns);
+	if (rc)
+		return rc;
+	q->xopen = true;
+	q->state = LQP_CONNECTED;
+	cl->active[cl->n_active++] = (uint32_t)(q - cl->qp);
+	return 0;
+}
+
+static int
+cmd_run(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, struct sl_xport *x, uint64_t now_ns)
+{
+	struct lqp *q;
+
+	switch (cmd->type) {
+	case SL_CHAN_CMD_QP_OPEN:
+		return cmd_open(cl, cmd->qp);
+	case SL_CHAN_CMD_QP_CONNECT:
+		return cmd_connect(cl, cmd, x, now_ns);
+	case SL_CHAN_CMD_QP_DESTROY:
+		q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LIVE);
+		if (q == NULL || q->c->client != cmd->client)
+			return -ENOENT;
+		qp_destroy(cl, q, x, now_ns);
+		return 0;
+	case SL_CHAN_CMD_CLIENT_GONE:
+		for (uint32_t i = 0; i < cl->c.qps; i++)
+			if (cl->qp[i].state != LQP_FREE && cl->qp[i].c->client == cmd->client)
+				qp_destroy(cl, &cl->qp[i], x, now_ns);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns)
+{
+	const struct timespec nap = {.tv_nsec = LANE_CALL_SLEEP_NS};
+	uint64_t deadline = sl_monotonic_ns() + timeout_ns;
+	uint32_t tail = atomic_load_explicit(&cl->mb_tail, memory_order_relaxed);
+
+	while (tail - atomic_load_explicit(&cl->mb_head, memory_order_acquire) == LANE_MBOX) {
+		if (sl_monotonic_ns() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+	}
+	atomic_store_explicit(&cmd->done, false, memory_order_relaxed);
+	cmd->result = 0;
+	cl->mbox[tail & (LANE_MBOX - 1)] = cmd;
+	atomic_store_explicit(&cl->mb_tail, tail + 1, memory_order_release);
+	while (!atomic_load_explicit(&cmd->done, memory_order_acquire)) {
+		if (sl_monotonic_ns() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+	}
+	return cmd->result;
+}
+
+/* --- rings -------------------------------------------------------------------------------- */
+
+/* Check a work request copied out of the SQ; SUCCESS and, for a buffer, *buf. */
+static uint8_t
+wr_check(struct sl_chan_lane *cl, const struct lqp *q, const struct sl_chan_sqe *e, uint8_t **buf)
+{
+	*buf = NULL;
+	if (e->opcode > SL_WR_READ || e->len > q->c->max_msg_bytes) {
+		sl_stat_add(&cl->stats.wr_bad, 1);
+		return SL_WC_GENERAL_ERR;
+	}
+	if (e->len == 0)
+		return SL_WC_SUCCESS;
+	*buf = sl_chan_mrs_find(q->c->mrs, q->c->client, e->lkey, e->addr, e->len,
+				e->opcode == SL_WR_READ ? SL_ACCESS_LOCAL_WRITE : 0);
+	if (*buf == NULL) {
+		sl_stat_add(&cl->stats.wr_loc_prot, 1);
+		return SL_WC_LOC_PROT_ERR;
+	}
+	return SL_WC_SUCCESS;
+}
+
+/* Post q's waiting work request: 0, or -ENOBUFS (it waits on), or it failed and so did q. */
+static int
+post_pend(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
+{
+	struct lwr *w = &q->wr[(q->wr_tail - 1) & (q->c->sq_depth - 1)];
+	int rc = sl_xport_post(x, q->qpn, &q->pend, now_ns);
+
+	if (rc == 0) {
+		q->has_pend = false;
+		sl_stat_add(&cl->stats.wr_posted, 1);
+	} else if (rc == -EPIPE) {
+		qp_fail(cl, q, x, now_ns); /* the endpoint failed the QP: this one flushes */
+	} else if (rc != -ENOBUFS) {
+		/* the endpoint does not serve it: GENERAL_ERR after the flushes before it */
+		sl_stat_add(&cl->stats.wr_bad, 1);
+		q->has_pend = false;
+		q->wr_tail--;
+		qp_fail(cl, q, x, now_ns);
+		cq_put(cl, q, false, w->wr_id, SL_WC_GENERAL_ERR, wc_opcode(w->opcode), w->len,
+		       false, 0);
+	}
+	return rc;
+}
+
+/* Take a read index out of the application's memory; false (and q failed) if out of range. */
+static bool
+ring_prod(struct sl_chan_lane *cl, struct lqp *q, struct sl_chan_ring *r, uint32_t cons,
+	  uint32_t depth, uint32_t *prod)
+{
+	*prod = __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE);
+	if (*prod - cons <= depth)
+		return true;
+	q->ring_bad = true;
+	sl_stat_add(&cl->stats.bad_ring, 1);
+	qp_error(q);
+	return false;
+}
+
+static void
+sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
+	uint32_t budget)
+{
+	uint32_t prod, mask = q->c->sq_depth - 1;
+
+	if (q->ring_bad || !ring_prod(cl, q, q->c->sq, q->sq_cons, q->c->sq_depth, &prod))
+		return;
+	if (q->has_pend && post_pend(cl, q, x, now_ns) == -ENOBUFS)
+		return;
+	while (q->sq_cons != prod && budget-- > 0) {
+		struct sl_chan_sqe e;
+		struct lwr *w;
+		uint8_t status, *buf;
+
+		if (q->state == LQP_CONNECTED &&
+		    (q->wr_tail - q->wr_head == q->c->sq_depth || sl_xport_sq_room(x, q->qpn) == 0))
+			break;
+		if (!cq_reserve(cl, q, false))
+			break;
+		memcpy(&e, sl_chan_ring_entry(q->c->sq, q->sq_cons++, q->c->sq_depth, sizeof(e)),
+		       sizeof(e));
+		if (q->state != LQP_CONNECTED) {
+			cq_put(cl, q, false, e.wr_id, SL_WC_WR_FLUSH_ERR, wc_opcode(e.opcode),
+			       e.len, false, 0);
+			continue;
+		}
+		status = wr_check(cl, q, &e, &buf);
+		if (status != SL_WC_SUCCESS) {
+			qp_fail(cl, q, x, now_ns);
+			cq_put(cl, q, false, e.wr_id, status, wc_opcode(e.opcode), e.len, false, 0);
+			continue;
+		}
+		w = &q->wr[q->wr_tail & mask];
+		*w = (struct lwr){.wr_id = e.wr_id,
+				  .dst = e.opcode == SL_WR_READ ? buf : NULL,
+				  .len = e.len,
+				  .opcode = e.opcode,
+				  .flags = e.flags};
+		q->pend = (struct sl_xport_wr){
+			.op = e.opcode == SL_WR_READ ? SL_XPORT_OP_READ
+			      : e.opcode == SL_WR_WRITE || e.opcode == SL_WR_WRITE_WITH_IMM
+				      ? SL_XPORT_OP_WRITE
+				      : SL_XPORT_OP_SEND,
+			.has_imm =
+				e.opcode == SL_WR_SEND_WITH_IMM || e.opcode == SL_WR_WRITE_WITH_IMM,
+			.imm = e.imm,
+			.buf = e.opcode == SL_WR_READ ? NULL : buf,
+			.len = e.len,
+			.raddr = e.raddr,
+			.rkey = e.rkey,
+			.cookie = q->wr_tail,
+		};
+		q->wr_tail++;
+		q->has_pend = true;
+		if (post_pend(cl, q, x, now_ns) == -ENOBUFS)
+			break;
+	}
+	__atomic_store_n(&q->c->sq->cons, q->sq_cons, __ATOMIC_RELEASE);
+}
+
+static void
+rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
+	uint32_t budget)
+{
+	uint32_t prod;
+
+	if (q->ring_bad || !ring_prod(cl, q, q->c->rq, q->rq_cons, q->c->rq_depth, &prod))
+		return;
+	while (q->rq_cons != prod && budget-- > 0) {
+		struct sl_chan_rqe e;
+		uint8_t *ptr = NULL;
+
+		if (q->state == LQP_CONNECTED && q->rcv_tail - q->rcv_head == q->c->rq_depth)
+			break;
+		if (!cq_reserve(cl, q, true))
+			break;
+		memcpy(&e, sl_chan_ring_entry(q->c->rq, q->rq_cons++, q->c->rq_depth, sizeof(e)),
+		       sizeof(e));
+		if (q->state != LQP_CONNECTED) {
+			cq_put(cl, q, true, e.wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, e.len, false,
+			       0);
+			continue;
+		}
+		if (e.len)
+			ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, e.lkey, e.addr, e.len,
+					       SL_ACCESS_LOCAL_WRITE);
+		if (e.len && ptr == NULL) {
+			sl_stat_add(&cl->stats.wr_loc_prot, 1);
+			qp_fail(cl, q, x, now_ns);
+			cq_put(cl, q, true, e.wr_id, SL_WC_LOC_PROT_ERR, SL_WC_RECV, e.len, false,
+			       0);
+			continue;
+		}
+		q->rcv[q->rcv_tail++ & (q->c->rq_depth - 1)] =
+			(struct lrecv){.wr_id = e.wr_id, .ptr = ptr, .len = e.len};
+		sl_stat_add(&cl->stats.recv_posted, 1);
+	}
+	__atomic_store_n(&q->c->rq->cons, q->rq_cons, __ATOMIC_RELEASE);
+	stash_drain(cl, q);
+}
+
+static void
+run_cmds(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns)
+{
+	uint32_t head = atomic_load_explicit(&cl->mb_head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&cl->mb_tail, memory_order_acquire);
+
+	for (; head != tail; head++) {
+		struct sl_chan_cmd *cmd = cl->mbox[head & (LANE_MBOX - 1)];
+
+		cmd->result = cmd_run(cl, cmd, x, now_ns);
+		sl_stat_add(&cl->stats.cmds, 1);
+		atomic_store_explicit(&cmd->done, true, memory_order_release);
+	}
+	atomic_store_explicit(&cl->mb_head, head, memory_order_release);
+}
+
+void
+sl_chan_lane_poll(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns)
+{
+	run_cmds(cl, x, now_ns);
+	for (uint32_t i = 0; i < cl->n_active; i++) {
+		struct lqp *q = &cl->qp[cl->active[i]];
+
+		if (q->err_pending)
+			qp_fail(cl, q, x, now_ns);
+		rq_poll(cl, q, x, now_ns, LANE_BUDGET);
+		if (q->err_pending)
+			qp_fail(cl, q, x, now_ns);
+		sq_poll(cl, q, x, now_ns, LANE_BUDGET);
+		if (q->err_pending)
+			qp_fail(cl, q, x, now_ns);
+	}
+}
+
+void
+sl_chan_lane_session(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < cl->n_active; i++) {
+		struct lqp *q = &cl->qp[cl->active[i]];
+
+		if (q->state == LQP_CONNECTED || q->err_pending)
+			qp_fail(cl, q, x, now_ns);
+	}
+}
+
+/* --- the endpoint's callbacks ------------------------------------------------------------- */
+
+void
+sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, uint64_t now_ns)
+{
+	struct lqp *q = lqp_of(cl, c->qpn, LIVE);
+	uint32_t idx = (uint32_t)c->cookie;
+	uint8_t status = wc_status(c->status);
+	struct lwr *w;
+
+	(void)now_ns;
+	if (q == NULL || idx - q->wr_head >= q->wr_tail - q->wr_head)
+		return;
+	w = &q->wr[idx & (q->c->sq_depth - 1)];
+	if (w->done)
+		return;
+	w->done = true;
+	if (status != SL_WC_SUCCESS || (w->flags & SL_WR_F_SIGNALED))
+		cq_put(cl, q, false, w->wr_id, status, wc_opcode(w->opcode),
+		       w->opcode == SL_WR_READ ? c->len : w->len, false, 0);
+	else
+		cq_unreserve(q, false);
+	if (status != SL_WC_SUCCESS)
+		qp_error(q);
+	wr_retire(q);
+}
+
+/* A WRITE with immediate arrived whole: complete a RECV, or leave a notice in the stash. */
+static int
+write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t byte_len)
+{
+	if (q->stashed == 0 && q->rcv_head != q->rcv_tail) {
+		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
+
+		cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, byte_len, true,
+		       imm);
+		return 0;
+	}
+	if (stash_put(cl, q, NULL, 0, SE_FIRST | SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len)) {
+		sl_stat_add(&cl->stats.rnr_refused, 1);
+		return SL_XPORT_SYN_OP;
+	}
+	q->stashed++;
+	sl_stat_add(&cl->stats.stash_msgs, 1);
+	return 0;
+}
+
+static int
+recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
+{
+	uint8_t flags = (seg->first ? SE_FIRST : 0) | (seg->last ? SE_LAST : 0) |
+			(seg->has_imm ? SE_IMM : 0);
+	struct lrecv *r;
+	uint8_t to;
+
+	if (seg->first) {
+		q->rx_to = q->stashed == 0 && q->rcv_head != q->rcv_tail ? RX_RECV : RX_STASH;
+		if (q->rx_to == RX_STASH) {
+			q->stashed++;
+			q->stash_cur = cl->st.etail;
+			sl_stat_add(&cl->stats.stash_msgs, 1);
+		}
+	}
+	to = q->rx_to;
+	if (seg->last)
+		q->rx_to = RX_NONE;
+	if (to != RX_RECV && to != RX_STASH)
+		return SL_XPORT_SYN_INVALID; /* not the message in progress */
+	if (to == RX_STASH) {
+		if (stash_put(cl, q, seg->data, seg->len, flags, seg->imm, 0) == 0) {
+			if (seg->last)
+				stash_drain(cl, q);
+			return 0;
+		}
+		stash_drop(cl, q, q->stash_cur);
+		q->stashed--;
+		sl_stat_add(&cl->stats.rnr_refused, 1);
+		return SL_XPORT_SYN_OP;
+	}
+	r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
+	if ((uint64_t)seg->offset + seg->len > r->len) {
+		q->rcv_head++;
+		sl_stat_add(&cl->stats.len_refused, 1);
+		cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV, seg->offset + seg->len,
+		       false, 0);
+		return SL_XPORT_SYN_OP;
+	}
+	if (seg->len)
+		memcpy(r->ptr + seg->offset, seg->data, seg->len);
+	if (seg->last) {
+		q->rcv_head++;
+		cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV, seg->offset + seg->len,
+		       seg->has_imm, seg->imm);
+	}
+	return 0;
+}
+
+static int
+recv_write(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
+{
+	if (seg->first) {
+		q->rx_to = RX_WRITE;
+		q->rx_len = seg->total_len;
+		q->rx_ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, seg->rkey, seg->raddr,
+					     seg->total_len, SL_ACCESS_REMOTE_WRITE);
+		if (q->rx_ptr == NULL && seg->total_len) {
+			q->rx_to = RX_NONE;
+			sl_stat_add(&cl->stats.write_refused, 1);
+			return SL_XPORT_SYN_ACCESS;
+		}
+	}
+	if (q->rx_to != RX_WRITE || (uint64_t)seg->offset + seg->len > q->rx_len)
+		return SL_XPORT_SYN_INVALID;
+	if (seg->last)
+		q->rx_to = RX_NONE;
+	if (seg->len)
+		memcpy(q->rx_ptr + seg->offset, seg->data, seg->len);
+	if (seg->last && seg->has_imm)
+		return write_imm_arrived(cl, q, seg->imm, q->rx_len);
+	return 0;
+}
+
+static int
+recv_read_resp(struct lqp *q, const struct sl_xport_rx_seg *seg)
+{
+	uint32_t idx = (uint32_t)seg->cookie;
+	const struct lwr *w = &q->wr[idx & (q->c->sq_depth - 1)];
+
+	if (idx - q->wr_head >= q->wr_tail - q->wr_head || w->done || w->opcode != SL_WR_READ ||
+	    (uint64_t)seg->offset + seg->len > w->len)
+		return SL_XPORT_SYN_INVALID;
+	if (seg->len)
+		memcpy(w->dst + seg->offset, seg->data, seg->len);
+	return 0;
+}
+
+int
+sl_chan_lane_on_recv(struct sl_chan_lane *cl, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	struct lqp *q = lqp_of(cl, seg->qpn, 1u << LQP_CONNECTED);
+	int syn;
+
+	(void)now_ns;
+	if (q == NULL)
+		return SL_XPORT_SYN_OP;
+	switch (seg->op) {
+	case SL_XPORT_OP_SEND:
+		syn = recv_send(cl, q, seg);
+		break;
+	case SL_XPORT_OP_WRITE:
+		syn = recv_write(cl, q, seg);
+		break;
+	case SL_XPORT_OP_READ_RESP:
+		syn = recv_read_resp(q, seg);
+		break;
+	default:
+		syn = SL_XPORT_SYN_INVALID;
+		break;
+	}
+	if (syn)
+		qp_error(q);
+	return syn;
+}
+
+int
+sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uint32_t rkey,
+		      uint32_t len, const uint8_t **src)
+{
+	struct lqp *q = lqp_of(cl, qpn, 1u << LQP_CONNECTED);
+
+	if (q == NULL)
+		return SL_XPORT_SYN_OP;
+	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, rkey, raddr, len, SL_ACCESS_REMOTE_READ);
+	if (*src == NULL) {
+		sl_stat_add(&cl->stats.read_refused, 1);
+		qp_error(q);
+		return SL_XPORT_SYN_ACCESS;
+	}
+	return 0;
+}

@@ -1,0 +1,1238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_lane.c - the lane half of the channel (lib/chan/lane.c) between two daemons in one
+ * process: on each side a fake application (its "shared memory" a malloc'ed block, its rings
+ * and buffers in it), a real key table, a real endpoint and a lane half; the endpoints are
+ * joined by an in-memory wire (each side's tx_burst frames are the other's rx_burst the next
+ * step). Commands go through sl_chan_lane_call on a second thread while the test's thread
+ * polls the lane, as the control thread and the lane's lcore do in the daemon.
+ *
+ * Two groups: `send` needs only what the endpoint serves today (SEND); `rdma` (argument
+ * "rdma") needs the endpoint's WRITE / READ and its refusals (a syndrome reaching the sender).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sl_chan_srv.h"
+
+#define MEM_BYTES (UINT64_C(1) << 20)
+#define BASE_VA UINT64_C(0x7f0000000000) /* where the fake application "mapped" its memory */
+#define QPN_BASE 4u
+#define LANE_QPS 8u
+#define XPORT_QPS 16u
+#define XPORT_SQ 8u /* the endpoint's send queue: smaller than the QPs' */
+#define SEG 256u
+#define STEP_NS 1000u
+#define WIRE_MAX 4096u
+#define CLIENT 1u
+#define RUN 3000u /* steps: 3 ms of virtual time, plenty for a few messages */
+
+struct frame {
+	uint32_t len;
+	uint8_t buf[];
+};
+
+struct wire {
+	struct frame *f[WIRE_MAX];
+	unsigned n;
+};
+
+struct side {
+	struct sl_xport *x;
+	struct sl_chan_lane *cl;
+	struct sl_chan_mrs *mrs;
+	uint8_t *mem;
+	uint64_t used; /**< bytes of mem handed out */
+};
+
+struct pair {
+	struct side s[2];
+	struct wire w[2]; /**< [i]: frames side i sent */
+	uint64_t now;
+};
+
+/* A QP as its application sees it. */
+struct app_qp {
+	struct side *s;
+	struct sl_chan_qp_conf qc;
+	struct sl_chan_cq cq[2]; /**< send, receive */
+	uint32_t sq_prod, rq_prod, cq_cons[2];
+};
+
+static struct pair P;
+static uint64_t stash_bytes = 1u << 16;
+
+/* --- the harness -------------------------------------------------------------------------- */
+
+static const uint8_t *
+frame_bytes(void *ctx, void *handle, uint32_t *len)
+{
+	(void)ctx;
+	*len = ((struct frame *)handle)->len;
+	return ((struct frame *)handle)->buf;
+}
+
+static void
+frame_release(void *ctx, void *handle)
+{
+	(void)ctx;
+	free(handle);
+}
+
+static int
+on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	struct side *s = ctx;
+
+	assert_true(sl_chan_lane_owns(s->cl, seg->qpn));
+	return sl_chan_lane_on_recv(s->cl, seg, now_ns);
+}
+
+static void
+on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
+{
+	struct side *s = ctx;
+
+	assert_true(sl_chan_lane_owns(s->cl, c->qpn));
+	sl_chan_lane_on_complete(s->cl, c, now_ns);
+}
+
+static int
+read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, const uint8_t **src)
+{
+	return sl_chan_lane_read_src(((struct side *)ctx)->cl, qpn, raddr, rkey, len, src);
+}
+
+static void
+side_init(struct side *s)
+{
+	struct sl_xport_conf xc = {.max_qps = XPORT_QPS,
+				   .sq_depth = XPORT_SQ,
+				   .frame = frame_bytes,
+				   .release = frame_release,
+				   .on_recv = on_recv,
+				   .read_src = read_src,
+				   .on_complete = on_complete,
+				   .ctx = s};
+	struct sl_chan_lane_conf lc = {.qpn_base = QPN_BASE,
+				       .qps = LANE_QPS,
+				       .sq_depth_max = 64,
+				       .rq_depth_max = 64,
+				       .stash_bytes = stash_bytes};
+
+	memset(s, 0, sizeof(*s));
+	s->mrs = sl_chan_mrs_create(64);
+	assert_non_null(s->mrs);
+	lc.mrs = s->mrs;
+	s->x = sl_xport_create(&xc);
+	assert_non_null(s->x);
+	s->cl = sl_chan_lane_create(&lc);
+	assert_non_null(s->cl);
+	s->mem = aligned_alloc(4096, MEM_BYTES);
+	assert_non_null(s->mem);
+	memset(s->mem, 0, MEM_BYTES);
+}
+
+static int
+pair_setup(void **state)
+{
+	(void)state;
+	memset(&P, 0, sizeof(P));
+	side_init(&P.s[0]);
+	side_init(&P.s[1]);
+	return 0;
+}
+
+static int
+pair_teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		for (unsigned k = 0; k < P.w[i].n; k++)
+			free(P.w[i].f[k]);
+		sl_chan_lane_free(P.s[i].cl);
+		sl_xport_free(P.s[i].x);
+		sl_chan_mrs_free(P.s[i].mrs);
+		free(P.s[i].mem);
+	}
+	stash_bytes = 1u << 16;
+	return 0;
+}
+
+/* One step: each side's lane polls, takes what the wire brought, sends what it may. */
+static void
+step(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct side *s = &P.s[i];
+		struct wire *in = &P.w[1 - i], *out = &P.w[i];
+		struct sl_xport_rx_frame rx[WIRE_MAX];
+		struct sl_xport_tx_frame tx[32];
+		unsigned n = in->n;
+
+		sl_chan_lane_poll(s->cl, s->x, P.now);
+		for (unsigned k = 0; k < n; k++)
+			rx[k] = (struct sl_xport_rx_frame){
+				.buf = in->f[k]->buf, .len = in->f[k]->len, .handle = in->f[k]};
+		in->n = 0;
+		sl_xport_rx_burst(s->x, P.now, rx, n);
+		n = sl_xport_tx_burst(s->x, P.now, tx, SL_ARRAY_SIZE(tx));
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t len = tx[k].hdr_len + tx[k].payload_len + tx[k].pad_bytes;
+			struct frame *f = calloc(1, sizeof(*f) + len);
+
+			assert_non_null(f);
+			assert_true(out->n < WIRE_MAX);
+			f->len = len;
+			memcpy(f->buf, tx[k].hdr, tx[k].hdr_len);
+			if (tx[k].payload_len)
+				memcpy(f->buf + tx[k].hdr_len, tx[k].payload, tx[k].payload_len);
+			out->f[out->n++] = f;
+		}
+	}
+	P.now += STEP_NS;
+}
+
+static void
+run(unsigned steps)
+{
+	while (steps--)
+		step();
+}
+
+static void *
+app_alloc(struct side *s, uint64_t bytes)
+{
+	void *p = s->mem + s->used;
+
+	s->used += (bytes + 63) & ~UINT64_C(63);
+	assert_true(s->used <= MEM_BYTES);
+	return p;
+}
+
+static uint64_t
+va(const struct side *s, const void *p)
+{
+	return BASE_VA + (uint64_t)((const uint8_t *)p - s->mem);
+}
+
+static uint32_t
+mr_reg(struct side *s, uint32_t client, void *p, uint64_t len, uint32_t access)
+{
+	uint32_t key;
+
+	assert_int_equal(sl_chan_mrs_add(s->mrs, client, va(s, p), len, p, access, &key), 0);
+	return key;
+}
+
+struct call {
+	struct sl_chan_lane *cl;
+	struct sl_chan_cmd *cmd;
+	int rc;
+	_Atomic bool over;
+};
+
+static void *
+call_main(void *arg)
+{
+	struct call *c = arg;
+
+	c->rc = sl_chan_lane_call(c->cl, c->cmd, 5 * SL_NS_PER_S);
+	atomic_store(&c->over, true);
+	return NULL;
+}
+
+/* The control thread's call, answered by this thread polling side's lane (no time passes). */
+static int
+lane_cmd(struct side *s, struct sl_chan_cmd *cmd)
+{
+	struct call c = {.cl = s->cl, .cmd = cmd};
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, call_main, &c), 0);
+	while (!atomic_load(&c.over))
+		sl_chan_lane_poll(s->cl, s->x, P.now);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	return c.rc;
+}
+
+/* An application QP on side s (client, qpn), its rings and CQs in s's memory; QP_OPEN. */
+static struct app_qp *
+qp_new(struct side *s, uint32_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
+       uint32_t send_cq_depth)
+{
+	struct app_qp *a = calloc(1, sizeof(*a));
+	uint32_t cq_depth[2] = {send_cq_depth, 64};
+
+	assert_non_null(a);
+	a->s = s;
+	for (int k = 0; k < 2; k++)
+		a->cq[k] = (struct sl_chan_cq){
+			.id = qpn * 2 + (uint32_t)k,
+			.client = client,
+			.ring = app_alloc(
+				s, SL_CHAN_RING_BYTES(cq_depth[k], sizeof(struct sl_chan_cqe))),
+			.depth = cq_depth[k],
+			.event_fd = -1};
+	a->qc = (struct sl_chan_qp_conf){
+		.client = client,
+		.mrs = s->mrs,
+		.mem = s->mem,
+		.mem_bytes = MEM_BYTES,
+		.base_va = BASE_VA,
+		.send_cq = &a->cq[0],
+		.recv_cq = &a->cq[1],
+		.sq = app_alloc(s, SL_CHAN_RING_BYTES(sq_depth, sizeof(struct sl_chan_sqe))),
+		.rq = app_alloc(s, SL_CHAN_RING_BYTES(rq_depth, sizeof(struct sl_chan_rqe))),
+		.sq_depth = sq_depth,
+		.rq_depth = rq_depth,
+		.max_msg_bytes = 1u << 16,
+		.program = "reno",
+	};
+	a->qc.xqp = (struct sl_xport_qp_conf){.qpn = qpn,
+					      .proto = a->qc.program,
+					      .seg_bytes = SEG,
+					      .rto_ns = 200 * SL_NS_PER_US,
+					      .timeout_ns = SL_NS_PER_S};
+	assert_int_equal(lane_cmd(s, &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_OPEN,
+							   .client = client,
+							   .qpn = qpn,
+							   .qp = &a->qc}),
+			 0);
+	return a;
+}
+
+static int
+qp_connect(struct app_qp *a, uint32_t peer_qpn)
+{
+	return lane_cmd(a->s, &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_CONNECT,
+						    .client = a->qc.client,
+						    .qpn = a->qc.xqp.qpn,
+						    .peer_qpn = peer_qpn});
+}
+
+/* A connected pair: a on side 0 (qpn), b on side 1 (qpn + 1). */
+static void
+qp_pair(struct app_qp **a, struct app_qp **b, uint32_t qpn, uint32_t sq_depth, uint32_t cq_depth)
+{
+	*a = qp_new(&P.s[0], CLIENT, qpn, sq_depth, 64, cq_depth);
+	*b = qp_new(&P.s[1], CLIENT, qpn + 1, sq_depth, 64, cq_depth);
+	assert_int_equal(qp_connect(*a, qpn + 1), 0);
+	assert_int_equal(qp_connect(*b, qpn), 0);
+}
+
+static int
+qp_destroy(struct app_qp *a)
+{
+	return lane_cmd(a->s, &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_DESTROY,
+						    .client = a->qc.client,
+						    .qpn = a->qc.xqp.qpn});
+}
+
+static void
+post_send(struct app_qp *a, struct sl_chan_sqe e)
+{
+	*(struct sl_chan_sqe *)sl_chan_ring_entry(a->qc.sq, a->sq_prod++, a->qc.sq_depth,
+						  sizeof(e)) = e;
+	__atomic_store_n(&a->qc.sq->prod, a->sq_prod, __ATOMIC_RELEASE);
+}
+
+static void
+post_recv(struct app_qp *a, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey)
+{
+	*(struct sl_chan_rqe *)sl_chan_ring_entry(a->qc.rq, a->rq_prod++, a->qc.rq_depth,
+						  sizeof(struct sl_chan_rqe)) =
+		(struct sl_chan_rqe){
+			.wr_id = wr_id, .addr = va(a->s, buf), .len = len, .lkey = lkey};
+	__atomic_store_n(&a->qc.rq->prod, a->rq_prod, __ATOMIC_RELEASE);
+}
+
+/* Up to max completions of CQ k (0 send, 1 receive). */
+static unsigned
+cq_poll(struct app_qp *a, int k, struct sl_chan_cqe *out, unsigned max)
+{
+	struct sl_chan_cq *cq = &a->cq[k];
+	uint32_t prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	unsigned n = 0;
+
+	while (a->cq_cons[k] != prod && n < max)
+		out[n++] = *(struct sl_chan_cqe *)sl_chan_ring_entry(cq->ring, a->cq_cons[k]++,
+								     cq->depth, sizeof(*out));
+	__atomic_store_n(&cq->ring->cons, a->cq_cons[k], __ATOMIC_RELEASE);
+	return n;
+}
+
+static void
+expect_cqe(const struct sl_chan_cqe *e, uint64_t wr_id, uint8_t status, uint8_t opcode,
+	   uint32_t byte_len)
+{
+	assert_int_equal(e->wr_id, wr_id);
+	assert_int_equal(e->status, status);
+	assert_int_equal(e->opcode, opcode);
+	assert_int_equal(e->byte_len, byte_len);
+}
+
+static uint64_t
+lane_stat(const struct side *s, size_t offset)
+{
+	struct sl_chan_lane_stats st;
+
+	sl_chan_lane_stats_get(s->cl, &st);
+	return *(const uint64_t *)((const uint8_t *)&st + offset);
+}
+
+#define STAT(s, member) lane_stat(s, offsetof(struct sl_chan_lane_stats, member))
+
+static void
+fill(uint8_t *p, uint32_t len, uint32_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+static struct sl_chan_sqe
+sqe(uint64_t wr_id, uint8_t opcode, const struct side *s, const void *buf, uint32_t len,
+    uint32_t lkey, bool signaled)
+{
+	return (struct sl_chan_sqe){.wr_id = wr_id,
+				    .opcode = opcode,
+				    .addr = va(s, buf),
+				    .len = len,
+				    .lkey = lkey,
+				    .flags = signaled ? SL_WR_F_SIGNALED : 0};
+}
+
+/* --- SEND / RECV -------------------------------------------------------------------------- */
+
+static void
+lane_poll__send_recv_bytes_and_cqes(void **state)
+{
+	static const uint32_t len[] = {1, 255, 256, 257, 1000, 4096};
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 4096 * 6), *dst = app_alloc(&P.s[1], 4096 * 6);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 4096 * 6, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 4096 * 6, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[16];
+	unsigned n;
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	for (unsigned i = 0; i < 6; i++) {
+		fill(src + 4096 * i, len[i], i);
+		post_recv(b, 100 + i, dst + 4096 * i, 4096, rkey);
+		post_send(a, (struct sl_chan_sqe){.wr_id = i,
+						  .opcode = SL_WR_SEND,
+						  .addr = va(&P.s[0], src + 4096 * i),
+						  .len = len[i],
+						  .lkey = skey,
+						  .flags = i % 2 ? SL_WR_F_SIGNALED : 0});
+	}
+	run(RUN);
+	n = cq_poll(b, 1, c, 16);
+	assert_int_equal(n, 6);
+	for (unsigned i = 0; i < 6; i++) {
+		expect_cqe(&c[i], 100 + i, SL_WC_SUCCESS, SL_WC_RECV, len[i]);
+		assert_int_equal(c[i].qpn, QPN_BASE + 1);
+		assert_int_equal(c[i].flags, 0);
+		assert_memory_equal(dst + 4096 * i, src + 4096 * i, len[i]);
+		assert_int_equal(dst[4096 * i + len[i]], 0); /* nothing past the message */
+	}
+	n = cq_poll(a, 0, c, 16); /* only the signaled ones */
+	assert_int_equal(n, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		expect_cqe(&c[i], 2 * i + 1, SL_WC_SUCCESS, SL_WC_SEND, len[2 * i + 1]);
+		assert_int_equal(c[i].qpn, QPN_BASE);
+	}
+	assert_int_equal(STAT(&P.s[0], wr_posted), 6);
+	assert_int_equal(STAT(&P.s[1], recv_posted), 6);
+	assert_int_equal(STAT(&P.s[0], cqes), 3);
+	assert_int_equal(STAT(&P.s[1], cqes), 6);
+	assert_int_equal(a->cq[0].reserved + b->cq[1].reserved, 0);
+	assert_int_equal(a->qc.sq->cons, 6);
+	assert_int_equal(b->qc.rq->cons, 6);
+	free(a);
+	free(b);
+}
+
+static void
+lane_on_recv__send_before_recv_is_stashed_in_order(void **state)
+{
+	static const uint32_t len[] = {300, 10, 700};
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 3 * 1024), *dst = app_alloc(&P.s[1], 3 * 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 3 * 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 3 * 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	for (unsigned i = 0; i < 3; i++) {
+		fill(src + 1024 * i, len[i], 10 + i);
+		post_send(a, (struct sl_chan_sqe){.wr_id = i,
+						  .opcode = SL_WR_SEND,
+						  .addr = va(&P.s[0], src + 1024 * i),
+						  .len = len[i],
+						  .lkey = skey,
+						  .flags = SL_WR_F_SIGNALED});
+	}
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), 3); /* held by the daemon: acknowledged */
+	for (unsigned i = 0; i < 3; i++)
+		expect_cqe(&c[i], i, SL_WC_SUCCESS, SL_WC_SEND, len[i]);
+	assert_int_equal(cq_poll(b, 1, c, 8), 0);
+	assert_int_equal(STAT(&P.s[1], stash_msgs), 3);
+	/* one RECV: the oldest message; then two: the rest, in order */
+	post_recv(b, 50, dst, 1024, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	expect_cqe(&c[0], 50, SL_WC_SUCCESS, SL_WC_RECV, len[0]);
+	post_recv(b, 51, dst + 1024, 1024, rkey);
+	post_recv(b, 52, dst + 2048, 1024, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b, 1, c, 8), 2);
+	expect_cqe(&c[0], 51, SL_WC_SUCCESS, SL_WC_RECV, len[1]);
+	expect_cqe(&c[1], 52, SL_WC_SUCCESS, SL_WC_RECV, len[2]);
+	for (unsigned i = 0; i < 3; i++)
+		assert_memory_equal(dst + 1024 * i, src + 1024 * i, len[i]);
+	/* the stash is empty again: a message now goes straight into a RECV */
+	post_recv(b, 53, dst, 1024, rkey);
+	post_send(a, (struct sl_chan_sqe){.wr_id = 9,
+					  .opcode = SL_WR_SEND,
+					  .addr = va(&P.s[0], src + 2048),
+					  .len = len[2],
+					  .lkey = skey});
+	run(RUN);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	expect_cqe(&c[0], 53, SL_WC_SUCCESS, SL_WC_RECV, len[2]);
+	assert_int_equal(STAT(&P.s[1], stash_msgs), 3);
+	free(a);
+	free(b);
+}
+
+static void
+lane_on_recv__recv_too_short_is_loc_len_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_recv(b, 7, dst, 100, rkey);
+	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 300, skey, true));
+	run(RUN);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	assert_int_equal(c[0].wr_id, 7);
+	assert_int_equal(c[0].status, SL_WC_LOC_LEN_ERR);
+	assert_int_equal(STAT(&P.s[1], len_refused), 1);
+	/* b is in error: a RECV posted now is flushed */
+	post_recv(b, 8, dst, 100, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	expect_cqe(&c[0], 8, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 100);
+	free(a);
+	free(b);
+}
+
+static void
+lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 512, 0);
+	uint32_t other = mr_reg(&P.s[0], CLIENT + 1, src, 512, 0); /* another client's */
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	uint32_t ro = mr_reg(&P.s[1], CLIENT, dst, 1024, 0); /* no LOCAL_WRITE */
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_recv(b, 1, dst, 1024, rkey);
+	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 100, skey, true));
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 1, SL_WC_SUCCESS, SL_WC_SEND, 100);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 100, skey ^ 0x10000, true)); /* stale */
+	post_send(a, sqe(3, SL_WR_SEND, &P.s[0], src, 100, skey, false));
+	post_send(a, sqe(4, SL_WR_WRITE, &P.s[0], src, 100, skey, true));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 3);
+	expect_cqe(&c[0], 2, SL_WC_LOC_PROT_ERR, SL_WC_SEND, 100);
+	expect_cqe(&c[1], 3, SL_WC_WR_FLUSH_ERR, SL_WC_SEND, 100); /* unsignaled: errors show */
+	expect_cqe(&c[2], 4, SL_WC_WR_FLUSH_ERR, SL_WC_WRITE, 100);
+	assert_int_equal(STAT(&P.s[0], wr_loc_prot), 1);
+	/* out of its range, another client's key, READ into memory without LOCAL_WRITE */
+	for (unsigned k = 0; k < 3; k++) {
+		struct app_qp *x = qp_new(&P.s[0], CLIENT, QPN_BASE + 2 + k, 16, 64, 16);
+		struct sl_chan_sqe bad[] = {sqe(5, SL_WR_SEND, &P.s[0], src + 400, 200, skey, true),
+					    sqe(6, SL_WR_SEND, &P.s[0], src, 100, other, true),
+					    sqe(7, SL_WR_READ, &P.s[0], src, 100, skey, true)};
+
+		assert_int_equal(qp_connect(x, QPN_BASE + 1), 0);
+		post_send(x, bad[k]);
+		run(2);
+		assert_int_equal(cq_poll(x, 0, c, 8), 1);
+		assert_int_equal(c[0].wr_id, 5 + k);
+		assert_int_equal(c[0].status, SL_WC_LOC_PROT_ERR);
+		assert_int_equal(qp_destroy(x), 0);
+		free(x);
+	}
+	assert_int_equal(STAT(&P.s[0], wr_loc_prot), 4);
+	/* a RECV into memory without LOCAL_WRITE */
+	post_recv(b, 2, dst, 100, ro);
+	post_recv(b, 3, dst, 100, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b, 1, c, 8), 2);
+	expect_cqe(&c[0], 2, SL_WC_LOC_PROT_ERR, SL_WC_RECV, 100);
+	expect_cqe(&c[1], 3, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 100);
+	free(a);
+	free(b);
+}
+
+static void
+lane_poll__bad_opcode_or_length_is_general_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	a->qc.max_msg_bytes = 512;
+	post_send(a, sqe(1, 99, &P.s[0], src, 10, skey, false));
+	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 10, skey, true));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 2);
+	assert_int_equal(c[0].status, SL_WC_GENERAL_ERR);
+	assert_int_equal(c[1].status, SL_WC_WR_FLUSH_ERR);
+	assert_int_equal(qp_destroy(a), 0);
+	free(a);
+	a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	a->qc.max_msg_bytes = 512;
+	assert_int_equal(qp_connect(a, QPN_BASE + 1), 0);
+	post_send(a, sqe(3, SL_WR_SEND, &P.s[0], src, 513, skey, false));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 3, SL_WC_GENERAL_ERR, SL_WC_SEND, 513);
+	assert_int_equal(STAT(&P.s[0], wr_bad), 2);
+	free(a);
+	free(b);
+}
+
+static void
+lane_poll__corrupt_sq_index_fails_only_its_qp(void **state)
+{
+	struct app_qp *a1, *b1, *a2, *b2;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint8_t *adst = app_alloc(&P.s[0], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, SL_ACCESS_LOCAL_WRITE);
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, adst, 1024, SL_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a1, &b1, QPN_BASE, 16, 16);
+	qp_pair(&a2, &b2, QPN_BASE + 2, 16, 16);
+	post_recv(a1, 40, adst, 100, akey);
+	post_recv(b2, 41, dst, 1024, rkey);
+	run(2);
+	/* the application writes a producer index far ahead of what it posted */
+	__atomic_store_n(&a1->qc.sq->prod, a1->sq_prod + 1000, __ATOMIC_RELEASE);
+	fill(src, 500, 3);
+	post_send(a2, sqe(1, SL_WR_SEND, &P.s[0], src, 500, skey, true));
+	run(RUN);
+	assert_int_equal(STAT(&P.s[0], bad_ring), 1);
+	assert_int_equal(cq_poll(a1, 1, c, 8), 1); /* a1 failed: its RECV flushed */
+	expect_cqe(&c[0], 40, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 100);
+	assert_int_equal(a1->qc.sq->cons, 0);      /* nothing taken from the bad ring */
+	assert_int_equal(cq_poll(a2, 0, c, 8), 1); /* the other QP goes on */
+	expect_cqe(&c[0], 1, SL_WC_SUCCESS, SL_WC_SEND, 500);
+	assert_int_equal(cq_poll(b2, 1, c, 8), 1);
+	expect_cqe(&c[0], 41, SL_WC_SUCCESS, SL_WC_RECV, 500);
+	assert_memory_equal(dst, src, 500);
+	/* a receive ring too */
+	__atomic_store_n(&a2->qc.rq->prod, a2->rq_prod - 1, __ATOMIC_RELEASE);
+	run(2);
+	assert_int_equal(STAT(&P.s[0], bad_ring), 2);
+	assert_int_equal(qp_destroy(a1), 0);
+	assert_int_equal(qp_destroy(a2), 0);
+	free(a1);
+	free(b1);
+	free(a2);
+	free(b2);
+}
+
+static void
+lane_poll__tiny_cq_loses_no_completion(void **state)
+{
+	enum { N = 40 };
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024 * 64);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024 * 64, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+	unsigned got = 0;
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 64, 4);
+	for (unsigned i = 0; i < N; i++) {
+		post_recv(b, 1000 + i, dst + 1024 * i, 1024, rkey);
+		post_send(a, sqe(i, SL_WR_SEND, &P.s[0], src, 10 + i, skey, true));
+	}
+	for (unsigned t = 0; t < 50 * RUN && got < N; t++) {
+		step();
+		if (t % 50 == 0 && cq_poll(a, 0, c, 1) == 1) { /* a slow consumer */
+			expect_cqe(&c[0], got, SL_WC_SUCCESS, SL_WC_SEND, 10 + got);
+			got++;
+		}
+		assert_true(a->cq[0].reserved <= 4);
+	}
+	assert_int_equal(got, N);
+	assert_true(STAT(&P.s[0], cq_full_waits) > 0);
+	assert_int_equal(a->cq[0].reserved, 0);
+	free(a);
+	free(b);
+}
+
+static void
+lane_call__destroy_flushes_everything_taken(void **state)
+{
+	enum { N = 16 };
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 4096), *dst = app_alloc(&P.s[1], 4096);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 4096, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 4096, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[2 * N];
+	unsigned n, flushed = 0;
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, N, 2 * N);
+	for (unsigned i = 0; i < N; i++) {
+		post_recv(b, 100 + i, dst, 4096, rkey);
+		post_send(a, sqe(i, SL_WR_SEND, &P.s[0], src, 4096, skey, i % 2));
+	}
+	run(5); /* XPORT_SQ in the endpoint, the rest still in the ring */
+	assert_true(a->qc.sq->cons < N);
+	assert_int_equal(qp_destroy(a), 0);
+	n = cq_poll(a, 0, c, 2 * N); /* on the CQ when destroy returns */
+	/* in order: the signaled ones that completed, then every later one flushed */
+	for (unsigned i = 0, wr = 0; i < n; i++, wr++) {
+		if (c[i].status == SL_WC_SUCCESS) {
+			while (wr % 2 == 0) /* unsignaled successes leave no CQE */
+				wr++;
+			assert_int_equal(flushed, 0);
+		} else {
+			assert_int_equal(c[i].status, SL_WC_WR_FLUSH_ERR);
+			flushed++;
+		}
+		expect_cqe(&c[i], wr, c[i].status, SL_WC_SEND, 4096);
+	}
+	assert_true(flushed >= N - XPORT_SQ);
+	assert_int_equal(c[n - 1].wr_id, N - 1);
+	assert_int_equal(a->cq[0].reserved, 0);
+	/* the receiver's RECVs still held are flushed too */
+	run(RUN);
+	n = cq_poll(b, 1, c, 2 * N);
+	assert_int_equal(qp_destroy(b), 0);
+	n += cq_poll(b, 1, c + n, 2 * N - n);
+	assert_int_equal(n, N);
+	assert_int_equal(b->cq[1].reserved, 0);
+	/* gone: a second destroy finds nothing */
+	assert_int_equal(qp_destroy(b), -ENOENT);
+	free(a);
+	free(b);
+}
+
+static void
+cq__event_fd_written_when_armed(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+	uint64_t v = 0;
+	int fd = eventfd(0, EFD_NONBLOCK);
+
+	(void)state;
+	assert_true(fd >= 0);
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	b->cq[1].event_fd = fd;
+	post_recv(b, 1, dst, 512, rkey);
+	post_recv(b, 2, dst + 512, 512, rkey);
+	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 10, skey, false));
+	run(RUN);
+	assert_int_equal(read(fd, &v, 8), -1); /* not armed: no event */
+	__atomic_store_n(&b->cq[1].ring->armed, 1, __ATOMIC_RELEASE);
+	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 10, skey, false));
+	run(RUN);
+	assert_int_equal(read(fd, &v, 8), 8);
+	assert_int_equal(v, 1);
+	assert_int_equal(b->cq[1].ring->armed, 0);
+	assert_int_equal(STAT(&P.s[1], events), 1);
+	assert_int_equal(cq_poll(b, 1, c, 8), 2);
+	close(fd);
+	free(a);
+	free(b);
+}
+
+static void
+lane_call__client_gone_destroys_only_its_qps(void **state)
+{
+	struct app_qp *mine = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct app_qp *theirs = qp_new(&P.s[0], CLIENT + 1, QPN_BASE + 1, 16, 64, 16);
+	uint8_t *buf = app_alloc(&P.s[0], 1024);
+	uint32_t k1 = mr_reg(&P.s[0], CLIENT, buf, 512, SL_ACCESS_LOCAL_WRITE);
+	uint32_t k2 = mr_reg(&P.s[0], CLIENT + 1, buf + 512, 512, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	assert_int_equal(qp_connect(mine, 9), 0);
+	assert_int_equal(qp_connect(theirs, 10), 0);
+	/* one client cannot reach the other's QP */
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_DESTROY,
+								 .client = CLIENT,
+								 .qpn = QPN_BASE + 1}),
+			 -ENOENT);
+	post_recv(mine, 1, buf, 512, k1);
+	post_recv(theirs, 2, buf + 512, 512, k2);
+	run(2);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE,
+								 .client = CLIENT}),
+			 0);
+	assert_int_equal(cq_poll(mine, 1, c, 8), 1);
+	expect_cqe(&c[0], 1, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 512);
+	assert_int_equal(cq_poll(theirs, 1, c, 8), 0);
+	assert_int_equal(qp_destroy(mine), -ENOENT);
+	/* the QPN is free again */
+	free(mine);
+	mine = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	assert_int_equal(qp_destroy(theirs), 0);
+	assert_int_equal(cq_poll(theirs, 1, c, 8), 1);
+	expect_cqe(&c[0], 2, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 512);
+	assert_int_equal(qp_destroy(mine), 0);
+	free(mine);
+	free(theirs);
+}
+
+static void
+lane_call__commands_are_checked(void **state)
+{
+	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct sl_chan_qp_conf qc = a->qc;
+	struct sl_chan_cmd open = {.type = SL_CHAN_CMD_QP_OPEN, .client = CLIENT, .qp = &qc};
+
+	(void)state;
+	assert_int_equal(lane_cmd(&P.s[0], &open), -EEXIST);
+	qc.xqp.qpn = QPN_BASE + LANE_QPS; /* not this lane's */
+	assert_int_equal(lane_cmd(&P.s[0], &open), -ERANGE);
+	qc.xqp.qpn = QPN_BASE - 1;
+	assert_int_equal(lane_cmd(&P.s[0], &open), -ERANGE);
+	qc.xqp.qpn = QPN_BASE + 1;
+	qc.sq_depth = 128; /* over sq_depth_max */
+	assert_int_equal(lane_cmd(&P.s[0], &open), -EINVAL);
+	qc.sq_depth = 24; /* not a power of two */
+	assert_int_equal(lane_cmd(&P.s[0], &open), -EINVAL);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = 77}), -EINVAL);
+	assert_int_equal(qp_connect(a, 5), 0);
+	assert_int_equal(qp_connect(a, 5), -EISCONN);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_CONNECT,
+								 .client = CLIENT,
+								 .qpn = QPN_BASE + 3}),
+			 -ENOENT);
+	assert_int_equal(STAT(&P.s[0], cmds), 10);
+	assert_int_equal(qp_destroy(a), 0);
+	free(a);
+}
+
+static void
+lane_call__times_out_without_a_poll_then_is_answered(void **state)
+{
+	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct sl_chan_cmd cmd = {
+		.type = SL_CHAN_CMD_QP_DESTROY, .client = CLIENT, .qpn = QPN_BASE};
+
+	(void)state;
+	assert_int_equal(sl_chan_lane_call(P.s[0].cl, &cmd, SL_NS_PER_MS), -ETIMEDOUT);
+	assert_false(atomic_load(&cmd.done));
+	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
+	assert_true(atomic_load(&cmd.done));
+	assert_int_equal(cmd.result, 0);
+	free(a);
+}
+
+static void
+lane_session__fails_every_qp(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024);
+	uint32_t key = mr_reg(&P.s[0], CLIENT, src, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_recv(a, 1, src, 100, key);
+	run(2);
+	sl_chan_lane_session(P.s[0].cl, P.s[0].x, P.now);
+	assert_int_equal(cq_poll(a, 1, c, 8), 1);
+	expect_cqe(&c[0], 1, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 100);
+	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 10, key, false));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 2, SL_WC_WR_FLUSH_ERR, SL_WC_SEND, 10);
+	assert_int_equal(qp_destroy(a), 0); /* the application destroys it */
+	free(a);
+	free(b);
+}
+
+/* --- placement at the target (the lane's callbacks, called as the endpoint would) --------- */
+
+static struct sl_xport_rx_seg
+write_seg(uint32_t qpn, uint64_t raddr, uint32_t rkey, const uint8_t *data, uint32_t off,
+	  uint32_t len, uint32_t total)
+{
+	return (struct sl_xport_rx_seg){.qpn = qpn,
+					.op = SL_XPORT_OP_WRITE,
+					.offset = off,
+					.data = data,
+					.len = len,
+					.first = off == 0,
+					.last = off + len == total,
+					.raddr = raddr,
+					.rkey = rkey,
+					.total_len = total};
+}
+
+static void
+lane_on_recv__write_checks_key_range_and_access(void **state)
+{
+	struct side *s = &P.s[1];
+	uint8_t *mem = app_alloc(s, 1024), data[600], zero[1024] = {0};
+	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
+	uint32_t other =
+		mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	uint64_t base = va(s, mem);
+	struct {
+		uint64_t raddr;
+		uint32_t rkey, len;
+	} bad[] = {
+		{base, key ^ 0x10000, 100}, /* stale generation */
+		{base, key + 1, 100},       /* a key nobody has */
+		{base, other, 100},         /* another client's */
+		{base + 400, key, 200},     /* past the end */
+		{base - 1, key, 10},        /* before the start */
+		{UINT64_MAX - 5, key, 100}, /* wraps */
+		{base, nokey, 100},         /* no REMOTE_WRITE */
+	};
+	struct sl_xport_rx_seg seg;
+	struct app_qp *q;
+
+	(void)state;
+	fill(data, sizeof(data), 5);
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(bad); k++) {
+		q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+		assert_int_equal(qp_connect(q, 3), 0);
+		seg = write_seg(QPN_BASE, bad[k].raddr, bad[k].rkey, data, 0, SEG,
+				bad[k].len + SEG);
+		assert_int_equal(sl_chan_lane_on_recv(s->cl, &seg, P.now), SL_XPORT_SYN_ACCESS);
+		assert_memory_equal(mem, zero, 1024);
+		assert_int_equal(qp_destroy(q), 0);
+		free(q);
+	}
+	assert_int_equal(STAT(s, write_refused), SL_ARRAY_SIZE(bad));
+	/* a good one in two segments, the last with an immediate that takes a RECV */
+	q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+	assert_int_equal(qp_connect(q, 3), 0);
+	post_recv(q, 77, mem, 0, 0);
+	sl_chan_lane_poll(s->cl, s->x, P.now);
+	for (uint32_t off = 0; off < 400; off += SEG) {
+		seg = write_seg(QPN_BASE, base + 100, key, data + off, off, SL_MIN(SEG, 400 - off),
+				400);
+		seg.has_imm = seg.last;
+		seg.imm = 0xabcd;
+		assert_int_equal(sl_chan_lane_on_recv(s->cl, &seg, P.now), 0);
+	}
+	assert_memory_equal(mem, zero, 100);
+	assert_memory_equal(mem + 100, data, 400);
+	assert_memory_equal(mem + 500, zero, 524);
+	{
+		struct sl_chan_cqe c[4];
+
+		assert_int_equal(cq_poll(q, 1, c, 4), 1);
+		expect_cqe(&c[0], 77, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, 400);
+		assert_int_equal(c[0].flags, SL_WC_F_IMM);
+		assert_int_equal(c[0].imm, 0xabcd);
+		/* no RECV: the notice waits in the stash, then completes the next RECV */
+		seg = write_seg(QPN_BASE, base, key, data, 0, 8, 8);
+		seg.has_imm = true;
+		seg.imm = 5;
+		assert_int_equal(sl_chan_lane_on_recv(s->cl, &seg, P.now), 0);
+		assert_int_equal(cq_poll(q, 1, c, 4), 0);
+		post_recv(q, 78, mem, 0, 0);
+		sl_chan_lane_poll(s->cl, s->x, P.now);
+		assert_int_equal(cq_poll(q, 1, c, 4), 1);
+		expect_cqe(&c[0], 78, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, 8);
+		assert_int_equal(c[0].imm, 5);
+	}
+	assert_int_equal(qp_destroy(q), 0);
+	free(q);
+}
+
+static void
+lane_read_src__checks_key_range_and_access(void **state)
+{
+	struct side *s = &P.s[1];
+	uint8_t *mem = app_alloc(s, 1024);
+	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_REMOTE_READ);
+	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
+	uint32_t other = mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_REMOTE_READ);
+	uint64_t base = va(s, mem);
+	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+	const uint8_t *src = NULL;
+
+	(void)state;
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base, key, 10, &src),
+			 SL_XPORT_SYN_OP); /* not connected */
+	assert_int_equal(qp_connect(q, 3), 0);
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base + 12, key, 500, &src), 0);
+	assert_ptr_equal(src, mem + 12);
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base + 12, key, 501, &src),
+			 SL_XPORT_SYN_ACCESS);
+	assert_int_equal(qp_destroy(q), 0);
+	free(q);
+	{
+		const uint32_t keys[] = {nokey, other, key ^ 0x10000};
+
+		for (unsigned k = 0; k < SL_ARRAY_SIZE(keys); k++) {
+			q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+			assert_int_equal(qp_connect(q, 3), 0);
+			assert_int_equal(
+				sl_chan_lane_read_src(s->cl, QPN_BASE, base, keys[k], 10, &src),
+				SL_XPORT_SYN_ACCESS);
+			assert_int_equal(qp_destroy(q), 0);
+			free(q);
+		}
+	}
+	assert_int_equal(STAT(s, read_refused), 4);
+}
+
+/* --- WRITE / READ end to end (need lib/xport's WRITE / READ and refusals) ----------------- */
+
+static void
+rdma__write_write_imm_read_land(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *abuf = app_alloc(&P.s[0], 4096), *bbuf = app_alloc(&P.s[1], 4096);
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 4096, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bkey =
+		mr_reg(&P.s[1], CLIENT, bbuf, 4096,
+		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
+	struct sl_chan_sqe e;
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	fill(abuf, 1000, 1);
+	fill(bbuf + 2048, 700, 2);
+	e = sqe(1, SL_WR_WRITE, &P.s[0], abuf, 1000, akey, true);
+	e.raddr = va(&P.s[1], bbuf + 10);
+	e.rkey = bkey;
+	post_send(a, e);
+	post_recv(b, 9, bbuf, 0, 0);
+	e = sqe(2, SL_WR_WRITE_WITH_IMM, &P.s[0], abuf, 300, akey, true);
+	e.raddr = va(&P.s[1], bbuf + 1100);
+	e.rkey = bkey;
+	e.imm = 0x1234;
+	post_send(a, e);
+	e = sqe(3, SL_WR_READ, &P.s[0], abuf + 2048, 700, akey, true);
+	e.raddr = va(&P.s[1], bbuf + 2048);
+	e.rkey = bkey;
+	post_send(a, e);
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), 3);
+	expect_cqe(&c[0], 1, SL_WC_SUCCESS, SL_WC_WRITE, 1000);
+	expect_cqe(&c[1], 2, SL_WC_SUCCESS, SL_WC_WRITE, 300);
+	expect_cqe(&c[2], 3, SL_WC_SUCCESS, SL_WC_READ, 700);
+	assert_memory_equal(bbuf + 10, abuf, 1000);
+	assert_memory_equal(bbuf + 1100, abuf, 300);
+	assert_memory_equal(abuf + 2048, bbuf + 2048, 700);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	expect_cqe(&c[0], 9, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, 300);
+	assert_int_equal(c[0].imm, 0x1234);
+	free(a);
+	free(b);
+}
+
+static void
+rdma__refused_keys_are_rem_access_err_and_touch_nothing(void **state)
+{
+	uint8_t *abuf = app_alloc(&P.s[0], 4096), *bbuf = app_alloc(&P.s[1], 4096);
+	uint8_t *snap = malloc(4096);
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 4096, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bkey =
+		mr_reg(&P.s[1], CLIENT, bbuf, 2048,
+		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
+	uint32_t bro = mr_reg(&P.s[1], CLIENT, bbuf, 2048, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bother =
+		mr_reg(&P.s[1], CLIENT + 1, bbuf, 2048,
+		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
+	const struct {
+		uint32_t rkey;
+		uint32_t off, len;
+	} bad[] = {{bkey ^ 0x10000, 0, 100}, {bother, 0, 100}, {bkey, 2000, 100}, {bro, 0, 100}};
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	assert_non_null(snap);
+	fill(abuf, 4096, 7);
+	fill(bbuf, 4096, 8);
+	memcpy(snap, bbuf, 4096);
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(bad); k++)
+		for (uint8_t op = SL_WR_WRITE; op <= SL_WR_READ; op += SL_WR_READ - SL_WR_WRITE) {
+			struct app_qp *a, *b;
+			struct sl_chan_sqe e =
+				sqe(k, op, &P.s[0], abuf + 2048, bad[k].len, akey, false);
+
+			qp_pair(&a, &b, QPN_BASE, 16, 16);
+			e.raddr = va(&P.s[1], bbuf + bad[k].off);
+			e.rkey = bad[k].rkey;
+			post_send(a, e);
+			run(RUN);
+			assert_int_equal(cq_poll(a, 0, c, 8), 1);
+			expect_cqe(&c[0], k, SL_WC_REM_ACCESS_ERR,
+				   op == SL_WR_READ ? SL_WC_READ : SL_WC_WRITE,
+				   op == SL_WR_READ ? 0 : bad[k].len);
+			assert_memory_equal(bbuf, snap, 4096);
+			assert_int_equal(qp_destroy(a), 0);
+			assert_int_equal(qp_destroy(b), 0);
+			free(a);
+			free(b);
+		}
+	free(snap);
+}
+
+static void
+rdma__refused_sends_are_rem_op_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	/* stash_bytes is 512 in this test: the second message has no room */
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 400, skey, true));
+	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 400, skey, true));
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), 2);
+	expect_cqe(&c[0], 1, SL_WC_SUCCESS, SL_WC_SEND, 400);
+	expect_cqe(&c[1], 2, SL_WC_REM_OP_ERR, SL_WC_SEND, 400);
+	assert_int_equal(STAT(&P.s[1], rnr_refused), 1);
+	assert_int_equal(qp_destroy(a), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	free(a);
+	free(b);
+	/* a RECV too short: LOC_LEN_ERR there, REM_OP_ERR here */
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_recv(b, 5, dst, 100, rkey);
+	post_send(a, sqe(3, SL_WR_SEND, &P.s[0], src, 300, skey, true));
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 3, SL_WC_REM_OP_ERR, SL_WC_SEND, 300);
+	/* SEND with immediate */
+	assert_int_equal(qp_destroy(a), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	free(a);
+	free(b);
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	post_recv(b, 6, dst, 1024, rkey);
+	{
+		struct sl_chan_sqe e = sqe(4, SL_WR_SEND_WITH_IMM, &P.s[0], src, 30, skey, true);
+
+		e.imm = 99;
+		post_send(a, e);
+	}
+	run(RUN);
+	assert_int_equal(cq_poll(b, 1, c, 8), 1);
+	expect_cqe(&c[0], 6, SL_WC_SUCCESS, SL_WC_RECV, 30);
+	assert_int_equal(c[0].flags, SL_WC_F_IMM);
+	assert_int_equal(c[0].imm, 99);
+	free(a);
+	free(b);
+}
+
+static int
+small_stash_setup(void **state)
+{
+	stash_bytes = 512;
+	return pair_setup(state);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest send[] = {
+		cmocka_unit_test_setup_teardown(lane_poll__send_recv_bytes_and_cqes, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__send_before_recv_is_stashed_in_order,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__recv_too_short_is_loc_len_err,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_poll__bad_opcode_or_length_is_general_err,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_poll__corrupt_sq_index_fails_only_its_qp,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_poll__tiny_cq_loses_no_completion, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_call__destroy_flushes_everything_taken,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(cq__event_fd_written_when_armed, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_call__client_gone_destroys_only_its_qps,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_call__commands_are_checked, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_call__times_out_without_a_poll_then_is_answered, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_session__fails_every_qp, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__write_checks_key_range_and_access,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_read_src__checks_key_range_and_access,
+						pair_setup, pair_teardown),
+	};
+	const struct CMUnitTest rdma[] = {
+		cmocka_unit_test_setup_teardown(rdma__write_write_imm_read_land, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			rdma__refused_keys_are_rem_access_err_and_touch_nothing, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(rdma__refused_sends_are_rem_op_err,
+						small_stash_setup, pair_teardown),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "rdma") == 0)
+		return cmocka_run_group_tests_name("rdma", rdma, NULL, NULL);
+	return cmocka_run_group_tests_name("send", send, NULL, NULL);
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_mr.c - the memory-region key table (lib/chan/mr.c): random registrations,
+ * deregistrations and lookups against a plain model, then the edges one at a time: a key that
+ * was deregistered misses once its slot is reused, another client's key misses, ranges at and
+ * past a region's edges (and ones whose end wraps 2^64) miss, access flags are honoured.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "sl_chan_srv.h"
+#include "sl_rng.h"
+
+#define MAX_MRS 32u
+#define OPS 100000u
+#define DEAD 64u /* deregistered keys remembered */
+
+static uint8_t arena[1 << 16];
+
+struct model_mr {
+	uint32_t key, client, access;
+	uint64_t va, len;
+	uint8_t *ptr;
+};
+
+/* What find must answer, from the model. */
+static uint8_t *
+model_find(const struct model_mr *m, unsigned n, uint32_t client, uint32_t key, uint64_t va,
+	   uint64_t len, uint32_t need)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct model_mr *r = &m[i];
+
+		if (r->key != key)
+			continue;
+		if (r->client != client || (r->access & need) != need || va < r->va ||
+		    va - r->va > r->len || len > r->len - (va - r->va))
+			return NULL;
+		return r->ptr + (va - r->va);
+	}
+	return NULL;
+}
+
+static void
+mrs__random_ops_match_a_model(void **state)
+{
+	struct sl_chan_mrs *t = sl_chan_mrs_create(MAX_MRS);
+	struct model_mr live[MAX_MRS];
+	uint32_t dead[DEAD] = {0};
+	unsigned n = 0, ndead = 0;
+	uint64_t hits = 0, misses = 0;
+	struct sl_rng rng;
+
+	(void)state;
+	assert_non_null(t);
+	sl_rng_seed(&rng, 14);
+	for (unsigned op = 0; op < OPS; op++) {
+		unsigned what = (unsigned)sl_rng_below(&rng, 10);
+
+		if (what < 2) { /* register */
+			struct model_mr r = {.client = 1 + (uint32_t)sl_rng_below(&rng, 3),
+					     .access = (uint32_t)sl_rng_below(&rng, 8),
+					     .va = sl_rng_below(&rng, 1 << 20),
+					     .len = 1 + sl_rng_below(&rng, 4096)};
+			int rc;
+
+			r.ptr = arena + sl_rng_below(&rng, sizeof(arena) - 4096);
+			rc = sl_chan_mrs_add(t, r.client, r.va, r.len, r.ptr, r.access, &r.key);
+			if (n == MAX_MRS) {
+				assert_int_equal(rc, -ENOSPC);
+				continue;
+			}
+			assert_int_equal(rc, 0);
+			assert_int_not_equal(r.key, 0);
+			for (unsigned i = 0; i < n; i++)
+				assert_int_not_equal(live[i].key, r.key);
+			live[n++] = r;
+		} else if (what < 4 && n) { /* deregister: sometimes as the wrong client */
+			unsigned i = (unsigned)sl_rng_below(&rng, n);
+			uint32_t client = live[i].client + (sl_rng_below(&rng, 4) == 0);
+
+			if (client != live[i].client) {
+				assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), -ENOENT);
+				continue;
+			}
+			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), 0);
+			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), -ENOENT);
+			dead[ndead++ % DEAD] = live[i].key;
+			live[i] = live[--n];
+		} else { /* find: a live key (a range around its region) or a dead one */
+			uint32_t key, client = 1 + (uint32_t)sl_rng_below(&rng, 3);
+			uint32_t need = (uint32_t)sl_rng_below(&rng, 8);
+			uint64_t va, len;
+			uint8_t *want, *got;
+
+			if (n && sl_rng_below(&rng, 4) != 0) {
+				const struct model_mr *r = &live[sl_rng_below(&rng, n)];
+
+				key = r->key;
+				client = sl_rng_below(&rng, 2) ? r->client : client;
+				va = r->va - 8 + sl_rng_below(&rng, r->len + 16);
+				len = sl_rng_below(&rng, r->len + 8);
+			} else {
+				key = ndead ? dead[sl_rng_below(&rng, SL_MIN(ndead, DEAD))]
+					    : (uint32_t)sl_rng_next(&rng);
+				va = sl_rng_below(&rng, 1 << 20);
+				len = sl_rng_below(&rng, 64);
+			}
+			want = model_find(live, n, client, key, va, len, need);
+			got = sl_chan_mrs_find(t, client, key, va, len, need);
+			assert_ptr_equal(got, want);
+			hits += got != NULL;
+			misses += got == NULL;
+		}
+	}
+	/* both outcomes were exercised many times */
+	assert_true(hits > OPS / 20);
+	assert_true(misses > OPS / 20);
+	sl_chan_mrs_free(t);
+}
+
+static void
+mrs_find__stale_key_after_reuse_misses(void **state)
+{
+	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
+	uint32_t k1, k2;
+
+	(void)state;
+	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k1), 0);
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1), 0);
+	assert_null(sl_chan_mrs_find(t, 1, k1, 0x1000, 8, 0));
+	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k2), 0);
+	assert_int_equal(k1 & 0xffff, k2 & 0xffff); /* the same slot, a new generation */
+	assert_int_not_equal(k1, k2);
+	assert_null(sl_chan_mrs_find(t, 1, k1, 0x1000, 8, 0));
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, k2, 0x1000, 8, 0), arena);
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1), -ENOENT); /* the stale key frees nothing */
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, k2, 0x1000, 8, 0), arena);
+	assert_null(sl_chan_mrs_find(t, 1, 0, 0x1000, 8, 0));
+	assert_null(sl_chan_mrs_find(t, 1, 5, 0x1000, 8, 0)); /* a slot past the table */
+	sl_chan_mrs_free(t);
+}
+
+static void
+mrs_find__another_clients_key_misses(void **state)
+{
+	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &k), 0);
+	assert_null(sl_chan_mrs_find(t, 2, k, 0x1000, 8, 0));
+	assert_int_equal(sl_chan_mrs_del(t, 2, k), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del_client(t, 2), 0);
+	assert_non_null(sl_chan_mrs_find(t, 1, k, 0x1000, 8, 0));
+	assert_int_equal(sl_chan_mrs_del_client(t, 1), 1);
+	assert_null(sl_chan_mrs_find(t, 1, k, 0x1000, 8, 0));
+	sl_chan_mrs_free(t);
+}
+
+static void
+mrs_find__range_edges_and_overflow(void **state)
+{
+	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
+	uint64_t top = UINT64_MAX - 99;
+	uint32_t k, kt;
+
+	(void)state;
+	assert_int_equal(sl_chan_mrs_add(t, 1, 1000, 100, arena, 0, &k), 0);
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, k, 1000, 100, 0), arena);
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, k, 1099, 1, 0), arena + 99);
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, k, 1100, 0, 0), arena + 100);
+	assert_null(sl_chan_mrs_find(t, 1, k, 1000, 101, 0));
+	assert_null(sl_chan_mrs_find(t, 1, k, 1099, 2, 0));
+	assert_null(sl_chan_mrs_find(t, 1, k, 1100, 1, 0));
+	assert_null(sl_chan_mrs_find(t, 1, k, 999, 1, 0));
+	assert_null(sl_chan_mrs_find(t, 1, k, 1050, UINT64_MAX, 0)); /* va + len wraps */
+	assert_null(sl_chan_mrs_find(t, 1, k, UINT64_MAX, 2, 0));
+	/* a region at the very top of the address space */
+	assert_int_equal(sl_chan_mrs_add(t, 1, top, 99, arena, 0, &kt), 0);
+	assert_ptr_equal(sl_chan_mrs_find(t, 1, kt, top + 90, 9, 0), arena + 90);
+	assert_null(sl_chan_mrs_find(t, 1, kt, top + 90, 10, 0));
+	assert_null(sl_chan_mrs_find(t, 1, kt, UINT64_MAX - 5, 10, 0));
+	sl_chan_mrs_free(t);
+}
+
+static void
+mrs_find__needs_every_flag(void **state)
+{
+	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(sl_chan_mrs_add(t, 1, 0, 64, arena,
+					 SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE, &k),
+			 0);
+	assert_non_null(sl_chan_mrs_find(t, 1, k, 0, 8, 0));
+	assert_non_null(sl_chan_mrs_find(t, 1, k, 0, 8, SL_ACCESS_LOCAL_WRITE));
+	assert_non_null(
+		sl_chan_mrs_find(t, 1, k, 0, 8, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE));
+	assert_null(sl_chan_mrs_find(t, 1, k, 0, 8, SL_ACCESS_REMOTE_READ));
+	assert_null(
+		sl_chan_mrs_find(t, 1, k, 0, 8, SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ));
+	sl_chan_mrs_free(t);
+}
+
+static void
+mrs_create__bad_sizes_are_einval(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(sl_chan_mrs_create(0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(sl_chan_mrs_create(1u << 16));
+	assert_int_equal(errno, EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mrs__random_ops_match_a_model),
+		cmocka_unit_test(mrs_find__stale_key_after_reuse_misses),
+		cmocka_unit_test(mrs_find__another_clients_key_misses),
+		cmocka_unit_test(mrs_find__range_edges_and_overflow),
+		cmocka_unit_test(mrs_find__needs_every_flag),
+		cmocka_unit_test(mrs_create__bad_sizes_are_einval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
