@@ -93,9 +93,11 @@ static const struct sl_stat_desc stat_desc[] = {
 		"WRITEs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, read_refused,
 		"READs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
-	SL_STAT(struct sl_chan_lane_stats, stash_msgs, "SENDs held in the stash until a RECV came"),
+	SL_STAT(struct sl_chan_lane_stats, stash_msgs,
+		"SENDs (and WRITE-with-immediate notices) held in the stash until a RECV came"),
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
-		"SENDs refused: no RECV and no stash room (REM_OP_ERR at the sender)"),
+		"SENDs (or WRITEs with immediate) refused: no RECV and no stash room "
+		"(REM_OP_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, len_refused,
 		"SENDs longer than their RECV buffer (LOC_LEN_ERR)"),
 };

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "impair_engine.h"
+#include "sl_chan_srv.h"
 #include "sl_dp.h"
 #include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
@@ -60,6 +61,8 @@ static const struct {
 	{&sl_recv_rtx_stat_table, "sl_recv_rtx_stats_get()", "sluice-sim (MELO senders)"},
 	{&sl_ec_stat_table, "sl_ec_stats_get()",
 	 "sluice-sim's endpoint-congestion target (`tests/sim/sim_ec.c`)"},
+	{&sl_chan_lane_stat_table, "sl_chan_lane_stats_get()",
+	 "nothing yet: sluiced's telemetry takes it with the channel's control half (srv.c)"},
 };
 
 static const char *write_path; /* --write FILE */
