@@ -13,7 +13,9 @@
  * the endpoint, its rings read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). It
  * goes to ERROR like a verbs QP: a work request the lane refuses, a completion with an error,
  * a message it refuses to place, a ring index out of range, or a new link session. Failing
- * closes it on the endpoint (the messages there complete with -ECANCELED: flushed), flushes
+ * closes it on the endpoint (the messages there complete with -ECANCELED: flushed; a QP that
+ * refused an arrival stays open there until destroyed, so that the endpoint's receiver goes
+ * on answering the peer with the refusal instead of leaving it to time out), flushes
  * the work request waiting for endpoint room and every RECV held, and drops what it has in the
  * stash; in ERROR every later ring entry is taken and completes as flushed. A failure noticed
  * inside an endpoint callback (on_recv, on_complete, read_src) is only marked there, since the
@@ -43,19 +45,7 @@
  * (release); if the application armed the CQ (its armed word is 1) the lane clears the word and
  * writes 8 bytes to the event fd.
  *
- * Arrivals (on_recv), one message at a time per QP, in order. A SEND goes into the oldest RECV,
- * segment by segment at its offset; one longer than its buffer completes the RECV with
- * LOC_LEN_ERR and is refused (SL_XPORT_SYN_OP: the sender sees REM_OP_ERR). With no RECV posted
- * (or older messages of the QP still stashed, to keep the order) the segments are copied into
- * the lane's stash: a ring of stash_bytes bytes and an index with one entry per segment, freed
- * from the front as RECVs take the messages (a QP whose messages wait at the front holds the
- * space behind it). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
- * (rnr_refused). A WRITE's first segment is checked against the key table for the whole range
- * with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written); with an immediate, its last
- * segment consumes a RECV (or leaves a zero-byte notice in the stash) that completes as
- * RECV_RDMA_IMM with byte_len = the WRITE's length. A READ's answer is placed into the
- * destination recorded with the READ (its cookie names it). read_src checks REMOTE_READ. A QP
- * that refuses a message fails too: the endpoint stops delivering on it.
+ * Arrivals: lane_rx.c.
  *
  * Units: bytes, ns.
  */
@@ -65,10 +55,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sl_chan_srv.h"
+#include "lane_priv.h"
 #include "sl_time.h"
 
-#define LANE_MBOX 64u              /**< commands queued at once, at most */
 #define LANE_BUDGET 32u            /**< ring entries one QP's ring gives per poll, at most */
 #define LANE_CALL_SLEEP_NS 50000u  /**< sl_chan_lane_call's sleep between checks */
 #define STASH_BYTES_PER_ENTRY 256u /**< index entries: one per this many stash bytes ... */
@@ -102,92 +91,6 @@ static const struct sl_stat_desc stat_desc[] = {
 		"SENDs longer than their RECV buffer (LOC_LEN_ERR)"),
 };
 SL_STAT_TABLE_DEFINE(sl_chan_lane_stat_table, struct sl_chan_lane_stats, stat_desc);
-
-enum lqp_state { LQP_FREE, LQP_OPEN, LQP_CONNECTED, LQP_ERROR };
-
-/* Where the segments of the message arriving on a QP go. */
-enum rx_to { RX_NONE, RX_RECV, RX_STASH, RX_WRITE };
-
-/* A work request taken from a send queue and not completed. */
-struct lwr {
-	uint64_t wr_id;
-	uint8_t *dst;   /**< READ: the destination, in the daemon's mapping */
-	uint32_t len;   /**< bytes */
-	uint8_t opcode; /**< enum sl_wr_opcode */
-	uint8_t flags;  /**< SL_WR_F_* */
-	bool done;
-};
-
-/* A RECV buffer taken from a receive queue. */
-struct lrecv {
-	uint64_t wr_id;
-	uint8_t *ptr; /**< in the daemon's mapping */
-	uint32_t len; /**< bytes */
-};
-
-struct lqp {
-	struct sl_chan_qp_conf *c;
-	uint32_t qpn;
-	uint8_t state;    /**< enum lqp_state */
-	bool err_pending; /**< failed inside a callback: carried out at the next poll */
-	bool xopen;       /**< open on the endpoint */
-	bool ring_bad;    /**< an index was out of range: its rings are not read any more */
-	uint32_t sq_cons, rq_cons; /**< the lane's consumer indexes */
-	/* work requests taken: [wr_head, wr_tail), masked by sq_depth; has_pend: the newest
-	 * waits for endpoint room as pend */
-	struct lwr *wr;
-	uint32_t wr_head, wr_tail;
-	bool has_pend;
-	struct sl_xport_wr pend;
-	/* RECVs held: [rcv_head, rcv_tail), masked by rq_depth */
-	struct lrecv *rcv;
-	uint32_t rcv_head, rcv_tail;
-	uint32_t res_send, res_recv; /**< CQ slots reserved on send_cq, recv_cq */
-	/* arrivals */
-	uint32_t stashed;   /**< its messages in the stash, whole or arriving */
-	uint32_t stash_cur; /**< stash index entry of the arriving message's first segment */
-	uint8_t rx_to;      /**< enum rx_to of the arriving message */
-	uint8_t *rx_ptr;    /**< WRITE: where its first byte goes */
-	uint32_t rx_len;    /**< WRITE: its length, bytes */
-};
-
-#define SE_FIRST (1u << 0)
-#define SE_LAST (1u << 1)
-#define SE_IMM (1u << 2)       /**< imm valid (on a last segment) */
-#define SE_WRITE_IMM (1u << 3) /**< a WRITE-with-immediate notice (no bytes) */
-#define SE_FREE (1u << 4)
-
-/* One stashed segment: its bytes end at byte position end of the stash ring. */
-struct stash_ent {
-	uint64_t end;
-	uint32_t lqp; /**< index of its QP in the lane */
-	uint32_t len; /**< bytes */
-	uint32_t imm;
-	uint32_t byte_len; /**< SE_WRITE_IMM: the WRITE's length */
-	uint8_t flags;     /**< SE_* */
-};
-
-struct stash {
-	uint8_t *buf;
-	uint64_t bytes;           /**< size of buf */
-	uint64_t head, tail;      /**< byte positions, free-running */
-	struct stash_ent *e;      /**< index, [n], power of two */
-	uint32_t n, ehead, etail; /**< entries [ehead, etail), free-running */
-};
-
-struct sl_chan_lane {
-	struct sl_chan_lane_conf c;
-	struct sl_chan_cmd *mbox[LANE_MBOX];
-	_Atomic uint32_t mb_head; /**< lane: commands answered */
-	_Atomic uint32_t mb_tail; /**< control thread: commands queued */
-	struct lqp *qp;           /**< [qps] */
-	uint32_t *active;         /**< QPs connected or in error, by index: [n_active] */
-	uint32_t n_active;
-	struct lwr *wr_mem;    /**< [qps * sq_depth_max] */
-	struct lrecv *rcv_mem; /**< [qps * rq_depth_max] */
-	struct stash st;
-	struct sl_chan_lane_stats stats;
-};
 
 static bool
 pow2(uint32_t v)
@@ -258,20 +161,6 @@ sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 	return qpn - cl->c.qpn_base < cl->c.qps;
 }
 
-/* The QP qpn if it is this lane's and in one of states (a bit mask of 1 << state). */
-static struct lqp *
-lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
-{
-	struct lqp *q;
-
-	if (!sl_chan_lane_owns(cl, qpn))
-		return NULL;
-	q = &cl->qp[qpn - cl->c.qpn_base];
-	return (states >> q->state) & 1 ? q : NULL;
-}
-
-#define LIVE ((1u << LQP_CONNECTED) | (1u << LQP_ERROR))
-
 void
 sl_chan_lane_stats_get(const struct sl_chan_lane *cl, struct sl_chan_lane_stats *st)
 {
@@ -317,9 +206,9 @@ cq_unreserve(struct lqp *q, bool recv)
 }
 
 /* Write a completion into a promised slot of q's send or receive CQ; signal it if armed. */
-static void
-cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id, uint8_t status,
-       uint8_t opcode, uint32_t byte_len, bool has_imm, uint32_t imm)
+void
+sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id,
+		    uint8_t status, uint8_t opcode, uint32_t byte_len, bool has_imm, uint32_t imm)
 {
 	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
 	struct sl_chan_cqe *e = sl_chan_ring_entry(cq->ring, cq->prod, cq->depth, sizeof(*e));
@@ -378,133 +267,7 @@ wc_status(int xport_status)
 	}
 }
 
-/* --- the stash ---------------------------------------------------------------------------- */
-
-/* Copy one segment of q's arriving message (or a notice, len 0) in; -ENOSPC if no room. */
-static int
-stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t len, uint8_t flags,
-	  uint32_t imm, uint32_t byte_len)
-{
-	struct stash *s = &cl->st;
-	uint64_t pos = s->tail, off;
-
-	if (s->etail - s->ehead == s->n || len > s->bytes)
-		return -ENOSPC;
-	off = s->bytes ? pos % s->bytes : 0;
-	if (off + len > s->bytes)
-		pos += s->bytes - off; /* a segment never wraps: skip to the start */
-	if (pos + len - s->head > s->bytes)
-		return -ENOSPC;
-	if (len)
-		memcpy(s->buf + pos % s->bytes, data, len);
-	s->e[s->etail & (s->n - 1)] = (struct stash_ent){.end = pos + len,
-							 .lqp = (uint32_t)(q - cl->qp),
-							 .len = len,
-							 .imm = imm,
-							 .byte_len = byte_len,
-							 .flags = flags};
-	s->etail++;
-	s->tail = pos + len;
-	return 0;
-}
-
-/* Move the front past freed entries. */
-static void
-stash_reclaim(struct stash *s)
-{
-	while (s->ehead != s->etail && (s->e[s->ehead & (s->n - 1)].flags & SE_FREE))
-		s->head = s->e[s->ehead++ & (s->n - 1)].end;
-	if (s->ehead == s->etail)
-		s->head = s->tail;
-}
-
-/* Free q's entries from index entry `from` on (all of them: from = ehead). */
-static void
-stash_drop(struct sl_chan_lane *cl, struct lqp *q, uint32_t from)
-{
-	struct stash *s = &cl->st;
-
-	for (uint32_t i = from; i != s->etail; i++)
-		if (s->e[i & (s->n - 1)].lqp == (uint32_t)(q - cl->qp))
-			s->e[i & (s->n - 1)].flags |= SE_FREE;
-	stash_reclaim(s);
-}
-
-static void qp_error(struct lqp *q);
-
-/*
- * Deliver q's stashed messages, oldest first, while it has RECVs and the oldest has arrived
- * whole.
- */
-static void
-stash_drain(struct sl_chan_lane *cl, struct lqp *q)
-{
-	struct stash *s = &cl->st;
-	uint32_t me = (uint32_t)(q - cl->qp), mask = s->n - 1;
-
-	while (q->stashed && q->rcv_head != q->rcv_tail && q->state == LQP_CONNECTED) {
-		struct lrecv *r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
-		uint32_t first = s->ehead, i, total = 0;
-		const struct stash_ent *last;
-
-		while (first != s->etail &&
-		       (s->e[first & mask].lqp != me || (s->e[first & mask].flags & SE_FREE)))
-			first++;
-		for (i = first; i != s->etail; i++) {
-			const struct stash_ent *e = &s->e[i & mask];
-
-			if (e->lqp != me || (e->flags & SE_FREE))
-				continue;
-			total += e->len;
-			if (e->flags & SE_LAST)
-				break;
-		}
-		if (i == s->etail)
-			return; /* still arriving */
-		last = &s->e[i & mask];
-		q->stashed--;
-		q->rcv_head++;
-		if (total > r->len) {
-			sl_stat_add(&cl->stats.len_refused, 1);
-			cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV, total, false,
-			       0);
-			stash_drop(cl, q, first);
-			qp_error(q);
-			return;
-		}
-		total = 0;
-		for (uint32_t j = first; j != i + 1; j++) {
-			struct stash_ent *e = &s->e[j & mask];
-
-			if (e->lqp != me || (e->flags & SE_FREE))
-				continue;
-			if (e->len)
-				memcpy(r->ptr + total, s->buf + (e->end - e->len) % s->bytes,
-				       e->len);
-			total += e->len;
-			e->flags |= SE_FREE;
-		}
-		if (last->flags & SE_WRITE_IMM)
-			cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM,
-			       last->byte_len, true, last->imm);
-		else
-			cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV, total,
-			       (last->flags & SE_IMM) != 0, last->imm);
-		stash_reclaim(s);
-	}
-}
-
 /* --- failing and forgetting a QP ---------------------------------------------------------- */
-
-/* Mark q failed from inside a callback: the next poll carries it out (qp_fail). */
-static void
-qp_error(struct lqp *q)
-{
-	if (q->state == LQP_CONNECTED) {
-		q->state = LQP_ERROR;
-		q->err_pending = true;
-	}
-}
 
 /* Drop taken work requests that completed from the front of q's ring. */
 static void
@@ -515,9 +278,9 @@ wr_retire(struct lqp *q)
 }
 
 /*
- * q goes to ERROR: closed on the endpoint (its messages there complete as flushed through
- * on_complete), the work request waiting for room and every RECV held complete as flushed,
- * its stash entries are dropped.
+ * q goes to ERROR: closed on the endpoint unless it refused an arrival (its messages there
+ * complete as flushed through on_complete), the work request waiting for room and every RECV
+ * held complete as flushed, its stash entries are dropped.
  */
 static void
 qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
@@ -525,7 +288,7 @@ qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 	q->state = LQP_ERROR;
 	q->err_pending = false;
 	q->rx_to = RX_NONE;
-	if (q->xopen) {
+	if (q->xopen && !q->keep_open) {
 		q->xopen = false;
 		(void)sl_xport_qp_close(x, q->qpn, now_ns);
 	}
@@ -534,17 +297,18 @@ qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 
 		q->has_pend = false;
 		w->done = true;
-		cq_put(cl, q, false, w->wr_id, SL_WC_WR_FLUSH_ERR, wc_opcode(w->opcode), w->len,
-		       false, 0);
+		sl_chan_lane_cq_put(cl, q, false, w->wr_id, SL_WC_WR_FLUSH_ERR,
+				    wc_opcode(w->opcode), w->len, false, 0);
 	}
 	wr_retire(q);
 	while (q->rcv_head != q->rcv_tail) {
 		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
 
-		cq_put(cl, q, true, r->wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, r->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, r->len,
+				    false, 0);
 	}
 	if (q->stashed) {
-		stash_drop(cl, q, cl->st.ehead);
+		sl_chan_lane_stash_drop(cl, q, cl->st.ehead);
 		q->stashed = 0;
 	}
 }
@@ -562,6 +326,7 @@ static void
 qp_destroy(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
 {
 	if (q->state != LQP_OPEN) {
+		q->keep_open = false;
 		qp_fail(cl, q, x, now_ns);
 		sq_poll(cl, q, x, now_ns, q->c->sq_depth);
 		rq_poll(cl, q, x, now_ns, q->c->rq_depth);
@@ -602,7 +367,7 @@ static int
 cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xport *x,
 	    uint64_t now_ns)
 {
-	struct lqp *q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LIVE);
+	struct lqp *q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LQP_LIVE);
 	int rc;
 
 	if (q == NULL || q->c->client != cmd->client)
@@ -630,7 +395,7 @@ cmd_run(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, struct sl_xport *x, ui
 	case SL_CHAN_CMD_QP_CONNECT:
 		return cmd_connect(cl, cmd, x, now_ns);
 	case SL_CHAN_CMD_QP_DESTROY:
-		q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LIVE);
+		q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LQP_LIVE);
 		if (q == NULL || q->c->client != cmd->client)
 			return -ENOENT;
 		qp_destroy(cl, q, x, now_ns);
@@ -709,8 +474,8 @@ post_pend(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t n
 		q->has_pend = false;
 		q->wr_tail--;
 		qp_fail(cl, q, x, now_ns);
-		cq_put(cl, q, false, w->wr_id, SL_WC_GENERAL_ERR, wc_opcode(w->opcode), w->len,
-		       false, 0);
+		sl_chan_lane_cq_put(cl, q, false, w->wr_id, SL_WC_GENERAL_ERR, wc_opcode(w->opcode),
+				    w->len, false, 0);
 	}
 	return rc;
 }
@@ -725,7 +490,7 @@ ring_prod(struct sl_chan_lane *cl, struct lqp *q, struct sl_chan_ring *r, uint32
 		return true;
 	q->ring_bad = true;
 	sl_stat_add(&cl->stats.bad_ring, 1);
-	qp_error(q);
+	lqp_error(q, false);
 	return false;
 }
 
@@ -752,14 +517,15 @@ sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		memcpy(&e, sl_chan_ring_entry(q->c->sq, q->sq_cons++, q->c->sq_depth, sizeof(e)),
 		       sizeof(e));
 		if (q->state != LQP_CONNECTED) {
-			cq_put(cl, q, false, e.wr_id, SL_WC_WR_FLUSH_ERR, wc_opcode(e.opcode),
-			       e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, false, e.wr_id, SL_WC_WR_FLUSH_ERR,
+					    wc_opcode(e.opcode), e.len, false, 0);
 			continue;
 		}
 		status = wr_check(cl, q, &e, &buf);
 		if (status != SL_WC_SUCCESS) {
 			qp_fail(cl, q, x, now_ns);
-			cq_put(cl, q, false, e.wr_id, status, wc_opcode(e.opcode), e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, false, e.wr_id, status, wc_opcode(e.opcode),
+					    e.len, false, 0);
 			continue;
 		}
 		w = &q->wr[q->wr_tail & mask];
@@ -809,8 +575,8 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		memcpy(&e, sl_chan_ring_entry(q->c->rq, q->rq_cons++, q->c->rq_depth, sizeof(e)),
 		       sizeof(e));
 		if (q->state != LQP_CONNECTED) {
-			cq_put(cl, q, true, e.wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, e.len, false,
-			       0);
+			sl_chan_lane_cq_put(cl, q, true, e.wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV,
+					    e.len, false, 0);
 			continue;
 		}
 		if (e.len)
@@ -819,8 +585,8 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		if (e.len && ptr == NULL) {
 			sl_stat_add(&cl->stats.wr_loc_prot, 1);
 			qp_fail(cl, q, x, now_ns);
-			cq_put(cl, q, true, e.wr_id, SL_WC_LOC_PROT_ERR, SL_WC_RECV, e.len, false,
-			       0);
+			sl_chan_lane_cq_put(cl, q, true, e.wr_id, SL_WC_LOC_PROT_ERR, SL_WC_RECV,
+					    e.len, false, 0);
 			continue;
 		}
 		q->rcv[q->rcv_tail++ & (q->c->rq_depth - 1)] =
@@ -828,7 +594,7 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		sl_stat_add(&cl->stats.recv_posted, 1);
 	}
 	__atomic_store_n(&q->c->rq->cons, q->rq_cons, __ATOMIC_RELEASE);
-	stash_drain(cl, q);
+	sl_chan_lane_stash_drain(cl, q);
 }
 
 static void
@@ -871,7 +637,8 @@ sl_chan_lane_session(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_n
 	for (uint32_t i = 0; i < cl->n_active; i++) {
 		struct lqp *q = &cl->qp[cl->active[i]];
 
-		if (q->state == LQP_CONNECTED || q->err_pending)
+		q->keep_open = false; /* the endpoint's QP belongs to the old session */
+		if (q->state == LQP_CONNECTED || q->err_pending || q->xopen)
 			qp_fail(cl, q, x, now_ns);
 	}
 }
@@ -881,7 +648,7 @@ sl_chan_lane_session(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_n
 void
 sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, uint64_t now_ns)
 {
-	struct lqp *q = lqp_of(cl, c->qpn, LIVE);
+	struct lqp *q = lqp_of(cl, c->qpn, LQP_LIVE);
 	uint32_t idx = (uint32_t)c->cookie;
 	uint8_t status = wc_status(c->status);
 	struct lwr *w;
@@ -894,165 +661,11 @@ sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, 
 		return;
 	w->done = true;
 	if (status != SL_WC_SUCCESS || (w->flags & SL_WR_F_SIGNALED))
-		cq_put(cl, q, false, w->wr_id, status, wc_opcode(w->opcode),
-		       w->opcode == SL_WR_READ ? c->len : w->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, false, w->wr_id, status, wc_opcode(w->opcode),
+				    w->opcode == SL_WR_READ ? c->len : w->len, false, 0);
 	else
 		cq_unreserve(q, false);
 	if (status != SL_WC_SUCCESS)
-		qp_error(q);
+		lqp_error(q, false);
 	wr_retire(q);
-}
-
-/* A WRITE with immediate arrived whole: complete a RECV, or leave a notice in the stash. */
-static int
-write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t byte_len)
-{
-	if (q->stashed == 0 && q->rcv_head != q->rcv_tail) {
-		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
-
-		cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, byte_len, true,
-		       imm);
-		return 0;
-	}
-	if (stash_put(cl, q, NULL, 0, SE_FIRST | SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len)) {
-		sl_stat_add(&cl->stats.rnr_refused, 1);
-		return SL_XPORT_SYN_OP;
-	}
-	q->stashed++;
-	sl_stat_add(&cl->stats.stash_msgs, 1);
-	return 0;
-}
-
-static int
-recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
-{
-	uint8_t flags = (seg->first ? SE_FIRST : 0) | (seg->last ? SE_LAST : 0) |
-			(seg->has_imm ? SE_IMM : 0);
-	struct lrecv *r;
-	uint8_t to;
-
-	if (seg->first) {
-		q->rx_to = q->stashed == 0 && q->rcv_head != q->rcv_tail ? RX_RECV : RX_STASH;
-		if (q->rx_to == RX_STASH) {
-			q->stashed++;
-			q->stash_cur = cl->st.etail;
-			sl_stat_add(&cl->stats.stash_msgs, 1);
-		}
-	}
-	to = q->rx_to;
-	if (seg->last)
-		q->rx_to = RX_NONE;
-	if (to != RX_RECV && to != RX_STASH)
-		return SL_XPORT_SYN_INVALID; /* not the message in progress */
-	if (to == RX_STASH) {
-		if (stash_put(cl, q, seg->data, seg->len, flags, seg->imm, 0) == 0) {
-			if (seg->last)
-				stash_drain(cl, q);
-			return 0;
-		}
-		stash_drop(cl, q, q->stash_cur);
-		q->stashed--;
-		sl_stat_add(&cl->stats.rnr_refused, 1);
-		return SL_XPORT_SYN_OP;
-	}
-	r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
-	if ((uint64_t)seg->offset + seg->len > r->len) {
-		q->rcv_head++;
-		sl_stat_add(&cl->stats.len_refused, 1);
-		cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV, seg->offset + seg->len,
-		       false, 0);
-		return SL_XPORT_SYN_OP;
-	}
-	if (seg->len)
-		memcpy(r->ptr + seg->offset, seg->data, seg->len);
-	if (seg->last) {
-		q->rcv_head++;
-		cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV, seg->offset + seg->len,
-		       seg->has_imm, seg->imm);
-	}
-	return 0;
-}
-
-static int
-recv_write(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
-{
-	if (seg->first) {
-		q->rx_to = RX_WRITE;
-		q->rx_len = seg->total_len;
-		q->rx_ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, seg->rkey, seg->raddr,
-					     seg->total_len, SL_ACCESS_REMOTE_WRITE);
-		if (q->rx_ptr == NULL && seg->total_len) {
-			q->rx_to = RX_NONE;
-			sl_stat_add(&cl->stats.write_refused, 1);
-			return SL_XPORT_SYN_ACCESS;
-		}
-	}
-	if (q->rx_to != RX_WRITE || (uint64_t)seg->offset + seg->len > q->rx_len)
-		return SL_XPORT_SYN_INVALID;
-	if (seg->last)
-		q->rx_to = RX_NONE;
-	if (seg->len)
-		memcpy(q->rx_ptr + seg->offset, seg->data, seg->len);
-	if (seg->last && seg->has_imm)
-		return write_imm_arrived(cl, q, seg->imm, q->rx_len);
-	return 0;
-}
-
-static int
-recv_read_resp(struct lqp *q, const struct sl_xport_rx_seg *seg)
-{
-	uint32_t idx = (uint32_t)seg->cookie;
-	const struct lwr *w = &q->wr[idx & (q->c->sq_depth - 1)];
-
-	if (idx - q->wr_head >= q->wr_tail - q->wr_head || w->done || w->opcode != SL_WR_READ ||
-	    (uint64_t)seg->offset + seg->len > w->len)
-		return SL_XPORT_SYN_INVALID;
-	if (seg->len)
-		memcpy(w->dst + seg->offset, seg->data, seg->len);
-	return 0;
-}
-
-int
-sl_chan_lane_on_recv(struct sl_chan_lane *cl, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
-{
-	struct lqp *q = lqp_of(cl, seg->qpn, 1u << LQP_CONNECTED);
-	int syn;
-
-	(void)now_ns;
-	if (q == NULL)
-		return SL_XPORT_SYN_OP;
-	switch (seg->op) {
-	case SL_XPORT_OP_SEND:
-		syn = recv_send(cl, q, seg);
-		break;
-	case SL_XPORT_OP_WRITE:
-		syn = recv_write(cl, q, seg);
-		break;
-	case SL_XPORT_OP_READ_RESP:
-		syn = recv_read_resp(q, seg);
-		break;
-	default:
-		syn = SL_XPORT_SYN_INVALID;
-		break;
-	}
-	if (syn)
-		qp_error(q);
-	return syn;
-}
-
-int
-sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uint32_t rkey,
-		      uint32_t len, const uint8_t **src)
-{
-	struct lqp *q = lqp_of(cl, qpn, 1u << LQP_CONNECTED);
-
-	if (q == NULL)
-		return SL_XPORT_SYN_OP;
-	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, rkey, raddr, len, SL_ACCESS_REMOTE_READ);
-	if (*src == NULL) {
-		sl_stat_add(&cl->stats.read_refused, 1);
-		qp_error(q);
-		return SL_XPORT_SYN_ACCESS;
-	}
-	return 0;
 }

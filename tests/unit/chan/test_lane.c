@@ -526,6 +526,7 @@ lane_on_recv__recv_too_short_is_loc_len_err(void **state)
 	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
 	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
 	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_xport_qp_stats xst;
 	struct sl_chan_cqe c[8];
 
 	(void)state;
@@ -542,6 +543,11 @@ lane_on_recv__recv_too_short_is_loc_len_err(void **state)
 	run(2);
 	assert_int_equal(cq_poll(b, 1, c, 8), 1);
 	expect_cqe(&c[0], 8, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 100);
+	/* ... but open on its endpoint, whose receiver goes on refusing the peer, until destroyed
+	 */
+	assert_int_equal(sl_xport_qp_stats_get(P.s[1].x, QPN_BASE + 1, &xst), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	assert_int_equal(sl_xport_qp_stats_get(P.s[1].x, QPN_BASE + 1, &xst), -ENOENT);
 	free(a);
 	free(b);
 }
@@ -555,6 +561,7 @@ lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush(void **state)
 	uint32_t other = mr_reg(&P.s[0], CLIENT + 1, src, 512, 0); /* another client's */
 	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
 	uint32_t ro = mr_reg(&P.s[1], CLIENT, dst, 1024, 0); /* no LOCAL_WRITE */
+	struct sl_xport_qp_stats xst;
 	struct sl_chan_cqe c[8];
 
 	(void)state;
@@ -574,6 +581,7 @@ lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush(void **state)
 	expect_cqe(&c[1], 3, SL_WC_WR_FLUSH_ERR, SL_WC_SEND, 100); /* unsignaled: errors show */
 	expect_cqe(&c[2], 4, SL_WC_WR_FLUSH_ERR, SL_WC_WRITE, 100);
 	assert_int_equal(STAT(&P.s[0], wr_loc_prot), 1);
+	assert_int_equal(sl_xport_qp_stats_get(P.s[0].x, QPN_BASE, &xst), -ENOENT); /* closed */
 	/* out of its range, another client's key, READ into memory without LOCAL_WRITE */
 	for (unsigned k = 0; k < 3; k++) {
 		struct app_qp *x = qp_new(&P.s[0], CLIENT, QPN_BASE + 2 + k, 16, 64, 16);

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lane_priv.h - what the lane half's files share (lane.c: mailbox, rings, completions, QP
+ * life; lane_rx.c: arrivals and the stash). Not part of any contract: sl_chan_srv.h is.
+ */
+#ifndef SL_CHAN_LANE_PRIV_H
+#define SL_CHAN_LANE_PRIV_H
+
+#include "sl_chan_srv.h"
+
+#define LANE_MBOX 64u /**< commands queued at once, at most */
+
+enum lqp_state { LQP_FREE, LQP_OPEN, LQP_CONNECTED, LQP_ERROR };
+
+/* Where the segments of the message arriving on a QP go. */
+enum rx_to { RX_NONE, RX_RECV, RX_STASH, RX_WRITE };
+
+/* A work request taken from a send queue and not completed. */
+struct lwr {
+	uint64_t wr_id;
+	uint8_t *dst;   /**< READ: the destination, in the daemon's mapping */
+	uint32_t len;   /**< bytes */
+	uint8_t opcode; /**< enum sl_wr_opcode */
+	uint8_t flags;  /**< SL_WR_F_* */
+	bool done;
+};
+
+/* A RECV buffer taken from a receive queue. */
+struct lrecv {
+	uint64_t wr_id;
+	uint8_t *ptr; /**< in the daemon's mapping */
+	uint32_t len; /**< bytes */
+};
+
+struct lqp {
+	struct sl_chan_qp_conf *c;
+	uint32_t qpn;
+	uint8_t state;    /**< enum lqp_state */
+	bool err_pending; /**< failed inside a callback: carried out at the next poll */
+	bool keep_open;   /**< it refused an arrival: stays open on the endpoint, whose
+			   *   receiver answers the peer's later packets with the refusal */
+	bool xopen;       /**< open on the endpoint */
+	bool ring_bad;    /**< an index was out of range: its rings are not read any more */
+	uint32_t sq_cons, rq_cons; /**< the lane's consumer indexes */
+	/* work requests taken: [wr_head, wr_tail), masked by sq_depth; has_pend: the newest
+	 * waits for endpoint room as pend */
+	struct lwr *wr;
+	uint32_t wr_head, wr_tail;
+	bool has_pend;
+	struct sl_xport_wr pend;
+	/* RECVs held: [rcv_head, rcv_tail), masked by rq_depth */
+	struct lrecv *rcv;
+	uint32_t rcv_head, rcv_tail;
+	uint32_t res_send, res_recv; /**< CQ slots reserved on send_cq, recv_cq */
+	/* arrivals */
+	uint32_t stashed;   /**< its messages in the stash, whole or arriving */
+	uint32_t stash_cur; /**< stash index entry of the arriving message's first segment */
+	uint8_t rx_to;      /**< enum rx_to of the arriving message */
+	uint8_t *rx_ptr;    /**< WRITE: where its first byte goes */
+	uint32_t rx_len;    /**< WRITE: its length, bytes */
+};
+
+#define SE_FIRST (1u << 0)
+#define SE_LAST (1u << 1)
+#define SE_IMM (1u << 2)       /**< imm valid (on a last segment) */
+#define SE_WRITE_IMM (1u << 3) /**< a WRITE-with-immediate notice (no bytes) */
+#define SE_FREE (1u << 4)
+
+/* One stashed segment: its bytes end at byte position end of the stash ring. */
+struct stash_ent {
+	uint64_t end;
+	uint32_t lqp; /**< index of its QP in the lane */
+	uint32_t len; /**< bytes */
+	uint32_t imm;
+	uint32_t byte_len; /**< SE_WRITE_IMM: the WRITE's length */
+	uint8_t flags;     /**< SE_* */
+};
+
+struct stash {
+	uint8_t *buf;
+	uint64_t bytes;           /**< size of buf */
+	uint64_t head, tail;      /**< byte positions, free-running */
+	struct stash_ent *e;      /**< index, [n], power of two */
+	uint32_t n, ehead, etail; /**< entries [ehead, etail), free-running */
+};
+
+struct sl_chan_lane {
+	struct sl_chan_lane_conf c;
+	struct sl_chan_cmd *mbox[LANE_MBOX];
+	_Atomic uint32_t mb_head; /**< lane: commands answered */
+	_Atomic uint32_t mb_tail; /**< control thread: commands queued */
+	struct lqp *qp;           /**< [qps] */
+	uint32_t *active;         /**< QPs connected or in error, by index: [n_active] */
+	uint32_t n_active;
+	struct lwr *wr_mem;    /**< [qps * sq_depth_max] */
+	struct lrecv *rcv_mem; /**< [qps * rq_depth_max] */
+	struct stash st;
+	struct sl_chan_lane_stats stats;
+};
+
+/* The QP qpn if it is this lane's and in one of states (a bit mask of 1 << state). */
+static inline struct lqp *
+lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
+{
+	struct lqp *q;
+
+	if (!sl_chan_lane_owns(cl, qpn))
+		return NULL;
+	q = &cl->qp[qpn - cl->c.qpn_base];
+	return (states >> q->state) & 1 ? q : NULL;
+}
+
+#define LQP_LIVE ((1u << LQP_CONNECTED) | (1u << LQP_ERROR))
+
+/*
+ * Mark q failed from inside an endpoint callback: the next poll carries it out. keep_open: the
+ * failure is a refused arrival, and the endpoint keeps the QP so that its receiver goes on
+ * telling the peer (closing it would leave the peer to time out instead).
+ */
+static inline void
+lqp_error(struct lqp *q, bool keep_open)
+{
+	if (q->state == LQP_CONNECTED) {
+		q->state = LQP_ERROR;
+		q->err_pending = true;
+		q->keep_open = keep_open;
+	}
+}
+
+/* Write a completion into a slot of q's send (recv false) or receive CQ promised earlier. */
+void sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id,
+			 uint8_t status, uint8_t opcode, uint32_t byte_len, bool has_imm,
+			 uint32_t imm);
+
+/* Deliver q's stashed messages, oldest first, while it has RECVs (lane_rx.c). */
+void sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q);
+
+/* Drop q's stash entries from index entry `from` on (all of them: from = st.ehead). */
+void sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q, uint32_t from);
+
+#endif /* SL_CHAN_LANE_PRIV_H */
