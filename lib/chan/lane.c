@@ -58,10 +58,11 @@
 #include "lane_priv.h"
 #include "sl_time.h"
 
-#define LANE_BUDGET 32u            /**< ring entries one QP's ring gives per poll, at most */
-#define LANE_CALL_SLEEP_NS 50000u  /**< sl_chan_lane_call's sleep between checks */
-#define STASH_BYTES_PER_ENTRY 256u /**< index entries: one per this many stash bytes ... */
-#define STASH_ENTRIES_MIN 64u      /**< ... and at least this many */
+#define LANE_BUDGET 32u              /**< ring entries one QP's ring gives per poll, at most */
+#define LANE_CALL_SLEEP_NS 50000u    /**< sl_chan_lane_call's sleep between checks */
+#define STASH_BYTES_PER_ENTRY 256u   /**< index entries: one per this many stash bytes ... */
+#define STASH_ENTRIES_MIN 64u        /**< ... and at least this many ... */
+#define STASH_ENTRIES_MAX (1u << 24) /**< ... and at most this many */
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, cmds, "mailbox commands answered"),
@@ -115,7 +116,8 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	if (cl == NULL)
 		return NULL;
 	cl->c = *conf;
-	ents = SL_MAX(conf->stash_bytes / STASH_BYTES_PER_ENTRY, STASH_ENTRIES_MIN);
+	ents = SL_MIN(SL_MAX(conf->stash_bytes / STASH_BYTES_PER_ENTRY, STASH_ENTRIES_MIN),
+		      STASH_ENTRIES_MAX);
 	cl->st.n = 1;
 	while (cl->st.n < ents)
 		cl->st.n <<= 1;

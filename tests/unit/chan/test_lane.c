@@ -520,6 +520,128 @@ lane_on_recv__send_before_recv_is_stashed_in_order(void **state)
 }
 
 static void
+lane_on_recv__stash_serves_each_qp_in_its_order(void **state)
+{
+	struct app_qp *a1, *b1, *a2, *b2;
+	uint8_t *src = app_alloc(&P.s[0], 3 * 1024), *dst = app_alloc(&P.s[1], 3 * 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 3 * 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 3 * 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a1, &b1, QPN_BASE, 16, 16);
+	qp_pair(&a2, &b2, QPN_BASE + 2, 16, 16);
+	fill(src, 3 * 1024, 4);
+	post_send(a1, sqe(1, SL_WR_SEND, &P.s[0], src, 600, skey, false));
+	run(RUN);
+	post_send(a2, sqe(2, SL_WR_SEND, &P.s[0], src + 1024, 300, skey, false));
+	run(RUN);
+	post_send(a1, sqe(3, SL_WR_SEND, &P.s[0], src + 2048, 700, skey, false));
+	run(RUN);
+	assert_int_equal(STAT(&P.s[1], stash_msgs), 3);
+	/* the second QP's message first, though the first QP's lies before it */
+	post_recv(b2, 20, dst + 1024, 1024, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b2, 1, c, 8), 1);
+	expect_cqe(&c[0], 20, SL_WC_SUCCESS, SL_WC_RECV, 300);
+	assert_int_equal(cq_poll(b1, 1, c, 8), 0);
+	post_recv(b1, 10, dst, 1024, rkey);
+	post_recv(b1, 11, dst + 2048, 1024, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b1, 1, c, 8), 2);
+	expect_cqe(&c[0], 10, SL_WC_SUCCESS, SL_WC_RECV, 600);
+	expect_cqe(&c[1], 11, SL_WC_SUCCESS, SL_WC_RECV, 700);
+	assert_memory_equal(dst, src, 600);
+	assert_memory_equal(dst + 1024, src + 1024, 300);
+	assert_memory_equal(dst + 2048, src + 2048, 700);
+	free(a1);
+	free(b1);
+	free(a2);
+	free(b2);
+}
+
+static void
+lane_on_recv__stash_space_comes_back(void **state)
+{
+	enum { LEN = 40000 }; /* two of them do not fit the 64 KiB stash at once */
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], LEN), *dst = app_alloc(&P.s[1], LEN);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, LEN, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, LEN, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	for (unsigned r = 0; r < 4; r++) {
+		fill(src, LEN, 20 + r);
+		post_send(a, sqe(r, SL_WR_SEND, &P.s[0], src, LEN, skey, true));
+		run(RUN);
+		assert_int_equal(cq_poll(a, 0, c, 4), 1);
+		expect_cqe(&c[0], r, SL_WC_SUCCESS, SL_WC_SEND, LEN);
+		post_recv(b, 100 + r, dst, LEN, rkey);
+		run(2);
+		assert_int_equal(cq_poll(b, 1, c, 4), 1);
+		expect_cqe(&c[0], 100 + r, SL_WC_SUCCESS, SL_WC_RECV, LEN);
+		assert_memory_equal(dst, src, LEN);
+	}
+	assert_int_equal(STAT(&P.s[1], stash_msgs), 4);
+	assert_int_equal(STAT(&P.s[1], rnr_refused), 0);
+	free(a);
+	free(b);
+}
+
+static void
+lane_poll__budget_bounds_each_ring(void **state)
+{
+	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct app_qp *b = qp_new(&P.s[0], CLIENT, QPN_BASE + 1, 16, 64, 16);
+	uint8_t *buf = app_alloc(&P.s[0], 64);
+	uint32_t key = mr_reg(&P.s[0], CLIENT, buf, 64, SL_ACCESS_LOCAL_WRITE);
+
+	(void)state;
+	assert_int_equal(qp_connect(a, 9), 0);
+	assert_int_equal(qp_connect(b, 10), 0);
+	for (unsigned i = 0; i < 64; i++)
+		post_recv(a, i, buf, 64, key);
+	post_recv(b, 99, buf, 64, key);
+	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
+	assert_int_equal(a->qc.rq->cons, 32); /* LANE_BUDGET a poll */
+	assert_int_equal(b->qc.rq->cons, 1);
+	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
+	assert_int_equal(a->qc.rq->cons, 64);
+	assert_int_equal(STAT(&P.s[0], recv_posted), 65);
+	free(a);
+	free(b);
+}
+
+static void
+lane_create__bad_conf_is_einval(void **state)
+{
+	struct sl_chan_lane_conf ok = {
+		.qpn_base = 1, .qps = 4, .sq_depth_max = 16, .rq_depth_max = 16, .mrs = P.s[0].mrs};
+	struct sl_chan_lane_conf bad[] = {ok, ok, ok, ok, ok};
+	struct sl_chan_lane *cl;
+
+	(void)state;
+	bad[0].qps = 0;
+	bad[1].mrs = NULL;
+	bad[2].sq_depth_max = 24;
+	bad[3].rq_depth_max = SL_CHAN_RING_MAX * 2;
+	bad[4].qpn_base = UINT32_MAX - 2;
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(bad); k++) {
+		errno = 0;
+		assert_null(sl_chan_lane_create(&bad[k]));
+		assert_int_equal(errno, EINVAL);
+	}
+	cl = sl_chan_lane_create(&ok); /* no stash at all is allowed */
+	assert_non_null(cl);
+	assert_true(sl_chan_lane_owns(cl, 4));
+	assert_false(sl_chan_lane_owns(cl, 5));
+	assert_false(sl_chan_lane_owns(cl, 0));
+	sl_chan_lane_free(cl);
+}
+
+static void
 lane_on_recv__recv_too_short_is_loc_len_err(void **state)
 {
 	struct app_qp *a, *b;
@@ -1122,12 +1244,14 @@ rdma__refused_keys_are_rem_access_err_and_touch_nothing(void **state)
 			post_send(a, e);
 			run(RUN);
 			assert_int_equal(cq_poll(a, 0, c, 8), 1);
-			expect_cqe(&c[0], k, SL_WC_REM_ACCESS_ERR,
-				   op == SL_WR_READ ? SL_WC_READ : SL_WC_WRITE,
-				   op == SL_WR_READ ? 0 : bad[k].len);
+			assert_int_equal(c[0].wr_id, k); /* byte_len: undefined on error */
+			assert_int_equal(c[0].status, SL_WC_REM_ACCESS_ERR);
+			assert_int_equal(c[0].opcode, op == SL_WR_READ ? SL_WC_READ : SL_WC_WRITE);
 			assert_memory_equal(bbuf, snap, 4096);
 			assert_int_equal(qp_destroy(a), 0);
 			assert_int_equal(qp_destroy(b), 0);
+			run(10); /* what was on the wire is dropped: no stale frame for the next
+				    pair */
 			free(a);
 			free(b);
 		}
@@ -1155,6 +1279,7 @@ rdma__refused_sends_are_rem_op_err(void **state)
 	assert_int_equal(STAT(&P.s[1], rnr_refused), 1);
 	assert_int_equal(qp_destroy(a), 0);
 	assert_int_equal(qp_destroy(b), 0);
+	run(10); /* what was on the wire is dropped: no stale frame for the next pair */
 	free(a);
 	free(b);
 	/* a RECV too short: LOC_LEN_ERR there, REM_OP_ERR here */
@@ -1167,6 +1292,7 @@ rdma__refused_sends_are_rem_op_err(void **state)
 	/* SEND with immediate */
 	assert_int_equal(qp_destroy(a), 0);
 	assert_int_equal(qp_destroy(b), 0);
+	run(10); /* what was on the wire is dropped: no stale frame for the next pair */
 	free(a);
 	free(b);
 	qp_pair(&a, &b, QPN_BASE, 16, 16);
@@ -1201,6 +1327,14 @@ main(int argc, char **argv)
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_on_recv__send_before_recv_is_stashed_in_order,
 						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__stash_serves_each_qp_in_its_order,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__stash_space_comes_back, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_poll__budget_bounds_each_ring, pair_setup,
+						pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_create__bad_conf_is_einval, pair_setup,
+						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_on_recv__recv_too_short_is_loc_len_err,
 						pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(
