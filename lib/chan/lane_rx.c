@@ -15,10 +15,11 @@
  * (rnr_refused). A WRITE's first segment is checked against the key table for the whole range
  * with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written); with an immediate, its last
  * segment consumes a RECV (or leaves a zero-byte notice in the stash) that completes as
- * RECV_RDMA_IMM with byte_len = the WRITE's length. A READ's answer is placed into the
- * destination recorded with the READ (its cookie names it). read_src checks REMOTE_READ. A QP
- * that refuses a message fails too (lane.c keeps it open on the endpoint, whose receiver goes
- * on refusing the peer's later packets), and a stashed SEND longer than the RECV that takes it
+ * RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no room for refuses
+ * the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's answer is placed
+ * into the destination recorded with the READ (its cookie names it). read_src checks REMOTE_READ. A
+ * QP that refuses a message fails too (lane.c keeps it open on the endpoint, whose receiver goes on
+ * refusing the peer's later packets), and a stashed SEND longer than the RECV that takes it
  * completes that RECV with LOC_LEN_ERR and fails the QP (its sender saw success: the lane held
  * the message, as an RDMA NIC's receive queue would have refused it only with RNR).
  *
