@@ -11,10 +11,14 @@
  * that every error reads `file:line: key: what is wrong`.
  *
  * Comments start with ';' (rte_cfgfile's comment character). Port sections are [port.N],
- * N = 0..SLUICED_MAX_PORTS-1, each naming one DPDK device.
+ * N = 0..SLUICED_MAX_PORTS-1, each naming one DPDK device. [api] serves applications
+ * (libsluice); its owner and group are resolved to ids here, so an unknown name is an error
+ * of the file, not of the start-up.
  */
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "sl_parse.h"
 #include "sl_str.h"
 #include "sl_xport.h"
+#include "sluice.h"
 
 #define SL_STR_(x) #x
 #define SL_STR(x) SL_STR_(x)
@@ -44,6 +49,7 @@ static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOU
 #define LINK(m) CONF(link.m)
 #define TRAFFIC(m) CONF(traffic.m)
 #define QP(m) CONF(qp.m)
+#define API(m) CONF(api.m)
 
 /* A whole-number key: member, kind, base units per unit of the key, [lo, hi] in that unit. */
 #define UINT(sec, key, member, qty, scale, lo, hi, def, zero, help)                                \
@@ -53,6 +59,10 @@ static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOU
 #define COUNT(sec, key, member, lo, hi, def, zero, help)                                           \
 	{                                                                                          \
 		sec, key, SLUICED_KEY_UINT, member, SL_QTY_COUNT, 1, lo, hi, NULL, def, help, zero \
+	}
+#define STRING(sec, key, member, def, help)                                                        \
+	{                                                                                          \
+		sec, key, SLUICED_KEY_STRING, member, SL_QTY_COUNT, 0, 0, 0, NULL, def, help, NULL \
 	}
 #define ENUM(sec, key, member, choices, def, help)                                                 \
 	{                                                                                          \
@@ -169,6 +179,34 @@ static const struct sluiced_key keys[] = {
 	 "every QP, each meaning what the program's header says (irn: 0,RTO_low_ns,RTO_high_ns); "
 	 "0 = the program's default",
 	 NULL},
+	ENUM("api", "enable", API(enable), "no|yes", "no",
+	     "serve applications (libsluice) on port 0's first lane: its link's peer is their "
+	     "peer host"),
+	STRING("api", "socket", API(socket), SL_SOCKET_DEFAULT,
+	       "the control socket applications attach to (its directory is created, 0755)"),
+	STRING("api", "mode", API(mode), "0660", "the socket file's mode, octal"),
+	STRING("api", "owner", API(owner), "-",
+	       "the socket file's owner, a user name (- = the daemon's user)"),
+	STRING("api", "group", API(group), "-",
+	       "the socket file's group, a group name (- = the daemon's group): with mode 0660, "
+	       "its members may attach"),
+	COUNT("api", "qps", API(qps), 1, 4096, "64", NULL,
+	      "application QPs at once, numbered after [qp]'s: QPN [qp] count .. count + qps - 1"),
+	COUNT("api", "clients", API(clients), 1, 1024, "16", NULL,
+	      "applications attached at once; one more is refused (EMFILE)"),
+	COUNT("api", "mrs", API(mrs), 1, 65535, "4096", NULL,
+	      "memory regions, all applications together"),
+	COUNT("api", "cqs", API(cqs), 1, 65536, "256", NULL,
+	      "completion queues, all applications together"),
+	STRING("api", "program", API(program), "dcqcn",
+	       "transport program of a QP that names none (an error lists the programs)"),
+	UINT("api", "seg_bytes", API(seg_bytes), SL_QTY_BYTES, 1, 0, 9000, "0",
+	     "[qp] seg_bytes when [qp] has QPs or sets it, else 4096",
+	     "payload bytes per packet of application QPs; with the transport header it must fit "
+	     "one mbuf, like [qp] seg_bytes"),
+	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "4194304",
+	     "none: a SEND without a posted RECV fails at once",
+	     "SEND payloads held until their RECV is posted, per lane"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
@@ -474,6 +512,21 @@ out:
 	return rc;
 }
 
+/* `file:line: key: no transport program 'name' (programs: ...)` */
+static void
+no_program(const struct sluiced_conf *c, const char *section, const char *key, const char *name,
+	   FILE *err)
+{
+	char names[512] = "";
+	size_t len = 0;
+
+	for (unsigned int i = 0; i < sl_proto_count() && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+					sl_proto_at(i)->name);
+	fprintf(err, "%s:%u: %s: no transport program '%s' (programs: %s)\n", c->path,
+		line_of(c->path, section, key), key, name, names);
+}
+
 /* Every program of [qp] proto's list, by name, into c->qp.proto_name. 0 or -1 after an error. */
 static int
 parse_protos(struct sluiced_conf *c, FILE *err)
@@ -484,15 +537,10 @@ parse_protos(struct sluiced_conf *c, FILE *err)
 	snprintf(list, sizeof(list), "%s", q->proto);
 	q->nb_protos = 0;
 	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *name = sl_str_trim(tok), names[512] = "";
-		size_t len = 0;
+		char *name = sl_str_trim(tok);
 
 		if (sl_proto_find(name) == NULL) {
-			for (unsigned int i = 0; i < sl_proto_count() && len < sizeof(names); i++)
-				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-							i ? ", " : "", sl_proto_at(i)->name);
-			fprintf(err, "%s:%u: proto: no transport program '%s' (programs: %s)\n",
-				c->path, line_of(c->path, "qp", "proto"), name, names);
+			no_program(c, "qp", "proto", name, err);
 			return -1;
 		}
 		if (q->nb_protos == SLUICED_QP_PROTOS_MAX) {
@@ -618,6 +666,64 @@ check_qp(struct sluiced_conf *c, FILE *err)
 	return 0;
 }
 
+/* [api] as a whole: mode, owner and group resolved, the program known. 0 or -1 after an error. */
+static int
+check_api(struct sluiced_conf *c, FILE *err)
+{
+	static const char *const modes[] = {"off", "send", "check", "both"};
+	struct sluiced_api_conf *a = &c->api;
+	const struct passwd *pw;
+	const struct group *gr;
+	unsigned long mode;
+	char *end;
+
+	a->line = line_of(c->path, "api", NULL);
+	a->seg_line = line_of(c->path, "api", "seg_bytes");
+	errno = 0;
+	mode = strtoul(a->mode, &end, 8);
+	if (errno || *end || a->mode[0] == '-' || mode > 0777) {
+		fprintf(err, "%s:%u: mode: expected an octal mode in 0..0777, got '%s'\n", c->path,
+			line_of(c->path, "api", "mode"), a->mode);
+		return -1;
+	}
+	a->mode_bits = (uint32_t)mode;
+	a->uid = -1;
+	a->gid = -1;
+	if (strcmp(a->owner, "-") != 0) {
+		pw = getpwnam(a->owner);
+		if (pw == NULL) {
+			fprintf(err, "%s:%u: owner: no user '%s' on this host\n", c->path,
+				line_of(c->path, "api", "owner"), a->owner);
+			return -1;
+		}
+		a->uid = pw->pw_uid;
+	}
+	if (strcmp(a->group, "-") != 0) {
+		gr = getgrnam(a->group);
+		if (gr == NULL) {
+			fprintf(err, "%s:%u: group: no group '%s' on this host\n", c->path,
+				line_of(c->path, "api", "group"), a->group);
+			return -1;
+		}
+		a->gid = gr->gr_gid;
+	}
+	if (sl_proto_find(a->program) == NULL) {
+		no_program(c, "api", "program", a->program, err);
+		return -1;
+	}
+	if (a->seg_bytes == 0)
+		a->seg_bytes =
+			c->qp.count || c->qp.seg_line ? c->qp.seg_bytes : SLUICED_API_SEG_BYTES;
+	if (a->enable && c->traffic.mode != SLUICED_TRAFFIC_OFF) {
+		fprintf(err,
+			"%s:%u: enable: applications and link test traffic cannot both run "
+			"([traffic] mode = %s): a lane carries one or the other\n",
+			c->path, line_of(c->path, "api", "enable"), modes[c->traffic.mode]);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 port_index(const char *section)
 {
@@ -659,7 +765,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		return -1;
 	}
 	if (apply_defaults(c, c, "sluiced") < 0 || apply_defaults(c, c, "link") < 0 ||
-	    apply_defaults(c, c, "traffic") < 0 || apply_defaults(c, c, "qp") < 0)
+	    apply_defaults(c, c, "traffic") < 0 || apply_defaults(c, c, "qp") < 0 ||
+	    apply_defaults(c, c, "api") < 0)
 		goto out;
 	nsec = rte_cfgfile_num_sections(cfg, NULL, 0);
 	names = calloc((size_t)nsec + 1, sizeof(*names));
@@ -675,7 +782,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		int idx = port_index(names[i]);
 
 		if (strcmp(names[i], "sluiced") == 0 || strcmp(names[i], "link") == 0 ||
-		    strcmp(names[i], "traffic") == 0 || strcmp(names[i], "qp") == 0) {
+		    strcmp(names[i], "traffic") == 0 || strcmp(names[i], "qp") == 0 ||
+		    strcmp(names[i], "api") == 0) {
 			if (load_section(c, cfg, names[i], names[i], c, err) < 0)
 				goto out;
 			continue;
@@ -683,7 +791,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		if (idx < 0) {
 			fprintf(err,
 				"%s:%u: [%s]: unknown section (expected [sluiced], [link], "
-				"[traffic], [qp] or [port.N])\n",
+				"[traffic], [qp], [api] or [port.N])\n",
 				path, line_of(path, names[i], NULL), names[i]);
 			goto out;
 		}
@@ -717,7 +825,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 	c->mbufs_line = line_of(path, "sluiced", "mbufs");
 	c->link.line = line_of(path, "link", NULL);
 	c->traffic.body_line = line_of(path, "traffic", "body_bytes");
-	if (check_qp(c, err) < 0)
+	if (check_qp(c, err) < 0 || check_api(c, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -104,6 +104,29 @@ struct sluiced_qp_conf {
 	unsigned int seg_line;
 };
 
+#define SLUICED_API_SEG_BYTES 4096u /**< [api] seg_bytes without [qp], bytes */
+
+/* [api]: applications on libsluice, through the channel (lib/chan, docs/api.md). */
+struct sluiced_api_conf {
+	unsigned int enable;             /**< 0 = no, 1 = yes */
+	char socket[108];                /**< the control socket's path (sun_path's size) */
+	char mode[8];                    /**< the socket file's mode, octal */
+	char owner[SLUICED_NAME_MAX];    /**< user name, "-": the daemon's */
+	char group[SLUICED_NAME_MAX];    /**< group name, "-": the daemon's */
+	uint32_t qps;                    /**< application QPNs on port 0's lane 0 */
+	uint32_t clients;                /**< applications at once */
+	uint32_t mrs;                    /**< memory regions, all applications together */
+	uint32_t cqs;                    /**< CQs, all applications together */
+	char program[SL_PROTO_NAME_MAX]; /**< program of a QP that names none */
+	uint32_t seg_bytes;   /**< payload per packet, bytes; 0: resolved at load (see keys[]) */
+	uint64_t stash_bytes; /**< SENDs held before their RECV, per lane, bytes */
+	/* resolved from the strings */
+	uint32_t mode_bits;    /**< mode as a number */
+	int64_t uid, gid;      /**< -1: the daemon's */
+	unsigned int seg_line; /**< lines of keys, for late errors (0: default) */
+	unsigned int line;     /**< the [api] header's */
+};
+
 struct sluiced_conf {
 	char path[256];              /**< the file it was loaded from */
 	char name[SLUICED_NAME_MAX]; /**< host name shown in telemetry and reports */
@@ -117,6 +140,7 @@ struct sluiced_conf {
 	struct sluiced_link_conf link;
 	struct sluiced_traffic_conf traffic;
 	struct sluiced_qp_conf qp;
+	struct sluiced_api_conf api;
 	unsigned int nb_ports;
 	struct sluiced_port_conf port[SLUICED_MAX_PORTS];
 };
@@ -130,7 +154,7 @@ enum sluiced_key_type {
 
 /* One configuration key: the schema the parser, the defaults and --help all read. */
 struct sluiced_key {
-	const char *section; /**< "sluiced", "link", "traffic", "qp" or "port" ([port.N]) */
+	const char *section; /**< "sluiced", "link", "traffic", "qp", "api" or "port" ([port.N]) */
 	const char *name;
 	enum sluiced_key_type type;
 	size_t offset;       /**< in struct sluiced_conf, or in struct sluiced_port_conf */

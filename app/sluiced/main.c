@@ -10,14 +10,23 @@
  * 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
  * At exit the final port counters are printed on stdout as one JSON line; test traffic adds a
  * line of the checker's summary, queue pairs a line per QP and a line of totals.
+ *
+ * Applications ([api]): a control thread (plain POSIX) serves the unix socket (lib/chan's
+ * control half) and hands QPs to the lane half on port 0's lane 0, which that lane's QP adapter
+ * polls. At a stop the control thread frees the server first, which tells the lane every
+ * client is gone and waits for its answers, so the lanes keep running until it is done
+ * (lanes_stop()); then they drain and leave as without applications.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <numa.h>
@@ -38,12 +47,16 @@
 #include "sluiced.h"
 
 #define EXIT_CONFIG 2
+#define SLUICED_CTL_POLL_MS 100 /**< the control thread sees a stop within this, ms */
 
 RTE_LOG_REGISTER(sluiced_logtype, sluice.daemon, INFO);
 #define LOG(level, fmt, ...)                                                                       \
 	rte_log(RTE_LOG_##level, sluiced_logtype, "sluiced: " fmt "\n", ##__VA_ARGS__)
 
 static struct sluiced sluiced_state;
+
+static_assert(RTE_LOG_ERR == LOG_ERR + 1 && RTE_LOG_DEBUG == LOG_DEBUG + 1,
+	      "lib/chan logs at syslog's levels, DPDK's are one above");
 
 static void
 usage(FILE *out)
@@ -104,6 +117,16 @@ on_signal(int sig)
 }
 
 /*
+ * The lanes may stop: a stop was asked and the control thread, if any, let go of them (its
+ * goodbyes to the lane half need a running lane to answer them).
+ */
+static bool
+lanes_stop(const struct sluiced *d)
+{
+	return d->stop && __atomic_load_n(&d->lanes_may_stop, __ATOMIC_ACQUIRE);
+}
+
+/*
  * After a stop, the lanes end their life (docs/link.md, "The lane's life"): each drains for
  * SL_DP_DRAIN_NS, then says goodbye (LEAVE until the peer answers, at most SL_DP_LEAVE_WAIT_NS;
  * a peer that leaves at the same time gets an answer and SL_DP_LEAVE_GRACE_NS to see it), and
@@ -128,7 +151,7 @@ worker_main(void *arg)
 {
 	struct sl_dp_worker *w = arg;
 
-	while (!sluiced_state.stop)
+	while (!lanes_stop(&sluiced_state))
 		sl_dp_worker_poll(w, sl_tsc_clock_now_ns(&sluiced_state.clock));
 	stop_lanes(w);
 	return 0;
@@ -228,7 +251,7 @@ mbufs_needed(const struct sluiced *d)
 		(UINT64_C(1) << d->link.ring_order) + d->link.fc_frames + 2 * SL_DP_BURST;
 	uint64_t total = (uint64_t)d->conf.mbuf_cache * rte_lcore_count();
 
-	if (d->conf.qp.count)
+	if (d->conf.qp.count || d->conf.api.enable)
 		per_lane += SL_DP_BURST; /* the QP adapter's spare mbufs */
 
 	for (unsigned int i = 0; i < d->conf.nb_ports; i++)
@@ -346,7 +369,9 @@ link_settings(struct sluiced *d)
 	l->ctrl_interval_ns = lc->ctrl_interval_ns;
 	/* Only a transport above can recover what a re-initialization loses. */
 	l->stuck_ns =
-		lc->stuck_ns ? lc->stuck_ns : (d->conf.qp.count ? SL_LINK_STUCK_NS_TRANSPORT : 0);
+		lc->stuck_ns
+			? lc->stuck_ns
+			: (d->conf.qp.count || d->conf.api.enable ? SL_LINK_STUCK_NS_TRANSPORT : 0);
 	return 0;
 }
 
@@ -470,43 +495,88 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 }
 
 /*
- * Queue pairs on every port, when [qp] count is not 0: lane q of a port gets an endpoint with
- * the QPNs that are q modulo the lanes, each talking to the peer's QP of the same number.
+ * seg_bytes of payload and a transport header of up to SL_XHDR_MAX_LEN fit one mbuf after its
+ * headroom. 0, or -1 after a `file:line: seg_bytes:` message.
+ */
+static int
+seg_fits(const struct sluiced *d, uint32_t seg_bytes, unsigned int line)
+{
+	uint32_t room = (uint32_t)d->conf.mbuf_data_room - RTE_PKTMBUF_HEADROOM;
+
+	if (room >= SL_XHDR_MAX_LEN && seg_bytes <= room - SL_XHDR_MAX_LEN)
+		return 0;
+	fprintf(stderr,
+		"%s:%u: seg_bytes: %u payload bytes and a transport header of up to %u do not fit "
+		"in one mbuf of mbuf_data_room = %u after %u bytes of headroom\n",
+		d->conf.path, line, seg_bytes, SL_XHDR_MAX_LEN, d->conf.mbuf_data_room,
+		RTE_PKTMBUF_HEADROOM);
+	return -1;
+}
+
+/*
+ * [api]: the key table and the lane half of port 0's lane 0, whose QPNs follow [qp]'s.
+ * 0, or -1 after a message.
+ */
+static int
+setup_chan(struct sluiced *d)
+{
+	const struct sluiced_api_conf *ac = &d->conf.api;
+	struct sl_chan_lane_conf c = {
+		.qpn_base = d->conf.qp.count,
+		.qps = ac->qps,
+		.sq_depth_max = SL_CHAN_RING_MAX,
+		.rq_depth_max = SL_CHAN_RING_MAX,
+		.stash_bytes = ac->stash_bytes,
+	};
+
+	if (seg_fits(d, ac->seg_bytes, ac->seg_line ? ac->seg_line : ac->line) != 0)
+		return -1;
+	d->mrs = sl_chan_mrs_create(ac->mrs);
+	c.mrs = d->mrs;
+	d->chan = d->mrs ? sl_chan_lane_create(&c) : NULL;
+	if (d->chan == NULL) {
+		fprintf(stderr, "%s:%u: [api]: cannot create the lane half: %s\n", d->conf.path,
+			ac->line, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Queue pairs: with [qp] count, on every port, lane q of a port gets an endpoint with the QPNs
+ * that are q modulo the lanes, each talking to the peer's QP of the same number; with [api],
+ * port 0's lane 0 gets one in any case, whose QPNs [count, count + qps) are the applications'.
  * 0, or -1 after a message (configuration errors name the file and line).
  */
 static int
 setup_qps(struct sluiced *d)
 {
 	const struct sluiced_qp_conf *qc = &d->conf.qp;
-	uint32_t room = (uint32_t)d->conf.mbuf_data_room - RTE_PKTMBUF_HEADROOM;
 	uint64_t now = sl_tsc_clock_now_ns(&d->clock);
 
-	if (qc->count == 0)
-		return 0;
-	if (room < SL_XHDR_MAX_LEN || qc->seg_bytes > room - SL_XHDR_MAX_LEN) {
-		fprintf(stderr,
-			"%s:%u: seg_bytes: %u payload bytes and a transport header of up to %u do "
-			"not fit in one mbuf of mbuf_data_room = %u after %u bytes of headroom\n",
-			d->conf.path, qc->seg_line, qc->seg_bytes, SL_XHDR_MAX_LEN,
-			d->conf.mbuf_data_room, RTE_PKTMBUF_HEADROOM);
+	if (qc->count && seg_fits(d, qc->seg_bytes, qc->seg_line) != 0)
 		return -1;
-	}
+	if (d->conf.api.enable && setup_chan(d) != 0)
+		return -1;
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		struct sl_dp_port *p = &d->port[i];
 
-		for (uint16_t q = 0; q < p->nb_queues && q < qc->count; q++) {
+		for (uint16_t q = 0; q < p->nb_queues; q++) {
+			struct sl_chan_lane *chan = i == 0 && q == 0 ? d->chan : NULL;
+			uint32_t max_qps = qc->count + (chan ? d->conf.api.qps : 0);
 			struct sl_dp_qp_conf c = {
 				.lane = &p->lane[q],
 				.pool = d->pool[node_of(p->socket_id)],
 				.socket_id = p->socket_id,
-				.max_qps = qc->count,
+				.max_qps = max_qps,
+				.chan = chan,
 				.window_pkts = qc->window_pkts,
 				.line_bps = d->conf.link.rate_bps,
 				.frame_overhead_bytes =
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.traffic =
 					{
-						.max_qps = qc->count,
+						.max_qps = max_qps,
 						.min_bytes = qc->msg_min_bytes,
 						.max_bytes = qc->msg_max_bytes,
 						.msgs = qc->msgs,
@@ -514,8 +584,11 @@ setup_qps(struct sluiced *d)
 						.check = qc->check != 0,
 					},
 			};
-			struct sl_dp_qp *a = sl_dp_qp_create(&c);
+			struct sl_dp_qp *a;
 
+			if (q >= qc->count && chan == NULL)
+				continue;
+			a = sl_dp_qp_create(&c);
 			if (a == NULL) {
 				fprintf(stderr,
 					"%s:%u: count: %s: cannot create the endpoint of lane "
@@ -547,6 +620,96 @@ setup_qps(struct sluiced *d)
 	return 0;
 }
 
+/* lib/chan's log lines, at its syslog level, into sluice.daemon's log. */
+static void
+api_log(void *ctx, int level, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	(void)ctx;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	rte_log((uint32_t)level + 1, sluiced_logtype, "sluiced: api: %s\n", buf);
+}
+
+/* [api]: listen on the control socket (the thread starts with the lanes). 0 or -1. */
+static int
+setup_srv(struct sluiced *d)
+{
+	const struct sluiced_api_conf *ac = &d->conf.api;
+	struct sl_chan_srv_conf c = {
+		.socket_path = ac->socket,
+		.mode = (mode_t)ac->mode_bits,
+		.uid = ac->uid < 0 ? (uid_t)-1 : (uid_t)ac->uid,
+		.gid = ac->gid < 0 ? (gid_t)-1 : (gid_t)ac->gid,
+		.max_clients = ac->clients,
+		.max_mrs = ac->mrs,
+		.max_cqs = ac->cqs,
+		.host = d->conf.name,
+		.default_program = ac->program,
+		.seg_bytes = ac->seg_bytes,
+		.stash_bytes = ac->stash_bytes,
+		.qpn_base = d->conf.qp.count,
+		.qps = ac->qps,
+		.log = api_log,
+	};
+
+	if (!ac->enable)
+		return 0;
+	d->srv = sl_chan_srv_create(&c, &d->chan, 1, d->mrs);
+	if (d->srv == NULL) {
+		fprintf(stderr, "%s:%u: socket: cannot listen at '%s': %s\n", d->conf.path,
+			ac->line, ac->socket, strerror(errno));
+		return -1;
+	}
+	LOG(INFO, "api: applications attach at %s (QPN %u..%u)", ac->socket, c.qpn_base,
+	    c.qpn_base + c.qps - 1);
+	return 0;
+}
+
+/*
+ * The control thread: serve the socket until a stop, then free the server (goodbyes to the
+ * running lane) and let the lanes stop.
+ */
+static void *
+control_main(void *arg)
+{
+	struct sluiced *d = arg;
+	struct sl_chan_srv *srv = d->srv;
+	int rc = 0;
+
+	while (!d->stop && rc == 0)
+		rc = sl_chan_srv_poll(srv, SLUICED_CTL_POLL_MS);
+	if (rc != 0) {
+		LOG(ERR, "api: serving the control socket failed: %s; stopping", strerror(-rc));
+		d->stop = true;
+	}
+	__atomic_store_n(&d->srv, NULL, __ATOMIC_RELEASE); /* telemetry stops reading it */
+	sl_chan_srv_free(srv);
+	__atomic_store_n(&d->lanes_may_stop, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Start the control thread, when [api] is on. 0 or -1 after a message. */
+static int
+start_control(struct sluiced *d)
+{
+	int rc;
+
+	d->lanes_may_stop = d->srv == NULL;
+	if (d->srv == NULL)
+		return 0;
+	rc = pthread_create(&d->ctl, NULL, control_main, d);
+	if (rc != 0) {
+		LOG(ERR, "api: cannot start the control thread: %s", strerror(rc));
+		return -1;
+	}
+	d->ctl_started = true;
+	return 0;
+}
+
 static void
 setup_workers(struct sluiced *d)
 {
@@ -568,7 +731,7 @@ run(struct sluiced *d, unsigned long duration_s)
 	if (d->conf.workers == 0) {
 		struct sl_dp_worker *wk = &d->worker[0];
 
-		while (!d->stop) {
+		while (!lanes_stop(d)) {
 			uint64_t now = sl_tsc_clock_now_ns(&d->clock);
 
 			sl_dp_worker_poll(wk, now);
@@ -597,6 +760,11 @@ run(struct sluiced *d, unsigned long duration_s)
 static void
 shutdown_all(struct sluiced *d)
 {
+	if (d->ctl_started)
+		pthread_join(d->ctl, NULL);
+	d->ctl_started = false;
+	sl_chan_srv_free(d->srv); /* set up, never served: no client to say goodbye to */
+	d->srv = NULL;
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		sl_dp_port_close(&d->port[i]);
 		rte_free(d->traffic[i]);
@@ -606,6 +774,10 @@ shutdown_all(struct sluiced *d)
 			d->qp[i][q] = NULL;
 		}
 	}
+	sl_chan_lane_free(d->chan);
+	d->chan = NULL;
+	sl_chan_mrs_free(d->mrs);
+	d->mrs = NULL;
 	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {
 		rte_mempool_free(d->pool[n]);
 		d->pool[n] = NULL;
@@ -663,6 +835,8 @@ main(int argc, char **argv)
 		rc = EXIT_CONFIG;
 		goto out;
 	}
+	if (setup_srv(d) != 0)
+		goto out;
 	if (sluiced_capture_start(d, capture, err, sizeof(err)) != 0) {
 		fprintf(stderr, "sluiced: %s\n", err);
 		goto out;
@@ -671,6 +845,8 @@ main(int argc, char **argv)
 	setup_workers(d);
 	if (sluiced_telemetry_register(d) != 0)
 		LOG(WARNING, "telemetry commands not registered (telemetry disabled?)");
+	if (start_control(d) != 0)
+		goto out;
 	d->start_ns = sl_tsc_clock_now_ns(&d->clock);
 	LOG(INFO, "%s: %u port(s), %s, %u worker(s)", d->conf.name, d->nb_ports,
 	    d->conf.workers ? "worker lcores" : "single-lcore mode", d->nb_workers);

@@ -6,10 +6,12 @@
 #ifndef SLUICED_H
 #define SLUICED_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "sl_chan_srv.h"
 #include "sl_dp.h"
 #include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
@@ -26,6 +28,13 @@ struct sluiced {
 	struct sl_dp_traffic *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
 	/** [qp]: queue pairs per port and lane (NULL: none on that lane) */
 	struct sl_dp_qp *qp[SL_DP_MAX_PORTS][SL_DP_MAX_QUEUES];
+	/* [api]: applications (NULL: off) */
+	struct sl_chan_mrs *mrs;   /**< the key table of every application's memory regions */
+	struct sl_chan_lane *chan; /**< the lane half on port 0's lane 0 */
+	struct sl_chan_srv *srv;   /**< the control half; the control thread frees it at stop */
+	pthread_t ctl;             /**< the control thread */
+	bool ctl_started;
+	bool lanes_may_stop; /**< after stop: the control thread is done with the lanes (atomic) */
 	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
 	struct sl_dp_port *port_ptr[SL_DP_MAX_PORTS];
 	unsigned int nb_workers; /**< worker loops (1 in single-lcore mode) */
@@ -33,8 +42,8 @@ struct sluiced {
 	volatile bool stop;      /**< set by SIGINT/SIGTERM or --duration-s */
 };
 
-/* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps and
- * /sluice/qp. 0 or -errno. */
+/* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps,
+ * /sluice/qp and, with [api], /sluice/api. 0 or -errno. */
 int sluiced_telemetry_register(struct sluiced *d);
 
 /*

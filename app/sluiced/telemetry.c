@@ -18,6 +18,8 @@
  *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
  *                      latest snapshot, sl_dp_qp.h), lane/<counter> of its endpoint's traffic
  *                      and adapter
+ * /sluice/api         applications ([api]): the socket, every counter of the control half
+ *                      (sl_chan_srv_stat_table) and lane/<counter> of the lane half serving them
  * Per-lane counters of the glue are arrays indexed by queue: q/<counter>.
  */
 #include <errno.h>
@@ -537,6 +539,40 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 	return 0;
 }
 
+/* Every counter of table in the snapshot st, each key prefixed. */
+static void
+stats_view(const struct sl_stat_table *table, const void *st, const char *prefix,
+	   const struct view_ops *ops, void *ctx)
+{
+	char key[96];
+
+	for (unsigned int k = 0; k < table->n; k++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, table->desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(st, &table->desc[k]));
+	}
+}
+
+static int
+handle_api(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	const struct sluiced *d = daemon_state;
+	struct sl_chan_srv *srv = __atomic_load_n(&daemon_state->srv, __ATOMIC_ACQUIRE);
+	struct sl_chan_srv_stats ss;
+	struct sl_chan_lane_stats ls;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(out);
+	rte_tel_data_add_dict_string(out, "socket", d->conf.api.socket);
+	if (srv != NULL) {
+		sl_chan_srv_stats_get(srv, &ss);
+		stats_view(&sl_chan_srv_stat_table, &ss, "", &tel_ops, out);
+	}
+	sl_chan_lane_stats_get(d->chan, &ls);
+	stats_view(&sl_chan_lane_stat_table, &ls, "lane/", &tel_ops, out);
+	return 0;
+}
+
 /* "<qpn>" or "<qpn>,<port>". */
 static int
 handle_qp(const char *cmd, const char *params, struct rte_tel_data *out)
@@ -615,6 +651,11 @@ sluiced_telemetry_register(struct sluiced *d)
 			"/sluice/qps", handle_qps,
 			"Queue pairs: qpn, port, lane, proto, messages posted/completed/received/"
 			"checked, retransmissions; totals");
+	if (rc == 0 && d->conf.api.enable)
+		rc = rte_telemetry_register_cmd(
+			"/sluice/api", handle_api,
+			"Applications: socket, control counters, lane half's (lane/...). No "
+			"parameters");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd(
 			"/sluice/qp", handle_qp,

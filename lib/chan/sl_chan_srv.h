@@ -52,6 +52,12 @@ struct sl_chan_srv_conf {
 	uint32_t seg_bytes;      /**< payload bytes per packet of every application QP */
 	uint64_t stash_bytes;    /**< per lane: SEND payloads that arrived before a RECV was
 				  *   posted, bytes [4 MiB] */
+	uint32_t qpn_base, qps;  /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
+	/** Connections, credentials and refusals of clients (NULL: not logged); level is
+	 *  syslog's (LOG_ERR .. LOG_DEBUG). Control thread only. */
+	void (*log)(void *ctx, int level, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+	void *log_ctx;
 };
 
 /* --- memory regions (mr.c) ---------------------------------------------------------------- */

@@ -25,6 +25,11 @@
  * every message is delivered or reported failed to its sender, and none is delivered twice:
  * nothing is resent across sessions.
  *
+ * Applications. With a lane half of the channel (conf.chan), the endpoint's callbacks come to
+ * the adapter, which hands each to the lane half when it owns the QP and to the traffic
+ * otherwise (a READ for a traffic QP is refused: the traffic serves none); produce polls the
+ * lane half first of all, so its commands are answered while the peer is still away.
+ *
  * QP info. sl_xport_qp_info_get() reads the scheduler's state, which only the lane's lcore may
  * touch; produce copies it into a per-QP slot every SL_DP_QP_INFO_NS, SL_DP_QP_INFO_PER_POLL QPs
  * at a time, under a sequence lock (odd while written). The slot's words are stored and loaded
@@ -70,8 +75,9 @@ struct info_slot {
 };
 
 struct sl_dp_qp {
-	struct sl_dp_lane *lane; /**< posting waits for its peer (NULL: does not wait) */
-	bool started;            /**< the peer was up once: messages flow */
+	struct sl_dp_lane *lane;   /**< posting waits for its peer (NULL: does not wait) */
+	struct sl_chan_lane *chan; /**< applications' QPs (NULL: none) */
+	bool started;              /**< the peer was up once: messages flow */
 	struct sl_xport *x;
 	struct sl_xport_traffic *t;
 	struct rte_mempool *pool;
@@ -107,6 +113,38 @@ frame_release(void *ctx, void *handle)
 	rte_pktmbuf_free(handle);
 }
 
+/* The endpoint's callbacks: the applications' QPs to the lane half, the rest to the traffic. */
+static int
+on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+
+	if (a->chan != NULL && sl_chan_lane_owns(a->chan, seg->qpn))
+		return sl_chan_lane_on_recv(a->chan, seg, now_ns);
+	return sl_xport_traffic_on_recv(a->t, seg, now_ns);
+}
+
+static void
+on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+
+	if (a->chan != NULL && sl_chan_lane_owns(a->chan, c->qpn))
+		sl_chan_lane_on_complete(a->chan, c, now_ns);
+	else
+		sl_xport_traffic_on_complete(a->t, c, now_ns);
+}
+
+static int
+read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, const uint8_t **src)
+{
+	struct sl_dp_qp *a = ctx;
+
+	if (a->chan != NULL && sl_chan_lane_owns(a->chan, qpn))
+		return sl_chan_lane_read_src(a->chan, qpn, raddr, rkey, len, src);
+	return SL_XPORT_SYN_INVALID;
+}
+
 struct sl_dp_qp *
 sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 {
@@ -122,6 +160,7 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	if (a == NULL)
 		goto fail_errno;
 	a->lane = conf->lane;
+	a->chan = conf->chan;
 	a->started = conf->lane == NULL;
 	a->pool = conf->pool;
 	a->max_qps = conf->max_qps;
@@ -148,9 +187,10 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	xc.frame_overhead_bytes = conf->frame_overhead_bytes;
 	xc.frame = frame_bytes;
 	xc.release = frame_release;
-	xc.on_recv = sl_xport_traffic_on_recv;
-	xc.on_complete = sl_xport_traffic_on_complete;
-	xc.ctx = a->t;
+	xc.on_recv = on_recv;
+	xc.on_complete = on_complete;
+	xc.read_src = read_src;
+	xc.ctx = a;
 	a->x = sl_xport_create(&xc);
 	if (a->x == NULL) {
 		err = errno;
@@ -214,6 +254,8 @@ sl_dp_qp_session(void *ctx, uint64_t now_ns)
 		sl_xport_traffic_qp_restart(a->t, c->xc.qpn);
 		sl_stat_add(&a->stats.qp_restarts, 1);
 	}
+	if (a->chan != NULL)
+		sl_chan_lane_session(a->chan, a->x, now_ns);
 	a->started = a->lane == NULL;
 }
 
@@ -330,6 +372,8 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	uint64_t bytes = 0;
 
 	info_refresh(a, now_ns);
+	if (a->chan != NULL)
+		sl_chan_lane_poll(a->chan, a->x, now_ns);
 	if (sl_unlikely(!a->started))
 		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
 	if (a->started)

@@ -18,6 +18,14 @@
  * than an mbuf's room) would be lost to the transport, its retransmission the only repair:
  * counted in tx_lost, which stays 0 when seg_bytes fits the mbufs (sluiced checks it).
  *
+ * Applications' QPs (libsluice, lib/chan): an adapter given a lane half of the channel
+ * (conf.chan) shares its endpoint between the built-in traffic's QPs and the applications' QP
+ * range that the lane half owns. The endpoint's callbacks go to the lane half for its QPs
+ * (sl_chan_lane_owns) and to the traffic for the rest; produce runs the lane half's poll (its
+ * mailbox commands, its QPs' rings) before asking the endpoint for frames, whether or not the
+ * peer is up, so that the control thread's commands are answered; a new link session fails
+ * the applications' QPs (sl_chan_lane_session) as it restarts the traffic's.
+ *
  * Telemetry runs on another thread: counters are written by the lane's lcore with relaxed
  * stores and read with sl_stats_snapshot(); sl_xport_qp_info_get() reads scheduler state that
  * is not atomic, so produce refreshes a snapshot of each QP's info every SL_DP_QP_INFO_NS (a
@@ -32,6 +40,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "sl_chan_srv.h"
 #include "sl_common.h"
 #include "sl_dp.h"
 #include "sl_stats.h"
@@ -43,13 +52,15 @@
 #define SL_DP_QP_POST_BUDGET 16u             /**< messages posted per produce call, at most */
 
 struct sl_dp_qp_conf {
-	struct sl_dp_lane *lane;  /**< messages are posted once its peer is up (NULL: at once) */
-	struct rte_mempool *pool; /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
-	int socket_id;            /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
-	uint32_t max_qps;         /**< QPNs [0, max_qps) may open on this lane */
-	uint32_t window_pkts;     /**< endpoint window, packets (0: the endpoint's default) */
-	uint64_t line_bps;        /**< the port's line rate, bits/s: the link the endpoint's pacer
-				   *   shares among the QPs (0: the endpoint's default) */
+	struct sl_dp_lane *lane;   /**< messages are posted once its peer is up (NULL: at once) */
+	struct rte_mempool *pool;  /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
+	int socket_id;             /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
+	uint32_t max_qps;          /**< QPNs [0, max_qps) may open on this lane: the traffic's and,
+				    *   with chan, the applications' range above them */
+	struct sl_chan_lane *chan; /**< the applications' QPs on this lane (NULL: none) */
+	uint32_t window_pkts;      /**< endpoint window, packets (0: the endpoint's default) */
+	uint64_t line_bps;         /**< the port's line rate, bits/s: the link the endpoint's pacer
+				    *   shares among the QPs (0: the endpoint's default) */
 	uint32_t frame_overhead_bytes;        /**< wire bytes of a frame beyond the transport's: the
 					       *   link header, SL_DP_ETH_WIRE_BYTES */
 	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */

@@ -22,6 +22,7 @@
 #include "sl_link.h"
 #include "sl_proto.h"
 #include "sl_recv.h"
+#include "sluice.h"
 
 #define MAX_ENTRIES 128
 
@@ -469,6 +470,118 @@ sluiced_conf_load__qp_errors_name_file_line_and_key(void **state)
 	}
 }
 
+static void
+sluiced_conf_load__api_keys(void **state)
+{
+	static struct sluiced_conf c;
+	char path[] = "/tmp/sl-conf-XXXXXX", err[256];
+
+	(void)state;
+	assert_int_equal(load(&c,
+			      "[api]\nenable = yes\nsocket = /tmp/x/api.sock\nmode = 0600\n"
+			      "owner = root\ngroup = root\nqps = 8\nclients = 2\nmrs = 100\n"
+			      "cqs = 10\nprogram = reno\nseg_bytes = 2KiB\nstash_bytes = 1MiB\n"
+			      "[port.0]\ndevice = net_ring0\n",
+			      err, sizeof(err), path),
+			 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.api.enable, 1);
+	assert_string_equal(c.api.socket, "/tmp/x/api.sock");
+	assert_int_equal(c.api.mode_bits, 0600);
+	assert_int_equal(c.api.uid, 0);
+	assert_int_equal(c.api.gid, 0);
+	assert_int_equal(c.api.qps, 8);
+	assert_int_equal(c.api.clients, 2);
+	assert_int_equal(c.api.mrs, 100);
+	assert_int_equal(c.api.cqs, 10);
+	assert_string_equal(c.api.program, "reno");
+	assert_int_equal(c.api.seg_bytes, 2048);
+	assert_int_equal(c.api.seg_line, 12);
+	assert_int_equal(c.api.stash_bytes, 1 << 20);
+}
+
+static void
+sluiced_conf_load__api_defaults(void **state)
+{
+	static struct sluiced_conf c;
+	char path[3][20] = {"/tmp/sl-conf-XXXXXX", "/tmp/sl-conf-XXXXXX", "/tmp/sl-conf-XXXXXX"};
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load(&c, "[port.0]\ndevice = net_ring0\n", err, sizeof(err), path[0]), 0);
+	assert_int_equal(c.api.enable, 0);
+	assert_string_equal(c.api.socket, SL_SOCKET_DEFAULT);
+	assert_int_equal(c.api.mode_bits, 0660);
+	assert_int_equal(c.api.uid, -1);
+	assert_int_equal(c.api.gid, -1);
+	assert_int_equal(c.api.qps, 64);
+	assert_int_equal(c.api.clients, 16);
+	assert_int_equal(c.api.mrs, 4096);
+	assert_int_equal(c.api.cqs, 256);
+	assert_string_equal(c.api.program, "dcqcn");
+	assert_int_equal(c.api.seg_bytes, SLUICED_API_SEG_BYTES); /* no [qp] */
+	assert_int_equal(c.api.stash_bytes, 4 << 20);
+	/* [qp]'s segment size when [qp] runs QPs or names one */
+	assert_int_equal(load(&c,
+			      "[qp]\ncount = 2\n[api]\nenable = yes\n[port.0]\n"
+			      "device = net_ring0\n",
+			      err, sizeof(err), path[1]),
+			 0);
+	assert_int_equal(c.api.seg_bytes, 1024);
+	assert_int_equal(load(&c, "[qp]\nseg_bytes = 512\n[port.0]\ndevice = net_ring0\n", err,
+			      sizeof(err), path[2]),
+			 0);
+	assert_int_equal(c.api.seg_bytes, 512);
+}
+
+static void
+sluiced_conf_load__api_errors_name_file_line_and_key(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{"[api]\nenable = maybe\n", ":2: enable: expected one of no|yes, got 'maybe'\n"},
+		{"[api]\nmode = 0680\n",
+		 ":2: mode: expected an octal mode in 0..0777, got '0680'\n"},
+		{"[api]\nmode = 01777\n",
+		 ":2: mode: expected an octal mode in 0..0777, got '01777'\n"},
+		{"[api]\nowner = no-such-user-sl\n",
+		 ":2: owner: no user 'no-such-user-sl' on this host\n"},
+		{"[api]\nenable = no\ngroup = no-such-group-sl\n",
+		 ":3: group: no group 'no-such-group-sl' on this host\n"},
+		{"[api]\nprogram = cubic\n",
+		 ":2: program: no transport program 'cubic' (programs: %s)\n"},
+		{"[api]\nqps = 0\n", ":2: qps: expected a whole number in [1, 4096], got '0'\n"},
+		{"[api]\nclients = 0\n",
+		 ":2: clients: expected a whole number in [1, 1024], got '0'\n"},
+		{"[api]\nmrs = 65536\n",
+		 ":2: mrs: expected a whole number in [1, 65535], got '65536'\n"},
+		{"[api]\nseg_bytes = 10000\n",
+		 ":2: seg_bytes: expected a whole number in [0, 9000], got '10000'\n"},
+		{"[traffic]\nmode = check\n[api]\nenable = yes\n",
+		 ":4: enable: applications and link test traffic cannot both run ([traffic] mode "
+		 "= check): a lane carries one or the other\n"},
+		{"[api]\nport = 1\n", ":2: port: unknown key in [api] (see sluiced --help)\n"},
+	};
+	char programs[512] = "";
+	size_t len = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < sl_proto_count(); i++)
+		len += (size_t)snprintf(programs + len, sizeof(programs) - len, "%s%s",
+					i ? ", " : "", sl_proto_at(i)->name);
+	for (size_t i = 0; i < SL_ARRAY_SIZE(cases); i++) {
+		static struct sluiced_conf c;
+		char path[] = "/tmp/sl-conf-XXXXXX", err[1024], want[1024], msg[1024], text[256];
+
+		snprintf(text, sizeof(text), "%s[port.0]\ndevice = net_ring0\n", cases[i].text);
+		assert_int_equal(load(&c, text, err, sizeof(err), path), -1);
+		snprintf(msg, sizeof(msg), cases[i].msg, programs);
+		snprintf(want, sizeof(want), "%s%s", path, msg);
+		assert_string_equal(err, want);
+	}
+}
+
 static int
 read_both(void **state)
 {
@@ -493,6 +606,9 @@ main(int argc, char **argv)
 		cmocka_unit_test(sluiced_conf_load__qp_keys),
 		cmocka_unit_test(sluiced_conf_load__qp_defaults),
 		cmocka_unit_test(sluiced_conf_load__qp_errors_name_file_line_and_key),
+		cmocka_unit_test(sluiced_conf_load__api_keys),
+		cmocka_unit_test(sluiced_conf_load__api_defaults),
+		cmocka_unit_test(sluiced_conf_load__api_errors_name_file_line_and_key),
 	};
 
 	if (argc != 3) {

@@ -52,6 +52,8 @@ static const struct {
 	{&sl_xport_traffic_stat_table, "sl_xport_traffic_stats_get()",
 	 "sluiced: `/sluice/qp,<qpn>` (`lane/<name>`, its lane's endpoint), sums in "
 	 "`/sluice/qps` (`totals/traffic/<name>`) and the exit JSON (`qps/traffic/<name>`)"},
+	{&sl_chan_srv_stat_table, "sl_chan_srv_stats_get()",
+	 "sluiced: `/sluice/api` (`<name>`), the control half of the applications' channel"},
 	{&sl_impair_stat_table, "sl_impair_stats_get()",
 	 "net_impair: ethdev xstats `rx_impair_<name>`, `tx_impair_<name>`"},
 	{&sl_sched_stat_table, "sl_sched_stats_get()", "sluice-sim's summary"},

@@ -1,0 +1,898 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * srv.c - the control half of the application channel (sl_chan_srv.h): the unix socket, each
+ * application's requests, its shared memory, memory regions, CQs and QPs, and the commands that
+ * hand QPs to a lane. Plain POSIX, one control thread, no DPDK.
+ *
+ * Clients. A connection is a client: a protection domain numbered from 1 upwards, never
+ * reused, so a key or a QP of a client that left can never be taken for a new one's. Its first
+ * request must be HELLO, with its memfd: the file must be exactly mem_bytes long and sealed
+ * against shrinking (F_SEAL_SHRINK), else the application could truncate it under the daemon's
+ * mapping and a lane would die of SIGBUS touching it. Over max_clients a connection is
+ * accepted, answered HELLO -EMFILE and closed.
+ *
+ * Messages. Each request is exactly one struct sl_chan_req; anything else (another size, magic,
+ * version or type, an fd missing or extra) is a bad message, answered -EPROTO when its header
+ * (magic, version, type, seq) could be read, silently dropped otherwise; every fd it carried
+ * is closed. Every address and ring the application names is checked against its memory
+ * (without overflow) before the daemon computes a pointer from it: a ring is 64-byte aligned
+ * (its indexes are atomics on their own cache lines) and lies whole in the memory; a QP's SQ
+ * and RQ overlap neither each other nor its CQs' rings.
+ *
+ * Commands and time. A QP is opened, connected and destroyed by a command to lanes[0]
+ * (sl_chan_lane_call, SL_CHAN_SRV_CMD_NS at most); a hang-up sends CLIENT_GONE to every lane.
+ * A lane that does not answer in time may still hold what the command names, so nothing it
+ * names is freed: the request fails with -ETIMEDOUT, and the command stays with its object
+ * (a QP's slot keeps its QPN, a client that left keeps its memory mapped, its CQs and QPs) until
+ * the lane answers, which every poll checks; meanwhile the QP answers -EBUSY. A client gone
+ * before its lanes answered is a ghost: its socket is closed, its MRs deleted (their keys stop
+ * resolving; the pointers a lane took stay valid since the memory stays mapped), and its slot
+ * counts against max_clients until the ghost is reaped.
+ *
+ * Counters are written by the control thread only (sl_stat_add) and read by telemetry with
+ * sl_chan_srv_stats_get. Units: bytes, ns, ms.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "sl_chan_srv.h"
+#include "sl_common.h"
+#include "sl_pacer.h"
+#include "sl_proto.h"
+#include "sl_recv.h"
+
+#define SL_CHAN_SRV_CMD_NS (1 * SL_NS_PER_S) /**< a lane answers a command within this, ns */
+#define SL_CHAN_MSG_DEFAULT (1u << 20)       /**< max_msg_bytes when a QP names none, bytes */
+#define RING_ALIGN 64u                       /**< a ring's offset is a multiple of this */
+#define FDS_MAX 4u                           /**< fds read from one message, at most */
+#define REQS_PER_POLL 16u                    /**< requests served per client per poll */
+#define ACCESS_ALL (SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ)
+
+static const struct sl_stat_desc stat_desc[] = {
+	SL_STAT(struct sl_chan_srv_stats, clients_accepted, "applications connected"),
+	SL_STAT(struct sl_chan_srv_stats, clients_refused,
+		"connections refused (HELLO -EMFILE): max_clients reached"),
+	SL_STAT(struct sl_chan_srv_stats, clients_gone,
+		"applications that hung up (their QPs, CQs, MRs and memory released)"),
+	SL_STAT(struct sl_chan_srv_stats, requests, "control requests read"),
+	SL_STAT(struct sl_chan_srv_stats, requests_refused,
+		"requests answered with an error, any reason"),
+	SL_STAT(struct sl_chan_srv_stats, bad_messages,
+		"messages of the wrong size, magic, version or type, or with an fd missing or "
+		"extra"),
+	SL_STAT(struct sl_chan_srv_stats, mrs, "memory regions registered now"),
+	SL_STAT(struct sl_chan_srv_stats, cqs, "CQs now"),
+	SL_STAT(struct sl_chan_srv_stats, qps, "application QPs now"),
+};
+SL_STAT_TABLE_DEFINE(sl_chan_srv_stat_table, struct sl_chan_srv_stats, stat_desc);
+
+/* A command and whether a lane may still answer it (it timed out). */
+struct pending {
+	struct sl_chan_cmd c;
+	bool queued; /**< posted, not answered yet: c must stay where it is */
+};
+
+struct client {
+	int fd;       /**< the connection; -1: slot free, or a ghost (see gone) */
+	bool gone;    /**< hung up; waits for the lanes' answers to CLIENT_GONE */
+	bool hello;   /**< HELLO done: mem is mapped */
+	uint32_t id;  /**< protection domain, from 1, never reused */
+	int memfd;    /**< -1: none */
+	uint8_t *mem; /**< the daemon's mapping */
+	uint64_t mem_bytes;
+	uint64_t base_va;
+	struct pending *bye; /**< [n_lanes] CLIENT_GONE */
+};
+
+struct cq {
+	struct sl_chan_cq cq;
+	bool used;
+	uint32_t qps; /**< QPs that name it */
+	uint64_t off; /**< its ring in the client's memory, bytes */
+	uint64_t bytes;
+};
+
+enum qp_state { QP_FREE, QP_OPEN, QP_CONNECTED };
+
+struct qp {
+	enum qp_state state;
+	struct client *cl;
+	struct sl_chan_qp_conf conf; /**< what the lane was given (it keeps a pointer) */
+	struct pending p;            /**< the last command */
+};
+
+struct sl_chan_srv {
+	struct sl_chan_srv_conf conf;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char host[SL_CHAN_HOST_MAX];
+	char program[SL_NAME_MAX];
+	int lfd;
+	struct sl_chan_lane **lanes;
+	unsigned n_lanes;
+	struct sl_chan_mrs *mrs;
+	uint32_t next_id;
+	struct client *clients; /**< [max_clients] */
+	struct cq *cqs;         /**< [max_cqs]: handle = index + 1 */
+	struct qp *qps;         /**< [qps]: QPN = qpn_base + index */
+	struct pollfd *pfd;     /**< [1 + max_clients] */
+	struct client **pcl;    /**< [1 + max_clients]: the client of pfd[i] */
+	struct sl_chan_srv_stats stats;
+};
+
+static void srv_log(const struct sl_chan_srv *s, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+srv_log(const struct sl_chan_srv *s, int level, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (s->conf.log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	s->conf.log(s->conf.log_ctx, level, "%s", buf);
+}
+
+static void
+count(uint64_t *counter, int64_t n)
+{
+	sl_stat_add(counter, (uint64_t)n);
+}
+
+/* --- commands to lanes --------------------------------------------------------------------- */
+
+/* The lane answered p (or it was never posted). */
+static bool
+answered(struct pending *p)
+{
+	if (p->queued && atomic_load_explicit(&p->c.done, memory_order_acquire))
+		p->queued = false;
+	return !p->queued;
+}
+
+static int
+call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint32_t client, uint32_t qpn,
+     uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
+{
+	int rc;
+
+	memset(&p->c, 0, sizeof(p->c));
+	p->c.type = type;
+	p->c.client = client;
+	p->c.qpn = qpn;
+	p->c.peer_qpn = peer_qpn;
+	p->c.qp = qp;
+	p->queued = true;
+	rc = sl_chan_lane_call(lane, &p->c, SL_CHAN_SRV_CMD_NS);
+	return answered(p) ? rc : -ETIMEDOUT;
+}
+
+/* --- releasing ----------------------------------------------------------------------------- */
+
+static void
+qp_free(struct sl_chan_srv *s, struct qp *q)
+{
+	s->cqs[q->conf.send_cq->id - 1].qps--;
+	s->cqs[q->conf.recv_cq->id - 1].qps--;
+	memset(q, 0, sizeof(*q));
+	count(&s->stats.qps, -1);
+}
+
+static void
+cq_free(struct sl_chan_srv *s, struct cq *c)
+{
+	close(c->cq.event_fd);
+	memset(c, 0, sizeof(*c));
+	count(&s->stats.cqs, -1);
+}
+
+/* A slot whose command timed out: free it once the lane answered (OPEN refused, DESTROY). */
+static void
+qp_reap(struct sl_chan_srv *s, struct qp *q)
+{
+	if (q->state == QP_FREE || q->p.queued == false || !answered(&q->p))
+		return;
+	if (q->p.c.type == SL_CHAN_CMD_QP_DESTROY ||
+	    (q->p.c.type == SL_CHAN_CMD_QP_OPEN && q->p.c.result != 0))
+		qp_free(s, q);
+	else if (q->p.c.type == SL_CHAN_CMD_QP_CONNECT && q->p.c.result == 0)
+		q->state = QP_CONNECTED;
+}
+
+/*
+ * Release a client whose lanes all answered CLIENT_GONE: its QPs (none of their commands still
+ * queued), CQs, memory. false while something is still out.
+ */
+static bool
+client_release(struct sl_chan_srv *s, struct client *cl)
+{
+	for (unsigned i = 0; i < s->n_lanes; i++)
+		if (!answered(&cl->bye[i]))
+			return false;
+	for (uint32_t i = 0; i < s->conf.qps; i++)
+		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl && !answered(&s->qps[i].p))
+			return false;
+	for (uint32_t i = 0; i < s->conf.qps; i++)
+		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl)
+			qp_free(s, &s->qps[i]);
+	for (uint32_t i = 0; i < s->conf.max_cqs; i++)
+		if (s->cqs[i].used && s->cqs[i].cq.client == cl->id)
+			cq_free(s, &s->cqs[i]);
+	if (cl->mem != NULL)
+		munmap(cl->mem, cl->mem_bytes);
+	if (cl->memfd >= 0)
+		close(cl->memfd);
+	cl->mem = NULL;
+	cl->memfd = -1;
+	cl->hello = false;
+	cl->gone = false;
+	return true;
+}
+
+/* The client hung up (or must go): tell every lane, drop its keys, release what they let go. */
+static void
+client_gone(struct sl_chan_srv *s, struct client *cl)
+{
+	unsigned n;
+
+	close(cl->fd);
+	cl->fd = -1;
+	cl->gone = true;
+	for (unsigned i = 0; i < s->n_lanes; i++)
+		if (call(s->lanes[i], &cl->bye[i], SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0, NULL) ==
+		    -ETIMEDOUT)
+			srv_log(s, LOG_WARNING,
+				"client %u: lane %u did not answer CLIENT_GONE: its memory stays "
+				"mapped until it does",
+				cl->id, i);
+	n = sl_chan_mrs_del_client(s->mrs, cl->id);
+	count(&s->stats.mrs, -(int64_t)n);
+	count(&s->stats.clients_gone, 1);
+	srv_log(s, LOG_INFO, "client %u gone", cl->id);
+	client_release(s, cl);
+}
+
+/* --- requests ------------------------------------------------------------------------------ */
+
+/* [off, off + bytes) lies in a memory of mem_bytes. */
+static bool
+in_mem(uint64_t off, uint64_t bytes, uint64_t mem_bytes)
+{
+	return off <= mem_bytes && bytes <= mem_bytes - off;
+}
+
+static bool
+overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
+{
+	return a < b + b_bytes && b < a + a_bytes;
+}
+
+/* A ring of depth entries of esize bytes at off: aligned, inside the memory, depth 2^k. */
+static bool
+ring_ok(const struct client *cl, uint64_t off, uint32_t depth, uint32_t esize)
+{
+	return depth >= 1 && depth <= SL_CHAN_RING_MAX && sl_is_pow2(depth) &&
+	       off % RING_ALIGN == 0 &&
+	       in_mem(off, SL_CHAN_RING_BYTES(depth, esize), cl->mem_bytes);
+}
+
+/* The file behind fd is an eventfd (a lane writes 8 bytes to it and must never block). */
+static bool
+is_eventfd(int fd)
+{
+	char link[64], target[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
+static int
+do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
+	 struct sl_chan_rsp *r)
+{
+	uint64_t bytes = q->u.hello.mem_bytes;
+	struct stat st;
+	int seals;
+	void *mem;
+
+	if (cl->hello)
+		return -EPROTO;
+	if (bytes == 0 || bytes > SL_CHAN_MEM_MAX || q->u.hello.base_va > UINT64_MAX - bytes ||
+	    fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != bytes)
+		return -EINVAL;
+	seals = fcntl(*fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EINVAL;
+	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	cl->mem = mem;
+	cl->mem_bytes = bytes;
+	cl->base_va = q->u.hello.base_va;
+	cl->memfd = *fd;
+	*fd = -1;
+	cl->hello = true;
+	snprintf(r->u.hello.host, sizeof(r->u.hello.host), "%s", s->host);
+	r->u.hello.client = cl->id;
+	return 0;
+}
+
+static int
+do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
+	  struct sl_chan_rsp *r)
+{
+	uint64_t va = q->u.mr_reg.addr, len = q->u.mr_reg.len;
+	uint32_t access = q->u.mr_reg.access, key;
+	int rc;
+
+	if (len == 0 || va < cl->base_va || !in_mem(va - cl->base_va, len, cl->mem_bytes) ||
+	    (access & ~ACCESS_ALL) ||
+	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access, &key);
+	if (rc != 0)
+		return rc;
+	count(&s->stats.mrs, 1);
+	r->u.mr_reg.lkey = key;
+	r->u.mr_reg.rkey = key;
+	return 0;
+}
+
+static int
+do_mr_dereg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
+{
+	int rc = sl_chan_mrs_del(s->mrs, cl->id, q->u.mr_dereg.lkey);
+
+	if (rc == 0)
+		count(&s->stats.mrs, -1);
+	return rc;
+}
+
+static int
+do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
+	     struct sl_chan_rsp *r)
+{
+	uint64_t off = q->u.cq_create.ring_off;
+	uint32_t depth = q->u.cq_create.depth;
+	struct cq *c = NULL;
+
+	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)) || !is_eventfd(*fd))
+		return -EINVAL;
+	for (uint32_t i = 0; i < s->conf.max_cqs && c == NULL; i++)
+		if (!s->cqs[i].used)
+			c = &s->cqs[i];
+	if (c == NULL)
+		return -ENOSPC;
+	*c = (struct cq){
+		.cq = {.id = (uint32_t)(c - s->cqs) + 1,
+		       .client = cl->id,
+		       .ring = sl_chan_ring_at(cl->mem, off),
+		       .depth = depth,
+		       .event_fd = *fd},
+		.used = true,
+		.off = off,
+		.bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)),
+	};
+	*fd = -1;
+	count(&s->stats.cqs, 1);
+	r->u.cq_create.cq = c->cq.id;
+	return 0;
+}
+
+/* The client's CQ with handle id, or NULL. */
+static struct cq *
+cq_of(struct sl_chan_srv *s, const struct client *cl, uint32_t id)
+{
+	struct cq *c = id >= 1 && id <= s->conf.max_cqs ? &s->cqs[id - 1] : NULL;
+
+	return c != NULL && c->used && c->cq.client == cl->id ? c : NULL;
+}
+
+static int
+do_cq_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
+{
+	struct cq *c = cq_of(s, cl, q->u.cq_destroy.cq);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->qps != 0)
+		return -EBUSY;
+	cq_free(s, c);
+	return 0;
+}
+
+/* The client's QP qpn, or NULL. */
+static struct qp *
+qp_of(struct sl_chan_srv *s, const struct client *cl, uint32_t qpn)
+{
+	struct qp *q =
+		qpn - s->conf.qpn_base < s->conf.qps ? &s->qps[qpn - s->conf.qpn_base] : NULL;
+
+	return q != NULL && q->state != QP_FREE && q->cl == cl ? q : NULL;
+}
+
+/* Check QP_CREATE's request and fill conf from it; 0 or -errno. */
+static int
+qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
+	 struct sl_chan_qp_conf *conf)
+{
+	const __typeof__(q->u.qp_create) *a = &q->u.qp_create;
+	uint64_t sq_bytes = SL_CHAN_RING_BYTES(a->sq_depth, sizeof(struct sl_chan_sqe));
+	uint64_t rq_bytes = SL_CHAN_RING_BYTES(a->rq_depth, sizeof(struct sl_chan_rqe));
+	struct cq *scq = cq_of(s, cl, a->send_cq), *rcq = cq_of(s, cl, a->recv_cq);
+	const struct sl_proto_ops *ops;
+	char program[SL_NAME_MAX];
+
+	if (scq == NULL || rcq == NULL ||
+	    !ring_ok(cl, a->sq_off, a->sq_depth, sizeof(struct sl_chan_sqe)) ||
+	    !ring_ok(cl, a->rq_off, a->rq_depth, sizeof(struct sl_chan_rqe)) ||
+	    overlap(a->sq_off, sq_bytes, a->rq_off, rq_bytes) ||
+	    overlap(a->sq_off, sq_bytes, scq->off, scq->bytes) ||
+	    overlap(a->sq_off, sq_bytes, rcq->off, rcq->bytes) ||
+	    overlap(a->rq_off, rq_bytes, scq->off, scq->bytes) ||
+	    overlap(a->rq_off, rq_bytes, rcq->off, rcq->bytes) ||
+	    a->max_msg_bytes > SL_XPORT_MSG_MAX ||
+	    (a->rate_limit_bps != 0 && a->rate_limit_bps < SL_PACER_RATE_MIN_BPS) ||
+	    memchr(a->program, '\0', sizeof(a->program)) == NULL ||
+	    memchr(a->pacer, '\0', sizeof(a->pacer)) == NULL ||
+	    (a->receiver != SL_RECEIVER_MELO && a->receiver != SL_RECEIVER_GBN))
+		return -EINVAL;
+	snprintf(program, sizeof(program), "%s", a->program[0] ? a->program : s->program);
+	ops = sl_proto_find(program);
+	if (ops == NULL || (a->pacer[0] != '\0' && strcmp(a->pacer, "tassel") != 0))
+		return -ENOENT;
+	*conf = (struct sl_chan_qp_conf){
+		.client = cl->id,
+		.mrs = s->mrs,
+		.mem = cl->mem,
+		.mem_bytes = cl->mem_bytes,
+		.base_va = cl->base_va,
+		.send_cq = &scq->cq,
+		.recv_cq = &rcq->cq,
+		.sq = sl_chan_ring_at(cl->mem, a->sq_off),
+		.rq = sl_chan_ring_at(cl->mem, a->rq_off),
+		.sq_depth = a->sq_depth,
+		.rq_depth = a->rq_depth,
+		.max_msg_bytes = a->max_msg_bytes ? a->max_msg_bytes : SL_CHAN_MSG_DEFAULT,
+		.xqp = {.seg_bytes = s->conf.seg_bytes,
+			.recv_mode = a->receiver == SL_RECEIVER_GBN ? SL_RECV_GBN : SL_RECV_MELO,
+			.max_rate_bps = ops->credit == SL_CREDIT_GRANT ? 0 : a->rate_limit_bps},
+	};
+	memcpy(conf->program, program, sizeof(program));
+	return 0;
+}
+
+static int
+do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
+	     struct sl_chan_rsp *r)
+{
+	struct sl_chan_qp_conf conf;
+	struct qp *qp = NULL;
+	int rc = qp_check(s, cl, q, &conf);
+
+	if (rc != 0)
+		return rc;
+	for (uint32_t i = 0; i < s->conf.qps && qp == NULL; i++)
+		if (s->qps[i].state == QP_FREE)
+			qp = &s->qps[i];
+	if (qp == NULL)
+		return -EMFILE;
+	qp->state = QP_OPEN;
+	qp->cl = cl;
+	qp->conf = conf;
+	qp->conf.xqp.qpn = s->conf.qpn_base + (uint32_t)(qp - s->qps);
+	qp->conf.xqp.proto = qp->conf.program;
+	s->cqs[conf.send_cq->id - 1].qps++;
+	s->cqs[conf.recv_cq->id - 1].qps++;
+	count(&s->stats.qps, 1);
+	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0, &qp->conf);
+	if (rc == -ETIMEDOUT)
+		return rc; /* the lane may open it later: the slot stays (qp_reap) */
+	if (rc != 0) {
+		qp_free(s, qp);
+		return rc;
+	}
+	r->u.qp_create.qpn = qp->conf.xqp.qpn;
+	return 0;
+}
+
+static int
+do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
+{
+	struct qp *qp = qp_of(s, cl, q->u.qp_connect.qpn);
+	int rc;
+
+	if (qp == NULL || q->u.qp_connect.peer_qpn >= (1u << 24))
+		return -EINVAL;
+	if (!answered(&qp->p))
+		return -EBUSY;
+	if (qp->state == QP_CONNECTED)
+		return -EISCONN;
+	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
+		  q->u.qp_connect.peer_qpn, NULL);
+	if (rc == 0)
+		qp->state = QP_CONNECTED;
+	return rc;
+}
+
+static int
+do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
+{
+	struct qp *qp = qp_of(s, cl, q->u.qp_destroy.qpn);
+	int rc;
+
+	if (qp == NULL)
+		return -ENOENT;
+	if (!answered(&qp->p))
+		return -EBUSY;
+	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0, NULL);
+	if (rc == -ETIMEDOUT)
+		return rc; /* freed when the lane answers (qp_reap) */
+	qp_free(s, qp);
+	return rc;
+}
+
+/* The fds a request of type must carry. */
+static unsigned
+fds_wanted(uint16_t type)
+{
+	return type == SL_CHAN_HELLO || type == SL_CHAN_CQ_CREATE;
+}
+
+static int
+serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
+      struct sl_chan_rsp *r)
+{
+	if (q->type == SL_CHAN_HELLO)
+		return do_hello(s, cl, q, fd, r);
+	if (!cl->hello)
+		return -EPROTO;
+	switch (q->type) {
+	case SL_CHAN_MR_REG:
+		return do_mr_reg(s, cl, q, r);
+	case SL_CHAN_MR_DEREG:
+		return do_mr_dereg(s, cl, q);
+	case SL_CHAN_CQ_CREATE:
+		return do_cq_create(s, cl, q, fd, r);
+	case SL_CHAN_CQ_DESTROY:
+		return do_cq_destroy(s, cl, q);
+	case SL_CHAN_QP_CREATE:
+		return do_qp_create(s, cl, q, r);
+	case SL_CHAN_QP_CONNECT:
+		return do_qp_connect(s, cl, q);
+	default:
+		return do_qp_destroy(s, cl, q);
+	}
+}
+
+static int
+send_rsp(int fd, const struct sl_chan_rsp *r)
+{
+	return send(fd, r, sizeof(*r), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+/*
+ * Read and answer one request. 1: served; 0: nothing to read; -1: the client hung up (or
+ * cannot be answered).
+ */
+static int
+serve_one(struct sl_chan_srv *s, struct client *cl)
+{
+	union {
+		char buf[CMSG_SPACE(FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct sl_chan_req q;
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	struct sl_chan_rsp r;
+	int fds[FDS_MAX], fd = -1, rc;
+	unsigned n_fds = 0;
+	ssize_t n;
+	bool bad;
+
+	memset(&q, 0, sizeof(q));
+	n = recvmsg(cl->fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
+			if (n_fds < FDS_MAX)
+				memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+	}
+	count(&s->stats.requests, 1);
+	bad = n != (ssize_t)sizeof(q) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	      q.magic != SL_CHAN_MAGIC || q.version != SL_CHAN_VERSION || q.type < SL_CHAN_HELLO ||
+	      q.type > SL_CHAN_TYPE_MAX || n_fds != fds_wanted(q.type);
+	memset(&r, 0, sizeof(r));
+	r.magic = SL_CHAN_MAGIC;
+	r.version = SL_CHAN_VERSION;
+	r.type = q.type;
+	r.seq = q.seq;
+	if (bad) {
+		count(&s->stats.bad_messages, 1);
+		rc = -EPROTO;
+	} else {
+		fd = n_fds ? fds[0] : -1;
+		n_fds = 0;
+		rc = serve(s, cl, &q, &fd, &r);
+	}
+	for (unsigned i = 0; i < n_fds; i++)
+		close(fds[i]);
+	if (fd >= 0)
+		close(fd); /* not kept by the request */
+	if (rc != 0) {
+		count(&s->stats.requests_refused, 1);
+		srv_log(s, LOG_DEBUG, "client %u: request %u (seq %u) refused: %s", cl->id, q.type,
+			q.seq, strerror(-rc));
+	}
+	r.status = rc;
+	if (n < (ssize_t)offsetof(struct sl_chan_req, rsvd))
+		return 1; /* no header to answer */
+	return send_rsp(cl->fd, &r) == 0 ? 1 : -1;
+}
+
+static void
+accept_all(struct sl_chan_srv *s)
+{
+	for (;;) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct client *cl = NULL;
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+
+		if (fd < 0)
+			return;
+		for (uint32_t i = 0; i < s->conf.max_clients && cl == NULL; i++)
+			if (s->clients[i].fd < 0 && !s->clients[i].gone)
+				cl = &s->clients[i];
+		if (cl == NULL) {
+			struct sl_chan_rsp r = {.magic = SL_CHAN_MAGIC,
+						.version = SL_CHAN_VERSION,
+						.type = SL_CHAN_HELLO,
+						.status = -EMFILE};
+
+			send_rsp(fd, &r);
+			close(fd);
+			count(&s->stats.clients_refused, 1);
+			srv_log(s, LOG_WARNING, "connection refused: %u clients already",
+				s->conf.max_clients);
+			continue;
+		}
+		cl->fd = fd;
+		cl->id = s->next_id++;
+		count(&s->stats.clients_accepted, 1);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+			srv_log(s, LOG_INFO, "client %u: pid %d uid %u gid %u", cl->id,
+				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
+	}
+}
+
+int
+sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms)
+{
+	nfds_t n = 1;
+	int rc;
+
+	for (uint32_t i = 0; i < s->conf.qps; i++)
+		qp_reap(s, &s->qps[i]);
+	for (uint32_t i = 0; i < s->conf.max_clients; i++) {
+		struct client *cl = &s->clients[i];
+
+		if (cl->gone)
+			client_release(s, cl);
+		if (cl->fd < 0)
+			continue;
+		s->pfd[n] = (struct pollfd){.fd = cl->fd, .events = POLLIN};
+		s->pcl[n++] = cl;
+	}
+	s->pfd[0] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+	rc = poll(s->pfd, n, timeout_ms);
+	if (rc < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (nfds_t i = 1; i < n; i++) {
+		struct client *cl = s->pcl[i];
+		short ev = s->pfd[i].revents;
+		int k = 0;
+
+		if (ev == 0)
+			continue;
+		for (unsigned j = 0; (ev & POLLIN) && j < REQS_PER_POLL; j++) {
+			k = serve_one(s, cl);
+			if (k <= 0)
+				break;
+		}
+		/* with POLLIN, a hang-up shows as a read of 0 once the last request is served */
+		if (k < 0 || ((ev & (POLLHUP | POLLERR)) && !(ev & POLLIN)))
+			client_gone(s, cl);
+	}
+	if (s->pfd[0].revents & POLLIN)
+		accept_all(s);
+	return 0;
+}
+
+/* --- listening ----------------------------------------------------------------------------- */
+
+/* mkdir -p of path's directory, 0755. 0 or -errno. */
+static int
+make_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(dir, 0755) != 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int
+listen_at(struct sl_chan_srv *s)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	const struct sl_chan_srv_conf *c = &s->conf;
+	struct stat st;
+	int rc;
+
+	if (strlen(c->socket_path) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(a.sun_path, c->socket_path);
+	rc = make_dir(c->socket_path);
+	if (rc != 0)
+		return rc;
+	if (lstat(c->socket_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST; /* never remove what is not an old socket */
+		unlink(c->socket_path);
+	}
+	s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->lfd < 0)
+		return -errno;
+	if (bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		return -errno;
+	snprintf(s->path, sizeof(s->path), "%s", c->socket_path);
+	if (chmod(s->path, c->mode) != 0 ||
+	    ((c->uid != (uid_t)-1 || c->gid != (gid_t)-1) && chown(s->path, c->uid, c->gid) != 0) ||
+	    listen(s->lfd, SOMAXCONN) != 0)
+		return -errno;
+	return 0;
+}
+
+/* The conf's numbers are usable and lanes[0] owns exactly [qpn_base, qpn_base + qps). */
+static bool
+conf_ok(const struct sl_chan_srv_conf *c, struct sl_chan_lane *const *lanes, unsigned n_lanes,
+	const struct sl_chan_mrs *mrs)
+{
+	return c->socket_path != NULL && c->max_clients > 0 && c->max_cqs > 0 && c->qps > 0 &&
+	       c->seg_bytes >= 1 && c->seg_bytes <= UINT16_MAX && lanes != NULL && n_lanes > 0 &&
+	       mrs != NULL && c->qpn_base + c->qps > c->qpn_base &&
+	       sl_chan_lane_owns(lanes[0], c->qpn_base) &&
+	       sl_chan_lane_owns(lanes[0], c->qpn_base + c->qps - 1) &&
+	       !sl_chan_lane_owns(lanes[0], c->qpn_base + c->qps) &&
+	       (c->qpn_base == 0 || !sl_chan_lane_owns(lanes[0], c->qpn_base - 1)) &&
+	       sl_proto_find(c->default_program ? c->default_program : "") != NULL;
+}
+
+struct sl_chan_srv *
+sl_chan_srv_create(const struct sl_chan_srv_conf *conf, struct sl_chan_lane *const *lanes,
+		   unsigned n_lanes, struct sl_chan_mrs *mrs)
+{
+	struct sl_chan_srv *s;
+	int err = ENOMEM;
+
+	if (!conf_ok(conf, lanes, n_lanes, mrs)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->conf = *conf;
+	s->lfd = -1;
+	s->mrs = mrs;
+	s->next_id = 1;
+	s->n_lanes = n_lanes;
+	snprintf(s->host, sizeof(s->host), "%s", conf->host ? conf->host : "");
+	snprintf(s->program, sizeof(s->program), "%s", conf->default_program);
+	s->lanes = calloc(n_lanes, sizeof(*s->lanes));
+	s->clients = calloc(conf->max_clients, sizeof(*s->clients));
+	s->cqs = calloc(conf->max_cqs, sizeof(*s->cqs));
+	s->qps = calloc(conf->qps, sizeof(*s->qps));
+	s->pfd = calloc(conf->max_clients + 1, sizeof(*s->pfd));
+	s->pcl = calloc(conf->max_clients + 1, sizeof(*s->pcl));
+	if (s->lanes == NULL || s->clients == NULL || s->cqs == NULL || s->qps == NULL ||
+	    s->pfd == NULL || s->pcl == NULL)
+		goto fail;
+	memcpy(s->lanes, lanes, n_lanes * sizeof(*lanes));
+	for (uint32_t i = 0; i < conf->max_clients; i++) {
+		s->clients[i].fd = -1;
+		s->clients[i].memfd = -1;
+		s->clients[i].bye = calloc(n_lanes, sizeof(*s->clients[i].bye));
+		if (s->clients[i].bye == NULL)
+			goto fail;
+	}
+	err = -listen_at(s);
+	if (err != 0)
+		goto fail;
+	return s;
+fail:
+	sl_chan_srv_free(s);
+	errno = err;
+	return NULL;
+}
+
+void
+sl_chan_srv_free(struct sl_chan_srv *s)
+{
+	bool kept = false;
+
+	if (s == NULL)
+		return;
+	for (uint32_t i = 0; s->clients != NULL && i < s->conf.max_clients; i++) {
+		struct client *cl = &s->clients[i];
+
+		if (cl->fd >= 0)
+			client_gone(s, cl);
+		if (cl->gone && !client_release(s, cl))
+			kept = true;
+	}
+	if (kept)
+		srv_log(s, LOG_ERR, "a lane never answered: its clients' memory stays mapped");
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->path[0] != '\0')
+		unlink(s->path);
+	for (uint32_t i = 0; !kept && s->clients != NULL && i < s->conf.max_clients; i++)
+		free(s->clients[i].bye);
+	if (!kept) { /* a queued command lives in these: keep them while a lane may answer */
+		free(s->clients);
+		free(s->qps);
+		free(s->cqs);
+	}
+	free(s->lanes);
+	free(s->pfd);
+	free(s->pcl);
+	free(s);
+}
+
+void
+sl_chan_srv_stats_get(const struct sl_chan_srv *s, struct sl_chan_srv_stats *st)
+{
+	sl_stats_snapshot(st, &s->stats, sl_chan_srv_stat_table.n);
+}

@@ -1,0 +1,961 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests for lib/chan/srv.c: a real server on a real socket in a temporary directory, and a
+ * client written here with raw sl_chan.h messages (not libsluice). The lane half is a test
+ * double below: sl_chan_lane_call records each command and answers it at once (or, "hanging",
+ * never), sl_chan_lane_owns states the lane's QPN range.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <cmocka.h>
+
+#include "sl_chan_srv.h"
+
+/* --- the lane double ----------------------------------------------------------------------- */
+
+#define LOG_MAX 64
+
+struct sl_chan_lane {
+	uint32_t base, n; /**< QPNs it owns */
+	int answer;       /**< what every command gets */
+	bool hang;        /**< never answer: sl_chan_lane_call times out */
+	unsigned n_cmds;
+	struct sl_chan_cmd log[LOG_MAX];    /**< copies, as posted */
+	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_OPEN: the conf it was given */
+	struct sl_chan_cmd *held[LOG_MAX];  /**< posted while hanging */
+	unsigned n_held;
+};
+
+int
+sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns)
+{
+	(void)timeout_ns;
+	assert_true(cl->n_cmds < LOG_MAX);
+	memcpy(&cl->log[cl->n_cmds], cmd, sizeof(*cmd));
+	if (cmd->type == SL_CHAN_CMD_QP_OPEN)
+		cl->qp[cl->n_cmds] = *cmd->qp;
+	cl->n_cmds++;
+	if (cl->hang) {
+		cl->held[cl->n_held++] = cmd;
+		return -ETIMEDOUT;
+	}
+	cmd->result = cl->answer;
+	atomic_store_explicit(&cmd->done, true, memory_order_release);
+	return cmd->result;
+}
+
+bool
+sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
+{
+	return qpn - cl->base < cl->n;
+}
+
+/* The hanging lane answers every command it holds. */
+static void
+lane_wake(struct sl_chan_lane *cl)
+{
+	for (unsigned i = 0; i < cl->n_held; i++) {
+		cl->held[i]->result = 0;
+		atomic_store_explicit(&cl->held[i]->done, true, memory_order_release);
+	}
+	cl->n_held = 0;
+	cl->hang = false;
+}
+
+/* Commands of type given so far. */
+static unsigned
+lane_count(const struct sl_chan_lane *cl, uint8_t type)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cl->n_cmds; i++)
+		n += cl->log[i].type == type;
+	return n;
+}
+
+/* --- fixture ------------------------------------------------------------------------------- */
+
+#define QPN_BASE 100u
+#define BASE_VA UINT64_C(0x7f0000000000)
+#define MEM_BYTES (1u << 20)
+
+struct fx {
+	char dir[64], sub[80], path[96];
+	struct sl_chan_lane lane[2];
+	struct sl_chan_mrs *mrs;
+	struct sl_chan_srv *s;
+	struct sl_chan_srv_conf conf;
+};
+
+static struct sl_chan_srv *
+fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
+{
+	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
+
+	f->lane[0].base = QPN_BASE;
+	f->lane[0].n = qps;
+	f->lane[1].base = 1000;
+	f->lane[1].n = 4;
+	f->conf = (struct sl_chan_srv_conf){
+		.socket_path = f->path,
+		.mode = 0660,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+		.max_clients = max_clients,
+		.max_mrs = 16,
+		.max_cqs = 8,
+		.host = "test-host",
+		.default_program = "dcqcn",
+		.seg_bytes = 1024,
+		.stash_bytes = 1 << 20,
+		.qpn_base = QPN_BASE,
+		.qps = qps,
+	};
+	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
+	assert_non_null(f->s);
+	return f->s;
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/sl_test_srv.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->sub, sizeof(f->sub), "%s/run", f->dir);
+	snprintf(f->path, sizeof(f->path), "%s/sluiced.sock", f->sub);
+	f->mrs = sl_chan_mrs_create(16);
+	assert_non_null(f->mrs);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	sl_chan_srv_free(f->s);
+	sl_chan_mrs_free(f->mrs);
+	rmdir(f->sub);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static struct sl_chan_srv_stats
+stats(const struct fx *f)
+{
+	struct sl_chan_srv_stats st;
+
+	sl_chan_srv_stats_get(f->s, &st);
+	return st;
+}
+
+/* --- the raw client ------------------------------------------------------------------------ */
+
+static int
+client_connect(const struct fx *f)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", f->path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Send len bytes of buf with n_fds fds. */
+static void
+send_raw(int fd, const void *buf, size_t len, const int *fds, unsigned n_fds)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (n_fds) {
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.buf;
+		m.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n_fds * sizeof(int));
+	}
+	assert_int_equal(sendmsg(fd, &m, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* Serve until fd has something to read (or 50 rounds); false if it never did. */
+static bool
+serve_until_readable(struct fx *f, int fd)
+{
+	for (int i = 0; i < 50; i++) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+		if (poll(&p, 1, 0) == 1)
+			return true;
+	}
+	return false;
+}
+
+static struct sl_chan_rsp
+recv_rsp(struct fx *f, int fd)
+{
+	struct sl_chan_rsp r;
+
+	assert_true(serve_until_readable(f, fd));
+	assert_int_equal(recv(fd, &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	assert_int_equal(r.magic, SL_CHAN_MAGIC);
+	assert_int_equal(r.version, SL_CHAN_VERSION);
+	return r;
+}
+
+static struct sl_chan_req
+req(uint16_t type)
+{
+	static uint32_t seq;
+
+	return (struct sl_chan_req){
+		.magic = SL_CHAN_MAGIC, .version = SL_CHAN_VERSION, .type = type, .seq = ++seq};
+}
+
+/* One request with its fds (n_fds 0..4), its response; the seq and type echoed. */
+static struct sl_chan_rsp
+rpc_fds(struct fx *f, int fd, const struct sl_chan_req *q, const int *fds, unsigned n_fds)
+{
+	struct sl_chan_rsp r;
+
+	send_raw(fd, q, sizeof(*q), fds, n_fds);
+	r = recv_rsp(f, fd);
+	assert_int_equal(r.seq, q->seq);
+	assert_int_equal(r.type, q->type);
+	return r;
+}
+
+static struct sl_chan_rsp
+rpc(struct fx *f, int fd, const struct sl_chan_req *q)
+{
+	return rpc_fds(f, fd, q, NULL, 0);
+}
+
+/* A memfd of bytes, sealed against shrinking when seal. */
+static int
+memfd(uint64_t bytes, bool seal)
+{
+	int fd = memfd_create("sl_test_srv", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
+	if (seal)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	return fd;
+}
+
+static int
+hello_with(struct fx *f, int fd, int mfd, uint64_t mem_bytes)
+{
+	struct sl_chan_req q = req(SL_CHAN_HELLO);
+
+	q.u.hello.mem_bytes = mem_bytes;
+	q.u.hello.base_va = BASE_VA;
+	return rpc_fds(f, fd, &q, &mfd, 1).status;
+}
+
+/* A connected client that said HELLO with a sealed memory of MEM_BYTES; its number in *id. */
+static int
+attach(struct fx *f, uint32_t *id)
+{
+	int fd = client_connect(f), mfd = memfd(MEM_BYTES, true);
+	struct sl_chan_req q = req(SL_CHAN_HELLO);
+	struct sl_chan_rsp r;
+
+	q.u.hello.mem_bytes = MEM_BYTES;
+	q.u.hello.base_va = BASE_VA;
+	r = rpc_fds(f, fd, &q, &mfd, 1);
+	assert_int_equal(r.status, 0);
+	close(mfd);
+	if (id)
+		*id = r.u.hello.client;
+	return fd;
+}
+
+static struct sl_chan_rsp
+mr_reg(struct fx *f, int fd, uint64_t addr, uint64_t len, uint32_t access)
+{
+	struct sl_chan_req q = req(SL_CHAN_MR_REG);
+
+	q.u.mr_reg.addr = addr;
+	q.u.mr_reg.len = len;
+	q.u.mr_reg.access = access;
+	return rpc(f, fd, &q);
+}
+
+static struct sl_chan_rsp
+cq_create(struct fx *f, int fd, uint64_t off, uint32_t depth)
+{
+	struct sl_chan_req q = req(SL_CHAN_CQ_CREATE);
+	int efd = eventfd(0, EFD_CLOEXEC);
+	struct sl_chan_rsp r;
+
+	q.u.cq_create.ring_off = off;
+	q.u.cq_create.depth = depth;
+	r = rpc_fds(f, fd, &q, &efd, 1);
+	close(efd);
+	return r;
+}
+
+/* Rings of the tests' QPs: CQ at 0, then each QP's SQ and RQ at 64 KiB steps. */
+#define CQ_OFF 0u
+#define QP_OFF(i) (UINT64_C(65536) * (1 + 2 * (i)))
+
+static struct sl_chan_req
+qp_req(uint32_t cq, uint64_t sq_off, uint64_t rq_off)
+{
+	struct sl_chan_req q = req(SL_CHAN_QP_CREATE);
+
+	q.u.qp_create.send_cq = cq;
+	q.u.qp_create.recv_cq = cq;
+	q.u.qp_create.sq_off = sq_off;
+	q.u.qp_create.rq_off = rq_off;
+	q.u.qp_create.sq_depth = 128;
+	q.u.qp_create.rq_depth = 128;
+	return q;
+}
+
+static struct sl_chan_rsp
+qp_create(struct fx *f, int fd, uint32_t cq, unsigned i)
+{
+	struct sl_chan_req q = qp_req(cq, QP_OFF(i), QP_OFF(i) + 32768);
+
+	return rpc(f, fd, &q);
+}
+
+/* The process's open fds. */
+static int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* --- tests --------------------------------------------------------------------------------- */
+
+static void
+sl_chan_srv_create__listens_with_mode_in_a_new_directory(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+
+	fx_start(f, 4, 4);
+	assert_int_equal(stat(f->sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0755);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0660);
+}
+
+static void
+sl_chan_srv_create__replaces_an_old_socket_not_a_file(void **state)
+{
+	struct fx *f = *state;
+	int fd;
+
+	fx_start(f, 4, 4);
+	sl_chan_srv_free(f->s); /* leaves no file; an old socket file is left by a crash: */
+	f->s = NULL;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	{
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", f->path);
+		assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	}
+	close(fd);
+	fx_start(f, 4, 4);
+	close(attach(f, NULL));
+	sl_chan_srv_free(f->s);
+	f->s = NULL;
+	fd = open(f->path, O_CREAT | O_WRONLY, 0600); /* not a socket: never removed */
+	assert_true(fd >= 0);
+	close(fd);
+	assert_null(sl_chan_srv_create(
+		&f->conf, (struct sl_chan_lane *[]){&f->lane[0], &f->lane[1]}, 2, f->mrs));
+	assert_int_equal(errno, EEXIST);
+	unlink(f->path);
+}
+
+static void
+sl_chan_srv_create__checks_the_lane_range(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_lane *lanes[] = {&f->lane[0]};
+
+	fx_start(f, 4, 4);
+	f->conf.qps = 5; /* the lane owns 4 */
+	assert_null(sl_chan_srv_create(&f->conf, lanes, 1, f->mrs));
+	assert_int_equal(errno, EINVAL);
+	f->conf.qps = 4;
+	f->conf.default_program = "no-such-program";
+	assert_null(sl_chan_srv_create(&f->conf, lanes, 1, f->mrs));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void
+sl_chan_srv_poll__hello_ok(void **state)
+{
+	struct fx *f = *state;
+	int fd, mfd;
+	struct sl_chan_req q = req(SL_CHAN_HELLO);
+	struct sl_chan_rsp r;
+
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	mfd = memfd(MEM_BYTES, true);
+	q.u.hello.mem_bytes = MEM_BYTES;
+	q.u.hello.base_va = BASE_VA;
+	r = rpc_fds(f, fd, &q, &mfd, 1);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.u.hello.host, "test-host");
+	assert_int_equal(r.u.hello.client, 1);
+	assert_int_equal(stats(f).clients_accepted, 1);
+	assert_int_equal(stats(f).requests_refused, 0);
+	r = rpc_fds(f, fd, &q, &mfd, 1); /* HELLO once */
+	assert_int_equal(r.status, -EPROTO);
+	close(mfd);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__no_hello_first_is_eproto(void **state)
+{
+	struct fx *f = *state;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	assert_int_equal(mr_reg(f, fd, BASE_VA, 4096, 0).status, -EPROTO);
+	assert_int_equal(stats(f).requests_refused, 1);
+	assert_int_equal(stats(f).mrs, 0);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__bad_messages_are_eproto(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	struct sl_chan_rsp r;
+	int fd, mfd = memfd(MEM_BYTES, true), before;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, NULL);
+	q = req(SL_CHAN_MR_DEREG);
+	send_raw(fd, &q, 64, NULL, 0); /* short */
+	r = recv_rsp(f, fd);
+	assert_int_equal(r.status, -EPROTO);
+	assert_int_equal(r.seq, q.seq);
+	{
+		char big[sizeof(q) + 8] = {0};
+
+		memcpy(big, &q, sizeof(q));
+		send_raw(fd, big, sizeof(big), NULL, 0); /* long */
+		assert_int_equal(recv_rsp(f, fd).status, -EPROTO);
+	}
+	q = req(SL_CHAN_MR_DEREG);
+	q.magic ^= 1;
+	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
+	q = req(SL_CHAN_MR_DEREG);
+	q.version++;
+	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
+	q = req(SL_CHAN_TYPE_MAX + 1);
+	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
+	q = req(0);
+	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
+	/* an fd where none belongs, and none where one does: refused, and the daemon keeps none */
+	before = open_fds();
+	q = req(SL_CHAN_MR_DEREG);
+	assert_int_equal(rpc_fds(f, fd, &q, &mfd, 1).status, -EPROTO);
+	q = req(SL_CHAN_CQ_CREATE);
+	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
+	q = req(SL_CHAN_CQ_CREATE);
+	assert_int_equal(rpc_fds(f, fd, &q, (int[]){mfd, mfd}, 2).status, -EPROTO);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(stats(f).bad_messages, 9);
+	assert_int_equal(stats(f).requests_refused, 9);
+	/* the connection still serves */
+	assert_int_equal(mr_reg(f, fd, BASE_VA, 4096, 0).status, 0);
+	close(mfd);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size(void **state)
+{
+	struct fx *f = *state;
+	int fd, mfd, before;
+
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	before = open_fds();
+	mfd = memfd(MEM_BYTES, false);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EINVAL);
+	close(mfd);
+	mfd = memfd(MEM_BYTES, true);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES / 2), -EINVAL);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES * 2), -EINVAL);
+	assert_int_equal(hello_with(f, fd, mfd, 0), -EINVAL);
+	close(mfd);
+	mfd = eventfd(0, EFD_CLOEXEC); /* not a file */
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EINVAL);
+	close(mfd);
+	assert_int_equal(open_fds(), before + 1); /* its end of the connection, no memfd */
+	mfd = memfd(MEM_BYTES, true);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), 0);
+	close(mfd);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_rsp r;
+	uint32_t id;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, &id);
+	assert_int_equal(mr_reg(f, fd, BASE_VA - 1, 16, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA, MEM_BYTES + 1, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA + MEM_BYTES, 1, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA + 4096, UINT64_MAX - 100, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, UINT64_MAX - 10, 100, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA, 0, 0).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA, 16, 1u << 3).status, -EINVAL);
+	assert_int_equal(mr_reg(f, fd, BASE_VA, 16, SL_ACCESS_REMOTE_WRITE).status, -EINVAL);
+	assert_int_equal(stats(f).mrs, 0);
+	r = mr_reg(f, fd, BASE_VA + 4096, MEM_BYTES - 4096,
+		   SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.u.mr_reg.lkey, r.u.mr_reg.rkey);
+	assert_non_null(sl_chan_mrs_find(f->mrs, id, r.u.mr_reg.lkey, BASE_VA + MEM_BYTES - 8, 8,
+					 SL_ACCESS_REMOTE_WRITE));
+	assert_int_equal(stats(f).mrs, 1);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__cq_checks_ring_and_event_fd(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	int fd, p[2];
+
+	fx_start(f, 4, 4);
+	fd = attach(f, NULL);
+	assert_int_equal(cq_create(f, fd, MEM_BYTES - 64, 4).status, -EINVAL);
+	assert_int_equal(cq_create(f, fd, UINT64_MAX - 63, 4).status, -EINVAL);
+	assert_int_equal(cq_create(f, fd, 32, 4).status, -EINVAL); /* unaligned */
+	assert_int_equal(cq_create(f, fd, 0, 3).status, -EINVAL);
+	assert_int_equal(cq_create(f, fd, 0, 0).status, -EINVAL);
+	assert_int_equal(cq_create(f, fd, 0, SL_CHAN_RING_MAX * 2).status, -EINVAL);
+	assert_int_equal(pipe(p), 0); /* a lane must never block writing it */
+	q = req(SL_CHAN_CQ_CREATE);
+	q.u.cq_create.depth = 4;
+	assert_int_equal(rpc_fds(f, fd, &q, &p[1], 1).status, -EINVAL);
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(cq_create(f, fd, MEM_BYTES - SL_CHAN_RING_BYTES(4, 32), 4).status, 0);
+	assert_int_equal(stats(f).cqs, 1);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_rsp r;
+	struct sl_chan_req q;
+	const struct sl_chan_qp_conf *c;
+	uint32_t id, cq;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, &id);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	q.u.qp_create.receiver = SL_RECEIVER_GBN;
+	q.u.qp_create.rate_limit_bps = 1000000000;
+	r = rpc(f, fd, &q);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.u.qp_create.qpn, QPN_BASE);
+	assert_int_equal(f->lane[0].n_cmds, 1);
+	assert_int_equal(f->lane[0].log[0].type, SL_CHAN_CMD_QP_OPEN);
+	assert_int_equal(f->lane[0].log[0].client, id);
+	c = &f->lane[0].qp[0];
+	assert_int_equal(c->client, id);
+	assert_int_equal(c->xqp.qpn, QPN_BASE);
+	assert_string_equal(c->xqp.proto, "dcqcn"); /* the daemon's default */
+	assert_int_equal(c->xqp.seg_bytes, 1024);
+	assert_int_equal(c->xqp.recv_mode, SL_RECV_GBN);
+	assert_int_equal(c->xqp.max_rate_bps, 1000000000);
+	assert_int_equal(c->max_msg_bytes, 1u << 20);
+	assert_int_equal(c->sq_depth, 128);
+	assert_int_equal((uint8_t *)c->sq - c->mem, QP_OFF(0));
+	assert_int_equal((uint8_t *)c->rq - c->mem, QP_OFF(0) + 32768);
+	assert_int_equal(c->send_cq->id, cq);
+	assert_int_equal(c->send_cq->depth, 256);
+	assert_int_equal(c->mem_bytes, MEM_BYTES);
+	assert_int_equal(c->base_va, BASE_VA);
+	assert_ptr_equal(c->mrs, f->mrs);
+	q = qp_req(cq, QP_OFF(1), QP_OFF(1) + 32768);
+	snprintf(q.u.qp_create.program, sizeof(q.u.qp_create.program), "reno");
+	snprintf(q.u.qp_create.pacer, sizeof(q.u.qp_create.pacer), "tassel");
+	q.u.qp_create.max_msg_bytes = 4096;
+	r = rpc(f, fd, &q);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.u.qp_create.qpn, QPN_BASE + 1);
+	assert_string_equal(f->lane[0].qp[1].xqp.proto, "reno");
+	assert_int_equal(f->lane[0].qp[1].max_msg_bytes, 4096);
+	assert_int_equal(stats(f).qps, 2);
+	assert_int_equal(f->lane[1].n_cmds, 0); /* application QPs live on lanes[0] */
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__qp_create_refuses_bad_rings_and_names(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 64 * 64); /* SQ (128 x 64 B) runs into RQ */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0)); /* the same ring */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, 192, QP_OFF(0)); /* SQ over the CQ's entries */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, MEM_BYTES - 1024, QP_OFF(0)); /* SQ runs past the end */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), UINT64_MAX - 127); /* RQ offset wraps */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	q.u.qp_create.sq_depth = 100;
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq + 1, QP_OFF(0), QP_OFF(0) + 32768); /* no such CQ */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	q.u.qp_create.receiver = 7;
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	q.u.qp_create.max_msg_bytes = SL_XPORT_MSG_MAX + 1;
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	memset(q.u.qp_create.program, 'x', sizeof(q.u.qp_create.program)); /* no NUL */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	snprintf(q.u.qp_create.program, sizeof(q.u.qp_create.program), "no-such");
+	assert_int_equal(rpc(f, fd, &q).status, -ENOENT);
+	q = qp_req(cq, QP_OFF(0), QP_OFF(0) + 32768);
+	snprintf(q.u.qp_create.pacer, sizeof(q.u.qp_create.pacer), "carousel");
+	assert_int_equal(rpc(f, fd, &q).status, -ENOENT);
+	assert_int_equal(f->lane[0].n_cmds, 0);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(stats(f).requests_refused, 12);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__qpn_exhaustion_is_emfile(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq;
+	int fd;
+
+	fx_start(f, 2, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
+	assert_int_equal(qp_create(f, fd, cq, 1).status, 0);
+	assert_int_equal(qp_create(f, fd, cq, 2).status, -EMFILE);
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = QPN_BASE;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 1);
+	assert_int_equal(qp_create(f, fd, cq, 2).u.qp_create.qpn, QPN_BASE);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__a_lane_refusal_frees_the_qpn(void **state)
+{
+	struct fx *f = *state;
+	uint32_t cq;
+	int fd;
+
+	fx_start(f, 1, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	f->lane[0].answer = -EINVAL;
+	assert_int_equal(qp_create(f, fd, cq, 0).status, -EINVAL);
+	assert_int_equal(stats(f).qps, 0);
+	f->lane[0].answer = 0;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__connect_and_cq_busy(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq, qpn;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	qpn = qp_create(f, fd, cq, 0).u.qp_create.qpn;
+	q = req(SL_CHAN_QP_CONNECT);
+	q.u.qp_connect.qpn = qpn;
+	q.u.qp_connect.peer_qpn = 1u << 24;
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
+	q.u.qp_connect.peer_qpn = 7;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(f->lane[0].log[1].type, SL_CHAN_CMD_QP_CONNECT);
+	assert_int_equal(f->lane[0].log[1].qpn, qpn);
+	assert_int_equal(f->lane[0].log[1].peer_qpn, 7);
+	assert_int_equal(rpc(f, fd, &q).status, -EISCONN);
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cq;
+	assert_int_equal(rpc(f, fd, &q).status, -EBUSY);
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = qpn;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(rpc(f, fd, &q).status, -ENOENT);
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cq;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(rpc(f, fd, &q).status, -ENOENT);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(stats(f).qps, 0);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__client_limit_is_emfile(void **state)
+{
+	struct fx *f = *state;
+	int a, b, c;
+
+	fx_start(f, 4, 2);
+	a = attach(f, NULL);
+	b = attach(f, NULL);
+	c = client_connect(f);
+	{
+		struct sl_chan_rsp r = recv_rsp(f, c); /* answered before it asks */
+
+		assert_int_equal(r.type, SL_CHAN_HELLO);
+		assert_int_equal(r.status, -EMFILE);
+	}
+	assert_int_equal(recv(c, &(char){0}, 1, 0), 0); /* and closed */
+	assert_int_equal(stats(f).clients_refused, 1);
+	close(c);
+	close(a); /* a slot frees up */
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	c = attach(f, NULL);
+	close(b);
+	close(c);
+}
+
+static void
+sl_chan_srv_poll__hang_up_releases_everything(void **state)
+{
+	struct fx *f = *state;
+	uint32_t id, key, cq;
+	int fd, before;
+
+	fx_start(f, 4, 4);
+	before = open_fds();
+	fd = attach(f, &id);
+	key = mr_reg(f, fd, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
+	assert_non_null(sl_chan_mrs_find(f->mrs, id, key, BASE_VA, 4096, 0));
+	close(fd);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(f->lane[1].log[0].client, id);
+	assert_null(sl_chan_mrs_find(f->mrs, id, key, BASE_VA, 4096, 0));
+	assert_int_equal(stats(f).clients_gone, 1);
+	assert_int_equal(stats(f).mrs, 0);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(open_fds(), before); /* memfd, event fd, socket closed */
+}
+
+static void
+sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t ida, idb, key, cq, qpn;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	a = attach(f, &ida);
+	b = attach(f, &idb);
+	assert_int_not_equal(ida, idb);
+	key = mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
+	cq = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	qpn = qp_create(f, a, cq, 0).u.qp_create.qpn;
+	q = req(SL_CHAN_MR_DEREG);
+	q.u.mr_dereg.lkey = key;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	assert_null(sl_chan_mrs_find(f->mrs, idb, key, BASE_VA, 16, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cq;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	assert_int_equal(qp_create(f, b, cq, 1).status, -EINVAL); /* a's CQ */
+	q = req(SL_CHAN_QP_CONNECT);
+	q.u.qp_connect.qpn = qpn;
+	assert_int_equal(rpc(f, b, &q).status, -EINVAL);
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = qpn;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	assert_int_equal(f->lane[0].n_cmds, 1); /* only a's QP_OPEN reached the lane */
+	q = req(SL_CHAN_MR_DEREG);              /* a can */
+	q.u.mr_dereg.lkey = key;
+	assert_int_equal(rpc(f, a, &q).status, 0);
+	close(a);
+	close(b);
+}
+
+static void
+sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq, qpn;
+	int fd, before;
+
+	fx_start(f, 1, 4);
+	before = open_fds();
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	qpn = qp_create(f, fd, cq, 0).u.qp_create.qpn;
+	f->lane[0].hang = true;
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = qpn;
+	assert_int_equal(rpc(f, fd, &q).status, -ETIMEDOUT);
+	assert_int_equal(rpc(f, fd, &q).status, -EBUSY);           /* still the lane's */
+	assert_int_equal(qp_create(f, fd, cq, 1).status, -EMFILE); /* its QPN is kept */
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cq;
+	assert_int_equal(rpc(f, fd, &q).status, -EBUSY);
+	lane_wake(&f->lane[0]);
+	assert_int_equal(qp_create(f, fd, cq, 1).u.qp_create.qpn, qpn); /* reaped: free again */
+	/* a hang-up the lanes do not answer keeps the memory until they do */
+	f->lane[0].hang = true;
+	f->lane[1].hang = true;
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).clients_gone, 1);
+	assert_int_equal(stats(f).cqs, 1);
+	assert_int_equal(stats(f).qps, 1);
+	assert_int_equal(open_fds(), before + 2); /* memfd and event fd */
+	lane_wake(&f->lane[0]);
+	lane_wake(&f->lane[1]);
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(open_fds(), before);
+}
+
+static void
+sl_chan_srv_free__says_goodbye_and_removes_the_socket(void **state)
+{
+	struct fx *f = *state;
+	uint32_t id;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, &id);
+	sl_chan_srv_free(f->s);
+	f->s = NULL;
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(f->lane[0].log[0].client, id);
+	assert_int_equal(access(f->path, F_OK), -1);
+	assert_int_equal(recv(fd, &(char){0}, 1, 0), 0);
+	close(fd);
+}
+
+int
+main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(sl_chan_srv_create__listens_with_mode_in_a_new_directory),
+		T(sl_chan_srv_create__replaces_an_old_socket_not_a_file),
+		T(sl_chan_srv_create__checks_the_lane_range),
+		T(sl_chan_srv_poll__hello_ok),
+		T(sl_chan_srv_poll__no_hello_first_is_eproto),
+		T(sl_chan_srv_poll__bad_messages_are_eproto),
+		T(sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size),
+		T(sl_chan_srv_poll__mr_reg_checks_range_and_flags),
+		T(sl_chan_srv_poll__cq_checks_ring_and_event_fd),
+		T(sl_chan_srv_poll__qp_create_fills_the_lanes_conf),
+		T(sl_chan_srv_poll__qp_create_refuses_bad_rings_and_names),
+		T(sl_chan_srv_poll__qpn_exhaustion_is_emfile),
+		T(sl_chan_srv_poll__a_lane_refusal_frees_the_qpn),
+		T(sl_chan_srv_poll__connect_and_cq_busy),
+		T(sl_chan_srv_poll__client_limit_is_emfile),
+		T(sl_chan_srv_poll__hang_up_releases_everything),
+		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
+		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),
+		T(sl_chan_srv_free__says_goodbye_and_removes_the_socket),
+	};
+#undef T
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
