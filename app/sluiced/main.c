@@ -613,6 +613,7 @@ setup_qps(struct sluiced *d)
 				.produce = sl_dp_qp_produce,
 				.consume = sl_dp_qp_consume,
 				.session = sl_dp_qp_session,
+				.tick = sl_dp_qp_tick,
 				.ctx = a,
 			};
 		}

@@ -235,6 +235,8 @@ sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 		sl_stat_add(&l->stats.poll_gap_ns, now_ns - l->last_poll_ns);
 	}
 	l->last_poll_ns = now_ns;
+	if (l->app.tick)
+		l->app.tick(l->app.ctx, now_ns);
 	switch (l->life.state) {
 	case SL_DP_LANE_QUIET:
 	case SL_DP_LANE_QUIET_DOWN:

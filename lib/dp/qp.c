@@ -27,8 +27,9 @@
  *
  * Applications. With a lane half of the channel (conf.chan), the endpoint's callbacks come to
  * the adapter, which hands each to the lane half when it owns the QP and to the traffic
- * otherwise (a READ for a traffic QP is refused: the traffic serves none); produce polls the
- * lane half first of all, so its commands are answered while the peer is still away.
+ * otherwise (a READ for a traffic QP is refused: the traffic serves none). The lane's tick
+ * (sl_dp_qp_tick) polls the lane half on every poll in every state of the lane's life, so its
+ * commands are answered while the peer is still away or the port is down.
  *
  * QP info. sl_xport_qp_info_get() reads the scheduler's state, which only the lane's lcore may
  * touch; produce copies it into a per-QP slot every SL_DP_QP_INFO_NS, SL_DP_QP_INFO_PER_POLL QPs
@@ -239,6 +240,15 @@ sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, 
 }
 
 void
+sl_dp_qp_tick(void *ctx, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+
+	if (a->chan != NULL)
+		sl_chan_lane_poll(a->chan, a->x, now_ns);
+}
+
+void
 sl_dp_qp_session(void *ctx, uint64_t now_ns)
 {
 	struct sl_dp_qp *a = ctx;
@@ -372,8 +382,6 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	uint64_t bytes = 0;
 
 	info_refresh(a, now_ns);
-	if (a->chan != NULL)
-		sl_chan_lane_poll(a->chan, a->x, now_ns);
 	if (sl_unlikely(!a->started))
 		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
 	if (a->started)

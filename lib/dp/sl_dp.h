@@ -105,6 +105,10 @@ struct sl_dp_app {
 	/* Optional: the lane's link began a new session (sl_link_sessions()); the lane has
 	 * dropped the payloads produced for the old one that had not gone out. */
 	void (*session)(void *ctx, uint64_t now_ns);
+	/* Optional: called first on every poll, in every state of the lane's life, for work that
+	 * touches no port ring (the applications' mailbox and rings, lib/chan): it goes on while
+	 * the peer is away, the port is down or the TX queue is full. */
+	void (*tick)(void *ctx, uint64_t now_ns);
 	void *ctx;
 };
 

@@ -103,6 +103,8 @@ unsigned sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsig
 unsigned sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n);
 /* The lane's link began a new session: every QP restarts with it (qp.c, "Sessions"). */
 void sl_dp_qp_session(void *ctx, uint64_t now_ns);
+/* Every poll, every state: the applications' lane half (commands, rings), if any. */
+void sl_dp_qp_tick(void *ctx, uint64_t now_ns);
 
 /* The adapter's counters (any thread). */
 void sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st);
