@@ -523,16 +523,16 @@ wire_decode(const struct sl_perf_wire *w, struct wire_fields *f)
 	f->bidir = get32(w->bytes + 40);
 }
 
-/* Append "; " and a formatted difference to err. */
+/* Append a formatted difference to err, after "; " unless it is the first (err[start]). */
 static void
-add_diff(char *err, size_t len, size_t *used, const char *fmt, ...)
+add_diff(char *err, size_t len, size_t start, size_t *used, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	if (*used >= len)
 		return;
-	if (*used > 0) {
+	if (*used > start) {
 		n = snprintf(err + *used, len - *used, "; ");
 		*used += n > 0 ? (size_t)n : 0;
 		if (*used >= len)
@@ -563,28 +563,30 @@ sl_perf_wire_check(const struct sl_perf_args *a, const struct sl_perf_wire *peer
 	size_t start = used;
 
 	if (p.test != (uint32_t)a->test)
-		add_diff(err, err_len, &used, "test %s here, %s there", sl_perf_test_name(a->test),
+		add_diff(err, err_len, start, &used, "test %s here, %s there",
+			 sl_perf_test_name(a->test),
 			 sl_perf_test_name((enum sl_perf_test)p.test) != NULL
 				 ? sl_perf_test_name((enum sl_perf_test)p.test)
 				 : "unknown");
 	if (p.all_sizes != (uint32_t)a->all_sizes)
-		add_diff(err, err_len, &used, "-a %s here, %s there", a->all_sizes ? "on" : "off",
-			 p.all_sizes ? "on" : "off");
+		add_diff(err, err_len, start, &used, "-a %s here, %s there",
+			 a->all_sizes ? "on" : "off", p.all_sizes ? "on" : "off");
 	else if (p.size != a->size_bytes)
-		add_diff(err, err_len, &used, "size %" PRIu64 " here, %" PRIu64 " there",
+		add_diff(err, err_len, start, &used, "size %" PRIu64 " here, %" PRIu64 " there",
 			 a->size_bytes, p.size);
 	if (p.iters != a->iters)
-		add_diff(err, err_len, &used, "iterations %" PRIu64 " here, %" PRIu64 " there",
-			 a->iters, p.iters);
+		add_diff(err, err_len, start, &used,
+			 "iterations %" PRIu64 " here, %" PRIu64 " there", a->iters, p.iters);
 	if (p.qps != a->qps)
-		add_diff(err, err_len, &used, "QPs %" PRIu32 " here, %" PRIu32 " there", a->qps,
-			 p.qps);
+		add_diff(err, err_len, start, &used, "QPs %" PRIu32 " here, %" PRIu32 " there",
+			 a->qps, p.qps);
 	if (p.duration_s != a->duration_s)
-		add_diff(err, err_len, &used, "duration %" PRIu32 " s here, %" PRIu32 " s there",
-			 a->duration_s, p.duration_s);
+		add_diff(err, err_len, start, &used,
+			 "duration %" PRIu32 " s here, %" PRIu32 " s there", a->duration_s,
+			 p.duration_s);
 	if (p.bidir != (uint32_t)a->bidir)
-		add_diff(err, err_len, &used, "-b %s here, %s there", a->bidir ? "on" : "off",
-			 p.bidir ? "on" : "off");
+		add_diff(err, err_len, start, &used, "-b %s here, %s there",
+			 a->bidir ? "on" : "off", p.bidir ? "on" : "off");
 	if (used == start) {
 		if (err_len > 0)
 			err[0] = '\0';

@@ -152,33 +152,35 @@ sl_perf_print_row(FILE *f, const struct sl_perf_args *a, const struct sl_perf_re
 
 	switch (r->kind) {
 	case SL_PERF_KIND_BW:
-		fprintf(f, inc_accuracy(a, bw) ? REPORT_FMT_EXT : REPORT_FMT, bw->size_bytes,
-			bw->iters, bw_units(a, bw->peak_Bps), bw_units(a, bw->avg_Bps),
-			fin(bw->msg_rate_pps) / 1e6);
+		fprintf(f, inc_accuracy(a, bw) ? REPORT_FMT_EXT "\n" : REPORT_FMT "\n",
+			bw->size_bytes, bw->iters, bw_units(a, bw->peak_Bps),
+			bw_units(a, bw->avg_Bps), fin(bw->msg_rate_pps) / 1e6);
 		break;
 	case SL_PERF_KIND_LAT:
-		fprintf(f, REPORT_FMT_LAT, l->size_bytes, l->iters, l->t_min_us, l->t_max_us,
+		fprintf(f, REPORT_FMT_LAT "\n", l->size_bytes, l->iters, l->t_min_us, l->t_max_us,
 			l->t_typical_us, l->t_avg_us, l->t_stdev_us, l->t_p99_us, l->t_p999_us);
 		break;
 	case SL_PERF_KIND_LAT_DUR:
-		fprintf(f, REPORT_FMT_LAT_DUR, r->dur.size_bytes, r->dur.iters,
+		fprintf(f, REPORT_FMT_LAT_DUR "\n", r->dur.size_bytes, r->dur.iters,
 			fin(r->dur.t_avg_us), fin(r->dur.tps));
 		break;
 	}
-	fprintf(f, "\n");
 }
 
 void
 sl_perf_print_footer(FILE *f, const struct sl_perf_args *a, uint64_t rate_limit_bps)
 {
-	fprintf(f, RESULT_LINE);
-	fprintf(f, "# sluice: qps=%" PRIu32 " program=%s pacer=%s receiver=%s rate_limit=", a->qps,
-		a->program[0] != '\0' ? a->program : "default",
-		a->pacer[0] != '\0' ? a->pacer : "default", a->receiver == 1 ? "gbn" : "melo");
-	if (rate_limit_bps == 0)
-		fprintf(f, "none\n");
-	else
-		fprintf(f, "%" PRIu64 "bps\n", rate_limit_bps);
+	char rate[32] = "none";
+
+	if (rate_limit_bps != 0)
+		snprintf(rate, sizeof(rate), "%" PRIu64 "bps", rate_limit_bps);
+	/* One call per line: -b's two sides may share a stdout (tests), lines stay whole. */
+	fprintf(f,
+		RESULT_LINE "# sluice: qps=%" PRIu32 " program=%s pacer=%s receiver=%s "
+			    "rate_limit=%s\n",
+		a->qps, a->program[0] != '\0' ? a->program : "default",
+		a->pacer[0] != '\0' ? a->pacer : "default", a->receiver == 1 ? "gbn" : "melo",
+		rate);
 }
 
 /* A JSON string's body: the names we write are ours or the daemon's; escape what JSON needs. */
