@@ -43,14 +43,20 @@
 #include "perf_run.h"
 #include "sluice.h"
 
-#define RUN_ACCEPT_MS (24 * 3600 * 1000)     /**< the server waits for a client a day */
-#define RUN_CONNECT_MS 30000                 /**< the client gives the server 30 s */
-#define RUN_SILENCE_NS UINT64_C(10000000000) /**< 10 s without progress: the peer is gone */
-#define RUN_DRAIN_NS UINT64_C(1000000000)    /**< -D lat server: answers until 1 s after */
-#define RUN_BURST 32u                        /**< requests posted per call */
-#define RUN_POLL 64                          /**< completions polled per call */
-#define RUN_LAT_SQ 16u                       /**< send queue of a lat QP */
-#define RUN_MEM_SLACK (UINT64_C(32) << 20)   /**< context memory beyond buffers: rings */
+/*
+ * libsluice applies the accept / connect timeout to every later exchange too: the server waits
+ * for its client, and at every barrier, as long as it takes (perftest's server waits too); the
+ * client gives the server 30 s each time.
+ */
+#define RUN_ACCEPT_MS (-1)
+#define RUN_CONNECT_MS 30000
+/* 10 s without a completion (plus what a rate limit explains, bw_silence_ns): the peer is gone */
+#define RUN_SILENCE_NS UINT64_C(10000000000)
+#define RUN_DRAIN_NS UINT64_C(1000000000)  /**< -D lat server: answers until 1 s after */
+#define RUN_BURST 32u                      /**< requests posted per call */
+#define RUN_POLL 64                        /**< completions polled per call */
+#define RUN_LAT_SQ 16u                     /**< send queue of a lat QP */
+#define RUN_MEM_SLACK (UINT64_C(32) << 20) /**< context memory beyond buffers: rings */
 #define NS_PER_S UINT64_C(1000000000)
 
 struct run_qp {
@@ -80,6 +86,7 @@ struct run {
 	uint64_t tot_posted, tot_completed, tot_received; /**< messages this size, every QP */
 	uint64_t window_msgs, window_recvs; /**< -D: completions, arrivals in the window */
 	uint64_t first_post_ns, first_recv_ns, last_recv_ns, last_progress_ns;
+	uint64_t silence_ns; /**< bw: no completion for this long is an error */
 	struct sl_perf_result res[SL_PERF_SWEEP_COUNT];
 };
 
@@ -431,11 +438,27 @@ bw_poll_recv(struct run *r)
 }
 
 static int
-silent(void)
+silent(uint64_t ns)
 {
 	fprintf(stderr, " no completion for %" PRIu64 " s: the peer or the daemon stopped\n",
-		RUN_SILENCE_NS / NS_PER_S);
+		ns / NS_PER_S);
 	return -1;
+}
+
+/*
+ * How long a bw run may see no completion: RUN_SILENCE_NS, plus twice what a signaled batch
+ * (cq_mod messages of size) takes at the QPs' rate limit, so that a slow limit is not taken
+ * for a dead peer.
+ */
+static uint64_t
+bw_silence_ns(const struct run *r, uint64_t size)
+{
+	double batch_s;
+
+	if (r->rate_bps == 0)
+		return RUN_SILENCE_NS;
+	batch_s = 2.0 * r->a->cq_mod * (double)size * 8 / (double)r->rate_bps;
+	return RUN_SILENCE_NS + (uint64_t)(batch_s * (double)NS_PER_S);
 }
 
 /* One size of a bw test: send, receive or both; the row this side measured into *res. */
@@ -455,6 +478,7 @@ run_bw(struct run *r, uint64_t size, struct sl_perf_result *res)
 	if (a->duration_s != 0)
 		windows_start(r);
 	r->last_progress_ns = now_ns();
+	r->silence_ns = bw_silence_ns(r, size);
 	res->kind = SL_PERF_KIND_BW;
 	for (;;) {
 		t = now_ns();
@@ -466,8 +490,8 @@ run_bw(struct run *r, uint64_t size, struct sl_perf_result *res)
 
 		if (send_done && recv_done)
 			break;
-		if (t - r->last_progress_ns > RUN_SILENCE_NS)
-			return silent();
+		if (t - r->last_progress_ns > r->silence_ns)
+			return silent(r->silence_ns);
 		for (uint32_t i = 0; sends && !timed_out && i < a->qps; i++)
 			if (bw_post(r, i, size) != 0)
 				return -1;
@@ -527,7 +551,7 @@ lat_post(struct run *r, uint64_t size, uint64_t round)
 		if (lat_reap(r, NULL) != 0)
 			return -1;
 		if (now_ns() - t0 > RUN_SILENCE_NS)
-			return silent();
+			return silent(RUN_SILENCE_NS);
 	}
 	return rc == 1 ? 0 : sl_err("sl_post_send", rc < 0 ? rc : EIO);
 }
@@ -574,7 +598,7 @@ lat_wait(struct run *r, uint64_t size, uint64_t round, uint64_t deadline_ns)
 		if (deadline_ns != 0 && t >= deadline_ns)
 			return 1;
 		if (deadline_ns == 0 && t - since > RUN_SILENCE_NS)
-			return silent();
+			return silent(RUN_SILENCE_NS);
 	}
 }
 
@@ -585,13 +609,10 @@ run_lat(struct run *r, uint64_t size, struct sl_perf_result *res)
 	const struct sl_perf_args *a = r->a;
 	volatile uint8_t *mine = r->q[0].buf + size - 1;
 	bool dur = a->duration_s != 0;
-	bool answers = r->verb != SL_PERF_READ;
 	uint64_t rounds = 0, window = 0, t;
 	unsigned rtt_div = r->verb == SL_PERF_READ ? 1 : 2;
 	int rc;
 
-	if (!r->client && !answers)
-		return 0; /* read_lat's server: the client READs its memory */
 	if (dur)
 		windows_start(r);
 	for (uint64_t i = 1; dur || i <= a->iters; i++) {
