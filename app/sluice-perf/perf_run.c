@@ -33,6 +33,7 @@
  * that measured nothing (the server of write_bw, read_bw, read_lat) prints the client's, as
  * perftest's server does.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,6 +59,8 @@
 #define RUN_LAT_SQ 16u                     /**< send queue of a lat QP */
 #define RUN_MEM_SLACK (UINT64_C(32) << 20) /**< context memory beyond buffers: rings */
 #define NS_PER_S UINT64_C(1000000000)
+
+static_assert(SL_PERF_NAME_MAX == SL_NAME_MAX, "--program / --pacer fit sl_qp_attr's names");
 
 struct run_qp {
 	struct sl_qp *qp;
