@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * h_daemon.c - the fake sluiced of libsluice's unit tests (h_daemon.h). It follows sl_chan.h as
- * the real daemon must, in one thread and without a transport: a QP's peer is another QP of the
- * same client, and "the wire" is a memcpy inside the client's memory.
+ * h_daemon.c - the fake sluiced of libsluice's tests (h_daemon.h). It follows sl_chan.h as the
+ * real daemon must, in one thread and without a transport: "the wire" between two QPs is a
+ * memcpy from one client's memory to another's (or the same one's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,23 +21,24 @@
 #define H_KEY_BASE 0x1000u
 
 static uint8_t *
-h_ptr(struct h_daemon *d, uint64_t va, uint64_t len)
+h_ptr(struct h_client *cl, uint64_t va, uint64_t len)
 {
-	if (!d->mem || va < d->base_va || va - d->base_va > d->mem_bytes ||
-	    len > d->mem_bytes - (va - d->base_va))
+	if (!cl->mem || va < cl->base_va || va - cl->base_va > cl->mem_bytes ||
+	    len > cl->mem_bytes - (va - cl->base_va))
 		return NULL;
-	return d->mem + (va - d->base_va);
+	return cl->mem + (va - cl->base_va);
 }
 
+/* cl's pointer to [va, va + len) under key, if one of cl's regions grants need there. */
 static uint8_t *
-h_mr_find(struct h_daemon *d, uint32_t key, uint64_t va, uint64_t len, uint32_t need)
+h_mr_find(struct h_client *cl, uint32_t key, uint64_t va, uint64_t len, uint32_t need)
 {
 	for (unsigned i = 0; i < H_MAX; i++) {
-		const struct h_mr *m = &d->mrs[i];
+		const struct h_mr *m = &cl->mrs[i];
 
 		if (key && m->key == key && va >= m->va && va - m->va <= m->len &&
 		    len <= m->len - (va - m->va) && (m->access & need) == need)
-			return h_ptr(d, va, len);
+			return h_ptr(cl, va, len);
 	}
 	return NULL;
 }
@@ -84,7 +85,7 @@ h_rq_take(struct h_qp *qp, struct sl_chan_rqe *r)
 
 /* A message arriving at peer that consumes a RECV (SEND, WRITE with immediate). */
 static uint8_t
-h_deliver(struct h_daemon *d, struct h_qp *peer, const struct sl_chan_sqe *e, const uint8_t *src)
+h_deliver(struct h_qp *peer, const struct sl_chan_sqe *e, const uint8_t *src)
 {
 	struct sl_chan_cqe c = {.qpn = peer->qpn, .byte_len = e->len, .imm = e->imm};
 	bool write = e->opcode == SL_WR_WRITE_WITH_IMM;
@@ -98,11 +99,12 @@ h_deliver(struct h_daemon *d, struct h_qp *peer, const struct sl_chan_sqe *e, co
 	c.flags = write || e->opcode == SL_WR_SEND_WITH_IMM ? SL_WC_F_IMM : 0;
 	if (!write && e->len > r.len)
 		c.status = SL_WC_LOC_LEN_ERR;
-	else if (!write && !(dst = h_mr_find(d, r.lkey, r.addr, e->len, SL_ACCESS_LOCAL_WRITE)))
+	else if (!write &&
+		 !(dst = h_mr_find(peer->cl, r.lkey, r.addr, e->len, SL_ACCESS_LOCAL_WRITE)))
 		c.status = SL_WC_LOC_PROT_ERR;
 	if (dst)
 		memcpy(dst, src, e->len);
-	h_cq_push(&d->cqs[peer->recv_cq], &c);
+	h_cq_push(&peer->cl->cqs[peer->recv_cq], &c);
 	return c.status == SL_WC_SUCCESS ? SL_WC_SUCCESS : SL_WC_REM_OP_ERR;
 }
 
@@ -118,7 +120,7 @@ h_execute(struct h_daemon *d, struct h_qp *qp, const struct sl_chan_sqe *e, uint
 					    : SL_WC_SEND;
 	if (e->opcode > SL_WR_READ || e->len > qp->max_msg_bytes)
 		return SL_WC_GENERAL_ERR;
-	local = h_mr_find(d, e->lkey, e->addr, e->len, need);
+	local = h_mr_find(qp->cl, e->lkey, e->addr, e->len, need);
 	if (!local)
 		return SL_WC_LOC_PROT_ERR;
 	if (!peer || !peer->connected)
@@ -126,19 +128,19 @@ h_execute(struct h_daemon *d, struct h_qp *qp, const struct sl_chan_sqe *e, uint
 	switch (e->opcode) {
 	case SL_WR_SEND:
 	case SL_WR_SEND_WITH_IMM:
-		return h_deliver(d, peer, e, local);
+		return h_deliver(peer, e, local);
 	case SL_WR_READ:
-		remote = h_mr_find(d, e->rkey, e->raddr, e->len, SL_ACCESS_REMOTE_READ);
+		remote = h_mr_find(peer->cl, e->rkey, e->raddr, e->len, SL_ACCESS_REMOTE_READ);
 		if (!remote)
 			return SL_WC_REM_ACCESS_ERR;
 		memcpy(local, remote, e->len);
 		return SL_WC_SUCCESS;
 	default:
-		remote = h_mr_find(d, e->rkey, e->raddr, e->len, SL_ACCESS_REMOTE_WRITE);
+		remote = h_mr_find(peer->cl, e->rkey, e->raddr, e->len, SL_ACCESS_REMOTE_WRITE);
 		if (!remote)
 			return SL_WC_REM_ACCESS_ERR;
 		memcpy(remote, local, e->len);
-		return e->opcode == SL_WR_WRITE ? SL_WC_SUCCESS : h_deliver(d, peer, e, local);
+		return e->opcode == SL_WR_WRITE ? SL_WC_SUCCESS : h_deliver(peer, e, local);
 	}
 }
 
@@ -153,8 +155,8 @@ h_lane(struct h_daemon *d)
 		if (!qp->qpn || !qp->connected || qp->failed)
 			continue;
 		while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons &&
-		       h_cq_room(&d->cqs[qp->send_cq]) &&
-		       (!peer || h_cq_room(&d->cqs[peer->recv_cq]))) {
+		       h_cq_room(&qp->cl->cqs[qp->send_cq]) &&
+		       (!peer || h_cq_room(&peer->cl->cqs[peer->recv_cq]))) {
 			struct sl_chan_sqe e;
 			struct sl_chan_cqe c = {.qpn = qp->qpn};
 
@@ -166,7 +168,7 @@ h_lane(struct h_daemon *d)
 			c.byte_len = e.len;
 			c.status = h_execute(d, qp, &e, &c.opcode);
 			if (c.status != SL_WC_SUCCESS || (e.flags & SL_WR_F_SIGNALED))
-				h_cq_push(&d->cqs[qp->send_cq], &c);
+				h_cq_push(&qp->cl->cqs[qp->send_cq], &c);
 			if (c.status != SL_WC_SUCCESS) {
 				qp->failed = true;
 				break;
@@ -177,102 +179,108 @@ h_lane(struct h_daemon *d)
 
 /* Destroy: what the QP still holds completes flushed, as sl_qp_destroy promises. */
 static void
-h_qp_flush(struct h_daemon *d, struct h_qp *qp)
+h_qp_flush(struct h_qp *qp)
 {
 	struct sl_chan_cqe c = {.qpn = qp->qpn, .status = SL_WC_WR_FLUSH_ERR};
+	struct h_cq *scq = &qp->cl->cqs[qp->send_cq], *rcq = &qp->cl->cqs[qp->recv_cq];
 	struct sl_chan_rqe r;
 
-	while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons &&
-	       h_cq_room(&d->cqs[qp->send_cq])) {
+	while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons && h_cq_room(scq)) {
 		const struct sl_chan_sqe *e =
 			sl_chan_ring_entry(qp->sq, qp->sq_cons++, qp->sq_depth, sizeof(*e));
 
 		c.wr_id = e->wr_id;
 		c.opcode = SL_WC_SEND;
-		h_cq_push(&d->cqs[qp->send_cq], &c);
+		h_cq_push(scq, &c);
 	}
-	while (h_cq_room(&d->cqs[qp->recv_cq]) && h_rq_take(qp, &r)) {
+	while (h_cq_room(rcq) && h_rq_take(qp, &r)) {
 		c.wr_id = r.wr_id;
 		c.opcode = SL_WC_RECV;
-		h_cq_push(&d->cqs[qp->recv_cq], &c);
+		h_cq_push(rcq, &c);
 	}
 }
 
+/* Request q of client cl (with fd, -1: none) into r: its status; 1: served, fd kept. */
 static int32_t
-h_serve(struct h_daemon *d, const struct sl_chan_req *q, int fd, struct sl_chan_rsp *r)
+h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, int fd,
+	struct sl_chan_rsp *r)
 {
 	unsigned i;
 
 	if (d->refuse[q->type])
 		return d->refuse[q->type];
+	if (q->type != SL_CHAN_HELLO && !cl->mem)
+		return -EPROTO;
 	switch (q->type) {
 	case SL_CHAN_HELLO:
-		if (fd < 0)
+		if (fd < 0 || cl->mem)
 			return -EINVAL;
 		atomic_store(&d->seals, fcntl(fd, F_GET_SEALS));
-		d->mem =
+		cl->mem =
 			mmap(NULL, q->u.hello.mem_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (d->mem == MAP_FAILED) {
-			d->mem = NULL;
+		if (cl->mem == MAP_FAILED) {
+			cl->mem = NULL;
 			return -ENOMEM;
 		}
-		d->mem_bytes = q->u.hello.mem_bytes;
-		d->base_va = q->u.hello.base_va;
+		cl->mem_bytes = q->u.hello.mem_bytes;
+		cl->base_va = q->u.hello.base_va;
 		snprintf(r->u.hello.host, sizeof(r->u.hello.host), "fake-host");
-		r->u.hello.client = 7;
+		r->u.hello.client = (uint32_t)(cl - d->cl);
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:
-		if (!h_ptr(d, q->u.mr_reg.addr, q->u.mr_reg.len))
+		if (!h_ptr(cl, q->u.mr_reg.addr, q->u.mr_reg.len))
 			return -EINVAL;
-		for (i = 0; i < H_MAX && d->mrs[i].key; i++)
+		for (i = 0; i < H_MAX && cl->mrs[i].key; i++)
 			;
 		if (i == H_MAX)
 			return -ENOSPC;
-		d->mrs[i] = (struct h_mr){.key = H_KEY_BASE + i,
-					  .va = q->u.mr_reg.addr,
-					  .len = q->u.mr_reg.len,
-					  .access = q->u.mr_reg.access};
-		r->u.mr_reg.lkey = r->u.mr_reg.rkey = d->mrs[i].key;
+		cl->mrs[i] = (struct h_mr){.key = H_KEY_BASE + i,
+					   .va = q->u.mr_reg.addr,
+					   .len = q->u.mr_reg.len,
+					   .access = q->u.mr_reg.access};
+		r->u.mr_reg.lkey = r->u.mr_reg.rkey = cl->mrs[i].key;
 		return 0;
 	case SL_CHAN_MR_DEREG:
 		for (i = 0; i < H_MAX; i++)
-			if (d->mrs[i].key && d->mrs[i].key == q->u.mr_dereg.lkey) {
-				d->mrs[i].key = 0;
+			if (cl->mrs[i].key && cl->mrs[i].key == q->u.mr_dereg.lkey) {
+				cl->mrs[i].key = 0;
 				return 0;
 			}
 		return -ENOENT;
 	case SL_CHAN_CQ_CREATE:
-		for (i = 0; i < H_MAX && d->cqs[i].used; i++)
+		for (i = 0; i < H_MAX && cl->cqs[i].used; i++)
 			;
 		if (fd < 0 || i == H_MAX ||
-		    !h_ptr(d, d->base_va + q->u.cq_create.ring_off,
+		    !h_ptr(cl, cl->base_va + q->u.cq_create.ring_off,
 			   SL_CHAN_RING_BYTES(q->u.cq_create.depth, sizeof(struct sl_chan_cqe))))
 			return fd < 0 ? -EINVAL : -ENOSPC;
-		d->cqs[i] = (struct h_cq){.used = true,
-					  .ring = sl_chan_ring_at(d->mem, q->u.cq_create.ring_off),
-					  .depth = q->u.cq_create.depth,
-					  .event_fd = fd};
+		cl->cqs[i] =
+			(struct h_cq){.used = true,
+				      .ring = sl_chan_ring_at(cl->mem, q->u.cq_create.ring_off),
+				      .depth = q->u.cq_create.depth,
+				      .event_fd = fd};
 		r->u.cq_create.cq = i;
-		return 1; /* keeps fd */
+		return 1;
 	case SL_CHAN_CQ_DESTROY:
 		i = q->u.cq_destroy.cq;
-		if (i >= H_MAX || !d->cqs[i].used)
+		if (i >= H_MAX || !cl->cqs[i].used)
 			return -ENOENT;
-		close(d->cqs[i].event_fd);
-		d->cqs[i].used = false;
+		close(cl->cqs[i].event_fd);
+		cl->cqs[i].used = false;
 		return 0;
 	case SL_CHAN_QP_CREATE:
 		for (i = 0; i < H_MAX && d->qps[i].qpn; i++)
 			;
 		if (i == H_MAX)
 			return -EMFILE;
-		if (q->u.qp_create.send_cq >= H_MAX || !d->cqs[q->u.qp_create.send_cq].used ||
-		    q->u.qp_create.recv_cq >= H_MAX || !d->cqs[q->u.qp_create.recv_cq].used)
+		if (q->u.qp_create.send_cq >= H_MAX || !cl->cqs[q->u.qp_create.send_cq].used ||
+		    q->u.qp_create.recv_cq >= H_MAX || !cl->cqs[q->u.qp_create.recv_cq].used)
 			return -EINVAL;
 		d->qps[i] = (struct h_qp){.qpn = H_QPN_BASE + i,
-					  .sq = sl_chan_ring_at(d->mem, q->u.qp_create.sq_off),
-					  .rq = sl_chan_ring_at(d->mem, q->u.qp_create.rq_off),
+					  .cl = cl,
+					  .sq = sl_chan_ring_at(cl->mem, q->u.qp_create.sq_off),
+					  .rq = sl_chan_ring_at(cl->mem, q->u.qp_create.rq_off),
 					  .sq_depth = q->u.qp_create.sq_depth,
 					  .rq_depth = q->u.qp_create.rq_depth,
 					  .send_cq = q->u.qp_create.send_cq,
@@ -285,7 +293,7 @@ h_serve(struct h_daemon *d, const struct sl_chan_req *q, int fd, struct sl_chan_
 	case SL_CHAN_QP_CONNECT: {
 		struct h_qp *qp = h_daemon_qp(d, q->u.qp_connect.qpn);
 
-		if (!qp || !h_daemon_qp(d, q->u.qp_connect.peer_qpn))
+		if (!qp || qp->cl != cl || !h_daemon_qp(d, q->u.qp_connect.peer_qpn))
 			return -EINVAL;
 		if (qp->connected)
 			return -EISCONN;
@@ -296,9 +304,9 @@ h_serve(struct h_daemon *d, const struct sl_chan_req *q, int fd, struct sl_chan_
 	case SL_CHAN_QP_DESTROY: {
 		struct h_qp *qp = h_daemon_qp(d, q->u.qp_destroy.qpn);
 
-		if (!qp)
+		if (!qp || qp->cl != cl)
 			return -ENOENT;
-		h_qp_flush(d, qp);
+		h_qp_flush(qp);
 		qp->qpn = 0;
 		return 0;
 	}
@@ -306,25 +314,26 @@ h_serve(struct h_daemon *d, const struct sl_chan_req *q, int fd, struct sl_chan_
 	return -EINVAL;
 }
 
+/* cl hung up: its QPs, CQs, MRs and memory go; the slot is free. */
 static void
-h_client_gone(struct h_daemon *d)
+h_client_gone(struct h_daemon *d, struct h_client *cl)
 {
-	close(d->cfd);
-	d->cfd = -1;
-	for (unsigned i = 0; i < H_MAX; i++)
-		if (d->cqs[i].used)
-			close(d->cqs[i].event_fd);
-	memset(d->mrs, 0, sizeof(d->mrs));
-	memset(d->cqs, 0, sizeof(d->cqs));
-	memset(d->qps, 0, sizeof(d->qps));
-	if (d->mem)
-		munmap(d->mem, d->mem_bytes);
-	d->mem = NULL;
+	close(cl->fd);
+	for (unsigned i = 0; i < H_MAX; i++) {
+		if (cl->cqs[i].used)
+			close(cl->cqs[i].event_fd);
+		if (d->qps[i].qpn && d->qps[i].cl == cl)
+			d->qps[i].qpn = 0;
+	}
+	if (cl->mem)
+		munmap(cl->mem, cl->mem_bytes);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
 }
 
-/* One request from the client, or its hang-up. */
+/* One request from cl, or its hang-up. */
 static void
-h_request(struct h_daemon *d)
+h_request(struct h_daemon *d, struct h_client *cl)
 {
 	struct sl_chan_req q;
 	struct sl_chan_rsp r = {.magic = SL_CHAN_MAGIC};
@@ -338,37 +347,31 @@ h_request(struct h_daemon *d)
 			   .msg_control = u.buf,
 			   .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c;
-	ssize_t n = recvmsg(d->cfd, &m, MSG_CMSG_CLOEXEC);
+	ssize_t n = recvmsg(cl->fd, &m, MSG_CMSG_CLOEXEC);
 	int fd = -1;
 	int32_t st;
 
-	if (n <= 0) {
-		h_client_gone(d);
-		return;
-	}
-	c = CMSG_FIRSTHDR(&m);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+	if (n > 0 && (c = CMSG_FIRSTHDR(&m)) && c->cmsg_level == SOL_SOCKET &&
+	    c->cmsg_type == SCM_RIGHTS)
 		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
 	if (n != sizeof(q) || q.magic != SL_CHAN_MAGIC || !q.type || q.type > SL_CHAN_TYPE_MAX) {
 		if (fd >= 0)
 			close(fd);
-		h_client_gone(d);
+		h_client_gone(d, cl);
 		return;
 	}
 	atomic_fetch_add(&d->requests[q.type], 1);
 	r.version = d->version;
 	r.type = q.type;
 	r.seq = q.seq;
-	pthread_mutex_lock(&d->lock);
-	st = h_serve(d, &q, fd, &r);
-	pthread_mutex_unlock(&d->lock);
+	st = h_serve(d, cl, &q, fd, &r);
 	if (st > 0)
 		st = 0;
 	else if (fd >= 0)
 		close(fd);
 	r.status = st;
-	if (send(d->cfd, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
-		h_client_gone(d);
+	if (send(cl->fd, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
+		h_client_gone(d, cl);
 }
 
 static void *
@@ -377,41 +380,55 @@ h_run(void *arg)
 	struct h_daemon *d = arg;
 
 	while (!atomic_load(&d->stop)) {
-		struct pollfd p[2] = {{.fd = d->lfd, .events = POLLIN},
-				      {.fd = d->cfd, .events = POLLIN}};
+		struct pollfd p[1 + H_CLIENTS] = {{.fd = d->lfd, .events = POLLIN}};
 
-		if (poll(p, 2, 1) > 0) {
-			if (d->cfd < 0 && (p[0].revents & POLLIN))
-				d->cfd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
-			else if (d->cfd >= 0 && p[1].revents)
-				h_request(d);
+		for (unsigned i = 0; i < H_CLIENTS; i++)
+			p[1 + i] = (struct pollfd){.fd = d->cl[i].fd, .events = POLLIN};
+		if (poll(p, 1 + H_CLIENTS, 1) > 0) {
+			pthread_mutex_lock(&d->lock);
+			for (unsigned i = 0; i < H_CLIENTS; i++)
+				if (d->cl[i].fd >= 0 && p[1 + i].revents)
+					h_request(d, &d->cl[i]);
+			for (unsigned i = 0; i < H_CLIENTS && (p[0].revents & POLLIN); i++)
+				if (d->cl[i].fd < 0) {
+					d->cl[i].fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
+					break;
+				}
+			pthread_mutex_unlock(&d->lock);
 		}
-		if (atomic_load(&d->lane) && d->mem) {
+		if (atomic_load(&d->lane)) {
 			pthread_mutex_lock(&d->lock);
 			h_lane(d);
 			pthread_mutex_unlock(&d->lock);
 		}
 	}
-	if (d->cfd >= 0)
-		h_client_gone(d);
+	for (unsigned i = 0; i < H_CLIENTS; i++)
+		if (d->cl[i].fd >= 0)
+			h_client_gone(d, &d->cl[i]);
 	return NULL;
 }
 
 void
-h_daemon_start(struct h_daemon *d)
+h_daemon_start(struct h_daemon *d, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
 	memset(d, 0, sizeof(*d));
 	d->version = SL_CHAN_VERSION;
-	d->cfd = -1;
+	for (unsigned i = 0; i < H_CLIENTS; i++)
+		d->cl[i].fd = -1;
 	atomic_store(&d->lane, true);
 	pthread_mutex_init(&d->lock, NULL);
-	snprintf(d->dir, sizeof(d->dir), "/tmp/sl_api_test.XXXXXX");
-	if (!mkdtemp(d->dir))
-		abort();
-	snprintf(d->path, sizeof(d->path), "%s/sluiced.sock", d->dir);
+	if (path) {
+		snprintf(d->path, sizeof(d->path), "%s", path);
+	} else {
+		snprintf(d->dir, sizeof(d->dir), "/tmp/sl_api_test.XXXXXX");
+		if (!mkdtemp(d->dir))
+			abort();
+		snprintf(d->path, sizeof(d->path), "%s/sluiced.sock", d->dir);
+	}
 	strcpy(sa.sun_path, d->path);
+	unlink(d->path);
 	d->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (d->lfd < 0 || bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(d->lfd, 4) ||
 	    pthread_create(&d->thread, NULL, h_run, d))
@@ -425,6 +442,7 @@ h_daemon_stop(struct h_daemon *d)
 	pthread_join(d->thread, NULL);
 	close(d->lfd);
 	unlink(d->path);
-	rmdir(d->dir);
+	if (d->dir[0])
+		rmdir(d->dir);
 	pthread_mutex_destroy(&d->lock);
 }

@@ -25,7 +25,7 @@ setup(void **state)
 {
 	struct h_daemon *d = malloc(sizeof(*d));
 
-	h_daemon_start(d);
+	h_daemon_start(d, NULL);
 	*state = d;
 	return 0;
 }
@@ -44,7 +44,7 @@ wait_gone(struct h_daemon *d)
 {
 	for (int i = 0; i < 2000; i++) {
 		pthread_mutex_lock(&d->lock);
-		bool gone = !d->mem;
+		bool gone = !d->cl[0].mem;
 		pthread_mutex_unlock(&d->lock);
 		if (gone)
 			return;
@@ -63,14 +63,14 @@ ctx_open__hello_maps_the_sealed_memory(void **state)
 	assert_non_null(ctx);
 	assert_string_equal(sl_ctx_host(ctx), "fake-host");
 	assert_int_equal(atomic_load(&d->hellos), 1);
-	assert_int_equal(d->mem_bytes, 1003520); /* rounded up to pages */
-	assert_int_equal(d->base_va, (uint64_t)(uintptr_t)ctx->mem);
+	assert_int_equal(d->cl[0].mem_bytes, 1003520); /* rounded up to pages */
+	assert_int_equal(d->cl[0].base_va, (uint64_t)(uintptr_t)ctx->mem);
 	assert_true(atomic_load(&d->seals) & F_SEAL_SHRINK);
 	/* one memory: what the application writes, the daemon reads */
 	p = sl_mem_alloc(ctx, 100);
 	assert_non_null(p);
 	memcpy(p, "sluice", 7);
-	assert_string_equal((char *)d->mem + (p - ctx->mem), "sluice");
+	assert_string_equal((char *)d->cl[0].mem + (p - ctx->mem), "sluice");
 	sl_ctx_close(ctx);
 	wait_gone(d);
 }
@@ -85,7 +85,7 @@ ctx_open__default_path_from_the_environment(void **state)
 	ctx = sl_ctx_open(NULL, NULL);
 	unsetenv("SLUICE_SOCKET");
 	assert_non_null(ctx);
-	assert_int_equal(d->mem_bytes, SL_MEM_DEFAULT_BYTES);
+	assert_int_equal(d->cl[0].mem_bytes, SL_MEM_DEFAULT_BYTES);
 	sl_ctx_close(ctx);
 }
 
@@ -192,7 +192,7 @@ ctx_call__a_daemon_gone_breaks_the_channel(void **state)
 	assert_null(sl_cq_create(ctx, 4));
 	assert_int_equal(errno, ECONNRESET);
 	sl_ctx_close(ctx);
-	h_daemon_start(d); /* for teardown */
+	h_daemon_start(d, NULL); /* for teardown */
 }
 
 int

@@ -36,7 +36,7 @@ setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	h_daemon_start(&f->d);
+	h_daemon_start(&f->d, NULL);
 	f->ctx = sl_ctx_open(f->d.path, &(struct sl_ctx_attr){.mem_bytes = 4 << 20});
 	assert_non_null(f->ctx);
 	f->buf = sl_mem_alloc(f->ctx, BUF);
@@ -136,11 +136,11 @@ mr_reg__the_daemon_sees_range_and_flags(void **state)
 	assert_int_equal(sl_mr_rkey(mr), sl_mr_lkey(mr));
 	assert_ptr_equal(sl_mr_addr(mr), f->buf + 128);
 	assert_int_equal(sl_mr_len(mr), 256);
-	assert_int_equal(f->d.mrs[i].va, (uint64_t)(uintptr_t)(f->buf + 128));
-	assert_int_equal(f->d.mrs[i].len, 256);
-	assert_int_equal(f->d.mrs[i].access, SL_ACCESS_REMOTE_READ);
+	assert_int_equal(f->d.cl[0].mrs[i].va, (uint64_t)(uintptr_t)(f->buf + 128));
+	assert_int_equal(f->d.cl[0].mrs[i].len, 256);
+	assert_int_equal(f->d.cl[0].mrs[i].access, SL_ACCESS_REMOTE_READ);
 	assert_int_equal(sl_mr_dereg(mr), 0);
-	assert_int_equal(f->d.mrs[i].key, 0);
+	assert_int_equal(f->d.cl[0].mrs[i].key, 0);
 }
 
 static void
@@ -164,9 +164,9 @@ cq_create__rounds_depth_and_hands_over_the_ring(void **state)
 
 	assert_non_null(cq);
 	handle = cq->handle;
-	h = &f->d.cqs[handle];
+	h = &f->d.cl[0].cqs[handle];
 	assert_int_equal(h->depth, 128);
-	assert_ptr_equal((uint8_t *)h->ring - f->d.mem, (uint8_t *)cq->ring - f->ctx->mem);
+	assert_ptr_equal((uint8_t *)h->ring - f->d.cl[0].mem, (uint8_t *)cq->ring - f->ctx->mem);
 	assert_int_equal((uintptr_t)cq->ring % 64, 0);
 	assert_true(h->event_fd >= 0);
 	errno = 0;
@@ -174,7 +174,7 @@ cq_create__rounds_depth_and_hands_over_the_ring(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_null(sl_cq_create(f->ctx, SL_CHAN_RING_MAX + 1));
 	assert_int_equal(sl_cq_destroy(cq), 0);
-	assert_false(f->d.cqs[handle].used);
+	assert_false(f->d.cl[0].cqs[handle].used);
 }
 
 static void
