@@ -23,6 +23,10 @@
  *     CQ  daemon -> application   struct sl_chan_cqe   completions (the lane's lcore only)
  * The producer writes entries, then publishes prod with a release store; the consumer reads
  * prod with an acquire load, reads entries, then publishes cons with a release store.
+ * A CQ's event: the application stores armed = 1 and then loads prod; the daemon stores prod
+ * and then loads (and clears) armed. Each side keeps that store-then-load in order with a
+ * sequentially consistent store or a full fence between them, so an arm never misses a
+ * completion that its next poll did not see.
  *
  * The daemon trusts nothing in the memory. It keeps its own copy of the index it owns and
  * never reads it back; it reads the other index once per poll and refuses a value more than a

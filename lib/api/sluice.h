@@ -258,7 +258,11 @@ struct sl_recv_wr {
 	uint32_t len; /**< bytes */
 };
 
-/* Post n receive buffers; like sl_post_send (-ENOBUFS when the receive queue is full). */
+/*
+ * Post n receive buffers; like sl_post_send (-ENOBUFS when the receive queue is full, -EPIPE once
+ * the QP is in error), but allowed before sl_qp_connect too (verbs' INIT): the daemon takes them
+ * once the QP is connected.
+ */
 int sl_post_recv(struct sl_qp *qp, const struct sl_recv_wr *wr, int n);
 
 /* --- out-of-band exchange ----------------------------------------------------------------- */

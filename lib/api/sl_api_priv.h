@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_api_priv.h - what libsluice's files share (ctx.c, verbs.c): the objects behind sluice.h's
+ * opaque types and the control channel's call. Private to lib/api.
+ */
+#ifndef SL_API_PRIV_H
+#define SL_API_PRIV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sl_api_heap.h"
+#include "sl_chan.h"
+#include "sluice.h"
+
+/* The functions of sluice.h: the only symbols libsluice.so exports (-fvisibility=hidden). */
+#define SL_API_EXPORT __attribute__((visibility("default")))
+
+/* Membership in one of a context's object lists (doubly linked, for sl_ctx_close). */
+struct sl_api_link {
+	struct sl_api_link *prev, *next;
+};
+
+struct sl_ctx {
+	int sock;     /**< the control socket (SOCK_SEQPACKET) */
+	uint8_t *mem; /**< the shared memory, our mapping */
+	uint64_t mem_bytes;
+	struct sl_api_heap *heap; /**< over [mem, mem + mem_bytes) */
+	uint32_t seq;             /**< of the last request */
+	int broken;               /**< 0, or -errno: the channel failed, every call returns it */
+	uint32_t client;          /**< the daemon's number for us */
+	char host[SL_CHAN_HOST_MAX + 1];
+	struct sl_api_link mrs, cqs, qps; /**< list heads: what sl_ctx_close destroys */
+};
+
+struct sl_mr {
+	struct sl_api_link link; /**< first: the list's entry is the object */
+	struct sl_ctx *ctx;
+	uint32_t lkey, rkey;
+	void *addr;
+	size_t len;
+};
+
+struct sl_cq {
+	struct sl_api_link link;
+	struct sl_ctx *ctx;
+	struct sl_chan_ring *ring; /**< in the shared memory; we consume */
+	uint32_t depth;            /**< entries, power of two */
+	uint32_t cons;             /**< our copy of the consumer index */
+	uint32_t handle;           /**< the daemon's, from CQ_CREATE */
+	int event_fd;
+	struct sl_qp **qps; /**< the QPs completing here (to mark them failed) */
+	uint32_t n_qps, cap_qps;
+};
+
+struct sl_qp {
+	struct sl_api_link link;
+	struct sl_ctx *ctx;
+	struct sl_cq *send_cq, *recv_cq;
+	struct sl_chan_ring *sq, *rq; /**< in the shared memory; we produce */
+	uint32_t sq_depth, rq_depth;  /**< entries, powers of two */
+	uint32_t sq_prod, rq_prod;    /**< our copies of the producer indexes */
+	uint32_t qpn;
+	uint32_t max_msg_bytes;
+	bool connected;
+	atomic_bool failed; /**< a completion with an error was polled (any thread) */
+};
+
+/*
+ * One request and its response on ctx's control socket, passing fd (-1: none) with it. req's
+ * magic, version and seq are filled here. Returns the daemon's status (0 or -errno), or -errno
+ * if the channel failed (then ctx->broken holds it and every later call returns it).
+ */
+int sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_rsp *rsp);
+
+/* A zeroed block of the shared memory (the rings come from here too); NULL if none. */
+void *sl_api_mem_alloc(struct sl_ctx *ctx, uint64_t bytes);
+
+/* The offset of p in ctx's memory. */
+static inline uint64_t
+sl_api_off(const struct sl_ctx *ctx, const void *p)
+{
+	return (uint64_t)((const uint8_t *)p - ctx->mem);
+}
+
+/* sl_ctx_close's first step: destroy every QP, CQ and MR of ctx (verbs.c), whatever the daemon
+ * answers. */
+void sl_api_objects_close(struct sl_ctx *ctx);
+
+void sl_api_link_add(struct sl_api_link *head, struct sl_api_link *l);
+void sl_api_link_del(struct sl_api_link *l);
+
+#endif /* SL_API_PRIV_H */
