@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* getopt, clock_gettime, poll under -std=c11 */
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +51,33 @@ struct seen {
 	uint32_t last_len; /* the last RECV's byte_len */
 };
 
-/* Poll until sends and recvs reach the counts asked for (TIMEOUT_MS at most). */
+/*
+ * Wait until sends and recvs reach the counts asked for (TIMEOUT_MS at most without a
+ * completion), sleeping on the CQ's event fd between completions: poll, arm, poll again (a
+ * completion may have come before the arm), then sleep. A process that spins instead takes a
+ * core from the daemon on a small machine.
+ */
 static void
 await(struct sl_cq *cq, struct seen *s, unsigned sends, unsigned recvs)
 {
-	double deadline = now_s() + TIMEOUT_MS / 1000.0;
+	struct pollfd p = {.fd = sl_cq_event_fd(cq), .events = POLLIN};
 	struct sl_wc wc[8];
+	uint64_t events;
 
 	while (s->sends < sends || s->recvs < recvs) {
 		int n = sl_cq_poll(cq, wc, 8);
 
+		if (n == 0) {
+			sl_cq_arm(cq);
+			n = sl_cq_poll(cq, wc, 8);
+		}
+		if (n == 0) {
+			if (poll(&p, 1, TIMEOUT_MS) != 1)
+				die("waiting for a completion", ETIMEDOUT);
+			if (read(p.fd, &events, sizeof(events)) != sizeof(events) && errno != EAGAIN)
+				die("reading the event fd", errno);
+			continue;
+		}
 		if (n < 0)
 			die("sl_cq_poll", -n);
 		for (int i = 0; i < n; i++) {
@@ -76,8 +94,6 @@ await(struct sl_cq *cq, struct seen *s, unsigned sends, unsigned recvs)
 				s->sends++;
 			}
 		}
-		if (!n && now_s() > deadline)
-			die("waiting for a completion", ETIMEDOUT);
 	}
 }
 

@@ -204,6 +204,13 @@ static const struct sluiced_key keys[] = {
 	     "[qp] seg_bytes when [qp] has QPs or sets it, else 4096",
 	     "payload bytes per packet of application QPs; with the transport header it must fit "
 	     "one mbuf, like [qp] seg_bytes"),
+	UINT("api", "rto_us", API(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
+	     "application QPs' initial retransmission timeout (under the reliable link only a "
+	     "stalled peer makes it fire: set it well above the link's recovery, e.g. 1s)"),
+	UINT("api", "timeout_ms", API(timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 3600000, "0",
+	     "the endpoint's default (" SL_STR(SLUICED_QP_TIMEOUT_MS_DEFAULT) " ms)",
+	     "an application QP with work out and nothing acknowledged for this long fails: its "
+	     "work requests complete with a retry-exceeded error"),
 	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "4194304",
 	     "none: a SEND without a posted RECV fails at once",
 	     "SEND payloads held until their RECV is posted, per lane"),
@@ -625,6 +632,23 @@ parse_limits(struct sluiced_conf *c, FILE *err)
 	return 0;
 }
 
+/* A section's QP timeout must be above its RTO. 0 or -1 after an error. */
+static int
+check_timeout(const struct sluiced_conf *c, const char *section, uint64_t rto_ns,
+	      uint64_t timeout_ns, FILE *err)
+{
+	uint64_t t_ns = timeout_ns ? timeout_ns : SL_XPORT_QP_TIMEOUT_NS;
+
+	if (t_ns > rto_ns)
+		return 0;
+	fprintf(err,
+		"%s:%u: timeout_ms: %" PRIu64 " ms%s is not above rto_us = %" PRIu64
+		" us: a QP would fail before its first retransmission\n",
+		c->path, line_of(c->path, section, timeout_ns ? "timeout_ms" : "rto_us"),
+		t_ns / SL_NS_PER_MS, timeout_ns ? "" : " (the default)", rto_ns / SL_NS_PER_US);
+	return -1;
+}
+
 /* [qp] as a whole: the rules no single key states. 0 or -1 after an error. */
 static int
 check_qp(struct sluiced_conf *c, FILE *err)
@@ -647,15 +671,8 @@ check_qp(struct sluiced_conf *c, FILE *err)
 			q->msg_min_bytes);
 		return -1;
 	}
-	if ((q->timeout_ns ? q->timeout_ns : SL_XPORT_QP_TIMEOUT_NS) <= q->rto_ns) {
-		fprintf(err,
-			"%s:%u: timeout_ms: %" PRIu64 " ms%s is not above rto_us = %" PRIu64
-			" us: a QP would fail before its first retransmission\n",
-			c->path, line_of(c->path, "qp", q->timeout_ns ? "timeout_ms" : "rto_us"),
-			(q->timeout_ns ? q->timeout_ns : SL_XPORT_QP_TIMEOUT_NS) / SL_NS_PER_MS,
-			q->timeout_ns ? "" : " (the default)", q->rto_ns / SL_NS_PER_US);
+	if (check_timeout(c, "qp", q->rto_ns, q->timeout_ns, err) < 0)
 		return -1;
-	}
 	if (q->count && c->traffic.mode != SLUICED_TRAFFIC_OFF) {
 		fprintf(err,
 			"%s:%u: count: queue pairs and link test traffic cannot both run "
@@ -721,7 +738,7 @@ check_api(struct sluiced_conf *c, FILE *err)
 			c->path, line_of(c->path, "api", "enable"), modes[c->traffic.mode]);
 		return -1;
 	}
-	return 0;
+	return check_timeout(c, "api", a->rto_ns, a->timeout_ns, err);
 }
 
 static int

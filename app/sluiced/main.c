@@ -524,8 +524,8 @@ setup_chan(struct sluiced *d)
 	struct sl_chan_lane_conf c = {
 		.qpn_base = d->conf.qp.count,
 		.qps = ac->qps,
-		.sq_depth_max = SL_CHAN_RING_MAX,
-		.rq_depth_max = SL_CHAN_RING_MAX,
+		.sq_depth_max = SL_CHAN_QP_DEPTH_MAX,
+		.rq_depth_max = SL_CHAN_QP_DEPTH_MAX,
 		.stash_bytes = ac->stash_bytes,
 	};
 
@@ -652,6 +652,8 @@ setup_srv(struct sluiced *d)
 		.default_program = ac->program,
 		.seg_bytes = ac->seg_bytes,
 		.stash_bytes = ac->stash_bytes,
+		.rto_ns = ac->rto_ns,
+		.timeout_ns = ac->timeout_ns,
 		.qpn_base = d->conf.qp.count,
 		.qps = ac->qps,
 		.log = api_log,

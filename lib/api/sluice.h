@@ -172,8 +172,9 @@ enum sl_receiver {
 struct sl_qp_attr {
 	struct sl_cq *send_cq; /**< SEND, WRITE, READ completions (required) */
 	struct sl_cq *recv_cq; /**< RECV completions (required; may be send_cq) */
-	uint32_t sq_depth;     /**< work requests posted and not completed [128], power of two */
-	uint32_t rq_depth;     /**< RECVs posted and not consumed [128], power of two */
+	uint32_t sq_depth;     /**< work requests posted and not completed [128], power of two
+				*   <= 4096 */
+	uint32_t rq_depth;     /**< RECVs posted and not consumed [128], power of two <= 4096 */
 	char program[SL_NAME_MAX]; /**< transport program ("dcqcn", "reno", ...) [the daemon's
 				    *   default] */
 	char pacer[SL_NAME_MAX];   /**< pacer ("tassel") [the daemon's] */

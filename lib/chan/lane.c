@@ -226,7 +226,10 @@ sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t 
 	__atomic_store_n(&cq->ring->prod, ++cq->prod, __ATOMIC_RELEASE);
 	cq_unreserve(q, recv);
 	sl_stat_add(&cl->stats.cqes, 1);
-	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_ACQUIRE) == 1 &&
+	/* Store-load order (sl_chan.h, "no lost wake-up"): the application arms, then reads prod;
+	 * we publish prod, then read armed. Without a full fence both could read the old value. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_RELAXED) == 1 &&
 	    __atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {
 		ssize_t rc = write(cq->event_fd, &one, sizeof(one));
 

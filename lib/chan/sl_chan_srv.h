@@ -39,6 +39,10 @@
 
 /* --- configuration ------------------------------------------------------------------------ */
 
+/* Send and receive queue depth a QP may ask for, at most: the lane keeps a slot of state per
+ * entry for every QP it may serve (struct sl_chan_lane_conf.sq_depth_max, rq_depth_max). */
+#define SL_CHAN_QP_DEPTH_MAX 4096u
+
 struct sl_chan_srv_conf {
 	const char *socket_path; /**< where to listen (the directory is created, 0755) */
 	mode_t mode;             /**< the socket file's mode [0660] */
@@ -52,6 +56,8 @@ struct sl_chan_srv_conf {
 	uint32_t seg_bytes;      /**< payload bytes per packet of every application QP */
 	uint64_t stash_bytes;    /**< per lane: SEND payloads that arrived before a RECV was
 				  *   posted, bytes [4 MiB] */
+	uint64_t rto_ns;         /**< every application QP's initial RTO, ns [the endpoint's] */
+	uint64_t timeout_ns;     /**< every application QP's timeout, ns [the endpoint's] */
 	uint32_t qpn_base, qps;  /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
 	/** Connections, credentials and refusals of clients (NULL: not logged); level is
 	 *  syslog's (LOG_ERR .. LOG_DEBUG). Control thread only. */

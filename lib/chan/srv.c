@@ -474,6 +474,8 @@ qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 		.rq_depth = a->rq_depth,
 		.max_msg_bytes = a->max_msg_bytes ? a->max_msg_bytes : SL_CHAN_MSG_DEFAULT,
 		.xqp = {.seg_bytes = s->conf.seg_bytes,
+			.rto_ns = s->conf.rto_ns,
+			.timeout_ns = s->conf.timeout_ns,
 			.recv_mode = a->receiver == SL_RECEIVER_GBN ? SL_RECV_GBN : SL_RECV_MELO,
 			.max_rate_bps = ops->credit == SL_CREDIT_GRANT ? 0 : a->rate_limit_bps},
 	};
