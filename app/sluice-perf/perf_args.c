@@ -132,6 +132,7 @@ static const struct option long_opts[] = {
 	{"qp", required_argument, NULL, 'q'},
 	{"tx-depth", required_argument, NULL, 't'},
 	{"bidirectional", no_argument, NULL, 'b'},
+	{"events", no_argument, NULL, 'e'},
 	{"port", required_argument, NULL, 'p'},
 	{"CPU-freq", no_argument, NULL, 'F'},
 	{"socket", required_argument, NULL, 'S'},
@@ -205,6 +206,9 @@ parse_opt(struct sl_perf_args *a, int c, const char *arg, bool *size_set, char *
 		return 0;
 	case 'b':
 		a->bidir = true;
+		return 0;
+	case 'e':
+		a->events = true;
 		return 0;
 	case 'p':
 		if (parse_u64(arg, 1, 65535, &v) != 0)
@@ -295,6 +299,10 @@ finish(struct sl_perf_args *a, bool size_set, char *err, size_t len)
 	}
 	if (lat && a->bidir)
 		return fail(err, len, "-b applies to bw tests only");
+	if (a->events && a->test == SL_PERF_WRITE_LAT)
+		return fail(err, len,
+			    "-e does not apply to write_lat: a WRITE completes nothing at its "
+			    "target, which polls the last byte (perftest's rule too)");
 	if (lat && a->qps != 1)
 		return fail(err, len, "lat tests run one QP (-q 1)");
 	if (!lat && a->duration_s == 0 && a->iters > SL_PERF_PEAK_ITERS_MAX)
@@ -342,7 +350,7 @@ sl_perf_args_parse(struct sl_perf_args *a, int argc, char **argv, char *err, siz
 	set_defaults(a, t < 0 ? SL_PERF_WRITE_BW : (enum sl_perf_test)t);
 	optind = 0; /* glibc: a full reset */
 	opterr = 0;
-	while ((c = getopt_long(argc - first, argv + first, ":s:an:D:q:t:bp:FS:hV", long_opts,
+	while ((c = getopt_long(argc - first, argv + first, ":s:an:D:q:t:bep:FS:hV", long_opts,
 				NULL)) != -1) {
 		if (c == 'h' || c == 'V') {
 			a->action = c == 'h' ? SL_PERF_HELP : SL_PERF_VERSION;
@@ -425,6 +433,8 @@ sl_perf_usage(FILE *f, const char *argv0)
 		"  -q, --qp=<n>               QPs (bw tests), 1..4096 (1)\n"
 		"  -t, --tx-depth=<n>         requests outstanding per QP (bw 128, lat 1)\n"
 		"  -b, --bidirectional        both sides send (bw tests); the table sums both\n"
+		"  -e, --events               sleep on the CQs' event fds instead of spinning\n"
+		"                             (not write_lat)\n"
 		"  -p, --port=<port>          out-of-band TCP port (18515)\n"
 		"  -F, --CPU-freq             accepted and ignored: time is CLOCK_MONOTONIC\n"
 		"      --report_gbits         bandwidth in Gb/sec instead of MiB/sec\n"

@@ -76,6 +76,7 @@ struct sl_perf_args {
 	bool no_peak;        /**< BW peak is not measured (-D, > 20000 iterations, send server) */
 	uint16_t port;       /**< -p: out-of-band TCP port */
 	bool report_gbits;   /**< --report_gbits */
+	bool events;         /**< -e: sleep on the CQs' event fds instead of spinning */
 	enum sl_perf_rate_type rate_type;   /**< --rate_limit_type (SW once --rate_limit is set) */
 	struct sl_perf_dec rate_limit;      /**< --rate_limit, in rate_units */
 	enum sl_perf_rate_units rate_units; /**< --rate_units */

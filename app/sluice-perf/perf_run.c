@@ -29,6 +29,11 @@
  * the measured window, over its length; the server answers until no round has come for a
  * second after its end.
  *
+ * -e: a loop that finds nothing to do arms the CQs, polls once more, then sleeps on their event
+ * fds (idle()): on a machine with fewer cores than spinning processes a spinning tool takes
+ * time slices from the daemon it waits for. write_lat has nothing to wait on (a WRITE
+ * completes nothing at its target) and refuses -e, as perftest's does.
+ *
  * Reports. After every size the sides swap their rows (sl_oob_swap): -b adds the two, a side
  * that measured nothing (the server of write_bw, read_bw, read_lat) prints the client's, as
  * perftest's server does.
@@ -36,9 +41,11 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "perf_report.h"
 #include "perf_run.h"
@@ -56,6 +63,7 @@
 #define RUN_DRAIN_NS UINT64_C(1000000000)  /**< -D lat server: answers until 1 s after */
 #define RUN_BURST 32u                      /**< requests posted per call */
 #define RUN_POLL 64                        /**< completions polled per call */
+#define RUN_EVENT_WAIT_MS 100              /**< -e: longest sleep on the event fds */
 #define RUN_LAT_SQ 16u                     /**< send queue of a lat QP */
 #define RUN_MEM_SLACK (UINT64_C(32) << 20) /**< context memory beyond buffers: rings */
 #define NS_PER_S UINT64_C(1000000000)
@@ -90,6 +98,7 @@ struct run {
 	uint64_t window_msgs, window_recvs; /**< -D: completions, arrivals in the window */
 	uint64_t first_post_ns, first_recv_ns, last_recv_ns, last_progress_ns;
 	uint64_t silence_ns; /**< bw: no completion for this long is an error */
+	bool armed;          /**< -e: the CQs are armed since the last empty poll */
 	struct sl_perf_result res[SL_PERF_SWEEP_COUNT];
 };
 
@@ -378,10 +387,8 @@ bw_poll_send(struct run *r)
 	int n = sl_cq_poll(r->scq, wc, RUN_POLL);
 	uint64_t t;
 
-	if (n < 0)
-		return sl_err("sl_cq_poll (send)", n);
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n < 0 ? sl_err("sl_cq_poll (send)", n) : 0;
 	t = now_ns();
 	for (int i = 0; i < n; i++) {
 		uint64_t covers = wc[i].wr_id & UINT32_MAX;
@@ -406,7 +413,7 @@ bw_poll_send(struct run *r)
 				(struct sl_perf_mark){.idx = r->tot_completed - 1, .t_ns = t};
 		}
 	}
-	return 0;
+	return n;
 }
 
 /* RECV completions: count, repost. */
@@ -417,10 +424,8 @@ bw_poll_recv(struct run *r)
 	int n = sl_cq_poll(r->rcq, wc, RUN_POLL);
 	uint64_t t;
 
-	if (n < 0)
-		return sl_err("sl_cq_poll (receive)", n);
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n < 0 ? sl_err("sl_cq_poll (receive)", n) : 0;
 	t = now_ns();
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != SL_WC_SUCCESS)
@@ -437,6 +442,39 @@ bw_poll_recv(struct run *r)
 	}
 	r->last_recv_ns = t;
 	r->last_progress_ns = t;
+	return n;
+}
+
+/*
+ * -e: a poll round found nothing. The first time, arm the CQs and return (the caller polls
+ * once more: a completion may have come before the arm); the next time, sleep on their event
+ * fds until one is readable (at most RUN_EVENT_WAIT_MS, so the loop's silence check still
+ * runs). Without -e: nothing (spin). 0 or -1.
+ */
+static int
+idle(struct run *r)
+{
+	struct pollfd p[2] = {{.fd = sl_cq_event_fd(r->scq), .events = POLLIN},
+			      {.fd = sl_cq_event_fd(r->rcq), .events = POLLIN}};
+	nfds_t n = r->rcq == r->scq ? 1 : 2;
+	uint64_t events;
+	int rc;
+
+	if (!r->a->events)
+		return 0;
+	if (!r->armed) {
+		if ((rc = sl_cq_arm(r->scq)) != 0 || (n == 2 && (rc = sl_cq_arm(r->rcq)) != 0))
+			return sl_err("sl_cq_arm", rc);
+		r->armed = true;
+		return 0;
+	}
+	r->armed = false;
+	if (poll(p, n, RUN_EVENT_WAIT_MS) < 0 && errno != EINTR)
+		return sl_err("poll (CQ events)", errno);
+	for (nfds_t i = 0; i < n; i++)
+		if ((p[i].revents & POLLIN) &&
+		    read(p[i].fd, &events, sizeof(events)) != sizeof(events) && errno != EAGAIN)
+			return sl_err("read (CQ event fd)", errno);
 	return 0;
 }
 
@@ -495,12 +533,19 @@ run_bw(struct run *r, uint64_t size, struct sl_perf_result *res)
 			break;
 		if (t - r->last_progress_ns > r->silence_ns)
 			return silent(r->silence_ns);
+		uint64_t posted = r->tot_posted;
+		int got = 0, rc;
+
 		for (uint32_t i = 0; sends && !timed_out && i < a->qps; i++)
 			if (bw_post(r, i, size) != 0)
 				return -1;
-		if (sends && bw_poll_send(r) != 0)
+		if (sends && (rc = bw_poll_send(r)) < 0)
 			return -1;
-		if (recvs && bw_poll_recv(r) != 0)
+		got += sends ? rc : 0;
+		if (recvs && (rc = bw_poll_recv(r)) < 0)
+			return -1;
+		got += recvs ? rc : 0;
+		if (got == 0 && r->tot_posted == posted && idle(r) != 0)
 			return -1;
 	}
 	if (a->duration_s != 0)
@@ -582,6 +627,8 @@ lat_wait(struct run *r, uint64_t size, uint64_t round, uint64_t deadline_ns)
 				return -1;
 			if (got > 0)
 				return 0;
+			if (idle(r) != 0)
+				return -1;
 		} else {
 			struct sl_wc wc;
 			int n = sl_cq_poll(r->rcq, &wc, 1);
@@ -593,7 +640,11 @@ lat_wait(struct run *r, uint64_t size, uint64_t round, uint64_t deadline_ns)
 					return wc_err(&wc);
 				return post_recvs(r, 0, 1);
 			}
-			if (lat_reap(r, NULL) != 0)
+			unsigned sent = 0;
+
+			if (lat_reap(r, &sent) != 0)
+				return -1;
+			if (sent == 0 && idle(r) != 0)
 				return -1;
 		}
 		uint64_t t = now_ns();

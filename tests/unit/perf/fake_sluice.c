@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -38,6 +39,8 @@ struct sl_mr {
 struct sl_cq {
 	struct sl_wc *wc;
 	uint32_t depth, head, tail; /**< head: next to poll; tail: next to fill */
+	int event_fd;               /**< written when a completion comes to an armed CQ */
+	bool armed;
 };
 
 struct sl_qp {
@@ -59,6 +62,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sl_mr *mrs[FAKE_MAX];
 static struct sl_qp *qps[FAKE_MAX];
 unsigned fake_sluice_flushes;
+unsigned fake_sluice_events;
 uint64_t fake_sluice_rate_bps;
 char fake_sluice_program[SL_NAME_MAX];
 
@@ -182,12 +186,14 @@ sl_cq_create(struct sl_ctx *ctx, uint32_t depth)
 		return NULL;
 	cq->depth = depth;
 	cq->wc = calloc(depth, sizeof(*cq->wc));
+	cq->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return cq;
 }
 
 int
 sl_cq_destroy(struct sl_cq *cq)
 {
+	close(cq->event_fd);
 	free(cq->wc);
 	free(cq);
 	return 0;
@@ -196,15 +202,14 @@ sl_cq_destroy(struct sl_cq *cq)
 int
 sl_cq_event_fd(const struct sl_cq *cq)
 {
-	(void)cq;
-	return -1;
+	return cq->event_fd;
 }
 
 int
 sl_cq_arm(struct sl_cq *cq)
 {
-	(void)cq;
-	return -ENOTSUP;
+	__atomic_store_n(&cq->armed, true, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 /* Add a completion; a full CQ is the application's bug, as with verbs: abort the test. */
@@ -214,6 +219,13 @@ cq_put(struct sl_cq *cq, const struct sl_wc *wc)
 	if (cq->tail - cq->head >= cq->depth)
 		abort();
 	cq->wc[cq->tail++ % cq->depth] = *wc;
+	if (__atomic_exchange_n(&cq->armed, false, __ATOMIC_SEQ_CST)) {
+		uint64_t one = 1;
+
+		if (write(cq->event_fd, &one, sizeof(one)) != sizeof(one))
+			abort();
+		__atomic_add_fetch(&fake_sluice_events, 1, __ATOMIC_RELAXED);
+	}
 }
 
 static struct sl_mr *

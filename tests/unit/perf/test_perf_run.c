@@ -162,6 +162,22 @@ sl_perf_run__lat_tests(void **state)
 	assert_int_equal(count(out, "t_typical[usec]"), 2);
 }
 
+/* -e: every wait sleeps on the event fds, and the completions wake it (a broken arm or
+ * signal would leave each wait to its 100 ms timeout: the 10 s silence check fails it). */
+static void
+sl_perf_run__events_sleep_on_the_cqs(void **state)
+{
+	unsigned before = fake_sluice_events;
+
+	(void)state;
+	run_ok("send_bw -e -n 2000 -s 64 -t 8", "send_bw -e -n 2000 -s 64 -t 8");
+	assert_int_equal(count(out, " 64         2000       "), 2);
+	run_ok("send_lat -e -n 200", "send_lat -e -n 200");
+	run_ok("read_lat -e -n 100 -s 64", "read_lat -e -n 100 -s 64");
+	assert_int_equal(count(out, " 64      100          "), 2);
+	assert_true(fake_sluice_events > before);
+}
+
 static void
 sl_perf_run__sweep_writes_one_json_each(void **state)
 {
@@ -282,6 +298,7 @@ main(void)
 		cmocka_unit_test(sl_perf_run__write_bw_both_print_the_clients_row),
 		cmocka_unit_test(sl_perf_run__send_bw_qps_and_read_bw_bidir),
 		cmocka_unit_test(sl_perf_run__lat_tests),
+		cmocka_unit_test(sl_perf_run__events_sleep_on_the_cqs),
 		cmocka_unit_test(sl_perf_run__sweep_writes_one_json_each),
 		cmocka_unit_test(sl_perf_run__duration_mode),
 		cmocka_unit_test(sl_perf_run__rate_limit_and_names_reach_the_qp),
