@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Applications on libsluice between two sluiced hosts over memif, on the reliable link: each
+# host serves applications ([api]) and runs no built-in traffic.
+# usage: test_api_two_hosts.sh examples|isolation|perf|churn
+#   examples:  the three examples, built here by hand with nothing but
+#              `pkg-config --cflags --libs libsluice` (the build's uninstalled .pc), run as a
+#              server on b and a client on a: a SEND/RECV ping-pong checked byte for byte, a
+#              WRITE with immediate, a READ; each must exit 0.
+#   isolation: api_check's cases: a WRITE or READ with a wrong key, past its region, without the
+#              access flag, or naming another application's region completes with a remote
+#              access error and changes no byte there; the accepted ones land exactly.
+#   perf:      sluice-perf write_bw, send_bw, read_bw (-e), write_lat, send_lat, read_lat: every
+#              run exits 0, prints perftest's table and writes valid JSON.
+#   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
+#              the other's region; then SIGKILL to the client (and, every other round, the
+#              server too) at a random moment. A survivor must see its QP fail with an error
+#              (retry exceeded: the killed peer's QP was destroyed). Both daemons must stay up,
+#              and end with no client, MR, CQ or QP left, and the same open file descriptors
+#              as after the first round; resident memory may grow by at most 4 MiB.
+source "$(dirname "$0")/../lib/hosts.sh"
+sl_require_root
+case_name=${1:?case}
+ROUNDS=${CHURN_ROUNDS:-20}
+PERF=$SL_BUILD/app/sluice-perf/sluice-perf
+CHECK=$SL_BUILD/tests/integration/api/api_check
+[ -x "$PERF" ] || sl_fail "$PERF not built"
+[ -x "$CHECK" ] || sl_fail "$CHECK not built"
+
+sl_topo_memif
+# Under the reliable link an RTO can only fire spuriously; the churn case wants a survivor to
+# notice its dead peer quickly, so its QPs time out after 1 s.
+rto=1s timeout=10s
+[ "$case_name" = churn ] && rto=200ms timeout=1s
+for h in a b; do
+    kind=memif_client
+    [ "$h" = b ] && kind=memif_server
+    sl_config "$h" "$kind" "workers = 0" \
+        "[link]" "mode = extended" "replay = missing" "ring_order = 14" "keepalive_us = 100" \
+        "stuck_ms = 2s" \
+        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = 0600" "seg_bytes = 1024" \
+        "rto_us = $rto" "timeout_ms = $timeout" >/dev/null
+done
+sl_start b "$SL_TMP/b.ini" memif_server -l 1
+sl_wait_ready b 10
+sl_start a "$SL_TMP/a.ini" memif_client -l 0
+sl_wait_ready a 10
+sl_wait_peer_up a 10
+SA=$SL_TMP/api-a.sock SB=$SL_TMP/api-b.sock
+
+# pair NAME TIMEOUT_S SERVER_CMD... -- CLIENT_CMD...: the server on b's socket, the client on
+# a's; both must exit 0 within the timeout. Output in $SL_TMP/NAME.{server,client}.
+pair() {
+    local name=$1 t=$2; shift 2
+    local srv=() cli=()
+    while [ "$1" != "--" ]; do srv+=("$1"); shift; done
+    shift
+    cli=("$@")
+    timeout "$t" "${srv[@]}" >"$SL_TMP/$name.server" 2>&1 &
+    local spid=$!
+    sleep 0.3
+    local crc=0 src=0
+    timeout "$t" "${cli[@]}" >"$SL_TMP/$name.client" 2>&1 || crc=$?
+    wait "$spid" || src=$?
+    if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+        cat "$SL_TMP/$name.server" "$SL_TMP/$name.client" >&2
+        sl_fail "$name: server exit $src, client exit $crc"
+    fi
+    sl_log "$name: ok"
+}
+
+port=18600
+case $case_name in
+examples)
+    pc=$SL_BUILD/meson-uninstalled
+    [ -f "$pc/libsluice-uninstalled.pc" ] || sl_fail "no libsluice-uninstalled.pc in $pc"
+    flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs libsluice)
+    for ex in pingpong write_imm read; do
+        # shellcheck disable=SC2086
+        cc -O2 -Wall -Werror -o "$SL_TMP/$ex" "$SL_SRC/examples/$ex.c" $flags ||
+            sl_fail "$ex does not build with pkg-config's flags ($flags)"
+    done
+    # The uninstalled library is not on the loader's path: its -L directory is.
+    libdir=$(PKG_CONFIG_PATH=$pc pkg-config --libs-only-L libsluice | sed 's/^ *-L//; s/ *-L/:/g; s/ *$//')
+    export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    pair pingpong 60 "$SL_TMP/pingpong" -S "$SB" -p $port -n 2000 -s 64 -- \
+        "$SL_TMP/pingpong" -S "$SA" -p $port -n 2000 -s 64 127.0.0.1
+    grep -q "2000 round trips of 64 bytes checked" "$SL_TMP/pingpong.client" ||
+        sl_fail "pingpong: $(cat "$SL_TMP/pingpong.client")"
+    pair pingpong-big 60 "$SL_TMP/pingpong" -S "$SB" -p $((port + 1)) -n 200 -s 100000 -- \
+        "$SL_TMP/pingpong" -S "$SA" -p $((port + 1)) -n 200 -s 100000 127.0.0.1
+    pair write_imm 60 "$SL_TMP/write_imm" -S "$SB" -p $((port + 2)) -- \
+        "$SL_TMP/write_imm" -S "$SA" -p $((port + 2)) 127.0.0.1
+    pair read 60 "$SL_TMP/read" -S "$SB" -p $((port + 3)) -- \
+        "$SL_TMP/read" -S "$SA" -p $((port + 3)) 127.0.0.1
+    ;;
+isolation)
+    pair isolation 60 "$CHECK" -S "$SB" -p $port isolation-server -- \
+        "$CHECK" -S "$SA" -p $port isolation-client 127.0.0.1
+    cat "$SL_TMP/isolation.client"
+    refused=$(sl_tel b /sluice/api lane/write_refused)
+    [ "$refused" -ge 4 ] || sl_fail "b refused $refused WRITEs, want at least 4"
+    ;;
+perf)
+    for t in "write_bw -e -s 4096 -n 20000" "write_bw -e -s 64 -n 20000" \
+             "send_bw -e -s 4096 -n 20000" "read_bw -e -s 4096 -n 5000" \
+             "write_lat -s 64 -n 2000" "send_lat -e -s 64 -n 2000" "read_lat -e -s 64 -n 2000"; do
+        read -r -a args <<<"$t"
+        name=${args[0]}-${args[3]}
+        port=$((port + 1))
+        pair "$name" 120 "$PERF" "${args[@]}" -S "$SB" -p $port --out_json \
+            --out_json_file "$SL_TMP/$name.server.json" -- \
+            "$PERF" "${args[@]}" -S "$SA" -p $port --out_json \
+            --out_json_file "$SL_TMP/$name.client.json" 127.0.0.1
+        grep -E '^ #bytes' "$SL_TMP/$name.client" >/dev/null || sl_fail "$name: no table"
+        python3 - "$SL_TMP/$name.client.json" <<'PY' || sl_fail "$name: bad JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"]
+r = r[0] if isinstance(r, list) else r
+bw = r.get("BW_average", r.get("t_avg"))
+assert float(bw) > 0, r
+print(sys.argv[1].rsplit("/", 1)[1], r)
+PY
+        sed -n '/#bytes/,/^---/p' "$SL_TMP/$name.client" | head -2
+    done
+    ;;
+churn)
+    pid_a=${SL_PID[a]} pid_b=${SL_PID[b]}
+    fds() { ls "/proc/$1/fd" | wc -l; }
+    rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+    for r in $(seq 1 "$ROUNDS"); do
+        port=$((18700 + r % 200))
+        "$CHECK" -S "$SB" -p $port churn-server >"$SL_TMP/churn-s.out" 2>&1 &
+        spid=$!
+        sleep 0.2
+        "$CHECK" -S "$SA" -p $port churn-client 127.0.0.1 >"$SL_TMP/churn-c.out" 2>&1 &
+        cpid=$!
+        for _ in $(seq 100); do
+            grep -q connected "$SL_TMP/churn-c.out" 2>/dev/null &&
+                grep -q connected "$SL_TMP/churn-s.out" 2>/dev/null && break
+            sleep 0.05
+        done
+        grep -q connected "$SL_TMP/churn-c.out" || sl_fail "round $r: the client never connected"
+        sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+        kill -KILL "$cpid"
+        wait "$cpid" 2>/dev/null || true
+        if [ $((r % 2)) -eq 0 ]; then
+            kill -KILL "$spid"
+            wait "$spid" 2>/dev/null || true
+        else
+            # the survivor sees its QP fail (its peer's QP is gone) and exits 0
+            rc=0
+            timeout 10 tail --pid="$spid" -f /dev/null || rc=$?
+            [ "$rc" -eq 0 ] || sl_fail "round $r: the server did not notice its peer died"
+            wait "$spid" || sl_fail "round $r: server: $(cat "$SL_TMP/churn-s.out")"
+            grep -q "QP ended (transport retry counter exceeded" "$SL_TMP/churn-s.out" ||
+                sl_fail "round $r: server: $(cat "$SL_TMP/churn-s.out")"
+        fi
+        kill -0 "$pid_a" && kill -0 "$pid_b" || sl_fail "round $r: a daemon died"
+        if [ "$r" -eq 1 ]; then
+            sleep 0.5
+            fd_a=$(fds "$pid_a") fd_b=$(fds "$pid_b") rss_a=$(rss "$pid_a") rss_b=$(rss "$pid_b")
+        fi
+    done
+    sleep 1
+    for h in a b; do
+        pid=${SL_PID[$h]}
+        for k in qps cqs mrs; do
+            v=$(sl_tel "$h" /sluice/api "$k")
+            [ "$v" -eq 0 ] || sl_fail "host $h: $k = $v after every application died"
+        done
+        acc=$(sl_tel "$h" /sluice/api clients_accepted)
+        gone=$(sl_tel "$h" /sluice/api clients_gone)
+        [ "$acc" -eq "$gone" ] || sl_fail "host $h: $acc clients accepted, $gone gone"
+        [ "$acc" -eq "$ROUNDS" ] || sl_fail "host $h: $acc clients accepted, want $ROUNDS"
+    done
+    [ "$(fds "$pid_a")" -eq "$fd_a" ] || sl_fail "host a: fds $fd_a -> $(fds "$pid_a")"
+    [ "$(fds "$pid_b")" -eq "$fd_b" ] || sl_fail "host b: fds $fd_b -> $(fds "$pid_b")"
+    grow_a=$(($(rss "$pid_a") - rss_a)) grow_b=$(($(rss "$pid_b") - rss_b))
+    sl_log "churn: $ROUNDS rounds; fds a $fd_a b $fd_b unchanged; RSS growth a ${grow_a} kB b ${grow_b} kB"
+    [ "$grow_a" -le 4096 ] && [ "$grow_b" -le 4096 ] || sl_fail "RSS grew by more than 4 MiB"
+    ;;
+*) sl_fail "unknown case $case_name" ;;
+esac
+sl_stop a
+sl_stop b
+sl_pass "api $case_name"
