@@ -23,13 +23,23 @@ void sl_xport_fbq_free(struct sl_xport_fbq *q);
 /* Feedback fb (its qpn the peer's QP) of local QP qpn, to be sent after everything queued. */
 void sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb);
 
+/*
+ * QP qpn refused a message: push nak (opcode SL_XOP_NAK, its qpn the peer's QP), and from now
+ * until sl_xport_fbq_forget turn every feedback pushed for qpn into that NAK. Never merged
+ * into anything else, never dropped.
+ */
+void sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak);
+
 /* Up to max frames, oldest first. Returns how many. */
 unsigned sl_xport_fbq_pop(struct sl_xport_fbq *q, struct sl_xport_tx_frame *out, unsigned max);
 
 /* Something is waiting to be sent. */
 bool sl_xport_fbq_busy(const struct sl_xport_fbq *q);
 
-/* QP qpn closed: what it still holds is not sent (frames already in the ring are). */
+/*
+ * QP qpn closed: what it still holds is not sent (frames already in the ring are), and its
+ * NAK is no longer sticky.
+ */
 void sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn);
 
 /* Bytes the queue keeps per QP. */
