@@ -203,9 +203,13 @@ struct sl_xport_stats {
 	uint64_t rx_bad_sequence;
 	uint64_t rx_unsupported;
 	uint64_t rx_no_consumer;
+	uint64_t rx_bad_answer;
+	uint64_t rx_refused;
+	uint64_t rx_nak;
 	uint64_t tx_data;
 	uint64_t tx_rtx;
 	uint64_t tx_fb;
+	uint64_t tx_nak;
 	uint64_t tx_stale;
 	uint64_t fb_held;
 	uint64_t fb_merged;
@@ -215,6 +219,7 @@ struct sl_xport_stats {
 	uint64_t msgs_completed;
 	uint64_t msgs_failed;
 	uint64_t msgs_received;
+	uint64_t reads_served;
 	uint64_t qps_failed;
 };
 
@@ -235,6 +240,9 @@ struct sl_xport_qp_stats {
 	uint64_t pulls;
 	uint64_t rx_bad_sequence;
 	uint64_t wire_bytes_received;
+	uint64_t refusals;
+	uint64_t naks_sent;
+	uint64_t naks_received;
 };
 
 extern const struct sl_stat_table sl_xport_stat_table;
@@ -243,7 +251,8 @@ extern const struct sl_stat_table sl_xport_qp_stat_table;
 /* What telemetry shows of a QP beyond its counters. */
 struct sl_xport_qp_info {
 	char proto[SL_PROTO_NAME_MAX];
-	bool failed; /**< timed out: sends refused until closed and opened again */
+	bool failed; /**< timed out, or the peer refused a message (NAK): sends refused until
+		      *   closed and opened again */
 	uint32_t peer_qpn;
 	uint32_t seg_bytes;
 	uint8_t recv_mode;
@@ -279,8 +288,8 @@ int sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint
 int sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns);
 
 /*
- * Post a message of len bytes (1..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until
- * its completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -EPIPE (the QP failed),
+ * Post a SEND of len bytes (0..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until its
+ * completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -EPIPE (the QP failed),
  * -ENOBUFS (send queue full: retry after a completion; counted in post_refused).
  */
 int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len,
