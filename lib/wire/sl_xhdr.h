@@ -20,8 +20,9 @@
  *   IMM     4 B     immediate data: SEND / WRITE LAST or ONLY "with immediate"
  *   TS      8 B     the sender's send time, ns (flag TS), echoed by ACKs for RTT samples
  * and the payload; for feedback, the opcode's body (ACK 20 B, NACK 8 + 4 per hole, CNP none,
- * PULL 4 B, NAK 8 B: the refused message's MSN, the syndrome, 3 reserved bytes). PSNs are 32-bit and wrap (the scheduler's sequence space), not BTH's 24 bits: at
- * 100 Gbit/s and 4 KB segments 24 bits wrap in 5 s, and nothing here needs the 8 bits back.
+ * PULL 4 B, NAK 8 B: the refused message's MSN, the syndrome, 3 reserved bytes).
+ * PSNs are 32-bit and wrap (the scheduler's sequence space), not BTH's 24 bits: at 100 Gbit/s
+ * and 4 KB segments 24 bits wrap in 5 s, and nothing here needs the 8 bits back.
  *
  * Decoders check every length, opcode, reserved bit and count; each rejection has a reason
  * (enum sl_xhdr_reject) counted in a struct the caller owns. Encoding is canonical (fields the

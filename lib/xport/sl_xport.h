@@ -47,8 +47,9 @@
 				 *   stuck time and a few RTOs */
 #define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
 #define SL_XPORT_LINE_BPS_DEFAULT (100 * SL_BPS_PER_GBPS) /**< line rate by default, bits/s */
-#define SL_XPORT_READS_MAX 16u /**< READs outstanding per QP, and answers a QP owes, at most
-				*   (InfiniBand's max_rd_atomic / max_dest_rd_atomic) */
+/* READs outstanding per QP, and answers a QP owes, at most (InfiniBand's max_rd_atomic and
+ * max_dest_rd_atomic). */
+#define SL_XPORT_READS_MAX 16u
 
 /* What a posted message asks of the peer (struct sl_xport_wr.op). */
 enum sl_xport_op {
@@ -297,14 +298,14 @@ int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32
 
 /* A message to post (sl_xport_post). */
 struct sl_xport_wr {
-	uint8_t op;       /**< SL_XPORT_OP_SEND, WRITE or READ */
-	bool has_imm;     /**< SEND, WRITE: with immediate data */
-	uint32_t imm;     /**< immediate data */
-	const void *buf;  /**< SEND, WRITE: the bytes, unchanged until completion; READ: NULL */
-	uint32_t len;     /**< bytes: 0..SL_XPORT_MSG_MAX (READ: 1..) */
-	uint64_t raddr;   /**< WRITE, READ: the peer's address */
-	uint32_t rkey;    /**< WRITE, READ: the peer's key */
-	uint64_t cookie;  /**< given back in the completion (and, READ, with the answer) */
+	uint8_t op;      /**< SL_XPORT_OP_SEND, WRITE or READ */
+	bool has_imm;    /**< SEND, WRITE: with immediate data */
+	uint32_t imm;    /**< immediate data */
+	const void *buf; /**< SEND, WRITE: the bytes, unchanged until completion; READ: NULL */
+	uint32_t len;    /**< bytes: 0..SL_XPORT_MSG_MAX (READ: 1..) */
+	uint64_t raddr;  /**< WRITE, READ: the peer's address */
+	uint32_t rkey;   /**< WRITE, READ: the peer's key */
+	uint64_t cookie; /**< given back in the completion (and, READ, with the answer) */
 };
 
 /*

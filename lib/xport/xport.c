@@ -99,7 +99,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, msgs_failed, "messages completed with an error"),
 	SL_STAT(struct sl_xport_stats, msgs_received,
 		"messages delivered whole, in order (READ requests included)"),
-	SL_STAT(struct sl_xport_stats, reads_served, "READ requests answered (read_src gave bytes)"),
+	SL_STAT(struct sl_xport_stats, reads_served,
+		"READ requests answered (read_src gave bytes)"),
 	SL_STAT(struct sl_xport_stats, qps_failed,
 		"QPs failed: nothing acknowledged for timeout_ns, or a NAK"),
 };
@@ -142,7 +143,7 @@ struct sq_ent {
 	uint32_t msn;
 	uint32_t rkey; /**< WRITE, READ: the peer's key */
 	uint32_t imm;
-	uint8_t op;    /**< enum sl_xport_op; READ_RESP: an answer (no completion here) */
+	uint8_t op; /**< enum sl_xport_op; READ_RESP: an answer (no completion here) */
 	bool has_imm;
 	bool answered; /**< READ: its whole answer was delivered */
 };
@@ -246,11 +247,11 @@ struct sl_xport {
 	struct sl_sched *e;
 	struct sl_recv *r;
 	struct sl_recv_rtx *rtx;
-	struct xqp *qp;             /**< [max_qps] */
-	struct sq_ent *sq_mem;      /**< [max_qps * (sq_mask + 1)] */
-	uint32_t sq_mask;           /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
-				     *   rounded up to a power of two */
-	uint32_t *reading;          /**< [nreading] QPs with READs awaiting answers */
+	struct xqp *qp;        /**< [max_qps] */
+	struct sq_ent *sq_mem; /**< [max_qps * (sq_mask + 1)] */
+	uint32_t sq_mask;      /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
+				*   rounded up to a power of two */
+	uint32_t *reading;     /**< [nreading] QPs with READs awaiting answers */
 	uint32_t nreading;
 	struct sl_recv_action *act; /**< [act_max] */
 	unsigned act_max;
@@ -467,7 +468,8 @@ sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn)
 {
 	const struct xqp *q = open_qp(x, qpn);
 
-	return q ? SL_MIN(x->c.sq_depth - q->posted, x->sq_mask + 1 - (q->sq_tail - q->sq_head)) : 0;
+	return q ? SL_MIN(x->c.sq_depth - q->posted, x->sq_mask + 1 - (q->sq_tail - q->sq_head))
+		 : 0;
 }
 
 /* QP q awaits answers to its READs: on the list tx_burst checks against its timeout. */

@@ -62,7 +62,7 @@ struct side {
 	struct sl_xport_traffic *t; /**< the built-in traffic, or NULL ... */
 	struct app *app;            /**< ... an application (a posts, b serves) */
 	int who;                    /**< app: 0 a, 1 b */
-	uint64_t live_frames; /**< handles the endpoint holds or the wire carries */
+	uint64_t live_frames;       /**< handles the endpoint holds or the wire carries */
 };
 
 static uint64_t frames_alive;
@@ -880,8 +880,7 @@ app_recv(struct side *s, const struct sl_xport_rx_seg *seg)
 
 /* b's memory behind a READ: the key and the READ area, or a refusal. */
 static int
-read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len,
-	 const uint8_t **src)
+read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, const uint8_t **src)
 {
 	struct side *s = ctx;
 	struct app *app = s->app;
@@ -934,7 +933,8 @@ app_add(struct app *app, uint8_t op, uint32_t len, bool imm)
 	if (op == SL_XPORT_OP_WRITE) /* anywhere in the WRITE area: each byte lands once */
 		raddr = MEM_BASE + (i * UINT64_C(7919)) % (WRITE_AREA - len + 1);
 	else if (op == SL_XPORT_OP_READ)
-		raddr = MEM_BASE + WRITE_AREA + (i * UINT64_C(4111)) % (MEM_BYTES - WRITE_AREA - len + 1);
+		raddr = MEM_BASE + WRITE_AREA +
+			(i * UINT64_C(4111)) % (MEM_BYTES - WRITE_AREA - len + 1);
 	r->src = op == SL_XPORT_OP_READ ? app->mem + (raddr - MEM_BASE)
 					: app->pat + (i * UINT64_C(4099)) % (PAT_BYTES - len + 1);
 	r->wr = (struct sl_xport_wr){.op = op,
@@ -976,7 +976,7 @@ struct app_run {
 struct app_result {
 	struct sl_xport_stats x[2];
 	struct sl_xport_qp_stats q[2];
-	int post_rc;    /**< why a stopped posting early (0: it posted everything) */
+	int post_rc; /**< why a stopped posting early (0: it posted everything) */
 	uint64_t end_ns;
 	bool done; /**< every message a posted completed */
 };
@@ -1271,7 +1271,9 @@ xport_post__bad_key_and_read_src_refusal(void **state)
 		app_run(app, &(struct app_run){.seed = 40 + o}, &res);
 		assert_true(res.done);
 		for (unsigned i = 0; i < app->nposted; i++)
-			assert_int_equal(app->op[i].status, i < 5 ? 0 : i == 5 ? -EACCES : -ECANCELED);
+			assert_int_equal(app->op[i].status, i < 5    ? 0
+							    : i == 5 ? -EACCES
+								     : -ECANCELED);
 		assert_int_equal(app->b_next, 5);
 		assert_int_equal(res.x[1].rx_refused, 1);
 		assert_int_equal(res.x[1].reads_served, 0);
@@ -1327,7 +1329,8 @@ xport_post__timeout_while_a_read_waits(void **state)
 	app_add(app, SL_XPORT_OP_READ, 3 * SEG, false);
 	app_add(app, SL_XPORT_OP_SEND, 100, false);
 	app_run(app,
-		&(struct app_run){.drop_answers = true, .qp_timeout_ns = 5 * SL_NS_PER_MS, .seed = 60},
+		&(struct app_run){
+			.drop_answers = true, .qp_timeout_ns = 5 * SL_NS_PER_MS, .seed = 60},
 		&res);
 	assert_true(res.done);
 	assert_int_equal(app->op[0].status, 0);
