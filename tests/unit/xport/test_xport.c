@@ -60,7 +60,8 @@ struct app;
 struct side {
 	struct sl_xport *x;
 	struct sl_xport_traffic *t; /**< the built-in traffic, or NULL ... */
-	struct app *app;            /**< ... an application (a posts, b serves) */
+	struct app *app;            /**< ... an application (a posts, b serves), or neither: */
+	uint64_t ok, failed;        /**< ... completions counted, everything accepted */
 	int who;                    /**< app: 0 a, 1 b */
 	uint64_t live_frames;       /**< handles the endpoint holds or the wire carries */
 };
@@ -330,7 +331,9 @@ on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
 	struct side *s = ctx;
 
-	return s->app ? app_recv(s, seg) : sl_xport_traffic_on_recv(s->t, seg, now_ns);
+	if (s->app)
+		return app_recv(s, seg);
+	return s->t ? sl_xport_traffic_on_recv(s->t, seg, now_ns) : 0;
 }
 
 static void
@@ -340,8 +343,12 @@ on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 
 	if (s->app)
 		app_complete(s, c);
-	else
+	else if (s->t)
 		sl_xport_traffic_on_complete(s->t, c, now_ns);
+	else if (c->status == 0)
+		s->ok++;
+	else
+		s->failed++;
 }
 
 static void
@@ -882,10 +889,17 @@ app_recv(struct side *s, const struct sl_xport_rx_seg *seg)
 static int
 read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, const uint8_t **src)
 {
+	static const uint8_t anything[4 * SEG];
 	struct side *s = ctx;
 	struct app *app = s->app;
-	const struct op_rec *r = &app->op[app->b_next]; /* READs are served in order too */
+	const struct op_rec *r;
 
+	if (app == NULL) { /* neither traffic nor app: every READ is served */
+		assert_true(len <= sizeof(anything));
+		*src = anything;
+		return 0;
+	}
+	r = &app->op[app->b_next]; /* READs are served in order too */
 	assert_int_equal(s->who, 1);
 	assert_int_equal(qpn, 0);
 	if (b_refuses(app, app->b_next))
@@ -970,6 +984,8 @@ struct app_run {
 	bool drop_answers;         /**< b -> a loses every answer */
 	uint64_t qp_timeout_ns;    /**< [default] */
 	uint64_t close_at_ns;      /**< a closes its QP then (0: never) */
+	uint32_t forge_answer_len; /**< a READ answer ONLY of this many bytes, b's first PSN and
+				    *   MSN, reaches a first (0: none) */
 	uint64_t seed;
 };
 
@@ -980,6 +996,20 @@ struct app_result {
 	uint64_t end_ns;
 	bool done; /**< every message a posted completed */
 };
+
+/* Into w, due at once: a READ answer ONLY of len bytes with b's first PSN and MSN 0. */
+static void
+forge_answer(struct wire *w, uint32_t len)
+{
+	struct sl_xhdr h = {.opcode = SL_XOP_READ_RESP_ONLY, .psn = UINT32_MAX - 40};
+	struct frame *f = frame_new(SL_XHDR_BASE_LEN + len);
+	int n = sl_xhdr_encode(&h, f->buf, f->len);
+
+	assert_int_equal(n, SL_XHDR_BASE_LEN);
+	memset(f->buf + n, 0x77, len);
+	f->at_ns = 0;
+	w->slot[w->n++] = f;
+}
 
 /*
  * a and b with one QP each, a posting app's messages as its send queue takes them, until each
@@ -1021,6 +1051,8 @@ app_run(struct app *app, const struct app_run *ar, struct app_result *res)
 	}
 	w[1].drop_naks = ar->drop_naks;
 	w[1].drop_answers = ar->drop_answers;
+	if (ar->forge_answer_len)
+		forge_answer(&w[1], ar->forge_answer_len);
 	for (; now < 2 * SL_NS_PER_S; now += STEP_NS) {
 		if (ar->close_at_ns && now == ar->close_at_ns)
 			assert_int_equal(sl_xport_qp_close(s[0].x, 0, now), 0);
@@ -1360,6 +1392,110 @@ xport_qp_close__flushes_reads(void **state)
 	free(app);
 }
 
+/*
+ * Both sides post a READ and three SENDs over and over into send queues of 4: each queue fills
+ * with messages that cannot complete before the READ at their head is answered, and each
+ * answer needs a slot at the peer. The slots only answers use get every answer out; without
+ * them both QPs would wait for each other until their timeout.
+ */
+static void
+xport_post__answers_never_wait_behind_full_send_queues(void **state)
+{
+	static struct wire w[2];
+	static uint8_t buf[3 * SEG];
+	struct side s[2] = {0};
+	unsigned posted[2] = {0};
+	uint64_t now;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct sl_xport_conf xc = {.max_qps = 1,
+					   .sq_depth = 4,
+					   .min_frame_bytes = MIN_FRAME,
+					   .frame = frame_bytes,
+					   .release = frame_release,
+					   .on_recv = on_recv,
+					   .read_src = read_src,
+					   .on_complete = on_complete,
+					   .ctx = &s[i]};
+		struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
+
+		memset(&w[i], 0, sizeof(w[i]));
+		sl_rng_seed(&w[i].rng, 90 + (uint64_t)i);
+		s[i].x = sl_xport_create(&xc);
+		assert_non_null(s[i].x);
+		assert_int_equal(sl_xport_qp_open(s[i].x, &qc, 0), 0);
+	}
+	for (now = 0; now < 100 * SL_NS_PER_MS; now += STEP_NS) {
+		for (int i = 0; i < 2; i++) {
+			while (posted[i] < 200) {
+				struct sl_xport_wr wr = {
+					.op = posted[i] % 4 ? SL_XPORT_OP_SEND : SL_XPORT_OP_READ,
+					.buf = posted[i] % 4 ? buf : NULL,
+					.len = posted[i] % 4 ? sizeof(buf) : 2 * SEG};
+
+				if (sl_xport_post(s[i].x, 0, &wr, now) != 0)
+					break;
+				posted[i]++;
+			}
+		}
+		side_step(&s[0], &w[1], &w[0], now, WIRE_PKTS_PER_STEP);
+		side_step(&s[1], &w[0], &w[1], now, WIRE_PKTS_PER_STEP);
+		if (s[0].ok == 200 && s[1].ok == 200)
+			break;
+	}
+	print_message("{\"full_queues_done_us\": %" PRIu64 "}\n", now / SL_NS_PER_US);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(s[i].ok, 200);
+		assert_int_equal(s[i].failed, 0);
+		wire_free(&w[i]);
+		sl_xport_free(s[i].x);
+	}
+	assert_int_equal(frames_alive, 0);
+}
+
+/*
+ * Answers a did not ask for: one when no READ waits (as long as a's first message, a SEND), one
+ * shorter than the READ waiting (forged ahead of b's real answer). a refuses each (rx_bad_answer),
+ * gives none of it to on_recv, and NAKs b; a NAK naming no message of b's is refused there, one
+ * naming b's answer fails b's QP. a's READ, never answered, fails at the QP timeout; its SENDs are
+ * unaffected.
+ */
+static void
+xport_rx__answers_that_match_no_read_are_refused(void **state)
+{
+	static const uint8_t op0[] = {SL_XPORT_OP_SEND, SL_XPORT_OP_READ};
+
+	(void)state;
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(op0); k++) {
+		struct app *app = app_new(80 + k);
+		struct app_result res;
+
+		app_add(app, op0[k], 100, false);
+		for (unsigned i = 0; i < 5; i++)
+			app_add(app, SL_XPORT_OP_SEND, 2 * SEG, false);
+		app_run(app,
+			&(struct app_run){.forge_answer_len = k ? 50 : 100, /* 100: op 0's */
+					  .qp_timeout_ns = 5 * SL_NS_PER_MS,
+					  .seed = 80 + k},
+			&res);
+		assert_true(res.done);
+		assert_int_equal(res.x[0].rx_bad_answer, 1);
+		assert_int_equal(res.x[0].rx_refused, 1);
+		assert_true(res.x[0].tx_nak >= 1);
+		for (unsigned i = 0; i < app->nops; i++)
+			assert_int_equal(app->op[i].status, k == 1 ? -ETIMEDOUT : 0);
+		if (k == 0) {
+			assert_true(res.x[1].rx_fb_out_of_range >= 1); /* b has no message 0 */
+			assert_int_equal(res.x[1].qps_failed, 0);
+		} else {
+			assert_int_equal(res.x[1].qps_failed, 1); /* its answer was refused */
+			assert_false(app->op[0].delivered);
+		}
+		free(app);
+	}
+}
+
 int
 main(void)
 {
@@ -1380,6 +1516,8 @@ main(void)
 		cmocka_unit_test(xport_post__reads_max),
 		cmocka_unit_test(xport_post__timeout_while_a_read_waits),
 		cmocka_unit_test(xport_qp_close__flushes_reads),
+		cmocka_unit_test(xport_post__answers_never_wait_behind_full_send_queues),
+		cmocka_unit_test(xport_rx__answers_that_match_no_read_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
