@@ -53,6 +53,7 @@ struct held {
 	uint32_t nak_ack;   /**< sticky NAK: the refused message's first PSN */
 	uint32_t nak_msn;   /**< sticky NAK: its MSN */
 	uint8_t nak_syn;    /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint32_t naks_sent; /**< NAK frames encoded since the QP was forgotten last */
 	uint8_t bits;       /**< HELD_* */
 	bool queued;        /**< in the holding FIFO */
 };
@@ -114,6 +115,10 @@ encode(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb, struct sl_
 	if (n < 0) {
 		sl_stat_add(&q->st->fb_encode_errors, 1);
 		return false;
+	}
+	if (fb->opcode == SL_XOP_NAK) {
+		q->held[qpn].naks_sent++;
+		sl_stat_add(&q->st->tx_nak, 1);
 	}
 	f->hdr_len = (uint16_t)n;
 	f->pad_bytes = (uint16_t)(q->min_frame_bytes > (uint32_t)n ? q->min_frame_bytes - n : 0);
@@ -328,6 +333,13 @@ sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
 	q->held[qpn].bits = 0;
 	q->held[qpn].pulls = 0;
 	q->held[qpn].nak_syn = 0;
+	q->held[qpn].naks_sent = 0;
+}
+
+uint64_t
+sl_xport_fbq_naks_sent(const struct sl_xport_fbq *q, uint32_t qpn)
+{
+	return q->held[qpn].naks_sent;
 }
 
 size_t

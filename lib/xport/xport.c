@@ -133,7 +133,7 @@ SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_d
 
 /* One message of the send queue: posted (SEND, WRITE, READ), or an answer owed to the peer. */
 struct sq_ent {
-	const uint8_t *buf; /**< the bytes (READ: NULL) */
+	const uint8_t *buf; /**< the bytes (none: no_bytes) */
 	uint64_t raddr;     /**< WRITE, READ: the peer's address */
 	uint64_t cookie;
 	uint64_t post_ns;
@@ -147,6 +147,9 @@ struct sq_ent {
 	bool has_imm;
 	bool answered; /**< READ: its whole answer was delivered */
 };
+
+/* The buffer of a message with no bytes (a READ request, an empty SEND or WRITE). */
+static const uint8_t no_bytes[1];
 
 /* An answer owed to the peer, waiting for a send-queue slot. */
 struct owed {
@@ -559,7 +562,7 @@ sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, ui
 	struct xqp *q = open_qp(x, qpn);
 	bool read = wr->op == SL_XPORT_OP_READ;
 	struct sq_ent e = {.op = wr->op,
-			   .buf = read ? NULL : wr->buf,
+			   .buf = read || wr->len == 0 ? no_bytes : wr->buf,
 			   .len = wr->len,
 			   .raddr = wr->raddr,
 			   .rkey = wr->rkey,
@@ -809,9 +812,53 @@ answered(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 }
 
 /*
- * Segment seg (header h) continues the QP's message in order: fill in what its message's first
- * packet said (RETH, the READ it answers), check its length against it, and hand it on (a READ
- * request to serve_read, anything else to on_recv). Returns 0 or the syndrome refusing it.
+ * A segment of a WRITE or of an answer to our READ: fill in what its message's first packet
+ * said (RETH; the READ it answers, oldest first) and check that the bytes end exactly there.
+ * 0, or the syndrome refusing it.
+ */
+static int
+place(struct sl_xport *x, struct xqp *q, const struct sl_xhdr *h, struct sl_xport_rx_seg *seg,
+      uint64_t now_ns)
+{
+	bool answer = seg->op == SL_XPORT_OP_READ_RESP;
+
+	if (seg->first && !answer) {
+		q->rx_raddr = h->raddr;
+		q->rx_rkey = h->rkey;
+		q->rx_total = h->rlen_bytes;
+	} else if (seg->first) {
+		const struct sq_ent *m;
+
+		if (q->rd_head == q->rd_tail)
+			goto bad_answer;
+		m = &q->sq[q->rd[q->rd_head & XP_RD_MASK] & x->sq_mask];
+		q->rx_total = m->len;
+		q->rx_cookie = m->cookie;
+	}
+	if (seg->offset + seg->len > q->rx_total ||
+	    seg->last != (seg->offset + seg->len == q->rx_total)) {
+		if (answer)
+			goto bad_answer;
+		return SL_XPORT_SYN_INVALID;
+	}
+	seg->total_len = q->rx_total;
+	if (answer) {
+		seg->cookie = q->rx_cookie;
+		q->progress_ns = now_ns; /* an answer segment is progress of our READ */
+	} else {
+		seg->raddr = q->rx_raddr;
+		seg->rkey = q->rx_rkey;
+	}
+	return 0;
+bad_answer:
+	sl_stat_add(&x->st.rx_bad_answer, 1);
+	return SL_XPORT_SYN_INVALID;
+}
+
+/*
+ * Segment seg (header h) continues the QP's message in order: a READ request goes to
+ * serve_read, anything else (a WRITE's or an answer's placed first) to on_recv. Returns 0 or
+ * the syndrome refusing it.
  */
 static int
 accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
@@ -822,36 +869,12 @@ accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
 	if (seg->first) {
 		q->rx_psn = h->psn;
 		q->rx_op = seg->op;
-		q->rx_raddr = h->raddr;
-		q->rx_rkey = h->rkey;
-		q->rx_total = h->rlen_bytes;
-		if (seg->op == SL_XPORT_OP_READ)
-			return serve_read(x, qpn, q, h, now_ns);
-		if (seg->op == SL_XPORT_OP_READ_RESP) {
-			const struct sq_ent *m;
-
-			if (q->rd_head == q->rd_tail)
-				goto bad_answer;
-			m = &q->sq[q->rd[q->rd_head & XP_RD_MASK] & x->sq_mask];
-			q->rx_total = m->len;
-			q->rx_cookie = m->cookie;
-		}
 	}
-	if (seg->op != SL_XPORT_OP_SEND) { /* the bytes must end where the first packet said */
-		if (seg->offset + seg->len > q->rx_total ||
-		    seg->last != (seg->offset + seg->len == q->rx_total)) {
-			if (seg->op == SL_XPORT_OP_READ_RESP)
-				goto bad_answer;
-			return SL_XPORT_SYN_INVALID;
-		}
-		seg->total_len = q->rx_total;
-		if (seg->op == SL_XPORT_OP_WRITE) {
-			seg->raddr = q->rx_raddr;
-			seg->rkey = q->rx_rkey;
-		} else {
-			seg->cookie = q->rx_cookie;
-			q->progress_ns = now_ns; /* an answer segment is progress of our READ */
-		}
+	if (sl_unlikely(seg->op != SL_XPORT_OP_SEND)) {
+		syn = seg->op == SL_XPORT_OP_READ ? serve_read(x, qpn, q, h, now_ns)
+						  : place(x, q, h, seg, now_ns);
+		if (syn || seg->op == SL_XPORT_OP_READ)
+			return syn;
 	}
 	if (x->c.on_recv)
 		syn = x->c.on_recv(x->c.ctx, seg, now_ns);
@@ -859,12 +882,9 @@ accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
 		sl_stat_add(&x->st.rx_no_consumer, 1);
 	if (syn)
 		return syn > 0 && syn <= SL_XPORT_SYN_MAX ? syn : SL_XPORT_SYN_OP;
-	if (seg->op == SL_XPORT_OP_READ_RESP && seg->last)
+	if (sl_unlikely(seg->op == SL_XPORT_OP_READ_RESP) && seg->last)
 		answered(x, qpn, q, now_ns);
 	return 0;
-bad_answer:
-	sl_stat_add(&x->st.rx_bad_answer, 1);
-	return SL_XPORT_SYN_INVALID;
 }
 
 /* A packet the receiver delivers in order: the next piece of the QP's message in progress. */
@@ -1097,6 +1117,24 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 
 /* --- transmit ----------------------------------------------------------------------------- */
 
+/*
+ * What a packet of anything but a plain SEND carries beyond the base header: the immediate on
+ * the last packet (the "with immediate" opcode is the next one), RETH (the encoder writes it
+ * where the opcode has it: a WRITE's first packet, a READ request), and for a READ request no
+ * payload (*len 0).
+ */
+static void
+extend(struct sl_xhdr *h, const struct sq_ent *m, bool last, uint32_t *len)
+{
+	h->opcode = (uint8_t)(h->opcode + (last && m->has_imm));
+	h->imm = m->imm;
+	h->raddr = m->raddr;
+	h->rkey = m->rkey;
+	h->rlen_bytes = m->len;
+	if (m->op == SL_XPORT_OP_READ)
+		*len = 0;
+}
+
 /* Build the data frame of one scheduler decision; false if its message was retired. */
 static bool
 build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct sl_xport_tx_frame *f)
@@ -1112,17 +1150,14 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 		return false;
 	k = s->seq - m->first_psn;
 	off = k * q->seg_bytes;
-	len = m->op == SL_XPORT_OP_READ ? 0 : SL_MIN(q->seg_bytes, m->len - off);
+	len = SL_MIN(q->seg_bytes, m->len - off);
 	last = k + 1 == m->npkts;
-	h.opcode = (uint8_t)(xop_of[m->op][m->npkts == 1 ? POS_ONLY
-					   : k == 0      ? POS_FIRST
-					   : last        ? POS_LAST
-							 : POS_MIDDLE] +
-			     (last && m->has_imm));
-	h.raddr = m->raddr; /* RETH and IMM go where the opcode has them, and nowhere else */
-	h.rkey = m->rkey;
-	h.rlen_bytes = m->len;
-	h.imm = m->imm;
+	h.opcode = xop_of[m->op][m->npkts == 1 ? POS_ONLY
+				 : k == 0      ? POS_FIRST
+				 : last        ? POS_LAST
+					       : POS_MIDDLE];
+	if (sl_unlikely(m->op != SL_XPORT_OP_SEND || m->has_imm))
+		extend(&h, m, last, &len);
 	h.flags = (s->tx_id ? SL_XHDR_F_RTX : 0) | (last ? SL_XHDR_F_ACKREQ : 0) |
 		  (q->ts ? SL_XHDR_F_TS : 0);
 	h.tx_id = s->tx_id;
@@ -1136,7 +1171,7 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 	sl_xhdr_encode(&h, f->hdr, sizeof(f->hdr));
 	f->hdr_len = (uint16_t)n;
 	f->pad_bytes = h.pad_bytes;
-	f->payload = len ? m->buf + off : NULL;
+	f->payload = m->buf + off;
 	f->payload_len = len;
 	f->qpn = s->flow;
 	if (s->tx_id) {
@@ -1174,11 +1209,6 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 	n = sl_xport_fbq_pop(x->fbq, out, max);
 	if (n)
 		sl_stat_add(&x->st.tx_fb, n);
-	for (unsigned i = 0; i < n; i++)
-		if (out[i].hdr[0] == SL_XOP_NAK) {
-			sl_stat_add(&x->st.tx_nak, 1);
-			sl_stat_add(&x->qp[out[i].qpn].st.naks_sent, 1);
-		}
 	while (n < max) {
 		ns = sl_sched_next_burst(x->e, now_ns, segs, SL_MIN(max - n, SL_ARRAY_SIZE(segs)));
 		if (ns == 0)
@@ -1236,6 +1266,7 @@ sl_xport_qp_stats_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp
 	if (q == NULL)
 		return -ENOENT;
 	sl_stats_snapshot(st, &q->st, sl_xport_qp_stat_table.n);
+	st->naks_sent = sl_xport_fbq_naks_sent(x->fbq, qpn); /* the queue counts what it makes */
 	return 0;
 }
 

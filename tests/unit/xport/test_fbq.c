@@ -211,8 +211,11 @@ random_run(uint64_t seed, bool refuse)
 	}
 	while (sl_xport_fbq_busy(q))
 		pop_and_check(q, m, 8);
-	for (uint32_t i = 0; i < QPS; i++)
+	for (uint32_t i = 0; i < QPS; i++) {
 		check_model(&m[i]);
+		assert_int_equal(sl_xport_fbq_naks_sent(q, i), m[i].out_naks);
+	}
+	assert_int_equal(st.tx_nak, m[3].out_naks);
 	assert_int_equal(st.fb_encode_errors, 0);
 	if (seed % 3 == 0)
 		assert_true(st.fb_held > 0 && st.fb_merged > 0); /* the ring overflowed */
