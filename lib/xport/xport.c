@@ -13,16 +13,8 @@
  * QP's cumulative ACK (the scheduler's wnd_start) retires every message below it, oldest
  * first; a READ also waits for its whole answer.
  *
- * READ. The answers a QP owes its peer are messages of its own send direction (READ RESPONSE
- * opcodes, their own PSNs and MSNs), made when the request is delivered in order (read_src
- * names the bytes). They wait in a queue of SL_XPORT_READS_MAX for a slot of the send queue,
- * whose ring has SL_XPORT_READS_MAX slots beyond sq_depth so that answers always find room
- * eventually: two QPs whose send queues are full of posted messages behind a READ each would
- * otherwise wait for each other's answers forever. The requester matches answers to its READs
- * in order (the peer answers in request order), checks their length, and completes a READ
- * once the answer was delivered and the request acknowledged. A QP with READs waiting is on a
- * list that tx_burst checks against the QP timeout: no ACK and no answer segment for that
- * long fails it, as a resend without progress does.
+ * WRITE and READ. Where a WRITE's or an answer's bytes go, the answers a QP owes its peer and
+ * the READs it waits on are read.c's (the model is there).
  *
  * Refusals. on_recv or read_src may refuse a message with a syndrome (a bad key, no consumer,
  * a request not served), and the requester refuses an answer that matches no READ. The
@@ -48,19 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_recv_rtx.h"
-#include "sl_xport.h"
-#include "sl_xport_fb.h"
 #include "sl_xport_fbq.h"
+#include "sl_xport_int.h"
 #include "sl_xport_proto.h"
 
 #define XP_RX_BATCH 32u   /**< data frames handed to the receiver per call */
 #define XP_FBQ_SLOTS 256u /**< feedback frames the ring keeps (more are held per QP) */
 #define XP_EVENTS_MAX 64u /**< scheduler events one NACK may become */
 #define XP_SEGS 32u       /**< scheduler decisions asked for at a time */
-#define XP_RD_MASK (SL_XPORT_READS_MAX - 1)
-
-static_assert((SL_XPORT_READS_MAX & XP_RD_MASK) == 0, "READ rings are masked");
 static_assert(SL_XPORT_SYN_MAX == SL_XFB_SYN_MAX, "every syndrome fits a NAK");
 
 static const struct sl_stat_desc stat_desc[] = {
@@ -131,31 +118,8 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 };
 SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_desc);
 
-/* One message of the send queue: posted (SEND, WRITE, READ), or an answer owed to the peer. */
-struct sq_ent {
-	const uint8_t *buf; /**< the bytes (none: no_bytes) */
-	uint64_t raddr;     /**< WRITE, READ: the peer's address */
-	uint64_t cookie;
-	uint64_t post_ns;
-	uint32_t len;       /**< bytes (READ: bytes asked for) */
-	uint32_t first_psn; /**< PSN of its first packet */
-	uint32_t npkts;     /**< packets */
-	uint32_t msn;
-	uint32_t rkey; /**< WRITE, READ: the peer's key */
-	uint32_t imm;
-	uint8_t op; /**< enum sl_xport_op; READ_RESP: an answer (no completion here) */
-	bool has_imm;
-	bool answered; /**< READ: its whole answer was delivered */
-};
-
 /* The buffer of a message with no bytes (a READ request, an empty SEND or WRITE). */
 static const uint8_t no_bytes[1];
-
-/* An answer owed to the peer, waiting for a send-queue slot. */
-struct owed {
-	const uint8_t *src;
-	uint32_t len;
-};
 
 /* Where a packet sits in its message (the opcode tables' second index). */
 enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
@@ -202,65 +166,6 @@ static const int syn_status[SL_XPORT_SYN_MAX + 1] = {
 	[SL_XPORT_SYN_ACCESS] = -EACCES,
 	[SL_XPORT_SYN_OP] = -EREMOTEIO,
 	[SL_XPORT_SYN_INVALID] = -EBADMSG,
-};
-
-struct xqp {
-	const struct sl_proto_ops *ops;
-	bool open;
-	bool failed;        /**< timed out or NAKed: the sender is gone, sends are refused */
-	bool ts;            /**< data carries its send time (the program reads echoes) */
-	uint8_t recv_mode;  /**< enum sl_recv_mode */
-	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
-	uint32_t seg_bytes; /**< payload bytes per packet */
-	struct sl_xport_fb_flow ff;
-	/* send queue: [sq_head, sq_tail) posted or owed, not completed; indexes count up, masked */
-	uint32_t sq_head, sq_tail;
-	uint32_t posted;      /**< posted messages in the send queue (<= sq_depth) */
-	uint32_t next_psn;    /**< PSN of the next message's first packet */
-	uint32_t next_msn;    /**< MSN of the next message posted */
-	uint32_t acked_psn;   /**< the cumulative ACK last seen */
-	uint64_t progress_ns; /**< last time the peer acknowledged something (or the send queue
-			       *   went from empty to busy), ns */
-	uint64_t timeout_ns;  /**< no progress for this long with messages out: the QP fails */
-	/* READs we posted: rd[] holds the send-queue indexes of those awaiting their answer */
-	uint32_t reads; /**< READs posted, not completed */
-	uint32_t rd_head, rd_tail;
-	uint32_t rd[SL_XPORT_READS_MAX];
-	uint32_t reading_at; /**< 1 + its index in x->reading while READs await answers, else 0 */
-	/* answers we owe, waiting for a send-queue slot */
-	uint32_t owed_head, owed_n;
-	struct owed owed[SL_XPORT_READS_MAX];
-	/* receive side: the message in progress */
-	uint32_t rx_msn;    /**< MSN expected next */
-	uint32_t rx_off;    /**< bytes of it delivered */
-	uint32_t rx_psn;    /**< PSN of its first packet */
-	uint32_t rx_total;  /**< WRITE: its RETH length; READ_RESP: the READ's length */
-	uint32_t rx_rkey;   /**< WRITE: its RETH key */
-	uint64_t rx_raddr;  /**< WRITE: its RETH address */
-	uint64_t rx_cookie; /**< READ_RESP: the cookie of the READ it answers */
-	uint8_t rx_op;      /**< enum sl_xport_op */
-	uint8_t rx_refused; /**< the syndrome this QP refused a message with: it delivers no more */
-	bool rx_broken;     /**< its sequence broke: the rest of it is not delivered */
-	struct sl_xport_qp_stats st;
-	struct sq_ent *sq; /**< [sq_mask + 1]; last: sl_xport_qp_open clears what precedes it */
-};
-
-struct sl_xport {
-	struct sl_xport_conf c;
-	struct sl_sched *e;
-	struct sl_recv *r;
-	struct sl_recv_rtx *rtx;
-	struct xqp *qp;        /**< [max_qps] */
-	struct sq_ent *sq_mem; /**< [max_qps * (sq_mask + 1)] */
-	uint32_t sq_mask;      /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
-				*   rounded up to a power of two */
-	uint32_t *reading;     /**< [nreading] QPs with READs awaiting answers */
-	uint32_t nreading;
-	struct sl_recv_action *act; /**< [act_max] */
-	unsigned act_max;
-	struct sl_xport_fbq *fbq; /**< feedback to send */
-	struct sl_xhdr_rejects rej;
-	struct sl_xport_stats st;
 };
 
 static bool
@@ -475,35 +380,8 @@ sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn)
 		 : 0;
 }
 
-/* QP q awaits answers to its READs: on the list tx_burst checks against its timeout. */
-static void
-reading_add(struct sl_xport *x, uint32_t qpn, struct xqp *q)
-{
-	if (q->reading_at)
-		return;
-	x->reading[x->nreading++] = qpn;
-	q->reading_at = x->nreading;
-}
-
-static void
-reading_del(struct sl_xport *x, struct xqp *q)
-{
-	uint32_t last;
-
-	if (!q->reading_at)
-		return;
-	last = x->reading[--x->nreading];
-	x->reading[q->reading_at - 1] = last;
-	x->qp[last].reading_at = q->reading_at;
-	q->reading_at = 0;
-}
-
-/*
- * Append message e (op, buf, len, raddr, rkey, imm, cookie) to the send queue, which has a slot,
- * and hand its packets to the scheduler: 0 or the scheduler's error (-ENOBUFS for too many).
- */
-static int
-sq_push(struct sl_xport *x, uint32_t qpn, struct xqp *q, struct sq_ent *e, uint64_t now_ns)
+int
+sl_xp_sq_push(struct sl_xport *x, uint32_t qpn, struct xqp *q, struct sq_ent *e, uint64_t now_ns)
 {
 	uint32_t npkts = e->len == 0 || e->op == SL_XPORT_OP_READ
 				 ? 1
@@ -523,21 +401,6 @@ sq_push(struct sl_xport *x, uint32_t qpn, struct xqp *q, struct sq_ent *e, uint6
 	q->next_msn++;
 	q->sq_tail++;
 	return 0;
-}
-
-/* Answers owed to the peer into the send queue, in request order, while it has slots. */
-static void
-serve_owed(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
-{
-	while (q->owed_n && q->sq_tail - q->sq_head <= x->sq_mask) {
-		const struct owed *o = &q->owed[q->owed_head & XP_RD_MASK];
-		struct sq_ent e = {.op = SL_XPORT_OP_READ_RESP, .buf = o->src, .len = o->len};
-
-		if (sq_push(x, qpn, q, &e, now_ns) != 0)
-			return; /* the scheduler is full: a later completion retries */
-		q->owed_head++;
-		q->owed_n--;
-	}
 }
 
 static bool
@@ -579,7 +442,7 @@ sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, ui
 		return -EPIPE;
 	rc = sl_xport_sq_room(x, qpn) == 0 || (read && q->reads == SL_XPORT_READS_MAX)
 		     ? -ENOBUFS
-		     : sq_push(x, qpn, q, &e, now_ns);
+		     : sl_xp_sq_push(x, qpn, q, &e, now_ns);
 	if (rc) {
 		sl_stat_add(&x->st.post_refused, 1);
 		return rc;
@@ -588,7 +451,7 @@ sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, ui
 	if (read) {
 		q->reads++;
 		q->rd[q->rd_tail++ & XP_RD_MASK] = q->sq_tail - 1;
-		reading_add(x, qpn, q);
+		sl_xp_reading_add(x, qpn, q);
 	}
 	sl_stat_add(&q->st.msgs_posted, 1);
 	sl_stat_add(&q->st.bytes_posted, wr->len);
@@ -657,12 +520,8 @@ retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now
 		x->c.on_complete(x->c.ctx, &c, now_ns);
 }
 
-/*
- * Retire, oldest first, every message the cumulative ACK covers (a READ once answered too);
- * note the progress; let owed answers into the slots freed.
- */
-static void
-complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+void
+sl_xp_complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	uint32_t wnd_start, snd_max;
 
@@ -681,7 +540,7 @@ complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 		retire(x, qpn, q, 0, now_ns);
 	}
 	if (q->owed_n)
-		serve_owed(x, qpn, q, now_ns);
+		sl_xp_serve_owed(x, qpn, q, now_ns);
 }
 
 /*
@@ -695,7 +554,7 @@ stop_sender(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_
 		retire(x, qpn, q, status, now_ns);
 	q->owed_n = 0;
 	q->rd_head = q->rd_tail;
-	reading_del(x, q);
+	sl_xp_reading_del(x, q);
 	sl_sched_flow_del(x->e, qpn);
 	if (q->ff.tracked)
 		sl_recv_rtx_flow_close(x->rtx, qpn);
@@ -717,8 +576,8 @@ fail_qp(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t no
  * with -ETIMEDOUT (each was delivered at most once), sends are refused, and the application
  * closes and reopens it.
  */
-static bool
-timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+bool
+sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	if (q->failed || now_ns - q->progress_ns < q->timeout_ns)
 		return q->failed;
@@ -776,85 +635,6 @@ refuse(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint8_t syn)
 	sl_xport_fbq_nak(x->fbq, qpn, &nak);
 }
 
-/* A READ request delivered: owe its answer (0) or refuse it (a syndrome). */
-static int
-serve_read(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
-	   uint64_t now_ns)
-{
-	const uint8_t *src = NULL;
-	int syn;
-
-	if (x->c.read_src == NULL) {
-		sl_stat_add(&x->st.rx_unsupported, 1);
-		return SL_XPORT_SYN_INVALID;
-	}
-	if (q->owed_n == SL_XPORT_READS_MAX)
-		return SL_XPORT_SYN_INVALID; /* the peer has more READs out than it may */
-	syn = x->c.read_src(x->c.ctx, qpn, h->raddr, h->rkey, h->rlen_bytes, &src);
-	if (syn)
-		return syn;
-	sl_stat_add(&x->st.reads_served, 1);
-	if (q->failed)
-		return 0; /* our sender is gone: the peer's READ times out */
-	q->owed[(q->owed_head + q->owed_n++) & XP_RD_MASK] = (struct owed){src, h->rlen_bytes};
-	serve_owed(x, qpn, q, now_ns);
-	return 0;
-}
-
-/* The answer to the oldest READ awaiting one was delivered whole: it completes once acked. */
-static void
-answered(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
-{
-	q->sq[q->rd[q->rd_head++ & XP_RD_MASK] & x->sq_mask].answered = true;
-	if (q->rd_head == q->rd_tail)
-		reading_del(x, q);
-	complete(x, qpn, q, now_ns);
-}
-
-/*
- * A segment of a WRITE or of an answer to our READ: fill in what its message's first packet
- * said (RETH; the READ it answers, oldest first) and check that the bytes end exactly there.
- * 0, or the syndrome refusing it.
- */
-static int
-place(struct sl_xport *x, struct xqp *q, const struct sl_xhdr *h, struct sl_xport_rx_seg *seg,
-      uint64_t now_ns)
-{
-	bool answer = seg->op == SL_XPORT_OP_READ_RESP;
-
-	if (seg->first && !answer) {
-		q->rx_raddr = h->raddr;
-		q->rx_rkey = h->rkey;
-		q->rx_total = h->rlen_bytes;
-	} else if (seg->first) {
-		const struct sq_ent *m;
-
-		if (q->rd_head == q->rd_tail)
-			goto bad_answer;
-		m = &q->sq[q->rd[q->rd_head & XP_RD_MASK] & x->sq_mask];
-		q->rx_total = m->len;
-		q->rx_cookie = m->cookie;
-	}
-	if (seg->offset + seg->len > q->rx_total ||
-	    seg->last != (seg->offset + seg->len == q->rx_total)) {
-		if (answer)
-			goto bad_answer;
-		return SL_XPORT_SYN_INVALID;
-	}
-	seg->total_len = q->rx_total;
-	if (answer) {
-		seg->cookie = q->rx_cookie;
-		q->progress_ns = now_ns; /* an answer segment is progress of our READ */
-	} else {
-		seg->raddr = q->rx_raddr;
-		seg->rkey = q->rx_rkey;
-	}
-	return 0;
-bad_answer:
-	sl_stat_add(&x->st.rx_bad_answer, 1);
-	return SL_XPORT_SYN_INVALID;
-}
-
 /*
  * Segment seg (header h) continues the QP's message in order: a READ request goes to
  * serve_read, anything else (a WRITE's or an answer's placed first) to on_recv. Returns 0 or
@@ -871,8 +651,8 @@ accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
 		q->rx_op = seg->op;
 	}
 	if (sl_unlikely(seg->op != SL_XPORT_OP_SEND)) {
-		syn = seg->op == SL_XPORT_OP_READ ? serve_read(x, qpn, q, h, now_ns)
-						  : place(x, q, h, seg, now_ns);
+		syn = seg->op == SL_XPORT_OP_READ ? sl_xp_serve_read(x, qpn, q, h, now_ns)
+						  : sl_xp_place(x, q, h, seg, now_ns);
 		if (syn || seg->op == SL_XPORT_OP_READ)
 			return syn;
 	}
@@ -883,7 +663,7 @@ accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
 	if (syn)
 		return syn > 0 && syn <= SL_XPORT_SYN_MAX ? syn : SL_XPORT_SYN_OP;
 	if (sl_unlikely(seg->op == SL_XPORT_OP_READ_RESP) && seg->last)
-		answered(x, qpn, q, now_ns);
+		sl_xp_answered(x, qpn, q, now_ns);
 	return 0;
 }
 
@@ -1065,7 +845,7 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 	n = sl_xport_fb_events(x->e, x->rtx, fb.qpn, &q->ff, &fb, ev, XP_EVENTS_MAX);
 	sl_sched_incoming(x->e, ev, n, now_ns);
 	sl_stat_add(&x->st.rx_fb, 1);
-	complete(x, fb.qpn, q, now_ns);
+	sl_xp_complete(x, fb.qpn, q, now_ns);
 }
 
 void
@@ -1184,18 +964,6 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 	return true;
 }
 
-/* QPs whose READs await answers, no ACK and no answer segment for their timeout, fail. */
-static void
-reads_timeout(struct sl_xport *x, uint64_t now_ns)
-{
-	for (uint32_t i = 0; i < x->nreading;) {
-		uint32_t qpn = x->reading[i];
-
-		if (!timed_out(x, qpn, &x->qp[qpn], now_ns))
-			i++; /* else it left the list, and another took its place */
-	}
-}
-
 unsigned
 sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame *out, unsigned max)
 {
@@ -1205,7 +973,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 	if (sl_recv_next_deadline(x->r) <= now_ns)
 		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
 	if (x->nreading)
-		reads_timeout(x, now_ns);
+		sl_xp_reads_timeout(x, now_ns);
 	n = sl_xport_fbq_pop(x->fbq, out, max);
 	if (n)
 		sl_stat_add(&x->st.tx_fb, n);
@@ -1217,7 +985,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 			uint32_t qpn = segs[i].flow;
 
 			/* A QP resending with nothing acknowledged for its timeout fails. */
-			if (segs[i].tx_id && timed_out(x, qpn, &x->qp[qpn], now_ns))
+			if (segs[i].tx_id && sl_xp_timed_out(x, qpn, &x->qp[qpn], now_ns))
 				continue;
 			if (build_data(x, &segs[i], now_ns, &out[n]))
 				n++;
@@ -1236,11 +1004,8 @@ sl_xport_next_deadline(const struct sl_xport *x)
 	if (sl_xport_fbq_busy(x->fbq))
 		return 0;
 	d = SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
-	for (uint32_t i = 0; i < x->nreading; i++) {
-		const struct xqp *q = &x->qp[x->reading[i]];
-
-		d = SL_MIN(d, q->progress_ns + q->timeout_ns);
-	}
+	if (x->nreading)
+		d = SL_MIN(d, sl_xp_reads_deadline(x));
 	return d;
 }
 
