@@ -1012,6 +1012,33 @@ forge_answer(struct wire *w, uint32_t len)
 }
 
 /*
+ * Endpoints for s[0] and s[1] with send queues of sq_depth (0: the default) and every callback,
+ * QP 0 open on each with qc; the wires between them empty and seeded from seed.
+ */
+static void
+pair_open(struct side *s, struct wire *w, uint32_t sq_depth, const struct sl_xport_qp_conf *qc,
+	  uint64_t seed)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sl_xport_conf xc = {.max_qps = 1,
+					   .sq_depth = sq_depth,
+					   .min_frame_bytes = MIN_FRAME,
+					   .frame = frame_bytes,
+					   .release = frame_release,
+					   .on_recv = on_recv,
+					   .read_src = read_src,
+					   .on_complete = on_complete,
+					   .ctx = &s[i]};
+
+		memset(&w[i], 0, sizeof(w[i]));
+		sl_rng_seed(&w[i].rng, seed * 2 + (uint64_t)i);
+		s[i].x = sl_xport_create(&xc);
+		assert_non_null(s[i].x);
+		assert_int_equal(sl_xport_qp_open(s[i].x, qc, 0), 0);
+	}
+}
+
+/*
  * a and b with one QP each, a posting app's messages as its send queue takes them, until each
  * posted one completed (or 2 s). Counters and every frame handle are accounted for after.
  */
@@ -1022,32 +1049,22 @@ app_run(struct app *app, const struct app_run *ar, struct app_result *res)
 	struct side s[2] = {0};
 	uint64_t now = 0;
 
+	struct sl_xport_qp_conf qc = {.proto = ar->proto ? ar->proto : "dcqcn",
+				      .seg_bytes = SEG,
+				      .first_psn = UINT32_MAX - 40, /* both ways */
+				      .rto_ns = 200 * SL_NS_PER_US,
+				      .timeout_ns = ar->qp_timeout_ns};
+
 	memset(res, 0, sizeof(*res));
 	for (int i = 0; i < 2; i++) {
-		struct sl_xport_conf xc = {.max_qps = 1,
-					   .min_frame_bytes = MIN_FRAME,
-					   .frame = frame_bytes,
-					   .release = frame_release,
-					   .on_recv = on_recv,
-					   .read_src = read_src,
-					   .on_complete = on_complete,
-					   .ctx = &s[i]};
-		struct sl_xport_qp_conf qc = {.proto = ar->proto ? ar->proto : "dcqcn",
-					      .seg_bytes = SEG,
-					      .first_psn = UINT32_MAX - 40, /* both ways */
-					      .rto_ns = 200 * SL_NS_PER_US,
-					      .timeout_ns = ar->qp_timeout_ns};
-
-		memset(&w[i], 0, sizeof(w[i]));
+		s[i].app = app;
+		s[i].who = i;
+	}
+	pair_open(s, w, 0, &qc, ar->seed);
+	for (int i = 0; i < 2; i++) {
 		w[i].loss = ar->loss;
 		w[i].dup = ar->dup;
 		w[i].reorder = ar->reorder;
-		sl_rng_seed(&w[i].rng, ar->seed * 2 + (uint64_t)i);
-		s[i].app = app;
-		s[i].who = i;
-		s[i].x = sl_xport_create(&xc);
-		assert_non_null(s[i].x);
-		assert_int_equal(sl_xport_qp_open(s[i].x, &qc, 0), 0);
 	}
 	w[1].drop_naks = ar->drop_naks;
 	w[1].drop_answers = ar->drop_answers;
@@ -1155,20 +1172,29 @@ xport_post__read_every_size(void **state)
 	free(app);
 }
 
+/* An endpoint with no peer and no callbacks, its QP 0 open (of max_qps 1). */
+static struct sl_xport *
+lone_endpoint(void)
+{
+	struct sl_xport_conf xc = {.max_qps = 1, .frame = frame_bytes, .release = frame_release};
+	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
+	struct sl_xport *x = sl_xport_create(&xc);
+
+	assert_non_null(x);
+	assert_int_equal(sl_xport_qp_open(x, &qc, 0), 0);
+	return x;
+}
+
 /* Invalid posts: a READ of nothing or with immediate, an unknown op, no bytes to send. */
 static void
 xport_post__refuses_bad_requests(void **state)
 {
 	struct app *app = app_new(3);
-	struct sl_xport_conf xc = {.max_qps = 1, .frame = frame_bytes, .release = frame_release};
-	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
-	struct sl_xport *x = sl_xport_create(&xc);
+	struct sl_xport *x = lone_endpoint();
 	struct sl_xport_wr wr = {.op = SL_XPORT_OP_READ, .len = 0, .raddr = MEM_BASE};
 
 	(void)state;
-	assert_non_null(x);
-	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -ENOENT);
-	assert_int_equal(sl_xport_qp_open(x, &qc, 0), 0);
+	assert_int_equal(sl_xport_post(x, 1, &wr, 0), -ENOENT);
 	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
 	wr.len = 8;
 	wr.has_imm = true;
@@ -1321,17 +1347,13 @@ static void
 xport_post__reads_max(void **state)
 {
 	struct app *app = app_new(50);
-	struct sl_xport_conf xc = {.max_qps = 1, .frame = frame_bytes, .release = frame_release};
-	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
-	struct sl_xport *x = sl_xport_create(&xc);
+	struct sl_xport *x = lone_endpoint();
 	struct app_result res;
 	struct sl_xport_stats st;
 
 	(void)state;
 	for (unsigned i = 0; i < 3 * SL_XPORT_READS_MAX; i++)
 		app_add(app, SL_XPORT_OP_READ, 2 * SEG, false);
-	assert_non_null(x);
-	assert_int_equal(sl_xport_qp_open(x, &qc, 0), 0);
 	for (unsigned i = 0; i < SL_XPORT_READS_MAX; i++)
 		assert_int_equal(sl_xport_post(x, 0, &app->op[i].wr, 0), 0);
 	assert_int_equal(sl_xport_post(x, 0, &app->op[0].wr, 0), -ENOBUFS);
@@ -1405,27 +1427,11 @@ xport_post__answers_never_wait_behind_full_send_queues(void **state)
 	static uint8_t buf[3 * SEG];
 	struct side s[2] = {0};
 	unsigned posted[2] = {0};
+	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
 	uint64_t now;
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
-		struct sl_xport_conf xc = {.max_qps = 1,
-					   .sq_depth = 4,
-					   .min_frame_bytes = MIN_FRAME,
-					   .frame = frame_bytes,
-					   .release = frame_release,
-					   .on_recv = on_recv,
-					   .read_src = read_src,
-					   .on_complete = on_complete,
-					   .ctx = &s[i]};
-		struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
-
-		memset(&w[i], 0, sizeof(w[i]));
-		sl_rng_seed(&w[i].rng, 90 + (uint64_t)i);
-		s[i].x = sl_xport_create(&xc);
-		assert_non_null(s[i].x);
-		assert_int_equal(sl_xport_qp_open(s[i].x, &qc, 0), 0);
-	}
+	pair_open(s, w, 4, &qc, 45);
 	for (now = 0; now < 100 * SL_NS_PER_MS; now += STEP_NS) {
 		for (int i = 0; i < 2; i++) {
 			while (posted[i] < 200) {
