@@ -6,7 +6,7 @@
  * Every transport frame starts with the 16-byte base header, modelled on RoCE's BTH:
  *
  *   0      opcode   SEND / WRITE / READ (the InfiniBand RC opcode values 0x00-0x10), ACK 0x11,
- *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14
+ *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14, NAK 0x15
  *   1      flags    SL_XHDR_F_*: ACK request, retransmission, ECN CE, timestamp, trimmed
  *   2-3    tx_id    the sender's transmission count of this PSN (feedback: 0)
  *   4      pad      data: zero bytes after the payload (the Ethernet minimum), as BTH's
@@ -20,8 +20,9 @@
  *   IMM     4 B     immediate data: SEND / WRITE LAST or ONLY "with immediate"
  *   TS      8 B     the sender's send time, ns (flag TS), echoed by ACKs for RTT samples
  * and the payload; for feedback, the opcode's body (ACK 20 B, NACK 8 + 4 per hole, CNP none,
- * PULL 4 B). PSNs are 32-bit and wrap (the scheduler's sequence space), not BTH's 24 bits: at
- * 100 Gbit/s and 4 KB segments 24 bits wrap in 5 s, and nothing here needs the 8 bits back.
+ * PULL 4 B, NAK 8 B: the refused message's MSN, the syndrome, 3 reserved bytes).
+ * PSNs are 32-bit and wrap (the scheduler's sequence space), not BTH's 24 bits: at 100 Gbit/s
+ * and 4 KB segments 24 bits wrap in 5 s, and nothing here needs the 8 bits back.
  *
  * Decoders check every length, opcode, reserved bit and count; each rejection has a reason
  * (enum sl_xhdr_reject) counted in a struct the caller owns. Encoding is canonical (fields the
@@ -58,7 +59,8 @@ enum sl_xhdr_op {
 	SL_XOP_NACK = 0x12, /**< cumulative ACK + up to 3 holes (MELO) or go-back-N */
 	SL_XOP_CNP = 0x13,  /**< DCQCN congestion notification */
 	SL_XOP_PULL = 0x14, /**< NDP pull: one more packet may be sent */
-	SL_XOP_MAX = SL_XOP_PULL,
+	SL_XOP_NAK = 0x15,  /**< the receiver refused a message: its MSN and why (syndrome) */
+	SL_XOP_MAX = SL_XOP_NAK,
 };
 
 /* Base header flags (byte 1). */
@@ -80,8 +82,15 @@ enum sl_xhdr_op {
 #define SL_XFB_ACK_LEN 20u
 #define SL_XFB_NACK_LEN(nholes) (8u + 4u * (nholes))
 #define SL_XFB_PULL_LEN 4u
+#define SL_XFB_NAK_LEN 8u
 #define SL_XFB_HOLES 3u /**< holes per NACK: the 3 most recent, as MELO */
 #define SL_XFB_MAX_LEN (SL_XHDR_BASE_LEN + SL_XFB_ACK_LEN) /**< longest feedback frame */
+
+/*
+ * NAK syndromes (feedback body byte 4), 1..SL_XFB_SYN_MAX: why the receiver refused a message.
+ * The transport endpoint names them (enum sl_xport_syndrome); the wire only bounds them.
+ */
+#define SL_XFB_SYN_MAX 3u
 
 /* ACK flags (feedback body). */
 #define SL_XFB_F_SACK (1u << 0) /**< sack_psn is valid */
@@ -112,11 +121,12 @@ struct sl_xfb_hole {
 
 /* A feedback frame, decoded. */
 struct sl_xfb {
-	uint8_t opcode;      /**< SL_XOP_ACK, NACK, CNP or PULL */
+	uint8_t opcode;      /**< SL_XOP_ACK, NACK, CNP, PULL or NAK */
 	uint8_t flags;       /**< ACK: SL_XFB_F_*; 0 otherwise */
 	uint8_t nholes;      /**< NACK: holes, newest first, <= SL_XFB_HOLES; 0 otherwise */
 	uint32_t qpn;        /**< the queue pair the feedback is for (the data's sender's) */
-	uint32_t ack_psn;    /**< cumulative: every PSN before it was delivered */
+	uint32_t ack_psn;    /**< cumulative: every PSN before it was delivered (NAK: the first
+			      *   PSN of the refused message) */
 	uint16_t acked_pkts; /**< ACK, NACK: packets accepted since the previous ACK or NACK */
 	uint16_t ce_pkts;    /**< ACK with ECN, NACK: of those, ECN-CE marked */
 	uint32_t sack_psn;   /**< ACK with SACK: the out-of-order PSN that caused it */
@@ -124,6 +134,8 @@ struct sl_xfb {
 	uint64_t echo_tx_ns; /**< ACK with ECHO: send time of the newest packet covered, ns */
 	struct sl_xfb_hole hole[SL_XFB_HOLES]; /**< NACK holes */
 	uint32_t pull_seq;                     /**< PULL: per-QP pull counter, from 1 */
+	uint32_t nak_msn;                      /**< NAK: MSN of the refused message */
+	uint8_t syndrome;                      /**< NAK: 1..SL_XFB_SYN_MAX */
 };
 
 /* Why a decoder refused a frame. */
@@ -137,6 +149,7 @@ enum sl_xhdr_reject {
 	SL_XREJ_HOLES,         /**< more than 3 holes */
 	SL_XREJ_HOLE_RANGE,    /**< a hole of length 0 or past the window */
 	SL_XREJ_RETH_LEN_ZERO, /**< a READ request for 0 bytes */
+	SL_XREJ_SYNDROME,      /**< a NAK with syndrome 0 or above SL_XFB_SYN_MAX */
 	SL_XREJ_MAX,
 };
 
@@ -170,7 +183,7 @@ int sl_xhdr_decode(const uint8_t *buf, size_t len, struct sl_xhdr *h, struct sl_
 /*
  * Encode a feedback frame (base header and body) into buf. Returns the bytes written, -EINVAL
  * (not a feedback opcode, more than 3 holes, a hole of length 0 or more than 65535 PSNs past
- * ack_psn, a QPN above 24 bits) or -ENOSPC.
+ * ack_psn, a QPN above 24 bits, a NAK syndrome outside 1..SL_XFB_SYN_MAX) or -ENOSPC.
  */
 int sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len);
 

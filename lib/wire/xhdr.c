@@ -26,6 +26,7 @@ static const char *const reject_names[SL_XREJ_MAX] = {
 	[SL_XREJ_HOLES] = "holes",
 	[SL_XREJ_HOLE_RANGE] = "hole_range",
 	[SL_XREJ_RETH_LEN_ZERO] = "reth_len_zero",
+	[SL_XREJ_SYNDROME] = "syndrome",
 };
 
 const char *
@@ -159,6 +160,8 @@ fb_body_len(uint8_t op, unsigned nholes)
 		return SL_XFB_NACK_LEN(nholes);
 	case SL_XOP_PULL:
 		return SL_XFB_PULL_LEN;
+	case SL_XOP_NAK:
+		return SL_XFB_NAK_LEN;
 	default:
 		return 0;
 	}
@@ -167,7 +170,7 @@ fb_body_len(uint8_t op, unsigned nholes)
 static bool
 is_fb(uint8_t op)
 {
-	return op >= SL_XOP_ACK && op <= SL_XOP_PULL;
+	return op >= SL_XOP_ACK && op <= SL_XOP_NAK;
 }
 
 int
@@ -178,7 +181,8 @@ sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len)
 	uint8_t *b = buf + SL_XHDR_BASE_LEN;
 	size_t n;
 
-	if (!is_fb(fb->opcode) || nholes > SL_XFB_HOLES || fb->qpn > SL_XHDR_QPN_MAX)
+	if (!is_fb(fb->opcode) || nholes > SL_XFB_HOLES || fb->qpn > SL_XHDR_QPN_MAX ||
+	    (fb->opcode == SL_XOP_NAK && (fb->syndrome == 0 || fb->syndrome > SL_XFB_SYN_MAX)))
 		return -EINVAL;
 	for (unsigned i = 0; i < nholes; i++)
 		if (fb->hole[i].len_pkts == 0 || fb->hole[i].start_psn - fb->ack_psn > UINT16_MAX)
@@ -212,6 +216,10 @@ sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len)
 		break;
 	case SL_XOP_PULL:
 		sl_put_be32(b, fb->pull_seq);
+		break;
+	case SL_XOP_NAK:
+		sl_put_be32(b, fb->nak_msn);
+		b[4] = fb->syndrome;
 		break;
 	default:
 		break;
@@ -307,6 +315,16 @@ sl_xfb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts, struct sl_xf
 			return reject(rej, SL_XREJ_SHORT);
 		fb->pull_seq = sl_get_be32(b);
 		return (int)(SL_XHDR_BASE_LEN + SL_XFB_PULL_LEN);
+	case SL_XOP_NAK:
+		if (blen < SL_XFB_NAK_LEN)
+			return reject(rej, SL_XREJ_SHORT);
+		if (!zero(b, 5, 8))
+			return reject(rej, SL_XREJ_RESERVED);
+		fb->nak_msn = sl_get_be32(b);
+		fb->syndrome = b[4];
+		if (fb->syndrome == 0 || fb->syndrome > SL_XFB_SYN_MAX)
+			return reject(rej, SL_XREJ_SYNDROME);
+		return (int)(SL_XHDR_BASE_LEN + SL_XFB_NAK_LEN);
 	default: /* CNP: the base header alone */
 		return (int)SL_XHDR_BASE_LEN;
 	}

@@ -18,7 +18,13 @@
  *     to SL_XFB_HOLES;
  *   - a CNP: one held CNP stands for several (a DCQCN sender cuts at most once per CNP
  *     interval anyway);
- *   - a PULL: each one grants a segment, so they are counted, and each is sent in order.
+ *   - a PULL: each one grants a segment, so they are counted, and each is sent in order;
+ *   - a NAK (the QP's receive side refused a message, sl_xport_fbq_nak): it supersedes
+ *     everything the QP holds (the sender fails on it; the NAK's cumulative ACK covers every
+ *     message before the refused one) and is never folded into anything else.
+ * A NAK is also sticky: from sl_xport_fbq_nak until the QP is forgotten, every feedback frame
+ * pushed for the QP leaves as that NAK, in the ring or held, so each ACK the receiver still
+ * makes (for a later packet or a retransmission) repeats the NAK and a lost one is repaired.
  * Every fold is counted in fb_merged (it may supersede an older SACK, echo or hole); the
  * cumulative state is never lost. Once anything is held, new feedback is held too, so frames
  * leave in the order the receiver made them: the ring first, then each holding QP (its NACK,
@@ -33,7 +39,7 @@
 #include "sl_seq.h"
 #include "sl_xport_fbq.h"
 
-enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2 };
+enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2, HELD_NAK = 1u << 3 };
 
 /* What one QP holds. */
 struct held {
@@ -44,6 +50,10 @@ struct held {
 	uint32_t pull_ack;  /**< the newest held PULL's cumulative ACK (every one carries it) */
 	uint32_t pull_seq;  /**< pull_seq of the newest held PULL */
 	uint32_t pulls;     /**< PULLs held, the last one pull_seq */
+	uint32_t nak_ack;   /**< sticky NAK: the refused message's first PSN */
+	uint32_t nak_msn;   /**< sticky NAK: its MSN */
+	uint8_t nak_syn;    /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint32_t naks_sent; /**< NAK frames encoded since the QP was forgotten last */
 	uint8_t bits;       /**< HELD_* */
 	bool queued;        /**< in the holding FIFO */
 };
@@ -105,6 +115,10 @@ encode(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb, struct sl_
 	if (n < 0) {
 		sl_stat_add(&q->st->fb_encode_errors, 1);
 		return false;
+	}
+	if (fb->opcode == SL_XOP_NAK) {
+		q->held[qpn].naks_sent++;
+		sl_stat_add(&q->st->tx_nak, 1);
 	}
 	f->hdr_len = (uint16_t)n;
 	f->pad_bytes = (uint16_t)(q->min_frame_bytes > (uint32_t)n ? q->min_frame_bytes - n : 0);
@@ -179,6 +193,11 @@ hold(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 		h->nack = n;
 		h->bits |= HELD_NACK;
 		break;
+	case SL_XOP_NAK:
+		folded += (unsigned)__builtin_popcount(h->bits) + h->pulls;
+		h->bits = HELD_NAK;
+		h->pulls = 0;
+		break;
 	case SL_XOP_CNP:
 		folded += (h->bits & HELD_CNP) != 0;
 		h->bits |= HELD_CNP;
@@ -200,9 +219,26 @@ hold(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	}
 }
 
+/* The sticky NAK of QP qpn's held state h, naming peer QP peer_qpn. */
+static struct sl_xfb
+nak_of(const struct held *h, uint32_t peer_qpn)
+{
+	return (struct sl_xfb){.opcode = SL_XOP_NAK,
+			       .qpn = peer_qpn,
+			       .ack_psn = h->nak_ack,
+			       .nak_msn = h->nak_msn,
+			       .syndrome = h->nak_syn};
+}
+
 void
 sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 {
+	struct sl_xfb nak;
+
+	if (q->held[qpn].nak_syn) { /* refused: whatever the receiver says, it says NAK */
+		nak = nak_of(&q->held[qpn], fb->qpn);
+		fb = &nak;
+	}
 	if (q->fifo_count == 0 && q->ring_count <= q->ring_mask) {
 		if (encode(q, qpn, fb, &q->ring[(q->ring_head + q->ring_count) & q->ring_mask]))
 			q->ring_count++;
@@ -218,6 +254,12 @@ drain(struct sl_xport_fbq *q, uint32_t qpn, struct held *h, struct sl_xport_tx_f
 {
 	unsigned n = 0;
 
+	if ((h->bits & HELD_NAK) && n < max) {
+		struct sl_xfb nak = nak_of(h, h->peer_qpn);
+
+		n += encode(q, qpn, &nak, &out[n]);
+		h->bits &= (uint8_t)~HELD_NAK;
+	}
 	if ((h->bits & HELD_NACK) && n < max) {
 		n += encode(q, qpn, &h->nack, &out[n]);
 		h->bits &= (uint8_t)~HELD_NACK;
@@ -275,10 +317,29 @@ sl_xport_fbq_busy(const struct sl_xport_fbq *q)
 }
 
 void
+sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak)
+{
+	struct held *h = &q->held[qpn];
+
+	h->nak_ack = nak->ack_psn;
+	h->nak_msn = nak->nak_msn;
+	h->nak_syn = nak->syndrome;
+	sl_xport_fbq_push(q, qpn, nak);
+}
+
+void
 sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
 {
 	q->held[qpn].bits = 0;
 	q->held[qpn].pulls = 0;
+	q->held[qpn].nak_syn = 0;
+	q->held[qpn].naks_sent = 0;
+}
+
+uint64_t
+sl_xport_fbq_naks_sent(const struct sl_xport_fbq *q, uint32_t qpn)
+{
+	return q->held[qpn].naks_sent;
 }
 
 size_t

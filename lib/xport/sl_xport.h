@@ -47,8 +47,9 @@
 				 *   stuck time and a few RTOs */
 #define SL_XPORT_GRANT_SEGS 16u /**< grant programs' default initial tokens, pkts */
 #define SL_XPORT_LINE_BPS_DEFAULT (100 * SL_BPS_PER_GBPS) /**< line rate by default, bits/s */
-#define SL_XPORT_READS_MAX 16u /**< READs outstanding per QP, and answers a QP owes, at most
-				*   (InfiniBand's max_rd_atomic / max_dest_rd_atomic) */
+/* READs outstanding per QP, and answers a QP owes, at most (InfiniBand's max_rd_atomic and
+ * max_dest_rd_atomic). */
+#define SL_XPORT_READS_MAX 16u
 
 /* What a posted message asks of the peer (struct sl_xport_wr.op). */
 enum sl_xport_op {
@@ -203,9 +204,13 @@ struct sl_xport_stats {
 	uint64_t rx_bad_sequence;
 	uint64_t rx_unsupported;
 	uint64_t rx_no_consumer;
+	uint64_t rx_bad_answer;
+	uint64_t rx_refused;
+	uint64_t rx_nak;
 	uint64_t tx_data;
 	uint64_t tx_rtx;
 	uint64_t tx_fb;
+	uint64_t tx_nak;
 	uint64_t tx_stale;
 	uint64_t fb_held;
 	uint64_t fb_merged;
@@ -215,6 +220,7 @@ struct sl_xport_stats {
 	uint64_t msgs_completed;
 	uint64_t msgs_failed;
 	uint64_t msgs_received;
+	uint64_t reads_served;
 	uint64_t qps_failed;
 };
 
@@ -235,6 +241,9 @@ struct sl_xport_qp_stats {
 	uint64_t pulls;
 	uint64_t rx_bad_sequence;
 	uint64_t wire_bytes_received;
+	uint64_t refusals;
+	uint64_t naks_sent;
+	uint64_t naks_received;
 };
 
 extern const struct sl_stat_table sl_xport_stat_table;
@@ -243,7 +252,8 @@ extern const struct sl_stat_table sl_xport_qp_stat_table;
 /* What telemetry shows of a QP beyond its counters. */
 struct sl_xport_qp_info {
 	char proto[SL_PROTO_NAME_MAX];
-	bool failed; /**< timed out: sends refused until closed and opened again */
+	bool failed; /**< timed out, or the peer refused a message (NAK): sends refused until
+		      *   closed and opened again */
 	uint32_t peer_qpn;
 	uint32_t seg_bytes;
 	uint8_t recv_mode;
@@ -279,8 +289,8 @@ int sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint
 int sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns);
 
 /*
- * Post a message of len bytes (1..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until
- * its completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -EPIPE (the QP failed),
+ * Post a SEND of len bytes (0..SL_XPORT_MSG_MAX) at buf, which must stay unchanged until its
+ * completion. 0, -ENOENT (no such QP), -EINVAL (bad length), -EPIPE (the QP failed),
  * -ENOBUFS (send queue full: retry after a completion; counted in post_refused).
  */
 int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len,
@@ -288,14 +298,14 @@ int sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32
 
 /* A message to post (sl_xport_post). */
 struct sl_xport_wr {
-	uint8_t op;       /**< SL_XPORT_OP_SEND, WRITE or READ */
-	bool has_imm;     /**< SEND, WRITE: with immediate data */
-	uint32_t imm;     /**< immediate data */
-	const void *buf;  /**< SEND, WRITE: the bytes, unchanged until completion; READ: NULL */
-	uint32_t len;     /**< bytes: 0..SL_XPORT_MSG_MAX (READ: 1..) */
-	uint64_t raddr;   /**< WRITE, READ: the peer's address */
-	uint32_t rkey;    /**< WRITE, READ: the peer's key */
-	uint64_t cookie;  /**< given back in the completion (and, READ, with the answer) */
+	uint8_t op;      /**< SL_XPORT_OP_SEND, WRITE or READ */
+	bool has_imm;    /**< SEND, WRITE: with immediate data */
+	uint32_t imm;    /**< immediate data */
+	const void *buf; /**< SEND, WRITE: the bytes, unchanged until completion; READ: NULL */
+	uint32_t len;    /**< bytes: 0..SL_XPORT_MSG_MAX (READ: 1..) */
+	uint64_t raddr;  /**< WRITE, READ: the peer's address */
+	uint32_t rkey;   /**< WRITE, READ: the peer's key */
+	uint64_t cookie; /**< given back in the completion (and, READ, with the answer) */
 };
 
 /*

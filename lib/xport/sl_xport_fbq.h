@@ -14,7 +14,7 @@ struct sl_xport_fbq;
 /*
  * A queue for QPs 0 .. max_qps - 1 with a ring of ring_slots frames (a power of two), each
  * frame padded to min_frame_bytes. It counts in st (the endpoint's): fb_held, fb_merged,
- * fb_encode_errors. NULL with errno EINVAL or ENOMEM.
+ * fb_encode_errors, tx_nak. NULL with errno EINVAL or ENOMEM.
  */
 struct sl_xport_fbq *sl_xport_fbq_create(uint32_t max_qps, uint32_t ring_slots,
 					 uint32_t min_frame_bytes, struct sl_xport_stats *st);
@@ -23,13 +23,26 @@ void sl_xport_fbq_free(struct sl_xport_fbq *q);
 /* Feedback fb (its qpn the peer's QP) of local QP qpn, to be sent after everything queued. */
 void sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb);
 
+/*
+ * QP qpn refused a message: push nak (opcode SL_XOP_NAK, its qpn the peer's QP), and from now
+ * until sl_xport_fbq_forget turn every feedback pushed for qpn into that NAK. Never merged
+ * into anything else, never dropped.
+ */
+void sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak);
+
 /* Up to max frames, oldest first. Returns how many. */
 unsigned sl_xport_fbq_pop(struct sl_xport_fbq *q, struct sl_xport_tx_frame *out, unsigned max);
+
+/* NAK frames of QP qpn made ready to send since it was last forgotten (tx_nak: all QPs'). */
+uint64_t sl_xport_fbq_naks_sent(const struct sl_xport_fbq *q, uint32_t qpn);
 
 /* Something is waiting to be sent. */
 bool sl_xport_fbq_busy(const struct sl_xport_fbq *q);
 
-/* QP qpn closed: what it still holds is not sent (frames already in the ring are). */
+/*
+ * QP qpn closed: what it still holds is not sent (frames already in the ring are), and its
+ * NAK is no longer sticky.
+ */
 void sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn);
 
 /* Bytes the queue keeps per QP. */

@@ -2,13 +2,26 @@
 /*
  * xport.c - the transport endpoint (sl_xport.h): queue pairs on lib/sched + lib/recv.
  *
- * Send side. A posted message takes the next slot of the QP's send queue (a ring of sq_depth
- * entries: buffer, length, first PSN, packet count, MSN) and is pushed to the scheduler at once
- * as ceil(len / seg_bytes) full segments. When the scheduler picks segment `psn`, the message
- * holding it is found by binary search over the ring's first PSNs (the ring is in PSN order), so
- * no per-packet map is kept; the packet's opcode (SEND FIRST / MIDDLE / LAST / ONLY), length and
- * payload address follow from its index in the message. After each feedback frame the QP's
- * cumulative ACK (the scheduler's wnd_start) retires every message below it, oldest first.
+ * Send side. A posted message takes the next slot of the QP's send queue (a ring: buffer,
+ * length, operation, remote address and key, immediate, first PSN, packet count, MSN) and is
+ * pushed to the scheduler at once as ceil(len / seg_bytes) full segments (one for an empty
+ * message or a READ request). When the scheduler picks segment `psn`, the message holding it is
+ * found by binary search over the ring's first PSNs (the ring is in PSN order), so no
+ * per-packet map is kept; the packet's opcode (the operation's FIRST / MIDDLE / LAST / ONLY,
+ * IMM on the last), length and payload address follow from its index in the message, and
+ * RETH rides on a WRITE's first packet and the READ request. After each feedback frame the
+ * QP's cumulative ACK (the scheduler's wnd_start) retires every message below it, oldest
+ * first; a READ also waits for its whole answer.
+ *
+ * WRITE and READ. Where a WRITE's or an answer's bytes go, the answers a QP owes its peer and
+ * the READs it waits on are read.c's (the model is there).
+ *
+ * Refusals. on_recv or read_src may refuse a message with a syndrome (a bad key, no consumer,
+ * a request not served), and the requester refuses an answer that matches no READ. The
+ * receive side then delivers nothing more and makes its feedback a sticky NAK (fbq.c) naming
+ * the message (MSN, syndrome, cumulative ACK at its first PSN), repeated for every later packet
+ * so a lost NAK is repaired. The sender completes what precedes the message, fails the message
+ * with the syndrome's status, cancels the rest, and the QP fails until closed and reopened.
  *
  * Receive side. Data frames are decoded, checked against the QP table and handed to lib/recv in
  * bursts with the frame handle; the receiver's actions come back as deliveries in PSN order
@@ -27,16 +40,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_recv_rtx.h"
-#include "sl_xport.h"
-#include "sl_xport_fb.h"
 #include "sl_xport_fbq.h"
+#include "sl_xport_int.h"
 #include "sl_xport_proto.h"
 
 #define XP_RX_BATCH 32u   /**< data frames handed to the receiver per call */
 #define XP_FBQ_SLOTS 256u /**< feedback frames the ring keeps (more are held per QP) */
 #define XP_EVENTS_MAX 64u /**< scheduler events one NACK may become */
 #define XP_SEGS 32u       /**< scheduler decisions asked for at a time */
+static_assert(SL_XPORT_SYN_MAX == SL_XFB_SYN_MAX, "every syndrome fits a NAK");
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, rx_data, "data frames taken by the receiver"),
@@ -49,24 +61,35 @@ static const struct sl_stat_desc stat_desc[] = {
 		"refused: feedback naming PSNs never sent or long acked"),
 	SL_STAT(struct sl_xport_stats, rx_bad_sequence,
 		"delivered packets that do not continue their message"),
-	SL_STAT(struct sl_xport_stats, rx_unsupported, "refused: WRITE / READ (not yet served)"),
+	SL_STAT(struct sl_xport_stats, rx_unsupported,
+		"READ requests refused: no read_src (syndrome INVALID)"),
 	SL_STAT(struct sl_xport_stats, rx_no_consumer, "segments delivered with no on_recv"),
+	SL_STAT(struct sl_xport_stats, rx_bad_answer,
+		"READ answers refused: no READ waiting, or not its length"),
+	SL_STAT(struct sl_xport_stats, rx_refused,
+		"messages refused (on_recv, read_src, a bad answer): the QP NAKs from then on"),
+	SL_STAT(struct sl_xport_stats, rx_nak, "NAKs received for an open QP"),
 	SL_STAT(struct sl_xport_stats, tx_data, "data packets built, first sends"),
 	SL_STAT(struct sl_xport_stats, tx_rtx, "data packets built, retransmissions"),
 	SL_STAT(struct sl_xport_stats, tx_fb, "feedback frames built"),
+	SL_STAT(struct sl_xport_stats, tx_nak, "of those, NAKs"),
 	SL_STAT(struct sl_xport_stats, tx_stale, "scheduler picks of a retired message, skipped"),
 	SL_STAT(struct sl_xport_stats, fb_held,
 		"feedback frames the queue's ring had no room for, held per QP"),
 	SL_STAT(struct sl_xport_stats, fb_merged,
 		"held feedback folded into a newer frame of its QP (counts kept)"),
 	SL_STAT(struct sl_xport_stats, fb_encode_errors, "feedback the wire encoder refused"),
-	SL_STAT(struct sl_xport_stats, post_refused, "post_send refused: send queue full"),
+	SL_STAT(struct sl_xport_stats, post_refused,
+		"posts refused: send queue full, or SL_XPORT_READS_MAX READs out"),
 	SL_STAT(struct sl_xport_stats, msgs_posted, "messages posted"),
 	SL_STAT(struct sl_xport_stats, msgs_completed, "messages acknowledged whole"),
 	SL_STAT(struct sl_xport_stats, msgs_failed, "messages completed with an error"),
-	SL_STAT(struct sl_xport_stats, msgs_received, "messages delivered whole, in order"),
+	SL_STAT(struct sl_xport_stats, msgs_received,
+		"messages delivered whole, in order (READ requests included)"),
+	SL_STAT(struct sl_xport_stats, reads_served,
+		"READ requests answered (read_src gave bytes)"),
 	SL_STAT(struct sl_xport_stats, qps_failed,
-		"QPs failed: nothing acknowledged for timeout_ns"),
+		"QPs failed: nothing acknowledged for timeout_ns, or a NAK"),
 };
 SL_STAT_TABLE_DEFINE(sl_xport_stat_table, struct sl_xport_stats, stat_desc);
 
@@ -74,7 +97,8 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 	SL_STAT(struct sl_xport_qp_stats, msgs_posted, "messages posted"),
 	SL_STAT(struct sl_xport_qp_stats, msgs_completed, "messages acknowledged whole"),
 	SL_STAT(struct sl_xport_qp_stats, msgs_failed, "messages completed with an error"),
-	SL_STAT(struct sl_xport_qp_stats, msgs_received, "messages delivered whole, in order"),
+	SL_STAT(struct sl_xport_qp_stats, msgs_received,
+		"messages delivered whole, in order (READ requests included)"),
 	SL_STAT(struct sl_xport_qp_stats, bytes_posted, "message bytes posted"),
 	SL_STAT(struct sl_xport_qp_stats, bytes_completed, "message bytes acknowledged"),
 	SL_STAT(struct sl_xport_qp_stats, bytes_received, "message bytes delivered in order"),
@@ -88,63 +112,77 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 		"delivered packets that do not continue their message"),
 	SL_STAT(struct sl_xport_qp_stats, wire_bytes_received,
 		"wire bytes of the data frames taken (frame_overhead_bytes included)"),
+	SL_STAT(struct sl_xport_qp_stats, refusals, "messages this QP refused (0 or 1)"),
+	SL_STAT(struct sl_xport_qp_stats, naks_sent, "NAK frames sent"),
+	SL_STAT(struct sl_xport_qp_stats, naks_received, "NAK frames received"),
 };
 SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_desc);
 
-/* One posted message. */
-struct sq_ent {
-	const uint8_t *buf;
-	uint32_t len;       /**< bytes */
-	uint32_t first_psn; /**< PSN of its first packet */
-	uint32_t npkts;     /**< packets */
-	uint32_t msn;
-	uint64_t cookie;
-	uint64_t post_ns;
+/* The buffer of a message with no bytes (a READ request, an empty SEND or WRITE). */
+static const uint8_t no_bytes[1];
+
+/* Where a packet sits in its message (the opcode tables' second index). */
+enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
+
+/* The opcode of a packet by operation and position; the "with immediate" one is the next. */
+static const uint8_t xop_of[SL_XPORT_OP_READ_RESP + 1][POS_ONLY + 1] = {
+	[SL_XPORT_OP_SEND] = {SL_XOP_SEND_FIRST, SL_XOP_SEND_MIDDLE, SL_XOP_SEND_LAST,
+			      SL_XOP_SEND_ONLY},
+	[SL_XPORT_OP_WRITE] = {SL_XOP_WRITE_FIRST, SL_XOP_WRITE_MIDDLE, SL_XOP_WRITE_LAST,
+			       SL_XOP_WRITE_ONLY},
+	[SL_XPORT_OP_READ] = {[POS_ONLY] = SL_XOP_READ_REQ},
+	[SL_XPORT_OP_READ_RESP] = {SL_XOP_READ_RESP_FIRST, SL_XOP_READ_RESP_MIDDLE,
+				   SL_XOP_READ_RESP_LAST, SL_XOP_READ_RESP_ONLY},
 };
 
-struct xqp {
-	const struct sl_proto_ops *ops;
-	bool open;
-	bool failed;        /**< timed out: the sender is gone, sends are refused */
-	bool ts;            /**< data carries its send time (the program reads echoes) */
-	uint8_t recv_mode;  /**< enum sl_recv_mode */
-	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
-	uint32_t seg_bytes; /**< payload bytes per packet */
-	struct sl_xport_fb_flow ff;
-	/* send queue: [sq_head, sq_tail) posted, not completed; indexes count up, masked */
-	struct sq_ent *sq;
-	uint32_t sq_head, sq_tail;
-	uint32_t next_psn;    /**< PSN of the next message's first packet */
-	uint32_t next_msn;    /**< MSN of the next message posted */
-	uint32_t acked_psn;   /**< the cumulative ACK last seen */
-	uint64_t progress_ns; /**< last time the peer acknowledged something (or the send queue
-			       *   went from empty to busy), ns */
-	uint64_t timeout_ns;  /**< no progress for this long with messages out: the QP fails */
-	/* receive side: the message in progress */
-	uint32_t rx_msn; /**< MSN expected next */
-	uint32_t rx_off; /**< bytes of it delivered */
-	bool rx_broken;  /**< its sequence broke: the rest of it is not delivered */
-	struct sl_xport_qp_stats st;
+/* What a received data opcode is. */
+struct op_info {
+	uint8_t op; /**< enum sl_xport_op */
+	bool first, last, imm;
 };
 
-struct sl_xport {
-	struct sl_xport_conf c;
-	struct sl_sched *e;
-	struct sl_recv *r;
-	struct sl_recv_rtx *rtx;
-	struct xqp *qp;             /**< [max_qps] */
-	struct sq_ent *sq_mem;      /**< [max_qps * sq_depth] */
-	struct sl_recv_action *act; /**< [act_max] */
-	unsigned act_max;
-	struct sl_xport_fbq *fbq; /**< feedback to send */
-	struct sl_xhdr_rejects rej;
-	struct sl_xport_stats st;
+static const struct op_info op_info[SL_XOP_READ_RESP_ONLY + 1] = {
+	[SL_XOP_SEND_FIRST] = {SL_XPORT_OP_SEND, true, false, false},
+	[SL_XOP_SEND_MIDDLE] = {SL_XPORT_OP_SEND, false, false, false},
+	[SL_XOP_SEND_LAST] = {SL_XPORT_OP_SEND, false, true, false},
+	[SL_XOP_SEND_LAST_IMM] = {SL_XPORT_OP_SEND, false, true, true},
+	[SL_XOP_SEND_ONLY] = {SL_XPORT_OP_SEND, true, true, false},
+	[SL_XOP_SEND_ONLY_IMM] = {SL_XPORT_OP_SEND, true, true, true},
+	[SL_XOP_WRITE_FIRST] = {SL_XPORT_OP_WRITE, true, false, false},
+	[SL_XOP_WRITE_MIDDLE] = {SL_XPORT_OP_WRITE, false, false, false},
+	[SL_XOP_WRITE_LAST] = {SL_XPORT_OP_WRITE, false, true, false},
+	[SL_XOP_WRITE_LAST_IMM] = {SL_XPORT_OP_WRITE, false, true, true},
+	[SL_XOP_WRITE_ONLY] = {SL_XPORT_OP_WRITE, true, true, false},
+	[SL_XOP_WRITE_ONLY_IMM] = {SL_XPORT_OP_WRITE, true, true, true},
+	[SL_XOP_READ_REQ] = {SL_XPORT_OP_READ, true, true, false},
+	[SL_XOP_READ_RESP_FIRST] = {SL_XPORT_OP_READ_RESP, true, false, false},
+	[SL_XOP_READ_RESP_MIDDLE] = {SL_XPORT_OP_READ_RESP, false, false, false},
+	[SL_XOP_READ_RESP_LAST] = {SL_XPORT_OP_READ_RESP, false, true, false},
+	[SL_XOP_READ_RESP_ONLY] = {SL_XPORT_OP_READ_RESP, true, true, false},
+};
+
+/* A refused message's completion status at its sender, by syndrome. */
+static const int syn_status[SL_XPORT_SYN_MAX + 1] = {
+	[SL_XPORT_SYN_ACCESS] = -EACCES,
+	[SL_XPORT_SYN_OP] = -EREMOTEIO,
+	[SL_XPORT_SYN_INVALID] = -EBADMSG,
 };
 
 static bool
 pow2(uint32_t v)
 {
 	return v && (v & (v - 1)) == 0;
+}
+
+/* The least power of two >= v (v <= 2^31). */
+static uint32_t
+pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
 }
 
 struct sl_xport *
@@ -197,14 +235,17 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	x->act_max = sl_recv_actions_max(x->r) + XP_RX_BATCH;
 	x->act = calloc(x->act_max, sizeof(*x->act));
 	x->qp = calloc(c.max_qps, sizeof(*x->qp));
-	x->sq_mem = calloc((size_t)c.max_qps * c.sq_depth, sizeof(*x->sq_mem));
+	x->sq_mask = pow2_at_least(c.sq_depth + SL_XPORT_READS_MAX) - 1;
+	x->sq_mem = calloc((size_t)c.max_qps * (x->sq_mask + 1), sizeof(*x->sq_mem));
+	x->reading = calloc(c.max_qps, sizeof(*x->reading));
 	x->fbq = sl_xport_fbq_create(c.max_qps, XP_FBQ_SLOTS, c.min_frame_bytes, &x->st);
-	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->fbq == NULL) {
+	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->reading == NULL ||
+	    x->fbq == NULL) {
 		errno = ENOMEM;
 		goto fail;
 	}
 	for (uint32_t q = 0; q < c.max_qps; q++)
-		x->qp[q].sq = &x->sq_mem[(size_t)q * c.sq_depth];
+		x->qp[q].sq = &x->sq_mem[(size_t)q * (x->sq_mask + 1)];
 	return x;
 fail : {
 	int err = errno ? errno : ENOMEM;
@@ -247,6 +288,7 @@ sl_xport_free(struct sl_xport *x)
 	sl_sched_free(x->e);
 	sl_xport_fbq_free(x->fbq);
 	free(x->sq_mem);
+	free(x->reading);
 	free(x->qp);
 	free(x->act);
 	free(x);
@@ -310,15 +352,10 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 			goto undo_conn;
 		q->ff.tracked = true;
 	}
-	q->sq_head = q->sq_tail = 0;
 	q->acked_psn = qc->first_psn;
 	q->progress_ns = now_ns;
 	q->timeout_ns = qc->timeout_ns ? qc->timeout_ns : SL_XPORT_QP_TIMEOUT_NS;
 	q->next_psn = qc->first_psn;
-	q->next_msn = 0;
-	q->rx_msn = q->rx_off = 0;
-	q->rx_broken = false;
-	memset(&q->st, 0, sizeof(q->st));
 	q->open = true;
 	return 0;
 undo_conn:
@@ -339,66 +376,103 @@ sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn)
 {
 	const struct xqp *q = open_qp(x, qpn);
 
-	return q ? x->c.sq_depth - (q->sq_tail - q->sq_head) : 0;
+	return q ? SL_MIN(x->c.sq_depth - q->posted, x->sq_mask + 1 - (q->sq_tail - q->sq_head))
+		 : 0;
+}
+
+int
+sl_xp_sq_push(struct sl_xport *x, uint32_t qpn, struct xqp *q, struct sq_ent *e, uint64_t now_ns)
+{
+	uint32_t npkts = e->len == 0 || e->op == SL_XPORT_OP_READ
+				 ? 1
+				 : (e->len + q->seg_bytes - 1) / q->seg_bytes;
+	int rc = sl_sched_flow_push(x->e, qpn, npkts, (uint16_t)q->seg_bytes);
+
+	if (rc)
+		return rc == -EOVERFLOW ? -ENOBUFS : rc;
+	if (q->sq_tail == q->sq_head)
+		q->progress_ns = now_ns; /* the timeout counts from the first message out */
+	e->first_psn = q->next_psn;
+	e->npkts = npkts;
+	e->msn = q->next_msn;
+	e->post_ns = now_ns;
+	q->sq[q->sq_tail & x->sq_mask] = *e;
+	q->next_psn += npkts;
+	q->next_msn++;
+	q->sq_tail++;
+	return 0;
+}
+
+static bool
+wr_valid(const struct sl_xport_wr *wr)
+{
+	if (wr->len > SL_XPORT_MSG_MAX)
+		return false;
+	switch (wr->op) {
+	case SL_XPORT_OP_SEND:
+	case SL_XPORT_OP_WRITE:
+		return wr->len == 0 || wr->buf != NULL;
+	case SL_XPORT_OP_READ:
+		return wr->len > 0 && !wr->has_imm;
+	default:
+		return false;
+	}
 }
 
 int
 sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, uint64_t now_ns)
 {
-	if (wr->op != SL_XPORT_OP_SEND || wr->has_imm)
-		return -EOPNOTSUPP;
-	return sl_xport_post_send(x, qpn, wr->buf, wr->len, wr->cookie, now_ns);
+	struct xqp *q = open_qp(x, qpn);
+	bool read = wr->op == SL_XPORT_OP_READ;
+	struct sq_ent e = {.op = wr->op,
+			   .buf = read || wr->len == 0 ? no_bytes : wr->buf,
+			   .len = wr->len,
+			   .raddr = wr->raddr,
+			   .rkey = wr->rkey,
+			   .has_imm = wr->has_imm,
+			   .imm = wr->imm,
+			   .cookie = wr->cookie};
+	int rc;
+
+	if (q == NULL)
+		return -ENOENT;
+	if (!wr_valid(wr))
+		return -EINVAL;
+	if (q->failed)
+		return -EPIPE;
+	rc = sl_xport_sq_room(x, qpn) == 0 || (read && q->reads == SL_XPORT_READS_MAX)
+		     ? -ENOBUFS
+		     : sl_xp_sq_push(x, qpn, q, &e, now_ns);
+	if (rc) {
+		sl_stat_add(&x->st.post_refused, 1);
+		return rc;
+	}
+	q->posted++;
+	if (read) {
+		q->reads++;
+		q->rd[q->rd_tail++ & XP_RD_MASK] = q->sq_tail - 1;
+		sl_xp_reading_add(x, qpn, q);
+	}
+	sl_stat_add(&q->st.msgs_posted, 1);
+	sl_stat_add(&q->st.bytes_posted, wr->len);
+	sl_stat_add(&x->st.msgs_posted, 1);
+	return 0;
 }
 
 int
 sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t len, uint64_t cookie,
 		   uint64_t now_ns)
 {
-	struct xqp *q = open_qp(x, qpn);
-	struct sq_ent *m;
-	uint32_t npkts;
-	int rc;
+	struct sl_xport_wr wr = {.op = SL_XPORT_OP_SEND, .buf = buf, .len = len, .cookie = cookie};
 
-	if (q == NULL)
-		return -ENOENT;
-	if (len == 0 || len > SL_XPORT_MSG_MAX || buf == NULL)
-		return -EINVAL;
-	if (q->failed)
-		return -EPIPE;
-	if (q->sq_tail - q->sq_head == x->c.sq_depth) {
-		sl_stat_add(&x->st.post_refused, 1);
-		return -ENOBUFS;
-	}
-	npkts = (len + q->seg_bytes - 1) / q->seg_bytes;
-	rc = sl_sched_flow_push(x->e, qpn, npkts, (uint16_t)q->seg_bytes);
-	if (rc) {
-		sl_stat_add(&x->st.post_refused, 1);
-		return rc == -EOVERFLOW ? -ENOBUFS : rc;
-	}
-	if (q->sq_tail == q->sq_head)
-		q->progress_ns = now_ns; /* the timeout counts from the first message out */
-	m = &q->sq[q->sq_tail & (x->c.sq_depth - 1)];
-	*m = (struct sq_ent){.buf = buf,
-			     .len = len,
-			     .first_psn = q->next_psn,
-			     .npkts = npkts,
-			     .msn = q->next_msn,
-			     .cookie = cookie,
-			     .post_ns = now_ns};
-	q->next_psn += npkts;
-	q->next_msn++;
-	q->sq_tail++;
-	sl_stat_add(&q->st.msgs_posted, 1);
-	sl_stat_add(&q->st.bytes_posted, len);
-	sl_stat_add(&x->st.msgs_posted, 1);
-	return 0;
+	return sl_xport_post(x, qpn, &wr, now_ns);
 }
 
 /* The message holding psn, NULL if it was retired (binary search in PSN order). */
 static const struct sq_ent *
 msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
 {
-	uint32_t mask = x->c.sq_depth - 1, lo = q->sq_head, hi = q->sq_tail, base;
+	uint32_t mask = x->sq_mask, lo = q->sq_head, hi = q->sq_tail, base;
 
 	if (lo == hi)
 		return NULL;
@@ -416,19 +490,24 @@ msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
 	return &q->sq[lo & mask];
 }
 
-/* Hand the oldest message of the send queue back with status. */
+/* Hand the oldest message of the send queue back with status (an answer: silently). */
 static void
 retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now_ns)
 {
-	const struct sq_ent *m = &q->sq[q->sq_head & (x->c.sq_depth - 1)];
+	const struct sq_ent *m = &q->sq[q->sq_head & x->sq_mask];
 	struct sl_xport_cqe c = {.qpn = qpn,
 				 .msn = m->msn,
+				 .op = m->op,
 				 .len = m->len,
 				 .status = status,
 				 .cookie = m->cookie,
 				 .post_ns = m->post_ns};
 
 	q->sq_head++;
+	if (c.op == SL_XPORT_OP_READ_RESP)
+		return; /* the READ it answers completes at the peer */
+	q->posted--;
+	q->reads -= c.op == SL_XPORT_OP_READ;
 	if (status == 0) {
 		sl_stat_add(&q->st.msgs_completed, 1);
 		sl_stat_add(&q->st.bytes_completed, c.len);
@@ -441,11 +520,10 @@ retire(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now
 		x->c.on_complete(x->c.ctx, &c, now_ns);
 }
 
-/* Retire, oldest first, every message the cumulative ACK covers; note the progress. */
-static void
-complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+void
+sl_xp_complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
-	uint32_t mask = x->c.sq_depth - 1, wnd_start, snd_max;
+	uint32_t wnd_start, snd_max;
 
 	if (sl_sched_flow_seqs(x->e, qpn, &wnd_start, &snd_max) != 0)
 		return;
@@ -454,39 +532,56 @@ complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 		q->progress_ns = now_ns;
 	}
 	while (q->sq_head != q->sq_tail) {
-		const struct sq_ent *m = &q->sq[q->sq_head & mask];
+		const struct sq_ent *m = &q->sq[q->sq_head & x->sq_mask];
 
-		if (sl_seq_lt(wnd_start, m->first_psn + m->npkts))
+		if (sl_seq_lt(wnd_start, m->first_psn + m->npkts) ||
+		    (m->op == SL_XPORT_OP_READ && !m->answered))
 			break;
 		retire(x, qpn, q, 0, now_ns);
 	}
+	if (q->owed_n)
+		sl_xp_serve_owed(x, qpn, q, now_ns);
 }
 
-/* Stop the QP's sender: every message not completed completes with status. */
+/*
+ * Stop the QP's sender: every message not completed completes with status (READs awaiting
+ * answers included), answers in the send queue or owed are dropped.
+ */
 static void
 stop_sender(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now_ns)
 {
 	while (q->sq_head != q->sq_tail)
 		retire(x, qpn, q, status, now_ns);
+	q->owed_n = 0;
+	q->rd_head = q->rd_tail;
+	sl_xp_reading_del(x, q);
 	sl_sched_flow_del(x->e, qpn);
 	if (q->ff.tracked)
 		sl_recv_rtx_flow_close(x->rtx, qpn);
 	q->ff.tracked = false;
 }
 
+/* The QP fails (timeout, NAK): its sender stops, sends are refused until it is reopened. */
+static void
+fail_qp(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_t now_ns)
+{
+	stop_sender(x, qpn, q, status, now_ns);
+	q->failed = true;
+	sl_stat_add(&x->st.qps_failed, 1);
+}
+
 /*
- * Nothing acknowledged for timeout_ns with messages out (a peer that restarted or died): the
- * QP fails like an RC QP past its retry count. Its messages complete with -ETIMEDOUT (each was
- * delivered at most once), sends are refused, and the application closes and reopens it.
+ * Nothing acknowledged (and no answer segment) for timeout_ns with messages out (a peer that
+ * restarted or died): the QP fails like an RC QP past its retry count. Its messages complete
+ * with -ETIMEDOUT (each was delivered at most once), sends are refused, and the application
+ * closes and reopens it.
  */
-static bool
-timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+bool
+sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	if (q->failed || now_ns - q->progress_ns < q->timeout_ns)
 		return q->failed;
-	stop_sender(x, qpn, q, -ETIMEDOUT, now_ns);
-	q->failed = true;
-	sl_stat_add(&x->st.qps_failed, 1);
+	fail_qp(x, qpn, q, -ETIMEDOUT, now_ns);
 	return true;
 }
 
@@ -521,48 +616,105 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 	sl_xport_fbq_push(x->fbq, a->conn, &fb);
 }
 
+/*
+ * QP q refuses its message in progress with syndrome syn: it delivers nothing more, and its
+ * feedback becomes the NAK naming that message, until it is closed.
+ */
+static void
+refuse(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint8_t syn)
+{
+	struct sl_xfb nak = {.opcode = SL_XOP_NAK,
+			     .qpn = q->peer_qpn,
+			     .ack_psn = q->rx_psn,
+			     .nak_msn = q->rx_msn,
+			     .syndrome = syn};
+
+	q->rx_refused = syn;
+	sl_stat_add(&q->st.refusals, 1);
+	sl_stat_add(&x->st.rx_refused, 1);
+	sl_xport_fbq_nak(x->fbq, qpn, &nak);
+}
+
+/*
+ * Segment seg (header h) continues the QP's message in order: a READ request goes to
+ * serve_read, anything else (a WRITE's or an answer's placed first) to on_recv. Returns 0 or
+ * the syndrome refusing it.
+ */
+static int
+accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
+       struct sl_xport_rx_seg *seg, uint64_t now_ns)
+{
+	int syn = 0;
+
+	if (seg->first) {
+		q->rx_psn = h->psn;
+		q->rx_op = seg->op;
+	}
+	if (sl_unlikely(seg->op != SL_XPORT_OP_SEND)) {
+		syn = seg->op == SL_XPORT_OP_READ ? sl_xp_serve_read(x, qpn, q, h, now_ns)
+						  : sl_xp_place(x, q, h, seg, now_ns);
+		if (syn || seg->op == SL_XPORT_OP_READ)
+			return syn;
+	}
+	if (x->c.on_recv)
+		syn = x->c.on_recv(x->c.ctx, seg, now_ns);
+	else
+		sl_stat_add(&x->st.rx_no_consumer, 1);
+	if (syn)
+		return syn > 0 && syn <= SL_XPORT_SYN_MAX ? syn : SL_XPORT_SYN_OP;
+	if (sl_unlikely(seg->op == SL_XPORT_OP_READ_RESP) && seg->last)
+		sl_xp_answered(x, qpn, q, now_ns);
+	return 0;
+}
+
 /* A packet the receiver delivers in order: the next piece of the QP's message in progress. */
 static void
 deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 {
 	struct xqp *q = &x->qp[qpn];
+	const struct op_info *oi;
 	struct sl_xport_rx_seg seg;
 	const uint8_t *buf;
 	struct sl_xhdr h;
 	uint32_t len;
-	int hl;
-	bool first, last;
+	int hl, syn;
 
+	if (q->rx_refused) { /* it refused a message: nothing after it is delivered */
+		x->c.release(x->c.ctx, handle);
+		return;
+	}
 	buf = x->c.frame(x->c.ctx, handle, &len);
 	hl = sl_xhdr_decode(buf, len, &h, NULL); /* decoded once already: cannot fail */
-	first = h.opcode == SL_XOP_SEND_FIRST || h.opcode == SL_XOP_SEND_ONLY ||
-		h.opcode == SL_XOP_SEND_ONLY_IMM;
-	last = h.opcode != SL_XOP_SEND_FIRST && h.opcode != SL_XOP_SEND_MIDDLE;
+	oi = &op_info[h.opcode];
 	seg = (struct sl_xport_rx_seg){
 		.qpn = qpn,
 		.msn = h.msn,
+		.op = oi->op,
 		.offset = q->rx_off,
 		.data = buf + hl,
 		.len = len - (uint32_t)hl - h.pad_bytes,
-		.first = first,
-		.last = last,
-		.has_imm = h.opcode == SL_XOP_SEND_LAST_IMM || h.opcode == SL_XOP_SEND_ONLY_IMM,
+		.first = oi->first,
+		.last = oi->last,
+		.has_imm = oi->imm,
 		.imm = h.imm,
 	};
-	if (h.msn != q->rx_msn || first != (q->rx_off == 0) || (!last && seg.len != q->seg_bytes)) {
+	if (h.msn != q->rx_msn || oi->first != (q->rx_off == 0) ||
+	    (!oi->last && seg.len != q->seg_bytes) || (!oi->first && oi->op != q->rx_op)) {
 		/* The stream and the packet disagree: this message cannot be delivered whole. */
 		sl_stat_add(&q->st.rx_bad_sequence, 1);
 		sl_stat_add(&x->st.rx_bad_sequence, 1);
 		q->rx_broken = true;
 	} else if (!q->rx_broken) {
-		if (x->c.on_recv)
-			(void)x->c.on_recv(x->c.ctx, &seg, now_ns);
-		else
-			sl_stat_add(&x->st.rx_no_consumer, 1);
+		syn = accept(x, qpn, q, &h, &seg, now_ns);
+		if (syn) {
+			refuse(x, qpn, q, (uint8_t)syn);
+			x->c.release(x->c.ctx, handle);
+			return;
+		}
 		q->rx_off += seg.len;
 		sl_stat_add(&q->st.bytes_received, seg.len);
 	}
-	if (last && h.msn == q->rx_msn) {
+	if (oi->last && h.msn == q->rx_msn) {
 		if (!q->rx_broken) {
 			sl_stat_add(&q->st.msgs_received, 1);
 			sl_stat_add(&x->st.msgs_received, 1);
@@ -628,6 +780,37 @@ fb_in_range(const struct sl_xport *x, const struct sl_xfb *fb)
 	return true;
 }
 
+/*
+ * A NAK for open QP q: the peer refused message nak_msn, whose first PSN is ack_psn. Every
+ * message before it completes (acknowledged by that cumulative ACK; a READ still awaiting its
+ * answer is cancelled), it fails with the syndrome's status, and the QP fails, cancelling the
+ * rest. A NAK naming no message in the send queue (or not its first PSN) is refused; one for a
+ * QP that already failed is only counted (the peer repeats it for every packet it gets).
+ */
+static void
+rx_nak(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xfb *fb, uint64_t now_ns)
+{
+	uint32_t k = fb->nak_msn - q->sq[q->sq_head & x->sq_mask].msn;
+
+	if (!q->failed && (k >= q->sq_tail - q->sq_head ||
+			   q->sq[(q->sq_head + k) & x->sq_mask].first_psn != fb->ack_psn)) {
+		sl_stat_add(&x->st.rx_fb_out_of_range, 1);
+		return;
+	}
+	sl_stat_add(&q->st.naks_received, 1);
+	sl_stat_add(&x->st.rx_nak, 1);
+	if (q->failed)
+		return;
+	for (; k; k--) {
+		const struct sq_ent *m = &q->sq[q->sq_head & x->sq_mask];
+
+		retire(x, qpn, q, m->op == SL_XPORT_OP_READ && !m->answered ? -ECANCELED : 0,
+		       now_ns);
+	}
+	retire(x, qpn, q, syn_status[fb->syndrome], now_ns);
+	fail_qp(x, qpn, q, -ECANCELED, now_ns);
+}
+
 /* One feedback frame: scheduler events for the QP it names, then completions. */
 static void
 rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_ns)
@@ -642,6 +825,10 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 		return;
 	}
 	q = open_qp(x, fb.qpn);
+	if (q != NULL && fb.opcode == SL_XOP_NAK) {
+		rx_nak(x, fb.qpn, q, &fb, now_ns);
+		return;
+	}
 	if (q == NULL || q->failed) {
 		sl_stat_add(&x->st.rx_bad_qpn, 1);
 		return;
@@ -658,7 +845,7 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 	n = sl_xport_fb_events(x->e, x->rtx, fb.qpn, &q->ff, &fb, ev, XP_EVENTS_MAX);
 	sl_sched_incoming(x->e, ev, n, now_ns);
 	sl_stat_add(&x->st.rx_fb, 1);
-	complete(x, fb.qpn, q, now_ns);
+	sl_xp_complete(x, fb.qpn, q, now_ns);
 }
 
 void
@@ -680,8 +867,6 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 		}
 		if (sl_xhdr_decode(f->buf, f->len, &h, &x->rej) < 0) {
 			sl_stat_add(&x->st.rx_bad_header, 1);
-		} else if (h.opcode > SL_XOP_SEND_ONLY_IMM) {
-			sl_stat_add(&x->st.rx_unsupported, 1);
 		} else if ((q = open_qp(x, h.qpn)) == NULL) {
 			sl_stat_add(&x->st.rx_bad_qpn, 1);
 		} else {
@@ -712,6 +897,24 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 
 /* --- transmit ----------------------------------------------------------------------------- */
 
+/*
+ * What a packet of anything but a plain SEND carries beyond the base header: the immediate on
+ * the last packet (the "with immediate" opcode is the next one), RETH (the encoder writes it
+ * where the opcode has it: a WRITE's first packet, a READ request), and for a READ request no
+ * payload (*len 0).
+ */
+static void
+extend(struct sl_xhdr *h, const struct sq_ent *m, bool last, uint32_t *len)
+{
+	h->opcode = (uint8_t)(h->opcode + (last && m->has_imm));
+	h->imm = m->imm;
+	h->raddr = m->raddr;
+	h->rkey = m->rkey;
+	h->rlen_bytes = m->len;
+	if (m->op == SL_XPORT_OP_READ)
+		*len = 0;
+}
+
 /* Build the data frame of one scheduler decision; false if its message was retired. */
 static bool
 build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct sl_xport_tx_frame *f)
@@ -729,10 +932,12 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 	off = k * q->seg_bytes;
 	len = SL_MIN(q->seg_bytes, m->len - off);
 	last = k + 1 == m->npkts;
-	h.opcode = m->npkts == 1 ? SL_XOP_SEND_ONLY
-		   : k == 0      ? SL_XOP_SEND_FIRST
-		   : last        ? SL_XOP_SEND_LAST
-				 : SL_XOP_SEND_MIDDLE;
+	h.opcode = xop_of[m->op][m->npkts == 1 ? POS_ONLY
+				 : k == 0      ? POS_FIRST
+				 : last        ? POS_LAST
+					       : POS_MIDDLE];
+	if (sl_unlikely(m->op != SL_XPORT_OP_SEND || m->has_imm))
+		extend(&h, m, last, &len);
 	h.flags = (s->tx_id ? SL_XHDR_F_RTX : 0) | (last ? SL_XHDR_F_ACKREQ : 0) |
 		  (q->ts ? SL_XHDR_F_TS : 0);
 	h.tx_id = s->tx_id;
@@ -767,6 +972,8 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 
 	if (sl_recv_next_deadline(x->r) <= now_ns)
 		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
+	if (x->nreading)
+		sl_xp_reads_timeout(x, now_ns);
 	n = sl_xport_fbq_pop(x->fbq, out, max);
 	if (n)
 		sl_stat_add(&x->st.tx_fb, n);
@@ -778,7 +985,7 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 			uint32_t qpn = segs[i].flow;
 
 			/* A QP resending with nothing acknowledged for its timeout fails. */
-			if (segs[i].tx_id && timed_out(x, qpn, &x->qp[qpn], now_ns))
+			if (segs[i].tx_id && sl_xp_timed_out(x, qpn, &x->qp[qpn], now_ns))
 				continue;
 			if (build_data(x, &segs[i], now_ns, &out[n]))
 				n++;
@@ -792,9 +999,14 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 uint64_t
 sl_xport_next_deadline(const struct sl_xport *x)
 {
+	uint64_t d;
+
 	if (sl_xport_fbq_busy(x->fbq))
 		return 0;
-	return SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
+	d = SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
+	if (x->nreading)
+		d = SL_MIN(d, sl_xp_reads_deadline(x));
+	return d;
 }
 
 /* --- counters and views ------------------------------------------------------------------- */
@@ -819,6 +1031,7 @@ sl_xport_qp_stats_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp
 	if (q == NULL)
 		return -ENOENT;
 	sl_stats_snapshot(st, &q->st, sl_xport_qp_stat_table.n);
+	st->naks_sent = sl_xport_fbq_naks_sent(x->fbq, qpn); /* the queue counts what it makes */
 	return 0;
 }
 
@@ -840,7 +1053,7 @@ sl_xport_qp_info_get(const struct sl_xport *x, uint32_t qpn, struct sl_xport_qp_
 	info->peer_qpn = q->peer_qpn;
 	info->seg_bytes = q->seg_bytes;
 	info->recv_mode = q->recv_mode;
-	info->sq_used = q->sq_tail - q->sq_head;
+	info->sq_used = q->posted;
 	info->inflight_pkts = v.snd_max - v.wnd_start;
 	info->wnd_segs = v.wnd_segs;
 	info->rate_bps = v.rate_bps;
@@ -865,7 +1078,7 @@ sl_xport_bytes_per_qp(const struct sl_xport *x)
 
 	rc.window_pkts = x->c.window_pkts;
 	sl_recv_mem(&rc, &m);
-	return sizeof(struct xqp) + (size_t)x->c.sq_depth * sizeof(struct sq_ent) +
+	return sizeof(struct xqp) + (size_t)(x->sq_mask + 1) * sizeof(struct sq_ent) +
 	       sl_sched_bytes_per_flow(x->e) + m.conn_ctx_bytes + sl_recv_rtx_flow_bytes() +
 	       sl_xport_fbq_bytes_per_qp();
 }

@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(copy, data, size);
 	if (size >= SL_XHDR_BASE_LEN + 2 && (copy[0] & 0x80)) {
-		copy[0] = (uint8_t)(SL_XOP_ACK + (copy[0] & 3));
+		copy[0] = (uint8_t)(SL_XOP_ACK + (copy[0] & 0x7f) % (SL_XOP_MAX - SL_XOP_ACK + 1));
 		memset(copy + 1, 0, 4);
 		memset(copy + 12, 0, 4);
 		copy[SL_XHDR_BASE_LEN] &= copy[0] == SL_XOP_NACK ? 3 : SL_XFB_F_ALL;

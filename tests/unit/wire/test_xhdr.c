@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "sl_common.h"
 #include "sl_xhdr.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -72,6 +73,8 @@ expect_same_xfb(const struct sl_xfb *a, const struct sl_xfb *b)
 		assert_int_equal(a->hole[i].len_pkts, b->hole[i].len_pkts);
 	}
 	assert_int_equal(a->pull_seq, b->pull_seq);
+	assert_int_equal(a->nak_msn, b->nak_msn);
+	assert_int_equal(a->syndrome, b->syndrome);
 }
 
 /* Decoding buf as data is refused for reason r alone. */
@@ -155,6 +158,11 @@ sl_xhdr_encode__worked_examples(void **state)
 	expect_same_xhdr(&d, &b);
 }
 
+/* Example X6: a NAK: QP 7 refused message 9 (first PSN 100) with syndrome 1 (access). */
+static const uint8_t nak9[] = {0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07,
+			       0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0x00,
+			       0x00, 0x00, 0x00, 0x09, 0x01, 0x00, 0x00, 0x00};
+
 static void
 sl_xfb_encode__worked_examples(void **state)
 {
@@ -174,6 +182,8 @@ sl_xfb_encode__worked_examples(void **state)
 			      .acked_pkts = 4,
 			      .hole = {{110, 2}, {104, 3}}};
 	struct sl_xfb pull = {.opcode = SL_XOP_PULL, .qpn = 7, .ack_psn = 50, .pull_seq = 9};
+	struct sl_xfb nak = {
+		.opcode = SL_XOP_NAK, .qpn = 7, .ack_psn = 100, .nak_msn = 9, .syndrome = 1};
 	struct sl_xfb cnp = {.opcode = SL_XOP_CNP, .qpn = 7}, d;
 	uint8_t out[SL_XFB_MAX_LEN];
 	const struct {
@@ -182,10 +192,11 @@ sl_xfb_encode__worked_examples(void **state)
 		size_t len;
 	} ex[] = {{&ack, ack_all, sizeof(ack_all)},
 		  {&nack, nack_two, sizeof(nack_two)},
-		  {&pull, pull9, sizeof(pull9)}};
+		  {&pull, pull9, sizeof(pull9)},
+		  {&nak, nak9, sizeof(nak9)}};
 
 	(void)state;
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(ex); i++) {
 		assert_int_equal(sl_xfb_encode(ex[i].fb, out, sizeof(out)), ex[i].len);
 		assert_memory_equal(out, ex[i].bytes, ex[i].len);
 		assert_int_equal(sl_xfb_decode(ex[i].bytes, ex[i].len, 1024, &d, NULL), ex[i].len);
@@ -241,7 +252,7 @@ sl_xhdr__random_headers_round_trip(void **state)
 static void
 sl_xfb__random_feedback_round_trips(void **state)
 {
-	static const uint8_t ops[] = {SL_XOP_ACK, SL_XOP_NACK, SL_XOP_CNP, SL_XOP_PULL};
+	static const uint8_t ops[] = {SL_XOP_ACK, SL_XOP_NACK, SL_XOP_CNP, SL_XOP_PULL, SL_XOP_NAK};
 	uint8_t buf[SL_XFB_MAX_LEN];
 
 	(void)state;
@@ -249,7 +260,7 @@ sl_xfb__random_feedback_round_trips(void **state)
 		struct sl_xfb fb = {0}, d;
 		int n;
 
-		fb.opcode = ops[next() % 4];
+		fb.opcode = ops[next() % SL_ARRAY_SIZE(ops)];
 		fb.qpn = (uint32_t)next() & SL_XHDR_QPN_MAX;
 		if (fb.opcode != SL_XOP_CNP)
 			fb.ack_psn = (uint32_t)next();
@@ -274,6 +285,9 @@ sl_xfb__random_feedback_round_trips(void **state)
 							     (uint16_t)(1 + next() % 24)};
 		} else if (fb.opcode == SL_XOP_PULL) {
 			fb.pull_seq = (uint32_t)next();
+		} else if (fb.opcode == SL_XOP_NAK) {
+			fb.nak_msn = (uint32_t)next();
+			fb.syndrome = (uint8_t)(1 + next() % SL_XFB_SYN_MAX);
 		}
 		n = sl_xfb_encode(&fb, buf, sizeof(buf));
 		assert_true(n >= (int)SL_XHDR_BASE_LEN);
@@ -325,6 +339,15 @@ sl_xfb_encode__refuses_what_it_cannot_encode(void **state)
 	fb.qpn = 0;
 	fb.opcode = SL_XOP_SEND_ONLY;
 	assert_int_equal(sl_xfb_encode(&fb, out, sizeof(out)), -EINVAL);
+	/* A NAK names a reason, one the wire knows. */
+	fb.opcode = SL_XOP_NAK;
+	fb.syndrome = 0;
+	assert_int_equal(sl_xfb_encode(&fb, out, sizeof(out)), -EINVAL);
+	fb.syndrome = SL_XFB_SYN_MAX + 1;
+	assert_int_equal(sl_xfb_encode(&fb, out, sizeof(out)), -EINVAL);
+	fb.syndrome = SL_XFB_SYN_MAX;
+	assert_int_equal(sl_xfb_encode(&fb, out, sizeof(out)), SL_XHDR_BASE_LEN + SL_XFB_NAK_LEN);
+	assert_int_equal(sl_xfb_encode(&fb, out, SL_XHDR_BASE_LEN + SL_XFB_NAK_LEN - 1), -ENOSPC);
 }
 
 static void
@@ -399,6 +422,24 @@ sl_xfb_decode__every_reason(void **state)
 	/* The first hole ends at offset 12: inside a window of 12, outside one of 11. */
 	assert_int_equal(sl_xfb_decode(b, sizeof(nack_two), 12, &(struct sl_xfb){0}, NULL), 32);
 	expect_fb_reject(b, sizeof(nack_two), 11, SL_XREJ_HOLE_RANGE);
+
+	memcpy(b, nak9, sizeof(nak9));
+	expect_fb_reject(b, sizeof(nak9) - 1, 1024, SL_XREJ_SHORT);
+	b[13] = 9; /* the MSN goes in the body, not the base header */
+	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_RESERVED);
+	b[13] = 0;
+	for (unsigned k = 21; k < 24; k++) { /* each reserved byte of the body */
+		b[k] = 0x80;
+		expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_RESERVED);
+		b[k] = 0;
+	}
+	b[20] = 0; /* no reason given */
+	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_SYNDROME);
+	b[20] = SL_XFB_SYN_MAX + 1;
+	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_SYNDROME);
+	b[20] = SL_XFB_SYN_MAX;
+	assert_int_equal(sl_xfb_decode(b, sizeof(nak9), 1024, &(struct sl_xfb){0}, NULL),
+			 sizeof(nak9));
 	assert_string_equal(sl_xhdr_reject_name(SL_XREJ_HOLE_RANGE), "hole_range");
 	for (unsigned r = 0; r < SL_XREJ_MAX; r++)
 		assert_string_not_equal(sl_xhdr_reject_name((enum sl_xhdr_reject)r), "?");

@@ -6,6 +6,12 @@
  * the right length and bytes, and every message posted completes. Hostile frames are counted
  * and dropped without a byte delivered twice.
  *
+ * Then an application with memory on each side (struct app): a posts SEND, WRITE and READ,
+ * b serves them from and into its memory, and every segment is checked against what a posted
+ * (operation, offset, RETH fields, immediate, bytes), every completion against what happened
+ * (status, order, READ after its answer). Refusals (on_recv or read_src says no) fail exactly
+ * the refused message and cancel the rest, also when the NAK is lost.
+ *
  * The wire: each direction carries at most WIRE_PKTS_PER_STEP frames per 1 us step (about
  * 16 Gbit/s of 1 KB packets) and delivers them WIRE_DELAY_NS later; a lost frame is freed, a
  * reordered one is held up to WIRE_REORDER_NS longer, a duplicate is delivered twice.
@@ -43,14 +49,21 @@ struct wire {
 	struct frame *slot[WIRE_SLOTS]; /**< in flight, unordered */
 	unsigned n;
 	double loss, dup, reorder;
+	unsigned drop_naks; /**< lose this many NAKs first */
+	bool drop_answers;  /**< lose every READ answer packet */
 	struct sl_rng rng;
 	uint64_t sent, lost;
 };
 
+struct app;
+
 struct side {
 	struct sl_xport *x;
-	struct sl_xport_traffic *t;
-	uint64_t live_frames; /**< handles the endpoint holds or the wire carries */
+	struct sl_xport_traffic *t; /**< the built-in traffic, or NULL ... */
+	struct app *app;            /**< ... an application (a posts, b serves), or neither: */
+	uint64_t ok, failed;        /**< ... completions counted, everything accepted */
+	int who;                    /**< app: 0 a, 1 b */
+	uint64_t live_frames;       /**< handles the endpoint holds or the wire carries */
 };
 
 static uint64_t frames_alive;
@@ -84,11 +97,25 @@ frame_new(uint32_t len)
 	return f;
 }
 
+/* The wire loses f: the first drop_naks NAKs, every answer with drop_answers, else by chance. */
+static bool
+wire_loses(struct wire *w, const struct frame *f)
+{
+	if (w->drop_naks && f->buf[0] == SL_XOP_NAK) {
+		w->drop_naks--;
+		return true;
+	}
+	if (w->drop_answers && f->buf[0] >= SL_XOP_READ_RESP_FIRST &&
+	    f->buf[0] <= SL_XOP_READ_RESP_ONLY)
+		return true;
+	return sl_rng_double(&w->rng) < w->loss;
+}
+
 static void
 wire_put(struct wire *w, struct frame *f, uint64_t now_ns)
 {
 	w->sent++;
-	if (sl_rng_double(&w->rng) < w->loss) {
+	if (wire_loses(w, f)) {
 		w->lost++;
 		free(f);
 		frames_alive--;
@@ -205,7 +232,8 @@ side_step(struct side *s, struct wire *in, struct wire *out, uint64_t now_ns, un
 
 	while ((n = wire_take(in, now_ns, rx, SL_ARRAY_SIZE(rx))) > 0)
 		sl_xport_rx_burst(s->x, now_ns, rx, n);
-	sl_xport_traffic_post(s->t, s->x, now_ns, 64);
+	if (s->t)
+		sl_xport_traffic_post(s->t, s->x, now_ns, 64);
 	n = max ? sl_xport_tx_burst(s->x, now_ns, tx, SL_MIN(max, WIRE_PKTS_PER_STEP)) : 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = tx[i].hdr_len + tx[i].payload_len + tx[i].pad_bytes;
@@ -291,17 +319,36 @@ traffic_new(const struct run *r)
 	return t;
 }
 
-/* An endpoint whose callbacks feed s->t (read at each call, so the traffic can be replaced). */
+static int app_recv(struct side *s, const struct sl_xport_rx_seg *seg);
+static void app_complete(struct side *s, const struct sl_xport_cqe *c);
+
+/*
+ * An endpoint whose callbacks feed s->app, or s->t (read at each call, so the traffic can be
+ * replaced).
+ */
 static int
 on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
-	return sl_xport_traffic_on_recv(((struct side *)ctx)->t, seg, now_ns);
+	struct side *s = ctx;
+
+	if (s->app)
+		return app_recv(s, seg);
+	return s->t ? sl_xport_traffic_on_recv(s->t, seg, now_ns) : 0;
 }
 
 static void
 on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 {
-	sl_xport_traffic_on_complete(((struct side *)ctx)->t, c, now_ns);
+	struct side *s = ctx;
+
+	if (s->app)
+		app_complete(s, c);
+	else if (s->t)
+		sl_xport_traffic_on_complete(s->t, c, now_ns);
+	else if (c->status == 0)
+		s->ok++;
+	else
+		s->failed++;
 }
 
 static void
@@ -714,6 +761,747 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 	}
 }
 
+/* --- WRITE, READ and refusals: an application with memory ------------------------------- */
+
+#define SEG 1024u
+#define MIB (1u << 20)
+#define MEM_BASE UINT64_C(0x7f0000000000) /* b's address of mem[0] */
+#define WRITE_AREA (2 * MIB)              /* mem[0, 2 MiB): WRITEs land here ... */
+#define MEM_BYTES (4 * MIB)               /* ... mem[2 MiB, 4 MiB): READs read this */
+#define RKEY 0x5eedu
+#define PAT_BYTES (2 * MIB)
+#define OPS_MAX 4096u
+
+/* One message a posts, and what became of it. */
+struct op_rec {
+	struct sl_xport_wr wr;
+	const uint8_t *src; /**< the bytes it carries (READ: b's memory at raddr) */
+	uint32_t rx_bytes;  /**< bytes b was given (SEND, WRITE) or a was (READ) */
+	uint32_t segs;      /**< segments given */
+	bool delivered;     /**< its last segment was given */
+	bool completed;
+	int status;
+};
+
+struct app {
+	struct op_rec op[OPS_MAX];
+	unsigned nops, nposted, ncompleted;
+	uint8_t mem[MEM_BYTES]; /**< b's memory */
+	uint8_t pat[PAT_BYTES]; /**< a's bytes to send */
+	uint32_t b_next;        /**< the message b expects next (its MSN: a posts all of them) */
+	uint32_t a_next;        /**< the READ a expects an answer for next */
+	int refuse_op;          /**< b's on_recv (or read_src, for a READ) refuses this one ... */
+	uint8_t refuse_syn;     /**< ... with this syndrome (0: none) */
+	uint64_t refused_calls; /**< b's calls for the refused message or later */
+};
+
+/* b is given message msn (a segment, a READ): is it the one to refuse, or after it? */
+static bool
+b_refuses(struct app *app, uint32_t msn)
+{
+	if (!app->refuse_syn || msn < (uint32_t)app->refuse_op)
+		return false;
+	app->refused_calls++;
+	assert_int_equal(msn, app->refuse_op); /* nothing after it is given */
+	return true;
+}
+
+/* Segment seg of op r, given to its receiver: offset, first / last, immediate, bytes. */
+static void
+check_seg(struct op_rec *r, const struct sl_xport_rx_seg *seg)
+{
+	bool last = seg->offset + seg->len == r->wr.len;
+
+	assert_int_equal(seg->offset, r->rx_bytes);
+	assert_int_equal(seg->first, seg->offset == 0);
+	assert_int_equal(seg->last, last);
+	assert_true(seg->len == SEG || last);
+	assert_int_equal(seg->has_imm, last && r->wr.has_imm);
+	if (seg->has_imm)
+		assert_int_equal(seg->imm, r->wr.imm);
+	assert_memory_equal(seg->data, r->src + seg->offset, seg->len);
+	r->rx_bytes += seg->len;
+	r->segs++;
+	r->delivered = last;
+}
+
+/* b: a SEND or WRITE of a's, in order; a WRITE lands in mem if its key and range are right. */
+static int
+b_recv(struct app *app, const struct sl_xport_rx_seg *seg)
+{
+	struct op_rec *r;
+
+	if (b_refuses(app, seg->msn)) {
+		assert_true(seg->first); /* nor the rest of it */
+		return app->refuse_syn;
+	}
+	assert_int_equal(seg->msn, app->b_next); /* in order, once */
+	r = &app->op[seg->msn];
+	assert_int_equal(seg->op, r->wr.op);
+	if (r->wr.op == SL_XPORT_OP_WRITE) {
+		assert_int_equal(seg->raddr, r->wr.raddr);
+		assert_int_equal(seg->rkey, r->wr.rkey);
+		assert_int_equal(seg->total_len, r->wr.len);
+		if (seg->rkey != RKEY || seg->raddr < MEM_BASE ||
+		    seg->raddr - MEM_BASE + seg->total_len > WRITE_AREA)
+			return SL_XPORT_SYN_ACCESS;
+		memcpy(app->mem + (seg->raddr - MEM_BASE) + seg->offset, seg->data, seg->len);
+	} else {
+		assert_int_equal(seg->op, SL_XPORT_OP_SEND);
+		assert_int_equal(seg->total_len, 0);
+	}
+	check_seg(r, seg);
+	if (seg->last)
+		app->b_next = seg->msn + 1;
+	return 0;
+}
+
+/* a: a piece of the answer to its oldest READ not yet answered. */
+static void
+a_recv(struct app *app, const struct sl_xport_rx_seg *seg)
+{
+	uint32_t i = app->a_next;
+	struct op_rec *r;
+
+	while (i < app->nops && app->op[i].wr.op != SL_XPORT_OP_READ)
+		i++;
+	assert_true(i < app->nops);
+	r = &app->op[i];
+	assert_int_equal(seg->op, SL_XPORT_OP_READ_RESP);
+	assert_int_equal(seg->cookie, r->wr.cookie);
+	assert_int_equal(seg->total_len, r->wr.len);
+	assert_false(r->completed);
+	check_seg(r, seg);
+	if (seg->last)
+		app->a_next = i + 1;
+}
+
+static int
+app_recv(struct side *s, const struct sl_xport_rx_seg *seg)
+{
+	if (s->who == 1)
+		return b_recv(s->app, seg);
+	a_recv(s->app, seg);
+	return 0;
+}
+
+/* b's memory behind a READ: the key and the READ area, or a refusal. */
+static int
+read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, const uint8_t **src)
+{
+	static const uint8_t anything[4 * SEG];
+	struct side *s = ctx;
+	struct app *app = s->app;
+	const struct op_rec *r;
+
+	if (app == NULL) { /* neither traffic nor app: every READ is served */
+		assert_true(len <= sizeof(anything));
+		*src = anything;
+		return 0;
+	}
+	r = &app->op[app->b_next]; /* READs are served in order too */
+	assert_int_equal(s->who, 1);
+	assert_int_equal(qpn, 0);
+	if (b_refuses(app, app->b_next))
+		return app->refuse_syn;
+	assert_int_equal(r->wr.op, SL_XPORT_OP_READ);
+	assert_int_equal(raddr, r->wr.raddr);
+	assert_int_equal(rkey, r->wr.rkey);
+	assert_int_equal(len, r->wr.len);
+	if (rkey != RKEY || raddr < MEM_BASE + WRITE_AREA || raddr - MEM_BASE + len > MEM_BYTES)
+		return SL_XPORT_SYN_ACCESS;
+	*src = app->mem + (raddr - MEM_BASE);
+	app->b_next++;
+	return 0;
+}
+
+/* a: its messages complete in order, once each; a READ only after its whole answer. */
+static void
+app_complete(struct side *s, const struct sl_xport_cqe *c)
+{
+	struct app *app = s->app;
+	struct op_rec *r;
+
+	assert_int_equal(s->who, 0);
+	assert_int_equal(c->cookie, app->ncompleted); /* in order */
+	r = &app->op[c->cookie];
+	assert_false(r->completed);
+	assert_int_equal(c->op, r->wr.op);
+	assert_int_equal(c->len, r->wr.len);
+	r->completed = true;
+	r->status = c->status;
+	app->ncompleted++;
+	if (c->status == 0) /* acknowledged: given whole (a READ's answer included) */
+		assert_true(r->delivered && r->rx_bytes == r->wr.len);
+}
+
+/* Append a message of a's: op, len bytes, with immediate or not; it gets a place and bytes. */
+static struct op_rec *
+app_add(struct app *app, uint8_t op, uint32_t len, bool imm)
+{
+	struct op_rec *r = &app->op[app->nops];
+	uint32_t i = app->nops++;
+	uint64_t raddr = 0;
+
+	assert_true(i < OPS_MAX);
+	if (op == SL_XPORT_OP_WRITE) /* anywhere in the WRITE area: each byte lands once */
+		raddr = MEM_BASE + (i * UINT64_C(7919)) % (WRITE_AREA - len + 1);
+	else if (op == SL_XPORT_OP_READ)
+		raddr = MEM_BASE + WRITE_AREA +
+			(i * UINT64_C(4111)) % (MEM_BYTES - WRITE_AREA - len + 1);
+	r->src = op == SL_XPORT_OP_READ ? app->mem + (raddr - MEM_BASE)
+					: app->pat + (i * UINT64_C(4099)) % (PAT_BYTES - len + 1);
+	r->wr = (struct sl_xport_wr){.op = op,
+				     .has_imm = imm,
+				     .imm = imm ? 0xabc00000u + i : 0,
+				     .buf = op == SL_XPORT_OP_READ ? NULL : r->src,
+				     .len = len,
+				     .raddr = raddr,
+				     .rkey = op == SL_XPORT_OP_SEND ? 0 : RKEY,
+				     .cookie = i};
+	return r;
+}
+
+static struct app *
+app_new(uint64_t seed)
+{
+	struct app *app = calloc(1, sizeof(*app));
+	struct sl_rng rng;
+
+	assert_non_null(app);
+	sl_rng_seed(&rng, seed);
+	for (uint32_t i = 0; i < PAT_BYTES; i++)
+		app->pat[i] = (uint8_t)sl_rng_next(&rng);
+	for (uint32_t i = WRITE_AREA; i < MEM_BYTES; i++)
+		app->mem[i] = (uint8_t)sl_rng_next(&rng);
+	return app;
+}
+
+struct app_run {
+	const char *proto;         /**< [dcqcn] */
+	double loss, dup, reorder; /**< both ways */
+	unsigned drop_naks;        /**< b -> a loses this many NAKs first */
+	bool drop_answers;         /**< b -> a loses every answer */
+	uint64_t qp_timeout_ns;    /**< [default] */
+	uint64_t close_at_ns;      /**< a closes its QP then (0: never) */
+	uint32_t forge_answer_len; /**< a READ answer ONLY of this many bytes, b's first PSN and
+				    *   MSN, reaches a first (0: none) */
+	uint64_t seed;
+};
+
+struct app_result {
+	struct sl_xport_stats x[2];
+	struct sl_xport_qp_stats q[2];
+	int post_rc; /**< why a stopped posting early (0: it posted everything) */
+	uint64_t end_ns;
+	bool done; /**< every message a posted completed */
+};
+
+/* Into w, due at once: a READ answer ONLY of len bytes with b's first PSN and MSN 0. */
+static void
+forge_answer(struct wire *w, uint32_t len)
+{
+	struct sl_xhdr h = {.opcode = SL_XOP_READ_RESP_ONLY, .psn = UINT32_MAX - 40};
+	struct frame *f = frame_new(SL_XHDR_BASE_LEN + len);
+	int n = sl_xhdr_encode(&h, f->buf, f->len);
+
+	assert_int_equal(n, SL_XHDR_BASE_LEN);
+	memset(f->buf + n, 0x77, len);
+	f->at_ns = 0;
+	w->slot[w->n++] = f;
+}
+
+/*
+ * Endpoints for s[0] and s[1] with send queues of sq_depth (0: the default) and every callback,
+ * QP 0 open on each with qc; the wires between them empty and seeded from seed.
+ */
+static void
+pair_open(struct side *s, struct wire *w, uint32_t sq_depth, const struct sl_xport_qp_conf *qc,
+	  uint64_t seed)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sl_xport_conf xc = {.max_qps = 1,
+					   .sq_depth = sq_depth,
+					   .min_frame_bytes = MIN_FRAME,
+					   .frame = frame_bytes,
+					   .release = frame_release,
+					   .on_recv = on_recv,
+					   .read_src = read_src,
+					   .on_complete = on_complete,
+					   .ctx = &s[i]};
+
+		memset(&w[i], 0, sizeof(w[i]));
+		sl_rng_seed(&w[i].rng, seed * 2 + (uint64_t)i);
+		s[i].x = sl_xport_create(&xc);
+		assert_non_null(s[i].x);
+		assert_int_equal(sl_xport_qp_open(s[i].x, qc, 0), 0);
+	}
+}
+
+/*
+ * a and b with one QP each, a posting app's messages as its send queue takes them, until each
+ * posted one completed (or 2 s). Counters and every frame handle are accounted for after.
+ */
+static void
+app_run(struct app *app, const struct app_run *ar, struct app_result *res)
+{
+	static struct wire w[2];
+	struct side s[2] = {0};
+	uint64_t now = 0;
+
+	struct sl_xport_qp_conf qc = {.proto = ar->proto ? ar->proto : "dcqcn",
+				      .seg_bytes = SEG,
+				      .first_psn = UINT32_MAX - 40, /* both ways */
+				      .rto_ns = 200 * SL_NS_PER_US,
+				      .timeout_ns = ar->qp_timeout_ns};
+
+	memset(res, 0, sizeof(*res));
+	for (int i = 0; i < 2; i++) {
+		s[i].app = app;
+		s[i].who = i;
+	}
+	pair_open(s, w, 0, &qc, ar->seed);
+	for (int i = 0; i < 2; i++) {
+		w[i].loss = ar->loss;
+		w[i].dup = ar->dup;
+		w[i].reorder = ar->reorder;
+	}
+	w[1].drop_naks = ar->drop_naks;
+	w[1].drop_answers = ar->drop_answers;
+	if (ar->forge_answer_len)
+		forge_answer(&w[1], ar->forge_answer_len);
+	for (; now < 2 * SL_NS_PER_S; now += STEP_NS) {
+		if (ar->close_at_ns && now == ar->close_at_ns)
+			assert_int_equal(sl_xport_qp_close(s[0].x, 0, now), 0);
+		while (!res->post_rc && app->nposted < app->nops) {
+			int rc = sl_xport_post(s[0].x, 0, &app->op[app->nposted].wr, now);
+
+			if (rc == -ENOBUFS)
+				break;
+			res->post_rc = rc;
+			app->nposted += rc == 0;
+		}
+		side_step(&s[0], &w[1], &w[0], now, WIRE_PKTS_PER_STEP);
+		side_step(&s[1], &w[0], &w[1], now, WIRE_PKTS_PER_STEP);
+		if (app->ncompleted == app->nposted && (res->post_rc || app->nposted == app->nops))
+			break;
+	}
+	res->end_ns = now;
+	res->done = app->ncompleted == app->nposted;
+	for (int i = 0; i < 2; i++) {
+		sl_xport_stats_get(s[i].x, &res->x[i]);
+		(void)sl_xport_qp_stats_get(s[i].x, 0, &res->q[i]); /* a closed QP reads 0 */
+		wire_free(&w[i]);
+		sl_xport_free(s[i].x);
+	}
+	assert_int_equal(frames_alive, 0);
+	assert_int_equal(res->x[0].fb_encode_errors, 0);
+	assert_int_equal(res->x[1].fb_encode_errors, 0);
+}
+
+/* Every message completed with 0, given whole and in order, the right bytes in b's memory. */
+static void
+expect_all_done(const struct app *app, const struct app_result *res)
+{
+	assert_true(res->done);
+	assert_int_equal(res->post_rc, 0);
+	assert_int_equal(app->ncompleted, app->nops);
+	for (unsigned i = 0; i < app->nops; i++) {
+		const struct op_rec *r = &app->op[i];
+
+		assert_int_equal(r->status, 0);
+		assert_true(r->delivered);
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(res->x[i].rx_bad_sequence, 0);
+		assert_int_equal(res->x[i].rx_refused, 0);
+		assert_int_equal(res->x[i].qps_failed, 0);
+		assert_int_equal(res->x[i].msgs_failed, 0);
+	}
+	assert_int_equal(res->x[0].msgs_completed, app->nops);
+}
+
+/* The sizes around a segment and far past it. */
+static const uint32_t sizes[] = {0, 1, SEG - 1, SEG, SEG + 1, MIB};
+
+/*
+ * WRITEs (with and without immediate) and SENDs of every size: each segment carries the
+ * message's raddr, rkey and length, its offset and its bytes; the immediate rides on the last;
+ * the bytes end up where raddr said.
+ */
+static void
+xport_post__write_and_send_every_size(void **state)
+{
+	struct app *app = app_new(1);
+	struct app_result res;
+
+	(void)state;
+	for (unsigned i = 0; i < SL_ARRAY_SIZE(sizes); i++) {
+		app_add(app, SL_XPORT_OP_WRITE, sizes[i], false);
+		app_add(app, SL_XPORT_OP_WRITE, sizes[i], true);
+		app_add(app, SL_XPORT_OP_SEND, sizes[i], true);
+	}
+	app_run(app, &(struct app_run){.seed = 1}, &res);
+	expect_all_done(app, &res);
+	for (unsigned i = 0; i < app->nops; i++) {
+		const struct op_rec *r = &app->op[i];
+
+		assert_int_equal(r->segs, r->wr.len ? (r->wr.len + SEG - 1) / SEG : 1);
+		if (i == app->nops - 2) /* the last WRITE (1 MiB): nothing landed over it */
+			assert_memory_equal(app->mem + (r->wr.raddr - MEM_BASE), r->src, r->wr.len);
+	}
+	assert_int_equal(res.x[1].msgs_received, app->nops);
+	free(app);
+}
+
+/* READs of every size: the answer's bytes are b's memory, and each completes after them. */
+static void
+xport_post__read_every_size(void **state)
+{
+	struct app *app = app_new(2);
+	struct app_result res;
+
+	(void)state;
+	for (unsigned i = 1; i < SL_ARRAY_SIZE(sizes); i++)
+		app_add(app, SL_XPORT_OP_READ, sizes[i], false);
+	app_add(app, SL_XPORT_OP_SEND, 5, false); /* after the READs, in order */
+	app_run(app, &(struct app_run){.seed = 2}, &res);
+	expect_all_done(app, &res);
+	assert_int_equal(res.x[1].reads_served, SL_ARRAY_SIZE(sizes) - 1);
+	assert_int_equal(res.x[0].msgs_received, SL_ARRAY_SIZE(sizes) - 1); /* the answers */
+	free(app);
+}
+
+/* An endpoint with no peer and no callbacks, its QP 0 open (of max_qps 1). */
+static struct sl_xport *
+lone_endpoint(void)
+{
+	struct sl_xport_conf xc = {.max_qps = 1, .frame = frame_bytes, .release = frame_release};
+	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
+	struct sl_xport *x = sl_xport_create(&xc);
+
+	assert_non_null(x);
+	assert_int_equal(sl_xport_qp_open(x, &qc, 0), 0);
+	return x;
+}
+
+/* Invalid posts: a READ of nothing or with immediate, an unknown op, no bytes to send. */
+static void
+xport_post__refuses_bad_requests(void **state)
+{
+	struct app *app = app_new(3);
+	struct sl_xport *x = lone_endpoint();
+	struct sl_xport_wr wr = {.op = SL_XPORT_OP_READ, .len = 0, .raddr = MEM_BASE};
+
+	(void)state;
+	assert_int_equal(sl_xport_post(x, 1, &wr, 0), -ENOENT);
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
+	wr.len = 8;
+	wr.has_imm = true;
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
+	wr.op = SL_XPORT_OP_READ_RESP;
+	wr.has_imm = false;
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
+	wr.op = SL_XPORT_OP_WRITE; /* 8 bytes from nowhere */
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
+	wr.len = SL_XPORT_MSG_MAX + 1;
+	wr.buf = app->pat;
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), -EINVAL);
+	wr.len = 0;
+	wr.buf = NULL;
+	assert_int_equal(sl_xport_post(x, 0, &wr, 0), 0); /* an empty WRITE is one */
+	assert_int_equal(sl_xport_post_send(x, 0, NULL, 0, 0, 0), 0);
+	sl_xport_free(x);
+	free(app);
+}
+
+/*
+ * Random SEND / WRITE / READ sequences (sizes 0 to 5 segments, immediates) under 1 % loss,
+ * duplication and reordering, several programs and seeds: every message given exactly once,
+ * in order, and every completion status 0.
+ */
+static void
+xport_post__mixed_under_loss_duplication_and_reordering(void **state)
+{
+	static const char *const protos[] = {"dcqcn", "irn", "reno", "swift"};
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct app *app = app_new(seed);
+		struct app_result res;
+		struct sl_rng rng;
+		unsigned n[3] = {0};
+
+		sl_rng_seed(&rng, seed + 1000);
+		for (unsigned i = 0; i < 600; i++) {
+			uint8_t op = (uint8_t)sl_rng_below(&rng, 3);
+			uint32_t len = (uint32_t)sl_rng_below(&rng, 5 * SEG + 1);
+
+			if (op == SL_XPORT_OP_READ && len == 0)
+				len = 1;
+			app_add(app, op, len, op != SL_XPORT_OP_READ && sl_rng_below(&rng, 2));
+			n[op]++;
+		}
+		app_run(app,
+			&(struct app_run){.proto = protos[seed % SL_ARRAY_SIZE(protos)],
+					  .loss = 0.01,
+					  .dup = 0.01,
+					  .reorder = 0.01,
+					  .seed = seed},
+			&res);
+		print_message("{\"mixed\": %" PRIu64 ", \"proto\": \"%s\", \"done_us\": %" PRIu64
+			      ", \"sends\": %u, \"writes\": %u, \"reads\": %u, \"rtx\": %" PRIu64
+			      "}\n",
+			      seed, protos[seed % SL_ARRAY_SIZE(protos)], res.end_ns / SL_NS_PER_US,
+			      n[0], n[1], n[2], res.x[0].tx_rtx + res.x[1].tx_rtx);
+		expect_all_done(app, &res);
+		assert_int_equal(res.x[1].reads_served, n[SL_XPORT_OP_READ]);
+		assert_true(res.x[0].tx_rtx + res.x[1].tx_rtx > 0); /* the loss was felt */
+		free(app);
+	}
+}
+
+/*
+ * b refuses message k of n (on_recv returns SL_XPORT_SYN_ACCESS at its first segment): a's
+ * messages before k complete with 0, k with -EACCES, the rest with -ECANCELED; b gave nothing
+ * of k's after the refusal nor anything later; a's QP failed. The same with the first NAK (or
+ * the first three) lost, and under 1 % loss.
+ */
+static void
+xport_post__refusal_fails_that_message_and_cancels_the_rest(void **state)
+{
+	static const struct {
+		unsigned drop_naks;
+		double loss;
+	} how[] = {{0, 0}, {1, 0}, {3, 0}, {0, 0.01}, {2, 0.01}};
+
+	(void)state;
+	for (unsigned h = 0; h < SL_ARRAY_SIZE(how); h++) {
+		for (unsigned k = 0; k < 40; k += 13) {
+			struct app *app = app_new(h * 100 + k);
+			struct app_result res;
+
+			for (unsigned i = 0; i < 40; i++)
+				app_add(app, i % 2 ? SL_XPORT_OP_WRITE : SL_XPORT_OP_SEND,
+					(i * 977) % (3 * SEG), i % 3 == 0);
+			app->refuse_op = (int)k;
+			app->refuse_syn = SL_XPORT_SYN_ACCESS;
+			app_run(app,
+				&(struct app_run){.loss = how[h].loss,
+						  .drop_naks = how[h].drop_naks,
+						  .seed = 10 + h},
+				&res);
+			assert_true(res.done);
+			assert_int_equal(app->ncompleted, app->nposted);
+			for (unsigned i = 0; i < app->nposted; i++)
+				assert_int_equal(app->op[i].status, i < k    ? 0
+								    : i == k ? -EACCES
+									     : -ECANCELED);
+			assert_int_equal(app->refused_calls, 1);
+			assert_int_equal(app->b_next, k);
+			assert_int_equal(res.post_rc, app->nposted < app->nops ? -EPIPE : 0);
+			assert_int_equal(res.x[1].rx_refused, 1);
+			assert_int_equal(res.q[1].refusals, 1);
+			assert_true(res.q[1].naks_sent > how[h].drop_naks);
+			assert_int_equal(res.x[1].tx_nak, res.q[1].naks_sent);
+			assert_true(res.q[0].naks_received >= 1);
+			assert_int_equal(res.x[0].rx_nak, res.q[0].naks_received);
+			assert_int_equal(res.x[0].qps_failed, 1);
+			free(app);
+		}
+	}
+}
+
+/* A WRITE with a key b does not know, a READ b's read_src refuses: -EACCES at a. */
+static void
+xport_post__bad_key_and_read_src_refusal(void **state)
+{
+	static const uint8_t ops[] = {SL_XPORT_OP_WRITE, SL_XPORT_OP_READ};
+
+	(void)state;
+	for (unsigned o = 0; o < SL_ARRAY_SIZE(ops); o++) {
+		struct app *app = app_new(o + 40);
+		struct app_result res;
+
+		for (unsigned i = 0; i < 12; i++)
+			app_add(app, i == 5 ? ops[o] : SL_XPORT_OP_SEND, 3000, false);
+		app->op[5].wr.rkey = RKEY + 1;
+		app_run(app, &(struct app_run){.seed = 40 + o}, &res);
+		assert_true(res.done);
+		for (unsigned i = 0; i < app->nposted; i++)
+			assert_int_equal(app->op[i].status, i < 5    ? 0
+							    : i == 5 ? -EACCES
+								     : -ECANCELED);
+		assert_int_equal(app->b_next, 5);
+		assert_int_equal(res.x[1].rx_refused, 1);
+		assert_int_equal(res.x[1].reads_served, 0);
+		free(app);
+	}
+}
+
+/*
+ * SL_XPORT_READS_MAX READs out at most: one more is refused (-ENOBUFS, post_refused), each
+ * completes, and then READs go on.
+ */
+static void
+xport_post__reads_max(void **state)
+{
+	struct app *app = app_new(50);
+	struct sl_xport *x = lone_endpoint();
+	struct app_result res;
+	struct sl_xport_stats st;
+
+	(void)state;
+	for (unsigned i = 0; i < 3 * SL_XPORT_READS_MAX; i++)
+		app_add(app, SL_XPORT_OP_READ, 2 * SEG, false);
+	for (unsigned i = 0; i < SL_XPORT_READS_MAX; i++)
+		assert_int_equal(sl_xport_post(x, 0, &app->op[i].wr, 0), 0);
+	assert_int_equal(sl_xport_post(x, 0, &app->op[0].wr, 0), -ENOBUFS);
+	assert_int_equal(sl_xport_post_send(x, 0, "s", 1, 0, 0), 0); /* SENDs still go */
+	sl_xport_stats_get(x, &st);
+	assert_int_equal(st.post_refused, 1);
+	sl_xport_free(x);
+	app_run(app, &(struct app_run){.seed = 50}, &res);
+	expect_all_done(app, &res);
+	assert_true(res.x[0].post_refused > 0); /* a had to wait for completions */
+	free(app);
+}
+
+/*
+ * A READ whose answer never comes (b -> a loses every answer): the request is acknowledged,
+ * nothing more happens, and the QP timeout fails the QP (-ETIMEDOUT) at about timeout_ns
+ * after the last progress; the endpoint's deadline said when.
+ */
+static void
+xport_post__timeout_while_a_read_waits(void **state)
+{
+	struct app *app = app_new(60);
+	struct app_result res;
+
+	(void)state;
+	app_add(app, SL_XPORT_OP_SEND, 100, false);
+	app_add(app, SL_XPORT_OP_READ, 3 * SEG, false);
+	app_add(app, SL_XPORT_OP_SEND, 100, false);
+	app_run(app,
+		&(struct app_run){
+			.drop_answers = true, .qp_timeout_ns = 5 * SL_NS_PER_MS, .seed = 60},
+		&res);
+	assert_true(res.done);
+	assert_int_equal(app->op[0].status, 0);
+	assert_int_equal(app->op[1].status, -ETIMEDOUT);
+	assert_int_equal(app->op[2].status, -ETIMEDOUT); /* completions stay in order */
+	assert_int_equal(res.x[0].qps_failed, 1);
+	assert_true(res.end_ns >= 5 * SL_NS_PER_MS && res.end_ns < 6 * SL_NS_PER_MS);
+	assert_int_equal(res.x[0].tx_rtx, 0); /* nothing to resend: the timer did it */
+	free(app);
+}
+
+/* Closing a QP with WRITEs and READs out cancels each of them (-ECANCELED), in order. */
+static void
+xport_qp_close__flushes_reads(void **state)
+{
+	struct app *app = app_new(70);
+	struct app_result res;
+
+	(void)state;
+	for (unsigned i = 0; i < 8; i++)
+		app_add(app, i % 2 ? SL_XPORT_OP_READ : SL_XPORT_OP_WRITE, 64 * SEG, false);
+	app_run(app, &(struct app_run){.close_at_ns = 40 * SL_NS_PER_US, .seed = 70}, &res);
+	assert_true(res.done);
+	assert_int_equal(app->nposted, app->nops);
+	for (unsigned i = 0; i < app->nops; i++)
+		assert_int_equal(app->op[i].status, -ECANCELED);
+	free(app);
+}
+
+/*
+ * Both sides post a READ and three SENDs over and over into send queues of 4: each queue fills
+ * with messages that cannot complete before the READ at their head is answered, and each
+ * answer needs a slot at the peer. The slots only answers use get every answer out; without
+ * them both QPs would wait for each other until their timeout.
+ */
+static void
+xport_post__answers_never_wait_behind_full_send_queues(void **state)
+{
+	static struct wire w[2];
+	static uint8_t buf[3 * SEG];
+	struct side s[2] = {0};
+	unsigned posted[2] = {0};
+	struct sl_xport_qp_conf qc = {.proto = "dcqcn", .seg_bytes = SEG};
+	uint64_t now;
+
+	(void)state;
+	pair_open(s, w, 4, &qc, 45);
+	for (now = 0; now < 100 * SL_NS_PER_MS; now += STEP_NS) {
+		for (int i = 0; i < 2; i++) {
+			while (posted[i] < 200) {
+				struct sl_xport_wr wr = {
+					.op = posted[i] % 4 ? SL_XPORT_OP_SEND : SL_XPORT_OP_READ,
+					.buf = posted[i] % 4 ? buf : NULL,
+					.len = posted[i] % 4 ? sizeof(buf) : 2 * SEG};
+
+				if (sl_xport_post(s[i].x, 0, &wr, now) != 0)
+					break;
+				posted[i]++;
+			}
+		}
+		side_step(&s[0], &w[1], &w[0], now, WIRE_PKTS_PER_STEP);
+		side_step(&s[1], &w[0], &w[1], now, WIRE_PKTS_PER_STEP);
+		if (s[0].ok == 200 && s[1].ok == 200)
+			break;
+	}
+	print_message("{\"full_queues_done_us\": %" PRIu64 "}\n", now / SL_NS_PER_US);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(s[i].ok, 200);
+		assert_int_equal(s[i].failed, 0);
+		wire_free(&w[i]);
+		sl_xport_free(s[i].x);
+	}
+	assert_int_equal(frames_alive, 0);
+}
+
+/*
+ * Answers a did not ask for: one when no READ waits (as long as a's first message, a SEND), one
+ * shorter than the READ waiting (forged ahead of b's real answer). a refuses each (rx_bad_answer),
+ * gives none of it to on_recv, and NAKs b; a NAK naming no message of b's is refused there, one
+ * naming b's answer fails b's QP. a's READ, never answered, fails at the QP timeout; its SENDs are
+ * unaffected.
+ */
+static void
+xport_rx__answers_that_match_no_read_are_refused(void **state)
+{
+	static const uint8_t op0[] = {SL_XPORT_OP_SEND, SL_XPORT_OP_READ};
+
+	(void)state;
+	for (unsigned k = 0; k < SL_ARRAY_SIZE(op0); k++) {
+		struct app *app = app_new(80 + k);
+		struct app_result res;
+
+		app_add(app, op0[k], 100, false);
+		for (unsigned i = 0; i < 5; i++)
+			app_add(app, SL_XPORT_OP_SEND, 2 * SEG, false);
+		app_run(app,
+			&(struct app_run){.forge_answer_len = k ? 50 : 100, /* 100: op 0's */
+					  .qp_timeout_ns = 5 * SL_NS_PER_MS,
+					  .seed = 80 + k},
+			&res);
+		assert_true(res.done);
+		assert_int_equal(res.x[0].rx_bad_answer, 1);
+		assert_int_equal(res.x[0].rx_refused, 1);
+		assert_true(res.x[0].tx_nak >= 1);
+		for (unsigned i = 0; i < app->nops; i++)
+			assert_int_equal(app->op[i].status, k == 1 ? -ETIMEDOUT : 0);
+		if (k == 0) {
+			assert_true(res.x[1].rx_fb_out_of_range >= 1); /* b has no message 0 */
+			assert_int_equal(res.x[1].qps_failed, 0);
+		} else {
+			assert_int_equal(res.x[1].qps_failed, 1); /* its answer was refused */
+			assert_false(app->op[0].delivered);
+		}
+		free(app);
+	}
+}
+
 int
 main(void)
 {
@@ -725,6 +1513,17 @@ main(void)
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),
 		cmocka_unit_test(xport__peer_restart_fails_qps_and_the_survivor_goes_on),
 		cmocka_unit_test(xport__a_thousand_qps),
+		cmocka_unit_test(xport_post__write_and_send_every_size),
+		cmocka_unit_test(xport_post__read_every_size),
+		cmocka_unit_test(xport_post__refuses_bad_requests),
+		cmocka_unit_test(xport_post__mixed_under_loss_duplication_and_reordering),
+		cmocka_unit_test(xport_post__refusal_fails_that_message_and_cancels_the_rest),
+		cmocka_unit_test(xport_post__bad_key_and_read_src_refusal),
+		cmocka_unit_test(xport_post__reads_max),
+		cmocka_unit_test(xport_post__timeout_while_a_read_waits),
+		cmocka_unit_test(xport_qp_close__flushes_reads),
+		cmocka_unit_test(xport_post__answers_never_wait_behind_full_send_queues),
+		cmocka_unit_test(xport_rx__answers_that_match_no_read_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sl_xport_int.h - the transport endpoint's own state, shared by its sources and no one else:
+ * xport.c (QPs, send queues, the RX and TX bursts) and read.c (WRITE placement, READ requests,
+ * answers and the READs awaiting them). Not installed; callers use sl_xport.h.
+ */
+#ifndef SL_XPORT_INT_H
+#define SL_XPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sl_recv_rtx.h"
+#include "sl_xport.h"
+#include "sl_xport_fb.h"
+
+#define XP_RD_MASK (SL_XPORT_READS_MAX - 1)
+
+static_assert((SL_XPORT_READS_MAX & XP_RD_MASK) == 0, "READ rings are masked");
+
+/* One message of the send queue: posted (SEND, WRITE, READ), or an answer owed to the peer. */
+struct sq_ent {
+	const uint8_t *buf; /**< the bytes (none: no_bytes) */
+	uint64_t raddr;     /**< WRITE, READ: the peer's address */
+	uint64_t cookie;
+	uint64_t post_ns;
+	uint32_t len;       /**< bytes (READ: bytes asked for) */
+	uint32_t first_psn; /**< PSN of its first packet */
+	uint32_t npkts;     /**< packets */
+	uint32_t msn;
+	uint32_t rkey; /**< WRITE, READ: the peer's key */
+	uint32_t imm;
+	uint8_t op; /**< enum sl_xport_op; READ_RESP: an answer (no completion here) */
+	bool has_imm;
+	bool answered; /**< READ: its whole answer was delivered */
+};
+
+/* An answer owed to the peer, waiting for a send-queue slot. */
+struct owed {
+	const uint8_t *src;
+	uint32_t len;
+};
+
+struct xqp {
+	const struct sl_proto_ops *ops;
+	bool open;
+	bool failed;        /**< timed out or NAKed: the sender is gone, sends are refused */
+	bool ts;            /**< data carries its send time (the program reads echoes) */
+	uint8_t recv_mode;  /**< enum sl_recv_mode */
+	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
+	uint32_t seg_bytes; /**< payload bytes per packet */
+	struct sl_xport_fb_flow ff;
+	/* send queue: [sq_head, sq_tail) posted or owed, not completed; indexes count up, masked */
+	uint32_t sq_head, sq_tail;
+	uint32_t posted;      /**< posted messages in the send queue (<= sq_depth) */
+	uint32_t next_psn;    /**< PSN of the next message's first packet */
+	uint32_t next_msn;    /**< MSN of the next message posted */
+	uint32_t acked_psn;   /**< the cumulative ACK last seen */
+	uint64_t progress_ns; /**< last time the peer acknowledged something (or the send queue
+			       *   went from empty to busy), ns */
+	uint64_t timeout_ns;  /**< no progress for this long with messages out: the QP fails */
+	/* READs we posted: rd[] holds the send-queue indexes of those awaiting their answer */
+	uint32_t reads; /**< READs posted, not completed */
+	uint32_t rd_head, rd_tail;
+	uint32_t rd[SL_XPORT_READS_MAX];
+	uint32_t reading_at; /**< 1 + its index in x->reading while READs await answers, else 0 */
+	/* answers we owe, waiting for a send-queue slot */
+	uint32_t owed_head, owed_n;
+	struct owed owed[SL_XPORT_READS_MAX];
+	/* receive side: the message in progress */
+	uint32_t rx_msn;    /**< MSN expected next */
+	uint32_t rx_off;    /**< bytes of it delivered */
+	uint32_t rx_psn;    /**< PSN of its first packet */
+	uint32_t rx_total;  /**< WRITE: its RETH length; READ_RESP: the READ's length */
+	uint32_t rx_rkey;   /**< WRITE: its RETH key */
+	uint64_t rx_raddr;  /**< WRITE: its RETH address */
+	uint64_t rx_cookie; /**< READ_RESP: the cookie of the READ it answers */
+	uint8_t rx_op;      /**< enum sl_xport_op */
+	uint8_t rx_refused; /**< the syndrome this QP refused a message with: it delivers no more */
+	bool rx_broken;     /**< its sequence broke: the rest of it is not delivered */
+	struct sl_xport_qp_stats st;
+	struct sq_ent *sq; /**< [sq_mask + 1]; last: sl_xport_qp_open clears what precedes it */
+};
+
+struct sl_xport {
+	struct sl_xport_conf c;
+	struct sl_sched *e;
+	struct sl_recv *r;
+	struct sl_recv_rtx *rtx;
+	struct xqp *qp;        /**< [max_qps] */
+	struct sq_ent *sq_mem; /**< [max_qps * (sq_mask + 1)] */
+	uint32_t sq_mask;      /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
+				*   rounded up to a power of two */
+	uint32_t *reading;     /**< [nreading] QPs with READs awaiting answers */
+	uint32_t nreading;
+	struct sl_recv_action *act; /**< [act_max] */
+	unsigned act_max;
+	struct sl_xport_fbq *fbq; /**< feedback to send */
+	struct sl_xhdr_rejects rej;
+	struct sl_xport_stats st;
+};
+
+/* --- xport.c ------------------------------------------------------------------------------- */
+
+/*
+ * Append message e (op, buf, len, raddr, rkey, imm, cookie) to QP q's send queue, which has a
+ * slot, and hand its packets to the scheduler: 0 or the scheduler's error (-ENOBUFS for too
+ * many). It takes the next PSNs and MSN.
+ */
+int sl_xp_sq_push(struct sl_xport *x, uint32_t qpn, struct xqp *q, struct sq_ent *e,
+		  uint64_t now_ns);
+
+/*
+ * Retire, oldest first, every message the cumulative ACK covers (a READ once answered too);
+ * note the progress; let owed answers into the slots freed.
+ */
+void sl_xp_complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);
+
+/* QP q had no progress for its timeout: it fails now (true), or it had failed already. */
+bool sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);
+
+/* --- read.c -------------------------------------------------------------------------------- */
+
+/* QP q awaits answers to its READs: on the list tx_burst checks against its timeout. */
+void sl_xp_reading_add(struct sl_xport *x, uint32_t qpn, struct xqp *q);
+
+/* QP q awaits no answer any more (answered, failed or closed): off the list. */
+void sl_xp_reading_del(struct sl_xport *x, struct xqp *q);
+
+/* Answers QP q owes into its send queue, in request order, while it has slots. */
+void sl_xp_serve_owed(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);
+
+/* A READ request (header h) delivered in order: owe its answer (0) or refuse it (a syndrome). */
+int sl_xp_serve_read(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
+		     uint64_t now_ns);
+
+/*
+ * A segment of a WRITE or of an answer to our READ: fill in what its message's first packet
+ * said (RETH; the READ it answers, oldest first) and check that the bytes end exactly there.
+ * 0, or the syndrome refusing it.
+ */
+int sl_xp_place(struct sl_xport *x, struct xqp *q, const struct sl_xhdr *h,
+		struct sl_xport_rx_seg *seg, uint64_t now_ns);
+
+/* The answer to QP q's oldest READ awaiting one was delivered whole: it completes once acked. */
+void sl_xp_answered(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);
+
+/* QPs whose READs await answers, no ACK and no answer segment for their timeout, fail. */
+void sl_xp_reads_timeout(struct sl_xport *x, uint64_t now_ns);
+
+/* The earliest of those QPs' timeouts, ns. */
+uint64_t sl_xp_reads_deadline(const struct sl_xport *x);
+
+#endif /* SL_XPORT_INT_H */
