@@ -74,7 +74,8 @@ await(struct sl_cq *cq, struct seen *s, unsigned sends, unsigned recvs)
 		if (n == 0) {
 			if (poll(&p, 1, TIMEOUT_MS) != 1)
 				die("waiting for a completion", ETIMEDOUT);
-			if (read(p.fd, &events, sizeof(events)) != sizeof(events) && errno != EAGAIN)
+			if (read(p.fd, &events, sizeof(events)) != sizeof(events) &&
+			    errno != EAGAIN)
 				die("reading the event fd", errno);
 			continue;
 		}

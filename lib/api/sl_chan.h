@@ -44,15 +44,15 @@
 
 #define SL_CHAN_MAGIC 0x534C4348u /**< "SLCH": first field of every control message */
 #define SL_CHAN_VERSION SL_API_VERSION
-#define SL_CHAN_RING_MAX (1u << 16)      /**< entries of a ring, at most */
+#define SL_CHAN_RING_MAX (1u << 16)         /**< entries of a ring, at most */
 #define SL_CHAN_MEM_MAX (UINT64_C(1) << 34) /**< shared memory per context, bytes, at most */
 #define SL_CHAN_HOST_MAX 32
 
 /* --- rings -------------------------------------------------------------------------------- */
 
 struct sl_chan_ring {
-	_Alignas(64) uint32_t prod; /**< entries produced (producer writes) */
-	_Alignas(64) uint32_t cons; /**< entries consumed (consumer writes) */
+	_Alignas(64) uint32_t prod;  /**< entries produced (producer writes) */
+	_Alignas(64) uint32_t cons;  /**< entries consumed (consumer writes) */
 	_Alignas(64) uint32_t armed; /**< CQ: 1 = signal the event fd at the next completion (the
 				      *   application sets it, the daemon clears it when it
 				      *   signals); SQ, RQ: 0 */
@@ -61,7 +61,8 @@ struct sl_chan_ring {
 static_assert(sizeof(struct sl_chan_ring) == 192, "three cache lines");
 
 /* Bytes of a ring with entries of esize bytes. */
-#define SL_CHAN_RING_BYTES(entries, esize) (sizeof(struct sl_chan_ring) + (uint64_t)(entries) * (esize))
+#define SL_CHAN_RING_BYTES(entries, esize)                                                         \
+	(sizeof(struct sl_chan_ring) + (uint64_t)(entries) * (esize))
 
 /* A send work request (struct sl_wr as the daemon sees it). */
 struct sl_chan_sqe {
@@ -139,8 +140,8 @@ struct sl_chan_req {
 			uint64_t base_va;   /**< where the application mapped it */
 		} hello;
 		struct {
-			uint64_t addr; /**< application VA */
-			uint64_t len;  /**< bytes */
+			uint64_t addr;   /**< application VA */
+			uint64_t len;    /**< bytes */
 			uint32_t access; /**< SL_ACCESS_* */
 		} mr_reg;
 		struct {
@@ -155,8 +156,8 @@ struct sl_chan_req {
 		} cq_destroy;
 		struct {
 			uint32_t send_cq, recv_cq;
-			uint64_t sq_off; /**< SQ ring */
-			uint64_t rq_off; /**< RQ ring */
+			uint64_t sq_off;             /**< SQ ring */
+			uint64_t rq_off;             /**< RQ ring */
 			uint32_t sq_depth, rq_depth; /**< entries, powers of two */
 			char program[SL_NAME_MAX];
 			char pacer[SL_NAME_MAX];

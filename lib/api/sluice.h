@@ -42,10 +42,10 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 1                           /**< the channel version this header speaks */
+#define SL_API_VERSION 1                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
-#define SL_MEM_DEFAULT_BYTES (64u << 20)           /**< shared memory per context by default */
-#define SL_NAME_MAX 16                             /**< program, pacer names, with the NUL */
+#define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
+#define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */
 
 struct sl_ctx;
 struct sl_mr;
@@ -112,13 +112,13 @@ size_t sl_mr_len(const struct sl_mr *mr);
 /* How a work request ended (verbs' ibv_wc_status, the ones a software transport can give). */
 enum sl_wc_status {
 	SL_WC_SUCCESS = 0,
-	SL_WC_LOC_LEN_ERR,     /**< a RECV buffer shorter than the message that came */
-	SL_WC_LOC_PROT_ERR,    /**< lkey wrong, range outside its MR, or no LOCAL_WRITE */
-	SL_WC_REM_ACCESS_ERR,  /**< the peer refused rkey, range or access: no byte touched */
-	SL_WC_REM_OP_ERR,      /**< the peer could not do it (no RECV posted in time, ...) */
-	SL_WC_RETRY_EXC_ERR,   /**< the peer acknowledged nothing for the QP's timeout */
-	SL_WC_WR_FLUSH_ERR,    /**< the QP went to error or was destroyed first */
-	SL_WC_GENERAL_ERR,     /**< the daemon refused the work request itself (bad opcode) */
+	SL_WC_LOC_LEN_ERR,    /**< a RECV buffer shorter than the message that came */
+	SL_WC_LOC_PROT_ERR,   /**< lkey wrong, range outside its MR, or no LOCAL_WRITE */
+	SL_WC_REM_ACCESS_ERR, /**< the peer refused rkey, range or access: no byte touched */
+	SL_WC_REM_OP_ERR,     /**< the peer could not do it (no RECV posted in time, ...) */
+	SL_WC_RETRY_EXC_ERR,  /**< the peer acknowledged nothing for the QP's timeout */
+	SL_WC_WR_FLUSH_ERR,   /**< the QP went to error or was destroyed first */
+	SL_WC_GENERAL_ERR,    /**< the daemon refused the work request itself (bad opcode) */
 };
 
 /* Short name of a status ("success", "remote access error", ...). */
@@ -136,11 +136,11 @@ enum sl_wc_opcode {
 
 /* A completion. */
 struct sl_wc {
-	uint64_t wr_id;   /**< as posted */
-	uint8_t status;   /**< enum sl_wc_status */
-	uint8_t opcode;   /**< enum sl_wc_opcode */
-	uint16_t flags;   /**< SL_WC_F_* */
-	uint32_t qpn;     /**< the local QP */
+	uint64_t wr_id;    /**< as posted */
+	uint8_t status;    /**< enum sl_wc_status */
+	uint8_t opcode;    /**< enum sl_wc_opcode */
+	uint16_t flags;    /**< SL_WC_F_* */
+	uint32_t qpn;      /**< the local QP */
 	uint32_t byte_len; /**< RECV: bytes received; READ: bytes read; else bytes posted */
 	uint32_t imm;      /**< immediate data (SL_WC_F_IMM) */
 };
@@ -166,15 +166,15 @@ int sl_cq_arm(struct sl_cq *cq);
 
 enum sl_receiver {
 	SL_RECEIVER_MELO = 0, /**< selective retransmit, MELO's shared bits pool (default) */
-	SL_RECEIVER_GBN = 1, /**< go-back-N */
+	SL_RECEIVER_GBN = 1,  /**< go-back-N */
 };
 
 struct sl_qp_attr {
-	struct sl_cq *send_cq; /**< SEND, WRITE, READ completions (required) */
-	struct sl_cq *recv_cq; /**< RECV completions (required; may be send_cq) */
-	uint32_t sq_depth;     /**< work requests posted and not completed [128], power of two
-				*   <= 4096 */
-	uint32_t rq_depth;     /**< RECVs posted and not consumed [128], power of two <= 4096 */
+	struct sl_cq *send_cq;     /**< SEND, WRITE, READ completions (required) */
+	struct sl_cq *recv_cq;     /**< RECV completions (required; may be send_cq) */
+	uint32_t sq_depth;         /**< work requests posted and not completed [128], power of two
+				    *   <= 4096 */
+	uint32_t rq_depth;         /**< RECVs posted and not consumed [128], power of two <= 4096 */
 	char program[SL_NAME_MAX]; /**< transport program ("dcqcn", "reno", ...) [the daemon's
 				    *   default] */
 	char pacer[SL_NAME_MAX];   /**< pacer ("tassel") [the daemon's] */
@@ -202,10 +202,10 @@ uint32_t sl_qp_num(const struct sl_qp *qp);
  * the out-of-band wire (sl_oob_*); host order here. */
 struct sl_qp_info {
 	uint32_t qpn;
-	uint32_t rkey;  /**< the MR's rkey (0: none) */
-	uint64_t addr;  /**< the MR's address in its owner's space (0: none) */
-	uint64_t len;   /**< the MR's length, bytes */
-	char host[32];  /**< the daemon's host name (sl_ctx_host), informative */
+	uint32_t rkey; /**< the MR's rkey (0: none) */
+	uint64_t addr; /**< the MR's address in its owner's space (0: none) */
+	uint64_t len;  /**< the MR's length, bytes */
+	char host[32]; /**< the daemon's host name (sl_ctx_host), informative */
 };
 
 /* Fill info for qp and mr (mr NULL: no memory region). */
@@ -232,14 +232,14 @@ enum sl_wr_opcode {
 /* A send-queue work request: one contiguous local buffer (one SGE). */
 struct sl_wr {
 	uint64_t wr_id;
-	uint8_t opcode;  /**< enum sl_wr_opcode */
-	uint8_t flags;   /**< SL_WR_F_* */
-	uint32_t lkey;   /**< of the MR holding [addr, addr + len) */
-	void *addr;      /**< SEND / WRITE: source; READ: destination */
-	uint32_t len;    /**< bytes, 0..max_msg_bytes */
-	uint64_t raddr;  /**< WRITE, READ: address in the peer's MR */
-	uint32_t rkey;   /**< WRITE, READ: the peer's rkey */
-	uint32_t imm;    /**< *_WITH_IMM */
+	uint8_t opcode; /**< enum sl_wr_opcode */
+	uint8_t flags;  /**< SL_WR_F_* */
+	uint32_t lkey;  /**< of the MR holding [addr, addr + len) */
+	void *addr;     /**< SEND / WRITE: source; READ: destination */
+	uint32_t len;   /**< bytes, 0..max_msg_bytes */
+	uint64_t raddr; /**< WRITE, READ: address in the peer's MR */
+	uint32_t rkey;  /**< WRITE, READ: the peer's rkey */
+	uint32_t imm;   /**< *_WITH_IMM */
 };
 
 /*

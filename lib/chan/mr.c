@@ -27,10 +27,10 @@
 #define SLOTS_MAX (1u << SLOT_BITS)
 
 struct sl_chan_mrs {
-	uint32_t n;          /**< slots */
-	uint32_t free_top;   /**< entries in free_list */
-	uint32_t *free_list; /**< free slots (a stack) */
-	uint32_t *gen;       /**< per slot: generation of its next key */
+	uint32_t n;           /**< slots */
+	uint32_t free_top;    /**< entries in free_list */
+	uint32_t *free_list;  /**< free slots (a stack) */
+	uint32_t *gen;        /**< per slot: generation of its next key */
 	struct sl_chan_mr *e; /**< [n] */
 };
 

@@ -44,21 +44,21 @@
 #define SL_CHAN_QP_DEPTH_MAX 4096u
 
 struct sl_chan_srv_conf {
-	const char *socket_path; /**< where to listen (the directory is created, 0755) */
-	mode_t mode;             /**< the socket file's mode [0660] */
-	uid_t uid;               /**< its owner ((uid_t)-1: the daemon's) */
-	gid_t gid;               /**< its group ((gid_t)-1: the daemon's) */
-	uint32_t max_clients;    /**< applications at once [16] */
-	uint32_t max_mrs;        /**< memory regions, all clients together [4096] */
-	uint32_t max_cqs;        /**< CQs, all clients together [256] */
-	const char *host;        /**< [sluiced] name, told in HELLO */
+	const char *socket_path;     /**< where to listen (the directory is created, 0755) */
+	mode_t mode;                 /**< the socket file's mode [0660] */
+	uid_t uid;                   /**< its owner ((uid_t)-1: the daemon's) */
+	gid_t gid;                   /**< its group ((gid_t)-1: the daemon's) */
+	uint32_t max_clients;        /**< applications at once [16] */
+	uint32_t max_mrs;            /**< memory regions, all clients together [4096] */
+	uint32_t max_cqs;            /**< CQs, all clients together [256] */
+	const char *host;            /**< [sluiced] name, told in HELLO */
 	const char *default_program; /**< a QP that names none runs this */
-	uint32_t seg_bytes;      /**< payload bytes per packet of every application QP */
-	uint64_t stash_bytes;    /**< per lane: SEND payloads that arrived before a RECV was
-				  *   posted, bytes [4 MiB] */
-	uint64_t rto_ns;         /**< every application QP's initial RTO, ns [the endpoint's] */
-	uint64_t timeout_ns;     /**< every application QP's timeout, ns [the endpoint's] */
-	uint32_t qpn_base, qps;  /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
+	uint32_t seg_bytes;          /**< payload bytes per packet of every application QP */
+	uint64_t stash_bytes;        /**< per lane: SEND payloads that arrived before a RECV was
+				      *   posted, bytes [4 MiB] */
+	uint64_t rto_ns;             /**< every application QP's initial RTO, ns [the endpoint's] */
+	uint64_t timeout_ns;         /**< every application QP's timeout, ns [the endpoint's] */
+	uint32_t qpn_base, qps; /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
 	/** Connections, credentials and refusals of clients (NULL: not logged); level is
 	 *  syslog's (LOG_ERR .. LOG_DEBUG). Control thread only. */
 	void (*log)(void *ctx, int level, const char *fmt, ...)
@@ -88,8 +88,8 @@ void sl_chan_mrs_free(struct sl_chan_mrs *t);
  * live key, and carry a generation so a stale key is not found once its slot is reused.
  * 0 and *key, or -ENOSPC.
  */
-int sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len,
-		    uint8_t *ptr, uint32_t access, uint32_t *key);
+int sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len, uint8_t *ptr,
+		    uint32_t access, uint32_t *key);
 
 /* Deregister key if client owns it: 0 or -ENOENT. */
 int sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key);
@@ -102,8 +102,8 @@ unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client);
  * the region (no overflow) and the region grants every flag of need (0: read); else NULL.
  * Any thread; no lock.
  */
-uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key,
-			  uint64_t va, uint64_t len, uint32_t need);
+uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key, uint64_t va,
+			  uint64_t len, uint32_t need);
 
 /* --- what the control half hands a lane --------------------------------------------------- */
 
@@ -115,17 +115,17 @@ struct sl_chan_cq {
 	uint32_t depth;            /**< entries, power of two */
 	int event_fd;              /**< written (8 bytes) when the application armed the CQ */
 	/* owned by the lane that produces into it (all QPs on one CQ live on one lane) */
-	uint32_t prod;             /**< the producer index, the lane's copy */
-	uint32_t reserved;         /**< completions owed, slots promised to QPs' work */
+	uint32_t prod;     /**< the producer index, the lane's copy */
+	uint32_t reserved; /**< completions owed, slots promised to QPs' work */
 };
 
 /* A QP as the control half created it (lane.c keeps the rest). */
 struct sl_chan_qp_conf {
 	uint32_t client;
 	const struct sl_chan_mrs *mrs;
-	uint8_t *mem;              /**< the client's memory, in the daemon's mapping */
+	uint8_t *mem; /**< the client's memory, in the daemon's mapping */
 	uint64_t mem_bytes;
-	uint64_t base_va;          /**< where the application mapped it */
+	uint64_t base_va; /**< where the application mapped it */
 	struct sl_chan_cq *send_cq, *recv_cq;
 	struct sl_chan_ring *sq, *rq; /**< in the daemon's mapping, checked to lie in mem */
 	uint32_t sq_depth, rq_depth;
@@ -136,21 +136,21 @@ struct sl_chan_qp_conf {
 };
 
 enum sl_chan_cmd_type {
-	SL_CHAN_CMD_QP_OPEN,    /**< open the QP (not yet connected): arg qp */
-	SL_CHAN_CMD_QP_CONNECT, /**< open it on the endpoint toward peer_qpn, start its rings */
-	SL_CHAN_CMD_QP_DESTROY, /**< flush and close it; the lane lets go of qp and its CQs */
+	SL_CHAN_CMD_QP_OPEN,     /**< open the QP (not yet connected): arg qp */
+	SL_CHAN_CMD_QP_CONNECT,  /**< open it on the endpoint toward peer_qpn, start its rings */
+	SL_CHAN_CMD_QP_DESTROY,  /**< flush and close it; the lane lets go of qp and its CQs */
 	SL_CHAN_CMD_CLIENT_GONE, /**< destroy every QP of client (it hung up) */
 };
 
 /* A command to a lane; the control thread fills it, the lane answers it. */
 struct sl_chan_cmd {
-	uint8_t type;                 /**< enum sl_chan_cmd_type */
+	uint8_t type; /**< enum sl_chan_cmd_type */
 	uint32_t client;
 	uint32_t qpn;
 	uint32_t peer_qpn;
-	struct sl_chan_qp_conf *qp;   /**< QP_OPEN */
-	int result;                   /**< 0 or -errno, written by the lane before done */
-	_Atomic bool done;            /**< the lane answered (release) */
+	struct sl_chan_qp_conf *qp; /**< QP_OPEN */
+	int result;                 /**< 0 or -errno, written by the lane before done */
+	_Atomic bool done;          /**< the lane answered (release) */
 };
 
 /* --- the lane half (lane.c) --------------------------------------------------------------- */
@@ -158,7 +158,7 @@ struct sl_chan_cmd {
 struct sl_chan_lane; /* one per lane that serves applications */
 
 struct sl_chan_lane_conf {
-	uint32_t qpn_base;  /**< application QPNs on this lane: [qpn_base, qpn_base + qps) */
+	uint32_t qpn_base; /**< application QPNs on this lane: [qpn_base, qpn_base + qps) */
 	uint32_t qps;
 	uint32_t sq_depth_max, rq_depth_max; /**< ring sizes a QP may ask for, at most */
 	uint64_t stash_bytes;                /**< see struct sl_chan_srv_conf */
@@ -168,19 +168,19 @@ struct sl_chan_lane_conf {
 /* Counters of a lane half, each described once in sl_chan_lane_stat_table (docs/counters.md). */
 struct sl_chan_lane_stats {
 	uint64_t cmds;
-	uint64_t wr_posted;      /**< work requests taken from SQs into the endpoint */
-	uint64_t wr_loc_prot;    /**< refused at once: lkey, range, access */
-	uint64_t wr_bad;         /**< refused at once: opcode, length */
+	uint64_t wr_posted;   /**< work requests taken from SQs into the endpoint */
+	uint64_t wr_loc_prot; /**< refused at once: lkey, range, access */
+	uint64_t wr_bad;      /**< refused at once: opcode, length */
 	uint64_t recv_posted;
 	uint64_t cqes;
-	uint64_t cq_full_waits;  /**< a QP's SQ waited for room on its CQ */
-	uint64_t events;         /**< event fd writes */
-	uint64_t bad_ring;       /**< QPs failed because a ring index was out of range */
-	uint64_t write_refused;  /**< WRITEs refused (key, range, access) */
-	uint64_t read_refused;   /**< READs refused */
-	uint64_t stash_msgs;     /**< SENDs held until a RECV came */
-	uint64_t rnr_refused;    /**< SENDs refused: no RECV and no stash room */
-	uint64_t len_refused;    /**< SENDs longer than their RECV buffer */
+	uint64_t cq_full_waits; /**< a QP's SQ waited for room on its CQ */
+	uint64_t events;        /**< event fd writes */
+	uint64_t bad_ring;      /**< QPs failed because a ring index was out of range */
+	uint64_t write_refused; /**< WRITEs refused (key, range, access) */
+	uint64_t read_refused;  /**< READs refused */
+	uint64_t stash_msgs;    /**< SENDs held until a RECV came */
+	uint64_t rnr_refused;   /**< SENDs refused: no RECV and no stash room */
+	uint64_t len_refused;   /**< SENDs longer than their RECV buffer */
 };
 
 extern const struct sl_stat_table sl_chan_lane_stat_table;
@@ -221,7 +221,7 @@ struct sl_chan_srv;
 /* Counters of the control half, described once in sl_chan_srv_stat_table. */
 struct sl_chan_srv_stats {
 	uint64_t clients_accepted;
-	uint64_t clients_refused;  /**< over max_clients */
+	uint64_t clients_refused; /**< over max_clients */
 	uint64_t clients_gone;
 	uint64_t requests;
 	uint64_t requests_refused; /**< answered with an error, by any reason */

@@ -48,8 +48,12 @@ enum iso_case {
 };
 
 static const char *const iso_name[ISO_CASES] = {
-	"write accepted",      "write with a wrong key",  "write past the region's end",
-	"write without access", "read without access",    "read accepted",
+	"write accepted",
+	"write with a wrong key",
+	"write past the region's end",
+	"write without access",
+	"read without access",
+	"read accepted",
 	"another application's key",
 };
 
@@ -103,8 +107,8 @@ app_open(struct app *a, const char *sock)
 static struct sl_qp *
 qp_new(struct app *a)
 {
-	struct sl_qp_attr attr = {.send_cq = a->cq, .recv_cq = a->cq, .sq_depth = 16,
-				  .rq_depth = 16};
+	struct sl_qp_attr attr = {
+		.send_cq = a->cq, .recv_cq = a->cq, .sq_depth = 16, .rq_depth = 16};
 	struct sl_qp *qp = sl_qp_create(a->ctx, &attr);
 
 	if (qp == NULL)
@@ -266,9 +270,14 @@ isolation_client(const char *sock, const char *host, uint16_t port)
 	const struct sl_qp_info *w = &theirs[ISO_CASES], *r = &theirs[ISO_CASES + 1],
 				*n = &theirs[ISO_CASES + 2];
 	for (int i = 0; i < ISO_CASES; i++) {
-		struct sl_wr wr = {.wr_id = (uint64_t)i, .opcode = SL_WR_WRITE,
-				   .flags = SL_WR_F_SIGNALED, .lkey = sl_mr_lkey(src), .addr = buf,
-				   .len = 64, .raddr = w->addr + 128, .rkey = w->rkey};
+		struct sl_wr wr = {.wr_id = (uint64_t)i,
+				   .opcode = SL_WR_WRITE,
+				   .flags = SL_WR_F_SIGNALED,
+				   .lkey = sl_mr_lkey(src),
+				   .addr = buf,
+				   .len = 64,
+				   .raddr = w->addr + 128,
+				   .rkey = w->rkey};
 		uint8_t want = SL_WC_REM_ACCESS_ERR;
 		struct sl_wc wc;
 
@@ -309,13 +318,14 @@ isolation_client(const char *sock, const char *host, uint16_t port)
 		if (rc != 1)
 			die("sl_post_send", rc < 0 ? -rc : EIO);
 		wc = wait_one(a.cq);
-		CHECK(wc.wr_id == (uint64_t)i && wc.status == want, "%s: wr %" PRIu64 " status %s, want %s",
-		      iso_name[i], wc.wr_id, sl_wc_status_str(wc.status), sl_wc_status_str(want));
+		CHECK(wc.wr_id == (uint64_t)i && wc.status == want,
+		      "%s: wr %" PRIu64 " status %s, want %s", iso_name[i], wc.wr_id,
+		      sl_wc_status_str(wc.status), sl_wc_status_str(want));
 		if (i == ISO_READ_OK)
 			for (uint32_t k = 0; k < 256; k++)
 				if (buf[1024 + k] != pattern(2, k)) {
-					CHECK(false, "read byte %u is %u, want %u", k, buf[1024 + k],
-					      pattern(2, k));
+					CHECK(false, "read byte %u is %u, want %u", k,
+					      buf[1024 + k], pattern(2, k));
 					break;
 				}
 		printf("isolation-client: %-28s %s\n", iso_name[i], sl_wc_status_str(wc.status));
@@ -361,9 +371,13 @@ churn(const char *sock, const char *host, uint16_t port)
 	/* Both sides WRITE into each other until one is killed; the survivor sees its QP fail. */
 	for (;;) {
 		struct sl_wc wc[16];
-		struct sl_wr wr = {.opcode = SL_WR_WRITE, .flags = SL_WR_F_SIGNALED,
-				   .lkey = sl_mr_lkey(mr), .addr = buf, .len = 1024,
-				   .raddr = theirs.addr, .rkey = theirs.rkey};
+		struct sl_wr wr = {.opcode = SL_WR_WRITE,
+				   .flags = SL_WR_F_SIGNALED,
+				   .lkey = sl_mr_lkey(mr),
+				   .addr = buf,
+				   .len = 1024,
+				   .raddr = theirs.addr,
+				   .rkey = theirs.rkey};
 		int n;
 
 		while (posted - done < 8) {
