@@ -106,7 +106,7 @@ perf)
              "send_bw -e -s 4096 -n 20000" "read_bw -e -s 4096 -n 5000" \
              "write_lat -s 64 -n 2000" "send_lat -e -s 64 -n 2000" "read_lat -e -s 64 -n 2000"; do
         read -r -a args <<<"$t"
-        name=${args[0]}-${args[3]}
+        name=${args[0]}-$(printf "%s\n" "${args[@]}" | grep -A1 -x -- -s | tail -1)
         port=$((port + 1))
         pair "$name" 120 "$PERF" "${args[@]}" -S "$SB" -p $port --out_json \
             --out_json_file "$SL_TMP/$name.server.json" -- \
