@@ -316,10 +316,10 @@ finish(struct sl_perf_args *a, bool size_set, char *err, size_t len)
 		a->rate_type = SL_PERF_RATE_SW;
 		if (lat)
 			return fail(err, len, "--rate_limit applies to bw tests only");
-		if (a->all_sizes && a->rate_units == SL_PERF_RATE_PPS)
+		if (a->all_sizes)
 			return fail(err, len,
-				    "--rate_units=p needs one message size: a QP's limit is set "
-				    "once, in bits/s");
+				    "--rate_limit needs one message size: sluice's pacer turns the "
+				    "payload rate into the wire rate of that size, once per QP");
 		if (sl_perf_args_rate_bps(a, a->size_bytes, &bps) != 0)
 			return fail(err, len, "--rate_limit out of range (above 2^64 bits/s)");
 	} else if (a->rate_type == SL_PERF_RATE_SW) {

@@ -171,7 +171,8 @@ run_open(struct run *r)
 	memcpy(qa.program, a->program, sizeof(qa.program));
 	memcpy(qa.pacer, a->pacer, sizeof(qa.pacer));
 	qa.receiver = a->receiver;
-	qa.rate_limit_bps = r->rate_bps;
+	qa.rate_limit_bps = r->rate_bps; /* payload, as perftest's: the daemon adds the headers */
+	qa.rate_limit_msg_bytes = r->rate_bps ? (uint32_t)a->size_bytes : 0;
 	qa.max_msg_bytes = (uint32_t)r->half_bytes;
 	if (r->verb == SL_PERF_WRITE)
 		access |= SL_ACCESS_REMOTE_WRITE;

@@ -652,6 +652,7 @@ setup_srv(struct sluiced *d)
 		.default_program = ac->program,
 		.seg_bytes = ac->seg_bytes,
 		.stash_bytes = ac->stash_bytes,
+		.frame_overhead_bytes = sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 		.rto_ns = ac->rto_ns,
 		.timeout_ns = ac->timeout_ns,
 		.qpn_base = d->conf.qp.count,

@@ -114,6 +114,22 @@ sl_chan_ring_entry(struct sl_chan_ring *r, uint32_t idx, uint32_t entries, uint3
 	return (uint8_t *)(r + 1) + (uint64_t)(idx & (entries - 1)) * esize;
 }
 
+/*
+ * Wire bytes a message of msg_bytes is charged against its QP's rate limit: every packet a full
+ * segment of seg_bytes plus pkt_wire_bytes (QP_CREATE's answer); an empty message is one packet.
+ */
+static inline uint64_t
+sl_chan_wire_bytes(uint32_t seg_bytes, uint32_t pkt_wire_bytes, uint64_t msg_bytes)
+{
+	uint64_t pkts;
+
+	if (seg_bytes == 0) /* not from a daemon that sends anything */
+		return msg_bytes;
+	pkts = msg_bytes ? (msg_bytes + seg_bytes - 1) / seg_bytes : 1;
+
+	return pkts * ((uint64_t)seg_bytes + pkt_wire_bytes);
+}
+
 /* --- control ------------------------------------------------------------------------------ */
 
 enum sl_chan_type {
@@ -164,6 +180,7 @@ struct sl_chan_req {
 			uint8_t receiver; /**< enum sl_receiver */
 			uint64_t rate_limit_bps;
 			uint32_t max_msg_bytes;
+			uint32_t rate_msg_bytes; /**< sl_qp_attr.rate_limit_msg_bytes */
 		} qp_create;
 		struct {
 			uint32_t qpn;
@@ -196,6 +213,9 @@ struct sl_chan_rsp {
 		} cq_create;
 		struct {
 			uint32_t qpn;
+			uint32_t seg_bytes;      /**< payload bytes per packet */
+			uint32_t pkt_wire_bytes; /**< wire bytes each packet is charged beyond
+						  *   its segment (headers, FCS, gap) */
 		} qp_create;
 		uint8_t raw[112];
 	} u;

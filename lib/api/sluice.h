@@ -179,7 +179,12 @@ struct sl_qp_attr {
 				    *   default] */
 	char pacer[SL_NAME_MAX];   /**< pacer ("tassel") [the daemon's] */
 	uint8_t receiver;          /**< enum sl_receiver [MELO] */
-	uint64_t rate_limit_bps;   /**< the QP's rate limit, bits/s on the wire (0: the link) */
+	uint64_t rate_limit_bps;   /**< the QP's rate limit, bits/s on the wire (0: the link),
+				    *   or of payload (rate_limit_msg_bytes) */
+	uint32_t rate_limit_msg_bytes; /**< 0: rate_limit_bps counts wire bits; n: it counts
+					*   the payload of messages of n bytes, and the daemon
+					*   paces the wire at rate_limit_bps x
+					*   sl_qp_wire_bytes(n) / n (perftest's --rate_limit) */
 	uint32_t max_msg_bytes;    /**< largest message or WRITE / READ [1 MiB] */
 };
 
@@ -197,6 +202,14 @@ struct sl_qp *sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr);
 int sl_qp_destroy(struct sl_qp *qp);
 
 uint32_t sl_qp_num(const struct sl_qp *qp);
+
+/*
+ * Wire bytes a message of msg_bytes takes as the QP's rate limit counts them: each packet a
+ * full segment of the daemon's size plus its headers, FCS, preamble and gap. A rate limit on
+ * payload, as perftest's --rate_limit means it, is rate_limit_bps x sl_qp_wire_bytes(qp, n) / n
+ * on the wire for messages of n bytes.
+ */
+uint64_t sl_qp_wire_bytes(const struct sl_qp *qp, uint64_t msg_bytes);
 
 /* What a peer needs to reach a QP and, optionally, one memory region. Network byte order on
  * the out-of-band wire (sl_oob_*); host order here. */

@@ -385,11 +385,14 @@ sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr)
 	memcpy(req.u.qp_create.pacer, attr->pacer, SL_NAME_MAX);
 	req.u.qp_create.receiver = attr->receiver;
 	req.u.qp_create.rate_limit_bps = attr->rate_limit_bps;
+	req.u.qp_create.rate_msg_bytes = attr->rate_limit_msg_bytes;
 	req.u.qp_create.max_msg_bytes = qp->max_msg_bytes;
 	rc = sl_api_call(ctx, &req, -1, &rsp);
 	if (rc)
 		goto fail;
 	qp->qpn = rsp.u.qp_create.qpn;
+	qp->seg_bytes = rsp.u.qp_create.seg_bytes;
+	qp->pkt_wire_bytes = rsp.u.qp_create.pkt_wire_bytes;
 	sl_api_link_add(&ctx->qps, &qp->link);
 	return qp;
 fail_rings:
@@ -402,6 +405,12 @@ fail:
 	qp_release(qp);
 	errno = -rc;
 	return NULL;
+}
+
+SL_API_EXPORT uint64_t
+sl_qp_wire_bytes(const struct sl_qp *qp, uint64_t msg_bytes)
+{
+	return sl_chan_wire_bytes(qp->seg_bytes, qp->pkt_wire_bytes, msg_bytes);
 }
 
 SL_API_EXPORT int

@@ -54,6 +54,9 @@ struct sl_chan_srv_conf {
 	const char *host;            /**< [sluiced] name, told in HELLO */
 	const char *default_program; /**< a QP that names none runs this */
 	uint32_t seg_bytes;          /**< payload bytes per packet of every application QP */
+	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's (link
+					*   header, Ethernet, FCS, preamble, gap): told to
+					*   applications with the transport header's (QP_CREATE) */
 	uint64_t stash_bytes;        /**< per lane: SEND payloads that arrived before a RECV was
 				      *   posted, bytes [4 MiB] */
 	uint64_t rto_ns;             /**< every application QP's initial RTO, ns [the endpoint's] */

@@ -281,6 +281,13 @@ overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
 	return a < b + b_bytes && b < a + a_bytes;
 }
 
+/* Wire bytes the pacer charges a packet of a QP running ops beyond its segment. */
+static uint32_t
+pkt_wire_bytes(const struct sl_chan_srv *s, const struct sl_proto_ops *ops)
+{
+	return sl_xport_hdr_bytes(ops) + s->conf.frame_overhead_bytes;
+}
+
 /* A ring of depth entries of esize bytes at off: aligned, inside the memory, depth 2^k. */
 static bool
 ring_ok(const struct client *cl, uint64_t off, uint32_t depth, uint32_t esize)
@@ -441,6 +448,7 @@ qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	struct cq *scq = cq_of(s, cl, a->send_cq), *rcq = cq_of(s, cl, a->recv_cq);
 	const struct sl_proto_ops *ops;
 	char program[SL_NAME_MAX];
+	uint64_t wire_bps;
 
 	if (scq == NULL || rcq == NULL ||
 	    !ring_ok(cl, a->sq_off, a->sq_depth, sizeof(struct sl_chan_sqe)) ||
@@ -460,6 +468,16 @@ qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	ops = sl_proto_find(program);
 	if (ops == NULL || (a->pacer[0] != '\0' && strcmp(a->pacer, "tassel") != 0))
 		return -ENOENT;
+	wire_bps = a->rate_limit_bps;
+	if (a->rate_msg_bytes != 0) {
+		/* a payload rate for messages of rate_msg_bytes: what the wire carries for them */
+		unsigned __int128 w = (unsigned __int128)a->rate_limit_bps *
+				      sl_chan_wire_bytes(s->conf.seg_bytes, pkt_wire_bytes(s, ops),
+							 a->rate_msg_bytes) /
+				      a->rate_msg_bytes;
+
+		wire_bps = w > UINT64_MAX ? UINT64_MAX : (uint64_t)w;
+	}
 	*conf = (struct sl_chan_qp_conf){
 		.client = cl->id,
 		.mrs = s->mrs,
@@ -477,7 +495,7 @@ qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 			.rto_ns = s->conf.rto_ns,
 			.timeout_ns = s->conf.timeout_ns,
 			.recv_mode = a->receiver == SL_RECEIVER_GBN ? SL_RECV_GBN : SL_RECV_MELO,
-			.max_rate_bps = ops->credit == SL_CREDIT_GRANT ? 0 : a->rate_limit_bps},
+			.max_rate_bps = ops->credit == SL_CREDIT_GRANT ? 0 : wire_bps},
 	};
 	memcpy(conf->program, program, sizeof(program));
 	return 0;
@@ -514,6 +532,8 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 		return rc;
 	}
 	r->u.qp_create.qpn = qp->conf.xqp.qpn;
+	r->u.qp_create.seg_bytes = qp->conf.xqp.seg_bytes;
+	r->u.qp_create.pkt_wire_bytes = pkt_wire_bytes(s, sl_proto_find(qp->conf.program));
 	return 0;
 }
 

@@ -315,6 +315,14 @@ struct sl_xport_wr {
  */
 int sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, uint64_t now_ns);
 
+/*
+ * Transport header bytes the pacer charges with each packet of a QP running ops (its data
+ * header: the send time rides along when the program reads echoes). A message of n bytes is
+ * charged ceil(n / seg_bytes) x (seg_bytes + this + frame_overhead_bytes) wire bytes against
+ * the QP's rate limit (every packet counts as a full segment).
+ */
+uint32_t sl_xport_hdr_bytes(const struct sl_proto_ops *ops);
+
 /* Messages the QP can still take before post_send says -ENOBUFS (0 for no such QP). */
 uint32_t sl_xport_sq_room(const struct sl_xport *x, uint32_t qpn);
 

@@ -326,8 +326,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	fc.first_seq = qc->first_psn;
 	if (ops->credit != SL_CREDIT_GRANT)
 		fc.max_rate_bps = qc->max_rate_bps ? qc->max_rate_bps : x->c.line_bps;
-	fc.hdr_bytes = (uint32_t)sl_xhdr_len(SL_XOP_SEND_ONLY,
-					     (ops->feedback & SL_PROTO_FB_ECHO) ? SL_XHDR_F_TS : 0);
+	fc.hdr_bytes = sl_xport_hdr_bytes(ops);
 	fc.rto_ns = qc->rto_ns;
 	fc.start_ns = now_ns;
 	memcpy(fc.param, qc->param, sizeof(fc.param));
@@ -417,6 +416,13 @@ wr_valid(const struct sl_xport_wr *wr)
 	default:
 		return false;
 	}
+}
+
+uint32_t
+sl_xport_hdr_bytes(const struct sl_proto_ops *ops)
+{
+	return (uint32_t)sl_xhdr_len(SL_XOP_SEND_ONLY,
+				     (ops->feedback & SL_PROTO_FB_ECHO) ? SL_XHDR_F_TS : 0);
 }
 
 int

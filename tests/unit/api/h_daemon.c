@@ -289,6 +289,8 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 					  .receiver = q->u.qp_create.receiver};
 		memcpy(d->qps[i].program, q->u.qp_create.program, SL_NAME_MAX);
 		r->u.qp_create.qpn = d->qps[i].qpn;
+		r->u.qp_create.seg_bytes = H_DAEMON_SEG_BYTES;
+		r->u.qp_create.pkt_wire_bytes = H_DAEMON_PKT_WIRE_BYTES;
 		return 0;
 	case SL_CHAN_QP_CONNECT: {
 		struct h_qp *qp = h_daemon_qp(d, q->u.qp_connect.qpn);

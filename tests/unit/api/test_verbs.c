@@ -194,6 +194,12 @@ qp_create__defaults_and_validation(void **state)
 	assert_string_equal(h->program, "dcqcn");
 	assert_int_equal(h->receiver, SL_RECEIVER_MELO);
 	assert_int_equal(sl_cq_destroy(f->cq), -EBUSY);
+	/* what the daemon told: one packet for 0 .. 1024 bytes, then one more per 1024 */
+	assert_int_equal(sl_qp_wire_bytes(qp, 0), 1024 + 60);
+	assert_int_equal(sl_qp_wire_bytes(qp, 64), 1024 + 60);
+	assert_int_equal(sl_qp_wire_bytes(qp, 1024), 1024 + 60);
+	assert_int_equal(sl_qp_wire_bytes(qp, 1025), 2 * (1024 + 60));
+	assert_int_equal(sl_qp_wire_bytes(qp, 65536), 64 * (1024 + 60));
 
 	at.sq_depth = 100; /* not a power of two */
 	assert_null(sl_qp_create(f->ctx, &at));

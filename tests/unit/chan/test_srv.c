@@ -122,6 +122,7 @@ fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
 		.host = "test-host",
 		.default_program = "dcqcn",
 		.seg_bytes = 1024,
+		.frame_overhead_bytes = 44,
 		.stash_bytes = 1 << 20,
 		.qpn_base = QPN_BASE,
 		.qps = qps,
@@ -649,7 +650,19 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	assert_int_equal(r.u.qp_create.qpn, QPN_BASE + 1);
 	assert_string_equal(f->lane[0].qp[1].xqp.proto, "reno");
 	assert_int_equal(f->lane[0].qp[1].max_msg_bytes, 4096);
-	assert_int_equal(stats(f).qps, 2);
+	/* the answer tells what the pacer charges a packet: segment, transport header (reno's:
+	 * 16 bytes, no timestamp), link and Ethernet overhead */
+	assert_int_equal(r.u.qp_create.seg_bytes, 1024);
+	assert_int_equal(r.u.qp_create.pkt_wire_bytes, 16 + 44);
+	/* a payload rate for 1500-byte messages: 2 packets of 1024 + 60 wire bytes each */
+	q = qp_req(cq, QP_OFF(2), QP_OFF(2) + 32768);
+	snprintf(q.u.qp_create.program, sizeof(q.u.qp_create.program), "reno");
+	q.u.qp_create.rate_limit_bps = 1500000000;
+	q.u.qp_create.rate_msg_bytes = 1500;
+	r = rpc(f, fd, &q);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(f->lane[0].qp[2].xqp.max_rate_bps, UINT64_C(1500000000) * 2168 / 1500);
+	assert_int_equal(stats(f).qps, 3);
 	assert_int_equal(f->lane[1].n_cmds, 0); /* application QPs live on lanes[0] */
 	close(fd);
 }

@@ -212,8 +212,9 @@ sl_perf_args_parse__rules_across_flags(void **state)
 	BAD("-e does not apply to write_lat", "write_lat", "-e");
 	BAD("lat tests run one QP", "send_lat", "-q", "2");
 	BAD("--rate_limit applies to bw tests only", "read_lat", "--rate_limit=1");
-	BAD("--rate_units=p needs one message size", "write_bw", "-a", "--rate_limit=10",
+	BAD("--rate_limit needs one message size", "write_bw", "-a", "--rate_limit=10",
 	    "--rate_units=p");
+	BAD("--rate_limit needs one message size", "write_bw", "-a", "--rate_limit=1");
 	BAD("--rate_limit_type=SW needs --rate_limit", "write_bw", "--rate_limit_type=SW");
 	BAD("--burst_size needs --rate_limit", "write_bw", "--burst_size=4");
 	BAD("--rate_limit out of range", "write_bw", "--rate_limit=100000000000");
