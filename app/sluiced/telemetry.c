@@ -223,6 +223,13 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 
 static const char *const recv_modes[] = {"melo", "gbn"};
 
+/* QPNs a daemon may carry: [qp]'s, then the applications' ([api]). */
+static uint32_t
+qpn_end(const struct sluiced *d)
+{
+	return d->conf.qp.count + (d->chan ? d->conf.api.qps : 0);
+}
+
 /* The adapter that carries qpn on port i, with its lane; NULL when none does. */
 static const struct sl_dp_qp *
 qp_adapter(const struct sluiced *d, unsigned int i, uint32_t qpn, uint16_t *lane)
@@ -230,11 +237,27 @@ qp_adapter(const struct sluiced *d, unsigned int i, uint32_t qpn, uint16_t *lane
 	const struct sl_dp_port *p = &d->port[i];
 	const struct sl_dp_qp *a;
 
-	if (i >= d->nb_ports || qpn >= d->conf.qp.count || p->nb_queues == 0)
+	if (i >= d->nb_ports || qpn >= qpn_end(d) || p->nb_queues == 0)
 		return NULL;
+	if (qpn >= d->conf.qp.count) { /* an application's: port 0's lane 0 */
+		*lane = 0;
+		a = i == 0 ? d->qp[0][0] : NULL;
+		return a && sl_dp_qp_has(a, qpn) ? a : NULL;
+	}
 	*lane = (uint16_t)(qpn % p->nb_queues);
 	a = d->qp[i][*lane];
 	return a && sl_dp_qp_has(a, qpn) ? a : NULL;
+}
+
+/* A QP's program: [qp]'s for its own, the info snapshot's for an application's ("?" before). */
+static const char *
+qp_proto(const struct sluiced *d, const struct sl_dp_qp *a, uint32_t qpn)
+{
+	static __thread struct sl_xport_qp_info info;
+
+	if (qpn < d->conf.qp.count)
+		return d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos];
+	return sl_dp_qp_info_get(a, qpn, &info) == 0 ? info.proto : "?";
 }
 
 /* Per QP: what the exit report's line and /sluice/qps show. */
@@ -266,7 +289,7 @@ qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_d
 	ops->u64(ctx, "qpn", qpn);
 	ops->u64(ctx, "port", i);
 	ops->u64(ctx, "lane", lane);
-	ops->str(ctx, "proto", d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos]);
+	ops->str(ctx, "proto", qp_proto(d, a, qpn));
 	for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
 		ops->u64(ctx, sl_xport_qp_stat_table.desc[k].name,
 			 sl_stat_get(&s.st, &sl_xport_qp_stat_table.desc[k]));
@@ -511,7 +534,7 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 			rte_tel_data_start_array(col[c], TEL_U64_VAL);
 	}
 	for (unsigned int i = 0; i < d->nb_ports; i++)
-		for (uint32_t qpn = 0; qpn < d->conf.qp.count && listed < QPS_LISTED; qpn++) {
+		for (uint32_t qpn = 0; qpn < qpn_end(d) && listed < QPS_LISTED; qpn++) {
 			uint16_t lane;
 			const struct sl_dp_qp *a = qp_adapter(d, i, qpn, &lane);
 			struct qp_summary s;
@@ -527,8 +550,7 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 				if (col[c])
 					tel_array_u64(col[c], v[c]);
 			if (proto)
-				rte_tel_data_add_array_string(
-					proto, d->conf.qp.proto_name[qpn % d->conf.qp.nb_protos]);
+				rte_tel_data_add_array_string(proto, qp_proto(d, a, qpn));
 			listed++;
 		}
 	tel_dict_u64(out, "listed", listed);

@@ -164,6 +164,13 @@ sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 }
 
 void
+sl_chan_lane_range(const struct sl_chan_lane *cl, uint32_t *qpn_base, uint32_t *qps)
+{
+	*qpn_base = cl->c.qpn_base;
+	*qps = cl->c.qps;
+}
+
+void
 sl_chan_lane_stats_get(const struct sl_chan_lane *cl, struct sl_chan_lane_stats *st)
 {
 	sl_stats_snapshot(st, &cl->stats, sl_chan_lane_stat_table.n);

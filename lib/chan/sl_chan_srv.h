@@ -201,6 +201,9 @@ int sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t
 /* The lane's lcore, every poll before the endpoint's tx_burst: take commands, consume rings. */
 void sl_chan_lane_poll(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns);
 
+/* The applications' QPNs on this lane: [*qpn_base, *qpn_base + *qps). */
+void sl_chan_lane_range(const struct sl_chan_lane *cl, uint32_t *qpn_base, uint32_t *qps);
+
 /* The QP is an application's on this lane (the adapter sends its callbacks here). */
 bool sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn);
 

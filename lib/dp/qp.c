@@ -85,6 +85,7 @@ struct sl_dp_qp {
 	uint32_t max_qps;
 	uint32_t *qpns; /**< [max_qps] QPs open here, n_qps of them */
 	uint32_t n_qps;
+	uint32_t app_base, n_app; /**< the applications' QPNs (the lane half's), [base, base + n) */
 	bool *open;             /**< [max_qps] */
 	struct qp_conf *conf;   /**< [max_qps] how each open QP was opened, to reopen it */
 	struct info_slot *info; /**< [max_qps] */
@@ -162,6 +163,8 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 		goto fail_errno;
 	a->lane = conf->lane;
 	a->chan = conf->chan;
+	if (a->chan != NULL)
+		sl_chan_lane_range(a->chan, &a->app_base, &a->n_app);
 	a->started = conf->lane == NULL;
 	a->pool = conf->pool;
 	a->max_qps = conf->max_qps;
@@ -272,7 +275,16 @@ sl_dp_qp_session(void *ctx, uint64_t now_ns)
 bool
 sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn)
 {
-	return qpn < a->max_qps && a->open[qpn];
+	struct sl_xport_qp_stats st;
+
+	if (qpn >= a->max_qps)
+		return false;
+	if (a->open[qpn])
+		return true;
+	/* an application's QP while it is open on the endpoint (connected, or failed and not yet
+	 * destroyed) */
+	return a->chan != NULL && sl_chan_lane_owns(a->chan, qpn) &&
+	       sl_xport_qp_stats_get(a->x, qpn, &st) == 0;
 }
 
 const struct sl_xport *
@@ -343,17 +355,22 @@ info_refresh(struct sl_dp_qp *a, uint64_t now_ns)
 	struct sl_xport_qp_info info;
 	unsigned int k;
 
-	if (now_ns < a->info_due_ns || a->n_qps == 0)
+	uint32_t n = a->n_qps + a->n_app, done = 0;
+
+	if (now_ns < a->info_due_ns || n == 0)
 		return;
-	for (k = 0; k < SL_DP_QP_INFO_PER_POLL && a->info_next < a->n_qps; k++) {
-		uint32_t qpn = a->qpns[a->info_next++];
+	for (k = 0; k < SL_DP_QP_INFO_PER_POLL && a->info_next < n; k++) {
+		uint32_t i = a->info_next++;
+		uint32_t qpn = i < a->n_qps ? a->qpns[i] : a->app_base + (i - a->n_qps);
 
 		memset(&info, 0, sizeof(info));
-		if (sl_xport_qp_info_get(a->x, qpn, &info) == 0)
+		if (sl_xport_qp_info_get(a->x, qpn, &info) == 0) {
 			info_write(&a->info[qpn], &info);
+			done++;
+		}
 	}
-	sl_stat_add(&a->stats.info_refreshes, k);
-	if (a->info_next == a->n_qps) {
+	sl_stat_add(&a->stats.info_refreshes, done);
+	if (a->info_next == n) {
 		a->info_next = 0;
 		a->info_due_ns = now_ns + SL_DP_QP_INFO_NS;
 	}

@@ -115,7 +115,8 @@ void sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st);
  */
 int sl_dp_qp_info_get(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_info *info);
 
-/* The QP is open on this adapter. */
+/* The QP is open on this adapter: one of its own, or an application's while it is open on the
+ * endpoint (any thread). */
 bool sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn);
 
 /* The endpoint and the traffic: their *_stats_get are safe from any thread; the rest (the
