@@ -299,10 +299,6 @@ finish(struct sl_perf_args *a, bool size_set, char *err, size_t len)
 	}
 	if (lat && a->bidir)
 		return fail(err, len, "-b applies to bw tests only");
-	if (a->events && a->test == SL_PERF_WRITE_LAT)
-		return fail(err, len,
-			    "-e does not apply to write_lat: a WRITE completes nothing at its "
-			    "target, which polls the last byte (perftest's rule too)");
 	if (lat && a->qps != 1)
 		return fail(err, len, "lat tests run one QP (-q 1)");
 	if (!lat && a->duration_s == 0 && a->iters > SL_PERF_PEAK_ITERS_MAX)
@@ -312,6 +308,8 @@ finish(struct sl_perf_args *a, bool size_set, char *err, size_t len)
 	a->cq_mod = a->tx_depth < SL_PERF_CQ_MOD ? a->tx_depth : SL_PERF_CQ_MOD;
 	if (sl_perf_test_verb(a->test) == SL_PERF_SEND)
 		a->rx_depth = lat ? SL_PERF_RX_DEPTH_LAT : SL_PERF_RX_DEPTH_SEND;
+	if (a->test == SL_PERF_WRITE_LAT && a->events)
+		a->rx_depth = SL_PERF_RX_DEPTH_LAT; /* WRITE with immediate: one RECV each */
 	if (a->rate_limit.mant != 0) {
 		a->rate_type = SL_PERF_RATE_SW;
 		if (lat)
@@ -434,7 +432,8 @@ sl_perf_usage(FILE *f, const char *argv0)
 		"  -t, --tx-depth=<n>         requests outstanding per QP (bw 128, lat 1)\n"
 		"  -b, --bidirectional        both sides send (bw tests); the table sums both\n"
 		"  -e, --events               sleep on the CQs' event fds instead of spinning\n"
-		"                             (not write_lat)\n"
+		"                             (write_lat: WRITE with immediate, so that the\n"
+		"                             target has a completion to sleep on)\n"
 		"  -p, --port=<port>          out-of-band TCP port (18515)\n"
 		"  -F, --CPU-freq             accepted and ignored: time is CLOCK_MONOTONIC\n"
 		"      --report_gbits         bandwidth in Gb/sec instead of MiB/sec\n"

@@ -31,8 +31,9 @@
  *
  * -e: a loop that finds nothing to do arms the CQs, polls once more, then sleeps on their event
  * fds (idle()): on a machine with fewer cores than spinning processes a spinning tool takes
- * time slices from the daemon it waits for. write_lat has nothing to wait on (a WRITE
- * completes nothing at its target) and refuses -e, as perftest's does.
+ * time slices from the daemon it waits for. A plain WRITE completes nothing at its target, so
+ * write_lat -e sends WRITE with immediate, and each side sleeps on the RECV completion the
+ * peer's WRITE brings (notified()).
  *
  * Reports. After every size the sides swap their rows (sl_oob_swap): -b adds the two, a side
  * that measured nothing (the server of write_bw, read_bw, read_lat) prints the client's, as
@@ -111,6 +112,16 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The target learns of each message through a RECV completion: SEND, and write_lat's WRITE with
+ * immediate under -e (a plain WRITE completes nothing at its target).
+ */
+static bool
+notified(const struct run *r)
+{
+	return r->verb == SL_PERF_SEND || (r->verb == SL_PERF_WRITE && r->a->rx_depth != 0);
+}
+
 /* What failed and why; -1. */
 static int
 sl_err(const char *what, int err)
@@ -159,7 +170,7 @@ run_open(struct run *r)
 	if (r->ctx == NULL)
 		return sl_err("sl_ctx_open (is sluiced running? -S names its socket)", errno);
 	qa.sq_depth = pow2_at_least(lat ? RUN_LAT_SQ : a->tx_depth);
-	qa.rq_depth = r->verb == SL_PERF_SEND ? pow2_at_least(a->rx_depth) : 0;
+	qa.rq_depth = notified(r) ? pow2_at_least(a->rx_depth) : 0;
 	r->scq = sl_cq_create(r->ctx, a->qps * qa.sq_depth);
 	if (r->scq == NULL)
 		return sl_err("sl_cq_create (send)", errno);
@@ -267,7 +278,7 @@ run_connect(struct run *r)
 	free(info);
 	if (rc != 0)
 		return rc < 0 && rc != -1 ? sl_err("sl_oob_exchange (QP infos)", rc) : -1;
-	if (r->verb == SL_PERF_SEND) {
+	if (notified(r)) {
 		for (uint32_t i = 0; i < a->qps; i++)
 			if (post_recvs(r, i, a->rx_depth) != 0)
 				return -1;
@@ -585,7 +596,10 @@ lat_post(struct run *r, uint64_t size, uint64_t round)
 	bool read = r->verb == SL_PERF_READ;
 	struct sl_wr wr = {
 		.wr_id = round,
-		.opcode = r->verb == SL_PERF_SEND ? SL_WR_SEND : (read ? SL_WR_READ : SL_WR_WRITE),
+		.opcode = r->verb == SL_PERF_SEND ? SL_WR_SEND
+			  : read                  ? SL_WR_READ
+			  : notified(r)           ? SL_WR_WRITE_WITH_IMM
+						  : SL_WR_WRITE,
 		.flags = SL_WR_F_SIGNALED,
 		.lkey = sl_mr_lkey(q->mr),
 		.addr = read ? q->buf + r->half_bytes : q->buf,
@@ -618,7 +632,7 @@ lat_wait(struct run *r, uint64_t size, uint64_t round, uint64_t deadline_ns)
 	unsigned got = 0;
 
 	for (;;) {
-		if (r->verb == SL_PERF_WRITE) {
+		if (r->verb == SL_PERF_WRITE && !notified(r)) {
 			if (__atomic_load_n(last, __ATOMIC_ACQUIRE) == (uint8_t)round)
 				return 0;
 			if (lat_reap(r, NULL) != 0)

@@ -254,7 +254,8 @@ complete(struct sl_qp *qp, const struct sl_wr *wr, uint8_t status, uint8_t opcod
 		qp->sq_used--; /* nobody polls it: its slot frees now */
 }
 
-/* Deliver qp's waiting SENDs into its peer's RECVs. */
+/* Deliver qp's waiting SENDs (and WRITEs with immediate, placed already) into its peer's
+ * RECVs. */
 static void
 progress(struct sl_qp *qp)
 {
@@ -263,19 +264,24 @@ progress(struct sl_qp *qp)
 	while (peer != NULL && qp->pend_head != qp->pend_tail && peer->rq_head != peer->rq_tail) {
 		struct sl_wr *wr = &qp->pend[qp->pend_head++ % qp->attr.sq_depth];
 		struct sl_recv_wr *rw = &peer->rq[peer->rq_head++ % peer->attr.rq_depth];
+		bool imm = wr->opcode == SL_WR_WRITE_WITH_IMM;
 		struct sl_wc wc = {.wr_id = rw->wr_id,
-				   .opcode = SL_WC_RECV,
+				   .opcode = imm ? SL_WC_RECV_RDMA_IMM : SL_WC_RECV,
+				   .flags = imm ? SL_WC_F_IMM : 0,
 				   .qpn = peer->qpn,
-				   .byte_len = wr->len};
+				   .byte_len = wr->len,
+				   .imm = wr->imm};
 
-		if (wr->len > rw->len) {
+		if (imm) {
+			/* the bytes went to raddr when it was posted */
+		} else if (wr->len > rw->len) {
 			wc.status = SL_WC_LOC_LEN_ERR;
 		} else {
 			memcpy(rw->addr, wr->addr, wr->len);
 		}
 		cq_put(peer->attr.recv_cq, &wc);
 		complete(qp, wr, wc.status == SL_WC_SUCCESS ? SL_WC_SUCCESS : SL_WC_REM_OP_ERR,
-			 SL_WC_SEND);
+			 imm ? SL_WC_WRITE : SL_WC_SEND);
 	}
 }
 
@@ -389,12 +395,18 @@ sl_post_send(struct sl_qp *qp, const struct sl_wr *wr, int n)
 		qp->sq_used++;
 		switch (w->opcode) {
 		case SL_WR_WRITE:
+		case SL_WR_WRITE_WITH_IMM:
 			if (mr_check(w->rkey, raddr, w->len, SL_ACCESS_REMOTE_WRITE) == NULL) {
 				complete(qp, w, SL_WC_REM_ACCESS_ERR, SL_WC_WRITE);
 				break;
 			}
 			memcpy(raddr, w->addr, w->len);
-			complete(qp, w, SL_WC_SUCCESS, SL_WC_WRITE);
+			if (w->opcode == SL_WR_WRITE) {
+				complete(qp, w, SL_WC_SUCCESS, SL_WC_WRITE);
+				break;
+			}
+			qp->pend[qp->pend_tail++ % qp->attr.sq_depth] = *w; /* waits for a RECV */
+			progress(qp);
 			break;
 		case SL_WR_READ:
 			if (mr_check(w->rkey, raddr, w->len, SL_ACCESS_REMOTE_READ) == NULL ||

@@ -209,7 +209,6 @@ sl_perf_args_parse__rules_across_flags(void **state)
 	BAD("-a and -s exclude each other", "write_bw", "-a", "-s", "64");
 	BAD("-D does not run with -a", "write_bw", "-a", "-D", "4");
 	BAD("-b applies to bw tests only", "write_lat", "-b");
-	BAD("-e does not apply to write_lat", "write_lat", "-e");
 	BAD("lat tests run one QP", "send_lat", "-q", "2");
 	BAD("--rate_limit applies to bw tests only", "read_lat", "--rate_limit=1");
 	BAD("--rate_limit needs one message size", "write_bw", "-a", "--rate_limit=10",

@@ -175,6 +175,8 @@ sl_perf_run__events_sleep_on_the_cqs(void **state)
 	run_ok("send_lat -e -n 200", "send_lat -e -n 200");
 	run_ok("read_lat -e -n 100 -s 64", "read_lat -e -n 100 -s 64");
 	assert_int_equal(count(out, " 64      100          "), 2);
+	run_ok("write_lat -e -n 150 -s 32", "write_lat -e -n 150 -s 32");
+	assert_int_equal(count(out, " 32      150          "), 2);
 	assert_true(fake_sluice_events > before);
 }
 
