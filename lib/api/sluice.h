@@ -185,7 +185,7 @@ struct sl_qp_attr {
 					*   the payload of messages of n bytes, and the daemon
 					*   paces the wire at rate_limit_bps x
 					*   sl_qp_wire_bytes(n) / n (perftest's --rate_limit) */
-	uint32_t max_msg_bytes;    /**< largest message or WRITE / READ [1 MiB] */
+	uint32_t max_msg_bytes;        /**< largest message or WRITE / READ [1 MiB] */
 };
 
 /*

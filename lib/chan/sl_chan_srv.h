@@ -44,23 +44,23 @@
 #define SL_CHAN_QP_DEPTH_MAX 4096u
 
 struct sl_chan_srv_conf {
-	const char *socket_path;     /**< where to listen (the directory is created, 0755) */
-	mode_t mode;                 /**< the socket file's mode [0660] */
-	uid_t uid;                   /**< its owner ((uid_t)-1: the daemon's) */
-	gid_t gid;                   /**< its group ((gid_t)-1: the daemon's) */
-	uint32_t max_clients;        /**< applications at once [16] */
-	uint32_t max_mrs;            /**< memory regions, all clients together [4096] */
-	uint32_t max_cqs;            /**< CQs, all clients together [256] */
-	const char *host;            /**< [sluiced] name, told in HELLO */
-	const char *default_program; /**< a QP that names none runs this */
-	uint32_t seg_bytes;          /**< payload bytes per packet of every application QP */
+	const char *socket_path;       /**< where to listen (the directory is created, 0755) */
+	mode_t mode;                   /**< the socket file's mode [0660] */
+	uid_t uid;                     /**< its owner ((uid_t)-1: the daemon's) */
+	gid_t gid;                     /**< its group ((gid_t)-1: the daemon's) */
+	uint32_t max_clients;          /**< applications at once [16] */
+	uint32_t max_mrs;              /**< memory regions, all clients together [4096] */
+	uint32_t max_cqs;              /**< CQs, all clients together [256] */
+	const char *host;              /**< [sluiced] name, told in HELLO */
+	const char *default_program;   /**< a QP that names none runs this */
+	uint32_t seg_bytes;            /**< payload bytes per packet of every application QP */
 	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's (link
 					*   header, Ethernet, FCS, preamble, gap): told to
 					*   applications with the transport header's (QP_CREATE) */
-	uint64_t stash_bytes;        /**< per lane: SEND payloads that arrived before a RECV was
-				      *   posted, bytes [4 MiB] */
-	uint64_t rto_ns;             /**< every application QP's initial RTO, ns [the endpoint's] */
-	uint64_t timeout_ns;         /**< every application QP's timeout, ns [the endpoint's] */
+	uint64_t stash_bytes;          /**< per lane: SEND payloads that arrived before a RECV was
+					*   posted, bytes [4 MiB] */
+	uint64_t rto_ns;        /**< every application QP's initial RTO, ns [the endpoint's] */
+	uint64_t timeout_ns;    /**< every application QP's timeout, ns [the endpoint's] */
 	uint32_t qpn_base, qps; /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
 	/** Connections, credentials and refusals of clients (NULL: not logged); level is
 	 *  syslog's (LOG_ERR .. LOG_DEBUG). Control thread only. */

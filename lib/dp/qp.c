@@ -86,11 +86,11 @@ struct sl_dp_qp {
 	uint32_t *qpns; /**< [max_qps] QPs open here, n_qps of them */
 	uint32_t n_qps;
 	uint32_t app_base, n_app; /**< the applications' QPNs (the lane half's), [base, base + n) */
-	bool *open;             /**< [max_qps] */
-	struct qp_conf *conf;   /**< [max_qps] how each open QP was opened, to reopen it */
-	struct info_slot *info; /**< [max_qps] */
-	uint32_t info_next;     /**< index into qpns of the next snapshot */
-	uint64_t info_due_ns;   /**< next round of snapshots starts here */
+	bool *open;               /**< [max_qps] */
+	struct qp_conf *conf;     /**< [max_qps] how each open QP was opened, to reopen it */
+	struct info_slot *info;   /**< [max_qps] */
+	uint32_t info_next;       /**< index into qpns of the next snapshot */
+	uint64_t info_due_ns;     /**< next round of snapshots starts here */
 	struct rte_mbuf *spare[SL_DP_BURST];
 	unsigned int n_spare;
 	struct sl_xport_tx_frame tx[SL_DP_BURST];

@@ -19,10 +19,10 @@
 
 #include "sl_chan.h"
 
-#define H_MAX 16    /**< MRs and CQs per client, QPs in all */
-#define H_CLIENTS 4 /**< clients at once */
-#define H_DAEMON_SEG_BYTES 1024u     /**< segment size the fake daemon tells (QP_CREATE) */
-#define H_DAEMON_PKT_WIRE_BYTES 60u  /**< and wire bytes per packet beyond it */
+#define H_MAX 16                    /**< MRs and CQs per client, QPs in all */
+#define H_CLIENTS 4                 /**< clients at once */
+#define H_DAEMON_SEG_BYTES 1024u    /**< segment size the fake daemon tells (QP_CREATE) */
+#define H_DAEMON_PKT_WIRE_BYTES 60u /**< and wire bytes per packet beyond it */
 
 struct h_mr {
 	uint32_t key; /**< 0: free */
