@@ -10,8 +10,11 @@
 #           the cell's size to host b's (reliability = link, the QPs' default program), b
 #           checking every message byte for byte; the line rate is 100 Gbit/s (a memif has none;
 #           every QP is paced at most at the line, so a 10 Gbit/s default would cap the cells)
+#   api     (1-QP cells) the same two daemons serving applications ([api]) instead, and
+#           sluice-perf write_bw -e of the cell's size from an application on a to one on b: what
+#           the application channel (libsluice's rings, the lane half) leaves of the daemon's own
 # and prints {"bench": "dp", "msg_bytes", "qps", "pps", "raw_pps", "pps_ratio", "gbps",
-# "raw_gbps", "gbps_ratio", "seconds"}: pps counts the packets of the messages b checked per second
+# "raw_gbps", "gbps_ratio", "seconds"} (and, 1-QP cells, "api_pps", "api_ratio" = api_pps / pps): pps counts the packets of the messages b checked per second
 # (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps the frames testpmd's rxonly
 # received per second; gbps counts message bytes, raw_gbps frame bytes. Rates are taken over the middle of the run (telemetry at
 # two instants for sluice, testpmd's per-second Rx-pps for raw, its first two seconds left out).
@@ -99,6 +102,37 @@ sluice() {
     unset "SL_PID[a]" "SL_PID[b]"
 }
 
+# api MSG_BYTES: messages per second sluice-perf write_bw moves between two applications, one on
+# each daemon, over secs seconds (-D: a quarter of warm-up, the middle half measured).
+api() {
+    local msg=$1 seg h kind dur=$((secs * 2)) perf=$SLUICE_BUILD_ROOT/app/sluice-perf/sluice-perf
+    seg=$(seg_of "$msg")
+    for h in a b; do
+        kind=memif_client
+        [ "$h" = b ] && kind=memif_server
+        sl_config "$h" "$kind" "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+            "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "seg_bytes = $seg" \
+            "rto_us = 1s" "timeout_ms = 10s" >/dev/null
+    done
+    sl_start b "$SL_TMP/b.ini" memif_server -l 1
+    sl_wait_ready b 10
+    sl_start a "$SL_TMP/a.ini" memif_client -l 0
+    sl_wait_peer_up a 10
+    "$perf" write_bw -e -s "$msg" -D "$dur" -S "$SL_TMP/api-b.sock" -p 18515 \
+        >"$SL_TMP/perf-b.out" 2>&1 &
+    local srv=$!
+    sleep 0.3
+    "$perf" write_bw -e -s "$msg" -D "$dur" -S "$SL_TMP/api-a.sock" -p 18515 \
+        --out_json --out_json_file "$SL_TMP/perf.json" 127.0.0.1 >"$SL_TMP/perf-a.out" 2>&1 ||
+        sl_fail "sluice-perf: $(cat "$SL_TMP/perf-a.out")"
+    wait "$srv" || sl_fail "sluice-perf server: $(cat "$SL_TMP/perf-b.out")"
+    sl_stop a INT
+    sl_stop b INT
+    unset "SL_PID[a]" "SL_PID[b]"
+    python3 -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["results"]["MsgRate"] * 1e6))' \
+        "$SL_TMP/perf.json"
+}
+
 # Instructions per message by module of host a (the sender), from callgrind (see the top).
 instructions() {
     local h kind dir
@@ -168,16 +202,21 @@ for cell in "${cells[@]}"; do
     raw_pps=$(raw "$frame")
     pps=$(sluice "$msg" "$qps")
     seg=$(seg_of "$msg")
-    python3 - "$msg" "$qps" "$pps" "$raw_pps" "$frame" "$secs" "$seg" <<'PY'
+    api_msgs=0
+    [ "$qps" -eq 1 ] && api_msgs=$(api "$msg")
+    python3 - "$msg" "$qps" "$pps" "$raw_pps" "$frame" "$secs" "$seg" "$api_msgs" <<'PY'
 import json, sys
-msg, qps, pps, raw_pps, frame, secs, seg = map(int, sys.argv[1:])
+msg, qps, pps, raw_pps, frame, secs, seg, api_msgs = map(int, sys.argv[1:])
 pkts_per_msg = -(-msg // seg)
 gbps, raw_gbps = pps / pkts_per_msg * msg * 8 / 1e9, raw_pps * frame * 8 / 1e9
-print(json.dumps({"bench": "dp", "msg_bytes": msg, "qps": qps, "pps": pps, "raw_pps": raw_pps,
-                  "pps_ratio": round(pps / raw_pps, 4) if raw_pps else None,
-                  "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
-                  "gbps_ratio": round(gbps / raw_gbps, 4) if raw_gbps else None,
-                  "seconds": secs}))
+line = {"bench": "dp", "msg_bytes": msg, "qps": qps, "pps": pps, "raw_pps": raw_pps,
+        "pps_ratio": round(pps / raw_pps, 4) if raw_pps else None,
+        "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
+        "gbps_ratio": round(gbps / raw_gbps, 4) if raw_gbps else None, "seconds": secs}
+if api_msgs:
+    line["api_pps"] = api_msgs * pkts_per_msg
+    line["api_ratio"] = round(api_msgs * pkts_per_msg / pps, 4) if pps else None
+print(json.dumps(line))
 PY
 done
 SL_OK=1

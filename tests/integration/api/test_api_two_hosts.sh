@@ -104,7 +104,7 @@ isolation)
 perf)
     for t in "write_bw -e -s 4096 -n 20000" "write_bw -e -s 64 -n 20000" \
              "send_bw -e -s 4096 -n 20000" "read_bw -e -s 4096 -n 5000" \
-             "write_lat -s 64 -n 2000" "send_lat -e -s 64 -n 2000" "read_lat -e -s 64 -n 2000"; do
+             "write_lat -e -s 64 -n 2000" "send_lat -e -s 64 -n 2000" "read_lat -e -s 64 -n 2000"; do
         read -r -a args <<<"$t"
         name=${args[0]}-$(printf "%s\n" "${args[@]}" | grep -A1 -x -- -s | tail -1)
         port=$((port + 1))
