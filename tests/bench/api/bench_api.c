@@ -23,9 +23,10 @@
  * copying each segment into place with a bounds check: no rings, no lane, no library. So
  * channel / direct is the share the channel takes of an endpoint's work.
  *
- * Timing (default, --quick): for each verb (write, send) and size (64 B, 4 KiB), ROUNDS runs of
- * each implementation, interleaved; each row gives the median work requests per second of
- * each and their ratio. Noisy on shared cores.
+ * Timing (default, --quick): for each verb (write, send) and size (64 B, 4 KiB), ROUNDS rounds
+ * of a channel run and a direct run back to back (one with --quick); each row gives the median
+ * work requests per second of each and the median of the rounds' ratios. Noisy on shared
+ * cores.
  *
  * Instructions (--callgrind): this binary runs again as a child (--cg-child) under callgrind,
  * once per function of interest, collecting only inside that function (--toggle-collect:
@@ -89,7 +90,7 @@
 #define FRAME_MAX (SL_XHDR_MAX_LEN + SEG_BYTES)
 #define WIRE_MAX 1024u   /* frames in flight per direction and step */
 #define STEPS_PER_WR 64u /* a run that needs more steps is stuck */
-#define ROUNDS 3u
+#define ROUNDS 5u
 #define SEED 42u
 #define FENCE_LOOPS 2000000u
 
@@ -694,43 +695,54 @@ timed_run(struct bench *b, enum impl impl, enum verb v, uint32_t size, uint64_t 
 }
 
 static int
-cmp_u64(const void *a, const void *b)
+cmp_double(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
+/* The median of v[0..n) (sorts v). */
+static double
+median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Each case: rounds of a channel run and a direct run back to back; medians of the times, and
+ * of each round's ratio (drift on shared cores moves both runs of a round alike).
+ */
 static void
 timing(struct bench *b, uint64_t n, unsigned rounds)
 {
 	for (int v = 0; v < VERB_N; v++)
 		for (unsigned s = 0; s < N_SIZES; s++) {
-			uint64_t ns[2][ROUNDS];
-			double rate[2];
+			double ns[2][ROUNDS], ratio[ROUNDS], per_wr[2];
 
 			workload(b, sizes[s], n);
-			for (unsigned r = 0; r < rounds; r++)
+			for (unsigned r = 0; r < rounds; r++) {
 				for (int impl = 0; impl < 2; impl++)
-					ns[impl][r] = timed_run(b, (enum impl)impl, (enum verb)v,
-								sizes[s], n);
-			for (int impl = 0; impl < 2; impl++) {
-				qsort(ns[impl], rounds, sizeof(ns[impl][0]), cmp_u64);
-				rate[impl] = (double)n * 1e9 / (double)ns[impl][rounds / 2];
+					ns[impl][r] = (double)timed_run(b, (enum impl)impl,
+									(enum verb)v, sizes[s], n);
+				ratio[r] = ns[IMPL_DIRECT][r] / ns[IMPL_CHANNEL][r];
 			}
+			for (int impl = 0; impl < 2; impl++)
+				per_wr[impl] = median(ns[impl], rounds) / (double)n;
 			printf("{\"bench\": \"api\", \"kind\": \"rate\", \"verb\": \"%s\", "
 			       "\"bytes\": %u, \"wrs\": %" PRIu64 ", \"rounds\": %u, "
 			       "\"channel_wr_per_s\": %.0f, \"direct_wr_per_s\": %.0f, "
 			       "\"channel_over_direct\": %.3f, \"channel_ns_per_wr\": %.1f, "
 			       "\"direct_ns_per_wr\": %.1f, \"added_ns_per_wr\": %.1f}\n",
-			       verb_name[v], sizes[s], n, rounds, rate[IMPL_CHANNEL],
-			       rate[IMPL_DIRECT], rate[IMPL_CHANNEL] / rate[IMPL_DIRECT],
-			       1e9 / rate[IMPL_CHANNEL], 1e9 / rate[IMPL_DIRECT],
-			       1e9 / rate[IMPL_CHANNEL] - 1e9 / rate[IMPL_DIRECT]);
+			       verb_name[v], sizes[s], n, rounds, 1e9 / per_wr[IMPL_CHANNEL],
+			       1e9 / per_wr[IMPL_DIRECT], median(ratio, rounds),
+			       per_wr[IMPL_CHANNEL], per_wr[IMPL_DIRECT],
+			       per_wr[IMPL_CHANNEL] - per_wr[IMPL_DIRECT]);
 		}
 }
 
-/* A store, then a full fence, against the store alone: what sl_chan_lane_cq_put's costs. */
+/* A store, then a full fence, against the store alone: the fence of sl_chan_lane_cq_put. */
 __attribute__((noinline)) static uint64_t
 fence_loop(_Atomic uint32_t *word, unsigned loops, bool fence)
 {
@@ -749,17 +761,15 @@ static void
 fence_cost(unsigned loops)
 {
 	static _Atomic uint32_t words[32];
-	uint64_t with[ROUNDS], without[ROUNDS];
+	double with[ROUNDS], without[ROUNDS];
 
 	for (unsigned r = 0; r < ROUNDS; r++) {
-		without[r] = fence_loop(words, loops, false);
-		with[r] = fence_loop(words, loops, true);
+		without[r] = (double)fence_loop(words, loops, false);
+		with[r] = (double)fence_loop(words, loops, true);
 	}
-	qsort(with, ROUNDS, sizeof(with[0]), cmp_u64);
-	qsort(without, ROUNDS, sizeof(without[0]), cmp_u64);
 	printf("{\"bench\": \"api\", \"kind\": \"seq_cst_fence\", \"loops\": %u, "
 	       "\"ns_per_fence\": %.2f}\n",
-	       loops, ((double)with[ROUNDS / 2] - (double)without[ROUNDS / 2]) / loops);
+	       loops, (median(with, ROUNDS) - median(without, ROUNDS)) / loops);
 }
 
 /* --- instruction counts ------------------------------------------------------------------- */
