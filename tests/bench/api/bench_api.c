@@ -21,7 +21,7 @@
  * configuration, wire, steps and seeded buffer offsets, with the messages posted straight to
  * the endpoint (sl_xport_post) and completed through on_complete, and the receiver's on_recv
  * copying each segment into place with a bounds check: no rings, no lane, no library. So
- * channel / direct is the share the channel takes of an endpoint's work.
+ * 1 - channel / direct (rates) is the share of the work the channel takes.
  *
  * Timing (default, --quick): for each verb (write, send) and size (64 B, 4 KiB), ROUNDS rounds
  * of a channel run and a direct run back to back (one with --quick); each row gives the median
@@ -62,7 +62,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef BENCH_HAVE_CALLGRIND_H
