@@ -96,8 +96,17 @@ def xport(exe):
     yield "end-to-end bytes resent / delivered at 1% loss", resent, 0.0133, "<="  # 0.0100
 
 
+def api(exe):
+    # The application channel's own instructions per 64 B WRITE (docs/api.md, "Cost"): library
+    # post and poll, the lane's ring consumption and completion, the endpoint's work excluded.
+    # A generous ceiling (about 2x the measured cost): the lane half is young and still grows.
+    rows = run(exe, ["--quick", "--callgrind"])
+    channel = one(rows, "channel_instr_per_wr", kind="instr", verb="write", bytes=64)
+    yield "channel instructions per 64 B WRITE (library + lane)", channel, 1000.0, "<="  # 485
+
+
 CHECKS = {"sched": sched, "pacer": pacer, "link": link, "recv": recv, "impair": impair,
-          "xport": xport}
+          "xport": xport, "api": api}
 
 
 def main():
