@@ -132,6 +132,13 @@ sl_perf_print_banner(FILE *f, const struct sl_perf_args *a, const char *device)
 }
 
 void
+sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t rkey, uint64_t vaddr)
+{
+	fprintf(f, " %s address: LID %#04x QPN %#06x PSN %#08x RKey %#08x VAddr %#016" PRIx64 "\n",
+		side, 0u, qpn, 0u, rkey, vaddr);
+}
+
+void
 sl_perf_print_header(FILE *f, const struct sl_perf_args *a)
 {
 	fprintf(f, RESULT_LINE);

@@ -820,7 +820,16 @@ sl_perf_run(const struct sl_perf_args *a)
 	if (run_alloc_samples(&r) != 0 || run_open(&r) != 0 || run_connect(&r) != 0)
 		goto out;
 	sl_perf_print_banner(stdout, a, sl_ctx_host(r.ctx));
+	for (uint32_t i = 0; i < a->qps; i++) {
+		struct sl_qp_info mine;
+
+		sl_qp_info(r.q[i].qp, r.q[i].mr, &mine);
+		sl_perf_print_address(stdout, "local", mine.qpn, mine.rkey, mine.addr);
+		sl_perf_print_address(stdout, "remote", r.q[i].peer.qpn, r.q[i].peer.rkey,
+				      r.q[i].peer.addr);
+	}
 	sl_perf_print_header(stdout, a);
+	fflush(stdout); /* a script waits for the addresses to know the run has begun */
 	for (unsigned i = 0; i < n; i++) {
 		if (run_size(&r, sizes[i], &r.res[i]) != 0)
 			goto out;

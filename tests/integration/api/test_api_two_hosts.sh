@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Applications on libsluice between two sluiced hosts over memif, on the reliable link: each
 # host serves applications ([api]) and runs no built-in traffic.
-# usage: test_api_two_hosts.sh examples|isolation|perf|churn
+# usage: test_api_two_hosts.sh examples|isolation|perf|pacing|churn
 #   examples:  the three examples, built here by hand with nothing but
 #              `pkg-config --cflags --libs libsluice` (the build's uninstalled .pc), run as a
 #              server on b and a client on a: a SEND/RECV ping-pong checked byte for byte, a
@@ -12,6 +12,17 @@
 #              access error and changes no byte there; the accepted ones land exactly.
 #   perf:      sluice-perf write_bw, send_bw, read_bw (-e), write_lat, send_lat, read_lat: every
 #              run exits 0, prints perftest's table and writes valid JSON.
+#   pacing:    sluice-perf write_bw -e --rate_limit, 64 KiB messages, as a user sees it: one QP
+#              at 0.1, 1 and 5 Gbit/s in turn, its payload rate as sluice-perf reports it
+#              (MsgRate x size: the limit counts payload); then 16 QPs at once (16 sluice-perf
+#              pairs) at 0.05, 0.1, 0.2 and 0.5 Gbit/s (3.4 Gbit/s in all, below the 10 Gbit/s
+#              link), each QP's rate taken by the daemons while all 16 run (host b's
+#              wire_bytes_received of the peer QP over PACE_WINDOW_S, against the pace_bps host
+#              a's pacer holds the QP to: 16 processes starting would otherwise weigh on the first
+#              ones' own figures). Each must be within TOL (1 %) of its limit, less the share of
+#              the window host a's lcore was not polling (p0/poll_gap_ns: a paced sender does not
+#              burst to make up for time it was descheduled), and never above it. The memif rings
+#              and the window are test_qp_pacing's (rsize=14, window_pkts = 1024).
 #   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
 #              the other's region; then SIGKILL to the client (and, every other round, the
 #              server too) at a random moment. A survivor must see its QP fail with an error
@@ -30,16 +41,20 @@ CHECK=$SL_BUILD/tests/integration/api/api_check
 sl_topo_memif
 # Under the reliable link an RTO can only fire spuriously; the churn case wants a survivor to
 # notice its dead peer quickly, so its QPs time out after 1 s.
-rto=1s timeout=10s
+rto=1s timeout=10s extra=()
 [ "$case_name" = churn ] && rto=200ms timeout=1s
+if [ "$case_name" = pacing ]; then
+    export SL_MEMIF_ARGS=,rsize=14
+    extra=("[qp]" "window_pkts = 1024")
+fi
 for h in a b; do
     kind=memif_client
     [ "$h" = b ] && kind=memif_server
     sl_config "$h" "$kind" "workers = 0" \
         "[link]" "mode = extended" "replay = missing" "ring_order = 14" "keepalive_us = 100" \
-        "stuck_ms = 2s" \
+        "stuck_ms = 2s" "rate_mbps = 10000" \
         "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = 0600" "seg_bytes = 1024" \
-        "rto_us = $rto" "timeout_ms = $timeout" >/dev/null
+        "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" >/dev/null
 done
 sl_start b "$SL_TMP/b.ini" memif_server -l 1
 sl_wait_ready b 10
@@ -124,6 +139,130 @@ print(sys.argv[1].rsplit("/", 1)[1], r)
 PY
         sed -n '/#bytes/,/^---/p' "$SL_TMP/$name.client" | head -2
     done
+    ;;
+pacing)
+    TOL=${TOL:-0.01} RUN_S=${RUN_S:-3}
+    # rates LIMIT_GBITS...: one sluice-perf pair per limit, all at once, each for about RUN_S
+    # seconds; then every client's JSON, with host a's polling gaps over the run, is checked.
+    rates() {
+        local i=0 r n pids=() gap0 gap1 t0 t1
+        gap0=$(sl_tel a /sluice/ports p0/poll_gap_ns) t0=$(date +%s%N)
+        for r in "$@"; do
+            n=$(python3 -c "print(max(50, int($r * 1e9 * $RUN_S / 8 / 65536)))")
+            port=$((port + 1))
+            "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SB" -p $port \
+                >"$SL_TMP/pace-$i.server" 2>&1 &
+            pids+=($!)
+            sleep 0.1
+            "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SA" -p $port \
+                --out_json --out_json_file "$SL_TMP/pace-$i.json" 127.0.0.1 \
+                >"$SL_TMP/pace-$i.client" 2>&1 &
+            pids+=($!)
+            i=$((i + 1))
+        done
+        for p in "${pids[@]}"; do
+            wait "$p" || sl_fail "a sluice-perf of the pacing runs failed: $(cat "$SL_TMP"/pace-*.client)"
+        done
+        gap1=$(sl_tel a /sluice/ports p0/poll_gap_ns) t1=$(date +%s%N)
+        python3 - "$SL_TMP" "$TOL" "$(( (gap1 - gap0) ))" "$(( t1 - t0 ))" "$@" <<'PY' ||
+import json, sys
+tmp, tol, gap_ns, span_ns, limits = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), \
+    int(sys.argv[4]), [float(x) for x in sys.argv[5:]]
+stalled = gap_ns / span_ns
+bad = []
+for i, limit in enumerate(limits):
+    r = json.load(open(f"{tmp}/pace-{i}.json"))["results"]
+    bw = r["MsgRate"] * 1e6 * r["MsgSize"] * 8 / 1e9
+    err = bw / limit - 1
+    ok = -(tol + stalled) <= err <= tol
+    print(f"  QP {i:2}: limit {limit:5.2f} Gbit/s, payload {bw:.5f} Gbit/s ({100 * err:+.3f} %); "
+          f"host a's lcore not polling {100 * stalled:.2f} % of the run{'' if ok else '  <-- FAIL'}")
+    if not ok:
+        bad.append(i)
+sys.exit(1 if bad else 0)
+PY
+            sl_fail "a QP's rate is off its limit by more than $TOL (plus the stalled share)"
+    }
+    for r in 0.1 1 5; do
+        rates "$r"
+    done
+    # 16 QPs at once, measured by the daemons while every one of them runs.
+    W=${PACE_WINDOW_S:-4}
+    limits=(0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5)
+    pids=() i=0
+    for r in "${limits[@]}"; do
+        n=$(python3 -c "print(int($r * 1e9 * ($W + 8) / 8 / 65536))")
+        port=$((port + 1))
+        "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SB" -p $port \
+            >"$SL_TMP/mix-$i.server" 2>&1 &
+        pids+=($!)
+        sleep 0.1
+        "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SA" -p $port 127.0.0.1 \
+            >"$SL_TMP/mix-$i.client" 2>&1 &
+        pids+=($!)
+        i=$((i + 1))
+    done
+    # Each client prints its QP's and the peer's QPN (perftest's address lines) once connected.
+    for _ in $(seq 100); do
+        [ "$(cat "$SL_TMP"/mix-*.client | grep -c "remote address")" -eq 16 ] && break
+        sleep 0.1
+    done
+    [ "$(cat "$SL_TMP"/mix-*.client | grep -c "remote address")" -eq 16 ] ||
+        sl_fail "16 QPs never ran at once"
+    sleep 1
+    # Every QP of both hosts and host a's polling gaps within milliseconds of each other: one
+    # process, one telemetry connection per query (sluice-telemetry's query()).
+    pairs=()
+    for i in $(seq 0 15); do
+        pairs+=("$(($(awk '/ local address/ {print $6}' "$SL_TMP/mix-$i.client")))")
+        pairs+=("$(($(awk '/ remote address/ {print $6}' "$SL_TMP/mix-$i.client")))")
+    done
+    snap_qps() {
+        python3 - "$SL_SRC/usertools/sluice-telemetry" "$(sl_prefix a)" "$(sl_prefix b)" \
+            "$SL_TMP/mix$1.json" "${pairs[@]}" <<'PY'
+import importlib.machinery, json, sys, time
+tel = importlib.machinery.SourceFileLoader("tel", sys.argv[1]).load_module()
+pa, pb, out, qpns = sys.argv[2], sys.argv[3], sys.argv[4], [int(x) for x in sys.argv[5:]]
+t = time.monotonic_ns()
+snap = {"qps": [{"a": tel.query(pa, f"/sluice/qp,{qpns[i]}"),
+                 "b": tel.query(pb, f"/sluice/qp,{qpns[i + 1]}")} for i in range(0, len(qpns), 2)],
+        "gap_ns": tel.query(pa, "/sluice/ports")["p0/poll_gap_ns"]}
+snap["t_ns"] = (t + time.monotonic_ns()) // 2
+json.dump(snap, open(out, "w"))
+PY
+    }
+    snap_qps 0
+    sleep "$W"
+    snap_qps 1
+    for p in "${pids[@]}"; do
+        wait "$p" || sl_fail "a sluice-perf of the 16 failed: $(cat "$SL_TMP"/mix-*.client)"
+    done
+    python3 - "$SL_TMP" "$TOL" <<'PY' || sl_fail "a QP's rate is off its limit by more than $TOL"
+import json, sys
+tmp, tol = sys.argv[1], float(sys.argv[2])
+raw = [json.load(open(f"{tmp}/mix{i}.json")) for i in (0, 1)]
+if any(o["a"] is None or o["b"] is None for r in raw for o in r["qps"]):
+    sys.exit("a QP of the 16 had ended before the second snapshot")
+snap = [{o["a"]["qpn"]: o for o in r["qps"]} for r in raw]
+span = raw[1]["t_ns"] - raw[0]["t_ns"]
+gap = [r["gap_ns"] for r in raw]
+stalled = (gap[1] - gap[0]) / span
+bad = 0
+for qpn in sorted(snap[0]):
+    a0, a1 = snap[0][qpn]["a"], snap[1][qpn]["a"]
+    b0, b1 = snap[0][qpn]["b"], snap[1][qpn]["b"]
+    limit = a1.get("info/pace_bps") or a0.get("info/pace_bps")
+    if not limit:
+        sys.exit(f"QP {qpn}: no info snapshot from host a")
+    wire = (b1["wire_bytes_received"] - b0["wire_bytes_received"]) * 8e9 / span
+    err = wire / limit - 1
+    ok = -(tol + stalled) <= err <= tol and a1["pkts_rtx"] == a0["pkts_rtx"]
+    bad += not ok
+    print(f"  QP {qpn:2}: paced at {limit / 1e6:7.2f} Mbit/s on the wire, carried {wire / 1e6:8.3f} "
+          f"({100 * err:+.3f} %); host a's lcore not polling {100 * stalled:.2f} % of the "
+          f"{span / 1e9:.2f} s{'' if ok else '  <-- FAIL'}")
+sys.exit(1 if bad else 0)
+PY
     ;;
 churn)
     pid_a=${SL_PID[a]} pid_b=${SL_PID[b]}
