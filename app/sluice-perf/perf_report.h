@@ -43,8 +43,7 @@ void sl_perf_print_banner(FILE *f, const struct sl_perf_args *a, const char *dev
  * the key and address of the buffer the peer's WRITEs and READs name. sluice numbers packets
  * from 0 on every QP, so the PSN is 0; there is no LID.
  */
-void sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t rkey,
-			   uint64_t vaddr);
+void sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t rkey, uint64_t vaddr);
 
 /* The table's header: the dashed line and the column names (MiB/sec or Gb/sec). */
 void sl_perf_print_header(FILE *f, const struct sl_perf_args *a);
