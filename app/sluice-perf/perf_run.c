@@ -100,6 +100,7 @@ struct run {
 	uint64_t first_post_ns, first_recv_ns, last_recv_ns, last_progress_ns;
 	uint64_t silence_ns; /**< bw: no completion for this long is an error */
 	bool armed;          /**< -e: the CQs are armed since the last empty poll */
+	uint64_t lat_posted, lat_done; /**< lat: requests posted, their completions reaped */
 	struct sl_perf_result res[SL_PERF_SWEEP_COUNT];
 };
 
@@ -585,6 +586,7 @@ lat_reap(struct run *r, unsigned *reaped)
 			return wc_err(&wc[i]);
 	if (reaped != NULL)
 		*reaped += (unsigned)n;
+	r->lat_done += (uint64_t)n;
 	return 0;
 }
 
@@ -616,7 +618,29 @@ lat_post(struct run *r, uint64_t size, uint64_t round)
 		if (now_ns() - t0 > RUN_SILENCE_NS)
 			return silent(RUN_SILENCE_NS);
 	}
+	if (rc == 1)
+		r->lat_posted++;
 	return rc == 1 ? 0 : sl_err("sl_post_send", rc < 0 ? rc : EIO);
+}
+
+/* Wait for the completions of every request posted (the last answer is not left to be flushed
+ * when the QP goes). 0 or -1. */
+static int
+lat_drain(struct run *r)
+{
+	uint64_t since = now_ns();
+
+	while (r->lat_done < r->lat_posted) {
+		unsigned got = 0;
+
+		if (lat_reap(r, &got) != 0)
+			return -1;
+		if (got == 0 && idle(r) != 0)
+			return -1;
+		if (now_ns() - since > RUN_SILENCE_NS)
+			return silent(RUN_SILENCE_NS);
+	}
+	return 0;
 }
 
 /*
@@ -709,6 +733,8 @@ run_lat(struct run *r, uint64_t size, struct sl_perf_result *res)
 			r->stamp_ns[rounds] = t;
 		rounds++;
 	}
+	if (lat_drain(r) != 0)
+		return -1;
 	if (dur) {
 		res->kind = SL_PERF_KIND_LAT_DUR;
 		return sl_perf_lat_dur_compute(window, r->sample_end_ns - r->sample_start_ns,
