@@ -98,8 +98,8 @@ struct run {
 	uint64_t tot_posted, tot_completed, tot_received; /**< messages this size, every QP */
 	uint64_t window_msgs, window_recvs; /**< -D: completions, arrivals in the window */
 	uint64_t first_post_ns, first_recv_ns, last_recv_ns, last_progress_ns;
-	uint64_t silence_ns; /**< bw: no completion for this long is an error */
-	bool armed;          /**< -e: the CQs are armed since the last empty poll */
+	uint64_t silence_ns;           /**< bw: no completion for this long is an error */
+	bool armed;                    /**< -e: the CQs are armed since the last empty poll */
 	uint64_t lat_posted, lat_done; /**< lat: requests posted, their completions reaped */
 	struct sl_perf_result res[SL_PERF_SWEEP_COUNT];
 };
