@@ -92,9 +92,12 @@ examples)
     pc=$SL_BUILD/meson-uninstalled
     [ -f "$pc/libsluice-uninstalled.pc" ] || sl_fail "no libsluice-uninstalled.pc in $pc"
     flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs libsluice)
+    # A sanitized build's library needs its application built with the same sanitizers.
+    san=()
+    ldd "$SL_BUILD/lib/api/libsluice.so" | grep -q libasan && san=(-fsanitize=address,undefined)
     for ex in pingpong write_imm read; do
         # shellcheck disable=SC2086
-        cc -O2 -Wall -Werror -o "$SL_TMP/$ex" "$SL_SRC/examples/$ex.c" $flags ||
+        cc -O2 -Wall -Werror "${san[@]}" -o "$SL_TMP/$ex" "$SL_SRC/examples/$ex.c" $flags ||
             sl_fail "$ex does not build with pkg-config's flags ($flags)"
     done
     # The uninstalled library is not on the loader's path: its -L directory is.
@@ -195,8 +198,10 @@ PY
     W=${PACE_WINDOW_S:-4}
     read -r -a limits <<<"$(r4 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5)"
     pids=() i=0
+    # Each runs long enough for the last to start (slower under the sanitizers), then W seconds.
+    slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
     for r in "${limits[@]}"; do
-        n=$(python3 -c "print(int($r * 1e9 * ($W + 8) / 8 / 65536))")
+        n=$(python3 -c "print(int($r * 1e9 * ($W + 8 * $slow) / 8 / 65536))")
         port=$((port + 1))
         "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SB" -p $port \
             >"$SL_TMP/mix-$i.server" 2>&1 &
