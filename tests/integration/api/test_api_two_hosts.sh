@@ -198,10 +198,11 @@ PY
     W=${PACE_WINDOW_S:-4}
     read -r -a limits <<<"$(r4 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5 0.05 0.1 0.2 0.5)"
     pids=() i=0
-    # Each runs long enough for the last to start (slower under the sanitizers), then W seconds.
-    slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
+    # Each has messages for a minute: they all run until the window's end, whatever their start
+    # takes, and are stopped then (the daemons measure; the single-QP runs check sluice-perf's
+    # own figures and exit status).
     for r in "${limits[@]}"; do
-        n=$(python3 -c "print(int($r * 1e9 * ($W + 8 * $slow) / 8 / 65536))")
+        n=$(python3 -c "print(int($r * 1e9 * 60 / 8 / 65536))")
         port=$((port + 1))
         "$PERF" write_bw -e -s 65536 -n "$n" --rate_limit="$r" -S "$SB" -p $port \
             >"$SL_TMP/mix-$i.server" 2>&1 &
@@ -244,15 +245,16 @@ PY
     snap_qps 0
     sleep "$W"
     snap_qps 1
-    for p in "${pids[@]}"; do
-        wait "$p" || sl_fail "a sluice-perf of the 16 failed: $(cat "$SL_TMP"/mix-*.client)"
-    done
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
     python3 - "$SL_TMP" "$TOL" <<'PY' || sl_fail "a QP's rate is off its limit by more than $TOL"
 import json, sys
 tmp, tol = sys.argv[1], float(sys.argv[2])
 raw = [json.load(open(f"{tmp}/mix{i}.json")) for i in (0, 1)]
-if any(o["a"] is None or o["b"] is None for r in raw for o in r["qps"]):
-    sys.exit("a QP of the 16 had ended before the second snapshot")
+for i, r in enumerate(raw):
+    for k, o in enumerate(r["qps"]):
+        if o["a"] is None or o["b"] is None:
+            sys.exit(f"snapshot {i}: pair {k}'s QP not open on host {'a' if o['a'] is None else 'b'}")
 snap = [{o["a"]["qpn"]: o for o in r["qps"]} for r in raw]
 span = raw[1]["t_ns"] - raw[0]["t_ns"]
 gap = [r["gap_ns"] for r in raw]
