@@ -26,9 +26,10 @@
 #              sanitizers (SLUICE_TEST_TIMEOUT_MULTIPLIER above 1) the daemons run several times
 #              slower, so every rate is a tenth.
 #   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
-#              the other's region; then SIGKILL to the client (and, every other round, the
-#              server too) at a random moment. A survivor must see its QP fail with an error
-#              (retry exceeded: the killed peer's QP was destroyed). Both daemons must stay up,
+#              the other's region; then SIGKILL to the client at a random moment, and to the
+#              server too except in every CHURN_SURVIVOR_EVERY-th round (2; the first round
+#              is one). A survivor must see its QP fail with an error (retry exceeded: the
+#              killed peer's QP was destroyed). Both daemons must stay up,
 #              and end with no client, MR, CQ or QP left, and the same open file descriptors
 #              as after the first round; resident memory may grow by at most 4 MiB.
 source "$(dirname "$0")/../lib/hosts.sh"
@@ -296,7 +297,7 @@ churn)
         sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
         kill -KILL "$cpid"
         wait "$cpid" 2>/dev/null || true
-        if [ $((r % 2)) -eq 0 ]; then
+        if [ $((r % ${CHURN_SURVIVOR_EVERY:-2})) -ne 1 ] && [ "${CHURN_SURVIVOR_EVERY:-2}" -ne 1 ]; then
             kill -KILL "$spid"
             wait "$spid" 2>/dev/null || true
         else
