@@ -14,7 +14,6 @@
  * Before a run the two sides trade struct sl_perf_wire (sl_oob_swap) and both refuse a
  * difference in test, size, sweep, iterations, duration, QPs or direction, naming it.
  */
-#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,6 +22,7 @@
 #include <string.h>
 
 #include "perf_args.h"
+#include "sl_common.h"
 
 #define SL_PERF_WIRE_MAGIC 0x534C5046u /* "SLPF" */
 #define SL_PERF_WIRE_VERSION 1u
@@ -471,65 +471,33 @@ struct wire_fields {
 	uint32_t duration_s, all_sizes, bidir;
 };
 
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static void
-put64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint64_t
-get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
 void
 sl_perf_wire_encode(const struct sl_perf_args *a, struct sl_perf_wire *w)
 {
 	memset(w, 0, sizeof(*w));
-	put32(w->bytes + 0, SL_PERF_WIRE_MAGIC);
-	put32(w->bytes + 4, SL_PERF_WIRE_VERSION);
-	put32(w->bytes + 8, (uint32_t)a->test);
-	put32(w->bytes + 12, a->qps);
-	put64(w->bytes + 16, a->iters);
-	put64(w->bytes + 24, a->size_bytes);
-	put32(w->bytes + 32, a->duration_s);
-	put32(w->bytes + 36, a->all_sizes);
-	put32(w->bytes + 40, a->bidir);
+	sl_put_be32(w->bytes + 0, SL_PERF_WIRE_MAGIC);
+	sl_put_be32(w->bytes + 4, SL_PERF_WIRE_VERSION);
+	sl_put_be32(w->bytes + 8, (uint32_t)a->test);
+	sl_put_be32(w->bytes + 12, a->qps);
+	sl_put_be64(w->bytes + 16, a->iters);
+	sl_put_be64(w->bytes + 24, a->size_bytes);
+	sl_put_be32(w->bytes + 32, a->duration_s);
+	sl_put_be32(w->bytes + 36, a->all_sizes);
+	sl_put_be32(w->bytes + 40, a->bidir);
 }
 
 static void
 wire_decode(const struct sl_perf_wire *w, struct wire_fields *f)
 {
-	f->magic = get32(w->bytes + 0);
-	f->version = get32(w->bytes + 4);
-	f->test = get32(w->bytes + 8);
-	f->qps = get32(w->bytes + 12);
-	f->iters = get64(w->bytes + 16);
-	f->size = get64(w->bytes + 24);
-	f->duration_s = get32(w->bytes + 32);
-	f->all_sizes = get32(w->bytes + 36);
-	f->bidir = get32(w->bytes + 40);
+	f->magic = sl_get_be32(w->bytes + 0);
+	f->version = sl_get_be32(w->bytes + 4);
+	f->test = sl_get_be32(w->bytes + 8);
+	f->qps = sl_get_be32(w->bytes + 12);
+	f->iters = sl_get_be64(w->bytes + 16);
+	f->size = sl_get_be64(w->bytes + 24);
+	f->duration_s = sl_get_be32(w->bytes + 32);
+	f->all_sizes = sl_get_be32(w->bytes + 36);
+	f->bidir = sl_get_be32(w->bytes + 40);
 }
 
 /* Append a formatted difference to err, after "; " unless it is the first (err[start]). */

@@ -17,13 +17,13 @@
  * perftest's results objects, smallest size first.
  */
 #include <assert.h>
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "perf_report.h"
+#include "sl_common.h"
 
 #define RESULT_LINE                                                                                \
 	"---------------------------------------------------------------------------------------"  \
@@ -294,34 +294,18 @@ sl_perf_json_write(FILE *f, const struct sl_perf_args *a, const char *device,
 /* --- results on the wire ----------------------------------------------------------------- */
 
 static void
-put_u64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
-static void
 put_dbl(uint8_t *p, double d)
 {
 	uint64_t v;
 
 	memcpy(&v, &d, 8);
-	put_u64(p, v);
+	sl_put_be64(p, v);
 }
 
 static double
 get_dbl(const uint8_t *p)
 {
-	uint64_t v = get_u64(p);
+	uint64_t v = sl_get_be64(p);
 	double d;
 
 	memcpy(&d, &v, 8);
@@ -365,9 +349,9 @@ sl_perf_result_encode(const struct sl_perf_result *r, uint8_t out[SL_PERF_RESULT
 	double d[RESULT_DBLS];
 
 	result_fields(r, &size, &iters, d);
-	put_u64(out, (uint64_t)r->kind);
-	put_u64(out + 8, size);
-	put_u64(out + 16, iters);
+	sl_put_be64(out, (uint64_t)r->kind);
+	sl_put_be64(out + 8, size);
+	sl_put_be64(out + 16, iters);
 	for (unsigned i = 0; i < RESULT_DBLS; i++)
 		put_dbl(out + 24 + 8 * i, d[i]);
 }
@@ -375,7 +359,7 @@ sl_perf_result_encode(const struct sl_perf_result *r, uint8_t out[SL_PERF_RESULT
 int
 sl_perf_result_decode(const uint8_t in[SL_PERF_RESULT_BYTES], struct sl_perf_result *r)
 {
-	uint64_t kind = get_u64(in), size = get_u64(in + 8), iters = get_u64(in + 16);
+	uint64_t kind = sl_get_be64(in), size = sl_get_be64(in + 8), iters = sl_get_be64(in + 16);
 	double d[RESULT_DBLS];
 
 	for (unsigned i = 0; i < RESULT_DBLS; i++)

@@ -16,7 +16,6 @@
  * ends swapping more than the socket buffers hold never wait on each other.
  */
 #include <arpa/inet.h>
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "sl_api_priv.h"
+#include "sl_common.h"
 
 #define OOB_MAGIC 0x534C4F42u /**< "SLOB" */
 #define OOB_HDR_BYTES 12u
@@ -298,45 +298,6 @@ oob_xfer(struct sl_oob *o, const uint8_t *out, size_t out_len, uint8_t *in, size
 	return 0;
 }
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	v = htobe16(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void
-put64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
-
-static uint64_t
-get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be64toh(v);
-}
-
 /* The header this end expects from the peer is the one it sends: compare the bytes. */
 static int
 hdr_check(const uint8_t *in, const void *mine)
@@ -360,10 +321,10 @@ oob_msg(struct sl_oob *o, uint16_t type, uint16_t count, const void *payload, ui
 		rc = -ENOMEM;
 		goto out;
 	}
-	put32(out, OOB_MAGIC);
-	put16(out + 4, type);
-	put16(out + 6, count);
-	put32(out + 8, (uint32_t)len);
+	sl_put_be32(out, OOB_MAGIC);
+	sl_put_be16(out + 4, type);
+	sl_put_be16(out + 6, count);
+	sl_put_be32(out + 8, (uint32_t)len);
 	if (len)
 		memcpy(out + OOB_HDR_BYTES, payload, len);
 	rc = oob_xfer(o, out, OOB_HDR_BYTES + len, in, OOB_HDR_BYTES + len, OOB_HDR_BYTES,
@@ -392,20 +353,20 @@ sl_oob_exchange(struct sl_oob *o, const struct sl_qp_info *mine, struct sl_qp_in
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t *p = buf + (size_t)i * OOB_INFO_BYTES;
 
-		put32(p, mine[i].qpn);
-		put32(p + 4, mine[i].rkey);
-		put64(p + 8, mine[i].addr);
-		put64(p + 16, mine[i].len);
+		sl_put_be32(p, mine[i].qpn);
+		sl_put_be32(p + 4, mine[i].rkey);
+		sl_put_be64(p + 8, mine[i].addr);
+		sl_put_be64(p + 16, mine[i].len);
 		strncpy((char *)p + 24, mine[i].host, sizeof(mine[i].host) - 1);
 	}
 	rc = oob_msg(o, OOB_INFO, (uint16_t)n, buf, buf, len);
 	for (unsigned i = 0; !rc && i < n; i++) {
 		const uint8_t *p = buf + (size_t)i * OOB_INFO_BYTES;
 
-		theirs[i].qpn = get32(p);
-		theirs[i].rkey = get32(p + 4);
-		theirs[i].addr = get64(p + 8);
-		theirs[i].len = get64(p + 16);
+		theirs[i].qpn = sl_get_be32(p);
+		theirs[i].rkey = sl_get_be32(p + 4);
+		theirs[i].addr = sl_get_be64(p + 8);
+		theirs[i].len = sl_get_be64(p + 16);
 		memcpy(theirs[i].host, p + 24, sizeof(theirs[i].host));
 		theirs[i].host[sizeof(theirs[i].host) - 1] = '\0';
 	}
