@@ -165,6 +165,10 @@ static const struct sluiced_key keys[] = {
 	 NULL},
 	COUNT("qp", "window_pkts", QP(window_pkts), 64, 4096, "128", NULL,
 	      "sender and receiver window, packets, a power of two"),
+	UINT("qp", "pace_catchup_us", QP(catchup_ns), SL_QTY_NS, SL_NS_PER_US, 0, 1000000, "10000",
+	     NULL,
+	     "how far behind its rate a QP may fall and still catch up, back to back, when the "
+	     "lane's lcore was away (descheduled); the lane's pacer, so [api] QPs too; 0 = never"),
 	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
 	     "initial retransmission timeout (under the reliable link only a stalled peer "
 	     "makes it fire)"),

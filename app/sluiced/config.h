@@ -90,6 +90,7 @@ struct sluiced_qp_conf {
 	char rate_limit[256];   /**< QPs' rate limits on the wire, a rate or a comma-separated
 				 *   list (QPN i: the i mod n th); 0: the link's rate */
 	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
+	uint64_t catchup_ns;    /**< catch-up of a paced QP after a stall, ns */
 	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
 	uint64_t timeout_ns;    /**< nothing acknowledged this long: the QP fails; 0 = default */
 	uint64_t seed;          /**< message sizes and content, the same on both hosts */

@@ -572,6 +572,7 @@ setup_qps(struct sluiced *d)
 				.chan = chan,
 				.window_pkts = qc->window_pkts,
 				.line_bps = d->conf.link.rate_bps,
+				.pace_catchup_ns = qc->catchup_ns,
 				.frame_overhead_bytes =
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.traffic =

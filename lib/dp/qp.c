@@ -188,6 +188,7 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	xc.window_pkts = conf->window_pkts;
 	xc.min_frame_bytes = SL_DP_MIN_BODY;
 	xc.line_bps = conf->line_bps;
+	xc.pace_catchup_ns = conf->pace_catchup_ns;
 	xc.frame_overhead_bytes = conf->frame_overhead_bytes;
 	xc.frame = frame_bytes;
 	xc.release = frame_release;

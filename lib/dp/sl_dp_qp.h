@@ -61,6 +61,7 @@ struct sl_dp_qp_conf {
 	uint32_t window_pkts;      /**< endpoint window, packets (0: the endpoint's default) */
 	uint64_t line_bps;         /**< the port's line rate, bits/s: the link the endpoint's pacer
 				    *   shares among the QPs (0: the endpoint's default) */
+	uint64_t pace_catchup_ns;  /**< the endpoint's pace_catchup_ns (0: none) */
 	uint32_t frame_overhead_bytes;        /**< wire bytes of a frame beyond the transport's: the
 					       *   link header, SL_DP_ETH_WIRE_BYTES */
 	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */

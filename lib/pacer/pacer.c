@@ -84,6 +84,8 @@ conf_fill(struct sl_pacer_conf *c)
 		c->lookahead_max_ns = SL_MAX(LOOKAHEAD_MAX_DEFAULT_NS, c->lookahead_ns);
 	if (c->lookahead_ns > c->lookahead_max_ns || c->lookahead_max_ns > SL_NS_PER_MS)
 		return -EINVAL;
+	if (c->catchup_ns > SL_NS_PER_S)
+		return -EINVAL;
 	if (c->horizon_ns == 0)
 		c->horizon_ns = SL_NS_PER_S;
 	if (c->bucket_bytes == 0)

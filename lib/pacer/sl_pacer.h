@@ -55,6 +55,11 @@ struct sl_pacer_conf {
 	uint64_t slot_ns;      /**< wheel slot width, ns (tassel 1, carousel/cffs 1000 if 0) */
 	uint64_t horizon_ns;   /**< carousel / cffs horizon, ns; 0: 1 s */
 	uint64_t bucket_bytes; /**< tbucket depth, bytes; 0: one 1500 B frame + overhead */
+	uint64_t catchup_ns;   /**< Tassel: a flow that runs dry and is backlogged again restarts
+				*   at most this far behind the system time, so time its caller
+				*   lost (a descheduled lcore) is sent back to back until the flow
+				*   is on schedule again: a token bucket's depth, in time; <= 1 s;
+				*   0: at the system time (WF2Q+, no credit for idling) */
 };
 
 /* Per-flow view (slow path: tests, telemetry). */

@@ -41,6 +41,16 @@
  *     The tier holds at most W = imminent_max packets; an admission that finds it full waits
  *     and is counted (imminent_full), which with W >= link packet rate x L never happens.
  *   - Rates change at any time; the next packet decided uses the new rate.
+ *   - Catch-up (conf.catchup_ns, 0 by default). A flow announces only a few packets ahead (the
+ *     engine's queue_stop), so when the caller stalls (a descheduled lcore, not a TX stall) the
+ *     flow runs dry on the first dequeue after it and, restarting at V, loses the rest of the
+ *     stall: its rate over a run falls short by the share of time its lcore was away. A flow
+ *     that runs dry late (the F of its last packet behind V: only a stall or an oversubscribed
+ *     link leaves it so) restarts at max(F, V - catchup_ns) instead: its packets are already
+ *     due and go back to back (the modelled link and WF2Q+'s finish order still apply) until
+ *     it is on schedule. A flow that runs dry on time (nothing more to send) still restarts at
+ *     V, so idling earns no credit and a new flow does not burst; no flow gets more than
+ *     catchup_ns x R ahead of where a stall left it.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
  * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B, the
@@ -68,7 +78,8 @@ struct tassel_flow {
 	uint64_t next_ns;        /**< S_flow: virtual start of the head packet, ns */
 	struct sl_pacer_gap gap; /**< exact len / R with carried remainder */
 	uint32_t carry;          /**< batch fraction carried, 1/65536 packet */
-	uint32_t active;         /**< 1 while in the flow tier */
+	uint16_t active;         /**< 1 while in the flow tier */
+	uint16_t late;           /**< 1: it ran dry behind V (its caller stalled): catch-up */
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
@@ -347,10 +358,12 @@ batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wi
 	return n;
 }
 
+/* A flow runs dry at V = v_ns: late if its schedule (F of its last packet) is behind V. */
 static void
-flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf)
+flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf, uint64_t v_ns)
 {
 	tf->active = 0;
+	tf->late = tf->next_ns < v_ns;
 	t->active_bps -= f->rate_bps;
 	t->rescale = true;
 }
@@ -435,7 +448,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			if (sl_likely(f->q_cnt > 1)) /* sl_pacer_q_pop() within the head run */
 				f->q_cnt--;
 			else if (sl_pacer_q_pop(p, f)) {
-				flow_leave(t, f, tf);
+				flow_leave(t, f, tf, v);
 				goto next_flow;
 			}
 		}
@@ -494,8 +507,14 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 	struct tassel_flow *tf = tflow(p, flow);
 	uint64_t v = vtime(p, t, SL_MAX(p->last_now_ns, t->t_base_ns));
 
-	/* WF2Q+: an idle flow restarts at max(F of its last packet, V); no credit for idling. */
-	tf->next_ns = SL_MAX(tf->next_ns, v);
+	/*
+	 * WF2Q+: an idle flow restarts at max(F of its last packet, V), no credit for idling; one
+	 * that ran dry late, at max(F, V - catchup_ns) (see the essay).
+	 */
+	uint64_t catchup_ns = tf->late ? SL_MIN(p->conf.catchup_ns, v) : 0;
+
+	tf->next_ns = SL_MAX(tf->next_ns, v - catchup_ns);
+	tf->late = 0;
 	tf->active = 1;
 	ft_insert(p, t, flow, tf->next_ns);
 	t->active_bps += sl_pacer_flow(p, flow)->rate_bps;

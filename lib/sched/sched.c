@@ -822,7 +822,8 @@ sl_sched_create(const struct sl_sched_conf *c)
 	pc = (struct sl_pacer_conf){.impl = c->pacer,
 				    .max_flows = c->max_flows,
 				    .link_bps = s->link_bps,
-				    .wire_overhead_bytes = c->wire_overhead_bytes};
+				    .wire_overhead_bytes = c->wire_overhead_bytes,
+				    .catchup_ns = c->pace_catchup_ns};
 	s->pacer = sl_pacer_create(&pc);
 	if (s->pacer == NULL) {
 		rc = errno;

@@ -65,6 +65,9 @@ struct sl_sched_conf {
 	uint32_t wire_overhead_bytes; /**< bytes a segment costs on the wire beyond its payload
 				       *   (headers, FCS, preamble and gap), charged against
 				       *   rates [0] */
+	uint64_t pace_catchup_ns;     /**< the pacer's catchup_ns (sl_pacer_conf): how far behind
+				       *   its schedule a paced flow may catch up after its lcore
+				       *   stalled [0: none] */
 	uint32_t timer_budget; /**< timer expiries handled per next_burst call at most [1024] */
 	uint32_t flags;        /**< SL_SCHED_F_* */
 };

@@ -131,6 +131,9 @@ struct sl_xport_conf {
 					*   (link header, Ethernet header and FCS, preamble and
 					*   gap), charged against rates with the transport
 					*   header [0] */
+	uint64_t pace_catchup_ns;      /**< how far behind its schedule a rate-limited QP may
+					*   catch up after the lcore stalled (the pacer's
+					*   catchup_ns) [0: none] */
 	/* Callbacks; ctx is their first argument. */
 	/** The bytes of a received frame the endpoint holds (reorder buffer): required. */
 	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);

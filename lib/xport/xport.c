@@ -217,6 +217,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	sc.wnd_segs = c.window_pkts;
 	sc.link_bps = c.line_bps;
 	sc.wire_overhead_bytes = c.frame_overhead_bytes; /* each QP adds its transport header */
+	sc.pace_catchup_ns = c.pace_catchup_ns;
 	rc = SL_RECV_CONF_DEFAULT(c.max_qps);
 	rc.window_pkts = c.window_pkts;
 	rc.pool_bits = c.pool_bits;

@@ -19,9 +19,9 @@
 #              link), each QP's rate taken by the daemons while all 16 run (host b's
 #              wire_bytes_received of the peer QP over PACE_WINDOW_S, against the pace_bps host
 #              a's pacer holds the QP to: 16 processes starting would otherwise weigh on the first
-#              ones' own figures). Each must be within TOL (1 %) of its limit, less the share of
-#              the window host a's lcore was not polling (p0/poll_gap_ns: a paced sender does not
-#              burst to make up for time it was descheduled), and never above it. The memif rings
+#              ones' own figures). Each must be within TOL (1 %) of its limit, above or below;
+#              the share of the run host a's lcore was not polling (p0/poll_gap_ns) is printed
+#              (a QP catches up on what it lost then: [qp] pace_catchup_us). The memif rings
 #              and the window are test_qp_pacing's (rsize=14, window_pkts = 1024). Under the
 #              sanitizers (SLUICE_TEST_TIMEOUT_MULTIPLIER above 1) the daemons run several times
 #              slower, so every rate is a tenth.
@@ -180,14 +180,14 @@ for i, limit in enumerate(limits):
     r = json.load(open(f"{tmp}/pace-{i}.json"))["results"]
     bw = r["BW_average"] * 8 * 2**20 / 1e9  # MiB/s with 2 decimals: finer than MsgRate here
     err = bw / limit - 1
-    ok = -(tol + stalled) <= err <= tol
+    ok = -tol <= err <= tol
     print(f"  QP {i:2}: limit {limit:5.2f} Gbit/s, payload {bw:.5f} Gbit/s ({100 * err:+.3f} %); "
           f"host a's lcore not polling {100 * stalled:.2f} % of the run{'' if ok else '  <-- FAIL'}")
     if not ok:
         bad.append(i)
 sys.exit(1 if bad else 0)
 PY
-            sl_fail "a QP's rate is off its limit by more than $TOL (plus the stalled share)"
+            sl_fail "a QP's rate is off its limit by more than $TOL"
     }
     scale=1
     [ "${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}" -gt 1 ] && scale=0.1
@@ -269,7 +269,7 @@ for qpn in sorted(snap[0]):
         sys.exit(f"QP {qpn}: no info snapshot from host a")
     wire = (b1["wire_bytes_received"] - b0["wire_bytes_received"]) * 8e9 / span
     err = wire / limit - 1
-    ok = -(tol + stalled) <= err <= tol and a1["pkts_rtx"] == a0["pkts_rtx"]
+    ok = -tol <= err <= tol and a1["pkts_rtx"] == a0["pkts_rtx"]
     bad += not ok
     print(f"  QP {qpn:2}: paced at {limit / 1e6:7.2f} Mbit/s on the wire, carried {wire / 1e6:8.3f} "
           f"({100 * err:+.3f} %); host a's lcore not polling {100 * stalled:.2f} % of the "

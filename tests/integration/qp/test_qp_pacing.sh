@@ -5,11 +5,11 @@
 # report, each QP's rate on the wire is its goodput (message bytes over its first to last
 # delivery, receive timestamps) times wire_bytes_received / bytes_received (every data frame's
 # transport header, link header, Ethernet header, FCS, preamble and gap over its payload). It
-# must be within TOL (1 %) of the QP's limit over a delivery span of at least 1 s, less the
-# share of that span the sender's lcore did not run: a paced sender does not burst to make up
-# for time it was descheduled (beyond the 11 release slots a QP keeps with the pacer), so each
-# poll more than 100 us after the previous one is counted (p0/poll_gaps, p0/poll_gap_ns) and
-# its time allowed below the limit, never above it.
+# must be within TOL (1 %) of the QP's limit over a delivery span of at least 1 s, above or
+# below. The sender's lcore is descheduled for several % of the run on shared cores (each poll
+# more than 100 us after the previous one is counted: p0/poll_gaps, p0/poll_gap_ns, printed);
+# a QP that fell behind its rate then catches up ([qp] pace_catchup_us, 10 ms by default), so
+# that time is not lost.
 # usage: test_qp_pacing.sh limits|mixed
 #   limits: 3 QPs of reno (a window program, paced at its limit only) at 10, 100 and 1000 Mbit/s;
 #   mixed:  100 QPs, reno and dcqcn alternating (dcqcn starts at 10 Gbit/s, so its limit is what
@@ -91,7 +91,7 @@ for n in range(count):
     line = (f"qp {n:3} {q['proto']:6} limit {limit / 1e6:7.1f} Mbit/s: wire {wire / 1e6:9.3f} "
             f"Mbit/s ({err * 100:+.3f} %) over {span_s:.2f} s, sender stalled "
             f"{stalled * 100:.2f} % of it, {q['checked']} messages checked")
-    ok = -(tol + stalled) <= err <= tol
+    ok = -tol <= err <= tol
     if n < 5 or n >= count - 2 or not ok:
         print(line)
     if span_s < 1.0:

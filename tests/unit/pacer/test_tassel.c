@@ -2,8 +2,8 @@
 /*
  * Tests for lib/pacer/tassel.c: exact WF2Q+ times, finish-time order among eligible packets,
  * 64-bit times, rate changes from the next packet, adaptive batching per decision, the
- * packet-tier bound W and the measured lookahead. The paper's experiments are in
- * test_experiments.c.
+ * packet-tier bound W, the measured lookahead and catch-up after a stall of the caller. The
+ * paper's experiments are in test_experiments.c.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -253,6 +253,85 @@ tassel_admit__survives_lookahead_changes(void **state)
 	sl_pacer_free(p);
 }
 
+/*
+ * The engine's way of feeding a paced flow: at most 11 packets announced ahead, topped up after
+ * every dequeue call. One flow at 1 Gbps, 1250 B (10 us apart), called every us from 0 to
+ * end_ns except during [stall_ns, stall_ns + 2 ms) (a descheduled lcore). Returns the packets
+ * released; none may leave before its place in the schedule (i x 10 us).
+ */
+static unsigned
+fed_run(uint64_t catchup_ns, uint64_t stall_ns, uint64_t end_ns, struct sl_pkt *out, unsigned cap)
+{
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pacer *p;
+	unsigned n = 0, announced = 0;
+
+	c.catchup_ns = catchup_ns;
+	p = sl_pacer_create(&c);
+	assert_non_null(p);
+	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
+	for (uint64_t t = 0; t < end_ns && n < cap; t += 1000) {
+		if (t >= stall_ns && t < stall_ns + 2 * SL_NS_PER_MS)
+			continue;
+		n += sl_pacer_dequeue_burst(p, t, out + n, cap - n);
+		if (announced - n < 11) {
+			assert_int_equal(sl_pacer_backlog(p, 0, 11 - (announced - n), 1250), 0);
+			announced = n + 11;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		assert_true(out[i].tx_ns >= (uint64_t)i * 10000);
+	sl_pacer_free(p);
+	return n;
+}
+
+static void
+tassel_catchup__makes_up_a_stall(void **state)
+{
+	struct sl_pkt *out = calloc(2000, sizeof(*out));
+
+	(void)state;
+	/* No stall: packets 0..999 by 10 ms (the 1000th is due at 10 ms itself). */
+	assert_int_equal(fed_run(0, UINT64_MAX / 2, 10 * SL_NS_PER_MS, out, 2000), 1000);
+	/* A 2 ms stall without catch-up: the 11 announced packets go, 189 are lost for good. */
+	assert_int_equal(fed_run(0, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000), 811);
+	/* With 5 ms of catch-up the flow is back on schedule well before 10 ms ... */
+	assert_int_equal(fed_run(5 * SL_NS_PER_MS, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000),
+			 1000);
+	assert_int_equal(out[999].tx_ns, 999 * 10000);
+	/* ... and 1 ms of it makes up 1 ms of what the 11 did not: 811 + 100. */
+	assert_int_equal(fed_run(SL_NS_PER_MS, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000),
+			 911);
+	free(out);
+}
+
+static void
+tassel_catchup__idling_earns_no_credit(void **state)
+{
+	/* A flow that runs dry on time and comes back 5 ms later restarts at V: no burst. */
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pkt out[8];
+	struct sl_pacer *p;
+
+	(void)state;
+	c.catchup_ns = 10 * SL_NS_PER_MS;
+	p = sl_pacer_create(&c);
+	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 4, 1250), 0);
+	assert_int_equal(test_drain(p, 0, out, 4, SL_NS_PER_S), 4);
+	assert_int_equal(out[3].tx_ns, 30000);
+	assert_int_equal(sl_pacer_dequeue_burst(p, 5 * SL_NS_PER_MS, out, 8), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 4, 1250), 0);
+	assert_int_equal(test_drain(p, 5 * SL_NS_PER_MS, out, 4, SL_NS_PER_S), 4);
+	for (uint64_t i = 0; i < 4; i++)
+		assert_in_range(out[i].tx_ns, 5 * SL_NS_PER_MS + i * 10000,
+				5 * SL_NS_PER_MS + i * 10000 + 1000);
+	/* A new flow does not burst either; a catch-up beyond 1 s is refused. */
+	sl_pacer_free(p);
+	c.catchup_ns = SL_NS_PER_S + 1;
+	assert_null(sl_pacer_create(&c));
+}
+
 int
 main(void)
 {
@@ -266,6 +345,8 @@ main(void)
 		cmocka_unit_test(tassel_admit__packet_tier_bounded_by_w),
 		cmocka_unit_test(tassel_lookahead__measured_from_call_period),
 		cmocka_unit_test(tassel_admit__survives_lookahead_changes),
+		cmocka_unit_test(tassel_catchup__makes_up_a_stall),
+		cmocka_unit_test(tassel_catchup__idling_earns_no_credit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
