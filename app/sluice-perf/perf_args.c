@@ -131,6 +131,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'D'},
 	{"qp", required_argument, NULL, 'q'},
 	{"tx-depth", required_argument, NULL, 't'},
+	{"cq-mod", required_argument, NULL, 'Q'},
 	{"bidirectional", no_argument, NULL, 'b'},
 	{"events", no_argument, NULL, 'e'},
 	{"port", required_argument, NULL, 'p'},
@@ -203,6 +204,12 @@ parse_opt(struct sl_perf_args *a, int c, const char *arg, bool *size_set, char *
 			return fail(err, len, "bad -t/--tx-depth '%s': 1..%d", arg,
 				    SL_PERF_DEPTH_MAX);
 		a->tx_depth = (uint32_t)v;
+		return 0;
+	case 'Q':
+		if (parse_u64(arg, 1, SL_PERF_DEPTH_MAX, &v) != 0)
+			return fail(err, len, "bad -Q/--cq-mod '%s': 1..%d", arg,
+				    SL_PERF_DEPTH_MAX);
+		a->cq_mod = (uint32_t)v;
 		return 0;
 	case 'b':
 		a->bidir = true;
@@ -305,7 +312,10 @@ finish(struct sl_perf_args *a, bool size_set, char *err, size_t len)
 		a->no_peak = true;
 	if (a->test == SL_PERF_SEND_BW && a->server[0] == '\0' && !a->bidir)
 		a->no_peak = true;
-	a->cq_mod = a->tx_depth < SL_PERF_CQ_MOD ? a->tx_depth : SL_PERF_CQ_MOD;
+	if (a->cq_mod == 0)
+		a->cq_mod = SL_PERF_CQ_MOD;
+	if (a->cq_mod > a->tx_depth) /* perftest's rule: at most the tx depth */
+		a->cq_mod = a->tx_depth;
 	if (sl_perf_test_verb(a->test) == SL_PERF_SEND)
 		a->rx_depth = lat ? SL_PERF_RX_DEPTH_LAT : SL_PERF_RX_DEPTH_SEND;
 	if (a->test == SL_PERF_WRITE_LAT && a->events)
@@ -348,7 +358,7 @@ sl_perf_args_parse(struct sl_perf_args *a, int argc, char **argv, char *err, siz
 	set_defaults(a, t < 0 ? SL_PERF_WRITE_BW : (enum sl_perf_test)t);
 	optind = 0; /* glibc: a full reset */
 	opterr = 0;
-	while ((c = getopt_long(argc - first, argv + first, ":s:an:D:q:t:bep:FS:hV", long_opts,
+	while ((c = getopt_long(argc - first, argv + first, ":s:an:D:q:t:Q:bep:FS:hV", long_opts,
 				NULL)) != -1) {
 		if (c == 'h' || c == 'V') {
 			a->action = c == 'h' ? SL_PERF_HELP : SL_PERF_VERSION;
@@ -430,6 +440,8 @@ sl_perf_usage(FILE *f, const char *argv0)
 		"s/4 cool-down\n"
 		"  -q, --qp=<n>               QPs (bw tests), 1..4096 (1)\n"
 		"  -t, --tx-depth=<n>         requests outstanding per QP (bw 128, lat 1)\n"
+		"  -Q, --cq-mod=<n>           bw tests: one request in n is signaled, at most\n"
+		"                             the tx depth (100)\n"
 		"  -b, --bidirectional        both sides send (bw tests); the table sums both\n"
 		"  -e, --events               sleep on the CQs' event fds instead of spinning\n"
 		"                             (write_lat: WRITE with immediate, so that the\n"

@@ -81,17 +81,17 @@ sl_perf_args_parse__every_flag(void **state)
 {
 	(void)state;
 	assert_int_equal(PARSE(&a, err, "sluice-perf", "write_bw", "-s", "4096", "-n", "777", "-q",
-			       "4", "-t", "64", "-b", "-p", "9999", "-F", "--report_gbits",
-			       "--rate_limit", "2.5", "--rate_units", "g", "--rate_limit_type",
-			       "SW", "--burst_size", "16", "--out_json", "--out_json_file",
-			       "/tmp/x.json", "--program", "dcqcn", "--pacer", "tassel",
-			       "--receiver", "gbn", "-S", "/run/s.sock", "10.0.0.2"),
+			       "4", "-t", "64", "-Q", "32", "-b", "-p", "9999", "-F",
+			       "--report_gbits", "--rate_limit", "2.5", "--rate_units", "g",
+			       "--rate_limit_type", "SW", "--burst_size", "16", "--out_json",
+			       "--out_json_file", "/tmp/x.json", "--program", "dcqcn", "--pacer",
+			       "tassel", "--receiver", "gbn", "-S", "/run/s.sock", "10.0.0.2"),
 			 0);
 	assert_int_equal(a.size_bytes, 4096);
 	assert_int_equal(a.iters, 777);
 	assert_int_equal(a.qps, 4);
 	assert_int_equal(a.tx_depth, 64);
-	assert_int_equal(a.cq_mod, 64);
+	assert_int_equal(a.cq_mod, 32);
 	assert_true(a.bidir);
 	assert_int_equal(a.port, 9999);
 	assert_true(a.report_gbits);
@@ -131,6 +131,8 @@ sl_perf_args_parse__every_flag(void **state)
 	assert_int_equal(a.receiver, 0);
 	assert_int_equal(a.duration_s, 8);
 	assert_int_equal(a.margin_s, 2);
+	assert_int_equal(PARSE(&a, err, "sluice-perf", "write_bw", "-t", "64", "-Q", "100"), 0);
+	assert_int_equal(a.cq_mod, 64); /* at most the tx depth, as perftest has it */
 }
 
 static void
@@ -178,6 +180,7 @@ sl_perf_args_parse__bad_values(void **state)
 	BAD("bad -q/--qp '0'", "write_bw", "-q", "0");
 	BAD("bad -q/--qp '4097'", "write_bw", "-q", "4097");
 	BAD("bad -t/--tx-depth '0'", "write_bw", "-t", "0");
+	BAD("bad -Q/--cq-mod '0'", "write_bw", "-Q", "0");
 	BAD("bad -p/--port '65536'", "write_bw", "-p", "65536");
 	BAD("bad --rate_limit '0'", "write_bw", "--rate_limit=0");
 	BAD("bad --rate_limit 'x'", "write_bw", "--rate_limit=x");
@@ -278,37 +281,23 @@ sl_perf_sizes__sweep_and_one(void **state)
 static void
 sl_perf_usage__lists_every_test_and_flag(void **state)
 {
-	static const char *const must[] = {"write_bw",
-					   "write_lat",
-					   "send_bw",
-					   "send_lat",
-					   "read_bw",
-					   "read_lat",
-					   "-s, --size",
-					   "-a, --all",
-					   "-n, --iters",
-					   "-D, --duration",
-					   "-q, --qp",
-					   "-t, --tx-depth",
-					   "-b, --bidirectional",
-					   "-p, --port",
-					   "-F",
-					   "--report_gbits",
-					   "--rate_limit=",
-					   "--rate_units",
-					   "--rate_limit_type",
-					   "--burst_size",
-					   "--out_json ",
-					   "--out_json_file",
-					   "--program",
-					   "--pacer",
-					   "--receiver",
-					   "-S, --socket",
-					   "-h, --help",
-					   "-V, --version",
-					   "18515",
-					   "perftest_out.json",
-					   "not supported: sluice paces in software"};
+	static const char *const must[] = {
+		"write_bw",          "write_lat",
+		"send_bw",           "send_lat",
+		"read_bw",           "read_lat",
+		"-s, --size",        "-a, --all",
+		"-n, --iters",       "-D, --duration",
+		"-q, --qp",          "-t, --tx-depth",
+		"-Q, --cq-mod",      "-b, --bidirectional",
+		"-p, --port",        "-F",
+		"--report_gbits",    "--rate_limit=",
+		"--rate_units",      "--rate_limit_type",
+		"--burst_size",      "--out_json ",
+		"--out_json_file",   "--program",
+		"--pacer",           "--receiver",
+		"-S, --socket",      "-h, --help",
+		"-V, --version",     "18515",
+		"perftest_out.json", "not supported: sluice paces in software"};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
