@@ -12,14 +12,22 @@
 #           every QP is paced at most at the line, so a 10 Gbit/s default would cap the cells)
 #   api     (1-QP cells) the same two daemons serving applications ([api]) instead, and
 #           sluice-perf write_bw -e of the cell's size from an application on a to one on b: what
-#           the application channel (libsluice's rings, the lane half) leaves of the daemon's own
+#           the application channel (libsluice's rings, the lane half) leaves of the daemon's own;
+#           twice: with perftest's defaults (tx depth 128, one completion in 100), and with the
+#           deep queue a small-message bandwidth run is given (API_DEEP_ARGS, "-t 1024 -Q 512":
+#           the tool sleeps once per 512 messages and its wake-up latency on the shared cores
+#           does not drain the queue)
 # and prints {"bench": "dp", "msg_bytes", "qps", "pps", "raw_pps", "pps_ratio", "gbps",
-# "raw_gbps", "gbps_ratio", "seconds"} (and, 1-QP cells, "api_pps", "api_ratio" = api_pps / pps): pps counts the packets of the messages b checked per second
+# "raw_gbps", "gbps_ratio", "seconds"} (and, 1-QP cells, "api_pps", "api_ratio", "api_deep_pps",
+# "api_deep_ratio", "api_deep_args", "api_pairs"): pps counts the packets of the messages b checked per second
 # (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps the frames testpmd's rxonly
 # received per second; gbps counts message bytes, raw_gbps frame bytes. Rates are taken over the middle of the run (telemetry at
 # two instants for sluice, testpmd's per-second Rx-pps for raw, its first two seconds left out).
 # Cells: 64 B messages (64 B raw frames) and 4 KiB messages (in 2 packets of 2048 B; 2048 B raw
 # frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP, shorter runs.
+# The shared cores' speed drifts by up to 1.5x between runs, so a 1-QP cell runs API_PAIRS (3)
+# rounds of sluice, api, api-deep back to back: pps and the api rates are medians over the rounds
+# and each api ratio the median of the rounds' ratios (each against its own round's sluice run).
 # --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
 # (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
 # survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
@@ -102,8 +110,9 @@ sluice() {
     unset "SL_PID[a]" "SL_PID[b]"
 }
 
-# api MSG_BYTES: messages per second sluice-perf write_bw moves between two applications, one on
-# each daemon, over secs seconds (-D: a quarter of warm-up, the middle half measured).
+# api MSG_BYTES [FLAGS...]: messages per second sluice-perf write_bw moves between two
+# applications, one on each daemon, over secs seconds (-D: a quarter of warm-up, the middle half
+# measured).
 api() {
     local msg=$1 seg h kind dur=$((secs * 2)) perf=$SLUICE_BUILD_ROOT/app/sluice-perf/sluice-perf
     seg=$(seg_of "$msg")
@@ -118,11 +127,11 @@ api() {
     sl_wait_ready b 10
     sl_start a "$SL_TMP/a.ini" memif_client -l 0
     sl_wait_peer_up a 10
-    "$perf" write_bw -e -s "$msg" -D "$dur" -S "$SL_TMP/api-b.sock" -p 18515 \
+    "$perf" write_bw -e "${@:2}" -s "$msg" -D "$dur" -S "$SL_TMP/api-b.sock" -p 18515 \
         >"$SL_TMP/perf-b.out" 2>&1 &
     local srv=$!
     sleep 0.3
-    "$perf" write_bw -e -s "$msg" -D "$dur" -S "$SL_TMP/api-a.sock" -p 18515 \
+    "$perf" write_bw -e "${@:2}" -s "$msg" -D "$dur" -S "$SL_TMP/api-a.sock" -p 18515 \
         --out_json --out_json_file "$SL_TMP/perf.json" 127.0.0.1 >"$SL_TMP/perf-a.out" 2>&1 ||
         sl_fail "sluice-perf: $(cat "$SL_TMP/perf-a.out")"
     wait "$srv" || sl_fail "sluice-perf server: $(cat "$SL_TMP/perf-b.out")"
@@ -200,22 +209,37 @@ for cell in "${cells[@]}"; do
     frame=$msg
     [ "$msg" -gt 2048 ] && frame=2048
     raw_pps=$(raw "$frame")
-    pps=$(sluice "$msg" "$qps")
     seg=$(seg_of "$msg")
-    api_msgs=0
-    [ "$qps" -eq 1 ] && api_msgs=$(api "$msg")
-    python3 - "$msg" "$qps" "$pps" "$raw_pps" "$frame" "$secs" "$seg" "$api_msgs" <<'PY'
-import json, sys
-msg, qps, pps, raw_pps, frame, secs, seg, api_msgs = map(int, sys.argv[1:])
+    pps_l=() api_l=() deep_l=()
+    for _ in $(seq $((qps == 1 ? ${API_PAIRS:-3} : 1))); do
+        pps_l+=("$(sluice "$msg" "$qps")")
+        if [ "$qps" -eq 1 ]; then
+            api_l+=("$(api "$msg")")
+            read -r -a deep <<<"${API_DEEP_ARGS:--t 1024 -Q 512}"
+            deep_l+=("$(api "$msg" "${deep[@]}")")
+        fi
+    done
+    python3 - "$msg" "$qps" "$raw_pps" "$frame" "$secs" "$seg" "${pps_l[*]}" "${api_l[*]}" \
+        "${deep_l[*]}" "${API_DEEP_ARGS:--t 1024 -Q 512}" <<'PY'
+import json, statistics, sys
+msg, qps, raw_pps, frame, secs, seg = map(int, sys.argv[1:7])
+pps_l, api_l, deep_l = ([int(x) for x in a.split()] for a in sys.argv[7:10])
 pkts_per_msg = -(-msg // seg)
+pps = int(statistics.median(pps_l))
 gbps, raw_gbps = pps / pkts_per_msg * msg * 8 / 1e9, raw_pps * frame * 8 / 1e9
 line = {"bench": "dp", "msg_bytes": msg, "qps": qps, "pps": pps, "raw_pps": raw_pps,
         "pps_ratio": round(pps / raw_pps, 4) if raw_pps else None,
         "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
         "gbps_ratio": round(gbps / raw_gbps, 4) if raw_gbps else None, "seconds": secs}
-if api_msgs:
-    line["api_pps"] = api_msgs * pkts_per_msg
-    line["api_ratio"] = round(api_msgs * pkts_per_msg / pps, 4) if pps else None
+for key, msgs in (("api", api_l), ("api_deep", deep_l)):
+    if msgs:
+        line[key + "_pps"] = int(statistics.median(msgs)) * pkts_per_msg
+        line[key + "_ratio"] = round(statistics.median(
+            m * pkts_per_msg / p for m, p in zip(msgs, pps_l)), 4)
+if api_l:
+    line["api_deep_args"] = sys.argv[10]
+    line["api_pairs"] = [{"pps": p, "api_pps": a * pkts_per_msg, "api_deep_pps": d * pkts_per_msg}
+                         for p, a, d in zip(pps_l, api_l, deep_l)]
 print(json.dumps(line))
 PY
 done

@@ -50,6 +50,9 @@ sl_cleanup() {
     for h in "${!SL_PID[@]}"; do
         kill -KILL "${SL_PID[$h]}" 2>/dev/null || true
     done
+    # Daemons started in a subshell ($(...) of a script's function) are not in SL_PID here, and
+    # a subshell that fails runs no EXIT trap: every process of this run's file prefixes goes.
+    pkill -KILL -f -- "--file-prefix $SL_ID-" 2>/dev/null || true
     wait 2>/dev/null || true
     for c in "${SL_AT_EXIT[@]}"; do
         eval "$c" || true
