@@ -11,10 +11,11 @@
  * WRITEs land in the peer's receive half, READs read the peer's send half into ours.
  *
  * bw tests. Every sending QP keeps tx_depth requests outstanding, posting in bursts round the
- * QPs. One request in cq_mod (min(100, tx_depth), perftest's CQ moderation) is signaled, and
- * the last one of the run; its wr_id carries the QP and how many requests it completes. Every
- * post burst is stamped (CLOCK_MONOTONIC) for each message in it and every completion marks
- * "messages up to j done at t": perf_stats.c turns those into perftest's peak and average.
+ * QPs. One request in cq_mod (min(-Q, tx_depth), -Q 100 unless given: perftest's CQ
+ * moderation) is signaled, and the last one of the run; its wr_id carries the QP and how many
+ * requests it completes. Every post burst is stamped (CLOCK_MONOTONIC) for each message in it
+ * and every completion marks "messages up to j done at t": perf_stats.c turns those into
+ * perftest's peak and average.
  * send_bw's receiver keeps rx_depth RECVs posted per QP, reposts each one as it completes and
  * counts messages; its figure (no peak, as perftest's server) runs from the first arrival to
  * the last. -D: margin = D / 4 of warm-up, then D - 2 margin measured (the completions that
