@@ -13,7 +13,7 @@
 --   - the body of a data frame: the transport header (opcode, flags, pad, QPN, PSN, MSN, then
 --     RETH, immediate and timestamp where the opcode and flags put them, and the payload) or a
 --     feedback frame (ACK with its SACK / echo / ECN fields, NACK with its holes as PSNs, CNP,
---     PULL), or the link test traffic's payload header (magic 'SLT1', whose first byte is no
+--     PULL, NAK with the refused message's MSN and syndrome), or the link test traffic's payload header (magic 'SLT1', whose first byte is no
 --     transport opcode).
 --
 -- VCODE: for every frame the dissector computes CRC-12 over the covered bytes (VCODE zeroed)
@@ -30,7 +30,8 @@
 -- Display filter fields: sluice.syn, sluice.meta, sluice.vcode, sluice.frame_id,
 -- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
 -- sluice.test.seq, sluice.test.len, sluice.x.opcode, sluice.x.flags, sluice.x.qpn, sluice.x.psn,
--- sluice.x.msn, sluice.x.pad, sluice.x.payload_len, sluice.fb.ack_psn, sluice.fb.hole_psn, ...
+-- sluice.x.msn, sluice.x.pad, sluice.x.payload_len, sluice.fb.ack_psn, sluice.fb.hole_psn,
+-- sluice.fb.nak_msn, sluice.fb.syndrome, ...
 
 local ETHERTYPE = 0x88B5
 local VCODE_HDR_BYTES = 44 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
@@ -71,9 +72,14 @@ local op_names = {
     [0x09] = "WRITE LAST with immediate", [0x0A] = "WRITE ONLY", [0x0B] = "WRITE ONLY with immediate",
     [0x0C] = "READ request", [0x0D] = "READ response FIRST", [0x0E] = "READ response MIDDLE",
     [0x0F] = "READ response LAST", [0x10] = "READ response ONLY",
-    [0x11] = "ACK", [0x12] = "NACK", [0x13] = "CNP", [0x14] = "PULL",
+    [0x11] = "ACK", [0x12] = "NACK", [0x13] = "CNP", [0x14] = "PULL", [0x15] = "NAK",
 }
-local XOP_ACK, XOP_NACK, XOP_CNP, XOP_PULL = 0x11, 0x12, 0x13, 0x14
+local XOP_ACK, XOP_NACK, XOP_CNP, XOP_PULL, XOP_NAK = 0x11, 0x12, 0x13, 0x14, 0x15
+-- NAK syndromes (enum sl_xport_syndrome, lib/xport/sl_xport.h).
+local syndrome_names = {
+    [1] = "access refused (key, range or flag)", [2] = "receiver could not take it",
+    [3] = "request not served",
+}
 local reth_ops = { [0x06] = true, [0x0A] = true, [0x0B] = true, [0x0C] = true }
 local imm_ops = { [0x03] = true, [0x05] = true, [0x09] = true, [0x0B] = true }
 
@@ -108,6 +114,8 @@ local f = {
     fb_hole_psn = ProtoField.uint32("sluice.fb.hole_psn", "Hole: first missing PSN", base.DEC),
     fb_hole_len = ProtoField.uint16("sluice.fb.hole_len", "Hole: missing packets", base.DEC),
     fb_pull_seq = ProtoField.uint32("sluice.fb.pull_seq", "Pull counter", base.DEC),
+    fb_nak_msn = ProtoField.uint32("sluice.fb.nak_msn", "Refused message (MSN)", base.DEC),
+    fb_syndrome = ProtoField.uint8("sluice.fb.syndrome", "Syndrome", base.DEC, syndrome_names),
     syn = ProtoField.uint16("sluice.syn", "SYN", base.DEC, syn_names, 0xC000),
     meta = ProtoField.uint16("sluice.meta", "META", base.DEC, nil, 0x3000),
     vcode = ProtoField.uint16("sluice.vcode", "VCODE", base.HEX, nil, 0x0FFF),
@@ -248,6 +256,10 @@ local function dissect_transport(tvb, tree)
             end
         elseif op == XOP_PULL and len >= 20 then
             t:add(f.fb_pull_seq, tvb(16, 4))
+        elseif op == XOP_NAK and len >= 24 then
+            t:add(f.fb_nak_msn, tvb(16, 4))
+            t:add(f.fb_syndrome, tvb(20, 1))
+            info = info .. string.format(" msn %d syndrome %d", tvb(16, 4):uint(), tvb(20, 1):uint())
         end
         return info
     end
