@@ -149,10 +149,11 @@ PY
 pacing)
     TOL=${TOL:-0.01} RUN_S=${RUN_S:-3}
     # rates LIMIT_GBITS...: one sluice-perf pair per limit, all at once, each for about RUN_S
-    # seconds; then every client's JSON, with host a's polling gaps over the run, is checked.
+    # seconds; then every client's JSON, with the hosts' polling gaps over the run, is checked.
     rates() {
-        local i=0 r n pids=() gap0 gap1 t0 t1
+        local i=0 r n pids=() gap0 gap1 gapb0 gapb1 t0 t1
         gap0=$(sl_tel a /sluice/ports p0/poll_gap_ns) t0=$(date +%s%N)
+        gapb0=$(sl_tel b /sluice/ports p0/poll_gap_ns)
         for r in "$@"; do
             n=$(python3 -c "print(max(50, int($r * 1e9 * $RUN_S / 8 / 65536)))")
             port=$((port + 1))
@@ -170,11 +171,13 @@ pacing)
             wait "$p" || sl_fail "a sluice-perf of the pacing runs failed: $(cat "$SL_TMP"/pace-*.client)"
         done
         gap1=$(sl_tel a /sluice/ports p0/poll_gap_ns) t1=$(date +%s%N)
-        python3 - "$SL_TMP" "$TOL" "$(( (gap1 - gap0) ))" "$(( t1 - t0 ))" "$@" <<'PY' ||
+        gapb1=$(sl_tel b /sluice/ports p0/poll_gap_ns)
+        python3 - "$SL_TMP" "$TOL" "$((gap1 - gap0))" "$((gapb1 - gapb0))" "$((t1 - t0))" "$@" \
+            <<'PY' ||
 import json, sys
-tmp, tol, gap_ns, span_ns, limits = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), \
-    int(sys.argv[4]), [float(x) for x in sys.argv[5:]]
-stalled = gap_ns / span_ns
+tmp, tol, gap_ns, gapb_ns, span_ns = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:6])
+limits = [float(x) for x in sys.argv[6:]]
+stalled, stalled_b = gap_ns / span_ns, gapb_ns / span_ns
 bad = []
 for i, limit in enumerate(limits):
     r = json.load(open(f"{tmp}/pace-{i}.json"))["results"]
@@ -182,7 +185,8 @@ for i, limit in enumerate(limits):
     err = bw / limit - 1
     ok = -tol <= err <= tol
     print(f"  QP {i:2}: limit {limit:5.2f} Gbit/s, payload {bw:.5f} Gbit/s ({100 * err:+.3f} %); "
-          f"host a's lcore not polling {100 * stalled:.2f} % of the run{'' if ok else '  <-- FAIL'}")
+          f"lcores not polling: host a {100 * stalled:.2f} %, b {100 * stalled_b:.2f} % of the run"
+          f"{'' if ok else '  <-- FAIL'}")
     if not ok:
         bad.append(i)
 sys.exit(1 if bad else 0)
