@@ -49,8 +49,9 @@
  *     link leaves it so) restarts at max(F, V - catchup_ns) instead: its packets are already
  *     due and go back to back (the modelled link and WF2Q+'s finish order still apply) until
  *     it is on schedule. A flow that runs dry on time (nothing more to send) still restarts at
- *     V, so idling earns no credit and a new flow does not burst; no flow gets more than
- *     catchup_ns x R ahead of where a stall left it.
+ *     V, so idling earns no credit and a new flow does not burst; one that ran dry late and
+ *     then idles keeps at most catchup_ns of credit. No flow gets more than catchup_ns x R
+ *     ahead of where a stall left it.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
  * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B, the
