@@ -366,6 +366,7 @@ link_settings(struct sluiced *d)
 	l->fc_on_frames = lc->fc_on_frames;
 	l->fc_off_frames = lc->fc_off_frames;
 	l->keepalive_ns = lc->keepalive_ns;
+	l->quiet_ns = SL_LINK_QUIET_KEEPALIVES * lc->keepalive_ns;
 	l->ctrl_interval_ns = lc->ctrl_interval_ns;
 	/* Only a transport above can recover what a re-initialization loses. */
 	l->stuck_ns =

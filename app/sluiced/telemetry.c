@@ -145,10 +145,17 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	uint64_t perq[SL_DP_MAX_QUEUES];
 	char key[96];
 
+	uint64_t send_bps = 0;
+
 	snprintf(key, sizeof(key), "%sstate", prefix);
 	ops->str(ctx, key, sl_link_state_name(sl_link_state(p->lane[0].link)));
-	for (unsigned int q = 0; q < p->nb_queues; q++)
+	for (unsigned int q = 0; q < p->nb_queues; q++) {
 		sl_link_stats_get(p->lane[q].link, &snap[q]);
+		send_bps += sl_link_send_bps(p->lane[q].link);
+	}
+	/* The lanes' slot clocks together: [link] rate_mbps x lanes, less after rate_cuts. */
+	snprintf(key, sizeof(key), "%ssend_bps", prefix);
+	ops->u64(ctx, key, send_bps);
 	for (unsigned int s = 0; s < sl_link_stat_table.n; s++) {
 		snprintf(key, sizeof(key), "%s%s", prefix, descs[s].name);
 		ops->u64(ctx, key,

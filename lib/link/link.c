@@ -24,11 +24,13 @@
  *                or replay running        RETRANS_REQ if the local RX is in error too), then
  *                                        2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
  *                                        the half RTT the peer needs to lower its flag); repeat
- *                                        while the flag is up; n = 2^k (whole ring, RIFL) or
+ *                                        while the flag is up, at half the rate each time
+ *                                        (link_rate.c); n = 2^k (whole ring, RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
  *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK) every ctrl_interval_ns
- *   NORMAL                               FC frame > warm-up filler > new data > IDLE
+ *   NORMAL                               FC frame > warm-up filler > new data (unless the peer
+ *                                        has been quiet for quiet_ns, peer_quiet()) > IDLE
  *                                        (flag-clearing run, or keepalive after keepalive_ns).
  *                                        16 warm-up fillers (the receiver's warm-up; the RTL
  *                                        sends 2^k to fill its shift register)
@@ -111,6 +113,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "link_rate.h"
 #include "sl_link.h"
 #include "sl_seq.h"
 #include "sl_time.h"
@@ -140,14 +143,15 @@ struct sl_link {
 	uint8_t fc_pending;    /**< FC code to send, SL_WIRE_FC_FILLER when none */
 	bool fc_remote_paused; /**< peer's FC pause in force */
 	bool replay_active;
-	uint32_t replay_first; /**< ID of the first frame of the replay */
-	uint32_t replay_count; /**< ring frames in the replay */
-	uint32_t replay_slot;  /**< slots sent, of 2 x count + 2^k / 2 */
-	uint16_t run_key;      /**< key of the control run in progress */
-	uint32_t run_left;     /**< frames left in it */
-	uint64_t run_next_ns;  /**< ns: earliest start of the next run of run_key */
-	uint64_t last_tx_ns;   /**< ns: last frame handed out */
-	uint64_t slot_free_ns; /**< ns: the line is free from here (conf.line_bps) */
+	uint32_t replay_first;       /**< ID of the first frame of the replay */
+	uint32_t replay_count;       /**< ring frames in the replay */
+	uint32_t replay_slot;        /**< slots sent, of 2 x count + 2^k / 2 */
+	uint64_t replay_tail_end_ns; /**< ns: with a slot clock, the tail ends here */
+	uint16_t run_key;            /**< key of the control run in progress */
+	uint32_t run_left;           /**< frames left in it */
+	uint64_t run_next_ns;        /**< ns: earliest start of the next run of run_key */
+	uint64_t last_tx_ns;         /**< ns: last frame handed out */
+	struct link_rate rate;       /**< the slot clock (conf.line_bps) */
 
 	/* RX */
 	uint32_t rx_id;            /**< ID the next data frame must carry */
@@ -160,6 +164,8 @@ struct sl_link {
 	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
 	uint64_t verified_ns;      /**< ns: last data frame that verified (delivered or not) */
+	uint64_t heard_ns;         /**< ns: last well-formed frame from the peer */
+	bool quiet;                /**< new data held: the peer has been quiet for quiet_ns */
 	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
 	uint32_t pause_cnt;        /**< consecutive PAUSE_REQ, saturates at 8 */
 	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
@@ -225,6 +231,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	S(tx_leave_ack, "LEAVE_ACK control frames sent"),
 	S(replays, "replays started"),
 	S(replay_repeats, "replays restarted while the NACK flag stayed up"),
+	S(rate_cuts, "halvings of the send rate: a replay repeated (link_rate.c)"),
+	S(quiet_holds, "times new data waited because the peer had been quiet for quiet_ns"),
 	S(nack_outside_ring, "NACKs naming a frame no longer in the ring (extended mode)"),
 	S(ring_evictions, "ring handles released by newer frames"),
 	S(reinit_aborted, "ring handles released by a re-initialization"),
@@ -411,6 +419,7 @@ sl_link_create(const struct sl_link_conf *conf)
 	if (l == NULL)
 		return NULL; /* errno = ENOMEM from calloc */
 	l->conf = *conf;
+	link_rate_init(&l->rate, conf->line_bps);
 	if (l->conf.fc_on_frames == 0)
 		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
 	if (l->conf.fc_off_frames == 0)
@@ -605,12 +614,19 @@ replay_start(struct sl_link *l)
 	l->stats.replays++;
 }
 
-/* One replay slot: even slots (while frames remain) re-send the ring, the others IDLE/NACK. */
+/*
+ * One replay slot: even slots (while frames remain) re-send the ring, the others IDLE/NACK; then
+ * the tail: 2^k / 2 slots, or with a slot clock as long as they take at the line
+ * (link_rate.c).
+ */
 static void
 replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 {
-	uint32_t slot = l->replay_slot++;
+	uint32_t slot = l->replay_slot++, tail = (l->ring_mask + 1) / 2;
+	bool clock = l->rate.line_bps != 0;
 
+	if (slot == 2 * l->replay_count)
+		l->replay_tail_end_ns = now_ns + link_rate_line_slots_ns(&l->rate, tail);
 	if (slot < 2 * l->replay_count && slot % 2 == 0) {
 		uint32_t id = l->replay_first + slot / 2;
 
@@ -620,11 +636,33 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 	} else {
 		emit_ctrl(l, now_ns, l->rx_error ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE, f);
 	}
-	if (l->replay_slot == 2 * l->replay_count + (l->ring_mask + 1) / 2) {
+	if (clock ? slot >= 2 * l->replay_count && now_ns >= l->replay_tail_end_ns
+		  : l->replay_slot == 2 * l->replay_count + tail) {
 		l->replay_active = false;
-		if (l->flag_retrans)
+		if (l->flag_retrans) {
 			l->stats.replay_repeats++;
+			l->stats.rate_cuts++;
+			link_rate_cut(&l->rate, now_ns);
+		}
 	}
+}
+
+/*
+ * The peer has sent nothing for quiet_ns: its lcore (or the path) has stalled, and what this
+ * end sends meanwhile piles up in front of it. A frame lost there is NACKed only once the peer
+ * runs again and works through the pile, and by then this end's ring may have evicted it (a
+ * NACK-only link cannot recover that: nack_outside_ring). So new data waits until the peer is
+ * heard again; each wait counts once in quiet_holds.
+ */
+static bool
+peer_quiet(struct sl_link *l, uint64_t now_ns)
+{
+	bool quiet = l->conf.quiet_ns && now_ns - l->heard_ns > l->conf.quiet_ns;
+
+	if (quiet && !l->quiet)
+		l->stats.quiet_holds++;
+	l->quiet = quiet;
+	return quiet;
 }
 
 /* NORMAL: FC word > warm-up filler > new data > flag-clearing or keepalive IDLE. */
@@ -643,7 +681,7 @@ normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in
 		l->warmup_left--;
 		l->stats.tx_filler++;
 		ring_push(l, now_ns, NULL, SL_WIRE_FC_FILLER, f);
-	} else if (*taken < n_in && !l->fc_remote_paused) {
+	} else if (*taken < n_in && !l->fc_remote_paused && !peer_quiet(l, now_ns)) {
 		l->stats.tx_data++;
 		ring_push(l, now_ns, &in[(*taken)++], 0, f);
 	} else if (l->clear_left) {
@@ -676,20 +714,14 @@ give_up_if_stuck(struct sl_link *l, uint64_t now_ns)
 	rx_reset(l);
 }
 
-/*
- * RIFL's slots in software: a frame occupies the line for its length at conf.line_bps, and the
- * next one goes once the line is free, so a replay, its IDLE slots and a NACK run come out at
- * the line's pace, not at the lcore's (a veth fed faster drops the replay it asked for). Idle
- * time is credited up to SL_LINK_SLOT_BURST_NS, so a poll may send a burst.
- */
+/* The frame out[] just received takes its slot on the line (link_rate.c). */
 static void
 slot_take(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_frame *f)
 {
-	uint64_t bytes = f->hdr_len + l->conf.wire_overhead_bytes +
-			 (f->kind == SL_LINK_FRAME_DATA ? f->body_len : 0);
-	uint64_t from = now_ns > SL_LINK_SLOT_BURST_NS ? now_ns - SL_LINK_SLOT_BURST_NS : 0;
+	bool data = f->kind == SL_LINK_FRAME_DATA;
+	uint32_t bytes = f->hdr_len + l->conf.wire_overhead_bytes + (data ? f->body_len : 0);
 
-	l->slot_free_ns = SL_MAX(l->slot_free_ns, from) + sl_tx_ns_ceil(bytes, l->conf.line_bps);
+	link_rate_take(&l->rate, now_ns, bytes, data);
 }
 
 unsigned
@@ -704,7 +736,7 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 	while (n < max && more) {
 		enum sl_link_state st = tx_state(l);
 
-		if (l->conf.line_bps && now_ns < l->slot_free_ns)
+		if (link_rate_busy(&l->rate, now_ns))
 			break; /* the line is still busy with what went before */
 
 		if (st != l->state) {
@@ -744,10 +776,11 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			}
 			break;
 		default:
+			link_rate_grow(&l->rate, now_ns);
 			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
 			break;
 		}
-		if (more && l->conf.line_bps)
+		if (more)
 			slot_take(l, now_ns, &out[n]);
 		n += more;
 	}
@@ -782,7 +815,7 @@ sl_link_next_tx_ns(const struct sl_link *l)
 {
 	uint64_t t = next_frame_ns(l);
 
-	return l->conf.line_bps ? SL_MAX(t, l->slot_free_ns) : t;
+	return l->rate.line_bps ? SL_MAX(t, l->rate.free_ns) : t;
 }
 
 /* ---------------------------------------------------------------- RX */
@@ -1111,6 +1144,8 @@ sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_fra
 
 		l->stats.rx_frames++;
 		r = sl_wire_decode(&l->conf.fmt, in[i].buf, in[i].len, &f);
+		if (r == SL_WIRE_OK)
+			l->heard_ns = now_ns;
 		if (r != SL_WIRE_OK) {
 			l->stats.rx_malformed[r - 1]++;
 			l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
@@ -1161,6 +1196,12 @@ const struct sl_hist *
 sl_link_recovery_hist(const struct sl_link *l)
 {
 	return &l->recovery_ns;
+}
+
+uint64_t
+sl_link_send_bps(const struct sl_link *l)
+{
+	return l->rate.bps;
 }
 
 uint32_t

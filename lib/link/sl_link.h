@@ -64,8 +64,17 @@
 #define SL_LINK_CTRL_RUN 16u      /**< control frames sent back to back per run */
 /** line time a burst may take ahead of the slot clock, ns: about one poll's worth of frames */
 #define SL_LINK_SLOT_BURST_NS (20 * SL_NS_PER_US)
-#define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
-#define SL_LINK_ORDER_MIN 5u    /**< smallest ring: 32 frames (> rollback + control run) */
+/*
+ * The slot clock's rate (link_rate.c): it starts at the line / SL_LINK_RATE_STEP_DIV, halves on
+ * each replay that repeats (not below the line / SL_LINK_RATE_FLOOR_DIV), and rises by the line /
+ * SL_LINK_RATE_STEP_DIV every SL_LINK_RATE_STEP_NS the link spends in NORMAL.
+ */
+#define SL_LINK_RATE_FLOOR_DIV 1024u
+#define SL_LINK_RATE_STEP_DIV 64u
+#define SL_LINK_RATE_STEP_NS (1 * SL_NS_PER_MS)
+#define SL_LINK_QUIET_KEEPALIVES 4 /**< keepalive intervals of silence that make a peer quiet */
+#define SL_LINK_RING_MARGIN 32u    /**< frames added to rate x RTT when sizing the ring (RIFL) */
+#define SL_LINK_ORDER_MIN 5u       /**< smallest ring: 32 frames (> rollback + control run) */
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
@@ -107,13 +116,19 @@ struct sl_link_conf {
 				     *   long is given up and the link re-initialized, losing what
 				     *   the rings held; 0: never (RIFL), for a link with nothing
 				     *   above it to recover (SL_LINK_STUCK_NS_TRANSPORT) */
+	uint64_t quiet_ns;          /**< ns: hold new data while nothing has come from the peer
+				     *   for this long (its lcore or the path stalled: data sent
+				     *   into the stall would outrun the ring before the peer could
+				     *   NACK it); 0: never (RIFL). A peer sends at least every
+				     *   keepalive_ns, so SL_LINK_QUIET_KEEPALIVES x that */
 	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
 	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
 	uint64_t line_bps;          /**< bits/s: the wire's line, RIFL's slot clock: no frame
 				     *   leaves before the ones before it have had their time on a
-				     *   line this fast, bursts of SL_LINK_SLOT_BURST_NS aside;
-				     *   0: as fast as the glue takes them */
+				     *   line this fast (or slower, link_rate.c: the rate halves
+				     *   when a replay repeats), bursts of SL_LINK_SLOT_BURST_NS
+				     *   aside; 0: as fast as the glue takes them */
 	uint32_t wire_overhead_bytes; /**< bytes a frame costs on the wire beyond its link header
 				       *   and body (Ethernet header, FCS, preamble, gap) */
 	sl_link_release_t release;    /**< (required) gives handles back to the glue */
@@ -178,6 +193,8 @@ struct sl_link_stats {
 	uint64_t tx_leave_ack;
 	uint64_t replays;
 	uint64_t replay_repeats;
+	uint64_t rate_cuts;
+	uint64_t quiet_holds;
 	uint64_t nack_outside_ring;
 	uint64_t ring_evictions;
 	uint64_t reinit_aborted;
@@ -262,6 +279,9 @@ void sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out);
 
 /* Recovery time, ns: first bad frame of an episode to the next in-order frame. */
 const struct sl_hist *sl_link_recovery_hist(const struct sl_link *l);
+
+/* bits/s: the slot clock's rate now (line_bps, or less after rate_cuts); 0 without a clock. */
+uint64_t sl_link_send_bps(const struct sl_link *l);
 
 /* Frames delivered and not yet consumed. */
 uint32_t sl_link_rx_occupancy(const struct sl_link *l);

@@ -58,6 +58,10 @@ struct end {
 	/* consumer */
 	uint64_t queue;
 	double consume_acc;
+	/* receive ring (rx_per_slot): arrivals wait here for the receiver's lcore */
+	struct wframe **rxr;
+	uint32_t rxr_head, rxr_n;
+	double rx_acc;
 	/* transmit queue (the NIC's TX ring): frames wait here, one leaves per slot */
 	struct wframe **txq;
 	uint32_t txq_head, txq_n;
@@ -245,33 +249,66 @@ check_delivery(struct lp_run_ctx *x, int d, const struct sl_link_delivery *dl)
 	free(w);
 }
 
+/* The receiving link takes in[0, n); its deliveries are checked and queued for the consumer. */
+static void
+rx_feed(struct lp_run_ctx *x, struct end *e, struct wframe *const *w, unsigned n)
+{
+	struct sl_link_rx_frame in[16];
+	struct sl_link_delivery out[16];
+	int d = 1 - e->idx;
+	unsigned nd;
+
+	for (unsigned i = 0; i < n; i++)
+		in[i] = (struct sl_link_rx_frame){w[i]->b, w[i]->len, w[i]};
+	nd = sl_link_rx_burst(e->link, x->now_slot * x->c->slot_ns, in, n, out);
+	for (unsigned i = 0; i < nd; i++)
+		check_delivery(x, d, &out[i]);
+	e->queue += nd;
+	x->r->dir[d].max_occupancy = SL_MAX(x->r->dir[d].max_occupancy, e->queue);
+}
+
+/*
+ * Frames that have arrived go to the link at once, or, with rx_per_slot, into the receive ring
+ * (dropped when it is full, as a kernel drops at a full XDP ring) and from there to the link at
+ * rx_per_slot frames per slot.
+ */
 static void
 end_rx(struct lp_run_ctx *x, struct end *e)
 {
 	struct chan *ch = &x->ch[1 - e->idx];
-	struct sl_link_rx_frame in[16];
-	struct sl_link_delivery out[16];
-	int d = 1 - e->idx;
+	struct wframe *w[16];
+	unsigned n = 0;
 
 	while (ch->n && ch->q[ch->head]->arrive <= x->now_slot) {
-		unsigned n = 0, nd;
+		struct wframe *f = ch->q[ch->head];
 
-		while (n < 16 && ch->n && ch->q[ch->head]->arrive <= x->now_slot) {
-			struct wframe *w = ch->q[ch->head];
-
-			in[n].buf = w->b;
-			in[n].len = w->len;
-			in[n].handle = w;
-			n++;
-			ch->head = (ch->head + 1) % ch->cap;
-			ch->n--;
+		ch->head = (ch->head + 1) % ch->cap;
+		ch->n--;
+		if (x->c->rx_per_slot > 0) {
+			if (e->rxr_n < x->c->rx_ring_frames) {
+				e->rxr[(e->rxr_head + e->rxr_n++) % x->c->rx_ring_frames] = f;
+			} else {
+				x->r->dir[1 - e->idx].frames_overrun++;
+				free(f);
+			}
+			continue;
 		}
-		nd = sl_link_rx_burst(e->link, x->now_slot * x->c->slot_ns, in, n, out);
-		for (unsigned i = 0; i < nd; i++)
-			check_delivery(x, d, &out[i]);
-		e->queue += nd;
-		x->r->dir[d].max_occupancy = SL_MAX(x->r->dir[d].max_occupancy, e->queue);
+		w[n++] = f;
+		if (n == 16) {
+			rx_feed(x, e, w, n);
+			n = 0;
+		}
 	}
+	if (x->c->rx_per_slot > 0) {
+		e->rx_acc = SL_MIN(e->rx_acc + x->c->rx_per_slot, x->c->rx_per_slot + 1.0);
+		for (; e->rx_acc >= 1.0 && e->rxr_n && n < 16; e->rx_acc -= 1.0) {
+			w[n++] = e->rxr[e->rxr_head];
+			e->rxr_head = (e->rxr_head + 1) % x->c->rx_ring_frames;
+			e->rxr_n--;
+		}
+	}
+	if (n)
+		rx_feed(x, e, w, n);
 }
 
 static void
@@ -395,7 +432,8 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	k = sl_link_ring_order(&c->fmt, rate_bps, rtt_ns, frame_bytes);
-	if (k < 0 || c->body_bytes < MIN_BODY || txq > TXQ_MAX) {
+	if (k < 0 || c->body_bytes < MIN_BODY || txq > TXQ_MAX ||
+	    (c->rx_per_slot > 0 && c->rx_ring_frames == 0)) {
 		free(x);
 		return k < 0 ? k : -EINVAL;
 	}
@@ -418,7 +456,9 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		e->rel_cap = (1u << k) + 64;
 		e->rel_seq = calloc(e->rel_cap, sizeof(*e->rel_seq));
 		e->txq = calloc(txq, sizeof(*e->txq));
-		if (!x->ch[d].q || !x->delivered[d] || !x->aborted[d] || !e->rel_seq || !e->txq)
+		e->rxr = calloc(SL_MAX(c->rx_ring_frames, 1u), sizeof(*e->rxr));
+		if (!x->ch[d].q || !x->delivered[d] || !x->aborted[d] || !e->rel_seq || !e->txq ||
+		    !e->rxr)
 			goto fail;
 		e->lconf.fmt = c->fmt;
 		e->lconf.ring_order = (uint8_t)k;
@@ -426,6 +466,7 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		e->lconf.keepalive_ns = c->keepalive_slots * c->slot_ns;
 		e->lconf.ctrl_interval_ns = c->ctrl_slots * c->slot_ns;
 		e->lconf.fc_frames = r->fc_frames;
+		e->lconf.line_bps = c->slot_clock ? rate_bps : 0;
 		e->lconf.release = release_cb;
 		e->lconf.release_ctx = e;
 		rc = end_create(e);
@@ -464,6 +505,12 @@ fail:
 		if (e->txq)
 			end_txq_flush(e, txq);
 		free(e->txq);
+		while (e->rxr && e->rxr_n) {
+			free(e->rxr[e->rxr_head]);
+			e->rxr_head = (e->rxr_head + 1) % c->rx_ring_frames;
+			e->rxr_n--;
+		}
+		free(e->rxr);
 		while (x->ch[d].q && x->ch[d].n) {
 			free(x->ch[d].q[x->ch[d].head]);
 			x->ch[d].head = (x->ch[d].head + 1) % x->ch[d].cap;

@@ -49,6 +49,12 @@ struct lp_conf {
 	uint32_t keepalive_slots; /**< keepalive interval */
 	uint32_t ctrl_slots;      /**< gap between control runs */
 	uint32_t txq_frames;      /**< transmit queue (NIC TX ring) depth, <= 256 (0: 1, none) */
+	double rx_per_slot;       /**< frames each receiver processes per slot: below 1, a receiver
+				   *   slower than the line (its lcore); 0: every arrival at once */
+	uint32_t rx_ring_frames;  /**< its receive ring (an XDP or NIC ring), with rx_per_slot:
+				   *   a frame that finds it full is dropped (frames_overrun) */
+	bool slot_clock;          /**< the links keep the channel's line: line_bps = one data frame
+				   *   per slot (link_rate.c; else line_bps = 0) */
 	uint64_t max_slots;       /**< give up after this many slots (0: 400 x frames + 10^5) */
 	uint64_t seed;
 	struct lp_fault fault;
@@ -66,6 +72,7 @@ struct lp_dir {
 	uint64_t last_delivery_slot; /**< slot of the last delivery */
 	uint64_t frames_lost;        /**< frames the channel dropped */
 	uint64_t frames_corrupted;   /**< frames the channel corrupted */
+	uint64_t frames_overrun;     /**< frames dropped at the receiver's full receive ring */
 	struct sl_link_stats tx;     /**< sending link's counters (summed over restarts) */
 	struct sl_link_stats rx;     /**< receiving link's counters (summed over restarts) */
 	struct sl_hist recovery_ns;  /**< receiving link's recovery times */

@@ -22,6 +22,7 @@
 #define KEEPALIVE_NS 1000u
 #define CTRL_NS 500u
 #define FC_FRAMES 30u
+#define CLOCK_LINE_BPS (8 * SL_BPS_PER_GBPS) /* slot-clock tests: a byte per ns */
 
 static const struct sl_wire_fmt faithful = {SL_WIRE_MODE_FAITHFUL, SL_WIRE_SCOPE_ALL};
 static const struct sl_wire_fmt extended = {SL_WIRE_MODE_EXTENDED, SL_WIRE_SCOPE_ALL};
@@ -748,64 +749,233 @@ sender(const struct sl_wire_fmt *fmt, enum sl_link_replay replay, unsigned n, in
 	return l;
 }
 
+/* Line time of a frame in bytes: its own, and at least a data frame's (link_rate.c). */
+static uint64_t
+slot_bytes(const struct sl_link_tx_frame *f, uint64_t data_bytes)
+{
+	uint64_t own = f->hdr_len + 38u + (f->kind == SL_LINK_FRAME_DATA ? f->body_len : 0);
+
+	return SL_MAX(own, data_bytes);
+}
+
 /*
- * RIFL's slot clock: with line_bps set, a replay (ring frames and IDLE slots) leaves at the
- * line's pace after one burst's credit, never as fast as the caller asks.
+ * A link starts at the line / SL_LINK_RATE_STEP_DIV and NORMAL raises it a step every
+ * SL_LINK_RATE_STEP_NS (link_rate.c): run it idle until it is at the line. Returns the steps.
  */
-static void
-sl_link_tx_burst__replay_paced_at_the_line(void **state)
+static unsigned
+ramp_to_line(struct sl_link *l, uint64_t *now, uint64_t line_bps)
+{
+	struct sl_link_tx_frame out[64];
+	unsigned steps = 0;
+
+	for (unsigned calls = 0; sl_link_send_bps(l) < line_bps; *now += SL_LINK_RATE_STEP_NS) {
+		uint64_t before = sl_link_send_bps(l), after;
+
+		tx(l, *now, out, 64);
+		after = sl_link_send_bps(l);
+		/* A step at most per call, none when the last was under a step ago. */
+		assert_true(after == before ||
+			    after == SL_MIN(before + line_bps / SL_LINK_RATE_STEP_DIV, line_bps));
+		steps += after != before;
+		assert_true(++calls <= 2 * SL_LINK_RATE_STEP_DIV);
+	}
+	return steps;
+}
+
+/*
+ * A link on an 8 Gbit/s slot clock (a byte per ns, 38 B of framing a frame) with a ring of
+ * 2^order, in sync, ramped from its start at the line / 64 up to the line, that has sent its
+ * warm-up fillers and 8 payloads (IDs 16..23). *data_bytes: a data frame's line bytes.
+ */
+static struct sl_link *
+clocked_sender(uint8_t order, uint64_t *now, uint64_t *data_bytes)
 {
 	struct sl_link_conf c = {
 		.fmt = faithful,
-		.ring_order = ORDER,
+		.ring_order = order,
 		.replay = SL_LINK_REPLAY_RING,
 		.keepalive_ns = KEEPALIVE_NS,
 		.ctrl_interval_ns = CTRL_NS,
 		.fc_frames = FC_FRAMES,
-		.line_bps = 8 * SL_BPS_PER_GBPS, /* 1 byte per ns */
+		.line_bps = CLOCK_LINE_BPS,
 		.wire_overhead_bytes = 38,
 		.release = release_cb,
 	};
 	struct sl_link *l = sl_link_create(&c);
-	struct sl_link_tx_frame out[512];
-	uint64_t bytes = 0, now = SL_NS_PER_MS, t;
-	unsigned n, sent = 0;
-
+	struct sl_link_tx_frame out[8];
 	struct sl_link_tx_desc in[8];
 	static uint8_t body[BODY];
-	int h[8];
+	static int h[8];
+	unsigned taken;
 
-	(void)state;
 	assert_non_null(l);
 	n_released = 0;
 	sync_rx(l, &faithful);
+	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS / SL_LINK_RATE_STEP_DIV);
+	assert_int_equal(ramp_to_line(l, now, CLOCK_LINE_BPS), SL_LINK_RATE_STEP_DIV - 1);
 	for (unsigned i = 0; i < 8; i++)
 		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
-	assert_int_equal(sl_link_tx_burst(l, now, in, 8, &n, out, 64), 16 + 8); /* IDs 0..23 */
+	assert_int_equal(sl_link_tx_burst(l, *now, in, 8, &taken, out, 8), 8);
+	*data_bytes = out[0].hdr_len + 38u + BODY;
+	return l;
+}
+
+/*
+ * RIFL's slot clock: with line_bps set, a replay (ring frames and IDLE slots) leaves at the
+ * line's pace after one burst's credit, never as fast as the caller asks; an IDLE slot takes
+ * as long as a data frame, as on RIFL's wire of equal slots.
+ */
+static void
+sl_link_tx_burst__replay_paced_at_the_line(void **state)
+{
+	uint64_t bytes = 0, now = SL_NS_PER_MS, t, data_bytes;
+	/* a replay of 2 x 24 + 1024 slots outlasts the 50 us below */
+	struct sl_link *l = clocked_sender(11, &now, &data_bytes);
+	struct sl_link_tx_frame out[512];
+	unsigned n, sent = 0, idle = 0;
+
+	(void)state;
 	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
 	assert_int_equal(sl_link_state(l), SL_LINK_RETRANS);
 	now += SL_NS_PER_MS;
 	/* One call: only what SL_LINK_SLOT_BURST_NS of line time holds. */
 	n = tx(l, now, out, 512);
 	for (unsigned i = 0; i < n; i++)
-		bytes += out[i].hdr_len + 38u +
-			 (out[i].kind == SL_LINK_FRAME_DATA ? out[i].body_len : 0);
+		bytes += slot_bytes(&out[i], data_bytes);
 	assert_true(n > 0 && n < 512);
-	assert_true(bytes >= SL_LINK_SLOT_BURST_NS && bytes < SL_LINK_SLOT_BURST_NS + 100);
+	assert_true(bytes >= SL_LINK_SLOT_BURST_NS && bytes < SL_LINK_SLOT_BURST_NS + data_bytes);
 	t = sl_link_next_tx_ns(l);
 	assert_true(t > now);
 	assert_int_equal(tx(l, t - 1, out, 512), 0);
-	/* Then one frame per frame time: over 100 us, about 100 us of line bytes. */
+	/* Then one slot per data frame time: over 50 us, about 50 us of line bytes. */
 	bytes = 0;
-	for (now = t; now < t + 100 * SL_NS_PER_US; now += 1000) {
+	for (now = t; now < t + 50 * SL_NS_PER_US; now += 1000) {
 		n = tx(l, now, out, 512);
 		sent += n;
-		for (unsigned i = 0; i < n; i++)
-			bytes += out[i].hdr_len + 38u +
-				 (out[i].kind == SL_LINK_FRAME_DATA ? out[i].body_len : 0);
+		for (unsigned i = 0; i < n; i++) {
+			bytes += slot_bytes(&out[i], data_bytes);
+			idle += out[i].kind == SL_LINK_FRAME_CTRL;
+		}
 	}
-	assert_true(sent > 0);
-	assert_true(bytes >= 99 * 1000 && bytes <= 101 * 1000 + 100);
+	assert_true(sent > 0 && idle > 0);
+	assert_true(bytes >= 49 * 1000 && bytes <= 51 * 1000 + data_bytes);
+	/* No slot cheaper than a data frame: at most 50 us / (its line time) + one. */
+	assert_true(sent <= 50 * 1000 / data_bytes + 1);
+	assert_int_equal(sl_link_stat(l, rate_cuts), 0);
+	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS);
+	sl_link_free(l);
+}
+
+/*
+ * quiet_ns: new data waits while nothing has come from the peer for that long (its lcore
+ * stalled: what this end sent would pile up in front of it and outrun the ring before it could
+ * NACK), and goes again once the peer is heard; control frames are not held.
+ */
+static void
+sl_link_tx_burst__new_data_waits_while_the_peer_is_quiet(void **state)
+{
+	struct sl_link_conf c = {
+		.fmt = faithful,
+		.ring_order = ORDER,
+		.replay = SL_LINK_REPLAY_RING,
+		.keepalive_ns = KEEPALIVE_NS,
+		.quiet_ns = 4 * KEEPALIVE_NS,
+		.ctrl_interval_ns = CTRL_NS,
+		.fc_frames = FC_FRAMES,
+		.release = release_cb,
+	};
+	struct sl_link *l = sl_link_create(&c);
+	struct sl_link_tx_frame out[64];
+	struct sl_link_tx_desc in[4];
+	static uint8_t body[BODY];
+	struct fr idle;
+	unsigned taken;
+	int h[4];
+
+	(void)state;
+	assert_non_null(l);
+	n_released = 0;
+	sync_rx(l, &faithful); /* heard at time 0 */
+	for (unsigned i = 0; i < 4; i++)
+		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
+	/* Heard within quiet_ns: the warm-up fillers and the first payload go. */
+	assert_int_equal(sl_link_tx_burst(l, 4 * KEEPALIVE_NS, in, 1, &taken, out, 64), 16 + 1);
+	assert_int_equal(taken, 1);
+	/* Silent for longer: the payload waits, a keepalive still goes; counted once. */
+	assert_int_equal(sl_link_tx_burst(l, 4 * KEEPALIVE_NS + 1, in + 1, 1, &taken, out, 64), 0);
+	assert_int_equal(taken, 0);
+	assert_int_equal(sl_link_tx_burst(l, 6 * KEEPALIVE_NS, in + 1, 1, &taken, out, 64), 1);
+	assert_int_equal(taken, 0);
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
+	assert_int_equal(sl_link_stat(l, quiet_holds), 1);
+	/* The peer is heard again (any well-formed frame): the payload goes. */
+	idle = ctrl_frame(&faithful, 16, SL_WIRE_KEY_IDLE, 0);
+	feed(l, 7 * KEEPALIVE_NS, &idle, NULL);
+	assert_int_equal(sl_link_tx_burst(l, 7 * KEEPALIVE_NS, in + 1, 3, &taken, out, 64), 3);
+	assert_int_equal(taken, 3);
+	assert_int_equal(sl_link_stat(l, quiet_holds), 1);
+	sl_link_free(l);
+}
+
+/* Run tx_burst every step_ns over span_ns from *now; the frames' line bytes (slot_bytes()). */
+static uint64_t
+tx_for(struct sl_link *l, uint64_t *now, uint64_t span_ns, uint64_t step_ns, uint64_t data_bytes)
+{
+	struct sl_link_tx_frame out[512];
+	uint64_t end = *now + span_ns, bytes = 0;
+
+	for (; *now < end; *now += step_ns) {
+		unsigned n = tx(l, *now, out, 512);
+
+		for (unsigned i = 0; i < n; i++)
+			bytes += slot_bytes(&out[i], data_bytes);
+	}
+	return bytes;
+}
+
+/*
+ * link_rate.c: each replay that ends with the peer's flag still up halves the slot clock's
+ * rate, down to the line / SL_LINK_RATE_FLOOR_DIV, and frames then leave at that rate; once
+ * the peer recovers, NORMAL adds the line / SL_LINK_RATE_STEP_DIV each SL_LINK_RATE_STEP_NS
+ * until the line again. A replay the peer recovers from costs nothing.
+ */
+static void
+sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it(void **state)
+{
+	uint64_t now = SL_NS_PER_MS, data_bytes, bytes, cuts = 0, steps;
+	struct sl_link *l = clocked_sender(ORDER, &now, &data_bytes);
+	struct sl_link_tx_frame out[64];
+
+	(void)state;
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	/* Each replay is 2 x 24 + 16 = 64 slots; the flag stays up through all of them. */
+	while (sl_link_send_bps(l) > CLOCK_LINE_BPS / SL_LINK_RATE_FLOOR_DIV) {
+		uint64_t before = sl_link_send_bps(l);
+
+		for (; sl_link_stat(l, rate_cuts) == cuts; now += 100)
+			tx(l, now, out, 1); /* one frame a call: the cut is seen when it happens */
+		assert_int_equal(sl_link_stat(l, rate_cuts), ++cuts);
+		assert_int_equal(sl_link_send_bps(l), before / 2);
+	}
+	assert_int_equal(cuts, 10); /* 1024 = 2^10 */
+	/* At the floor (7.8125 Mbit/s, a byte per 1024 ns): 1 ms holds about 977 line bytes. */
+	now = sl_link_next_tx_ns(l);
+	bytes = tx_for(l, &now, SL_NS_PER_MS, 1000, data_bytes);
+	assert_true(bytes >= 976 - data_bytes && bytes <= 977 + data_bytes);
+	/* The next replay that repeats: the floor holds. */
+	while (sl_link_stat(l, rate_cuts) == cuts)
+		tx_for(l, &now, 1000, 1000, data_bytes);
+	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS / SL_LINK_RATE_FLOOR_DIV);
+	cuts++;
+	/* The peer recovers (16 regular frames lower the flag); the replay runs out, no cut. */
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	tx_for(l, &now, 64 * data_bytes * 1024 + 1000, 1000, data_bytes);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	assert_int_equal(sl_link_stat(l, rate_cuts), cuts);
+	/* NORMAL (it began as the replay ran out): a step per SL_LINK_RATE_STEP_NS, back to the
+	 * line in at most 64 steps from the floor. */
+	steps = ramp_to_line(l, &now, CLOCK_LINE_BPS);
+	assert_true(steps > 0 && steps <= SL_LINK_RATE_STEP_DIV);
 	sl_link_free(l);
 }
 
@@ -1326,6 +1496,9 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers),
 		cmocka_unit_test(sl_link_tx_burst__nack_runs_while_rx_in_error),
 		cmocka_unit_test(sl_link_tx_burst__replay_paced_at_the_line),
+		cmocka_unit_test(
+			sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it),
+		cmocka_unit_test(sl_link_tx_burst__new_data_waits_while_the_peer_is_quiet),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
