@@ -114,9 +114,7 @@ static const struct sluiced_key keys[] = {
 	      "send resume at this many undelivered frames"),
 	UINT("link", "keepalive_us", LINK(keepalive_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000,
 	     "100", NULL,
-	     "send an IDLE frame after this long without sending (bounds loss detection); "
-	     "new data waits while nothing came from the peer for " SL_STR(
-		     SL_LINK_QUIET_KEEPALIVES) " x this"),
+	     "send an IDLE frame after this long without sending (bounds loss detection)"),
 	UINT("link", "ctrl_interval_us", LINK(ctrl_interval_ns), SL_QTY_NS, SL_NS_PER_US, 1,
 	     1000000, "1000", NULL, "gap between runs of control frames"),
 	UINT("link", "stuck_ms", LINK(stuck_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 600000, "0",

@@ -360,13 +360,13 @@ link_settings(struct sluiced *d)
 		return -1;
 	}
 	l->ring_order = (uint8_t)order;
+	l->silent_frames = (UINT32_C(1) << order) / 2; /* lib/dp caps it per port */
 	l->fc_frames =
 		lc->fc_frames ? lc->fc_frames
 			      : sl_link_fc_frames(lc->rate_bps, lc->rtt_ns, lc->sizing_frame_bytes);
 	l->fc_on_frames = lc->fc_on_frames;
 	l->fc_off_frames = lc->fc_off_frames;
 	l->keepalive_ns = lc->keepalive_ns;
-	l->quiet_ns = SL_LINK_QUIET_KEEPALIVES * lc->keepalive_ns;
 	l->ctrl_interval_ns = lc->ctrl_interval_ns;
 	/* Only a transport above can recover what a re-initialization loses. */
 	l->stuck_ns =

@@ -148,6 +148,13 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	}
 	lc.release = lane_release;
 	lc.release_ctx = l;
+	/*
+	 * Into a silent peer (sl_link_conf.silent_frames): a memif peer cannot be overrun (the TX
+	 * waits for room in the shared ring), so nothing is held; any other peer's receive ring
+	 * can, so no more than a quarter of one goes into its silence (the peer's ring is taken to
+	 * be the size of ours).
+	 */
+	lc.silent_frames = p->shares_memory ? 0 : SL_MIN(lc.silent_frames, conf->rx_desc / 4u);
 	l->link = sl_link_create(&lc);
 	if (l->link == NULL) {
 		snprintf(err, errlen, "%s: lane %u: link settings rejected: %s", p->name, q,
@@ -183,12 +190,22 @@ sl_dp_lane_fini(struct sl_dp_lane *l)
 
 /* --- Events in, actions out ---------------------------------------------------------------- */
 
+/*
+ * The link is established: NORMAL, or repairing a loss (a replay either way). Not while either
+ * end is (re)initializing (INIT, SEND_PAUSE, PAUSE) or saying goodbye.
+ */
+static bool
+link_established(enum sl_link_state s)
+{
+	return s == SL_LINK_NORMAL || s == SL_LINK_RETRANS || s == SL_LINK_SEND_RETRANS;
+}
+
 bool
 sl_dp_lane_peer_up(const struct sl_dp_lane *l, uint64_t now_ns)
 {
 	uint64_t last = __atomic_load_n(&l->last_rx_ns, __ATOMIC_RELAXED);
 
-	return l->link && sl_link_state(l->link) == SL_LINK_NORMAL && last != 0 &&
+	return l->link && link_established(sl_link_state(l->link)) && last != 0 &&
 	       (int64_t)(now_ns - last) <= (int64_t)l->port->peer_timeout_ns;
 }
 

@@ -163,7 +163,10 @@ int sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 /* Stop and close the device and free its links and queued frames (idempotent). */
 void sl_dp_port_close(struct sl_dp_port *p);
 
-/* The peer is up: lane 0's link is in NORMAL state and a frame arrived within the timeout. */
+/*
+ * The peer is up: lane 0's link is established (NORMAL, or replaying to repair a loss) and a
+ * frame arrived within the timeout.
+ */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
 
 /* The peer's address as lane 0 knows it: configured, learned, or broadcast until learned. */
@@ -193,7 +196,8 @@ void sl_dp_lane_stop(struct sl_dp_lane *l, uint64_t now_ns);
 /* ns from which the lane's port may close; UINT64_MAX until the lane has left. */
 uint64_t sl_dp_lane_close_ns(const struct sl_dp_lane *l);
 
-/* The lane's link is in NORMAL state and heard the peer within the port's peer timeout. */
+/* The lane's link is established (NORMAL, RETRANS or SEND_RETRANS) and heard the peer within the
+ * port's peer timeout. */
 bool sl_dp_lane_peer_up(const struct sl_dp_lane *l, uint64_t now_ns);
 
 /* One lcore's share of the dataplane: lane `queue` of every port. */

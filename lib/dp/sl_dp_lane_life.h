@@ -40,7 +40,7 @@ enum sl_dp_lane_event {
 struct sl_dp_lane_input {
 	enum sl_dp_lane_event event;
 	uint64_t now_ns;    /**< ns: when it happened */
-	bool peer_up;       /**< the lane's link is NORMAL and heard the peer within the timeout */
+	bool peer_up;       /**< the lane's link is established and heard the peer in time */
 	bool shares_memory; /**< the port's memory is its peer's too (memif) */
 };
 

@@ -29,8 +29,8 @@
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
  *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK) every ctrl_interval_ns
- *   NORMAL                               FC frame > warm-up filler > new data (unless the peer
- *                                        has been quiet for quiet_ns, peer_quiet()) > IDLE
+ *   NORMAL                               FC frame > warm-up filler > new data (unless
+ *                                        silent_frames went out unanswered, peer_silent()) > IDLE
  *                                        (flag-clearing run, or keepalive after keepalive_ns).
  *                                        16 warm-up fillers (the receiver's warm-up; the RTL
  *                                        sends 2^k to fill its shift register)
@@ -164,8 +164,8 @@ struct sl_link {
 	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
 	uint64_t verified_ns;      /**< ns: last data frame that verified (delivered or not) */
-	uint64_t heard_ns;         /**< ns: last well-formed frame from the peer */
-	bool quiet;                /**< new data held: the peer has been quiet for quiet_ns */
+	uint32_t unanswered;       /**< new frames sent since the last well-formed one came */
+	bool silent;               /**< new data held: silent_frames went out unanswered */
 	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
 	uint32_t pause_cnt;        /**< consecutive PAUSE_REQ, saturates at 8 */
 	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
@@ -232,7 +232,7 @@ static const struct sl_stat_desc stat_desc[] = {
 	S(replays, "replays started"),
 	S(replay_repeats, "replays restarted while the NACK flag stayed up"),
 	S(rate_cuts, "halvings of the send rate: a replay repeated (link_rate.c)"),
-	S(quiet_holds, "times new data waited because the peer had been quiet for quiet_ns"),
+	S(silent_holds, "times new data waited: silent_frames went out with nothing from the peer"),
 	S(nack_outside_ring, "NACKs naming a frame no longer in the ring (extended mode)"),
 	S(ring_evictions, "ring handles released by newer frames"),
 	S(reinit_aborted, "ring handles released by a re-initialization"),
@@ -581,6 +581,7 @@ ring_push(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *d, u
 		l->ring_used++;
 	if (f == NULL)
 		return;
+	l->unanswered++;
 	slot_out(s, l->tx_next - 1, false, f);
 	if (l->clear_left)
 		l->clear_left--;
@@ -648,21 +649,23 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 }
 
 /*
- * The peer has sent nothing for quiet_ns: its lcore (or the path) has stalled, and what this
- * end sends meanwhile piles up in front of it. A frame lost there is NACKed only once the peer
- * runs again and works through the pile, and by then this end's ring may have evicted it (a
- * NACK-only link cannot recover that: nack_outside_ring). So new data waits until the peer is
- * heard again; each wait counts once in quiet_holds.
+ * silent_frames new frames have gone out and nothing has come from the peer meanwhile: its lcore
+ * (or the path) has stalled, and what this end sends piles up in front of it. A frame dropped
+ * there is NACKed only once the peer runs again and works through the pile, and by then a
+ * sender that kept going has evicted it from its ring: a NACK-only link cannot recover that
+ * (nack_outside_ring). So new data waits until the peer is heard again; each wait counts once.
+ * A count, not a time: two ends that share one core hear nothing from each other for a whole
+ * time slice, and must still fill their queues meanwhile.
  */
 static bool
-peer_quiet(struct sl_link *l, uint64_t now_ns)
+peer_silent(struct sl_link *l)
 {
-	bool quiet = l->conf.quiet_ns && now_ns - l->heard_ns > l->conf.quiet_ns;
+	bool silent = l->conf.silent_frames && l->unanswered >= l->conf.silent_frames;
 
-	if (quiet && !l->quiet)
-		l->stats.quiet_holds++;
-	l->quiet = quiet;
-	return quiet;
+	if (silent && !l->silent)
+		l->stats.silent_holds++;
+	l->silent = silent;
+	return silent;
 }
 
 /* NORMAL: FC word > warm-up filler > new data > flag-clearing or keepalive IDLE. */
@@ -681,7 +684,7 @@ normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in
 		l->warmup_left--;
 		l->stats.tx_filler++;
 		ring_push(l, now_ns, NULL, SL_WIRE_FC_FILLER, f);
-	} else if (*taken < n_in && !l->fc_remote_paused && !peer_quiet(l, now_ns)) {
+	} else if (*taken < n_in && !l->fc_remote_paused && !peer_silent(l)) {
 		l->stats.tx_data++;
 		ring_push(l, now_ns, &in[(*taken)++], 0, f);
 	} else if (l->clear_left) {
@@ -1145,7 +1148,7 @@ sl_link_rx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_rx_fra
 		l->stats.rx_frames++;
 		r = sl_wire_decode(&l->conf.fmt, in[i].buf, in[i].len, &f);
 		if (r == SL_WIRE_OK)
-			l->heard_ns = now_ns;
+			l->unanswered = 0;
 		if (r != SL_WIRE_OK) {
 			l->stats.rx_malformed[r - 1]++;
 			l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;

@@ -14,11 +14,11 @@
  *
  * Rate. RIFL's receiver keeps up with its line by construction. A software receiver is an
  * lcore behind a kernel ring (veth + AF_XDP or AF_PACKET) or a NIC queue, and on a shared
- * machine it takes far less than the configured line: measured on the 2-core workplace VM,
- * about 0.5 M frames/s against a 10 Gbit/s line of 1 KiB frames (1.2 M/s). The excess is
- * dropped by the kernel before the link sees it, so every replay arrives with holes, the
- * receiver's flag stays up and the sender replays for ever (docs/link.md, "Rate"). So the
- * slot clock's rate adapts, the one signal being the one RIFL already has:
+ * machine it takes less than the configured line (and nothing while its lcore is descheduled:
+ * link.c's silent_frames covers that). The kernel drops the excess before the link sees it, so
+ * every replay arrives with holes, the receiver's flag stays up and the sender replays for
+ * ever (docs/link.md, "Rate"). So the slot clock's rate adapts, on the one signal RIFL already
+ * has:
  *
  *   - a replay that ends with the peer's NACK flag still up (replay_repeats) lost frames of
  *     its own: halve the rate (rate_cuts), down to line_bps / SL_LINK_RATE_FLOOR_DIV;

@@ -72,9 +72,8 @@
 #define SL_LINK_RATE_FLOOR_DIV 1024u
 #define SL_LINK_RATE_STEP_DIV 64u
 #define SL_LINK_RATE_STEP_NS (1 * SL_NS_PER_MS)
-#define SL_LINK_QUIET_KEEPALIVES 4 /**< keepalive intervals of silence that make a peer quiet */
-#define SL_LINK_RING_MARGIN 32u    /**< frames added to rate x RTT when sizing the ring (RIFL) */
-#define SL_LINK_ORDER_MIN 5u       /**< smallest ring: 32 frames (> rollback + control run) */
+#define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
+#define SL_LINK_ORDER_MIN 5u    /**< smallest ring: 32 frames (> rollback + control run) */
 #define SL_LINK_ORDER_MAX_FAITHFUL 11u /**< 12-bit IDs must not alias over ring + rollback */
 #define SL_LINK_ORDER_MAX_EXTENDED 20u /**< 1 Mi frames */
 #define SL_LINK_FC_RTTS 3 /**< S_FC in round trips of frames, by default (sl_link_fc_frames()) */
@@ -116,11 +115,10 @@ struct sl_link_conf {
 				     *   long is given up and the link re-initialized, losing what
 				     *   the rings held; 0: never (RIFL), for a link with nothing
 				     *   above it to recover (SL_LINK_STUCK_NS_TRANSPORT) */
-	uint64_t quiet_ns;          /**< ns: hold new data while nothing has come from the peer
-				     *   for this long (its lcore or the path stalled: data sent
-				     *   into the stall would outrun the ring before the peer could
-				     *   NACK it); 0: never (RIFL). A peer sends at least every
-				     *   keepalive_ns, so SL_LINK_QUIET_KEEPALIVES x that */
+	uint32_t silent_frames;     /**< frames: new data waits once this many new frames went out
+				     *   with nothing from the peer meanwhile (its lcore or the
+				     *   path stalled: more would outrun the ring before the peer
+				     *   could NACK them); 0: never (RIFL). sluiced: 2^k / 2 */
 	uint32_t fc_frames;         /**< frames: S_FC, consumer queue size (sl_link_fc_frames()) */
 	uint32_t fc_on_frames;      /**< frames: send pause at this occupancy (0: 2/3 S_FC) */
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
@@ -194,7 +192,7 @@ struct sl_link_stats {
 	uint64_t replays;
 	uint64_t replay_repeats;
 	uint64_t rate_cuts;
-	uint64_t quiet_holds;
+	uint64_t silent_holds;
 	uint64_t nack_outside_ring;
 	uint64_t ring_evictions;
 	uint64_t reinit_aborted;

@@ -6,8 +6,8 @@
 # lcores take less than that on a shared machine, so the kernel drops frames at their sockets;
 # the link must come up within a second anyway and deliver every payload exactly once, in
 # order, both ways (docs/link.md, "Rate": the slot clock halves its rate when a replay
-# repeats, and new data waits while the peer is quiet). Prints, per rate, the kernel's drops
-# at each host and what the link did about them.
+# repeats, and no more than half the ring goes into a silent peer). Prints, per rate, the
+# kernel's drops at each host and what the link did about them.
 # usage: test_link_rates.sh af_xdp|af_packet
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
@@ -53,7 +53,7 @@ for rate in 0 5000 10000; do
     sl_stop b INT
     for h in a b; do
         f() { sl_report_field "$h" "$1"; }
-        sl_log "rate $rate: $h checked $(f delivered) (first_seq $(f first_seq)), lost $(f lost), duplicated $(f duplicated), reordered $(f reordered), corrupted_accepted $(f corrupted_accepted); goodput $(f goodput_bps) bit/s over $(f goodput_window_ns) ns; the kernel dropped ${kdrop[$h]} frames at $h during the run ($(f p0/kernel_rx_dropped) by its exit), the NIC missed $(f p0/nic_rx_missed); its link: $(f p0/link/rx_errors) errors, $(f p0/link/rx_recoveries) recoveries; it replayed $(f p0/link/replays) times ($(f p0/link/replay_repeats) repeats, $(f p0/link/rate_cuts) rate cuts), held new data $(f p0/link/quiet_holds) times for a quiet peer"
+        sl_log "rate $rate: $h checked $(f delivered) (first_seq $(f first_seq)), lost $(f lost), duplicated $(f duplicated), reordered $(f reordered), corrupted_accepted $(f corrupted_accepted); goodput $(f goodput_bps) bit/s over $(f goodput_window_ns) ns; the kernel dropped ${kdrop[$h]} frames at $h during the run ($(f p0/kernel_rx_dropped) by its exit), the NIC missed $(f p0/nic_rx_missed); its link: $(f p0/link/rx_errors) errors, $(f p0/link/rx_recoveries) recoveries; it replayed $(f p0/link/replays) times ($(f p0/link/replay_repeats) repeats, $(f p0/link/rate_cuts) rate cuts), held new data $(f p0/link/silent_holds) times for a silent peer"
         for c in lost duplicated reordered corrupted_accepted first_seq; do
             [ "$(f "$c")" -eq 0 ] || sl_fail "rate $rate: $h: $c = $(f "$c")"
         done

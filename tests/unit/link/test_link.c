@@ -867,53 +867,51 @@ sl_link_tx_burst__replay_paced_at_the_line(void **state)
 }
 
 /*
- * quiet_ns: new data waits while nothing has come from the peer for that long (its lcore
- * stalled: what this end sent would pile up in front of it and outrun the ring before it could
- * NACK), and goes again once the peer is heard; control frames are not held.
+ * silent_frames: once that many new frames went out with nothing from the peer meanwhile (its
+ * lcore stalled: more would pile up in front of it and outrun the ring before it could NACK),
+ * new data waits; any well-formed frame from the peer lets it go again. Control frames are not
+ * held, and time alone holds nothing.
  */
 static void
-sl_link_tx_burst__new_data_waits_while_the_peer_is_quiet(void **state)
+sl_link_tx_burst__new_data_waits_for_a_silent_peer(void **state)
 {
 	struct sl_link_conf c = {
 		.fmt = faithful,
 		.ring_order = ORDER,
 		.replay = SL_LINK_REPLAY_RING,
 		.keepalive_ns = KEEPALIVE_NS,
-		.quiet_ns = 4 * KEEPALIVE_NS,
+		.silent_frames = 20,
 		.ctrl_interval_ns = CTRL_NS,
 		.fc_frames = FC_FRAMES,
 		.release = release_cb,
 	};
 	struct sl_link *l = sl_link_create(&c);
 	struct sl_link_tx_frame out[64];
-	struct sl_link_tx_desc in[4];
+	struct sl_link_tx_desc in[8];
 	static uint8_t body[BODY];
 	struct fr idle;
 	unsigned taken;
-	int h[4];
+	int h[8];
 
 	(void)state;
 	assert_non_null(l);
 	n_released = 0;
-	sync_rx(l, &faithful); /* heard at time 0 */
-	for (unsigned i = 0; i < 4; i++)
+	sync_rx(l, &faithful);
+	for (unsigned i = 0; i < 8; i++)
 		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
-	/* Heard within quiet_ns: the warm-up fillers and the first payload go. */
-	assert_int_equal(sl_link_tx_burst(l, 4 * KEEPALIVE_NS, in, 1, &taken, out, 64), 16 + 1);
-	assert_int_equal(taken, 1);
-	/* Silent for longer: the payload waits, a keepalive still goes; counted once. */
-	assert_int_equal(sl_link_tx_burst(l, 4 * KEEPALIVE_NS + 1, in + 1, 1, &taken, out, 64), 0);
+	/* 16 warm-up fillers and 4 payloads: 20 unanswered; the rest waits, however long. */
+	assert_int_equal(sl_link_tx_burst(l, 0, in, 8, &taken, out, 64), 16 + 4);
+	assert_int_equal(taken, 4);
+	assert_int_equal(sl_link_tx_burst(l, 10 * KEEPALIVE_NS, in + 4, 4, &taken, out, 64), 1);
 	assert_int_equal(taken, 0);
-	assert_int_equal(sl_link_tx_burst(l, 6 * KEEPALIVE_NS, in + 1, 1, &taken, out, 64), 1);
-	assert_int_equal(taken, 0);
-	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL);
-	assert_int_equal(sl_link_stat(l, quiet_holds), 1);
-	/* The peer is heard again (any well-formed frame): the payload goes. */
+	assert_int_equal(out[0].kind, SL_LINK_FRAME_CTRL); /* the keepalive still goes */
+	assert_int_equal(sl_link_stat(l, silent_holds), 1);
+	/* The peer is heard (any well-formed frame): the payloads go, the hold counted once. */
 	idle = ctrl_frame(&faithful, 16, SL_WIRE_KEY_IDLE, 0);
-	feed(l, 7 * KEEPALIVE_NS, &idle, NULL);
-	assert_int_equal(sl_link_tx_burst(l, 7 * KEEPALIVE_NS, in + 1, 3, &taken, out, 64), 3);
-	assert_int_equal(taken, 3);
-	assert_int_equal(sl_link_stat(l, quiet_holds), 1);
+	feed(l, 11 * KEEPALIVE_NS, &idle, NULL);
+	assert_int_equal(sl_link_tx_burst(l, 11 * KEEPALIVE_NS, in + 4, 4, &taken, out, 64), 4);
+	assert_int_equal(taken, 4);
+	assert_int_equal(sl_link_stat(l, silent_holds), 1);
 	sl_link_free(l);
 }
 
@@ -1498,7 +1496,7 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__replay_paced_at_the_line),
 		cmocka_unit_test(
 			sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it),
-		cmocka_unit_test(sl_link_tx_burst__new_data_waits_while_the_peer_is_quiet),
+		cmocka_unit_test(sl_link_tx_burst__new_data_waits_for_a_silent_peer),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
