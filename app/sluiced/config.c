@@ -222,8 +222,9 @@ static const struct sluiced_key keys[] = {
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
 	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame", NULL},
-	COUNT("port", "rx_desc", PORT(rx_desc), 64, 32768, "1024", NULL,
-	      "RX descriptors per queue"),
+	COUNT("port", "rx_desc", PORT(rx_desc), 64, 32768, "256", NULL,
+	      "RX descriptors per queue: keep their drain time well inside the replay ring's "
+	      "lifetime (docs/link.md, Rate)"),
 	COUNT("port", "tx_desc", PORT(tx_desc), 64, 32768, "1024", NULL,
 	      "TX descriptors per queue"),
 };

@@ -361,6 +361,7 @@ link_settings(struct sluiced *d)
 	}
 	l->ring_order = (uint8_t)order;
 	l->silent_frames = (UINT32_C(1) << order) / 2; /* lib/dp caps it per port */
+	l->adapt_rate = true;                          /* lib/dp: not over memif */
 	l->fc_frames =
 		lc->fc_frames ? lc->fc_frames
 			      : sl_link_fc_frames(lc->rate_bps, lc->rtt_ns, lc->sizing_frame_bytes);

@@ -151,10 +151,12 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	/*
 	 * Into a silent peer (sl_link_conf.silent_frames): a memif peer cannot be overrun (the TX
 	 * waits for room in the shared ring), so nothing is held; any other peer's receive ring
-	 * can, so no more than a quarter of one goes into its silence (the peer's ring is taken to
-	 * be the size of ours).
+	 * can, so no more than half of one goes into its silence (the peer's ring is taken to be
+	 * the size of ours).
 	 */
-	lc.silent_frames = p->shares_memory ? 0 : SL_MIN(lc.silent_frames, conf->rx_desc / 4u);
+	lc.silent_frames = p->shares_memory ? 0 : SL_MIN(lc.silent_frames, conf->rx_desc / 2u);
+	/* Likewise a memif receiver never drops for overload: its losses are the wire's. */
+	lc.adapt_rate = lc.adapt_rate && !p->shares_memory;
 	l->link = sl_link_create(&lc);
 	if (l->link == NULL) {
 		snprintf(err, errlen, "%s: lane %u: link settings rejected: %s", p->name, q,

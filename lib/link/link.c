@@ -24,8 +24,8 @@
  *                or replay running        RETRANS_REQ if the local RX is in error too), then
  *                                        2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
  *                                        the half RTT the peer needs to lower its flag); repeat
- *                                        while the flag is up, at half the rate each time
- *                                        (link_rate.c); n = 2^k (whole ring, RIFL) or
+ *                                        while the flag is up (with adapt_rate at half the
+ *                                        rate each time, link_rate.c); n = 2^k (RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
  *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK) every ctrl_interval_ns
@@ -419,7 +419,9 @@ sl_link_create(const struct sl_link_conf *conf)
 	if (l == NULL)
 		return NULL; /* errno = ENOMEM from calloc */
 	l->conf = *conf;
-	link_rate_init(&l->rate, conf->line_bps);
+	/* Nothing is replayed end to end, so nothing would ever cut a rate started low. */
+	link_rate_init(&l->rate, conf->line_bps,
+		       conf->adapt_rate && conf->replay != SL_LINK_REPLAY_NONE);
 	if (l->conf.fc_on_frames == 0)
 		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
 	if (l->conf.fc_off_frames == 0)
@@ -617,8 +619,8 @@ replay_start(struct sl_link *l)
 
 /*
  * One replay slot: even slots (while frames remain) re-send the ring, the others IDLE/NACK; then
- * the tail: 2^k / 2 slots, or with a slot clock as long as they take at the line
- * (link_rate.c).
+ * the tail: 2^k / 2 IDLE slots, or with a slot clock as long as 2^k / 2 IDLE frames take at the
+ * line (link_rate.c).
  */
 static void
 replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
@@ -626,8 +628,6 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 	uint32_t slot = l->replay_slot++, tail = (l->ring_mask + 1) / 2;
 	bool clock = l->rate.line_bps != 0;
 
-	if (slot == 2 * l->replay_count)
-		l->replay_tail_end_ns = now_ns + link_rate_line_slots_ns(&l->rate, tail);
 	if (slot < 2 * l->replay_count && slot % 2 == 0) {
 		uint32_t id = l->replay_first + slot / 2;
 
@@ -637,13 +637,19 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 	} else {
 		emit_ctrl(l, now_ns, l->rx_error ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE, f);
 	}
+	if (slot == 2 * l->replay_count) /* the tail's first IDLE: the tail is 2^k / 2 of them */
+		l->replay_tail_end_ns =
+			now_ns +
+			link_rate_line_ns(&l->rate, tail, f->hdr_len + l->conf.wire_overhead_bytes);
 	if (clock ? slot >= 2 * l->replay_count && now_ns >= l->replay_tail_end_ns
 		  : l->replay_slot == 2 * l->replay_count + tail) {
 		l->replay_active = false;
 		if (l->flag_retrans) {
 			l->stats.replay_repeats++;
-			l->stats.rate_cuts++;
-			link_rate_cut(&l->rate, now_ns);
+			if (l->conf.adapt_rate) {
+				l->stats.rate_cuts++;
+				link_rate_cut(&l->rate, now_ns);
+			}
 		}
 	}
 }
@@ -779,7 +785,7 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			}
 			break;
 		default:
-			link_rate_grow(&l->rate, now_ns);
+			link_rate_grow(&l->rate, now_ns); /* a no-op at the line */
 			more = normal_step(l, now_ns, in, n_in, taken, &out[n]);
 			break;
 		}

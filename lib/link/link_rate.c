@@ -22,20 +22,32 @@
  *
  *   - a replay that ends with the peer's NACK flag still up (replay_repeats) lost frames of
  *     its own: halve the rate (rate_cuts), down to line_bps / SL_LINK_RATE_FLOOR_DIV;
- *   - every SL_LINK_RATE_STEP_NS the link spends in NORMAL after a cut, add line_bps /
- *     SL_LINK_RATE_STEP_DIV, up to line_bps.
+ *   - every SL_LINK_RATE_STEP_NS the link spends in NORMAL below the line, add line_bps /
+ *     SL_LINK_RATE_STEP_DIV, up to line_bps;
+ *   - a replaying link starts one step up from zero and so approaches a slow receiver from
+ *     below. Starting at the line, its first overrun sends a receiver that is slower from the
+ *     start so many frames while the loss sits unseen in the receiver's queue that the ring
+ *     has evicted the lost frame before the NACK comes (lp_run__slow_receiver_cuts_the_rate:
+ *     no recovery ever). An end-to-end link (SL_LINK_REPLAY_NONE) replays nothing, so nothing
+ *     would cut it, and it starts at the line; its transport paces and backs off.
+ *
+ * Only where the receiver can be overrun (conf.adapt_rate; sluiced: every port but memif, whose
+ * sender waits for room in the shared ring). There a repeat is the path's loss, not the
+ * receiver's: cutting on it under Gilbert-Elliott bursts took four QPs over memif from about
+ * 200 to 53-165 Mbit/s (qp-two-hosts-memif-faults), and waiting for four repeats in a row
+ * before cutting, which kept memif's goodput, left veth receivers overrun for so long that a
+ * NACK named a frame the ring no longer held (link-rates-af-xdp failed 3 runs of 4).
  *
  * A replay's tail (the IDLE slots that give the peer time to lower its flag, 2^k / 2 of RIFL's
- * slots) is time, half a round trip at the line; so with a clock it lasts 2^k / 2 data-frame
- * slots at the line, whatever the rate: at a cut rate it holds fewer IDLEs, not a longer wait
- * (a longer wait would make each replay through random loss longer, so likelier to repeat, so
- * cut again).
+ * slots) is time: with a clock it lasts as long as 2^k / 2 IDLE frames take at the line,
+ * whatever the rate, so a cut rate puts fewer IDLEs in it rather than making every replay (and
+ * its chance of meeting a loss, and so of another cut) longer. IDLE frames, not data-frame
+ * slots: a ring is often sized well beyond the round trip (2^14 frames for the fault suites),
+ * and a tail of 2^13 data-frame slots held new data back 6.7 ms per replay at 10 Gbit/s.
  *
- * A lost frame alone does not cut: its replay usually arrives whole, and a link through random
- * loss keeps its rate (the fault matrix). A replay that repeats under random loss halves the
- * rate for a few steps only. One sender owns each direction of a lane, so there is no
- * fairness to keep and the step is a fixed share of the line: from the floor back to the line
- * takes 64 steps. The link never needs to know the receiver's capacity or the path's RTT.
+ * One sender owns each direction of a lane, so there is no fairness to keep and the step is a
+ * fixed share of the line: from the floor back to the line takes 64 steps. The link never
+ * needs to know the receiver's capacity or the path's RTT.
  *
  * Units: bits/s, ns, bytes.
  */
@@ -46,11 +58,11 @@
 #include "sl_time.h"
 
 void
-link_rate_init(struct link_rate *r, uint64_t line_bps)
+link_rate_init(struct link_rate *r, uint64_t line_bps, bool slow_start)
 {
 	*r = (struct link_rate){
 		.line_bps = line_bps,
-		.bps = SL_MAX(line_bps / SL_LINK_RATE_STEP_DIV, line_bps / SL_LINK_RATE_FLOOR_DIV),
+		.bps = slow_start ? SL_MAX(line_bps / SL_LINK_RATE_STEP_DIV, 1u) : line_bps,
 	};
 }
 
@@ -68,11 +80,11 @@ link_rate_take(struct link_rate *r, uint64_t now_ns, uint32_t wire_bytes, bool d
 }
 
 uint64_t
-link_rate_line_slots_ns(const struct link_rate *r, uint32_t n)
+link_rate_line_ns(const struct link_rate *r, uint32_t n, uint32_t wire_bytes)
 {
 	if (r->line_bps == 0)
 		return 0;
-	return n * sl_tx_ns_ceil(SL_MAX(r->slot_bytes, 1u), r->line_bps);
+	return n * sl_tx_ns_ceil(wire_bytes, r->line_bps);
 }
 
 void

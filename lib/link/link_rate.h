@@ -17,8 +17,11 @@ struct link_rate {
 	uint32_t slot_bytes; /**< bytes on the wire of the last data frame: what any frame costs */
 };
 
-/* A clock for a line of line_bps (0: frames go as fast as the caller takes them). */
-void link_rate_init(struct link_rate *r, uint64_t line_bps);
+/*
+ * A clock for a line of line_bps (0: frames go as fast as the caller takes them), starting one
+ * step up from zero (slow_start) or at the line.
+ */
+void link_rate_init(struct link_rate *r, uint64_t line_bps, bool slow_start);
 
 /* True while the line is still busy with what went before: no frame may leave at now_ns. */
 static inline bool
@@ -27,8 +30,8 @@ link_rate_busy(const struct link_rate *r, uint64_t now_ns)
 	return r->line_bps && now_ns < r->free_ns;
 }
 
-/* ns that n data-frame slots take at the line (not the current rate); 0 without a clock. */
-uint64_t link_rate_line_slots_ns(const struct link_rate *r, uint32_t n);
+/* ns that n frames of wire_bytes take at the line (not the current rate); 0 without a clock. */
+uint64_t link_rate_line_ns(const struct link_rate *r, uint32_t n, uint32_t wire_bytes);
 
 /* A frame of wire_bytes (data: a ring frame, new or replayed) left at now_ns. */
 void link_rate_take(struct link_rate *r, uint64_t now_ns, uint32_t wire_bytes, bool data);

@@ -65,9 +65,10 @@
 /** line time a burst may take ahead of the slot clock, ns: about one poll's worth of frames */
 #define SL_LINK_SLOT_BURST_NS (20 * SL_NS_PER_US)
 /*
- * The slot clock's rate (link_rate.c): it starts at the line / SL_LINK_RATE_STEP_DIV, halves on
- * each replay that repeats (not below the line / SL_LINK_RATE_FLOOR_DIV), and rises by the line /
- * SL_LINK_RATE_STEP_DIV every SL_LINK_RATE_STEP_NS the link spends in NORMAL.
+ * The slot clock's rate with conf.adapt_rate (link_rate.c): it starts at the line /
+ * SL_LINK_RATE_STEP_DIV, halves each time a replay repeats (not below the line /
+ * SL_LINK_RATE_FLOOR_DIV), and rises by the line / SL_LINK_RATE_STEP_DIV every
+ * SL_LINK_RATE_STEP_NS the link spends in NORMAL.
  */
 #define SL_LINK_RATE_FLOOR_DIV 1024u
 #define SL_LINK_RATE_STEP_DIV 64u
@@ -124,11 +125,16 @@ struct sl_link_conf {
 	uint32_t fc_off_frames;     /**< frames: send resume at this occupancy (0: 1/3 S_FC) */
 	uint64_t line_bps;          /**< bits/s: the wire's line, RIFL's slot clock: no frame
 				     *   leaves before the ones before it have had their time on a
-				     *   line this fast (or slower, link_rate.c: the rate halves
-				     *   when a replay repeats), bursts of SL_LINK_SLOT_BURST_NS
-				     *   aside; 0: as fast as the glue takes them */
+				     *   line this fast (or slower with adapt_rate), bursts of
+				     *   SL_LINK_SLOT_BURST_NS aside; 0: as fast as the glue takes
+				     *   them */
 	uint32_t wire_overhead_bytes; /**< bytes a frame costs on the wire beyond its link header
 				       *   and body (Ethernet header, FCS, preamble, gap) */
+	bool adapt_rate;              /**< with line_bps: the slot clock starts low, halves its
+				       *   rate when a replay repeats and climbs back in NORMAL
+				       *   (link_rate.c), for a path whose receiver drops what it
+				       *   cannot take (a NIC or kernel ring); false: the line
+				       *   always (RIFL; a path that holds the sender back) */
 	sl_link_release_t release;    /**< (required) gives handles back to the glue */
 	void *release_ctx;
 };

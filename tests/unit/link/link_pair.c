@@ -467,6 +467,7 @@ lp_run(const struct lp_conf *c, struct lp_result *r)
 		e->lconf.ctrl_interval_ns = c->ctrl_slots * c->slot_ns;
 		e->lconf.fc_frames = r->fc_frames;
 		e->lconf.line_bps = c->slot_clock ? rate_bps : 0;
+		e->lconf.adapt_rate = c->slot_clock;
 		e->lconf.release = release_cb;
 		e->lconf.release_ctx = e;
 		rc = end_create(e);

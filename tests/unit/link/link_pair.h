@@ -54,7 +54,7 @@ struct lp_conf {
 	uint32_t rx_ring_frames;  /**< its receive ring (an XDP or NIC ring), with rx_per_slot:
 				   *   a frame that finds it full is dropped (frames_overrun) */
 	bool slot_clock;          /**< the links keep the channel's line: line_bps = one data frame
-				   *   per slot (link_rate.c; else line_bps = 0) */
+				   *   per slot, adapt_rate (link_rate.c; else line_bps = 0) */
 	uint64_t max_slots;       /**< give up after this many slots (0: 400 x frames + 10^5) */
 	uint64_t seed;
 	struct lp_fault fault;

@@ -784,11 +784,12 @@ ramp_to_line(struct sl_link *l, uint64_t *now, uint64_t line_bps)
 
 /*
  * A link on an 8 Gbit/s slot clock (a byte per ns, 38 B of framing a frame) with a ring of
- * 2^order, in sync, ramped from its start at the line / 64 up to the line, that has sent its
- * warm-up fillers and 8 payloads (IDs 16..23). *data_bytes: a data frame's line bytes.
+ * 2^order, in sync, at the line (with adapt_rate: ramped there from its start at the line /
+ * 64), that has sent its warm-up fillers and 8 payloads (IDs 16..23). *data_bytes: a data
+ * frame's line bytes.
  */
 static struct sl_link *
-clocked_sender(uint8_t order, uint64_t *now, uint64_t *data_bytes)
+clocked_sender(uint8_t order, bool adapt, uint64_t *now, uint64_t *data_bytes)
 {
 	struct sl_link_conf c = {
 		.fmt = faithful,
@@ -799,6 +800,7 @@ clocked_sender(uint8_t order, uint64_t *now, uint64_t *data_bytes)
 		.fc_frames = FC_FRAMES,
 		.line_bps = CLOCK_LINE_BPS,
 		.wire_overhead_bytes = 38,
+		.adapt_rate = adapt,
 		.release = release_cb,
 	};
 	struct sl_link *l = sl_link_create(&c);
@@ -811,8 +813,13 @@ clocked_sender(uint8_t order, uint64_t *now, uint64_t *data_bytes)
 	assert_non_null(l);
 	n_released = 0;
 	sync_rx(l, &faithful);
-	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS / SL_LINK_RATE_STEP_DIV);
-	assert_int_equal(ramp_to_line(l, now, CLOCK_LINE_BPS), SL_LINK_RATE_STEP_DIV - 1);
+	if (adapt) {
+		assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS / SL_LINK_RATE_STEP_DIV);
+		assert_int_equal(ramp_to_line(l, now, CLOCK_LINE_BPS), SL_LINK_RATE_STEP_DIV - 1);
+	}
+	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS);
+	while (tx(l, *now, out, 8)) /* the 16 warm-up fillers, if the ramp did not send them */
+		;
 	for (unsigned i = 0; i < 8; i++)
 		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
 	assert_int_equal(sl_link_tx_burst(l, *now, in, 8, &taken, out, 8), 8);
@@ -830,7 +837,7 @@ sl_link_tx_burst__replay_paced_at_the_line(void **state)
 {
 	uint64_t bytes = 0, now = SL_NS_PER_MS, t, data_bytes;
 	/* a replay of 2 x 24 + 1024 slots outlasts the 50 us below */
-	struct sl_link *l = clocked_sender(11, &now, &data_bytes);
+	struct sl_link *l = clocked_sender(11, false, &now, &data_bytes);
 	struct sl_link_tx_frame out[512];
 	unsigned n, sent = 0, idle = 0;
 
@@ -915,6 +922,24 @@ sl_link_tx_burst__new_data_waits_for_a_silent_peer(void **state)
 	sl_link_free(l);
 }
 
+/* Without adapt_rate (RIFL; memif in sluiced) the clock starts at the line and a repeat keeps it.
+ */
+static void
+sl_link_tx_burst__without_adapt_rate_the_clock_keeps_the_line(void **state)
+{
+	uint64_t now = SL_NS_PER_MS, data_bytes;
+	struct sl_link *l = clocked_sender(ORDER, false, &now, &data_bytes);
+	struct sl_link_tx_frame out[64];
+
+	(void)state;
+	feed_ctrl_n(l, &faithful, 16, SL_WIRE_KEY_RETRANS_REQ, 0, 8);
+	for (; sl_link_stat(l, replay_repeats) < 3; now += 100)
+		tx(l, now, out, 1);
+	assert_int_equal(sl_link_stat(l, rate_cuts), 0);
+	assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS);
+	sl_link_free(l);
+}
+
 /* Run tx_burst every step_ns over span_ns from *now; the frames' line bytes (slot_bytes()). */
 static uint64_t
 tx_for(struct sl_link *l, uint64_t *now, uint64_t span_ns, uint64_t step_ns, uint64_t data_bytes)
@@ -932,8 +957,8 @@ tx_for(struct sl_link *l, uint64_t *now, uint64_t span_ns, uint64_t step_ns, uin
 }
 
 /*
- * link_rate.c: each replay that ends with the peer's flag still up halves the slot clock's
- * rate, down to the line / SL_LINK_RATE_FLOOR_DIV, and frames then leave at that rate; once
+ * link_rate.c, adapt_rate: each replay that ends with the peer's flag still up halves the slot
+ * clock's rate, down to the line / SL_LINK_RATE_FLOOR_DIV, and frames then leave at that rate; once
  * the peer recovers, NORMAL adds the line / SL_LINK_RATE_STEP_DIV each SL_LINK_RATE_STEP_NS
  * until the line again. A replay the peer recovers from costs nothing.
  */
@@ -941,7 +966,7 @@ static void
 sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it(void **state)
 {
 	uint64_t now = SL_NS_PER_MS, data_bytes, bytes, cuts = 0, steps;
-	struct sl_link *l = clocked_sender(ORDER, &now, &data_bytes);
+	struct sl_link *l = clocked_sender(ORDER, true, &now, &data_bytes);
 	struct sl_link_tx_frame out[64];
 
 	(void)state;
@@ -953,6 +978,7 @@ sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it(void **stat
 		for (; sl_link_stat(l, rate_cuts) == cuts; now += 100)
 			tx(l, now, out, 1); /* one frame a call: the cut is seen when it happens */
 		assert_int_equal(sl_link_stat(l, rate_cuts), ++cuts);
+		assert_int_equal(sl_link_stat(l, replay_repeats), cuts);
 		assert_int_equal(sl_link_send_bps(l), before / 2);
 	}
 	assert_int_equal(cuts, 10); /* 1024 = 2^10 */
@@ -1497,6 +1523,7 @@ main(void)
 		cmocka_unit_test(
 			sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it),
 		cmocka_unit_test(sl_link_tx_burst__new_data_waits_for_a_silent_peer),
+		cmocka_unit_test(sl_link_tx_burst__without_adapt_rate_the_clock_keeps_the_line),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
