@@ -277,7 +277,7 @@ static void
 qp_summary_get(const struct sl_dp_qp *a, uint32_t qpn, struct qp_summary *s)
 {
 	memset(s, 0, sizeof(*s));
-	sl_xport_qp_stats_get(sl_dp_qp_xport(a), qpn, &s->st);
+	sl_dp_qp_lifetime_stats(a, qpn, &s->st);
 	s->checked = sl_xport_traffic_qp_checked(sl_dp_qp_traffic(a), qpn);
 }
 

@@ -79,6 +79,18 @@ sl_stats_snapshot(void *dst, const void *src, unsigned int n_counters)
 		((uint64_t *)dst)[i] = __atomic_load_n((const uint64_t *)src + i, __ATOMIC_RELAXED);
 }
 
+/*
+ * Add every counter of table t in src into dst (which only the calling thread writes, and
+ * another may read): the counters of a life that ended, kept beside the next one's.
+ */
+static inline void
+sl_stats_accumulate(void *dst, const void *src, const struct sl_stat_table *t)
+{
+	for (unsigned int i = 0; i < t->n; i++)
+		sl_stat_add((uint64_t *)((char *)dst + t->desc[i].offset),
+			    sl_stat_get(src, &t->desc[i]));
+}
+
 /* One counter through a module's copy-out getter, for tests and slow paths. */
 #define SL_STAT_READ(getter, type, obj, member)                                                    \
 	__extension__({                                                                            \

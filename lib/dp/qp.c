@@ -88,9 +88,10 @@ struct sl_dp_qp {
 	uint32_t app_base, n_app; /**< the applications' QPNs (the lane half's), [base, base + n) */
 	bool *open;               /**< [max_qps] */
 	struct qp_conf *conf;     /**< [max_qps] how each open QP was opened, to reopen it */
-	struct info_slot *info;   /**< [max_qps] */
-	uint32_t info_next;       /**< index into qpns of the next snapshot */
-	uint64_t info_due_ns;     /**< next round of snapshots starts here */
+	struct sl_xport_qp_stats *before; /**< [max_qps] counters of the sessions that ended */
+	struct info_slot *info;           /**< [max_qps] */
+	uint32_t info_next;               /**< index into qpns of the next snapshot */
+	uint64_t info_due_ns;             /**< next round of snapshots starts here */
 	struct rte_mbuf *spare[SL_DP_BURST];
 	unsigned int n_spare;
 	struct sl_xport_tx_frame tx[SL_DP_BURST];
@@ -176,7 +177,10 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 				     RTE_CACHE_LINE_SIZE, conf->socket_id);
 	a->conf = rte_zmalloc_socket("sl_dp_qp", sizeof(a->conf[0]) * conf->max_qps, 0,
 				     conf->socket_id);
-	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL)
+	a->before = rte_zmalloc_socket("sl_dp_qp", sizeof(a->before[0]) * conf->max_qps, 0,
+				       conf->socket_id);
+	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL ||
+	    a->before == NULL)
 		goto fail;
 	a->t = sl_xport_traffic_create(&conf->traffic);
 	if (a->t == NULL) {
@@ -217,6 +221,7 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 	sl_xport_free(a->x);
 	sl_xport_traffic_free(a->t);
 	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
+	rte_free(a->before);
 	rte_free(a->conf);
 	rte_free(a->info);
 	rte_free(a->open);
@@ -259,7 +264,15 @@ sl_dp_qp_session(void *ctx, uint64_t now_ns)
 
 	for (uint32_t i = 0; i < a->n_qps; i++) {
 		const struct qp_conf *c = &a->conf[a->qpns[i]];
+		struct sl_xport_qp_stats st;
+		struct sl_xport_qp_info info;
 
+		/* The session's counters, with what the close fails (its posted, uncompleted). */
+		if (sl_xport_qp_stats_get(a->x, c->xc.qpn, &st) == 0 &&
+		    sl_xport_qp_info_get(a->x, c->xc.qpn, &info) == 0) {
+			st.msgs_failed += info.sq_used;
+			sl_stats_accumulate(&a->before[c->xc.qpn], &st, &sl_xport_qp_stat_table);
+		}
 		if (sl_xport_qp_close(a->x, c->xc.qpn, now_ns) != 0 ||
 		    sl_xport_qp_open(a->x, &c->xc, now_ns) != 0) {
 			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
@@ -298,6 +311,21 @@ const struct sl_xport_traffic *
 sl_dp_qp_traffic(const struct sl_dp_qp *a)
 {
 	return a->t;
+}
+
+int
+sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_stats *st)
+{
+	struct sl_xport_qp_stats before;
+	int rc = sl_xport_qp_stats_get(a->x, qpn, st);
+
+	if (rc != 0)
+		memset(st, 0, sizeof(*st));
+	if (qpn >= a->max_qps)
+		return rc;
+	sl_stats_snapshot(&before, &a->before[qpn], sl_xport_qp_stat_table.n);
+	sl_stats_accumulate(st, &before, &sl_xport_qp_stat_table);
+	return rc;
 }
 
 void

@@ -111,6 +111,13 @@ void sl_dp_qp_tick(void *ctx, uint64_t now_ns);
 void sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st);
 
 /*
+ * QP qpn's counters over every session of the lane's link (any thread): the endpoint's for the
+ * session now, plus those of the sessions that ended (qp.c, "Sessions"; the close's cancelled
+ * messages counted as failed). The endpoint's return code: -ENOENT if not open now.
+ */
+int sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_stats *st);
+
+/*
  * The latest snapshot of QP qpn's info (any thread): 0, -ENOENT (not open here) or -EAGAIN (no
  * snapshot yet, or the lane kept rewriting it while this read).
  */

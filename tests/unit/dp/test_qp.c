@@ -160,7 +160,8 @@ sl_dp_qp_produce__back_to_back_every_message_checked(void **state)
 /*
  * A new link session mid-stream (the lane's session hook on both ends, as when the peer
  * restarts): every QP restarts on both; every message is still either completed or reported
- * failed, none is delivered twice or wrong, and the traffic goes on to its count.
+ * failed, none is delivered twice or wrong, and the traffic goes on to its count; each QP's
+ * lifetime counters add both sessions up, the messages the restart cancelled as failed.
  */
 static void
 sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
@@ -200,6 +201,20 @@ sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
 		assert_int_equal(ts.out_of_order + ts.bad_length + ts.bad_content, 0);
 		/* at most what the peer posted, at least what it saw completed */
 		assert_true(ts.checked >= peer.completed && ts.checked <= QPS * msgs);
+		/* Each QP's counters span both sessions and agree with the traffic's. */
+		uint64_t posted = 0, completed = 0, failed = 0;
+
+		for (uint32_t q = 0; q < QPS; q++) {
+			struct sl_xport_qp_stats qs;
+
+			assert_int_equal(sl_dp_qp_lifetime_stats(ends[i], q, &qs), 0);
+			posted += qs.msgs_posted;
+			completed += qs.msgs_completed;
+			failed += qs.msgs_failed;
+		}
+		assert_int_equal(posted, ts.posted);
+		assert_int_equal(completed, ts.completed);
+		assert_int_equal(failed, ts.failed);
 	}
 	sl_dp_qp_free(a);
 	sl_dp_qp_free(b);
