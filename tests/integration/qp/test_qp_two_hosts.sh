@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Queue pairs of the transport endpoint between two sluiced hosts over memif, on top of the
-# reliable link ("reliability = link"): [qp] count QPs per host, each running a different
+# Queue pairs of the transport endpoint between two sluiced hosts over memif (or a veth with
+# AF_XDP ports), on top of the reliable link ("reliability = link"): [qp] count QPs per host, each running a different
 # transport program from the registry (QPN i runs the (i mod n)-th of the list), every QP sending
 # MSGS messages of 1 B to 64 KiB (log-uniform, the same sizes and bytes on both hosts) to the
 # peer's QP of the same number and checking the peer's. Each host must end with:
@@ -10,7 +10,8 @@
 #   pkts_rtx = 0 on every QP: the link hides every loss, so the transport never retransmits;
 #   no frame the endpoint produced was lost in the glue (tx_lost = 0), no header refused.
 # usage: test_qp_two_hosts.sh lossless|lanes|many|loss|faults|e2e-loss|e2e-faults|programs
-#   lossless: memif as it is
+#             [memif|af_xdp]
+#   lossless: the wire as it is
 #   lanes:    memif as it is, each host in workers mode with two lanes (two endpoints), QPN i on
 #             lane i mod 2; 5 QPs (the two hosts' four workers share two cores)
 #   loss:     net_impair stacked on both hosts' ports, LOSS (default 0.001) of the frames dropped
@@ -20,13 +21,14 @@
 #             (FAULTS_LINK: a burst every 2000 frames, 3.3 frames long on average, 80 % lost in
 #             it; 0.1 % of frames duplicated; 0.1 % held back behind 3 later ones, each a loss to
 #             RIFL's in-order link, then a stale frame);
-#   many:     1000 QPs per host, 5 messages of 1 B to 4 KiB each, on memif as it is;
+#   many:     1000 QPs per host, 5 messages of 1 B to 4 KiB each, on the wire as it is;
 #   e2e-loss, e2e-faults: the loss or the faults under reliability = end-to-end (the link only
 #             verifies), four programs; the transport recovers every loss and drops every copy
 #             (FAULTS_E2E: a burst every 500 frames; 1 % duplicated; 1 % reordered);
 #   programs: every transport program, one QP each, end to end through LOSS_E2E.
 # Each host runs single-lcore on a core of its own (-l 0, -l 1), or in the lanes case with two
-# workers, one on each core.
+# workers, one on each core. Over af_xdp (one queue per veth end) there is no lanes case, and
+# net_impair stacks on the AF_XDP port; the kernel's own drops at each host are printed.
 #
 # The transport's RTO is 1 s here: under the reliable link nothing is lost, so an RTO can only
 # fire spuriously, when the link's own recovery (or a daemon descheduled on the two shared cores)
@@ -40,6 +42,13 @@
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
+topo=${2:-memif}
+case $topo in
+    memif) kind_a=memif_client kind_b=memif_server ;;
+    af_xdp) kind_a=af_xdp kind_b=af_xdp ;;
+    *) sl_fail "unknown topology $topo (memif, af_xdp)" ;;
+esac
+[ "$topo:$case_name" != af_xdp:lanes ] || sl_fail "lanes: memif only (a veth end has one queue)"
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
 MSGS=${MSGS:-2000}
 LOSS=${LOSS:-0.001}
@@ -84,7 +93,7 @@ if [ "$case_name" = lossless ]; then
         "$SL_TMP/bad.log" || sl_fail "seg_bytes = 4000: $(cat "$SL_TMP/bad.log")"
 fi
 
-sl_topo_memif
+if [ "$topo" = memif ]; then sl_topo_memif; else sl_topo_veth; fi
 link=("[link]" "mode = extended" "replay = missing" "ring_order = $ring" "keepalive_us = 100"
       "stuck_ms = 2s")
 rto=1s
@@ -98,11 +107,8 @@ fi
 lines=("workers = $workers" "${link[@]}"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
        "msgs = $MSGS" "direction = both" "rto_us = $rto" "timeout_ms = 10s" "seed = 11")
-for h in a b; do
-    kind=memif_client
-    [ "$h" = b ] && kind=memif_server
-    sl_config "$h" "$kind" "${lines[@]}" >/dev/null
-done
+sl_config a "$kind_a" "${lines[@]}" >/dev/null
+sl_config b "$kind_b" "${lines[@]}" >/dev/null
 eal_a=(-l 0) eal_b=(-l 1)
 if [ "$workers" -gt 0 ]; then
     # Main lcore (it only waits) and worker 0 on one core, worker 1 on the other.
@@ -110,12 +116,12 @@ if [ "$workers" -gt 0 ]; then
 fi
 if [ "$impaired" -eq 1 ]; then
     sed -i 's/^device = .*/device = net_impair0/' "$SL_TMP/a.ini" "$SL_TMP/b.ini"
-    eal_a+=("${load[@]}" --vdev "net_impair0,dev=net_memif0,$impair,seed=5")
-    eal_b+=("${load[@]}" --vdev "net_impair0,dev=net_memif0,$impair,seed=3")
+    eal_a+=("${load[@]}" --vdev "net_impair0,dev=$(sl_device "$kind_a"),$impair,seed=5")
+    eal_b+=("${load[@]}" --vdev "net_impair0,dev=$(sl_device "$kind_b"),$impair,seed=3")
 fi
-sl_start b "$SL_TMP/b.ini" memif_server "${eal_b[@]}"
+sl_start b "$SL_TMP/b.ini" "$kind_b" "${eal_b[@]}"
 sl_wait_ready b 10
-sl_start a "$SL_TMP/a.ini" memif_client "${eal_a[@]}"
+sl_start a "$SL_TMP/a.ini" "$kind_a" "${eal_a[@]}"
 sl_wait_ready a 10
 t0=$(date +%s%N)
 
@@ -228,7 +234,9 @@ for h in "ab":
           f"nack_outside_ring {ports['p0/link/nack_outside_ring']}, "
           f"stuck_reinits {ports['p0/link/stuck_reinits']}, "
           f"peer_restarts {ports['p0/link/peer_restarts']}, feedback held "
-          f"{tot['qps/xport/fb_held']} (merged {tot['qps/xport/fb_merged']})")
+          f"{tot['qps/xport/fb_held']} (merged {tot['qps/xport/fb_merged']})"
+          + (f", kernel rx drops {ports['p0/kernel_rx_dropped']}"
+             if "p0/kernel_rx_dropped" in ports else ""))
 for b in bad:
     print("  " + b)
 sys.exit(1 if bad else 0)
