@@ -395,6 +395,13 @@ tx_init(struct sl_link *l, uint64_t *aborted)
 	l->run_left = 0;
 	l->run_next_ns = 0;
 	l->ring_ready = true;
+	/*
+	 * A new session may face a new receiver (the peer restarted), and the cuts of the old one
+	 * (whose replays repeated to a peer that was gone) say nothing of it: start low again.
+	 * Nothing is replayed end to end, so nothing would ever cut a rate started low there.
+	 */
+	link_rate_init(&l->rate, l->conf.line_bps,
+		       l->conf.adapt_rate && l->conf.replay != SL_LINK_REPLAY_NONE);
 	/* A restarted peer forgot any pause: tell it again if the queue is still full. */
 	l->fc_pending = SL_WIRE_FC_FILLER;
 	l->fc_sent_pause = false;
@@ -419,9 +426,7 @@ sl_link_create(const struct sl_link_conf *conf)
 	if (l == NULL)
 		return NULL; /* errno = ENOMEM from calloc */
 	l->conf = *conf;
-	/* Nothing is replayed end to end, so nothing would ever cut a rate started low. */
-	link_rate_init(&l->rate, conf->line_bps,
-		       conf->adapt_rate && conf->replay != SL_LINK_REPLAY_NONE);
+	link_rate_init(&l->rate, conf->line_bps, false); /* until INIT (tx_init()) */
 	if (l->conf.fc_on_frames == 0)
 		l->conf.fc_on_frames = SL_DIV_ROUND_UP(2 * conf->fc_frames, 3);
 	if (l->conf.fc_off_frames == 0)

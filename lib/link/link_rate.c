@@ -24,8 +24,9 @@
  *     its own: halve the rate (rate_cuts), down to line_bps / SL_LINK_RATE_FLOOR_DIV;
  *   - every SL_LINK_RATE_STEP_NS the link spends in NORMAL below the line, add line_bps /
  *     SL_LINK_RATE_STEP_DIV, up to line_bps;
- *   - a replaying link starts one step up from zero and so approaches a slow receiver from
- *     below. Starting at the line, its first overrun sends a receiver that is slower from the
+ *   - a replaying link starts one step up from zero, at every new session (a restarted peer
+ *     is a new receiver, and the replays that repeated to a gone one cut the rate to the
+ *     floor), and so approaches a slow receiver from below. Starting at the line, its first overrun sends a receiver that is slower from the
  *     start so many frames while the loss sits unseen in the receiver's queue that the ring
  *     has evicted the lost frame before the NACK comes (lp_run__slow_receiver_cuts_the_rate:
  *     no recovery ever). An end-to-end link (SL_LINK_REPLAY_NONE) replays nothing, so nothing

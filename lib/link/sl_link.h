@@ -70,7 +70,7 @@
  * SL_LINK_RATE_FLOOR_DIV), and rises by the line / SL_LINK_RATE_STEP_DIV every
  * SL_LINK_RATE_STEP_NS the link spends in NORMAL.
  */
-#define SL_LINK_RATE_FLOOR_DIV 1024u
+#define SL_LINK_RATE_FLOOR_DIV 64u
 #define SL_LINK_RATE_STEP_DIV 64u
 #define SL_LINK_RATE_STEP_NS (1 * SL_NS_PER_MS)
 #define SL_LINK_RING_MARGIN 32u /**< frames added to rate x RTT when sizing the ring (RIFL) */
