@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "sl_dp_lane.h"
+#include "sl_dp_xdp.h"
 
 void
 sl_dp_port_list(char *buf, size_t len)
@@ -99,6 +100,7 @@ port_identify(struct sl_dp_port *p)
 	if (!port_bottom(p->port_id, 4, &driver, &args))
 		return;
 	p->shares_memory = strcmp(driver, "net_memif") == 0;
+	p->af_xdp = strcmp(driver, "net_af_xdp") == 0;
 	if ((strcmp(driver, "net_af_xdp") == 0 || strcmp(driver, "net_af_packet") == 0) &&
 	    args != NULL && !devarg_value(args, "iface", p->kernel_if, sizeof(p->kernel_if)))
 		p->kernel_if[0] = '\0';
@@ -114,6 +116,7 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->xdp_claim.fd = -1;
 	snprintf(p->name, sizeof(p->name), "%s", conf->device);
 	if (rte_eth_dev_get_port_by_name(conf->device, &p->port_id) != 0) {
 		char ports[512];
@@ -137,6 +140,11 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
 	p->peer_timeout_ns = conf->peer_timeout_ns;
 	port_identify(p);
+	if (p->af_xdp && p->kernel_if[0] != '\0') {
+		rc = sl_dp_xdp_claim(p->kernel_if, &p->xdp_claim, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
 
 	/* No MBUF_FAST_FREE: ring frames are sent with a reference count above one. */
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
@@ -197,6 +205,8 @@ sl_dp_port_close(struct sl_dp_port *p)
 	}
 	for (uint16_t q = 0; q < p->nb_queues; q++)
 		sl_dp_lane_fini(&p->lane[q]);
+	if (p->af_xdp) /* (a port never opened is all zeros: no claim, no fd 0) */
+		sl_dp_xdp_release(&p->xdp_claim); /* its steering program went with the port */
 }
 
 bool

@@ -33,6 +33,7 @@
 
 #include "sl_common.h"
 #include "sl_dp_lane_life.h"
+#include "sl_dp_xdp.h"
 #include "sl_link.h"
 #include "sl_stats.h"
 
@@ -148,6 +149,8 @@ struct sl_dp_port {
 	struct rte_ether_addr mac; /**< our address */
 	bool shares_memory;        /**< memif (or impaired memif): see the lane's life above */
 	char kernel_if[32];        /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	bool af_xdp;               /**< the bottom port is AF_XDP (on kernel_if) */
+	struct sl_dp_xdp_claim xdp_claim; /**< the interface's, while the port is open */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];
 };

@@ -67,7 +67,8 @@ sl_cleanup() {
     for ns in "${SL_NS_LIST[@]}"; do
         ip netns del "$ns" 2>/dev/null || true
     done
-    rm -rf "$SL_TMP" "/var/run/dpdk/$SL_ID"-* 2>/dev/null || true
+    # A daemon killed above leaves its interface claim (lib/dp/xdp_claim.c) unlocked behind.
+    rm -rf "$SL_TMP" "/var/run/dpdk/$SL_ID"-* /run/sluice/xdp-*-"$SL_ID"-*.lock 2>/dev/null || true
     exit "$rc"
 }
 trap sl_cleanup EXIT

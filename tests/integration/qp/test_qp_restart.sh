@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A peer restarted mid-stream under queue-pair traffic: two hosts over memif on the reliable
-# link, COUNT QPs each way (one per program of PROTOS), MSGS messages of 1 B to 64 KiB per QP
+# A peer restarted mid-stream under queue-pair traffic: two hosts over memif (or a veth with
+# AF_XDP ports) on the reliable link, COUNT QPs each way (one per program of PROTOS), MSGS messages of 1 B to 64 KiB per QP
 # and direction. ROUNDS times, once b has checked ROUND_MSGS more of a's messages, b is stopped
-# and started again (usage: test_qp_restart.sh term|kill: an orderly stop with SIGTERM, or
-# SIGKILL). Checked:
+# and started again (usage: test_qp_restart.sh term|kill [memif|af_xdp]: an orderly stop with
+# SIGTERM, or SIGKILL). Checked:
 #   - the survivor a keeps running: its link comes back each time, and it exits cleanly;
 #   - a's QPs restarted with each new session (lane qp_restarts = COUNT x ROUNDS) and finished:
 #     every message a posted is either completed or reported failed (completed + failed =
@@ -25,22 +25,26 @@ ROUNDS=${ROUNDS:-1}
 ROUND_MSGS=${ROUND_MSGS:-$((COUNT * MSGS / 20))}
 PROTOS=${PROTOS:-dcqcn,reno,swift,newreno}
 case $how in term | kill) ;; *) sl_fail "unknown case $how" ;; esac
-
-sl_topo_memif
+topo=${2:-memif}
+case $topo in
+    # The survivor a is the memif server: DPDK 22.11's memif client never attaches again to a
+    # server that restarted (tests/integration/link/test_link_fault.sh), so the peer that
+    # restarts is the client.
+    memif) sl_topo_memif; kind_a=memif_server kind_b=memif_client ;;
+    af_xdp) sl_topo_veth; kind_a=af_xdp kind_b=af_xdp ;;
+    *) sl_fail "unknown topology $topo (memif, af_xdp)" ;;
+esac
 lines=("workers = 0" "[link]" "mode = extended" "replay = missing" "ring_order = 14"
        "keepalive_us = 100" "stuck_ms = 2s"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
        "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11")
-# The survivor a is the memif server: DPDK 22.11's memif client never attaches again to a
-# server that restarted (tests/integration/link/test_link_fault.sh), so the peer that restarts
-# is the client.
-sl_config a memif_server "${lines[@]}" >/dev/null
-sl_config b memif_client "${lines[@]}" >/dev/null
+sl_config a "$kind_a" "${lines[@]}" >/dev/null
+sl_config b "$kind_b" "${lines[@]}" >/dev/null
 start_b() {
-    sl_start b "$SL_TMP/b.ini" memif_client -l 1
+    sl_start b "$SL_TMP/b.ini" "$kind_b" -l 1
     sl_wait_ready b 10
 }
-sl_start a "$SL_TMP/a.ini" memif_server -l 0
+sl_start a "$SL_TMP/a.ini" "$kind_a" -l 0
 sl_wait_ready a 10
 start_b
 
@@ -73,7 +77,8 @@ for round in $(seq "$ROUNDS"); do
     [ -f "$SL_TMP/b.out" ] && mv "$SL_TMP/b.out" "$SL_TMP/b-$round.out"
     kill -0 "${SL_PID[a]}" 2>/dev/null || sl_fail "round $round: a died when b went away"
     # The survivor notices first (link status or keepalive timeout): a memif server takes a
-    # new client only once it has dropped the old one.
+    # new client only once it has dropped the old one; over a veth the new b must not find
+    # the old one's session still up at a.
     deadline=$(($(date +%s) + 10 * slow))
     until [ "$(sl_tel a /sluice/ports p0/peer_state 2>/dev/null)" = down ]; do
         [ "$(date +%s)" -lt "$deadline" ] || sl_fail "round $round: a never saw b go"
