@@ -26,10 +26,10 @@
  *     SL_LINK_RATE_STEP_DIV, up to line_bps;
  *   - a replaying link starts one step up from zero, at every new session (a restarted peer
  *     is a new receiver, and the replays that repeated to a gone one cut the rate to the
- *     floor), and so approaches a slow receiver from below. Starting at the line, its first overrun sends a receiver that is slower from the
- *     start so many frames while the loss sits unseen in the receiver's queue that the ring
- *     has evicted the lost frame before the NACK comes (lp_run__slow_receiver_cuts_the_rate:
- *     no recovery ever). An end-to-end link (SL_LINK_REPLAY_NONE) replays nothing, so nothing
+ *     floor), and so approaches a slow receiver from below. Started at the line, its first
+ *     overrun sends a receiver that is slower from the start so many frames while the loss
+ *     sits unseen in the receiver's queue that the ring has evicted the lost frame before the
+ *     NACK comes (lp_run__slow_receiver_cuts_the_rate: no recovery ever). An end-to-end link (SL_LINK_REPLAY_NONE) replays nothing, so nothing
  *     would cut it, and it starts at the line; its transport paces and backs off.
  *
  * Only where the receiver can be overrun (conf.adapt_rate; sluiced: every port but memif, whose
