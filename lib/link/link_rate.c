@@ -29,8 +29,9 @@
  *     floor), and so approaches a slow receiver from below. Started at the line, its first
  *     overrun sends a receiver that is slower from the start so many frames while the loss
  *     sits unseen in the receiver's queue that the ring has evicted the lost frame before the
- *     NACK comes (lp_run__slow_receiver_cuts_the_rate: no recovery ever). An end-to-end link (SL_LINK_REPLAY_NONE) replays nothing, so nothing
- *     would cut it, and it starts at the line; its transport paces and backs off.
+ *     NACK comes (lp_run__slow_receiver_cuts_the_rate: no recovery ever). An end-to-end
+ *     link (SL_LINK_REPLAY_NONE) replays nothing, so nothing would cut it, and it starts at
+ *     the line; its transport paces and backs off.
  *
  * Only where the receiver can be overrun (conf.adapt_rate; sluiced: every port but memif, whose
  * sender waits for room in the shared ring). There a repeat is the path's loss, not the
