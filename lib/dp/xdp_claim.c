@@ -70,7 +70,7 @@ sl_dp_xdp_claim(const char *ifname, struct sl_dp_xdp_claim *c, char *err, size_t
 	unsigned int ifindex = if_nametoindex(ifname);
 	char *path = c->path;
 	struct stat ns;
-	int fd;
+	int fd, e;
 
 	c->fd = -1;
 	if (ifindex == 0) {
@@ -80,15 +80,17 @@ sl_dp_xdp_claim(const char *ifname, struct sl_dp_xdp_claim *c, char *err, size_t
 	if (stat("/proc/self/ns/net", &ns) != 0)
 		ns.st_ino = 0;
 	if (mkdir(CLAIM_DIR, 0755) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", CLAIM_DIR, strerror(errno));
-		return -errno;
+		e = errno; /* before snprintf, which may set it */
+		snprintf(err, errlen, "%s: %s", CLAIM_DIR, strerror(e));
+		return -e;
 	}
 	snprintf(path, sizeof(c->path), CLAIM_DIR "/xdp-%lu-%s.lock", (unsigned long)ns.st_ino,
 		 ifname);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
+		e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		snprintf(err, errlen, "interface %s is in use by another sluiced (%s is locked)",
