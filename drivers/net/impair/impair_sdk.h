@@ -4,13 +4,13 @@
  *
  * A PMD needs DPDK's driver headers (ethdev_driver.h, bus_vdev_driver.h). DPDK installs them
  * only when built with -Denable_driver_sdk=true, and Debian's libdpdk-dev (22.11) is not, so
- * when meson does not find them (IMPAIR_HAVE_DRIVER_SDK unset) this file declares the part of
- * the 22.11 driver ABI the PMD touches: the leading members of struct rte_eth_dev and struct
- * rte_eth_dev_data up to the last one used, the full slot layout of struct eth_dev_ops (unused
- * slots as padding so every slot DPDK reads past ours is NULL), struct rte_vdev_driver and the
- * exported driver functions. These are ABI facts of DPDK 22.11 (ABI 23), so the fallback is
- * refused for any other release; the probe also checks the layout at run time
- * (impair_abi_check in rte_eth_impair.c) before touching a port.
+ * when meson does not find them (SL_HAVE_DRIVER_SDK unset) this file declares the part of the
+ * 22.11 driver ABI the PMD touches beyond lib/dp/sl_dp_ethdev_abi.h (the leading members of
+ * struct rte_eth_dev and struct rte_eth_dev_data): the full slot layout of struct eth_dev_ops
+ * (unused slots as padding so every slot DPDK reads past ours is NULL), struct rte_vdev_driver
+ * and the exported driver functions. These are ABI facts of DPDK 22.11 (ABI 23), so the
+ * fallback is refused for any other release (sl_dp_ethdev_abi.h); the probe also checks the
+ * layout at run time (impair_abi_check in rte_eth_impair.c) before touching a port.
  */
 #ifndef SL_IMPAIR_SDK_H
 #define SL_IMPAIR_SDK_H
@@ -21,10 +21,11 @@
 #include <rte_ethdev.h>
 #include <rte_version.h>
 
-#ifdef IMPAIR_HAVE_DRIVER_SDK
+#include "sl_dp_ethdev_abi.h"
+
+#ifdef SL_HAVE_DRIVER_SDK
 
 #include <bus_vdev_driver.h>
-#include <ethdev_driver.h>
 
 static inline struct rte_device *
 impair_vdev_device(struct rte_vdev_device *vdev)
@@ -32,47 +33,7 @@ impair_vdev_device(struct rte_vdev_device *vdev)
 	return &vdev->device;
 }
 
-#else /* !IMPAIR_HAVE_DRIVER_SDK */
-
-#if RTE_VERSION < RTE_VERSION_NUM(22, 11, 0, 0) || RTE_VERSION >= RTE_VERSION_NUM(23, 0, 0, 0)
-#error "DPDK driver headers not installed: rebuild DPDK with -Denable_driver_sdk=true"
-#endif
-
-/* struct rte_eth_dev: per-process fast-path pointers, then the shared data. */
-struct rte_eth_dev {
-	eth_rx_burst_t rx_pkt_burst;
-	eth_tx_burst_t tx_pkt_burst;
-	eth_tx_prep_t tx_pkt_prepare;
-	eth_rx_queue_count_t rx_queue_count;
-	eth_rx_descriptor_status_t rx_descriptor_status;
-	eth_tx_descriptor_status_t tx_descriptor_status;
-	struct rte_eth_dev_data *data;
-	void *process_private;
-	const struct eth_dev_ops *dev_ops;
-	struct rte_device *device;
-	/* members after `device` are not used here */
-};
-
-/* struct rte_eth_dev_data: shared device data. */
-struct rte_eth_dev_data {
-	char name[RTE_ETH_NAME_MAX_LEN];
-	void **rx_queues;
-	void **tx_queues;
-	uint16_t nb_rx_queues;
-	uint16_t nb_tx_queues;
-	struct rte_eth_dev_sriov sriov;
-	void *dev_private;
-	struct rte_eth_link dev_link;
-	struct rte_eth_conf dev_conf;
-	uint16_t mtu;
-	uint32_t min_rx_buf_size;
-	uint64_t rx_mbuf_alloc_failed;
-	struct rte_ether_addr *mac_addrs;
-	uint64_t mac_pool_sel[RTE_ETH_NUM_RECEIVE_MAC_ADDR];
-	struct rte_ether_addr *hash_mac_addrs;
-	uint16_t port_id;
-	/* members after `port_id` are not used here */
-};
+#else /* !SL_HAVE_DRIVER_SDK */
 
 /* struct eth_dev_ops in 22.11 has 113 slots; the first 47 are named, the rest are padding. */
 #define IMPAIR_ETH_DEV_OPS_SLOTS 113
@@ -165,7 +126,6 @@ struct rte_vdev_driver {
 
 void rte_vdev_register(struct rte_vdev_driver *driver);
 struct rte_eth_dev *rte_eth_dev_allocate(const char *name);
-struct rte_eth_dev *rte_eth_dev_allocated(const char *name);
 int rte_eth_dev_release_port(struct rte_eth_dev *eth_dev);
 void rte_eth_dev_probing_finish(struct rte_eth_dev *dev);
 
@@ -191,6 +151,6 @@ rte_eth_linkstatus_set(struct rte_eth_dev *dev, const struct rte_eth_link *new_l
 	return old.link.link_status == new_link->link_status ? -1 : 0;
 }
 
-#endif /* IMPAIR_HAVE_DRIVER_SDK */
+#endif /* SL_HAVE_DRIVER_SDK */
 
 #endif /* SL_IMPAIR_SDK_H */
