@@ -96,6 +96,8 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	rte_ether_format_addr(mac, sizeof(mac), &peer);
 	ops->str(ctx, KEY("peer_mac"), mac);
 	ops->str(ctx, KEY("peer_state"), sl_dp_port_peer_up(p, now) ? "up" : "down");
+	if (p->shares_memory)
+		ops->str(ctx, KEY("memif_guard"), p->burst_lock != NULL ? "on" : "off");
 	for (unsigned int q = 0; q < p->nb_queues; q++)
 		sl_stats_snapshot(&glue[q], &p->lane[q].stats, sl_dp_lane_stat_table.n);
 	for (unsigned int s = 0; s < sl_dp_lane_stat_table.n; s++) {

@@ -17,6 +17,9 @@
  * bytes on every send, since a replay carries the original frame ID), and it goes out with one
  * extra reference, so the driver's free and the ring's eviction each drop their own.
  *
+ * Every burst on a memif port holds the port's burst_lock (memif_guard.c), so that the PMD's
+ * control thread cannot unmap a gone peer's rings under it.
+ *
  * The peer's MAC is learned, when configured so, from the source of the first 0x88B5 frame the
  * lane itself receives: each lane writes only its own copy, so no two workers share a write.
  *
@@ -65,6 +68,21 @@ write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
 }
 
+/* An RX (or TX) burst on the lane's queues, holding the port's burst lock where it has one. */
+static uint16_t
+lane_burst(struct sl_dp_lane *l, bool rx, struct rte_mbuf **pkts, uint16_t n)
+{
+	rte_spinlock_t *lock = l->port->burst_lock;
+
+	if (lock != NULL)
+		rte_spinlock_lock(lock);
+	n = rx ? rte_eth_rx_burst(l->port->port_id, l->queue, pkts, n)
+	       : rte_eth_tx_burst(l->port->port_id, l->queue, pkts, n);
+	if (lock != NULL)
+		rte_spinlock_unlock(lock);
+	return n;
+}
+
 /* --- RX ------------------------------------------------------------------------------------ */
 
 /* Once: the peer's address, published for sl_dp_port_peer() (telemetry) by a release store. */
@@ -92,11 +110,10 @@ queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
 static void
 receive(struct sl_dp_lane *l, uint64_t now_ns)
 {
-	struct sl_dp_port *p = l->port;
 	struct rte_mbuf *pkts[SL_DP_BURST], *drop[SL_DP_BURST];
 	struct sl_link_rx_frame in[SL_DP_BURST];
 	struct sl_link_delivery out[SL_DP_BURST];
-	uint16_t n = rte_eth_rx_burst(p->port_id, l->queue, pkts, SL_DP_BURST);
+	uint16_t n = lane_burst(l, true, pkts, SL_DP_BURST);
 	unsigned int n_in = 0, n_drop = 0, n_out;
 	uint64_t bytes = 0;
 
@@ -169,7 +186,7 @@ deliver(struct sl_dp_lane *l, uint64_t now_ns)
 static void
 transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n)
 {
-	uint16_t sent = rte_eth_tx_burst(l->port->port_id, l->queue, frames, (uint16_t)n);
+	uint16_t sent = lane_burst(l, false, frames, (uint16_t)n);
 	uint64_t bytes = 0;
 
 	for (uint16_t i = 0; i < sent; i++)
@@ -299,7 +316,7 @@ sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns)
 	deliver(l, now_ns);
 	resend_backlog(l);
 	/* An empty burst lets drivers that batch (AF_XDP's kick) push out what they hold. */
-	rte_eth_tx_burst(l->port->port_id, l->queue, NULL, 0);
+	lane_burst(l, false, NULL, 0);
 }
 
 /*

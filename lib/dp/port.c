@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "sl_dp_lane.h"
+#include "sl_dp_log.h"
 #include "sl_dp_xdp.h"
 
 void
@@ -37,9 +38,8 @@ sl_dp_port_list(char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-/* Copy the value of "key=" in a devargs string into out; false when absent or too long. */
-static bool
-devarg_value(const char *args, const char *key, char *out, size_t len)
+bool
+sl_dp_devarg(const char *args, const char *key, char *out, size_t len)
 {
 	size_t klen = strlen(key), n;
 	const char *v = args;
@@ -62,48 +62,59 @@ devarg_value(const char *args, const char *key, char *out, size_t len)
 
 /*
  * What the port really is: its own driver, or, for net_impair, the driver of the port named by
- * its "dev=" (followed down at most depth stacked impairments). Fills the bottom port's driver
- * name and devargs (args may be NULL); false if the device cannot be read.
+ * its "dev=" (followed down at most depth stacked impairments). Fills the bottom port's name
+ * (RTE_ETH_NAME_MAX_LEN bytes), driver name and devargs (args may be NULL); false if the
+ * device cannot be read.
  */
 static bool
-port_bottom(uint16_t port_id, unsigned int depth, const char **driver, const char **args)
+port_bottom(uint16_t port_id, unsigned int depth, char *name, const char **driver,
+	    const char **args)
 {
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
-	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t under_id;
 
-	if (depth == 0 || rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL)
+	if (depth == 0 || rte_eth_dev_info_get(port_id, &info) != 0 || info.driver_name == NULL ||
+	    rte_eth_dev_get_name_by_port(port_id, name) != 0)
 		return false;
 	da = info.device != NULL ? rte_dev_devargs(info.device) : NULL;
 	*driver = info.driver_name;
 	*args = da != NULL ? da->args : NULL;
 	if (strcmp(info.driver_name, "net_impair") != 0)
 		return true;
-	return *args != NULL && devarg_value(*args, "dev", name, sizeof(name)) &&
+	return *args != NULL && sl_dp_devarg(*args, "dev", name, RTE_ETH_NAME_MAX_LEN) &&
 	       rte_eth_dev_get_port_by_name(name, &under_id) == 0 &&
-	       port_bottom(under_id, depth - 1, driver, args);
+	       port_bottom(under_id, depth - 1, name, driver, args);
 }
 
 /*
  * Two facts about the bottom port. Does its memory belong to its peer as much as to us? memif
  * maps the rings and buffers of both ends into both processes, and when one end closes the
- * other's control thread unmaps them while its lcore may be inside a burst on them. And which
- * kernel interface carries it (AF_XDP, AF_PACKET: "iface="), whose own counters see drops no
- * DPDK counter does?
+ * other's control thread unmaps them while its lcore may be inside a burst on them: the
+ * lanes' bursts then hold the lock memif_guard.c finds. And which kernel interface carries it
+ * (AF_XDP, AF_PACKET: "iface="), whose own counters see drops no DPDK counter does?
  */
 static void
 port_identify(struct sl_dp_port *p)
 {
+	char bottom[RTE_ETH_NAME_MAX_LEN], why[160];
 	const char *driver, *args;
 
-	if (!port_bottom(p->port_id, 4, &driver, &args))
+	if (!port_bottom(p->port_id, 4, bottom, &driver, &args))
 		return;
 	p->shares_memory = strcmp(driver, "net_memif") == 0;
 	p->af_xdp = strcmp(driver, "net_af_xdp") == 0;
 	if ((strcmp(driver, "net_af_xdp") == 0 || strcmp(driver, "net_af_packet") == 0) &&
-	    args != NULL && !devarg_value(args, "iface", p->kernel_if, sizeof(p->kernel_if)))
+	    args != NULL && !sl_dp_devarg(args, "iface", p->kernel_if, sizeof(p->kernel_if)))
 		p->kernel_if[0] = '\0';
+	if (!p->shares_memory)
+		return;
+	p->burst_lock = sl_dp_memif_guard(bottom, args, why, sizeof(why));
+	if (p->burst_lock == NULL)
+		SL_DP_LOG(WARNING,
+			  "%s: memif port %s unguarded (%s): a peer that is killed may crash this "
+			  "daemon inside the memif PMD",
+			  p->name, bottom, why);
 }
 
 static int

@@ -146,10 +146,11 @@ struct sl_dp_port {
 	uint16_t nb_queues;
 	bool started;
 	char name[RTE_ETH_NAME_MAX_LEN];
-	struct rte_ether_addr mac; /**< our address */
-	bool shares_memory;        /**< memif (or impaired memif): see the lane's life above */
-	char kernel_if[32];        /**< kernel interface under AF_XDP / AF_PACKET, or "" */
-	bool af_xdp;               /**< the bottom port is AF_XDP (on kernel_if) */
+	struct rte_ether_addr mac;  /**< our address */
+	bool shares_memory;         /**< memif (or impaired memif): see the lane's life above */
+	rte_spinlock_t *burst_lock; /**< held across each burst (memif_guard.c), or NULL */
+	char kernel_if[32];         /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	bool af_xdp;                /**< the bottom port is AF_XDP (on kernel_if) */
 	struct sl_dp_xdp_claim xdp_claim; /**< the interface's, while the port is open */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];

@@ -33,4 +33,13 @@ void sl_dp_lane_goodbye(struct sl_dp_lane *l, uint64_t now_ns);
 /* SL_DP_LANE_ACT_SILENCE: drop the TX backlog (tx_drop_quiet) and count the quiet entry. */
 void sl_dp_lane_silence(struct sl_dp_lane *l);
 
+/* Copy the value of "key=" in a devargs string into out; false when absent or too long. */
+bool sl_dp_devarg(const char *args, const char *key, char *out, size_t len);
+
+/*
+ * The lock a burst on the memif port name (devargs args) holds so that the PMD cannot unmap
+ * the peer's memory under it (memif_guard.c), or NULL with the reason in why (size len).
+ */
+rte_spinlock_t *sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len);
+
 #endif /* SL_DP_LANE_H */

@@ -59,10 +59,9 @@ esac
 
 link_lines=("[link]" "mode = $MODE" "replay = $REPLAY" "ring_order = $ring"
             "vcode_scope = $scope" "keepalive_us = 100" "fc_frames = $fc")
-# Two namespaces joined by veth, AF_XDP ports. Not memif: DPDK 22.11's memif PMD unmaps the
-# shared rings from its control thread when the peer disconnects, which can fault the surviving
-# daemon's data path mid-read (seen once in a run of these tests), and its client never
-# attaches again to a server that restarted.
+# Two namespaces joined by veth, AF_XDP ports. Not memif: DPDK 22.11's memif client never
+# attaches again to a server that restarted (and its PMD unmaps a gone peer's rings under a
+# running burst, which lib/dp/memif_guard.c now keeps from happening).
 sl_topo_veth; kind_a=af_xdp; kind_b=af_xdp
 sl_config b "$kind_b" "${link_lines[@]}" "[traffic]" "mode = check" "body_bytes = $body" \
     "consume_mbps = $consume" >/dev/null

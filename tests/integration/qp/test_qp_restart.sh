@@ -46,6 +46,8 @@ start_b() {
 }
 sl_start a "$SL_TMP/a.ini" "$kind_a" -l 0
 sl_wait_ready a 10
+[ "$topo" != memif ] || [ "$(sl_tel a /sluice/ports p0/memif_guard)" = on ] ||
+    sl_fail "a's memif port is unguarded: a killed peer may crash it (see a.log)"
 start_b
 
 # Where each host stands, for a failure message.
@@ -81,6 +83,10 @@ for round in $(seq "$ROUNDS"); do
     # the old one's session still up at a.
     deadline=$(($(date +%s) + 10 * slow))
     until [ "$(sl_tel a /sluice/ports p0/peer_state 2>/dev/null)" = down ]; do
+        if ! kill -0 "${SL_PID[a]}" 2>/dev/null; then
+            wait "${SL_PID[a]}"
+            sl_fail "round $round: a died (exit status $?) after b went away"
+        fi
         [ "$(date +%s)" -lt "$deadline" ] || sl_fail "round $round: a never saw b go"
         sleep 0.1
     done

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * memif_guard.c - no burst on a memif port runs into memory the PMD unmapped under it.
+ *
+ * The hazard, in DPDK 22.11's net_memif. When the peer's control socket closes (an orderly
+ * stop, or a peer killed with SIGKILL, whose socket the kernel closes), the EAL interrupt
+ * thread runs memif_disconnect() (drivers/net/memif/memif_socket.c). It clears
+ * ETH_MEMIF_FLAG_CONNECTED, then calls memif_free_regions() (rte_eth_memif.c), which munmap()s
+ * the shared regions that hold the rings and buffers and rte_free()s their descriptors. Nothing
+ * in between waits for a burst already running: eth_memif_rx() and eth_memif_tx() test the
+ * flag once on entry and then read the rings. An lcore descheduled inside a burst wakes into
+ * unmapped memory and the daemon dies of SIGSEGV. An orderly peer is covered by the lane's
+ * QUIET state (lane_life.c: it answers the peer's LEAVE and then touches nothing until the
+ * link goes down); a killed peer says nothing first.
+ *
+ * The guard. Between clearing the flag and freeing the regions, memif_disconnect() takes and
+ * releases the device's control-channel spinlock (struct pmd_internals, cc_lock), and nothing
+ * on the PMD's data path takes it. A lane holds that lock across each burst on the port
+ * (lane.c). A burst that began before the disconnect reached the lock then ends before the
+ * regions go; a burst that begins after it finds the flag clear (the lock orders the
+ * interrupt thread's store before the lcore's load) and returns 0 without touching the rings.
+ * Cost: one uncontended lock and unlock per burst; the lanes of one port contend with each
+ * other for it only when several lcores poll the same memif port.
+ *
+ * The lock lives in the PMD's private data, whose layout DPDK does not export, so this file
+ * declares the head of struct pmd_internals as 22.11 lays it out (rte_eth_memif.h) and trusts
+ * it only when, for the port at hand, the members before the lock say what the port's devargs
+ * say: its id, its role, its socket path, flags within the defined bits, a lock that is 0 or
+ * 1. On any other DPDK release, or on a mismatch, the port runs unguarded and the daemon says
+ * so in its log. The right fix is in the PMD (wait for the datapath to quiesce, e.g. with
+ * rte_rcu_qsbr, before memif_free_regions()); this file goes when DPDK has it.
+ */
+#define ALLOW_INTERNAL_API /* rte_eth_dev_allocated() where DPDK's driver headers exist */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_version.h>
+
+#include "sl_dp_ethdev_abi.h"
+#include "sl_dp_lane.h"
+
+#if RTE_VERSION >= RTE_VERSION_NUM(22, 11, 0, 0) && RTE_VERSION < RTE_VERSION_NUM(23, 0, 0, 0)
+
+/* The head of DPDK 22.11's struct pmd_internals (drivers/net/memif/rte_eth_memif.h). */
+struct memif_pmd_head {
+	uint32_t id;                 /* memif_interface_id_t */
+	uint32_t role;               /* enum memif_role_t */
+	uint32_t flags;              /* ETH_MEMIF_FLAG_* */
+	const char *socket_filename; /* the socket's, as given by "socket=" */
+	char secret[24];             /* ETH_MEMIF_SECRET_SIZE */
+	void *cc;                    /* struct memif_control_channel * */
+	rte_spinlock_t cc_lock;
+};
+
+enum { MEMIF_ROLE_SERVER, MEMIF_ROLE_CLIENT }; /* enum memif_role_t */
+#define MEMIF_FLAGS_DEFINED 0x1fu              /* ETH_MEMIF_FLAG_CONNECTING .. _SOCKET_ABSTRACT */
+#define MEMIF_DEFAULT_SOCKET "/run/memif.sock" /* ETH_MEMIF_DEFAULT_SOCKET_FILENAME */
+
+/* Does head read as the port whose devargs are args? If not, why not, in why. */
+static bool
+memif_guard_check(const struct memif_pmd_head *head, const char *args, char *why, size_t len)
+{
+	char value[256];
+	uint32_t role = MEMIF_ROLE_CLIENT, id = 0;
+	const char *socket = MEMIF_DEFAULT_SOCKET;
+
+	if (args != NULL && sl_dp_devarg(args, "role", value, sizeof(value)))
+		role = strstr(value, "server") || strstr(value, "master") ? MEMIF_ROLE_SERVER
+									  : MEMIF_ROLE_CLIENT;
+	if (args != NULL && sl_dp_devarg(args, "id", value, sizeof(value)))
+		id = (uint32_t)strtoul(value, NULL, 10);
+	if (args != NULL && sl_dp_devarg(args, "socket", value, sizeof(value)))
+		socket = value;
+	if (head->id != id || head->role != role || (head->flags & ~MEMIF_FLAGS_DEFINED) != 0 ||
+	    (uint32_t)head->cc_lock.locked > 1) {
+		snprintf(why, len,
+			 "its private data does not read as DPDK 22.11's memif (id %u role %u "
+			 "flags %#x)",
+			 head->id, head->role, head->flags);
+		return false;
+	}
+	if (head->socket_filename == NULL || strcmp(head->socket_filename, socket) != 0) {
+		snprintf(why, len, "its private data does not name its socket %s", socket);
+		return false;
+	}
+	return true;
+}
+
+rte_spinlock_t *
+sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len)
+{
+	struct rte_eth_dev *dev = rte_eth_dev_allocated(name);
+	struct memif_pmd_head *head;
+
+	if (dev == NULL || dev->data == NULL || dev->data->dev_private == NULL ||
+	    strcmp(dev->data->name, name) != 0) {
+		snprintf(why, len, "no ethdev named %s", name);
+		return NULL;
+	}
+	head = dev->data->dev_private;
+	return memif_guard_check(head, args, why, len) ? &head->cc_lock : NULL;
+}
+
+#else
+
+rte_spinlock_t *
+sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len)
+{
+	(void)name;
+	(void)args;
+	snprintf(why, len, "the guard knows DPDK 22.11's memif only, not %s", rte_version());
+	return NULL;
+}
+
+#endif
