@@ -6,6 +6,7 @@
 #   sl_start a CONFIG KIND [EAL...] [-- DAEMON_ARGS...]
 #                                        start sluiced as host a; KIND is af_xdp, af_packet,
 #                                        memif_server or memif_client (the port's --vdev);
+#                                        on its own core (a: 0, b: 1) unless EAL names lcores;
 #                                        memory is --no-huge -m 512 unless SL_EAL_MEM says
 #                                        otherwise (e.g. "--huge-dir DIR -m 256"); SL_WRAP
 #                                        runs it under a tool (e.g. "valgrind --tool=callgrind")
@@ -118,6 +119,13 @@ sl_start() {
     local eal=() extra=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
     [ $# -gt 0 ] && shift
+    # Each host on a core of its own unless told otherwise: two busy-polling daemons on one
+    # core run by turns of the kernel's time slice (about 4 ms each here), and every exchange
+    # between them (a NACK and its replay) then waits for the other's turn.
+    case " ${eal[*]} " in
+        *" -l "* | *" --lcores "* | *" --lcores="* | *" -c "*) ;;
+        *) eal=(-l "$(sl_core "$h")" "${eal[@]}") ;;
+    esac
     extra=("$@")
     local prefix=$SL_ID-$h
     local mem
@@ -136,6 +144,11 @@ sl_start() {
 }
 
 sl_prefix() { echo "$SL_ID-$1"; }
+
+# The core host h runs on by default: a on 0, b on 1 (0 on a machine with one core).
+sl_core() {
+    if [ "$1" = b ] && [ "$(nproc)" -ge 2 ]; then echo 1; else echo 0; fi
+}
 
 sl_tel() {
     local h=$1; shift
