@@ -72,9 +72,13 @@
  * of fixed slots costs nothing; in software "every slot" is as fast as the lcore loops, and a
  * veth fed millions of NACKs a second drops the very replay they ask for (the episode never
  * ends: docs/link.md). So an end in error sends runs of SL_LINK_CTRL_RUN RETRANS_REQ (twice the
- * 8 the peer's filter needs) every ctrl_interval_ns, as it does PAUSE_REQ. The peer's flag,
- * once up, stays up without more of them (only 16 regular frames lower it), so its replays
- * repeat until this end recovers and its flag-clearing IDLEs arrive.
+ * 8 the peer's filter needs) every ctrl_interval_ns, as it does PAUSE_REQ; a run whose
+ * rollback point has moved (a new episode: frames were delivered since the last run) goes at
+ * once, as only progress moves it. The peer's flag, once up, stays up without more of them
+ * (only 16 regular frames lower it), so its replays repeat until this end recovers and its
+ * flag-clearing IDLEs arrive. In extended mode a replay also ends when that happens, tail or
+ * not, and one overtaken by a NACK naming a later frame starts again from there (replay_step,
+ * replay_overtaken): docs/link.md, "Recovery time".
  *
  * Stale frames: in software the NACKs a receiver sends queue up, so its peer may
  * repeat a replay after the receiver has recovered. While in sync, a frame that fails but
@@ -144,10 +148,12 @@ struct sl_link {
 	bool fc_remote_paused; /**< peer's FC pause in force */
 	bool replay_active;
 	uint32_t replay_first;       /**< ID of the first frame of the replay */
+	uint32_t replay_arg;         /**< the peer's NACK argument the replay answers */
 	uint32_t replay_count;       /**< ring frames in the replay */
 	uint32_t replay_slot;        /**< slots sent, of 2 x count + 2^k / 2 */
 	uint64_t replay_tail_end_ns; /**< ns: with a slot clock, the tail ends here */
 	uint16_t run_key;            /**< key of the control run in progress */
+	uint32_t run_arg;            /**< its argument (a NACK's rollback point) */
 	uint32_t run_left;           /**< frames left in it */
 	uint64_t run_next_ns;        /**< ns: earliest start of the next run of run_key */
 	uint64_t last_tx_ns;         /**< ns: last frame handed out */
@@ -499,11 +505,17 @@ tx_cur_id(const struct sl_link *l)
 	return l->tx_next;
 }
 
+/* A NACK names the first frame this end needs: the rollback point, fixed per episode. */
+static uint32_t
+ctrl_arg(const struct sl_link *l, uint16_t key)
+{
+	return key == SL_WIRE_KEY_RETRANS_REQ ? l->thr - SL_LINK_ROLLBACK : 0;
+}
+
 static void
 emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_frame *f)
 {
-	/* A NACK names the first frame this end needs: the rollback point, fixed per episode. */
-	uint32_t arg = key == SL_WIRE_KEY_RETRANS_REQ ? l->thr - SL_LINK_ROLLBACK : 0;
+	uint32_t arg = ctrl_arg(l, key);
 
 	memset(f, 0, offsetof(struct sl_link_tx_frame, hdr));
 	f->kind = SL_LINK_FRAME_CTRL;
@@ -527,15 +539,19 @@ emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fr
 
 /*
  * One frame of a control run of key, if one is in progress or due: runs of SL_LINK_CTRL_RUN
- * frames, at most one run per ctrl_interval_ns, a new key starts at once.
+ * frames, at most one run per ctrl_interval_ns of the same key and argument; a new key, or a
+ * NACK whose rollback point has moved (a new error episode), starts at once.
  */
 static bool
 ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_frame *f)
 {
-	if (l->run_left == 0 || l->run_key != key) {
-		if (l->run_key == key && now_ns < l->run_next_ns)
+	uint32_t arg = ctrl_arg(l, key);
+
+	if (l->run_left == 0 || l->run_key != key || l->run_arg != arg) {
+		if (l->run_key == key && l->run_arg == arg && now_ns < l->run_next_ns)
 			return false;
 		l->run_key = key;
+		l->run_arg = arg;
 		l->run_left = SL_LINK_CTRL_RUN;
 		l->run_next_ns = now_ns + l->conf.ctrl_interval_ns;
 	}
@@ -616,10 +632,36 @@ replay_start(struct sl_link *l)
 	else if (l->conf.replay == SL_LINK_REPLAY_MISSING)
 		first = l->flag_retrans_arg;
 	l->replay_first = first;
+	l->replay_arg = l->flag_retrans_arg;
 	l->replay_count = l->tx_next - first;
 	l->replay_slot = 0;
 	l->replay_active = true;
 	l->stats.replays++;
+}
+
+/*
+ * Replaying only what is missing, and the peer's NACK now names a later frame than the one this
+ * replay answers: the peer took the replay up to there and failed again (a frame of the replay
+ * was lost). The rest of this replay would fail there too; start again from the new point.
+ */
+static bool
+replay_overtaken(const struct sl_link *l)
+{
+	return l->conf.replay == SL_LINK_REPLAY_MISSING &&
+	       l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED && l->flag_retrans &&
+	       sl_seq_gt(l->flag_retrans_arg, l->replay_arg);
+}
+
+/*
+ * The replay's frames are out and the peer's flag is down: the tail covers the time before the
+ * flag can fall (RIFL), so in extended mode the replay ends here, with nothing left to wait for.
+ * (Faithful mode keeps RIFL's fixed 2^k / 2 slots.)
+ */
+static bool
+replay_settled(const struct sl_link *l)
+{
+	return l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED && !l->flag_retrans &&
+	       l->replay_slot >= 2 * l->replay_count;
 }
 
 /*
@@ -768,7 +810,11 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			more = ctrl_run(l, now_ns, SL_WIRE_KEY_IDLE, &out[n]);
 			break;
 		case SL_LINK_RETRANS:
-			if (!l->replay_active)
+			if (replay_settled(l)) {
+				l->replay_active = false;
+				continue;
+			}
+			if (!l->replay_active || replay_overtaken(l))
 				replay_start(l);
 			replay_step(l, now_ns, &out[n]);
 			break;

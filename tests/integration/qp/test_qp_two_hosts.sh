@@ -33,12 +33,12 @@
 # The transport's RTO is 1 s here: under the reliable link nothing is lost, so an RTO can only
 # fire spuriously, when the link's own recovery (or a daemon descheduled on the two shared cores)
 # holds a QP's acknowledgments back longer than it. With loss, the link's recovery p99 measured
-# 14-55 ms on this machine depending on load, with stalls beyond 100 ms whenever a third process
-# competes for the cores. For the same reason the link gives up on an error episode only after
-# 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the transport,
-# in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment (timeout_ms).
-# At LOSS=0.01 (about 2% each way) the link recovers far more slowly than the QPs send: goodput
-# falls to some Mbit/s, some QPs do not finish within the wait, and the test fails.
+# 4-6 ms on this machine (14-55 ms before NACKs of a new episode went at once and replays
+# stopped when taken: docs/link.md, "Recovery time"), with stalls beyond 100 ms whenever a third
+# process competes for the cores. For the same reason the link gives up on an error episode only
+# after 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the
+# transport, in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment
+# (timeout_ms). At LOSS=0.01 the case passes too (about 250 Mbit/s per host, 2.7 s).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}

@@ -1071,15 +1071,45 @@ sl_link_tx_burst__replay_from_first_missing_in_extended_mode(void **state)
 	struct sl_link *l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
 
 	(void)state;
-	/* The peer needs 50 onwards (its thr - 16): 14 frames, 28 + 16 slots. */
+	/*
+	 * The peer needs 50 onwards (its thr - 16): 14 frames in 28 slots. Its flag fell during
+	 * them, so no tail follows (in faithful mode it would: RIFL's 2^k / 2 slots).
+	 */
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 50, 8);
 	assert_int_equal(tx(l, 0, out, 1), 1);
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16);
-	assert_int_equal(1 + tx(l, 0, out + 1, 127), 2 * 14 + 16);
+	assert_int_equal(1 + tx(l, 0, out + 1, 127), 2 * 14);
 	assert_int_equal(out[0].id, 50);
 	assert_int_equal(out[26].id, 63);
 	assert_int_equal(sl_link_stat(l, tx_replayed), 14);
 	assert_int_equal(sl_link_stat(l, nack_outside_ring), 0);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	sl_link_free(l);
+	/* With the flag still up, the tail runs: 16 slots. */
+	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 50, 8);
+	assert_int_equal(tx(l, 0, out, 2 * 14 + 16), 2 * 14 + 16);
+	assert_int_equal(sl_link_stat(l, replay_repeats), 1);
+	sl_link_free(l);
+	/*
+	 * The peer took the replay up to 55 and failed again there (a replayed frame was lost):
+	 * its NACK now names 55, and the replay starts again from it rather than sending the rest
+	 * of a replay the peer can no longer take.
+	 */
+	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 50, 8);
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	assert_int_equal(out[0].id, 50);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 55, 8);
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	assert_true(out[0].is_replay);
+	assert_int_equal(out[0].id, 55);
+	assert_int_equal(sl_link_stat(l, replays), 2);
+	/* A NACK behind the replay (queued, older) does not restart it. */
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 52, 8);
+	assert_int_equal(tx(l, 0, out, 2), 2);
+	assert_int_equal(out[1].id, 56);
+	assert_int_equal(sl_link_stat(l, replays), 2);
 	sl_link_free(l);
 	/* An ID outside the ring falls back to the whole ring. */
 	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
@@ -1139,6 +1169,28 @@ sl_link_tx_burst__nack_runs_while_rx_in_error(void **state)
 	assert_int_equal(tx(l, every - 1, out, 2 * SL_LINK_CTRL_RUN), 0);
 	assert_int_equal(tx(l, every, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
 	assert_int_equal(sl_link_stat(l, tx_retrans_req), 2 * SL_LINK_CTRL_RUN);
+	/*
+	 * The replay brings this end back in step (0..15 again, then 16 delivered) and 17 is lost:
+	 * a new episode, whose NACK names a new rollback point and goes at once, not an interval
+	 * after the last run.
+	 */
+	for (uint32_t id = 0; id <= 16; id++) {
+		f = data_frame(&extended, id, 0);
+		feed(l, every, &f, NULL);
+	}
+	assert_int_equal(sl_link_stat(l, rx_recoveries), 1);
+	f = data_frame(&extended, 18, 0);
+	feed(l, every, &f, NULL);
+	assert_int_equal(tx(l, every + 1, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	for (unsigned i = 0; i < SL_LINK_CTRL_RUN; i++) {
+		struct sl_wire_frame d;
+
+		assert_int_equal(sl_wire_decode(&extended, out[i].hdr, out[i].hdr_len, &d),
+				 SL_WIRE_OK);
+		assert_int_equal(d.key, SL_WIRE_KEY_RETRANS_REQ);
+		assert_int_equal(d.arg, 1); /* thr 17 - 16 */
+	}
+	assert_int_equal(tx(l, every + 2, out, 2 * SL_LINK_CTRL_RUN), 0);
 	sl_link_free(l);
 }
 
