@@ -640,15 +640,15 @@ replay_start(struct sl_link *l)
 }
 
 /*
- * Replaying only what is missing, and the peer's NACK now names a later frame than the one this
- * replay answers: the peer took the replay up to there and failed again (a frame of the replay
- * was lost). The rest of this replay would fail there too; start again from the new point.
+ * Replaying only what is missing (extended mode: sl_link_create() refuses it otherwise), and the
+ * peer's NACK now names a later frame than the one this replay answers: the peer took the replay
+ * up to there and failed again (a frame of the replay was lost). The rest of this replay would
+ * fail there too; start again from the new point.
  */
 static bool
 replay_overtaken(const struct sl_link *l)
 {
-	return l->conf.replay == SL_LINK_REPLAY_MISSING &&
-	       l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED && l->flag_retrans &&
+	return l->conf.replay == SL_LINK_REPLAY_MISSING && l->flag_retrans &&
 	       sl_seq_gt(l->flag_retrans_arg, l->replay_arg);
 }
 
