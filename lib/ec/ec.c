@@ -65,9 +65,9 @@
  *     IACK): enough IACKs in a row for H1, never enough for H-infinity, whose whole window
  *     would overflow the shared queue (all of them suppressed did, in the simulator); it keeps
  *     the recovery DACKs, which clock retransmissions.
- *   - reopening a connection with packets queued: the old packets still leave the queue and
- *     their handles come back, but they send nothing (each entry holds its connection's
- *     generation).
+ *   - closing or reopening a connection with packets queued: the old packets still leave the
+ *     queue and their handles come back, marked stale, but they send nothing (each entry holds
+ *     its connection's generation).
  *
  * Units: bytes, ns, PSNs (32-bit, wrapping: sl_seq.h).
  */
@@ -108,7 +108,7 @@ struct sl_ec_conn {
 	uint32_t queued_pkts;      /**< its packets in the queue (this generation) */
 	uint32_t before_drop_pkts; /**< of those, queued when its NACK went out */
 	uint32_t period_pkts;      /**< packets accepted in this fairness period */
-	uint32_t gen;              /**< generation: bumped by every open */
+	uint32_t gen;              /**< generation: bumped by every open and close */
 	uint8_t flags;             /**< CONN_* */
 	uint8_t suppressed_run;    /**< CONN_SUPPRESS: congestion DACKs skipped since one went */
 };
@@ -224,6 +224,18 @@ sl_ec_conn_open(struct sl_ec *ec, uint32_t conn, uint32_t first_psn)
 	return 0;
 }
 
+int
+sl_ec_conn_close(struct sl_ec *ec, uint32_t conn)
+{
+	struct sl_ec_conn *c;
+
+	if (conn >= ec->conf.max_conns)
+		return -EINVAL;
+	c = &ec->conns[conn];
+	*c = (struct sl_ec_conn){.gen = c->gen + 1};
+	return 0;
+}
+
 unsigned
 sl_ec_actions_max(const struct sl_ec *ec)
 {
@@ -245,7 +257,7 @@ static void
 dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *nact)
 {
 	put(act, nact, SL_EC_DACK, conn, ec->conns[conn].last_ack_psn);
-	ec->st.dacks++;
+	sl_stat_add(&ec->st.dacks, 1);
 }
 
 /*
@@ -260,7 +272,7 @@ congestion_dack(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsig
 
 	if ((c->flags & CONN_SUPPRESS) && c->suppressed_run < EC_SUPPRESS_RUN) {
 		c->suppressed_run++;
-		ec->st.dacks_suppressed++;
+		sl_stat_add(&ec->st.dacks_suppressed, 1);
 		return;
 	}
 	c->suppressed_run = 0;
@@ -276,13 +288,13 @@ iack(struct sl_ec *ec, uint32_t conn, uint32_t psn, struct sl_ec_action *act, un
 	if ((c->flags & (CONN_COALESCE | CONN_SKIPPED)) == CONN_COALESCE &&
 	    psn + 1 != c->expected_psn) {
 		c->flags |= CONN_SKIPPED;
-		ec->st.iacks_coalesced++;
+		sl_stat_add(&ec->st.iacks_coalesced, 1);
 		return;
 	}
 	c->flags &= (uint8_t)~CONN_SKIPPED;
 	c->last_ack_psn = psn + 1;
 	put(act, nact, SL_EC_IACK, conn, psn + 1);
-	ec->st.iacks++;
+	sl_stat_add(&ec->st.iacks, 1);
 }
 
 /* e moved below the threshold (or left the queue from above): DACK, then its IACK. */
@@ -344,12 +356,12 @@ drop_order(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *
 {
 	struct sl_ec_conn *c = &ec->conns[conn];
 
-	ec->st.drop_order++;
+	sl_stat_add(&ec->st.drop_order, 1);
 	if (ec->conf.nack && !(c->flags & CONN_RECOVERING)) {
 		c->flags |= CONN_RECOVERING;
 		c->before_drop_pkts = ec->conf.policy ? c->queued_pkts : 0;
 		put(act, nact, SL_EC_NACK, conn, c->expected_psn);
-		ec->st.nacks++;
+		sl_stat_add(&ec->st.nacks, 1);
 	}
 	return SL_EC_DROP_ORDER;
 }
@@ -368,14 +380,14 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	if (sl_unlikely(conn >= ec->conf.max_conns) ||
 	    sl_unlikely(!(ec->conns[conn].flags & CONN_OPEN)) || sl_unlikely(bytes == 0) ||
 	    sl_unlikely(bytes > ec->conf.queue_bytes)) {
-		ec->st.drop_bad++;
+		sl_stat_add(&ec->st.drop_bad, 1);
 		return SL_EC_DROP_BAD;
 	}
 	c = &ec->conns[conn];
 	if (psn != c->expected_psn)
 		return drop_order(ec, conn, act, nact);
 	if (bytes > ec->conf.queue_bytes - ec->occupancy_bytes || ec->len_pkts == ec->slots) {
-		ec->st.drop_full++;
+		sl_stat_add(&ec->st.drop_full, 1);
 		return SL_EC_DROP_FULL;
 	}
 	tail = ec->head + ec->len_pkts;
@@ -386,8 +398,9 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 		.handle = handle, .conn = conn, .psn = psn, .bytes = bytes, .gen = c->gen};
 	ec->len_pkts++;
 	ec->occupancy_bytes += bytes;
-	ec->st.max_queue_bytes = SL_MAX(ec->st.max_queue_bytes, ec->occupancy_bytes);
-	ec->st.accepted++;
+	if (ec->occupancy_bytes > ec->st.max_queue_bytes)
+		sl_stat_add(&ec->st.max_queue_bytes, ec->occupancy_bytes - ec->st.max_queue_bytes);
+	sl_stat_add(&ec->st.accepted, 1);
 	c->expected_psn = psn + 1;
 	c->flags &= (uint8_t)~CONN_RECOVERING;
 	c->before_drop_pkts = 0;
@@ -395,7 +408,7 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	c->period_pkts++;
 	congested = ec->occupancy_bytes > ec->conf.threshold_bytes;
 	if (congested) {
-		ec->st.congested_accepts++;
+		sl_stat_add(&ec->st.congested_accepts, 1);
 	} else {
 		/* At or under the threshold: the whole queue is below it. */
 		ec->below_pkts = ec->len_pkts;
@@ -475,8 +488,11 @@ sl_ec_process(struct sl_ec *ec, uint64_t now_ns, struct sl_ec_pkt *out, struct s
 	if (ec->len_pkts == 0)
 		return -ENOENT;
 	h = &ec->ring[ec->head];
-	*out = (struct sl_ec_pkt){
-		.conn = h->conn, .psn = h->psn, .bytes = h->bytes, .handle = h->handle};
+	*out = (struct sl_ec_pkt){.conn = h->conn,
+				  .psn = h->psn,
+				  .bytes = h->bytes,
+				  .handle = h->handle,
+				  .stale = h->gen != ec->conns[h->conn].gen};
 	was_below = ec->below_pkts > 0;
 	if (was_below) {
 		ec->below_pkts--;
@@ -486,7 +502,7 @@ sl_ec_process(struct sl_ec *ec, uint64_t now_ns, struct sl_ec_pkt *out, struct s
 		ec->head = 0;
 	ec->len_pkts--;
 	ec->occupancy_bytes -= h->bytes;
-	ec->st.processed++;
+	sl_stat_add(&ec->st.processed, 1);
 	recovery_dack = head_acks(ec, h, was_below, act, nact);
 	advance_threshold(ec, act, nact);
 	if (recovery_dack && !dacked(act, *nact, out->conn))
@@ -501,8 +517,11 @@ sl_ec_peek(const struct sl_ec *ec, struct sl_ec_pkt *out)
 
 	if (ec->len_pkts == 0)
 		return -ENOENT;
-	*out = (struct sl_ec_pkt){
-		.conn = h->conn, .psn = h->psn, .bytes = h->bytes, .handle = h->handle};
+	*out = (struct sl_ec_pkt){.conn = h->conn,
+				  .psn = h->psn,
+				  .bytes = h->bytes,
+				  .handle = h->handle,
+				  .stale = h->gen != ec->conns[h->conn].gen};
 	return 0;
 }
 

@@ -97,6 +97,8 @@ struct sl_ec_pkt {
 	uint32_t psn;
 	uint32_t bytes;
 	void *handle;
+	bool stale; /**< its connection was closed or reopened since it arrived: it sent nothing,
+		     *   and the caller should not deliver it */
 };
 
 /* Counters, each described once in sl_ec_stat_table (docs/counters.md). */
@@ -128,6 +130,12 @@ void sl_ec_free(struct sl_ec *ec);
 
 /* Open conn expecting first_psn next (reopening resets it). 0, or -EINVAL. */
 int sl_ec_conn_open(struct sl_ec *ec, uint32_t conn, uint32_t first_psn);
+
+/*
+ * Close conn: its arrivals are dropped (drop_bad) until it is opened again, and its packets
+ * still queued leave the queue stale (struct sl_ec_pkt.stale), sending nothing. 0, or -EINVAL.
+ */
+int sl_ec_conn_close(struct sl_ec *ec, uint32_t conn);
 
 /* The most actions one call can write (a processed packet can move many below the threshold). */
 unsigned sl_ec_actions_max(const struct sl_ec *ec);

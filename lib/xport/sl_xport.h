@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "sl_common.h"
+#include "sl_ec.h"
 #include "sl_recv.h"
 #include "sl_sched.h"
 #include "sl_stats.h"
@@ -50,6 +51,15 @@
 /* READs outstanding per QP, and answers a QP owes, at most (InfiniBand's max_rd_atomic and
  * max_dest_rd_atomic). */
 #define SL_XPORT_READS_MAX 16u
+
+/*
+ * A QP's receive mode (struct sl_xport_qp_conf.recv_mode): lib/recv's two (enum sl_recv_mode:
+ * SL_RECV_MELO, SL_RECV_GBN), and the endpoint-congestion target: go-back-N into the endpoint's
+ * host queue (lib/ec, seed 004; conf.ec), which a host stage drains at conf.ec_drain_bps,
+ * answering with IACKs, DACKs and go-back-N NACKs (ec_recv.c, docs/ec.md).
+ */
+#define SL_XPORT_RECV_EC 2u
+static_assert(SL_XPORT_RECV_EC == SL_RECV_GBN + 1, "receive modes follow lib/recv's");
 
 /* What a posted message asks of the peer (struct sl_xport_wr.op). */
 enum sl_xport_op {
@@ -134,6 +144,12 @@ struct sl_xport_conf {
 	uint64_t pace_catchup_ns;      /**< how far behind its schedule a rate-limited QP may
 					*   catch up after the lcore stalled (the pacer's
 					*   catchup_ns) [0: none] */
+	uint64_t ec_drain_bps;         /**< the host behind the endpoint-congestion target takes
+					*   packets from it at this rate, bits/s of wire bits
+					*   (frame + frame_overhead_bytes) [0: no target, QPs with
+					*   recv_mode SL_XPORT_RECV_EC are refused] */
+	struct sl_ec_conf ec;          /**< that target, shared by those QPs (max_conns is
+					*   max_qps; zeros take lib/ec's defaults) */
 	/* Callbacks; ctx is their first argument. */
 	/** The bytes of a received frame the endpoint holds (reorder buffer): required. */
 	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);
@@ -162,7 +178,8 @@ struct sl_xport_qp_conf {
 	uint32_t peer_qpn;          /**< the peer's QP, < 2^24: data and feedback name it */
 	const char *proto;          /**< transport program (drivers/proto), by name (required) */
 	uint32_t seg_bytes;         /**< payload bytes per packet, 1..65535 (required) */
-	uint8_t recv_mode;          /**< enum sl_recv_mode of both ends' receivers [MELO] */
+	uint8_t recv_mode;          /**< enum sl_recv_mode, or SL_XPORT_RECV_EC (needs the
+				     *   endpoint's ec_drain_bps), of both ends [MELO] */
 	uint32_t first_psn;         /**< PSN of the first packet, both ways [0] */
 	uint64_t init_rate_bps;     /**< rate programs' initial rate, bits/s [10 Gbit/s] */
 	uint32_t init_wnd_segs;     /**< window programs' initial window, packets [W] */
@@ -356,5 +373,7 @@ size_t sl_xport_bytes_per_qp(const struct sl_xport *x);
 /* The counters of the engines underneath (for telemetry). */
 void sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st);
 void sl_xport_recv_stats_get(const struct sl_xport *x, struct sl_recv_stats *st);
+/* The endpoint-congestion target's: 0, or -ENOENT without one (ec_drain_bps 0). */
+int sl_xport_ec_stats_get(const struct sl_xport *x, struct sl_ec_stats *st);
 
 #endif /* SL_XPORT_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sl_xport_int.h - the transport endpoint's own state, shared by its sources and no one else:
- * xport.c (QPs, send queues, the RX and TX bursts) and read.c (WRITE placement, READ requests,
- * answers and the READs awaiting them). Not installed; callers use sl_xport.h.
+ * xport.c (QPs, send queues, the RX and TX bursts), read.c (WRITE placement, READ requests,
+ * answers and the READs awaiting them) and ec_recv.c (the endpoint-congestion receive mode). Not
+ * installed; callers use sl_xport.h.
  */
 #ifndef SL_XPORT_INT_H
 #define SL_XPORT_INT_H
@@ -46,7 +47,7 @@ struct xqp {
 	bool open;
 	bool failed;        /**< timed out or NAKed: the sender is gone, sends are refused */
 	bool ts;            /**< data carries its send time (the program reads echoes) */
-	uint8_t recv_mode;  /**< enum sl_recv_mode */
+	uint8_t recv_mode;  /**< enum sl_recv_mode or SL_XPORT_RECV_EC */
 	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
 	uint32_t seg_bytes; /**< payload bytes per packet */
 	struct sl_xport_fb_flow ff;
@@ -96,6 +97,12 @@ struct sl_xport {
 	struct sl_recv_action *act; /**< [act_max] */
 	unsigned act_max;
 	struct sl_xport_fbq *fbq; /**< feedback to send */
+	/* the endpoint-congestion target and its host (ec_recv.c; NULL without ec_drain_bps) */
+	struct sl_ec *ec;
+	struct sl_ec_action *ec_act; /**< [ec_act_max] */
+	unsigned ec_act_max;
+	bool drain_busy;        /**< the host is working on the target's head packet */
+	uint64_t drain_done_ns; /**< drain_busy: when it is done, ns */
 	struct sl_xhdr_rejects rej;
 	struct sl_xport_stats st;
 };
@@ -118,6 +125,36 @@ void sl_xp_complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t no
 
 /* QP q had no progress for its timeout: it fails now (true), or it had failed already. */
 bool sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);
+
+/*
+ * A data frame (handle) that QP qpn's receiver hands over in order: the next piece of the QP's
+ * message in progress, to the consumer; the handle is released.
+ */
+void sl_xp_deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns);
+
+/* --- ec_recv.c ----------------------------------------------------------------------------- */
+
+/* The target, with conf.ec_drain_bps (else nothing): 0 or -errno (freed by sl_xp_ec_free). */
+int sl_xp_ec_create(struct sl_xport *x);
+
+/* Release every frame still queued, free the target. */
+void sl_xp_ec_free(struct sl_xport *x);
+
+/* QP qpn receives through the target from first_psn: 0, or -EINVAL (no target). */
+int sl_xp_ec_open(struct sl_xport *x, uint32_t qpn, uint32_t first_psn);
+
+/* QP qpn closed: its frames still queued are released undelivered when they come out. */
+void sl_xp_ec_close(struct sl_xport *x, uint32_t qpn);
+
+/* Data frame f (PSN psn) of EC QP qpn arrives: queued or released, its feedback queued. */
+void sl_xp_ec_arrive(struct sl_xport *x, uint32_t qpn, uint32_t psn,
+		     const struct sl_xport_rx_frame *f, uint64_t now_ns);
+
+/* The host finishes every packet whose time is up by now_ns. */
+void sl_xp_ec_drain(struct sl_xport *x, uint64_t now_ns);
+
+/* When the host finishes its current packet, ns (UINT64_MAX: idle). */
+uint64_t sl_xp_ec_deadline(const struct sl_xport *x);
 
 /* --- read.c -------------------------------------------------------------------------------- */
 

@@ -192,6 +192,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	struct sl_recv_conf rc;
 	struct sl_sched_conf sc = {0};
 	struct sl_xport *x;
+	int ec_rc;
 
 	if (c.sq_depth == 0)
 		c.sq_depth = SL_XPORT_SQ_DEFAULT;
@@ -245,6 +246,11 @@ sl_xport_create(const struct sl_xport_conf *conf)
 		errno = ENOMEM;
 		goto fail;
 	}
+	ec_rc = sl_xp_ec_create(x);
+	if (ec_rc) {
+		errno = -ec_rc;
+		goto fail;
+	}
 	for (uint32_t q = 0; q < c.max_qps; q++)
 		x->qp[q].sq = &x->sq_mem[(size_t)q * (x->sq_mask + 1)];
 	return x;
@@ -257,11 +263,20 @@ fail : {
 	return NULL;
 }
 
-/* Close QP qpn's receiver connection, releasing the frames its reorder buffer holds. */
+/*
+ * Close QP qpn's receiver connection, releasing the frames its reorder buffer holds (an EC
+ * QP's frames still queued at the target are released as the host reaches them).
+ */
 static void
 close_receiver(struct sl_xport *x, uint32_t qpn)
 {
-	unsigned n = sl_recv_conn_close(x->r, qpn, x->act, x->act_max);
+	unsigned n;
+
+	if (x->qp[qpn].recv_mode == SL_XPORT_RECV_EC) {
+		sl_xp_ec_close(x, qpn);
+		return;
+	}
+	n = sl_recv_conn_close(x->r, qpn, x->act, x->act_max);
 
 	for (unsigned i = 0; i < n; i++)
 		if (x->act[i].type == SL_RECV_ACT_DROP)
@@ -284,6 +299,7 @@ sl_xport_free(struct sl_xport *x)
 		return;
 	if (x->r && x->qp && x->act)
 		release_stored(x);
+	sl_xp_ec_free(x);
 	sl_recv_rtx_free(x->rtx);
 	sl_recv_free(x->r);
 	sl_sched_free(x->e);
@@ -305,7 +321,8 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	int rc;
 
 	if (qc->qpn >= x->c.max_qps || qc->peer_qpn > SL_XHDR_QPN_MAX || qc->seg_bytes == 0 ||
-	    qc->seg_bytes > UINT16_MAX || qc->recv_mode > SL_RECV_GBN)
+	    qc->seg_bytes > UINT16_MAX || qc->recv_mode > SL_XPORT_RECV_EC ||
+	    (qc->recv_mode == SL_XPORT_RECV_EC && x->ec == NULL))
 		return -EINVAL;
 	if (ops == NULL)
 		return -ENOENT;
@@ -334,7 +351,8 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	rc = sl_sched_flow_add(x->e, qc->qpn, &fc);
 	if (rc)
 		return rc;
-	rc = sl_recv_conn_open(x->r, qc->qpn, &cc);
+	rc = qc->recv_mode == SL_XPORT_RECV_EC ? sl_xp_ec_open(x, qc->qpn, qc->first_psn)
+					       : sl_recv_conn_open(x->r, qc->qpn, &cc);
 	if (rc)
 		goto undo_flow;
 	memset(q, 0, offsetof(struct xqp, sq));
@@ -674,9 +692,8 @@ accept(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xhdr *h,
 	return 0;
 }
 
-/* A packet the receiver delivers in order: the next piece of the QP's message in progress. */
-static void
-deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
+void
+sl_xp_deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 {
 	struct xqp *q = &x->qp[qpn];
 	const struct op_info *oi;
@@ -741,7 +758,7 @@ apply_actions(struct sl_xport *x, unsigned n, uint64_t now_ns)
 
 		switch (a->type) {
 		case SL_RECV_ACT_DELIVER:
-			deliver(x, a->conn, a->data.handle, now_ns);
+			sl_xp_deliver(x, a->conn, a->data.handle, now_ns);
 			break;
 		case SL_RECV_ACT_STORE:
 			break;
@@ -876,6 +893,11 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 			sl_stat_add(&x->st.rx_bad_header, 1);
 		} else if ((q = open_qp(x, h.qpn)) == NULL) {
 			sl_stat_add(&x->st.rx_bad_qpn, 1);
+		} else if (q->recv_mode == SL_XPORT_RECV_EC) {
+			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
+			sl_stat_add(&x->st.rx_data, 1);
+			sl_xp_ec_arrive(x, h.qpn, h.psn, f, now_ns);
+			continue;
 		} else {
 			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
 			pk[npk++] = (struct sl_recv_pkt){
@@ -979,6 +1001,8 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 
 	if (sl_recv_next_deadline(x->r) <= now_ns)
 		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
+	if (x->drain_busy)
+		sl_xp_ec_drain(x, now_ns);
 	if (x->nreading)
 		sl_xp_reads_timeout(x, now_ns);
 	n = sl_xport_fbq_pop(x->fbq, out, max);
@@ -1011,6 +1035,7 @@ sl_xport_next_deadline(const struct sl_xport *x)
 	if (sl_xport_fbq_busy(x->fbq))
 		return 0;
 	d = SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
+	d = SL_MIN(d, sl_xp_ec_deadline(x));
 	if (x->nreading)
 		d = SL_MIN(d, sl_xp_reads_deadline(x));
 	return d;

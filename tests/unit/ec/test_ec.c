@@ -25,6 +25,7 @@
 
 static struct sl_ec_action act[4096];
 static unsigned nact;
+static bool last_stale; /* the packet process_at took was stale */
 
 /* A target of queue_bytes with a threshold_bytes threshold, for 4 connections opened at 0. */
 static struct sl_ec *
@@ -83,6 +84,7 @@ process_at(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint64_t now_ns)
 	assert_int_equal(p.conn, conn);
 	assert_int_equal(p.psn, psn);
 	assert_ptr_equal(p.handle, handle_of(conn, psn));
+	last_stale = p.stale;
 }
 
 static void
@@ -499,18 +501,51 @@ sl_ec_conn_open__reopen_silences_queued_packets(void **state)
 	(void)state;
 	fill(ec, 0, 0, 3);
 	assert_int_equal(sl_ec_conn_open(ec, 0, 500), 0);
-	/* The old packets come back, send nothing; the new incarnation starts clean. */
+	/* The old packets come back stale, send nothing; the new incarnation starts clean. */
 	process(ec, 0, 0);
 	assert_int_equal(nact, 0);
+	assert_true(last_stale);
 	assert_int_equal(arrive(ec, 0, 500, KIB), SL_EC_ACCEPTED);
 	check_only(SL_EC_DACK, 0, 500);
 	process(ec, 0, 1);
 	assert_int_equal(nact, 2);
+	assert_true(last_stale);
 	check_act(0, SL_EC_DACK, 0, 500);
 	check_act(1, SL_EC_IACK, 0, 501);
 	process(ec, 0, 2);
+	assert_true(last_stale);
 	process(ec, 0, 500);
+	assert_false(last_stale);
 	assert_int_equal(sl_ec_queue_bytes(ec), 0);
+	sl_ec_free(ec);
+}
+
+static void
+sl_ec_conn_close__drops_arrivals_and_stales_queued_packets(void **state)
+{
+	struct sl_ec *ec = mk(&policy_on, 81 * KIB, 2 * KIB);
+
+	(void)state;
+	fill(ec, 0, 0, 2);
+	fill(ec, 1, 0, 1);
+	assert_int_equal(sl_ec_conn_close(ec, 0), 0);
+	assert_int_equal(sl_ec_conn_close(ec, 4), -EINVAL);
+	assert_int_equal(arrive(ec, 0, 2, KIB), SL_EC_DROP_BAD);
+	assert_int_equal(nact, 0);
+	/* conn 1's packet crosses as conn 0's first leaves: conn 1 still hears of it. */
+	process(ec, 0, 0);
+	assert_true(last_stale);
+	assert_int_equal(nact, 2);
+	check_act(0, SL_EC_DACK, 1, 0);
+	check_act(1, SL_EC_IACK, 1, 1);
+	process(ec, 0, 1);
+	assert_true(last_stale);
+	assert_int_equal(nact, 0);
+	process(ec, 1, 0);
+	assert_false(last_stale);
+	assert_int_equal(sl_ec_conn_open(ec, 0, 7), 0);
+	assert_int_equal(arrive(ec, 0, 7, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_IACK, 0, 8);
 	sl_ec_free(ec);
 }
 
@@ -807,6 +842,7 @@ main(void)
 		cmocka_unit_test(sl_ec_process__fairness_off_suppresses_and_coalesces_nothing),
 		cmocka_unit_test(sl_ec_arrive__policy_off_is_plain_go_back_n),
 		cmocka_unit_test(sl_ec_conn_open__reopen_silences_queued_packets),
+		cmocka_unit_test(sl_ec_conn_close__drops_arrivals_and_stales_queued_packets),
 		cmocka_unit_test(sl_ec_create__rejects_bad_conf_and_applies_defaults),
 		cmocka_unit_test(sl_ec_arrive__bad_input_dropped_and_counted),
 		cmocka_unit_test(sl_ec_process__random_sequences_keep_invariants),

@@ -261,11 +261,15 @@ struct run {
 	uint32_t min_bytes, max_bytes;
 	uint64_t msgs;
 	uint64_t seed;
+	uint64_t ec_drain_bps; /**< with recv_mode SL_XPORT_RECV_EC: the target's host rate */
+	bool ec_policy;        /**< the target sends DACKs (dack) or not (opt, aimd) */
+	uint64_t opt_bytes;    /**< param[1]: the EC programs' outstanding-byte threshold */
 };
 
 struct result {
 	struct sl_xport_traffic_stats t[2];
 	struct sl_xport_stats x[2];
+	struct sl_ec_stats ec[2]; /**< the EC targets' (zeros without) */
 	uint64_t rtx;
 	uint64_t end_ns;
 	bool done;
@@ -295,7 +299,8 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 						      (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
 					      .init_rate_bps = 4 * SL_BPS_PER_GBPS,
 					      .rto_ns = r->rto_ns ? r->rto_ns : 200 * SL_NS_PER_US,
-					      .timeout_ns = r->qp_timeout_ns};
+					      .timeout_ns = r->qp_timeout_ns,
+					      .param = {0, r->opt_bytes}};
 
 		if (r->rto_ns && strcmp(r->proto, "irn") == 0)
 			qc.param[1] = qc.param[2] = r->rto_ns; /* IRN times out on its own */
@@ -360,6 +365,8 @@ side_init(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 				   .release = frame_release,
 				   .on_recv = on_recv,
 				   .on_complete = on_complete,
+				   .ec_drain_bps = r->ec_drain_bps,
+				   .ec = {.policy = r->ec_policy, .nack = true},
 				   .ctx = s};
 
 	s->t = traffic_new(r);
@@ -413,6 +420,8 @@ run_pair(const struct run *r, struct result *res)
 	for (int i = 0; i < 2; i++) {
 		sl_xport_traffic_stats_get(s[i].t, &res->t[i]);
 		sl_xport_stats_get(s[i].x, &res->x[i]);
+		assert_int_equal(sl_xport_ec_stats_get(s[i].x, &res->ec[i]),
+				 r->ec_drain_bps ? 0 : -ENOENT);
 		res->rtx += res->x[i].tx_rtx;
 		{ /* the QPs' shares add up to the endpoint's counters */
 			struct sl_xport_traffic_stats q;
@@ -1502,6 +1511,78 @@ xport_rx__answers_that_match_no_read_are_refused(void **state)
 	}
 }
 
+/*
+ * The endpoint-congestion receive mode (seed 004): both endpoints' hosts drain their target
+ * queue (81 KiB, 9 KiB threshold) at 6 Gbit/s while the wire brings about 16. Messages of 1 B to
+ * 16 KiB both ways, all delivered exactly once, in order, content-checked, and every frame
+ * handle released (also those still queued when the endpoints are freed).
+ *   - dack over a DACK-sending target, one QP, 64 KiB outstanding at most: the DACKs hold the
+ *     queue under its capacity, so no EC drop and no retransmission;
+ *   - opt over a plain go-back-N target, three QPs of 64 KiB each into the same queue: it
+ *     overflows, the target drops and NACKs, and opt resends (the paper's waste);
+ *   - an EC QP on an endpoint without a target is refused.
+ */
+static void
+xport__ec_target_dacks_throttle_and_opt_overflows(void **state)
+{
+	struct run r = {.recv_mode = SL_XPORT_RECV_EC,
+			.min_bytes = 1,
+			.max_bytes = 16384,
+			.msgs = 300,
+			.seed = 41,
+			.ec_drain_bps = 6 * SL_BPS_PER_GBPS,
+			.opt_bytes = 64 * 1024,
+			.rto_ns = SL_NS_PER_MS};
+	struct result res;
+
+	(void)state;
+	r.proto = "dack";
+	r.qps = 1;
+	r.ec_policy = true;
+	run_pair(&r, &res);
+	expect_all_delivered(&r, &res);
+	print_message("dack: dacks %" PRIu64 " iacks %" PRIu64 " max_queue %" PRIu64
+		      " drop_full %" PRIu64 " rtx %" PRIu64 "\n",
+		      res.ec[1].dacks, res.ec[1].iacks, res.ec[1].max_queue_bytes,
+		      res.ec[1].drop_full, res.rtx);
+	for (int i = 0; i < 2; i++) {
+		assert_true(res.ec[i].dacks > 0);
+		assert_int_equal(res.ec[i].drop_full, 0);
+		assert_int_equal(res.ec[i].drop_order, 0);
+		assert_int_equal(res.ec[i].nacks, 0);
+		assert_int_equal(res.ec[i].processed, res.ec[i].accepted);
+	}
+	assert_int_equal(res.rtx, 0);
+
+	r.proto = "opt";
+	r.qps = 3;
+	r.ec_policy = false;
+	run_pair(&r, &res);
+	expect_all_delivered(&r, &res);
+	print_message("opt: drop_full %" PRIu64 " nacks %" PRIu64 " rtx %" PRIu64 "\n",
+		      res.ec[1].drop_full, res.ec[1].nacks, res.rtx);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(res.ec[i].dacks, 0);
+		assert_true(res.ec[i].drop_full > 0);
+		assert_true(res.ec[i].nacks > 0);
+	}
+	assert_true(res.rtx > 0);
+
+	{
+		struct sl_xport_conf xc = {
+			.max_qps = 1, .frame = frame_bytes, .release = frame_release};
+		struct sl_xport_qp_conf qc = {
+			.proto = "dack", .seg_bytes = 1024, .recv_mode = SL_XPORT_RECV_EC};
+		struct sl_xport *x = sl_xport_create(&xc);
+
+		assert_non_null(x);
+		assert_int_equal(sl_xport_qp_open(x, &qc, 0), -EINVAL);
+		qc.recv_mode = SL_XPORT_RECV_EC + 1;
+		assert_int_equal(sl_xport_qp_open(x, &qc, 0), -EINVAL);
+		sl_xport_free(x);
+	}
+}
+
 int
 main(void)
 {
@@ -1513,6 +1594,7 @@ main(void)
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),
 		cmocka_unit_test(xport__peer_restart_fails_qps_and_the_survivor_goes_on),
 		cmocka_unit_test(xport__a_thousand_qps),
+		cmocka_unit_test(xport__ec_target_dacks_throttle_and_opt_overflows),
 		cmocka_unit_test(xport_post__write_and_send_every_size),
 		cmocka_unit_test(xport_post__read_every_size),
 		cmocka_unit_test(xport_post__refuses_bad_requests),
