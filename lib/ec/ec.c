@@ -387,6 +387,10 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	if (psn != c->expected_psn)
 		return drop_order(ec, conn, act, nact);
 	if (bytes > ec->conf.queue_bytes - ec->occupancy_bytes || ec->len_pkts == ec->slots) {
+		/* A new drop episode, also for a retransmission dropped while recovering: the next
+		 * arrival is out of order and NACKed again (else only the initiator's timeout
+		 * would repair the drop). */
+		c->flags &= (uint8_t)~CONN_RECOVERING;
 		sl_stat_add(&ec->st.drop_full, 1);
 		return SL_EC_DROP_FULL;
 	}

@@ -349,6 +349,18 @@ sl_ec_arrive__full_queue_ec_drop_then_nack(void **state)
 	assert_int_equal(stats(ec).drop_full, 1);
 	assert_int_equal(arrive(ec, 0, 5, KIB), SL_EC_DROP_ORDER);
 	check_only(SL_EC_NACK, 0, 4);
+	assert_int_equal(arrive(ec, 0, 6, KIB), SL_EC_DROP_ORDER);
+	assert_int_equal(nact, 0); /* one NACK per episode */
+	/* The retransmission finds no room either: a new episode, NACKed again (else only the
+	 * initiator's timeout would repair it). */
+	assert_int_equal(arrive(ec, 0, 4, KIB), SL_EC_DROP_FULL);
+	assert_int_equal(nact, 0);
+	assert_int_equal(arrive(ec, 0, 5, KIB), SL_EC_DROP_ORDER);
+	check_only(SL_EC_NACK, 0, 4);
+	assert_int_equal(arrive(ec, 0, 6, KIB), SL_EC_DROP_ORDER);
+	assert_int_equal(nact, 0);
+	assert_int_equal(stats(ec).drop_full, 2);
+	assert_int_equal(stats(ec).nacks, 2);
 	/* Room again: the retransmission is accepted (and, congested, DACKed). */
 	process(ec, 0, 0);
 	assert_int_equal(arrive(ec, 0, 4, KIB), SL_EC_ACCEPTED);
