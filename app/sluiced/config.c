@@ -50,6 +50,7 @@ static_assert(SLUICED_QP_TIMEOUT_MS_DEFAULT * SL_NS_PER_MS == SL_XPORT_QP_TIMEOU
 #define TRAFFIC(m) CONF(traffic.m)
 #define QP(m) CONF(qp.m)
 #define API(m) CONF(api.m)
+#define EC(m) CONF(ec.m)
 
 /* A whole-number key: member, kind, base units per unit of the key, [lo, hi] in that unit. */
 #define UINT(sec, key, member, qty, scale, lo, hi, def, zero, help)                                \
@@ -140,8 +141,10 @@ static const struct sluiced_key keys[] = {
 	 "n)-th; "
 	 "both hosts must name the same; an error lists the programs",
 	 NULL},
-	ENUM("qp", "recv", QP(recv), "melo|gbn", "melo",
-	     "receiver: MELO selective (bits pool, reorder) or RoCE go-back-N"),
+	ENUM("qp", "recv", QP(recv), "melo|gbn|ec", "melo",
+	     "receiver: MELO selective (bits pool, reorder), RoCE go-back-N, or the "
+	     "endpoint-congestion target of [ec] (go-back-N into a host queue drained at "
+	     "drain_mbps; run dack, opt or aimd over it)"),
 	UINT("qp", "seg_bytes", QP(seg_bytes), SL_QTY_BYTES, 1, 1, 9000, "1024", NULL,
 	     "payload bytes per packet; with the transport header it must fit one mbuf"),
 	UINT("qp", "msg_min_bytes", QP(msg_min_bytes), SL_QTY_BYTES, 1, 1, 1073741824, "4096", NULL,
@@ -183,6 +186,28 @@ static const struct sluiced_key keys[] = {
 	 "every QP, each meaning what the program's header says (irn: 0,RTO_low_ns,RTO_high_ns); "
 	 "0 = the program's default",
 	 NULL},
+	ENUM("ec", "policy", EC(policy), "dack|opt|aimd|timeout", "dack",
+	     "the target with [qp] recv = ec: dack sends DACKs and holds IACKs while its queue is "
+	     "above threshold_bytes (seed 004); opt and aimd are a plain go-back-N target; timeout "
+	     "never NACKs. The senders' program is [qp] proto (timeout: opt)"),
+	UINT("ec", "drain_mbps", EC(drain_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000, "0",
+	     "the link's rate_mbps",
+	     "the host takes packets from the target queue at this rate of wire bits (the paper's "
+	     "r x link rate)"),
+	UINT("ec", "queue_bytes", EC(queue_bytes), SL_QTY_BYTES, 1, 64, 1073741824, "82944", NULL,
+	     "the target queue (the receiving NIC's buffer, shared by the QPs of a lane), frame "
+	     "bytes from the transport header on"),
+	UINT("ec", "threshold_bytes", EC(threshold_bytes), SL_QTY_BYTES, 1, 1, 1073741824, "9216",
+	     NULL, "congested above this occupancy; below queue_bytes"),
+	ENUM("ec", "iack_at", EC(iack_at), "accept|process", "accept",
+	     "not congested: IACK a packet when the queue accepts it or once the host has "
+	     "processed it (the paper leaves it open)"),
+	UINT("ec", "fair_period_us", EC(fair_period_ns), SL_QTY_NS, SL_NS_PER_US, 0, 1000000, "0",
+	     "no fairness knobs",
+	     "fairness sampling period: the fastest QPs' IACKs coalesced, the slowest's DACKs "
+	     "thinned"),
+	COUNT("ec", "fair_ratio_pct", EC(fair_ratio_pct), 100, 100000, "150", NULL,
+	      "fairness: a QP above this % of the slowest's accepted packets counts as fast"),
 	ENUM("api", "enable", API(enable), "no|yes", "no",
 	     "serve applications (libsluice) on port 0's first lane: its link's peer is their "
 	     "peer host"),
@@ -678,6 +703,12 @@ check_qp(struct sluiced_conf *c, FILE *err)
 	}
 	if (check_timeout(c, "qp", q->rto_ns, q->timeout_ns, err) < 0)
 		return -1;
+	if (q->recv == SL_XPORT_RECV_EC && c->ec.threshold_bytes >= c->ec.queue_bytes) {
+		fprintf(err, "%s:%u: threshold_bytes: %u is not below queue_bytes = %u\n", c->path,
+			line_of(c->path, "ec", "threshold_bytes"), c->ec.threshold_bytes,
+			c->ec.queue_bytes);
+		return -1;
+	}
 	if (q->count && c->traffic.mode != SLUICED_TRAFFIC_OFF) {
 		fprintf(err,
 			"%s:%u: count: queue pairs and link test traffic cannot both run "
@@ -788,7 +819,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 	}
 	if (apply_defaults(c, c, "sluiced") < 0 || apply_defaults(c, c, "link") < 0 ||
 	    apply_defaults(c, c, "traffic") < 0 || apply_defaults(c, c, "qp") < 0 ||
-	    apply_defaults(c, c, "api") < 0)
+	    apply_defaults(c, c, "ec") < 0 || apply_defaults(c, c, "api") < 0)
 		goto out;
 	nsec = rte_cfgfile_num_sections(cfg, NULL, 0);
 	names = calloc((size_t)nsec + 1, sizeof(*names));
@@ -805,7 +836,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 
 		if (strcmp(names[i], "sluiced") == 0 || strcmp(names[i], "link") == 0 ||
 		    strcmp(names[i], "traffic") == 0 || strcmp(names[i], "qp") == 0 ||
-		    strcmp(names[i], "api") == 0) {
+		    strcmp(names[i], "ec") == 0 || strcmp(names[i], "api") == 0) {
 			if (load_section(c, cfg, names[i], names[i], c, err) < 0)
 				goto out;
 			continue;
@@ -813,7 +844,7 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 		if (idx < 0) {
 			fprintf(err,
 				"%s:%u: [%s]: unknown section (expected [sluiced], [link], "
-				"[traffic], [qp], [api] or [port.N])\n",
+				"[traffic], [qp], [ec], [api] or [port.N])\n",
 				path, line_of(path, names[i], NULL), names[i]);
 			goto out;
 		}

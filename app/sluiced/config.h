@@ -79,7 +79,7 @@ enum sluiced_qp_direction {
 struct sluiced_qp_conf {
 	uint32_t count;     /**< QPs per port, QPN 0..count-1; 0 = off */
 	char proto[256];    /**< program name, or a comma-separated list (QPN i: the i mod n th) */
-	unsigned int recv;  /**< enum sl_recv_mode: melo or gbn */
+	unsigned int recv;  /**< struct sl_xport_qp_conf.recv_mode: melo, gbn or ec */
 	uint32_t seg_bytes; /**< payload per packet, bytes */
 	uint32_t msg_min_bytes; /**< smallest message, bytes */
 	uint32_t msg_max_bytes; /**< largest message, bytes */
@@ -103,6 +103,24 @@ struct sluiced_qp_conf {
 	unsigned int nb_limits;
 	unsigned int count_line; /**< lines of keys, for late errors (0: default) */
 	unsigned int seg_line;
+};
+
+/* [ec]: the endpoint-congestion target of the QPs with [qp] recv = ec (docs/ec.md). */
+enum sluiced_ec_policy {
+	SLUICED_EC_DACK,    /**< DACKs and held IACKs: the paper's target */
+	SLUICED_EC_OPT,     /**< a plain go-back-N target (the opt baseline) */
+	SLUICED_EC_AIMD,    /**< the same target (the aimd baseline) */
+	SLUICED_EC_TIMEOUT, /**< go-back-N that never NACKs */
+};
+
+struct sluiced_ec_conf {
+	unsigned int policy;      /**< enum sluiced_ec_policy */
+	uint64_t drain_bps;       /**< the host's drain rate, wire bits/s; 0: the link's rate */
+	uint32_t queue_bytes;     /**< the target queue, bytes */
+	uint32_t threshold_bytes; /**< congested above, bytes */
+	unsigned int iack_at;     /**< 0: IACK at acceptance, 1: at processing */
+	uint64_t fair_period_ns;  /**< fairness sampling period, ns; 0: off */
+	uint32_t fair_ratio_pct;  /**< "much higher", % of the slowest */
 };
 
 #define SLUICED_API_SEG_BYTES 4096u /**< [api] seg_bytes without [qp], bytes */
@@ -143,6 +161,7 @@ struct sluiced_conf {
 	struct sluiced_link_conf link;
 	struct sluiced_traffic_conf traffic;
 	struct sluiced_qp_conf qp;
+	struct sluiced_ec_conf ec;
 	struct sluiced_api_conf api;
 	unsigned int nb_ports;
 	struct sluiced_port_conf port[SLUICED_MAX_PORTS];
@@ -157,7 +176,8 @@ enum sluiced_key_type {
 
 /* One configuration key: the schema the parser, the defaults and --help all read. */
 struct sluiced_key {
-	const char *section; /**< "sluiced", "link", "traffic", "qp", "api" or "port" ([port.N]) */
+	const char *section; /**< "sluiced", "link", "traffic", "qp", "ec", "api" or "port"
+				([port.N]) */
 	const char *name;
 	enum sluiced_key_type type;
 	size_t offset;       /**< in struct sluiced_conf, or in struct sluiced_port_conf */

@@ -6,8 +6,8 @@
  *   sluiced [EAL options] -- --config FILE [--duration-s N]
  *
  * A stop drains the lanes, says goodbye to each peer (docs/link.md, "Leave") and closes the ports.
- * Exit status: 0 after a clean stop (SIGINT, SIGTERM or --duration-s), 1 on a runtime failure,
- * 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
+ * Exit status: 0 after a clean stop (SIGINT, SIGTERM, --duration-s or --exit-when-done), 1 on a
+ * runtime failure, 2 on a usage or configuration error (`file:line: key: what is wrong` on stderr).
  * At exit the final port counters are printed on stdout as one JSON line; test traffic adds a
  * line of the checker's summary, queue pairs a line per QP and a line of totals.
  *
@@ -64,7 +64,9 @@ usage(FILE *out)
 	fprintf(out,
 		"sluiced %s: the sluice transport daemon\n"
 		"\n"
-		"usage: sluiced [EAL options] -- --config FILE [--duration-s N] [--capture FILE]\n"
+		"usage: sluiced [EAL options] -- --config FILE [--duration-s N] "
+		"[--exit-when-done]\n"
+		"                                  [--capture FILE]\n"
 		"\n"
 		"EAL options come first (see the DPDK EAL documentation). Typical ones:\n"
 		"  -l 0[,1..]                 lcores: the main lcore, then one per worker\n"
@@ -84,6 +86,11 @@ usage(FILE *out)
 		"  -c, --config FILE          INI configuration (required); keys below\n"
 		"  -d, --duration-s N         stop after N seconds (default: run until "
 		"SIGINT/SIGTERM)\n"
+		"  -x, --exit-when-done       stop as on SIGINT once every lane's [qp] traffic "
+		"has\n"
+		"                             finished: each sending QP's msgs messages "
+		"completed,\n"
+		"                             each receiving QP's delivered (needs [qp] msgs)\n"
 		"  -w, --capture FILE         write every frame of every port to FILE (pcapng);\n"
 		"                             with hugepages, dpdk-dumpcap --file-prefix NAME\n"
 		"                             also captures a running sluiced\n"
@@ -160,12 +167,13 @@ worker_main(void *arg)
 /* Parse the options after "--". Returns 0, or exits for --help/--version/usage errors. */
 static void
 parse_args(int argc, char **argv, const char **config, unsigned long *duration_s,
-	   const char **capture)
+	   const char **capture, bool *exit_when_done)
 {
 	static const struct option opts[] = {
 		{"capture", required_argument, NULL, 'w'},
 		{"config", required_argument, NULL, 'c'},
 		{"duration-s", required_argument, NULL, 'd'},
+		{"exit-when-done", no_argument, NULL, 'x'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -174,8 +182,11 @@ parse_args(int argc, char **argv, const char **config, unsigned long *duration_s
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:d:hVw:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:hVw:x", opts, NULL)) != -1) {
 		switch (c) {
+		case 'x':
+			*exit_when_done = true;
+			break;
 		case 'w':
 			*capture = optarg;
 			break;
@@ -487,7 +498,8 @@ qp_conf(const struct sluiced_qp_conf *qc, uint32_t qpn)
 		.peer_qpn = qpn,
 		.proto = qc->proto_name[qpn % qc->nb_protos],
 		.seg_bytes = qc->seg_bytes,
-		.recv_mode = (uint8_t)(qc->recv ? SL_RECV_GBN : SL_RECV_MELO),
+		.recv_mode = (uint8_t)qc->recv, /* melo|gbn|ec: SL_RECV_MELO, SL_RECV_GBN,
+						 * SL_XPORT_RECV_EC */
 		.init_rate_bps = qc->rate_bps,
 		.max_rate_bps = grant ? 0 : qc->rate_limit_bps[qpn % qc->nb_limits],
 		.rto_ns = qc->rto_ns,
@@ -544,6 +556,28 @@ setup_chan(struct sluiced *d)
 	return 0;
 }
 
+/* [ec]'s drain rate, bits/s: the link's rate when 0. */
+static uint64_t
+ec_drain_bps(const struct sluiced *d)
+{
+	return d->conf.ec.drain_bps ? d->conf.ec.drain_bps : d->conf.link.rate_bps;
+}
+
+/* The endpoint-congestion target of [ec] (max_conns is the endpoint's). */
+static struct sl_ec_conf
+ec_conf(const struct sluiced_ec_conf *ec)
+{
+	return (struct sl_ec_conf){
+		.queue_bytes = ec->queue_bytes,
+		.threshold_bytes = ec->threshold_bytes,
+		.policy = ec->policy == SLUICED_EC_DACK,
+		.nack = ec->policy != SLUICED_EC_TIMEOUT,
+		.iack_at_processing = ec->iack_at == 1,
+		.fair_period_ns = ec->fair_period_ns,
+		.fair_ratio_pct = ec->fair_ratio_pct,
+	};
+}
+
 /*
  * Queue pairs: with [qp] count, on every port, lane q of a port gets an endpoint with the QPNs
  * that are q modulo the lanes, each talking to the peer's QP of the same number; with [api],
@@ -577,6 +611,8 @@ setup_qps(struct sluiced *d)
 				.pace_catchup_ns = qc->catchup_ns,
 				.frame_overhead_bytes =
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
+				.ec_drain_bps = qc->recv == SL_XPORT_RECV_EC ? ec_drain_bps(d) : 0,
+				.ec = ec_conf(&d->conf.ec),
 				.traffic =
 					{
 						.max_qps = max_qps,
@@ -729,10 +765,26 @@ setup_workers(struct sluiced *d)
 	}
 }
 
+/* Every lane's [qp] traffic has finished (--exit-when-done). */
+static bool
+traffic_finished(const struct sluiced *d)
+{
+	for (unsigned int i = 0; i < d->nb_ports; i++)
+		for (unsigned int q = 0; q < d->port[i].nb_queues; q++)
+			if (d->qp[i][q] != NULL && !sl_dp_qp_finished(d->qp[i][q]))
+				return false;
+	return true;
+}
+
+/* --exit-when-done looks this often in single-lcore mode (the main lcore polls the lanes), ns;
+ * with workers, each time the main lcore wakes (10 ms) */
+#define SLUICED_DONE_CHECK_NS SL_NS_PER_MS
+
 static void
-run(struct sluiced *d, unsigned long duration_s)
+run(struct sluiced *d, unsigned long duration_s, bool exit_when_done)
 {
 	uint64_t end_ns = duration_s ? d->start_ns + duration_s * SL_NS_PER_S : UINT64_MAX;
+	uint64_t check_ns = d->start_ns;
 	unsigned int lcore, w = 1;
 
 	if (d->conf.workers == 0) {
@@ -744,6 +796,11 @@ run(struct sluiced *d, unsigned long duration_s)
 			sl_dp_worker_poll(wk, now);
 			if (now >= end_ns)
 				d->stop = true;
+			if (exit_when_done && now >= check_ns) {
+				check_ns = now + SLUICED_DONE_CHECK_NS;
+				if (traffic_finished(d))
+					d->stop = true;
+			}
 		}
 		stop_lanes(wk);
 		return;
@@ -758,7 +815,8 @@ run(struct sluiced *d, unsigned long duration_s)
 	}
 	while (!d->stop) {
 		usleep(10000);
-		if (sl_tsc_clock_now_ns(&d->clock) >= end_ns)
+		if (sl_tsc_clock_now_ns(&d->clock) >= end_ns ||
+		    (exit_when_done && traffic_finished(d)))
 			d->stop = true;
 	}
 	rte_eal_mp_wait_lcore();
@@ -798,6 +856,7 @@ main(int argc, char **argv)
 	uint16_t pid[SL_DP_MAX_PORTS];
 	const char *config = NULL, *capture = NULL;
 	unsigned long duration_s = 0;
+	bool exit_when_done = false;
 	char err[256];
 	int eal_args, rc = 1;
 
@@ -814,8 +873,17 @@ main(int argc, char **argv)
 	}
 	atexit(sl_dp_eal_cleanup); /* also when an option error exits */
 	argv[eal_args] = argv[0];
-	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s, &capture);
+	parse_args(argc - eal_args, argv + eal_args, &config, &duration_s, &capture,
+		   &exit_when_done);
 	if (sluiced_conf_load(&d->conf, config, stderr) != 0) {
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	if (exit_when_done && (d->conf.qp.count == 0 || d->conf.qp.msgs == 0)) {
+		fprintf(stderr,
+			"%s: --exit-when-done needs [qp] count and msgs (the built-in traffic "
+			"must end)\n",
+			d->conf.path);
 		rc = EXIT_CONFIG;
 		goto out;
 	}
@@ -857,7 +925,7 @@ main(int argc, char **argv)
 	d->start_ns = sl_tsc_clock_now_ns(&d->clock);
 	LOG(INFO, "%s: %u port(s), %s, %u worker(s)", d->conf.name, d->nb_ports,
 	    d->conf.workers ? "worker lcores" : "single-lcore mode", d->nb_workers);
-	run(d, duration_s);
+	run(d, duration_s, exit_when_done);
 	sluiced_capture_stop(d);
 	sluiced_report_json(d, stdout);
 	rc = 0;

@@ -14,6 +14,7 @@
  * /sluice/traffic      link test traffic, summed over every lane of every port
  * /sluice/qps          queue pairs: per QP arrays (qpn, port, lane, proto, messages posted,
  *                      completed, received, checked, retransmitted packets), and totals/<name>
+ *                      (with [qp] recv = ec, totals/ec/<counter>: the lanes' targets summed)
  * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): every counter of
  *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
  *                      latest snapshot, sl_dp_qp.h), lane/<counter> of its endpoint's traffic
@@ -343,6 +344,8 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	struct sl_dp_qp_stats asum = {0};
 	struct sl_xport_qp_stats qsum = {0};
 	struct sl_xport_stats xsum = {0};
+	struct sl_ec_stats ecsum = {0};
+	bool ec = false;
 	uint64_t checked = 0, qps = 0, first = 0, last = 0;
 	struct sl_hist h;
 	char key[96];
@@ -355,9 +358,18 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 			struct sl_xport_traffic_stats ts;
 			struct sl_dp_qp_stats as;
 			struct sl_xport_stats xs;
+			struct sl_ec_stats es;
 
 			if (a == NULL)
 				continue;
+			if (sl_xport_ec_stats_get(sl_dp_qp_xport(a), &es) == 0) {
+				uint64_t deepest =
+					SL_MAX(ecsum.max_queue_bytes, es.max_queue_bytes);
+
+				sl_stats_accumulate(&ecsum, &es, &sl_ec_stat_table);
+				ecsum.max_queue_bytes = deepest; /* the deepest lane's, not a sum */
+				ec = true;
+			}
 			sl_xport_stats_get(sl_dp_qp_xport(a), &xs);
 			for (unsigned int k = 0; k < sl_xport_stat_table.n; k++)
 				*(uint64_t *)((char *)&xsum + sl_xport_stat_table.desc[k].offset) +=
@@ -409,6 +421,10 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	for (unsigned int k = 0; k < sl_xport_stat_table.n; k++) {
 		snprintf(key, sizeof(key), "%sxport/%s", prefix, sl_xport_stat_table.desc[k].name);
 		ops->u64(ctx, key, sl_stat_get(&xsum, &sl_xport_stat_table.desc[k]));
+	}
+	for (unsigned int k = 0; ec && k < sl_ec_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "%sec/%s", prefix, sl_ec_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&ecsum, &sl_ec_stat_table.desc[k]));
 	}
 	/* Goodput of message bytes delivered in order, over first to last delivery. */
 	ops->u64(ctx, KEY("goodput_bps"),

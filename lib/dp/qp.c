@@ -79,6 +79,7 @@ struct sl_dp_qp {
 	struct sl_dp_lane *lane;   /**< posting waits for its peer (NULL: does not wait) */
 	struct sl_chan_lane *chan; /**< applications' QPs (NULL: none) */
 	bool started;              /**< the peer was up once: messages flow */
+	bool finished;             /**< the traffic finished (written by the lane's lcore) */
 	struct sl_xport *x;
 	struct sl_xport_traffic *t;
 	struct rte_mempool *pool;
@@ -194,6 +195,8 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	xc.line_bps = conf->line_bps;
 	xc.pace_catchup_ns = conf->pace_catchup_ns;
 	xc.frame_overhead_bytes = conf->frame_overhead_bytes;
+	xc.ec_drain_bps = conf->ec_drain_bps;
+	xc.ec = conf->ec;
 	xc.frame = frame_bytes;
 	xc.release = frame_release;
 	xc.on_recv = on_recv;
@@ -313,6 +316,12 @@ sl_dp_qp_traffic(const struct sl_dp_qp *a)
 	return a->t;
 }
 
+bool
+sl_dp_qp_finished(const struct sl_dp_qp *a)
+{
+	return __atomic_load_n(&a->finished, __ATOMIC_ACQUIRE);
+}
+
 int
 sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_stats *st)
 {
@@ -430,8 +439,11 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	info_refresh(a, now_ns);
 	if (sl_unlikely(!a->started))
 		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
-	if (a->started)
+	if (a->started) {
 		sl_xport_traffic_post(a->t, a->x, now_ns, SL_DP_QP_POST_BUDGET);
+		if (sl_unlikely(!a->finished) && sl_xport_traffic_finished(a->t))
+			__atomic_store_n(&a->finished, true, __ATOMIC_RELEASE);
+	}
 	if (max == 0 || sl_xport_next_deadline(a->x) > now_ns)
 		return 0;
 	max = SL_MIN(max, (unsigned int)SL_DP_BURST);

@@ -64,6 +64,8 @@ struct sl_dp_qp_conf {
 	uint64_t pace_catchup_ns;  /**< the endpoint's pace_catchup_ns (0: none) */
 	uint32_t frame_overhead_bytes;        /**< wire bytes of a frame beyond the transport's: the
 					       *   link header, SL_DP_ETH_WIRE_BYTES */
+	uint64_t ec_drain_bps;                /**< the endpoint's ec_drain_bps (0: no target) */
+	struct sl_ec_conf ec;                 /**< the endpoint's ec */
 	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */
 };
 
@@ -131,5 +133,11 @@ bool sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn);
  * latency histogram) belongs to the lane's lcore, or to anyone once the lane has stopped. */
 const struct sl_xport *sl_dp_qp_xport(const struct sl_dp_qp *a);
 const struct sl_xport_traffic *sl_dp_qp_traffic(const struct sl_dp_qp *a);
+
+/*
+ * The built-in traffic has finished (sl_xport_traffic_finished(), as the lane's lcore last saw
+ * it; any thread): never with [qp] msgs = 0.
+ */
+bool sl_dp_qp_finished(const struct sl_dp_qp *a);
 
 #endif /* SL_DP_QP_H */

@@ -14,6 +14,17 @@
  * previous one, so a poll that comes late catches up exactly as a host that kept working would,
  * and sl_xport_next_deadline() names the next finish time.
  *
+ * A poll hands over at once what arrived since the previous one, but a NIC cannot have received
+ * it faster than its line rate, and the host was working meanwhile (the caller's lcore may even
+ * have been descheduled: a whole window then waits in the port's ring). So the frames of one
+ * sl_xport_rx_burst() are taken to have arrived back to back at line_bps, the last one now, and
+ * not before the previous burst's last: before each arrival the host finishes what it would
+ * have by then. A backlog longer than one burst keeps arriving at line rate into the next
+ * bursts, so the arrival clock may run ahead of now by the backlog's wire time (its frames are
+ * still "on the wire"); the target's answers to them then leave that much early. Arrivals that
+ * really came earlier found the queue emptier, so the model errs toward a fuller queue (more
+ * DACKs, more drops), never toward processing a frame before it was there.
+ *
  * The target's actions become ordinary feedback frames: an IACK or a DACK is an ACK (SL_XOP_ACK)
  * carrying the cumulative ACK only (a DACK repeats the previous one: lib/ec's contract), a NACK
  * is a go-back-N NACK (SL_XOP_NACK, no holes) naming the expected PSN. They join the endpoint's
@@ -98,18 +109,38 @@ work_ns(const struct sl_xport *x, uint32_t frame_bytes)
 	return sl_tx_ns_ceil((uint64_t)frame_bytes + x->c.frame_overhead_bytes, x->c.ec_drain_bps);
 }
 
-void
-sl_xp_ec_arrive(struct sl_xport *x, uint32_t qpn, uint32_t psn, const struct sl_xport_rx_frame *f,
-		uint64_t now_ns)
+/* How long the port takes to receive a frame of frame_bytes at its line rate, ns. */
+static uint64_t
+wire_ns(const struct sl_xport *x, uint32_t frame_bytes)
 {
+	return sl_tx_ns_ceil((uint64_t)frame_bytes + x->c.frame_overhead_bytes, x->c.line_bps);
+}
+
+void
+sl_xp_ec_burst(struct sl_xport *x, const struct sl_xport_rx_frame *in, unsigned n, uint64_t now_ns)
+{
+	uint64_t burst_ns = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (in[i].len && sl_xhdr_op_is_data(in[i].buf[0]))
+			burst_ns += wire_ns(x, in[i].len);
+	x->arrival_ns = SL_MAX(x->arrival_ns, now_ns > burst_ns ? now_ns - burst_ns : 0);
+}
+
+void
+sl_xp_ec_arrive(struct sl_xport *x, uint32_t qpn, uint32_t psn, const struct sl_xport_rx_frame *f)
+{
+	uint64_t at_ns = x->arrival_ns + wire_ns(x, f->len);
 	unsigned nact;
 
-	if (sl_ec_arrive(x->ec, qpn, psn, f->len, f->handle, now_ns, x->ec_act, &nact) !=
+	x->arrival_ns = at_ns;
+	sl_xp_ec_drain(x, at_ns);
+	if (sl_ec_arrive(x->ec, qpn, psn, f->len, f->handle, at_ns, x->ec_act, &nact) !=
 	    SL_EC_ACCEPTED) {
 		x->c.release(x->c.ctx, f->handle);
 	} else if (!x->drain_busy) {
 		x->drain_busy = true;
-		x->drain_done_ns = now_ns + work_ns(x, f->len);
+		x->drain_done_ns = at_ns + work_ns(x, f->len);
 	}
 	send_actions(x, nact);
 }

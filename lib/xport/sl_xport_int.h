@@ -103,6 +103,7 @@ struct sl_xport {
 	unsigned ec_act_max;
 	bool drain_busy;        /**< the host is working on the target's head packet */
 	uint64_t drain_done_ns; /**< drain_busy: when it is done, ns */
+	uint64_t arrival_ns;    /**< when the last data frame arrived at the port (modelled), ns */
 	struct sl_xhdr_rejects rej;
 	struct sl_xport_stats st;
 };
@@ -146,9 +147,16 @@ int sl_xp_ec_open(struct sl_xport *x, uint32_t qpn, uint32_t first_psn);
 /* QP qpn closed: its frames still queued are released undelivered when they come out. */
 void sl_xp_ec_close(struct sl_xport *x, uint32_t qpn);
 
-/* Data frame f (PSN psn) of EC QP qpn arrives: queued or released, its feedback queued. */
+/* A burst in[0..n) reaches the endpoint at now_ns: its data frames' arrival times begin. */
+void sl_xp_ec_burst(struct sl_xport *x, const struct sl_xport_rx_frame *in, unsigned n,
+		    uint64_t now_ns);
+
+/*
+ * Data frame f (PSN psn) of EC QP qpn, the next of the burst, arrives on the arrival clock: the
+ * host catches up to that time, then f is queued or released, and its feedback queued.
+ */
 void sl_xp_ec_arrive(struct sl_xport *x, uint32_t qpn, uint32_t psn,
-		     const struct sl_xport_rx_frame *f, uint64_t now_ns);
+		     const struct sl_xport_rx_frame *f);
 
 /* The host finishes every packet whose time is up by now_ns. */
 void sl_xp_ec_drain(struct sl_xport *x, uint64_t now_ns);

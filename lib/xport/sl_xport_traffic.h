@@ -91,6 +91,9 @@ void sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint6
  * msgs = 0). */
 bool sl_xport_traffic_done(const struct sl_xport_traffic *t);
 
+/* Done, and every receiving QP has had msgs messages delivered (checked or not). */
+bool sl_xport_traffic_finished(const struct sl_xport_traffic *t);
+
 void sl_xport_traffic_stats_get(const struct sl_xport_traffic *t,
 				struct sl_xport_traffic_stats *st);
 /* Messages checked by QP qpn so far (0 for a QP that does not receive). */

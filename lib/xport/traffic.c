@@ -48,6 +48,7 @@ struct sl_xport_traffic {
 	uint32_t *ready; /**< [max_qps] ring of QPNs */
 	uint32_t ready_head, ready_count;
 	uint32_t nsend; /**< sending QPs */
+	uint32_t nrecv; /**< receiving QPs */
 	uint64_t done_qps;
 	struct sl_xport_traffic_stats st;
 	struct sl_hist latency_ns;
@@ -177,6 +178,7 @@ sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn,
 	q->recv = recv;
 	q->peer_qpn = peer_qpn;
 	t->nsend += send;
+	t->nrecv += recv;
 	ready_push(t, qpn);
 	return 0;
 }
@@ -303,6 +305,12 @@ bool
 sl_xport_traffic_done(const struct sl_xport_traffic *t)
 {
 	return t->c.msgs && t->done_qps == t->nsend;
+}
+
+bool
+sl_xport_traffic_finished(const struct sl_xport_traffic *t)
+{
+	return sl_xport_traffic_done(t) && t->st.received >= t->c.msgs * t->nrecv;
 }
 
 void

@@ -211,9 +211,9 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return NULL;
-	x->c = c;
 	if (c.line_bps == 0)
 		c.line_bps = SL_XPORT_LINE_BPS_DEFAULT;
+	x->c = c;
 	sc.max_flows = c.max_qps;
 	sc.wnd_segs = c.window_pkts;
 	sc.link_bps = c.line_bps;
@@ -879,6 +879,8 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 	struct sl_recv_pkt pk[XP_RX_BATCH];
 	unsigned npk = 0;
 
+	if (x->ec)
+		sl_xp_ec_burst(x, in, n, now_ns);
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_xport_rx_frame *f = &in[i];
 		struct sl_xhdr h;
@@ -896,7 +898,7 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 		} else if (q->recv_mode == SL_XPORT_RECV_EC) {
 			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
 			sl_stat_add(&x->st.rx_data, 1);
-			sl_xp_ec_arrive(x, h.qpn, h.psn, f, now_ns);
+			sl_xp_ec_arrive(x, h.qpn, h.psn, f);
 			continue;
 		} else {
 			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);

@@ -191,17 +191,32 @@ sl_wait_peer_up() {
 
 # sl_stop HOST [SIGNAL]: signal host h (default TERM), wait up to 10 s, require exit status 0.
 sl_stop() {
-    local h=$1 sig=${2:-TERM} pid=${SL_PID[$1]} rc=0 i
-    kill -"$sig" "$pid"
-    for i in $(seq 100); do
+    local h=$1 sig=${2:-TERM}
+    kill -"$sig" "${SL_PID[$h]}"
+    sl_reap "$h" 10 "within 10 s of SIG$sig" "after SIG$sig"
+    sl_log "host $h stopped cleanly"
+}
+
+# sl_wait_exit HOST TIMEOUT_S: host h stops by itself (sluiced --exit-when-done or
+# --duration-s) within TIMEOUT_S with exit status 0. No telemetry polls meanwhile: each is a
+# Python process that takes a core from a daemon for about 0.1 s.
+sl_wait_exit() {
+    sl_reap "$1" "$2" "by itself within $2 s" ""
+    sl_log "host $1 stopped by itself"
+}
+
+# sl_reap HOST TIMEOUT_S WHEN HOW: wait up to TIMEOUT_S for host h to exit, then require exit
+# status 0 (the failures say "did not stop WHEN", "exited with status N HOW").
+sl_reap() {
+    local h=$1 timeout_s=$2 pid=${SL_PID[$1]} rc=0 i
+    for i in $(seq $((timeout_s * 10))); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
-    kill -0 "$pid" 2>/dev/null && sl_fail "host $h did not stop within 10 s of SIGTERM"
+    kill -0 "$pid" 2>/dev/null && sl_fail "host $h did not stop $3"
     wait "$pid" || rc=$?
     unset "SL_PID[$h]"
-    [ "$rc" -eq 0 ] || sl_fail "host $h exited with status $rc after SIG$sig"
-    sl_log "host $h stopped cleanly"
+    [ "$rc" -eq 0 ] || sl_fail "host $h exited with status $rc${4:+ $4}"
 }
 
 # A field of host h's exit report (the JSON lines sluiced prints at exit: ports and links,

@@ -62,7 +62,9 @@ static const struct {
 	{&sl_recv_stat_table, "sl_recv_stats_get()", "sluice-sim (receiver `impl = lib`)"},
 	{&sl_recv_rtx_stat_table, "sl_recv_rtx_stats_get()", "sluice-sim (MELO senders)"},
 	{&sl_ec_stat_table, "sl_ec_stats_get()",
-	 "sluice-sim's endpoint-congestion target (`tests/sim/sim_ec.c`)"},
+	 "sluice-sim's endpoint-congestion target (`tests/sim/sim_ec.c`); sluiced with `[qp] recv "
+	 "= ec`: sums over the lanes in `/sluice/qps` (`totals/ec/<name>`, max_queue_bytes the "
+	 "deepest lane's) and the exit JSON (`qps/ec/<name>`)"},
 	{&sl_chan_lane_stat_table, "sl_chan_lane_stats_get()",
 	 "nothing yet: sluiced's telemetry takes it with the channel's control half (srv.c)"},
 };

@@ -390,6 +390,7 @@ run_pair(const struct run *r, struct result *res)
 		w[i].reorder = r->reorder;
 		sl_rng_seed(&w[i].rng, r->seed * 2 + (uint64_t)i);
 		side_init(&s[i], r, 0, 0);
+		assert_false(sl_xport_traffic_finished(s[i].t));
 	}
 	for (; now < limit; now += STEP_NS) {
 		for (int i = 0; i < 2 && r->hostile > 0; i++)
@@ -404,8 +405,14 @@ run_pair(const struct run *r, struct result *res)
 
 			sl_xport_traffic_stats_get(s[0].t, &a);
 			sl_xport_traffic_stats_get(s[1].t, &b);
-			if (a.received == r->msgs * nqps(r) && b.received == r->msgs * nqps(r))
+			if (a.received == r->msgs * nqps(r) && b.received == r->msgs * nqps(r)) {
+				assert_true(sl_xport_traffic_finished(s[0].t));
+				assert_true(sl_xport_traffic_finished(s[1].t));
 				break;
+			}
+			/* Done sending is not done: a side still receiving has not finished. */
+			assert_false(sl_xport_traffic_finished(a.received < b.received ? s[0].t
+										       : s[1].t));
 		}
 	}
 	res->end_ns = now;
