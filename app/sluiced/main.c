@@ -86,11 +86,11 @@ usage(FILE *out)
 		"  -c, --config FILE          INI configuration (required); keys below\n"
 		"  -d, --duration-s N         stop after N seconds (default: run until "
 		"SIGINT/SIGTERM)\n"
-		"  -x, --exit-when-done       stop as on SIGINT once every lane's [qp] traffic "
-		"has\n"
-		"                             finished: each sending QP's msgs messages "
-		"completed,\n"
-		"                             each receiving QP's delivered (needs [qp] msgs)\n"
+		"  -x, --exit-when-done       stop as on SIGINT once every lane's [qp] traffic\n"
+		"                             has finished (each sending QP's msgs messages\n"
+		"                             completed, each receiving QP's delivered; needs\n"
+		"                             [qp] msgs); end to end, also once the peer left\n"
+		"                             or sent nothing for 4 x rto_us (at least 200 ms)\n"
 		"  -w, --capture FILE         write every frame of every port to FILE (pcapng);\n"
 		"                             with hugepages, dpdk-dumpcap --file-prefix NAME\n"
 		"                             also captures a running sluiced\n"
@@ -765,15 +765,48 @@ setup_workers(struct sluiced *d)
 	}
 }
 
-/* Every lane's [qp] traffic has finished (--exit-when-done). */
+/*
+ * --exit-when-done: every lane's [qp] traffic has finished, and the peer needs us no more.
+ * Under the reliable link the lanes' drain and goodbye deliver our last acknowledgments. End to
+ * end, one of them may be lost, and the peer's retransmission needs an answer: so the host stays
+ * until each port's peer has left (it finished too) or no transport frame has arrived for
+ * SLUICED_DONE_QUIET_RTOS x [qp] rto_us (at least SLUICED_DONE_QUIET_MIN_NS; a peer stopped
+ * otherwise).
+ */
+#define SLUICED_DONE_QUIET_RTOS 4
+#define SLUICED_DONE_QUIET_MIN_NS (200 * SL_NS_PER_MS)
+
+struct done_watch {
+	uint64_t rx_frames; /**< transport frames received, all lanes, when last seen */
+	uint64_t quiet_ns;  /**< since then, ns */
+};
+
 static bool
-traffic_finished(const struct sluiced *d)
+traffic_done(const struct sluiced *d, struct done_watch *w, uint64_t now)
 {
-	for (unsigned int i = 0; i < d->nb_ports; i++)
-		for (unsigned int q = 0; q < d->port[i].nb_queues; q++)
-			if (d->qp[i][q] != NULL && !sl_dp_qp_finished(d->qp[i][q]))
+	uint64_t rx = 0;
+	bool peers_gone = true;
+
+	for (unsigned int i = 0; i < d->nb_ports; i++) {
+		for (unsigned int q = 0; q < d->port[i].nb_queues; q++) {
+			const struct sl_dp_qp *a = d->qp[i][q];
+
+			if (a != NULL && !sl_dp_qp_finished(a))
 				return false;
-	return true;
+			if (a != NULL)
+				rx += SL_STAT_READ(sl_dp_qp_stats_get, struct sl_dp_qp_stats, a,
+						   rx_frames);
+		}
+		peers_gone = peers_gone && !sl_dp_port_peer_up(&d->port[i], now);
+	}
+	if (!d->conf.link.reliability || peers_gone) /* 0: link (replay) */
+		return true;
+	if (rx != w->rx_frames || w->quiet_ns == 0) {
+		w->rx_frames = rx;
+		w->quiet_ns = now;
+	}
+	return now - w->quiet_ns >=
+	       SL_MAX(SLUICED_DONE_QUIET_MIN_NS, SLUICED_DONE_QUIET_RTOS * d->conf.qp.rto_ns);
 }
 
 /* --exit-when-done looks this often in single-lcore mode (the main lcore polls the lanes), ns;
@@ -785,6 +818,7 @@ run(struct sluiced *d, unsigned long duration_s, bool exit_when_done)
 {
 	uint64_t end_ns = duration_s ? d->start_ns + duration_s * SL_NS_PER_S : UINT64_MAX;
 	uint64_t check_ns = d->start_ns;
+	struct done_watch done = {0};
 	unsigned int lcore, w = 1;
 
 	if (d->conf.workers == 0) {
@@ -798,7 +832,7 @@ run(struct sluiced *d, unsigned long duration_s, bool exit_when_done)
 				d->stop = true;
 			if (exit_when_done && now >= check_ns) {
 				check_ns = now + SLUICED_DONE_CHECK_NS;
-				if (traffic_finished(d))
+				if (traffic_done(d, &done, now))
 					d->stop = true;
 			}
 		}
@@ -815,8 +849,9 @@ run(struct sluiced *d, unsigned long duration_s, bool exit_when_done)
 	}
 	while (!d->stop) {
 		usleep(10000);
-		if (sl_tsc_clock_now_ns(&d->clock) >= end_ns ||
-		    (exit_when_done && traffic_finished(d)))
+		uint64_t now = sl_tsc_clock_now_ns(&d->clock);
+
+		if (now >= end_ns || (exit_when_done && traffic_done(d, &done, now)))
 			d->stop = true;
 	}
 	rte_eal_mp_wait_lcore();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * telemetry.c - what sluiced shows of itself: /sluice/info and /sluice/ports through DPDK
- * telemetry (dpdk-telemetry.py -f <file-prefix>), and the same port view as a JSON line at exit.
+ * telemetry (dpdk-telemetry.py -f <file-prefix>), and the same port view as a JSON line at exit
+ * (with every ethdev xstat of each port, p<N>/xstats/<name>, which telemetry does not repeat).
  *
  * One walk over a port (port_view) feeds both outputs through a small visitor, so the two can
  * never disagree. Counters are read with relaxed loads while the workers run: each value is
@@ -822,6 +823,33 @@ qp_report_json(const struct sluiced *d, FILE *f)
 	fputs("}\n", f);
 }
 
+/*
+ * Every ethdev xstat of port i as <prefix>xstats/<name> (the exit report only: a NIC has
+ * hundreds). A driver's own drops and faults (net_impair's rx_impair_*, tx_impair_*) are there.
+ */
+static void
+xstats_view(const struct sluiced *d, unsigned int i, const char *prefix, void *ctx)
+{
+	uint16_t port_id = d->port[i].port_id;
+	int n = rte_eth_xstats_get_names(port_id, NULL, 0);
+	struct rte_eth_xstat_name *names;
+	struct rte_eth_xstat *vals;
+	char key[RTE_ETH_XSTATS_NAME_SIZE + 48]; /* prefix[32] + "xstats/" + a name */
+
+	if (n <= 0)
+		return;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names != NULL && vals != NULL && rte_eth_xstats_get_names(port_id, names, n) == n &&
+	    rte_eth_xstats_get(port_id, vals, n) == n)
+		for (int k = 0; k < n; k++) {
+			snprintf(key, sizeof(key), "%sxstats/%s", prefix, names[vals[k].id].name);
+			json_u64(ctx, key, vals[k].value);
+		}
+	free(names);
+	free(vals);
+}
+
 void
 sluiced_report_json(const struct sluiced *d, FILE *f)
 {
@@ -835,6 +863,8 @@ sluiced_report_json(const struct sluiced *d, FILE *f)
 		port_view(d, i, prefix, &json_ops, &j);
 		snprintf(prefix, sizeof(prefix), "p%u/link/", i);
 		link_view(d, i, prefix, false, &json_ops, &j);
+		snprintf(prefix, sizeof(prefix), "p%u/", i);
+		xstats_view(d, i, prefix, &j);
 	}
 	fputs("}\n", f);
 	if (d->conf.traffic.mode != SLUICED_TRAFFIC_OFF) {
