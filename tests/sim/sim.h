@@ -152,6 +152,8 @@ struct sim_conf {
 	uint32_t hdr_bytes;                              /**< per-packet header bytes on the wire */
 	uint32_t ctrl_bytes; /**< wire size of acks, nacks, pulls, CNPs */
 	double loss;         /**< receive-side random loss of data packets, [0, 1] */
+	double ctrl_loss;    /**< receive-side random loss of control packets (ACK, NACK, PULL,
+			      *   CNP) at their sender, [0, 1]: the feedback path */
 	enum sim_loss_mode loss_mode;
 	uint32_t ndrops;
 	struct sim_drop drops[SIM_MAX_DROPS];
@@ -172,6 +174,7 @@ struct sim_port_stats {
 struct sim_stats {
 	uint64_t events;
 	uint64_t drops_random;   /**< receive impairment, random */
+	uint64_t drops_ctrl;     /**< control packets lost to ctrl_loss */
 	uint64_t drops_scripted; /**< receive impairment, scripted */
 	uint64_t drops_queue;    /**< switch or host queues full */
 	uint64_t trims;

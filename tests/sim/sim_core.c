@@ -63,6 +63,7 @@ struct sim {
 	int err; /**< first allocation failure: the run stops */
 	struct sl_rng rng;
 	uint64_t loss_thresh;   /**< conf.loss as an RNG threshold */
+	uint64_t ctrl_thresh;   /**< conf.ctrl_loss as an RNG threshold */
 	uint64_t data_arrivals; /**< data packets that reached a host, for nth drops */
 	struct sim_host host[SIM_MAX_HOSTS];
 	struct sim_port sw[SIM_MAX_HOSTS];
@@ -455,6 +456,9 @@ arrive_at_host(struct sim *s, void *obj, uint64_t arg)
 			s->st.data_pkts_rx++;
 			h->rops->input(h->rctx, p, s->now_ns);
 		}
+	} else if (s->ctrl_thresh && sl_rng_chance(&s->rng, s->ctrl_thresh)) {
+		s->st.drops_ctrl++; /* drawn only with ctrl_loss: other runs keep their RNG stream
+				     */
 	} else if (h->sops) {
 		s->st.ctrl_pkts[p->type]++;
 		h->sops->input(h->sctx, p, s->now_ns);
@@ -547,7 +551,8 @@ sim_create(const struct sim_conf *conf)
 	struct sim *s;
 
 	if (conf == NULL || conf->nhosts == 0 || conf->nhosts > SIM_MAX_HOSTS ||
-	    conf->ndrops > SIM_MAX_DROPS || !(conf->loss >= 0.0 && conf->loss <= 1.0)) {
+	    conf->ndrops > SIM_MAX_DROPS || !(conf->loss >= 0.0 && conf->loss <= 1.0) ||
+	    !(conf->ctrl_loss >= 0.0 && conf->ctrl_loss <= 1.0)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -564,6 +569,7 @@ sim_create(const struct sim_conf *conf)
 	s->conf = *conf;
 	sl_rng_seed(&s->rng, conf->seed);
 	s->loss_thresh = sl_rng_threshold(conf->loss);
+	s->ctrl_thresh = sl_rng_threshold(conf->ctrl_loss);
 	for (uint32_t i = 0; i < conf->nhosts; i++) {
 		s->host[i].nic.c = conf->host_port[i];
 		s->host[i].nic.host = i;

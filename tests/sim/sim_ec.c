@@ -32,7 +32,10 @@ struct ec_flow {
 /* One target host: its queue and the server that drains it. */
 struct ec_host {
 	struct sl_ec *q;
-	uint64_t drain_bps;    /**< r x the host's link rate, bits/s */
+	uint64_t link_bps;   /**< the host's link rate, bits/s */
+	uint32_t *arr_bins;  /**< with steps: wire bytes arrived per 1 us bin */
+	uint32_t *done_bins; /**< with steps: wire bytes processed per 1 us bin */
+	uint32_t nbins;
 	bool busy;             /**< the head packet is being processed */
 	uint64_t done_ns;      /**< busy: when its processing ends, ns */
 	uint64_t since_ns;     /**< measuring from here (SIM_NEVER before the first arrival) */
@@ -83,10 +86,16 @@ sim_ec_create(struct sim *s, const struct sim_ec_conf *c)
 	struct sim_ec *ec;
 
 	if (s == NULL || c == NULL || c->nflows == 0 || c->policy >= SIM_EC_NPOLICIES ||
-	    c->drain_pct == 0 || c->drain_pct > 10000) {
+	    c->drain_pct == 0 || c->drain_pct > 10000 || c->nsteps > SIM_EC_STEPS_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
+	for (uint32_t k = 0; k < c->nsteps; k++)
+		if (c->step[k].pct == 0 || c->step[k].pct > 10000 ||
+		    (k && c->step[k].at_ns <= c->step[k - 1].at_ns)) {
+			errno = EINVAL;
+			return NULL;
+		}
 	ec = calloc(1, sizeof(*ec));
 	if (ec == NULL)
 		return NULL;
@@ -110,8 +119,11 @@ sim_ec_free(struct sim_ec *ec)
 {
 	if (ec == NULL)
 		return;
-	for (uint32_t h = 0; h < SIM_MAX_HOSTS; h++)
+	for (uint32_t h = 0; h < SIM_MAX_HOSTS; h++) {
 		sl_ec_free(ec->h[h].q);
+		free(ec->h[h].arr_bins);
+		free(ec->h[h].done_bins);
+	}
 	free(ec->act);
 	free(ec->f);
 	free(ec);
@@ -138,8 +150,15 @@ host_open(struct sim_ec *ec, uint32_t h)
 		ec->act = a;
 		ec->act_max = need;
 	}
-	eh->drain_bps = sim_conf(ec->s)->switch_port[h].rate_bps * ec->c.drain_pct / 100;
+	eh->link_bps = sim_conf(ec->s)->switch_port[h].rate_bps;
 	eh->since_ns = SIM_NEVER;
+	if (ec->c.nsteps) {
+		eh->nbins = (uint32_t)(ec->c.duration_ns / SL_NS_PER_US + 1);
+		eh->arr_bins = calloc(eh->nbins, sizeof(*eh->arr_bins));
+		eh->done_bins = calloc(eh->nbins, sizeof(*eh->done_bins));
+		if (eh->arr_bins == NULL || eh->done_bins == NULL)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -261,6 +280,64 @@ send_actions(struct sim_ec *ec, uint32_t host, unsigned n)
 
 static void drained(struct sim *s, void *obj, uint64_t host);
 
+/* The drain rate, % of the link, in force at now_ns. */
+static uint32_t
+drain_pct_at(const struct sim_ec *ec, uint64_t now_ns)
+{
+	uint32_t pct = ec->c.drain_pct;
+
+	for (uint32_t k = 0; k < ec->c.nsteps && ec->c.step[k].at_ns <= now_ns; k++)
+		pct = ec->c.step[k].pct;
+	return pct;
+}
+
+/* Count wire bytes in the 1 us bin of now_ns (kept only with steps). */
+static void
+bin_add(uint32_t *bins, uint32_t nbins, uint64_t now_ns, uint32_t bytes)
+{
+	uint64_t b = now_ns / SL_NS_PER_US;
+
+	if (bins && b < nbins)
+		bins[b] += bytes;
+}
+
+int
+sim_ec_step_result(const struct sim_ec *ec, uint32_t h, uint32_t k, struct sim_ec_step_result *r)
+{
+	const uint32_t w = SIM_EC_STEP_WINDOW_NS / SL_NS_PER_US;
+	const struct ec_host *eh;
+	const uint32_t *bins;
+	uint64_t sum = 0, want_bps;
+	uint32_t first;
+	bool fall;
+
+	if (h >= SIM_MAX_HOSTS || ec->h[h].arr_bins == NULL || k >= ec->c.nsteps)
+		return -ENOENT;
+	eh = &ec->h[h];
+	r->at_ns = ec->c.step[k].at_ns;
+	r->from_pct = k ? ec->c.step[k - 1].pct : ec->c.drain_pct;
+	r->to_pct = ec->c.step[k].pct;
+	r->settle_ns = -1;
+	fall = r->to_pct < r->from_pct;
+	bins = fall ? eh->arr_bins : eh->done_bins;
+	/* fall: arrivals at most 110 % of the new rate; rise: processing at least 90 % of it */
+	want_bps = eh->link_bps * r->to_pct / 100 * (fall ? 110 : 90) / 100;
+	first = (uint32_t)(r->at_ns / SL_NS_PER_US);
+	for (uint32_t b = first; b < eh->nbins; b++) {
+		sum += bins[b];
+		if (b >= first + w)
+			sum -= bins[b - w];
+		if (b + 1 < first + w)
+			continue; /* the window starts at the step */
+		if (fall ? sum * 8 * SL_NS_PER_S <= want_bps * SIM_EC_STEP_WINDOW_NS
+			 : sum * 8 * SL_NS_PER_S >= want_bps * SIM_EC_STEP_WINDOW_NS) {
+			r->settle_ns = (int64_t)((b + 1) * SL_NS_PER_US - r->at_ns);
+			break;
+		}
+	}
+	return 0;
+}
+
 /* An idle server takes the head packet: its wire bytes at r x the link rate, rounded up. */
 static void
 serve(struct sim_ec *ec, uint32_t host, uint64_t now_ns)
@@ -271,7 +348,8 @@ serve(struct sim_ec *ec, uint32_t host, uint64_t now_ns)
 	if (eh->busy || sl_ec_peek(eh->q, &head) != 0)
 		return;
 	eh->busy = true;
-	eh->done_ns = now_ns + sl_tx_ns_ceil((uintptr_t)head.handle + ec->hdr_bytes, eh->drain_bps);
+	eh->done_ns = now_ns + sl_tx_ns_ceil((uintptr_t)head.handle + ec->hdr_bytes,
+					     eh->link_bps * drain_pct_at(ec, now_ns) / 100);
 	sim_schedule(ec->s, eh->done_ns, drained, ec, host);
 }
 
@@ -291,6 +369,8 @@ finish(struct sim_ec *ec, uint32_t host, uint64_t now_ns)
 		rx->segs++;
 		rx->bytes += (uintptr_t)p.handle;
 		rx->cumack = p.psn + 1;
+		bin_add(eh->done_bins, eh->nbins, now_ns,
+			(uint32_t)(uintptr_t)p.handle + ec->hdr_bytes);
 		trace(ec, host, p.conn, "process", p.psn);
 		send_actions(ec, host, n);
 	}
@@ -330,6 +410,7 @@ ec_input(void *ctx, struct sim_pkt *d, uint64_t now_ns)
 	if (eh->busy && eh->done_ns <= now_ns)
 		finish(ec, d->dst, now_ns); /* the packet done at this ns leaves first */
 	account(eh, now_ns);
+	bin_add(eh->arr_bins, eh->nbins, now_ns, d->len_bytes + ec->hdr_bytes);
 	v = sl_ec_arrive(eh->q, d->flow, d->seq,
 			 d->len_bytes + (ec->c.queue_counts_wire ? ec->hdr_bytes : 0),
 			 (void *)(uintptr_t)d->len_bytes, now_ns, ec->act, &n);

@@ -28,6 +28,14 @@
  *   timeout  program opt,  policy off, NACKs off: out-of-order arrivals are dropped silently
  *            and only the RTO's go-back-N recovers (our extra baseline, digest section 4).
  *
+ * Drain steps (beyond the paper, digest section 6): the host's rate may change at set times
+ * (step[], each from at_ns on; a packet already in service keeps the rate it started with).
+ * With steps, each target host keeps the wire bytes that arrived and that it processed per
+ * 1 us bin, and sim_ec_step_result() times the reaction to each step over a sliding window of
+ * SIM_EC_STEP_WINDOW_NS (about one RTT of the paper's setting): after a fall, until the arrival
+ * rate is within 10 % of the new drain rate (the initiators throttled); after a rise, until the
+ * host processes at 90 % of it (they caught up, the host no longer idles).
+ *
  * Measured per host: occupancy (time-weighted mean; the maximum is lib/ec's counter) and the
  * server's busy time, both from the later of measure_from_ns and the host's first arrival.
  * An optional trace (ec.csv) records every arrival verdict, processed packet and action.
@@ -43,6 +51,15 @@
 #include "sim_recv.h"
 #include "sim_sched.h"
 #include "sl_ec.h"
+
+#define SIM_EC_STEPS_MAX 8
+#define SIM_EC_STEP_WINDOW_NS 8000 /**< the steps' rate window, ns */
+
+/* From at_ns on, hosts drain at pct % of their link rate. */
+struct sim_ec_step {
+	uint64_t at_ns;
+	uint32_t pct; /**< 1..10000 */
+};
 
 enum sim_ec_policy {
 	SIM_EC_DACK = 0,
@@ -65,6 +82,16 @@ struct sim_ec_conf {
 	uint32_t opt_bytes;       /**< OPT's outstanding payload bytes, param[1] (0: no limit) */
 	uint32_t h1_iacks;        /**< dack's IACKs in H1 before H-infinity, param[3] (0: 6) */
 	uint64_t measure_from_ns; /**< occupancy and busy time count from here, ns */
+	uint32_t nsteps;          /**< drain rate changes, at_ns increasing */
+	struct sim_ec_step step[SIM_EC_STEPS_MAX];
+	uint64_t duration_ns; /**< the run's length: sizes the rate bins kept with steps */
+};
+
+/* The reaction to one drain step (sim_ec_step_result). */
+struct sim_ec_step_result {
+	uint64_t at_ns;
+	uint32_t from_pct, to_pct;
+	int64_t settle_ns; /**< from at_ns until the rate window met the criterion, ns; -1: never */
 };
 
 /* Per-flow counters: the reference-shaped ones first (delivered = processed by the host). */
@@ -114,6 +141,10 @@ const struct sim_ec_flow_stats *sim_ec_flow(const struct sim_ec *ec, uint32_t fl
 /* Host h's figures up to now_ns. 0, or -ENOENT when h has no queue. */
 int sim_ec_host_stats(const struct sim_ec *ec, uint32_t h, uint64_t now_ns,
 		      struct sim_ec_host_stats *st);
+
+/* Host h's reaction to step k. 0, or -ENOENT (no such host or step). */
+int sim_ec_step_result(const struct sim_ec *ec, uint32_t h, uint32_t k,
+		       struct sim_ec_step_result *r);
 
 /* Actions that could not be encoded (must stay 0). */
 uint64_t sim_ec_encode_errors(const struct sim_ec *ec);

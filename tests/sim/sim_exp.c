@@ -205,6 +205,7 @@ receivers_create(struct sim_exp *x)
 
 		ec.nflows = x->nflows;
 		ec.measure_from_ns = x->sc.measure_from_ns;
+		ec.duration_ns = x->sc.duration_ns;
 		ctx = x->ec = sim_ec_create(x->s, &ec);
 		ops = &sim_ec_ops;
 	} else {
@@ -510,6 +511,13 @@ jain_index(const struct sim_exp *x)
 	return sumsq > 0 ? sum * sum / (x->nflows * sumsq) : 0;
 }
 
+/* Settling after a drain step took a longer than b (-1: never, the longest). */
+static bool
+slower(int64_t a, int64_t b)
+{
+	return b >= 0 && (a < 0 || a > b);
+}
+
 /* The fields of m, each as ", \"key\": value" (the summary and the sweep line). */
 static void
 ec_json_fields(const struct sim_exp *x, const struct sim_exp_ec *m, FILE *out)
@@ -532,6 +540,30 @@ ec_json_fields(const struct sim_exp *x, const struct sim_exp_ec *m, FILE *out)
 		", \"host_idle_frac\": %.6f, \"rate_diff_max\": %.6f, \"first_dack_ns\": %" PRId64,
 		m->queue_max_bytes, m->queue_mean_bytes, m->host_idle_frac, m->rate_diff_max,
 		m->first_dack_ns == SIM_NEVER ? (int64_t)-1 : (int64_t)m->first_dack_ns);
+	fprintf(out, ", \"ctrl_lost\": %" PRIu64, sim_stats(x->s)->drops_ctrl);
+	if (x->sc.ec.nsteps == 0)
+		return;
+	fprintf(out, ", \"steps\": [");
+	for (uint32_t k = 0; k < x->sc.ec.nsteps; k++) {
+		struct sim_ec_step_result r = {0}, hr;
+		bool any = false;
+
+		/* the slowest target host's reaction (never settling is the slowest) */
+		for (uint32_t h = 0; h < x->sc.net.nhosts; h++)
+			if (sim_ec_step_result(x->ec, h, k, &hr) == 0 &&
+			    (!any || slower(hr.settle_ns, r.settle_ns))) {
+				r = hr;
+				any = true;
+			}
+		if (!any)
+			continue;
+		fprintf(out,
+			"%s{\"at_us\": %" PRIu64 ", \"from_pct\": %u, \"to_pct\": %u, "
+			"\"settle_us\": %.1f}",
+			k ? ", " : "", r.at_ns / SL_NS_PER_US, r.from_pct, r.to_pct,
+			r.settle_ns < 0 ? -1.0 : (double)r.settle_ns / SL_NS_PER_US);
+	}
+	fprintf(out, "]");
 }
 
 void

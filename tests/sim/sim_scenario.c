@@ -119,20 +119,20 @@ real(const char *key, const char *v, const struct sl_parse_real_spec *spec, doub
 
 static const struct sl_parse_real_spec probability = {"a probability", 0, 1, false, false};
 
-/* "a:b:c" into three whole numbers, each at most max[i]. 0 or -1. */
+/* "a:b[:c...]" into nf whole numbers, each at most max[i]. 0 or -1. */
 static int
-parse_triple(const char *tok, const uint64_t max[3], uint64_t out[3])
+parse_fields(const char *tok, int nf, const uint64_t *max, uint64_t *out)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < nf; i++) {
 		size_t n = strcspn(tok, ":");
 		char part[24];
 
-		if (n >= sizeof(part) || (i < 2) != (tok[n] == ':'))
+		if (n >= sizeof(part) || (i < nf - 1) != (tok[n] == ':'))
 			return -1;
 		snprintf(part, sizeof(part), "%.*s", (int)n, tok);
 		if (sl_parse_u64(part, 0, max[i], &out[i], NULL, 0) < 0)
 			return -1;
-		tok += n + (i < 2);
+		tok += n + (i < nf - 1);
 	}
 	return 0;
 }
@@ -154,7 +154,7 @@ parse_drop(struct sim_conf *c, const char *v, bool nth)
 			if (sl_parse_u64(tok, 1, UINT64_MAX, &d.nth, NULL, 0) < 0)
 				return -1;
 		} else {
-			if (parse_triple(tok, max, x) < 0)
+			if (parse_fields(tok, 3, max, x) < 0)
 				return -1;
 			d.flow = (uint32_t)x[0];
 			d.seq = (uint32_t)x[1];
@@ -189,6 +189,8 @@ set_sim(struct sim_scenario *sc, const char *key, const char *v, char *err, size
 			       : 0;
 	if (!strcmp(key, "loss"))
 		return real(key, v, &probability, &sc->net.loss, err, len);
+	if (!strcmp(key, "ctrl_loss"))
+		return real(key, v, &probability, &sc->net.ctrl_loss, err, len);
 	if (num(key, v, UINT64_MAX / 2, &n, base, sizeof(base), &q, err, len))
 		return -EINVAL;
 	if (!strcmp(key, "seed"))
@@ -318,6 +320,29 @@ set_recv(struct sim_scenario *sc, const char *key, const char *v, char *err, siz
 	return 0;
 }
 
+/* "at_us:pct,..." into the drain steps, at_us increasing, pct 1..10000. 0, or -1 (c unchanged). */
+static int
+parse_steps(struct sim_ec_conf *c, const char *v)
+{
+	static const uint64_t max[2] = {UINT64_MAX / SL_NS_PER_US, 10000};
+	struct sim_ec_step step[SIM_EC_STEPS_MAX];
+	char buf[256], *tok, *save = NULL;
+	uint32_t n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		uint64_t x[2];
+
+		if (n == SIM_EC_STEPS_MAX || parse_fields(tok, 2, max, x) < 0 || x[1] == 0 ||
+		    (n && x[0] * SL_NS_PER_US <= step[n - 1].at_ns))
+			return -1;
+		step[n++] = (struct sim_ec_step){x[0] * SL_NS_PER_US, (uint32_t)x[1]};
+	}
+	memcpy(c->step, step, n * sizeof(step[0]));
+	c->nsteps = n;
+	return 0;
+}
+
 static int
 set_ec(struct sim_scenario *sc, const char *key, const char *v, char *err, size_t len)
 {
@@ -327,6 +352,12 @@ set_ec(struct sim_scenario *sc, const char *key, const char *v, char *err, size_
 	uint64_t n;
 	int policy;
 
+	if (!strcmp(key, "drain_steps"))
+		return parse_steps(c, v) ? fail(err, len, key,
+						"want at most %u at_us:pct, at_us increasing, "
+						"pct 1..10000",
+						SIM_EC_STEPS_MAX)
+					 : 0;
 	if (!strcmp(key, "policy")) {
 		if ((policy = sim_ec_policy_parse(v)) < 0)
 			return fail(err, len, key, "'%s' is not dack, opt, aimd or timeout", v);

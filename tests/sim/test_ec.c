@@ -15,6 +15,10 @@
  *     at every r <= 70 %. "Near" and not 0: every initiator starts in H-infinity, so the first
  *     RTT puts 8 OPT windows (1 MB) in the network for an 81 KB queue, and shedding them takes
  *     go-back-N rounds (and RTOs) that can reach past the warm-up.
+ *   - a step of the drain rate, ec-step.ini (100 % -> 30 % -> 100 %): dack throttles and
+ *     recovers within 5 RTTs each, resending and dropping nothing; opt never throttles;
+ *   - lost acknowledgments, ec-loss.ini with 1 % of them lost: dack's goodput and its zero
+ *     retransmissions unchanged;
  *   - the [ec] keys parse as --set gives them, and a bad one is refused naming its key.
  * Every run also checks the plumbing: no flow failed to start, no event refused, every action
  * encoded and decoded. One JSON line per run (the sweep line of sluice-sim).
@@ -43,7 +47,10 @@ struct point {
 	uint8_t policy; /**< enum sim_ec_policy */
 	uint32_t drain_pct;
 	uint32_t payload_bytes;
+	double loss, ctrl_loss;
+	uint64_t ctrl_lost; /**< acknowledgments lost to ctrl_loss */
 	struct sim_exp_ec m;
+	struct sim_ec_step_result step[SIM_EC_STEPS_MAX]; /**< host 1's, [sc->ec.nsteps] */
 };
 
 static void
@@ -92,8 +99,14 @@ sweep(const char *name, const char *const (*set)[3], unsigned nset, struct point
 		sc = sim_exp_scenario(x);
 		pt[i] = (struct point){.policy = sc->ec.policy,
 				       .drain_pct = sc->ec.drain_pct,
-				       .payload_bytes = sc->group[0].spec.fc.seg_bytes};
+				       .payload_bytes = sc->group[0].spec.fc.seg_bytes,
+				       .loss = sc->net.loss,
+				       .ctrl_loss = sc->net.ctrl_loss,
+				       .ctrl_lost = sim_stats(sim_exp_sim(x))->drops_ctrl};
 		sim_exp_ec_stats(x, &pt[i].m);
+		for (uint32_t k = 0; k < sc->ec.nsteps; k++)
+			assert_int_equal(sim_ec_step_result(sim_exp_ec(x), 1, k, &pt[i].step[k]),
+					 0);
 		sim_exp_ec_json(x, name, labels, stdout);
 		sim_exp_free(x);
 	}
@@ -236,12 +249,21 @@ scenario__ec_keys(void **state)
 		{"ec", "drain_pct", "70"},         {"ec", "queue_bytes", "100KB"},
 		{"ec", "threshold_bytes", "9KiB"}, {"ec", "queue_counts", "wire"},
 		{"ec", "fair_period_us", "20"},    {"ec", "opt_pkts", "64"},
-		{"ec", "h1_iacks", "3"},
+		{"ec", "h1_iacks", "3"},           {"ec", "drain_steps", "2000:30,5000:100"},
+		{"sim", "ctrl_loss", "0.01"},
 	};
 	static const char *const bad[][3] = {
-		{"ec", "policy", "fast"},       {"ec", "drain_pct", "0"},
-		{"ec", "queue_counts", "pkts"}, {"ec", "fair_ratio_pct", "99"},
-		{"ec", "no_such_key", "1"},     {"receiver", "impl", "ec2"},
+		{"ec", "policy", "fast"},
+		{"ec", "drain_pct", "0"},
+		{"ec", "queue_counts", "pkts"},
+		{"ec", "fair_ratio_pct", "99"},
+		{"ec", "no_such_key", "1"},
+		{"receiver", "impl", "ec2"},
+		{"ec", "drain_steps", "5000:30,2000:100"}, /* not in time order */
+		{"ec", "drain_steps", "2000:0"},
+		{"ec", "drain_steps", "2000"},
+		{"ec", "drain_steps", "1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1"},
+		{"sim", "ctrl_loss", "1.5"},
 	};
 	struct sim_scenario *sc = malloc(sizeof(*sc));
 	char err[256];
@@ -261,6 +283,12 @@ scenario__ec_keys(void **state)
 	assert_int_equal(sc->ec.q.fair_period_ns, 20000);
 	assert_int_equal(sc->ec.opt_pkts, 64);
 	assert_int_equal(sc->ec.h1_iacks, 3);
+	assert_int_equal(sc->ec.nsteps, 2);
+	assert_int_equal(sc->ec.step[0].at_ns, 2 * SL_NS_PER_MS);
+	assert_int_equal(sc->ec.step[0].pct, 30);
+	assert_int_equal(sc->ec.step[1].at_ns, 5 * SL_NS_PER_MS);
+	assert_int_equal(sc->ec.step[1].pct, 100);
+	assert_true(sc->net.ctrl_loss == 0.01);
 	for (size_t i = 0; i < SL_ARRAY_SIZE(bad); i++) {
 		assert_int_equal(
 			sim_scenario_set(sc, bad[i][0], bad[i][1], bad[i][2], err, sizeof(err)),
@@ -268,6 +296,71 @@ scenario__ec_keys(void **state)
 		assert_non_null(strstr(err, bad[i][1]));
 	}
 	free(sc);
+}
+
+/* The point of this policy and loss shares. */
+static const struct point *
+find_loss(const struct point *pt, unsigned n, uint8_t policy, double ctrl_loss, double loss)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (pt[i].policy == policy && pt[i].ctrl_loss == ctrl_loss && pt[i].loss == loss)
+			return &pt[i];
+	fail_msg("no point %s ctrl_loss %g loss %g", sim_ec_policy_name(policy), ctrl_loss, loss);
+	return NULL;
+}
+
+/*
+ * ec-step.ini: the host drains at 100 %, 30 % from 2 ms, 100 % from 5 ms. dack throttles within
+ * 5 RTTs of the fall (arrivals within 10 % of the new rate over an RTT) and is back at the full
+ * rate within 5 RTTs of the rise, resending nothing and dropping nothing; opt never throttles
+ * (it keeps sending at the link rate and resends the excess); aimd throttles but takes longer
+ * than dack to use the rise (linear growth after its halvings).
+ */
+static void
+step__dack_throttles_and_recovers(void **state)
+{
+	static const char *const set[][3] = {{"sweep", "ec.policy", "dack opt aimd"}};
+	const int64_t rtt_ns = 8000;
+	struct point pt[MAX_POINTS];
+	unsigned n = sweep("ec-step.ini", set, SL_ARRAY_SIZE(set), pt);
+	const struct point *d = find(pt, n, SIM_EC_DACK, 100, 0);
+	const struct point *o = find(pt, n, SIM_EC_OPT, 100, 0);
+	const struct point *a = find(pt, n, SIM_EC_AIMD, 100, 0);
+
+	(void)state;
+	assert_int_equal(d->step[0].to_pct, 30);
+	assert_int_equal(d->step[1].to_pct, 100);
+	assert_true(d->step[0].settle_ns >= 0 && d->step[0].settle_ns <= 5 * rtt_ns);
+	assert_true(d->step[1].settle_ns >= 0 && d->step[1].settle_ns <= 5 * rtt_ns);
+	assert_int_equal(d->m.retransmissions + d->m.retransmissions_warmup, 0);
+	assert_int_equal(d->m.drop_full + d->m.drop_order, 0);
+	assert_int_equal(o->step[0].settle_ns, -1);
+	assert_true(o->m.retransmissions > 0);
+	assert_true(a->step[0].settle_ns >= 0);
+	assert_true(a->step[1].settle_ns > d->step[1].settle_ns);
+}
+
+/*
+ * ec-loss.ini, the feedback path only: 1 % of the target's acknowledgments lost at random costs
+ * dack nothing (a lost IACK is covered by the next, cumulative; a lost DACK by the ones around
+ * it): the lossless run's goodput within 0.5 %, no retransmission.
+ */
+static void
+loss__lost_acknowledgments_cost_dack_nothing(void **state)
+{
+	static const char *const set[][3] = {{"sweep", "ec.policy", "dack"},
+					     {"sweep", "sim.ctrl_loss,sim.loss", "0,0 0.01,0"}};
+	struct point pt[MAX_POINTS];
+	unsigned n = sweep("ec-loss.ini", set, SL_ARRAY_SIZE(set), pt);
+	const struct point *clean = find_loss(pt, n, SIM_EC_DACK, 0, 0);
+	const struct point *lossy = find_loss(pt, n, SIM_EC_DACK, 0.01, 0);
+
+	(void)state;
+	assert_true(lossy->ctrl_lost > 0);
+	assert_int_equal(clean->ctrl_lost, 0);
+	assert_true(fabs(lossy->m.goodput_norm - clean->m.goodput_norm) <=
+		    0.005 * clean->m.goodput_norm);
+	assert_int_equal(lossy->m.retransmissions + lossy->m.retransmissions_warmup, 0);
 }
 
 int
@@ -279,6 +372,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(unicast__baselines_retransmit),
 		cmocka_unit_test(unicast__no_ec_dack_is_opt),
 		cmocka_unit_test(incast__dack_retransmits_near_zero),
+		cmocka_unit_test(step__dack_throttles_and_recovers),
+		cmocka_unit_test(loss__lost_acknowledgments_cost_dack_nothing),
 	};
 
 	if (argc > 1)
