@@ -965,7 +965,8 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 		if (!l->flag_retrans)
 			l->stats.flag_retrans++;
 		l->flag_retrans = true;
-		l->flag_retrans_arg = arg;
+		/* The run's argument: the count outlives the run through data frames (arg 0). */
+		l->flag_retrans_arg = l->retrans_arg;
 	}
 	/*
 	 * A peer sends PAUSE_REQ only while its RX is not up, and IDLE or data only once it is: so

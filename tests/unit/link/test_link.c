@@ -1111,6 +1111,23 @@ sl_link_tx_burst__replay_from_first_missing_in_extended_mode(void **state)
 	assert_int_equal(out[1].id, 56);
 	assert_int_equal(sl_link_stat(l, replays), 2);
 	sl_link_free(l);
+	/*
+	 * The peer's data goes on after its NACK run (its TX is not in error): the flag stays up
+	 * through those frames, and the replay still starts from the run's ID, not the data
+	 * frames' argument 0 (which fell outside the ring and replayed all of it).
+	 */
+	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 50, 8);
+	{
+		struct fr d = data_frame(&extended, 16, 0x5a);
+
+		feed(l, 0, &d, NULL);
+	}
+	assert_int_equal(tx(l, 0, out, 1), 1);
+	assert_true(out[0].is_replay);
+	assert_int_equal(out[0].id, 50);
+	assert_int_equal(sl_link_stat(l, nack_outside_ring), 0);
+	sl_link_free(l);
 	/* An ID outside the ring falls back to the whole ring. */
 	l = sender(&extended, SL_LINK_REPLAY_MISSING, 48, h);
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 5, 8);
