@@ -232,7 +232,9 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 
 /* --- queue pairs ---------------------------------------------------------------------------- */
 
-static const char *const recv_modes[] = {"melo", "gbn"};
+/* struct sl_xport_qp_info.recv_mode, as [qp] recv names it */
+static const char *const recv_modes[] = {
+	[SL_RECV_MELO] = "melo", [SL_RECV_GBN] = "gbn", [SL_XPORT_RECV_EC] = "ec"};
 
 /* QPNs a daemon may carry: [qp]'s, then the applications' ([api]). */
 static uint32_t

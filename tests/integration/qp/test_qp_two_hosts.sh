@@ -43,7 +43,7 @@
 # beyond 100 ms whenever a third process competes for the cores. For the same reason the link gives up on an error episode only
 # after 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the
 # transport, in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment
-# (timeout_ms). At LOSS=0.01 the case passes too (about 450-480 Mbit/s per host, 2.3 s).
+# (timeout_ms). At LOSS=0.01 the case passes too (about 480-520 Mbit/s per host, 2.4 s).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
