@@ -89,8 +89,8 @@ usage(FILE *out)
 		"  -x, --exit-when-done       stop as on SIGINT once every lane's [qp] traffic\n"
 		"                             has finished (each sending QP's msgs messages\n"
 		"                             completed, each receiving QP's delivered; needs\n"
-		"                             [qp] msgs); end to end, also once the peer left\n"
-		"                             or sent nothing for 4 x rto_us (at least 200 ms)\n"
+		"                             [qp] msgs) and the peer left, or sent nothing for\n"
+		"                             200 ms (end to end: 4 x rto_us, at least 200 ms)\n"
 		"  -w, --capture FILE         write every frame of every port to FILE (pcapng);\n"
 		"                             with hugepages, dpdk-dumpcap --file-prefix NAME\n"
 		"                             also captures a running sluiced\n"
@@ -766,12 +766,13 @@ setup_workers(struct sluiced *d)
 }
 
 /*
- * --exit-when-done: every lane's [qp] traffic has finished, and the peer needs us no more.
- * Under the reliable link the lanes' drain and goodbye deliver our last acknowledgments. End to
- * end, one of them may be lost, and the peer's retransmission needs an answer: so the host stays
- * until each port's peer has left (it finished too) or no transport frame has arrived for
- * SLUICED_DONE_QUIET_RTOS x [qp] rto_us (at least SLUICED_DONE_QUIET_MIN_NS; a peer stopped
- * otherwise).
+ * --exit-when-done: every lane's [qp] traffic has finished, and the peer needs us no more. Our
+ * last acknowledgments may still be in the endpoint (delayed, or held while the port was busy)
+ * or lost on the wire, and a draining lane sends nothing new and replays nothing: so the host
+ * runs on until each port's peer has left (it finished too: the normal end), or no transport
+ * frame has arrived for SLUICED_DONE_QUIET_MIN_NS (both finished at once, or a peer stopped
+ * otherwise). End to end a lost acknowledgment is repaired only by the peer's retransmission,
+ * so the quiet time is at least SLUICED_DONE_QUIET_RTOS x [qp] rto_us there.
  */
 #define SLUICED_DONE_QUIET_RTOS 4
 #define SLUICED_DONE_QUIET_MIN_NS (200 * SL_NS_PER_MS)
@@ -799,14 +800,16 @@ traffic_done(const struct sluiced *d, struct done_watch *w, uint64_t now)
 		}
 		peers_gone = peers_gone && !sl_dp_port_peer_up(&d->port[i], now);
 	}
-	if (!d->conf.link.reliability || peers_gone) /* 0: link (replay) */
+	if (peers_gone)
 		return true;
 	if (rx != w->rx_frames || w->quiet_ns == 0) {
 		w->rx_frames = rx;
 		w->quiet_ns = now;
 	}
-	return now - w->quiet_ns >=
-	       SL_MAX(SLUICED_DONE_QUIET_MIN_NS, SLUICED_DONE_QUIET_RTOS * d->conf.qp.rto_ns);
+	return now - w->quiet_ns >= (d->conf.link.reliability /* 1: end to end */
+					     ? SL_MAX(SLUICED_DONE_QUIET_MIN_NS,
+						      SLUICED_DONE_QUIET_RTOS * d->conf.qp.rto_ns)
+					     : SLUICED_DONE_QUIET_MIN_NS);
 }
 
 /* --exit-when-done looks this often in single-lcore mode (the main lcore polls the lanes), ns;

@@ -350,11 +350,12 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	struct sl_ec_stats ecsum = {0};
 	bool ec = false;
 	uint64_t checked = 0, qps = 0, first = 0, last = 0;
-	struct sl_hist h;
+	struct sl_hist h, rh;
 	char key[96];
 
 #define KEY(name) (snprintf(key, sizeof(key), "%s%s", prefix, name), key)
 	sl_hist_reset(&h);
+	sl_hist_reset(&rh);
 	for (unsigned int i = 0; i < d->nb_ports; i++)
 		for (unsigned int q = 0; q < d->port[i].nb_queues; q++) {
 			const struct sl_dp_qp *a = d->qp[i][q];
@@ -401,8 +402,10 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 			for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++)
 				*(uint64_t *)((char *)&asum + sl_dp_qp_stat_table.desc[k].offset) +=
 					sl_stat_get(&as, &sl_dp_qp_stat_table.desc[k]);
-			if (at_exit)
+			if (at_exit) {
 				sl_hist_merge(&h, sl_xport_traffic_latency(sl_dp_qp_traffic(a)));
+				sl_hist_merge(&rh, sl_xport_recovery_hist(sl_dp_qp_xport(a)));
+			}
 		}
 	ops->u64(ctx, KEY("qps"), qps);
 	ops->u64(ctx, KEY("checked"), checked);
@@ -436,6 +439,10 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	if (at_exit) {
 		ops->u64(ctx, KEY("latency_p50_ns"), sl_hist_quantile(&h, 0.50));
 		ops->u64(ctx, KEY("latency_p99_ns"), sl_hist_quantile(&h, 0.99));
+		/* the transport's loss to delivery (sl_xport_recovery_hist) */
+		ops->u64(ctx, KEY("gaps_repaired"), rh.count);
+		ops->u64(ctx, KEY("recovery_us_p50"), sl_hist_quantile(&rh, 0.50) / SL_NS_PER_US);
+		ops->u64(ctx, KEY("recovery_us_p99"), sl_hist_quantile(&rh, 0.99) / SL_NS_PER_US);
 	}
 #undef KEY
 }

@@ -373,6 +373,14 @@ size_t sl_xport_bytes_per_qp(const struct sl_xport *x);
 /* The counters of the engines underneath (for telemetry). */
 void sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st);
 void sl_xport_recv_stats_get(const struct sl_xport *x, struct sl_recv_stats *st);
+/*
+ * Loss to delivery, ns, of every gap the QPs' receivers repaired: from the arrival of a packet
+ * beyond a missing one (the loss is visible) to the in-order delivery of that missing one
+ * (reordering shows as short gaps). Recorded on the endpoint's lcore: read it there, or once
+ * the endpoint has stopped.
+ */
+const struct sl_hist *sl_xport_recovery_hist(const struct sl_xport *x);
+
 /* The endpoint-congestion target's: 0, or -ENOENT without one (ec_drain_bps 0). */
 int sl_xport_ec_stats_get(const struct sl_xport *x, struct sl_ec_stats *st);
 

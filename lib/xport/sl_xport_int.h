@@ -77,6 +77,11 @@ struct xqp {
 	uint64_t rx_raddr;  /**< WRITE: its RETH address */
 	uint64_t rx_cookie; /**< READ_RESP: the cookie of the READ it answers */
 	uint8_t rx_op;      /**< enum sl_xport_op */
+	/* receive side: the loss the transport is repairing (sl_xport_recovery_hist) */
+	bool rx_gap;         /**< a packet arrived beyond one missing: the gap is open */
+	uint32_t rx_max_psn; /**< highest PSN arrived (first_psn - 1 at open) */
+	uint32_t rx_gap_psn; /**< rx_gap: the first PSN that was missing */
+	uint64_t rx_gap_ns;  /**< rx_gap: when the packet beyond it arrived, ns */
 	uint8_t rx_refused; /**< the syndrome this QP refused a message with: it delivers no more */
 	bool rx_broken;     /**< its sequence broke: the rest of it is not delivered */
 	struct sl_xport_qp_stats st;
@@ -96,7 +101,8 @@ struct sl_xport {
 	uint32_t nreading;
 	struct sl_recv_action *act; /**< [act_max] */
 	unsigned act_max;
-	struct sl_xport_fbq *fbq; /**< feedback to send */
+	struct sl_xport_fbq *fbq;   /**< feedback to send */
+	struct sl_hist recovery_ns; /**< loss to delivery of the QPs' gaps (written on the lcore) */
 	/* the endpoint-congestion target and its host (ec_recv.c; NULL without ec_drain_bps) */
 	struct sl_ec *ec;
 	struct sl_ec_action *ec_act; /**< [ec_act_max] */

@@ -253,6 +253,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	}
 	for (uint32_t q = 0; q < c.max_qps; q++)
 		x->qp[q].sq = &x->sq_mem[(size_t)q * (x->sq_mask + 1)];
+	sl_hist_reset(&x->recovery_ns);
 	return x;
 fail : {
 	int err = errno ? errno : ENOMEM;
@@ -371,6 +372,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 		q->ff.tracked = true;
 	}
 	q->acked_psn = qc->first_psn;
+	q->rx_max_psn = qc->first_psn - 1;
 	q->progress_ns = now_ns;
 	q->timeout_ns = qc->timeout_ns ? qc->timeout_ns : SL_XPORT_QP_TIMEOUT_NS;
 	q->next_psn = qc->first_psn;
@@ -709,6 +711,10 @@ sl_xp_deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 	}
 	buf = x->c.frame(x->c.ctx, handle, &len);
 	hl = sl_xhdr_decode(buf, len, &h, NULL); /* decoded once already: cannot fail */
+	if (q->rx_gap && sl_seq_ge(h.psn, q->rx_gap_psn)) {
+		q->rx_gap = false;
+		sl_hist_add(&x->recovery_ns, now_ns - q->rx_gap_ns);
+	}
 	oi = &op_info[h.opcode];
 	seg = (struct sl_xport_rx_seg){
 		.qpn = qpn,
@@ -872,6 +878,23 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 	sl_xp_complete(x, fb.qpn, q, now_ns);
 }
 
+/*
+ * A data packet psn arrives at QP q: one beyond the highest arrived plus one shows a loss, and
+ * opens the QP's gap (one at a time: a loss behind an open gap is not timed, so multi-loss
+ * windows are left out of sl_xport_recovery_hist).
+ */
+static void
+gap_watch(struct xqp *q, uint32_t psn, uint64_t now_ns)
+{
+	if (!q->rx_gap && sl_seq_gt(psn, q->rx_max_psn + 1)) {
+		q->rx_gap = true;
+		q->rx_gap_psn = q->rx_max_psn + 1;
+		q->rx_gap_ns = now_ns;
+	}
+	if (sl_seq_gt(psn, q->rx_max_psn))
+		q->rx_max_psn = psn;
+}
+
 void
 sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_frame *in,
 		  unsigned n)
@@ -895,13 +918,14 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 			sl_stat_add(&x->st.rx_bad_header, 1);
 		} else if ((q = open_qp(x, h.qpn)) == NULL) {
 			sl_stat_add(&x->st.rx_bad_qpn, 1);
-		} else if (q->recv_mode == SL_XPORT_RECV_EC) {
+		} else {
+			gap_watch(q, h.psn, now_ns);
 			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
 			sl_stat_add(&x->st.rx_data, 1);
-			sl_xp_ec_arrive(x, h.qpn, h.psn, f);
-			continue;
-		} else {
-			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
+			if (q->recv_mode == SL_XPORT_RECV_EC) {
+				sl_xp_ec_arrive(x, h.qpn, h.psn, f);
+				continue;
+			}
 			pk[npk++] = (struct sl_recv_pkt){
 				.conn = h.qpn,
 				.psn = h.psn,
@@ -913,7 +937,6 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 				.tx_ns = h.ts_ns,
 				.handle = f->handle,
 			};
-			sl_stat_add(&x->st.rx_data, 1);
 			if (npk == XP_RX_BATCH) {
 				recv_batch(x, pk, npk, now_ns);
 				npk = 0;
@@ -1121,6 +1144,12 @@ void
 sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st)
 {
 	sl_sched_stats_get(x->e, st);
+}
+
+const struct sl_hist *
+sl_xport_recovery_hist(const struct sl_xport *x)
+{
+	return &x->recovery_ns;
 }
 
 void

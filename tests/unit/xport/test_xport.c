@@ -270,6 +270,7 @@ struct result {
 	struct sl_xport_traffic_stats t[2];
 	struct sl_xport_stats x[2];
 	struct sl_ec_stats ec[2]; /**< the EC targets' (zeros without) */
+	struct sl_hist recovery;  /**< both endpoints' loss to delivery */
 	uint64_t rtx;
 	uint64_t end_ns;
 	bool done;
@@ -429,6 +430,7 @@ run_pair(const struct run *r, struct result *res)
 		sl_xport_stats_get(s[i].x, &res->x[i]);
 		assert_int_equal(sl_xport_ec_stats_get(s[i].x, &res->ec[i]),
 				 r->ec_drain_bps ? 0 : -ENOENT);
+		sl_hist_merge(&res->recovery, sl_xport_recovery_hist(s[i].x));
 		res->rtx += res->x[i].tx_rtx;
 		{ /* the QPs' shares add up to the endpoint's counters */
 			struct sl_xport_traffic_stats q;
@@ -500,6 +502,7 @@ xport__every_program_lossless_no_retransmission(void **state)
 
 		run_pair(&r, &res);
 		expect_all_delivered(&r, &res);
+		assert_int_equal(res.recovery.count, 0); /* in order: no gap ever opened */
 		/* Nothing lost: nothing resent (the link-reliability contract). */
 		if (res.rtx)
 			print_error("%s: %" PRIu64 " retransmissions on a lossless wire\n", r.proto,
@@ -582,6 +585,9 @@ xport__every_program_one_percent_loss(void **state)
 			run_pair(&r, &res);
 			expect_all_delivered(&r, &res);
 			assert_true(res.rtx > 0);
+			/* Gaps opened and were repaired: at least one wire delay (10 us) each. */
+			assert_true(res.recovery.count > 0);
+			assert_true(sl_hist_quantile(&res.recovery, 0.5) >= WIRE_DELAY_NS);
 		}
 	}
 }
