@@ -3,7 +3,7 @@
  * main.c - sluiced, the sluice transport daemon: EAL, configuration, ports, lcore loops,
  * telemetry and an orderly shutdown.
  *
- *   sluiced [EAL options] -- --config FILE [--duration-s N]
+ *   sluiced [EAL options] -- --config FILE [--duration-s N] [--exit-when-done] [--capture FILE]
  *
  * A stop drains the lanes, says goodbye to each peer (docs/link.md, "Leave") and closes the ports.
  * Exit status: 0 after a clean stop (SIGINT, SIGTERM, --duration-s or --exit-when-done), 1 on a
