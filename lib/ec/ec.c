@@ -69,6 +69,26 @@
  *     queue and their handles come back, marked stale, but they send nothing (each entry holds
  *     its connection's generation).
  *
+ * Selective repeat (sr_pkts > 0; beyond the paper: its digest's composition with MELO). The
+ * paper's target is go-back-N, so a network loss costs it every packet behind the hole and, for
+ * dack, a recovery clocked by DACKs that an uncongested target does not send. Here an arrival
+ * up to sr_pkts past the expected PSN joins the queue like an in-order one (the host places it:
+ * an RDMA WRITE needs no order), recorded in the connection's ooo map (bit i: expected + 1 + i
+ * accepted); when the expected PSN comes, expected jumps over the run that follows it. Each
+ * arrival that lands past the highest PSN accepted + 1 reveals one new hole, NACKed by range
+ * (hole_psn, hole_len; ack_psn still the expected PSN); a hole is NACKed once, as MELO's
+ * receiver does. The queue's own drop (EC drop) of any PSN makes a hole the sender cannot see:
+ * it marks the connection, and the next arrival accepted out of order NACKs every hole below
+ * it, or, past SL_EC_NACK_HOLES_MAX holes, goes back N with one NACK naming the expected PSN
+ * (MELO's fallback). A repeat of an accepted PSN is dropped (drop_dup). An
+ * arrival past the reach (or whose crossing the crossed map could not hold) falls back to the
+ * go-back-N rule above: drop_order, one NACK per episode, recovery DACKs.
+ *   IACKs then name the end of the run of the connection's PSNs that have crossed (crossed_psn,
+ *   with a map of those crossed beyond it): a packet crossing out of order sends its DACK, and
+ *   an IACK only if the run grew, so an IACK covers no hole and no packet above the threshold.
+ *   In order the run grows by exactly the crossing packet, which is the go-back-N rule's IACK.
+ *   Congestion DACKs are as above, whatever the order.
+ *
  * Units: bytes, ns, PSNs (32-bit, wrapping: sl_seq.h).
  */
 #include <errno.h>
@@ -101,8 +121,14 @@ static_assert(sizeof(struct sl_ec_entry) == 24, "a queue slot is 24 B");
 #define CONN_COALESCE 0x04   /**< fairness: fast, every other IACK skipped */
 #define CONN_SUPPRESS 0x08   /**< fairness: slowest, congestion DACKs not sent */
 #define CONN_SKIPPED 0x10    /**< coalescing: the last IACK due was skipped, send the next */
+#define CONN_RENACK                                                                                \
+	0x20 /**< selective repeat: the queue dropped one of its PSNs, so the                      \
+	      *   next arrival accepted out of order NACKs every hole below it */
 
 struct sl_ec_conn {
+	uint64_t ooo_bits;         /**< selective repeat: bit i, expected_psn + 1 + i accepted */
+	uint64_t crossed_bits;     /**< selective repeat: bit i, crossed_psn + 1 + i crossed */
+	uint32_t crossed_psn;      /**< selective repeat: every PSN below it has crossed */
 	uint32_t expected_psn;     /**< PSN: next to accept */
 	uint32_t last_ack_psn;     /**< PSN: ack_psn of the last IACK or DACK sent */
 	uint32_t queued_pkts;      /**< its packets in the queue (this generation) */
@@ -135,9 +161,10 @@ static const struct sl_stat_desc stat_desc[] = {
 	STAT(drop_order, "dropped: not the expected PSN (NACKed once per drop episode)"),
 	STAT(drop_full, "dropped: in order but no room in the queue, bytes or slots (EC drops)"),
 	STAT(drop_bad, "dropped: connection not open, or bytes 0 or above the queue's size"),
+	STAT(drop_dup, "dropped: selective repeat, a PSN already accepted"),
 	STAT(iacks, "IACKs sent (ack_psn above the last sent)"),
 	STAT(dacks, "DACKs sent (ack_psn equal to the last sent): congestion and recovery"),
-	STAT(nacks, "NACKs sent (ack_psn: the expected PSN)"),
+	STAT(nacks, "NACKs sent (ack_psn: the expected PSN; selective repeat: one per hole)"),
 	STAT(dacks_suppressed, "fairness: congestion DACKs not sent to the slowest connections"),
 	STAT(iacks_coalesced, "fairness: IACKs skipped for the fastest connections"),
 	STAT(congested_accepts, "data packets accepted with the queue above the threshold"),
@@ -165,7 +192,7 @@ conf_resolve(const struct sl_ec_conf *in, struct sl_ec_conf *out, uint32_t *slot
 	n = out->queue_bytes / out->min_pkt_bytes + 1;
 	/* n > 1: one min packet fits; 2n + 1 actions must fit an unsigned. */
 	if (out->threshold_bytes >= out->queue_bytes || n < 2 || n > (UINT_MAX - 1) / 2 ||
-	    out->fair_ratio_pct < 100)
+	    out->fair_ratio_pct < 100 || out->sr_pkts > SL_EC_SR_PKTS_MAX)
 		return -EINVAL;
 	*slots = (uint32_t)n;
 	return 0;
@@ -217,7 +244,8 @@ sl_ec_conn_open(struct sl_ec *ec, uint32_t conn, uint32_t first_psn)
 	if (conn >= ec->conf.max_conns)
 		return -EINVAL;
 	c = &ec->conns[conn];
-	*c = (struct sl_ec_conn){.expected_psn = first_psn,
+	*c = (struct sl_ec_conn){.crossed_psn = first_psn,
+				 .expected_psn = first_psn,
 				 .last_ack_psn = first_psn,
 				 .gen = c->gen + 1,
 				 .flags = CONN_OPEN};
@@ -239,8 +267,9 @@ sl_ec_conn_close(struct sl_ec *ec, uint32_t conn)
 unsigned
 sl_ec_actions_max(const struct sl_ec *ec)
 {
-	/* The head: DACK + IACK + recovery DACK; every other entry may cross: DACK + IACK. */
-	return 2 * ec->slots + 1;
+	/* The head: DACK + IACK + recovery DACK; every other entry may cross: DACK + IACK. An
+	 * arrival: a DACK or an IACK, and its NACKs (slots >= 2, so that is less). */
+	return SL_MAX(2 * ec->slots + 1, 1 + SL_EC_NACK_HOLES_MAX);
 }
 
 /* ---- actions ------------------------------------------------------------------------------ */
@@ -297,6 +326,43 @@ iack(struct sl_ec *ec, uint32_t conn, uint32_t psn, struct sl_ec_action *act, un
 	sl_stat_add(&ec->st.iacks, 1);
 }
 
+/* *base arrived: it moves past it and the run of set bits after it (bit i: *base + 1 + i). */
+static inline void
+run_advance(uint32_t *base, uint64_t *bits)
+{
+	uint64_t b0;
+
+	do {
+		b0 = *bits & 1;
+		*bits >>= 1;
+		(*base)++;
+	} while (b0);
+}
+
+/*
+ * PSN psn of conn crossed (below the threshold, or processed): its IACK. With selective repeat,
+ * the IACK of the run of crossed PSNs if psn extended it (the file's essay).
+ */
+static void
+iack_crossed(struct sl_ec *ec, uint32_t conn, uint32_t psn, struct sl_ec_action *act,
+	     unsigned *nact)
+{
+	struct sl_ec_conn *c = &ec->conns[conn];
+	uint32_t d = psn - c->crossed_psn;
+
+	if (ec->conf.sr_pkts == 0) {
+		iack(ec, conn, psn, act, nact);
+		return;
+	}
+	if (d != 0) { /* out of order: recorded (the arrival's reach keeps d <= 64), or old */
+		if (d - 1 < SL_EC_SR_PKTS_MAX)
+			c->crossed_bits |= 1ull << (d - 1);
+		return;
+	}
+	run_advance(&c->crossed_psn, &c->crossed_bits);
+	iack(ec, conn, c->crossed_psn - 1, act, nact);
+}
+
 /* e moved below the threshold (or left the queue from above): DACK, then its IACK. */
 static void
 cross(struct sl_ec *ec, const struct sl_ec_entry *e, struct sl_ec_action *act, unsigned *nact)
@@ -304,7 +370,7 @@ cross(struct sl_ec *ec, const struct sl_ec_entry *e, struct sl_ec_action *act, u
 	if (e->gen != ec->conns[e->conn].gen)
 		return;
 	congestion_dack(ec, e->conn, act, nact);
-	iack(ec, e->conn, e->psn, act, nact);
+	iack_crossed(ec, e->conn, e->psn, act, nact);
 }
 
 /* ---- fairness ----------------------------------------------------------------------------- */
@@ -366,6 +432,99 @@ drop_order(struct sl_ec *ec, uint32_t conn, struct sl_ec_action *act, unsigned *
 	return SL_EC_DROP_ORDER;
 }
 
+/* ---- selective repeat --------------------------------------------------------------------- */
+
+/* Has conn accepted PSN p, p at or past the expected one and within the ooo map? */
+static inline bool
+sr_accepted(const struct sl_ec_conn *c, uint32_t p)
+{
+	uint32_t d = p - c->expected_psn;
+
+	return d != 0 && ((c->ooo_bits >> (d - 1)) & 1);
+}
+
+/* A selective NACK: [hole_psn, hole_psn + hole_len) is missing; ack_psn the expected PSN. */
+static void
+nack_hole(struct sl_ec *ec, uint32_t conn, uint32_t hole_psn, uint32_t hole_len,
+	  struct sl_ec_action *act, unsigned *nact)
+{
+	act[(*nact)++] = (struct sl_ec_action){.type = SL_EC_NACK,
+					       .conn = conn,
+					       .ack_psn = ec->conns[conn].expected_psn,
+					       .hole_psn = hole_psn,
+					       .hole_len = hole_len};
+	sl_stat_add(&ec->st.nacks, 1);
+}
+
+/*
+ * NACK the holes in [from, to), one per range; more than SL_EC_NACK_HOLES_MAX of them, a
+ * go-back-N NACK instead (MELO's fallback: that many holes are cheaper resent whole).
+ */
+static void
+nack_holes(struct sl_ec *ec, uint32_t conn, uint32_t from, uint32_t to, struct sl_ec_action *act,
+	   unsigned *nact)
+{
+	const struct sl_ec_conn *c = &ec->conns[conn];
+	uint32_t start[SL_EC_NACK_HOLES_MAX], len[SL_EC_NACK_HOLES_MAX];
+	unsigned k = 0;
+
+	for (uint32_t p = from; p != to; k++) {
+		while (p != to && sr_accepted(c, p))
+			p++;
+		if (p == to)
+			break;
+		if (k == SL_EC_NACK_HOLES_MAX) {
+			put(act, nact, SL_EC_NACK, conn, c->expected_psn);
+			sl_stat_add(&ec->st.nacks, 1);
+			return;
+		}
+		start[k] = p;
+		while (p != to && !sr_accepted(c, p))
+			p++;
+		len[k] = p - start[k];
+	}
+	for (unsigned i = 0; i < k; i++)
+		nack_hole(ec, conn, start[i], len[i], act, nact);
+}
+
+/*
+ * An arrival off the expected PSN, with selective repeat: SL_EC_ACCEPTED when it may join the
+ * queue out of order, SL_EC_DROP_DUP for a PSN already accepted, SL_EC_DROP_ORDER past the
+ * reach (go-back-N then).
+ */
+static enum sl_ec_verdict
+sr_fit(const struct sl_ec *ec, const struct sl_ec_conn *c, uint32_t psn)
+{
+	uint32_t d = psn - c->expected_psn;
+
+	if (sl_seq_lt(psn, c->expected_psn))
+		return SL_EC_DROP_DUP;
+	if (d > ec->conf.sr_pkts || psn - c->crossed_psn > SL_EC_SR_PKTS_MAX)
+		return SL_EC_DROP_ORDER;
+	return sr_accepted(c, psn) ? SL_EC_DROP_DUP : SL_EC_ACCEPTED;
+}
+
+/* PSN psn joins the queue out of order: map it, and NACK what its arrival reveals. */
+static void
+sr_accept(struct sl_ec *ec, uint32_t conn, uint32_t psn, struct sl_ec_action *act, unsigned *nact)
+{
+	struct sl_ec_conn *c = &ec->conns[conn];
+	/* One past the highest PSN accepted (the expected one when the map is empty). */
+	uint32_t high =
+		c->ooo_bits ? c->expected_psn + 2 + (63 - (uint32_t)__builtin_clzll(c->ooo_bits))
+			    : c->expected_psn;
+
+	c->ooo_bits |= 1ull << (psn - c->expected_psn - 1);
+	if (!ec->conf.nack)
+		return;
+	if (c->flags & CONN_RENACK) {
+		c->flags &= (uint8_t)~CONN_RENACK;
+		nack_holes(ec, conn, c->expected_psn, psn, act, nact);
+	} else if (sl_seq_gt(psn, high)) {
+		nack_hole(ec, conn, high, psn - high, act, nact);
+	}
+}
+
 enum sl_ec_verdict
 sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void *handle,
 	     uint64_t now_ns, struct sl_ec_action *act, unsigned *nact)
@@ -373,7 +532,7 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	struct sl_ec_entry *e;
 	struct sl_ec_conn *c;
 	uint32_t tail;
-	bool congested;
+	bool congested, in_order;
 
 	*nact = 0;
 	fair_tick(ec, now_ns);
@@ -384,13 +543,24 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 		return SL_EC_DROP_BAD;
 	}
 	c = &ec->conns[conn];
-	if (psn != c->expected_psn)
-		return drop_order(ec, conn, act, nact);
+	in_order = psn == c->expected_psn;
+	if (!in_order) {
+		enum sl_ec_verdict v = ec->conf.sr_pkts ? sr_fit(ec, c, psn) : SL_EC_DROP_ORDER;
+
+		if (v == SL_EC_DROP_ORDER)
+			return drop_order(ec, conn, act, nact);
+		if (v == SL_EC_DROP_DUP) {
+			sl_stat_add(&ec->st.drop_dup, 1);
+			return v;
+		}
+	}
 	if (bytes > ec->conf.queue_bytes - ec->occupancy_bytes || ec->len_pkts == ec->slots) {
 		/* A new drop episode, also for a retransmission dropped while recovering: the next
 		 * arrival is out of order and NACKed again (else only the initiator's timeout
-		 * would repair the drop). */
+		 * would repair the drop). With selective repeat, the next accepted out of order. */
 		c->flags &= (uint8_t)~CONN_RECOVERING;
+		if (ec->conf.sr_pkts)
+			c->flags |= CONN_RENACK;
 		sl_stat_add(&ec->st.drop_full, 1);
 		return SL_EC_DROP_FULL;
 	}
@@ -405,9 +575,13 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	if (ec->occupancy_bytes > ec->st.max_queue_bytes)
 		sl_stat_add(&ec->st.max_queue_bytes, ec->occupancy_bytes - ec->st.max_queue_bytes);
 	sl_stat_add(&ec->st.accepted, 1);
-	c->expected_psn = psn + 1;
-	c->flags &= (uint8_t)~CONN_RECOVERING;
-	c->before_drop_pkts = 0;
+	if (in_order) {
+		run_advance(&c->expected_psn, &c->ooo_bits);
+		c->flags &= (uint8_t)~CONN_RECOVERING;
+		c->before_drop_pkts = 0;
+	} else {
+		sr_accept(ec, conn, psn, act, nact);
+	}
 	c->queued_pkts++;
 	c->period_pkts++;
 	congested = ec->occupancy_bytes > ec->conf.threshold_bytes;
@@ -421,7 +595,7 @@ sl_ec_arrive(struct sl_ec *ec, uint32_t conn, uint32_t psn, uint32_t bytes, void
 	if (ec->conf.policy && congested)
 		congestion_dack(ec, conn, act, nact);
 	else if (!ec->conf.iack_at_processing)
-		iack(ec, conn, psn, act, nact);
+		iack_crossed(ec, conn, psn, act, nact);
 	return SL_EC_ACCEPTED;
 }
 
@@ -442,6 +616,8 @@ head_acks(struct sl_ec *ec, const struct sl_ec_entry *h, bool was_below, struct 
 	c->queued_pkts--;
 	if (ec->conf.policy && !was_below)
 		cross(ec, h, act, nact);
+	else if (ec->conf.iack_at_processing && ec->conf.sr_pkts)
+		iack_crossed(ec, h->conn, h->psn, act, nact);
 	else if (ec->conf.iack_at_processing && sl_seq_gt(h->psn + 1, c->last_ack_psn))
 		iack(ec, h->conn, h->psn, act, nact);
 	if (c->before_drop_pkts == 0)

@@ -19,6 +19,10 @@
  *   - an arrival whose PSN is not the expected one is dropped and NACKed with the expected PSN,
  *     once per drop episode: later out-of-order arrivals are dropped silently until the
  *     expected PSN is accepted (nack = false: all dropped silently; the `timeout` baseline);
+ *     with selective repeat (sr_pkts > 0, beyond the paper) one up to sr_pkts past the expected
+ *     PSN joins the queue instead (the host places it, as MELO's receiver does) and every hole
+ *     it reveals is NACKed by range, once; a hole the queue's own drop made is NACKed by the
+ *     next packet accepted out of order; only an arrival past that reach goes back N;
  *   - an in-order arrival that does not fit the queue (bytes + len > queue_bytes) is dropped
  *     (an EC drop; the next arrival is then out of order and NACKed);
  *   - an accepted arrival joins the queue; if the queue is then congested (occupancy >
@@ -27,7 +31,9 @@
  *   - when the host processes the head packet, every packet that moves from above to below
  *     the threshold position (the bytes ahead of it plus its own <= threshold_bytes) produces,
  *     in queue order, a DACK then an IACK of that packet, so an IACK never acknowledges a packet
- *     still above the threshold;
+ *     still above the threshold (with selective repeat the IACK names the end of the run of
+ *     the connection's PSNs that have crossed: never past a hole; a crossing that does not
+ *     extend the run sends only its DACK);
  *   - while a connection recovers (a NACK sent, the missing PSN not yet accepted), each of its
  *     packets that arrived before the drop (queued when the NACK went out) produces a DACK
  *     when processed, unless that call already sent the connection one (a crossing): the
@@ -68,7 +74,13 @@ struct sl_ec_conf {
 	bool iack_at_processing;  /**< not congested: IACK when processed, not when accepted */
 	uint64_t fair_period_ns;  /**< fairness sampling period, ns (0: no fairness knobs) */
 	uint32_t fair_ratio_pct;  /**< "much higher": above this % of the slowest's count [150] */
+	uint32_t sr_pkts;         /**< selective repeat: accept arrivals up to this many PSNs past
+				   *   the expected one, 0..SL_EC_SR_PKTS_MAX (0: go-back-N, the
+				   *   paper's target) */
 };
+
+#define SL_EC_NACK_HOLES_MAX 4u /**< holes one arrival NACKs at most (selective repeat) */
+#define SL_EC_SR_PKTS_MAX 64u   /**< selective repeat's reach, PSNs (a 64-bit map per connection) */
 
 enum sl_ec_act_type {
 	SL_EC_IACK = 0,
@@ -78,9 +90,11 @@ enum sl_ec_act_type {
 
 /* One acknowledgment to send. */
 struct sl_ec_action {
-	uint8_t type;     /**< enum sl_ec_act_type */
-	uint32_t conn;    /**< connection */
-	uint32_t ack_psn; /**< next PSN expected: every PSN below it acknowledged */
+	uint8_t type;      /**< enum sl_ec_act_type */
+	uint32_t conn;     /**< connection */
+	uint32_t ack_psn;  /**< next PSN expected: every PSN below it acknowledged */
+	uint32_t hole_psn; /**< NACK with hole_len > 0: the first PSN of a hole (selective) */
+	uint32_t hole_len; /**< NACK: the hole's PSNs, to resend alone; 0: go back to ack_psn */
 };
 
 /* What sl_ec_arrive did with a packet. */
@@ -89,6 +103,7 @@ enum sl_ec_verdict {
 	SL_EC_DROP_ORDER,   /**< not the expected PSN (one NACK per episode unless nack = false) */
 	SL_EC_DROP_FULL,    /**< in order, but the queue had no room: an EC drop */
 	SL_EC_DROP_BAD,     /**< conn not open, or bytes 0 or above queue_bytes */
+	SL_EC_DROP_DUP,     /**< selective repeat: a PSN already accepted */
 };
 
 /* A processed packet. */
@@ -108,9 +123,10 @@ struct sl_ec_stats {
 	uint64_t drop_order;        /**< out-of-order arrivals dropped */
 	uint64_t drop_full;         /**< in-order arrivals dropped for room (EC drops) */
 	uint64_t drop_bad;          /**< arrivals for no open connection or of a bad size */
+	uint64_t drop_dup;          /**< selective repeat: arrivals of a PSN already accepted */
 	uint64_t iacks;             /**< IACKs sent */
 	uint64_t dacks;             /**< DACKs sent */
-	uint64_t nacks;             /**< NACKs sent */
+	uint64_t nacks;             /**< NACKs sent (a selective one per hole) */
 	uint64_t dacks_suppressed;  /**< DACKs the fairness knob did not send */
 	uint64_t iacks_coalesced;   /**< IACKs the fairness knob skipped */
 	uint64_t congested_accepts; /**< packets accepted while the queue was congested */
@@ -137,7 +153,8 @@ int sl_ec_conn_open(struct sl_ec *ec, uint32_t conn, uint32_t first_psn);
  */
 int sl_ec_conn_close(struct sl_ec *ec, uint32_t conn);
 
-/* The most actions one call can write (a processed packet can move many below the threshold). */
+/* The most actions one call can write (a processed packet can move many below the threshold;
+ * an arrival out of order can NACK SL_EC_NACK_HOLES_MAX holes). */
 unsigned sl_ec_actions_max(const struct sl_ec *ec);
 
 /*

@@ -3,7 +3,8 @@
  * Tests for lib/ec/ec.c: the endpoint-congestion target rule by rule (IACK at acceptance or at
  * processing, standalone DACKs under congestion, DACK + IACK pairs as packets cross the
  * threshold, NACK once per drop episode and the recovery DACKs, EC drops, the fairness knobs,
- * the plain go-back-N target, bad input), and its invariants under seeded random sequences
+ * the plain go-back-N target, bad input, selective repeat: holes NACKed by range, IACKs that
+ * stop at a hole, the go-back-N fallbacks), and its invariants under seeded random sequences
  * (reference/endpoint-congestion.md, section 6, items 1-4, 7 and 12).
  */
 #include <errno.h>
@@ -835,6 +836,266 @@ sl_ec_process__random_sequences_keep_invariants(void **state)
 			random_run(&confs[i], seed * 1000 + i);
 }
 
+/* ---- selective repeat (sr_pkts > 0) ------------------------------------------------------- */
+
+static const struct sl_ec_conf sr_on = {.policy = true, .nack = true, .sr_pkts = 8};
+
+/* mk() with selective repeat of sr_pkts. */
+static struct sl_ec *
+mk_sr(uint32_t sr_pkts, uint32_t queue_bytes, uint32_t threshold_bytes)
+{
+	struct sl_ec_conf c = sr_on;
+
+	c.sr_pkts = sr_pkts;
+	return mk(&c, queue_bytes, threshold_bytes);
+}
+
+/* act[i] is a selective NACK of [hole_psn, hole_psn + hole_len), naming ack_psn expected. */
+static void
+check_hole(unsigned i, uint32_t conn, uint32_t ack_psn, uint32_t hole_psn, uint32_t hole_len)
+{
+	check_act(i, SL_EC_NACK, conn, ack_psn);
+	assert_int_equal(act[i].hole_psn, hole_psn);
+	assert_int_equal(act[i].hole_len, hole_len);
+}
+
+static void
+sl_ec_arrive__sr_accepts_out_of_order_and_nacks_each_new_hole_once(void **state)
+{
+	struct sl_ec *ec = mk(&sr_on, 64 * KIB, 32 * KIB); /* never congested here */
+
+	(void)state;
+	assert_int_equal(arrive(ec, 0, 0, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_IACK, 0, 1);
+	/* 1 lost: 2 joins the queue, its hole [1, 2) is NACKed; its IACK would pass the hole. */
+	assert_int_equal(arrive(ec, 0, 2, KIB), SL_EC_ACCEPTED);
+	assert_int_equal(nact, 1);
+	check_hole(0, 0, 1, 1, 1);
+	assert_int_equal(arrive(ec, 0, 3, KIB), SL_EC_ACCEPTED); /* no new hole: silent */
+	assert_int_equal(nact, 0);
+	assert_int_equal(arrive(ec, 0, 6, KIB), SL_EC_ACCEPTED); /* 4 and 5 lost */
+	assert_int_equal(nact, 1);
+	check_hole(0, 0, 1, 4, 2);
+	assert_int_equal(arrive(ec, 0, 3, KIB), SL_EC_DROP_DUP); /* a repeat: dropped, silent */
+	assert_int_equal(arrive(ec, 0, 0, KIB), SL_EC_DROP_DUP);
+	assert_int_equal(nact, 0);
+	/* The resent 1 fills the first hole: the run 1-3 is acknowledged at once. */
+	assert_int_equal(arrive(ec, 0, 1, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_IACK, 0, 4);
+	assert_int_equal(arrive(ec, 0, 5, KIB), SL_EC_ACCEPTED); /* inside the open hole */
+	assert_int_equal(nact, 0);
+	assert_int_equal(arrive(ec, 0, 4, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_IACK, 0, 7);
+	assert_int_equal(arrive(ec, 0, 7, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_IACK, 0, 8);
+	assert_int_equal(stats(ec).nacks, 2);
+	assert_int_equal(stats(ec).drop_dup, 2);
+	assert_int_equal(stats(ec).drop_order, 0);
+	assert_int_equal(stats(ec).accepted, 8);
+	/* The queue holds them in arrival order; the host processes each once. */
+	static const uint32_t order[] = {0, 2, 3, 6, 1, 5, 4, 7};
+	for (size_t i = 0; i < SL_ARRAY_SIZE(order); i++) {
+		process(ec, 0, order[i]);
+		assert_int_equal(nact, 0); /* below the threshold, IACKed at acceptance */
+	}
+	sl_ec_free(ec);
+}
+
+static void
+sl_ec_process__sr_iack_passes_neither_a_hole_nor_the_threshold(void **state)
+{
+	struct sl_ec *ec = mk(&sr_on, 16 * KIB, 2 * KIB);
+
+	(void)state;
+	fill(ec, 0, 0, 2); /* IACK 1, IACK 2: both below the threshold */
+	assert_int_equal(arrive(ec, 0, 3, KIB), SL_EC_ACCEPTED); /* 2 lost; congested */
+	assert_int_equal(nact, 2);
+	check_hole(0, 0, 2, 2, 1);
+	check_act(1, SL_EC_DACK, 0, 2);
+	assert_int_equal(arrive(ec, 0, 4, KIB), SL_EC_ACCEPTED);
+	check_only(SL_EC_DACK, 0, 2);
+	assert_int_equal(arrive(ec, 0, 2, KIB), SL_EC_ACCEPTED); /* the resend, behind 3 and 4 */
+	check_only(SL_EC_DACK, 0, 2);
+	/* 3 crosses: its DACK, but no IACK (2 is still above the threshold). */
+	process(ec, 0, 0);
+	check_only(SL_EC_DACK, 0, 2);
+	process(ec, 0, 1);
+	check_only(SL_EC_DACK, 0, 2); /* 4 crosses: the same */
+	process(ec, 0, 3);
+	assert_int_equal(nact, 2); /* 2 crosses: DACK, then the IACK of the run 2-4 */
+	check_act(0, SL_EC_DACK, 0, 2);
+	check_act(1, SL_EC_IACK, 0, 5);
+	process(ec, 0, 4);
+	assert_int_equal(nact, 0);
+	process(ec, 0, 2);
+	assert_int_equal(nact, 0);
+	sl_ec_free(ec);
+}
+
+static void
+sl_ec_arrive__sr_queue_drop_renacks_and_many_holes_go_back_n(void **state)
+{
+	struct sl_ec *ec = mk_sr(16, 4 * KIB, 2 * KIB);
+
+	(void)state;
+	fill(ec, 0, 0, 4); /* full */
+	assert_int_equal(arrive(ec, 0, 4, KIB), SL_EC_DROP_FULL);
+	assert_int_equal(nact, 0);
+	process(ec, 0, 0);
+	/* 5 lands past the dropped 4: the new hole and the queue's drop are the same one. */
+	assert_int_equal(arrive(ec, 0, 5, KIB), SL_EC_ACCEPTED);
+	check_hole(0, 0, 4, 4, 1);
+	assert_int_equal(arrive(ec, 0, 6, KIB), SL_EC_DROP_FULL); /* a hole the sender can't see */
+	process(ec, 0, 1);
+	assert_int_equal(arrive(ec, 0, 7, KIB), SL_EC_ACCEPTED); /* NACKs every hole below it */
+	assert_int_equal(nact, 3);
+	check_hole(0, 0, 4, 4, 1);
+	check_hole(1, 0, 4, 6, 1);
+	check_act(2, SL_EC_DACK, 0, 4);
+	/* Past SL_EC_NACK_HOLES_MAX holes below an arrival after a drop: go back N. */
+	for (uint32_t psn = 9; psn <= 15; psn += 2) {
+		process(ec, 0, psn == 9 ? 2 : psn == 11 ? 3 : psn == 13 ? 5 : 7);
+		assert_int_equal(arrive(ec, 0, psn, KIB), SL_EC_ACCEPTED);
+	}
+	assert_int_equal(arrive(ec, 0, 16, KIB), SL_EC_DROP_FULL);
+	process(ec, 0, 9);
+	assert_int_equal(arrive(ec, 0, 17, KIB), SL_EC_ACCEPTED);
+	check_act(0, SL_EC_NACK, 0, 4);
+	assert_int_equal(act[0].hole_len, 0);
+	sl_ec_free(ec);
+}
+
+static void
+sl_ec_arrive__sr_past_reach_goes_back_n_and_nack_off_stays_silent(void **state)
+{
+	struct sl_ec_conf c = sr_on;
+	struct sl_ec *ec = mk_sr(4, 64 * KIB, 32 * KIB);
+
+	(void)state;
+	fill(ec, 0, 0, 1);
+	assert_int_equal(arrive(ec, 0, 6, KIB), SL_EC_DROP_ORDER); /* 5 past the expected 1 */
+	check_only(SL_EC_NACK, 0, 1);
+	assert_int_equal(act[0].hole_len, 0);
+	assert_int_equal(arrive(ec, 0, 7, KIB), SL_EC_DROP_ORDER); /* the same episode: silent */
+	assert_int_equal(nact, 0);
+	assert_int_equal(arrive(ec, 0, 5, KIB), SL_EC_ACCEPTED); /* 4 past: within reach */
+	check_hole(0, 0, 1, 1, 4);
+	sl_ec_free(ec);
+
+	c.nack = false;
+	ec = mk(&c, 64 * KIB, 32 * KIB);
+	assert_int_equal(arrive(ec, 0, 2, KIB), SL_EC_ACCEPTED);
+	assert_int_equal(nact, 0);
+	assert_int_equal(stats(ec).nacks, 0);
+	sl_ec_free(ec);
+
+	c.sr_pkts = SL_EC_SR_PKTS_MAX + 1;
+	c.max_conns = 1;
+	errno = 0;
+	assert_null(sl_ec_create(&c));
+	assert_int_equal(errno, EINVAL);
+}
+
+/*
+ * Seeded random runs with selective repeat: a sender of 3 connections loses 5 % of what it
+ * sends, resends 3 % of the time something it sent before, resends each NACKed hole (or goes
+ * back N), and the host processes at random; then the sender resends whatever is still missing
+ * until every PSN is in. Each PSN must be accepted and processed exactly once, and every IACK
+ * must strictly grow and never pass a PSN not accepted.
+ */
+static void
+sr_random_run(uint64_t seed, bool policy)
+{
+	enum { CONNS = 3, PSNS = 400 };
+	struct sl_ec_conf c = {.policy = policy, .nack = true, .sr_pkts = 16};
+	static uint8_t done[CONNS][PSNS], in[CONNS][PSNS];
+	uint32_t next[CONNS] = {0}, last_iack[CONNS] = {0};
+	struct sl_rng rng;
+	struct sl_ec *ec;
+	uint64_t t = 0;
+
+	memset(done, 0, sizeof(done));
+	memset(in, 0, sizeof(in));
+	sl_rng_seed(&rng, seed);
+	ec = mk(&c, 12 * KIB, 4 * KIB);
+	for (unsigned round = 0; round < 200000; round++) {
+		uint32_t k = (uint32_t)sl_rng_below(&rng, CONNS), psn = next[k];
+		bool finished = true, dup = next[k] > 0 && sl_rng_below(&rng, 100) < 3;
+
+		if (dup) /* a spurious resend of something sent before */
+			psn = (uint32_t)sl_rng_below(&rng, next[k]);
+
+		for (uint32_t j = 0; j < CONNS; j++)
+			finished &= next[j] == PSNS;
+		if (finished) { /* the tail: resend the first PSN still missing */
+			for (k = 0; k < CONNS; k++) {
+				for (psn = 0; psn < PSNS && in[k][psn]; psn++)
+					;
+				if (psn < PSNS)
+					break;
+			}
+			if (k == CONNS && sl_ec_queue_bytes(ec) == 0)
+				break;
+		}
+		if (k < CONNS && psn < PSNS && sl_rng_below(&rng, 100) >= 5) {
+			enum sl_ec_verdict v = arrive_at(ec, k, psn, KIB, t);
+
+			if (v == SL_EC_ACCEPTED) {
+				assert_false(in[k][psn]);
+				in[k][psn] = 1;
+			}
+			for (unsigned i = 0; i < nact; i++) {
+				const struct sl_ec_action *a = &act[i];
+
+				if (a->type == SL_EC_NACK && a->hole_len)
+					next[a->conn] = SL_MIN(next[a->conn], a->hole_psn);
+				else if (a->type == SL_EC_NACK)
+					next[a->conn] = SL_MIN(next[a->conn], a->ack_psn);
+			}
+		}
+		if (!finished && !dup && next[k] < PSNS && psn == next[k])
+			next[k]++;
+		/* a NACK moves next back; it skips what the target already has (SACK-like) */
+		for (uint32_t j = 0; j < CONNS; j++)
+			while (next[j] < PSNS && in[j][next[j]])
+				next[j]++;
+		if (sl_rng_below(&rng, 100) < 45) {
+			struct sl_ec_pkt p;
+
+			if (sl_ec_process(ec, t, &p, act, &nact) == 0) {
+				assert_false(done[p.conn][p.psn]);
+				done[p.conn][p.psn] = 1;
+			}
+		} else {
+			nact = 0;
+		}
+		for (unsigned i = 0; i < nact; i++)
+			if (act[i].type == SL_EC_IACK) {
+				uint32_t a = act[i].ack_psn, j = act[i].conn;
+
+				assert_true(sl_seq_gt(a, last_iack[j]));
+				for (uint32_t p = 0; p < a; p++)
+					assert_true(in[j][p]);
+				last_iack[j] = a;
+			}
+		t += 100;
+	}
+	for (uint32_t j = 0; j < CONNS; j++)
+		for (uint32_t p = 0; p < PSNS; p++)
+			assert_true(done[j][p]);
+	sl_ec_free(ec);
+}
+
+static void
+sl_ec_process__sr_random_sequences_deliver_each_packet_once(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		sr_random_run(seed, true);
+		sr_random_run(seed + 100, false);
+	}
+}
+
 int
 main(void)
 {
@@ -858,6 +1119,12 @@ main(void)
 		cmocka_unit_test(sl_ec_create__rejects_bad_conf_and_applies_defaults),
 		cmocka_unit_test(sl_ec_arrive__bad_input_dropped_and_counted),
 		cmocka_unit_test(sl_ec_process__random_sequences_keep_invariants),
+		cmocka_unit_test(
+			sl_ec_arrive__sr_accepts_out_of_order_and_nacks_each_new_hole_once),
+		cmocka_unit_test(sl_ec_process__sr_iack_passes_neither_a_hole_nor_the_threshold),
+		cmocka_unit_test(sl_ec_arrive__sr_queue_drop_renacks_and_many_holes_go_back_n),
+		cmocka_unit_test(sl_ec_arrive__sr_past_reach_goes_back_n_and_nack_off_stays_silent),
+		cmocka_unit_test(sl_ec_process__sr_random_sequences_deliver_each_packet_once),
 	};
 	return cmocka_run_group_tests_name("ec", tests, NULL, NULL);
 }
