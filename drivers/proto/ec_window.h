@@ -5,8 +5,8 @@
  *     outstanding-byte thresholds"): min(param[0] segments [W], param[1] bytes / seg_bytes
  *     [no byte limit]), at least 1; param[0] above W is a configuration error (-EINVAL);
  *   - go-back-N on a NACK (digest 2.1): [nack_seq, snd_max) is marked. lib/ec's NACK names the
- *     next expected segment; lib/recv's MELO NACK names a hole, and marking from it on still
- *     covers it.
+ *     next expected segment; a NACK naming a hole (SL_EVF_HOLE: lib/ec with selective repeat,
+ *     lib/recv's MELO) marks the hole alone, since the receiver holds what follows it.
  * The flow parameters are laid out once for the three programs, so one flow configuration runs
  * any of them: param[0] outstanding segments, param[1] outstanding bytes, param[2] aimd's
  * initial window, bytes, param[3] dack's H(1) counter threshold, IACKs. Units: segments, bytes.
@@ -33,14 +33,18 @@ ec_opt_wnd(const struct sl_flow_view *f, const struct sl_flow_conf *fc, uint32_t
 	return 0;
 }
 
-/* Go-back-N: a NACK marks [nack_seq, snd_max) (the engine clips it to what is unacked). */
+/*
+ * A NACK marks [nack_seq, snd_max), go-back-N, or its hole alone (SL_EVF_HOLE); the engine
+ * clips the range to what is unacked.
+ */
 static inline void
-ec_gbn_nack(const struct sl_flow_view *f, const struct sl_incoming *in, struct sl_proto_out *out)
+ec_nack_mark(const struct sl_flow_view *f, const struct sl_incoming *in, struct sl_proto_out *out)
 {
 	if (in->ev->type != SL_EV_NACK)
 		return;
 	out->mark_from = in->ev->nack_seq;
-	out->mark_to = f->snd_max;
+	out->mark_to =
+		(in->ev->flags & SL_EVF_HOLE) ? in->ev->nack_seq + in->ev->nack_len : f->snd_max;
 }
 
 #endif /* SL_PROTO_EC_WINDOW_H */

@@ -89,6 +89,9 @@ enum sl_event_type {
 #define SL_EVF_SACK (1u << 1)   /**< sack_seq and sack_tx_id valid */
 #define SL_EVF_ECE (1u << 2)    /**< ECN echo: ce_segs of the acked segments carried CE */
 #define SL_EVF_TS (1u << 3)     /**< echo_ts_ns valid (send time echoed by the receiver) */
+/* SL_EV_NACK: [nack_seq, nack_seq + nack_len) is a hole the receiver holds packets past, to
+ * resend alone; without it a NACK may name the receiver's expected segment (go back N). */
+#define SL_EVF_HOLE (1u << 4)
 
 /* One piece of receiver feedback for one flow, input of sl_sched_incoming(). */
 struct sl_event {

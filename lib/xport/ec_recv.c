@@ -92,12 +92,9 @@ send_actions(struct sl_xport *x, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct sl_ec_action *a = &x->ec_act[i];
-		struct sl_xfb fb = {
-			.opcode = a->type == SL_EC_NACK ? SL_XOP_NACK : SL_XOP_ACK,
-			.qpn = x->qp[a->conn].peer_qpn,
-			.ack_psn = a->ack_psn,
-		};
+		struct sl_xfb fb;
 
+		sl_xport_fb_from_ec(a, x->qp[a->conn].peer_qpn, &fb);
 		sl_xport_fbq_push(x->fbq, a->conn, &fb);
 	}
 }

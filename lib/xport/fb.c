@@ -55,6 +55,19 @@ sl_xport_fb_from_recv(const struct sl_recv_action *a, struct sl_xfb *fb)
 }
 
 void
+sl_xport_fb_from_ec(const struct sl_ec_action *a, uint32_t qpn, struct sl_xfb *fb)
+{
+	memset(fb, 0, sizeof(*fb));
+	fb->opcode = a->type == SL_EC_NACK ? SL_XOP_NACK : SL_XOP_ACK;
+	fb->qpn = qpn;
+	fb->ack_psn = a->ack_psn;
+	if (a->type == SL_EC_NACK && a->hole_len) {
+		fb->nholes = 1;
+		fb->hole[0] = (struct sl_xfb_hole){a->hole_psn, (uint16_t)a->hole_len};
+	}
+}
+
+void
 sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -137,6 +150,8 @@ sl_xport_fb_events(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
 		ev[0].type = SL_EV_NACK;
 		ev[0].nack_seq = fb.nholes ? fb.hole[0].start_psn : fb.ack_psn;
 		ev[0].nack_len = fb.nholes ? fb.hole[0].len_pkts : 1;
+		if (fb.nholes)
+			ev[0].flags |= SL_EVF_HOLE;
 		return 1;
 	case SL_XOP_CNP:
 		ev[0].type = SL_EV_CNP;

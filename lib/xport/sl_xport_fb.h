@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "sl_ec.h"
 #include "sl_recv.h"
 #include "sl_recv_rtx.h"
 #include "sl_sched.h"
@@ -20,6 +21,13 @@
  * 0, or -EINVAL for a data action.
  */
 int sl_xport_fb_from_recv(const struct sl_recv_action *a, struct sl_xfb *fb);
+
+/*
+ * The wire form of an endpoint-congestion target's action (lib/ec) to the connection's peer
+ * QP qpn: IACK and DACK as ACKs, a NACK as a NACK naming the expected PSN, with its one hole
+ * when it is selective (hole_len > 0).
+ */
+void sl_xport_fb_from_ec(const struct sl_ec_action *a, uint32_t qpn, struct sl_xfb *fb);
 
 /* The receiver's form of a decoded feedback frame, as lib/recv's sender-side tracker takes it. */
 void sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out);
@@ -41,7 +49,8 @@ struct sl_xport_fb_flow {
  * tracker first, the holes mark only PSNs no earlier NACK marked, and each newly marked range
  * becomes one SL_EV_NACK event (at least one event, for the cumulative ACK); an untracked NACK
  * names its newest hole, or the expected PSN for go-back-N. ACKs of a tracked flow shrink the
- * tracker. Returns the number of events written.
+ * tracker. An untracked NACK that names a hole carries SL_EVF_HOLE. Returns the number of events
+ * written.
  */
 unsigned sl_xport_fb_events(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
 			    struct sl_xport_fb_flow *ff, const struct sl_xfb *x,

@@ -7,6 +7,7 @@
 
 #include "sim_ec.h"
 #include "sim_fb.h"
+#include "sl_xport_fb.h"
 #include "sl_time.h"
 
 /* What each policy runs: the sender's program and the target's two switches. */
@@ -254,12 +255,12 @@ send_actions(struct sim_ec *ec, uint32_t host, unsigned n)
 		const struct sl_ec_action *a = &ec->act[i];
 		struct sim_ec_flow_stats *st = &ec->f[a->conn].st;
 		bool nack = a->type == SL_EC_NACK;
-		struct sl_xfb fb = {.opcode = nack ? SL_XOP_NACK : SL_XOP_ACK,
-				    .qpn = a->conn,
-				    .ack_psn = a->ack_psn};
-		int rc = sim_fb_send(ec->s, host, ec->f[a->conn].src,
-				     nack ? SIM_PKT_NACK : SIM_PKT_ACK, &fb, a->ack_psn);
+		struct sl_xfb fb;
+		int rc;
 
+		sl_xport_fb_from_ec(a, a->conn, &fb);
+		rc = sim_fb_send(ec->s, host, ec->f[a->conn].src, nack ? SIM_PKT_NACK : SIM_PKT_ACK,
+				 &fb, a->ack_psn);
 		if (rc == -ENOMEM)
 			return;
 		if (rc < 0) {
@@ -394,7 +395,8 @@ ec_input(void *ctx, struct sim_pkt *d, uint64_t now_ns)
 	static const char *const verdicts[] = {[SL_EC_ACCEPTED] = "accept",
 					       [SL_EC_DROP_ORDER] = "drop_order",
 					       [SL_EC_DROP_FULL] = "drop_full",
-					       [SL_EC_DROP_BAD] = "drop_bad"};
+					       [SL_EC_DROP_BAD] = "drop_bad",
+					       [SL_EC_DROP_DUP] = "drop_dup"};
 	struct sim_ec *ec = ctx;
 	struct ec_host *eh;
 	struct ec_flow *f;
@@ -418,6 +420,8 @@ ec_input(void *ctx, struct sim_pkt *d, uint64_t now_ns)
 		f->st.drop_full++;
 	else if (v == SL_EC_DROP_ORDER)
 		f->st.drop_order++;
+	else if (v == SL_EC_DROP_DUP)
+		f->st.drop_dup++;
 	trace(ec, d->dst, d->flow, verdicts[v], d->seq);
 	send_actions(ec, d->dst, n);
 	serve(ec, d->dst, now_ns);

@@ -102,6 +102,7 @@ struct sim_ec_flow_stats {
 	uint64_t dacks;                /**< DACKs sent */
 	uint64_t drop_full;            /**< in-order arrivals dropped for room (EC drops) */
 	uint64_t drop_order;           /**< out-of-order arrivals dropped */
+	uint64_t drop_dup;             /**< selective repeat: repeats of accepted PSNs dropped */
 	uint64_t first_dack_ns;        /**< time of the first DACK, ns (SIM_NEVER: none) */
 };
 

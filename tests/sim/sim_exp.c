@@ -531,10 +531,11 @@ ec_json_fields(const struct sim_exp *x, const struct sim_exp_ec *m, FILE *out)
 		m->rtx_norm, m->goodput_norm);
 	fprintf(out,
 		", \"target_drop_full\": %" PRIu64 ", \"target_drop_order\": %" PRIu64
-		", \"iacks\": %" PRIu64 ", \"dacks\": %" PRIu64 ", \"nacks\": %" PRIu64
-		", \"dacks_suppressed\": %" PRIu64 ", \"iacks_coalesced\": %" PRIu64,
-		m->drop_full, m->drop_order, m->iacks, m->dacks, m->nacks, m->dacks_suppressed,
-		m->iacks_coalesced);
+		", \"target_drop_dup\": %" PRIu64 ", \"iacks\": %" PRIu64 ", \"dacks\": %" PRIu64
+		", \"nacks\": %" PRIu64 ", \"dacks_suppressed\": %" PRIu64
+		", \"iacks_coalesced\": %" PRIu64 ", \"sr_pkts\": %u",
+		m->drop_full, m->drop_order, m->drop_dup, m->iacks, m->dacks, m->nacks,
+		m->dacks_suppressed, m->iacks_coalesced, x->sc.ec.q.sr_pkts);
 	fprintf(out,
 		", \"target_queue_max_bytes\": %" PRIu64 ", \"target_queue_mean_bytes\": %.1f"
 		", \"host_idle_frac\": %.6f, \"rate_diff_max\": %.6f, \"first_dack_ns\": %" PRId64,
@@ -812,6 +813,7 @@ sim_exp_ec_stats(const struct sim_exp *x, struct sim_exp_ec *m)
 		m->rto_fired += r->st.rto_fired;
 		m->drop_full += f->drop_full;
 		m->drop_order += f->drop_order;
+		m->drop_dup += f->drop_dup;
 		m->iacks += f->iacks;
 		m->dacks += f->dacks;
 		m->nacks += f->rx.nacks;

@@ -190,6 +190,7 @@ struct sim_exp_ec {
 	uint64_t rto_fired;              /**< RTOs, whole run */
 	uint64_t drop_full;              /**< target drops: in order, no room (EC drops), packets */
 	uint64_t drop_order;             /**< target drops: out of order, packets */
+	uint64_t drop_dup;               /**< target drops: repeats (selective repeat), packets */
 	uint64_t iacks, dacks, nacks;
 	uint64_t dacks_suppressed, iacks_coalesced; /**< the fairness knobs' doing */
 	uint64_t queue_max_bytes;                   /**< deepest target queue, whole run, bytes */

@@ -392,6 +392,8 @@ set_ec(struct sim_scenario *sc, const char *key, const char *v, char *err, size_
 		c->opt_bytes = (uint32_t)n;
 	else if (!strcmp(key, "h1_iacks"))
 		c->h1_iacks = (uint32_t)n;
+	else if (!strcmp(key, "sr_pkts") && n <= SL_EC_SR_PKTS_MAX)
+		c->q.sr_pkts = (uint32_t)n;
 	else
 		return fail(err, len, key, "unknown key or bad value '%s'", v);
 	return 0;

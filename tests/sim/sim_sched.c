@@ -30,7 +30,9 @@ struct sim_sched_host {
 	struct sim_sched_flow *f;
 	uint32_t start_failures;
 	struct sl_recv_rtx *rtx; /**< lib/recv's NACK tracker, NULL unless turned on */
-	uint32_t fb_window;      /**< decoder bound on holes, packets */
+	uint32_t fb_window;      /**< decoder bound on holes, packets: the engine's W (no hole
+				  *   lies past what a flow may have outstanding), or lib/recv's
+				  *   window with its tracker */
 	uint64_t fb_bad;         /**< feedback bodies refused by the decoder */
 };
 
@@ -56,6 +58,7 @@ sim_sched_host_create(struct sim *s, uint32_t host, const struct sl_sched_conf *
 	if (h->local_of == NULL || h->f == NULL)
 		goto fail;
 	memset(h->local_of, 0xff, nflows * sizeof(*h->local_of));
+	h->fb_window = conf->wnd_segs ? conf->wnd_segs : SL_SCHED_WND_DEFAULT;
 	h->e = sl_sched_create(conf);
 	if (h->e == NULL)
 		goto fail;

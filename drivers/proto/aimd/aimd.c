@@ -12,7 +12,8 @@
  *     seg_bytes x seg_bytes / cwnd (RFC 5681 eq. 3), about one segment per RTT; the quotient's
  *     remainder is carried (acc), so the growth is exact in integers; one ACK adds at most one
  *     segment (a go-back-N burst acked at once after an RTO must not jump the window);
- *   - a NACK goes back N as OPT does and halves cwnd (at least one segment), at most once per
+ *   - a NACK goes back N as OPT does (or resends its hole alone, SL_EVF_HOLE) and halves cwnd
+ *     (at least one segment), at most once per
  *     window of data: the halving sets the recovery point to snd_max, and until wnd_start
  *     reaches it NACKs only mark and cwnd does not grow (RFC 6582's "recover");
  *   - a duplicate ACK is no signal (the baseline's target never sends one: no dupack rule);
@@ -79,7 +80,7 @@ aimd_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 	if (a->inrec && sl_seq_ge(f->wnd_start, a->recover))
 		a->inrec = 0;
 	if (in->ev->type == SL_EV_NACK) {
-		ec_gbn_nack(f, in, out);
+		ec_nack_mark(f, in, out);
 		if (!a->inrec)
 			aimd_cut(f, a, a->cwnd / 2);
 	} else if (in->ev->type == SL_EV_ACK && !a->inrec) {

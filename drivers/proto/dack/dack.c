@@ -31,6 +31,13 @@
  * the one segment rtx_next, moves it on and restarts the RTO (the target is still draining);
  * wnd_start moves rtx_next up; at rtx_end the flow is in H_M1. A NACK at or above rtx_next is
  * ignored then, one below restarts from it. RTO: the engine's go-back-N, then H_M1, closed.
+ * A selective NACK (SL_EVF_HOLE: a target with selective repeat holds the packets past the
+ * hole, lib/ec's sr_pkts; beyond the paper) marks its hole alone and changes no state: a hole
+ * is a loss, not congestion, and the queue's own drops are told by the DACKs around them.
+ * While a hole is open the target's IACKs stop at it, each packet past it that crosses its
+ * threshold sending only its DACK, if congested; so the IACK that ends the hole counts as one
+ * IACK per segment it newly acknowledges (the ones the hole held back), and the ACK clock of
+ * H(-1) to H1 is where it would have been.
  * Parameters: param[0] outstanding segments [W]; param[1] outstanding bytes [no limit];
  * param[3] IACKs in H_1 before H_INF [6]. Units: segments.
  */
@@ -50,7 +57,9 @@ struct dack {
 	uint32_t ack;      /**< cumack of the previous IACK or DACK, segment */
 	uint32_t rtx_next; /**< H_REC: the segment the next DACK resends */
 	uint32_t rtx_end;  /**< H_REC: snd_max when the NACK came; recovery ends here */
+	uint32_t hole_end; /**< hole_open: end of the highest hole NACKed, segment */
 	uint8_t state;     /**< enum dack_state */
+	uint8_t hole_open; /**< a selective NACK's hole not yet acked */
 };
 static_assert(sizeof(struct dack) <= SL_PROTO_PRIV_MAX, "dack state exceeds scratch");
 
@@ -95,22 +104,26 @@ dack_close(const struct sl_flow_view *f, struct dack *d, uint8_t s)
 	d->wnd = f->snd_nxt - f->wnd_start;
 }
 
-/* An IACK outside recovery: the allowance of the state it arrives in, then its transition. */
+/*
+ * n IACKs outside recovery (n > 1: the one that ends a hole): each the allowance of the state it
+ * arrives in, then its transition.
+ */
 static void
-dack_iack(const struct sl_flow_view *f, struct dack *d, const struct sl_incoming *in)
+dack_iack(const struct sl_flow_view *f, struct dack *d, const struct sl_incoming *in, uint32_t n)
 {
-	uint32_t was = f->snd_nxt - in->old_wnd_start, grant = 1;
+	uint32_t was = f->snd_nxt - in->old_wnd_start, grant = 0;
 	uint32_t left = d->wnd > was ? d->wnd - was : 0;
 
-	if (d->state == H_M1) {
-		d->state = H_0;
-	} else if (d->state == H_0) {
-		d->state = H_1;
-		d->count = 0;
-	} else if (d->state == H_1) {
-		grant = 2;
-		if (++d->count >= d->thresh)
+	for (uint32_t i = 0; i < n && d->state != H_INF; i++) {
+		grant += d->state == H_1 ? 2 : 1;
+		if (d->state == H_M1) {
+			d->state = H_0;
+		} else if (d->state == H_0) {
+			d->state = H_1;
+			d->count = 0;
+		} else if (++d->count >= d->thresh) {
 			d->state = H_INF;
+		}
 	}
 	if (d->state == H_INF)
 		d->wnd = d->opt;
@@ -144,6 +157,14 @@ dack_nack(const struct sl_flow_view *f, struct dack *d, const struct sl_incoming
 		from = f->wnd_start;
 	if (d->state != H_INF) /* its cumack clocks nothing: the window's end stays put */
 		d->wnd = d->wnd > adv ? d->wnd - adv : 0;
+	if (in->ev->flags & SL_EVF_HOLE) { /* selective: the hole alone (the engine clips it) */
+		out->mark_from = in->ev->nack_seq;
+		out->mark_to = in->ev->nack_seq + in->ev->nack_len;
+		if (!d->hole_open || sl_seq_gt(out->mark_to, d->hole_end))
+			d->hole_end = out->mark_to;
+		d->hole_open = 1;
+		return;
+	}
 	if (sl_seq_lt(from, f->snd_max) && d->state != H_REC) {
 		d->state = H_REC;
 		d->rtx_next = from;
@@ -161,7 +182,12 @@ dack_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 {
 	struct dack *d = priv;
 	enum dack_kind kind = dack_kind(f, d, in->ev);
+	uint32_t iacks = 1;
 
+	if (kind == IACK && d->hole_open) { /* the IACKs the hole held back (see the essay) */
+		iacks = SL_MAX(in->newly_acked, 1u);
+		d->hole_open = sl_seq_lt(f->wnd_start, d->hole_end);
+	}
 	if (in->ev->type == SL_EV_NACK)
 		dack_nack(f, d, in, out);
 	else if (d->state == H_REC)
@@ -169,7 +195,7 @@ dack_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming
 	else if (kind == DACK)
 		dack_close(f, d, H_M1);
 	else if (kind == IACK)
-		dack_iack(f, d, in);
+		dack_iack(f, d, in, iacks);
 	out->wnd_segs = d->wnd;
 }
 

@@ -10,7 +10,8 @@
  * paper does not give the thresholds: the defaults are the flow's ring W and no byte limit.
  * Loss recovery is the base protocol's (digest 2.1): the target drops an out-of-order packet
  * and NACKs the next expected segment; the sender goes back N, marking [nack_seq, snd_max), and
- * the retransmissions follow the same window. A lost ACK or NACK is recovered by the engine's
+ * the retransmissions follow the same window (a NACK naming a hole, from a target with
+ * selective repeat, marks the hole alone). A lost ACK or NACK is recovered by the engine's
  * RTO, which goes back N too. Duplicate ACKs mean nothing to OPT (the plain target never sends
  * them; lib/recv sends one for an out-of-order packet when the program takes no NACKs).
  * State machine: none; no per-flow state (priv_size 0), no periodic hook.
@@ -33,7 +34,7 @@ opt_incoming(const struct sl_flow_view *f, void *priv, const struct sl_incoming 
 	     struct sl_proto_out *out)
 {
 	(void)priv;
-	ec_gbn_nack(f, in, out);
+	ec_nack_mark(f, in, out);
 }
 
 static const struct sl_proto_ops opt_ops = {

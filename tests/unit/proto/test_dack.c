@@ -5,7 +5,9 @@
  * after each event (allowance per IACK 1, 1, 2, ..., then OPT's window), the counter threshold
  * (6 and a parameter), a DACK clearing unused allowance, the probe with nothing in flight,
  * recovery after a NACK at one retransmission per DACK, the RTO, and OPT's windows whenever no
- * DACK comes. A "room" is what the window lets go now: wnd_start + wnd_segs - snd_nxt.
+ * DACK comes; a selective NACK (a hole) resends the hole alone, changes no state, and the IACK
+ * that ends it counts once per segment it covers. A "room" is what the window lets go now:
+ * wnd_start + wnd_segs - snd_nxt.
  */
 #include <errno.h>
 
@@ -399,6 +401,63 @@ dack_incoming__without_dacks_same_windows_as_opt(void **state)
 	assert_true(d.v.snd_max > 1000);
 }
 
+/* A selective NACK of [seq, seq + len) with the target's expected segment as its cumack. */
+static void
+hole(struct harness *h, uint32_t seq, uint32_t len)
+{
+	struct sl_event ev = {.type = SL_EV_NACK,
+			      .flags = SL_EVF_CUMACK | SL_EVF_HOLE,
+			      .cumack = seq,
+			      .nack_seq = seq,
+			      .nack_len = len};
+
+	h_event(h, &ev, h->v.now_ns);
+}
+
+static void
+dack_incoming__hole_resent_alone_and_its_iack_counts_what_it_held(void **state)
+{
+	struct harness h;
+
+	(void)state;
+	/* Unthrottled: a hole is a loss, not congestion; OPT's window stays. */
+	start(&h, "dack", 0, 0);
+	h_send(&h, 20);
+	iack(&h, 4);
+	hole(&h, 6, 2);
+	assert_int_equal(h.nmarked, 2);
+	assert_true(sl_flow_is_marked(&h.v, 6) && sl_flow_is_marked(&h.v, 7));
+	assert_false(sl_flow_is_marked(&h.v, 8));
+	assert_int_equal(h.v.wnd_segs, H_W);
+	/* Throttled in H_M1 with ten in flight: the hole changes no state, and the IACK that ends
+	 * it after 5 more crossed counts 1 + 5 + ... IACKs: H_M1 -> H_0 -> H_1 and 4 in H_1, a
+	 * room of 1 + 1 + 2 x 4 = 10. */
+	throttled(&h, 0);
+	hole(&h, 0, 1);
+	assert_int_equal(h.nmarked, 1);
+	assert_int_equal(h.v.wnd_segs, 10);
+	assert_int_equal(room(&h), 0);
+	fill(&h); /* the resend of 0 */
+	iack(&h, 6);
+	assert_int_equal(room(&h), 10);
+	/* Two IACKs more in H_1 reach the threshold (6): OPT's window. */
+	fill(&h);
+	iack(&h, 1);
+	assert_int_equal(room(&h), 2);
+	fill(&h);
+	iack(&h, 1);
+	assert_int_equal(h.v.wnd_segs, H_W);
+	/* Past the hole's end, an IACK of many counts once again. */
+	throttled(&h, 0);
+	hole(&h, 0, 1);
+	fill(&h);
+	iack(&h, 1);
+	assert_int_equal(room(&h), 1); /* the hole alone: H_M1 -> H_0 */
+	fill(&h);
+	iack(&h, 3);
+	assert_int_equal(room(&h), 1); /* H_0 -> H_1: one IACK, whatever it covers */
+}
+
 int
 main(void)
 {
@@ -414,6 +473,7 @@ main(void)
 		cmocka_unit_test(dack_incoming__nack_one_retransmission_per_dack),
 		cmocka_unit_test(dack_incoming__recovery_follows_iacks_and_restarts_below),
 		cmocka_unit_test(dack_incoming__nack_cumack_does_not_hide_the_dacks),
+		cmocka_unit_test(dack_incoming__hole_resent_alone_and_its_iack_counts_what_it_held),
 		cmocka_unit_test(dack_periodic__rto_goes_back_n_then_h_m1),
 		cmocka_unit_test(dack_incoming__without_dacks_same_windows_as_opt),
 	};
