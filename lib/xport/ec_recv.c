@@ -27,8 +27,10 @@
  *
  * The target's actions become ordinary feedback frames: an IACK or a DACK is an ACK (SL_XOP_ACK)
  * carrying the cumulative ACK only (a DACK repeats the previous one: lib/ec's contract), a NACK
- * is a go-back-N NACK (SL_XOP_NACK, no holes) naming the expected PSN. They join the endpoint's
- * feedback queue in the order lib/ec made them.
+ * is a go-back-N NACK (SL_XOP_NACK, no holes) naming the expected PSN (sl_xport_fb_from_ec()).
+ * They join the endpoint's feedback queue in the order lib/ec made them. The target's selective
+ * repeat (sr_pkts) is refused: its packets past a hole would reach the application out of
+ * order, and delivery here is in order (the simulator runs it: docs/ec.md).
  *
  * The queue accounts each packet's frame bytes (transport header onwards, as the endpoint holds
  * them). Packets still queued when their QP closes come back stale and are released without
@@ -50,6 +52,8 @@ sl_xp_ec_create(struct sl_xport *x)
 
 	if (x->c.ec_drain_bps == 0)
 		return 0;
+	if (c.sr_pkts) /* its out-of-order packets would need placement; delivery is in order */
+		return -EINVAL;
 	c.max_conns = x->c.max_qps;
 	x->ec = sl_ec_create(&c);
 	if (x->ec == NULL)

@@ -149,7 +149,8 @@ struct sl_xport_conf {
 					*   (frame + frame_overhead_bytes) [0: no target, QPs with
 					*   recv_mode SL_XPORT_RECV_EC are refused] */
 	struct sl_ec_conf ec;          /**< that target, shared by those QPs (max_conns is
-					*   max_qps; zeros take lib/ec's defaults) */
+					*   max_qps; zeros take lib/ec's defaults; sr_pkts must be 0:
+					*   delivery is in order) */
 	/* Callbacks; ctx is their first argument. */
 	/** The bytes of a received frame the endpoint holds (reorder buffer): required. */
 	const uint8_t *(*frame)(void *ctx, void *handle, uint32_t *len);

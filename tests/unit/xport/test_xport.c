@@ -1593,6 +1593,12 @@ xport__ec_target_dacks_throttle_and_opt_overflows(void **state)
 		qc.recv_mode = SL_XPORT_RECV_EC + 1;
 		assert_int_equal(sl_xport_qp_open(x, &qc, 0), -EINVAL);
 		sl_xport_free(x);
+		/* The target's selective repeat needs placement, which in-order delivery lacks. */
+		xc.ec_drain_bps = SL_BPS_PER_GBPS;
+		xc.ec.sr_pkts = 8;
+		errno = 0;
+		assert_null(sl_xport_create(&xc));
+		assert_int_equal(errno, EINVAL);
 	}
 }
 
