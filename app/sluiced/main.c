@@ -295,24 +295,34 @@ pool_size(struct sluiced *d)
 	return -1;
 }
 
-/* A pool on every NUMA node that a port sits on. 0 or -1 after a message. */
+/* The pool port pid takes its packets from: its node's, packed for AF_XDP (lib/dp/pool.c). */
+static struct rte_mempool **
+port_pool(struct sluiced *d, uint16_t pid)
+{
+	unsigned int node = node_of(rte_eth_dev_socket_id(pid));
+
+	return sl_dp_port_id_af_xdp(pid) ? &d->umem_pool[node] : &d->pool[node];
+}
+
+/* A pool on every NUMA node that a port sits on, per kind of pool. 0 or -1 after a message. */
 static int
 create_pools(struct sluiced *d, const uint16_t *pid)
 {
 	for (unsigned int i = 0; i < d->conf.nb_ports; i++) {
 		int sock = rte_eth_dev_socket_id(pid[i]);
-		unsigned int node = node_of(sock);
+		struct rte_mempool **pool = port_pool(d, pid[i]);
+		bool umem = pool == &d->umem_pool[node_of(sock)];
 		char name[RTE_MEMPOOL_NAMESIZE];
 
-		if (d->pool[node])
+		if (*pool)
 			continue;
-		snprintf(name, sizeof(name), "sl_pool_%u", node);
-		d->pool[node] = rte_pktmbuf_pool_create(name, d->conf.mbufs, d->conf.mbuf_cache, 0,
-							d->conf.mbuf_data_room,
-							sock < 0 ? SOCKET_ID_ANY : sock);
-		if (d->pool[node] == NULL) {
+		snprintf(name, sizeof(name), "sl_%spool_%u", umem ? "umem_" : "", node_of(sock));
+		*pool = sl_dp_pool_create(name, d->conf.mbufs, d->conf.mbuf_cache,
+					  d->conf.mbuf_data_room, sock < 0 ? SOCKET_ID_ANY : sock,
+					  umem);
+		if (*pool == NULL) {
 			LOG(ERR, "cannot create a pool of %u mbufs on NUMA node %u: %s",
-			    d->conf.mbufs, node, rte_strerror(rte_errno));
+			    d->conf.mbufs, node_of(sock), rte_strerror(rte_errno));
 			return -1;
 		}
 	}
@@ -406,9 +416,8 @@ open_ports(struct sluiced *d, const uint16_t *pid)
 		};
 		char err[640];
 
-		if (sl_dp_port_open(&d->port[i], &c,
-				    d->pool[node_of(rte_eth_dev_socket_id(pid[i]))], err,
-				    sizeof(err)) != 0) {
+		if (sl_dp_port_open(&d->port[i], &c, *port_pool(d, pid[i]), err, sizeof(err)) !=
+		    0) {
 			fprintf(stderr, "%s:%u: device: %s\n", d->conf.path, pc->device_line, err);
 			return -1;
 		}
@@ -457,7 +466,7 @@ setup_traffic(struct sluiced *d)
 			.rate_bps = tc->rate_bps,
 			.frames = tc->frames,
 			.consume_bps = tc->consume_bps,
-			.pool = d->pool[node_of(p->socket_id)],
+			.pool = p->lane[0].pool,
 		};
 
 		d->traffic[i] =
@@ -602,7 +611,7 @@ setup_qps(struct sluiced *d)
 			uint32_t max_qps = qc->count + (chan ? d->conf.api.qps : 0);
 			struct sl_dp_qp_conf c = {
 				.lane = &p->lane[q],
-				.pool = d->pool[node_of(p->socket_id)],
+				.pool = p->lane[q].pool,
 				.socket_id = p->socket_id,
 				.max_qps = max_qps,
 				.chan = chan,
@@ -883,7 +892,8 @@ shutdown_all(struct sluiced *d)
 	d->mrs = NULL;
 	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {
 		rte_mempool_free(d->pool[n]);
-		d->pool[n] = NULL;
+		rte_mempool_free(d->umem_pool[n]);
+		d->pool[n] = d->umem_pool[n] = NULL;
 	}
 }
 

@@ -22,6 +22,9 @@ struct sluiced {
 	struct sl_tsc_clock clock; /**< TSC -> ns, calibrated from rte_get_tsc_hz() */
 	uint64_t start_ns;         /**< clock time when the ports came up */
 	struct rte_mempool *pool[RTE_MAX_NUMA_NODES]; /**< packet pools, one per NUMA node used */
+	struct rte_mempool
+		*umem_pool[RTE_MAX_NUMA_NODES]; /**< the same for AF_XDP ports, packed
+						 *   as their UMEM needs (lib/dp/pool.c) */
 	struct sl_dp_port port[SL_DP_MAX_PORTS];
 	unsigned int nb_ports;
 	struct sl_link_conf link;                       /**< every lane's link settings */

@@ -117,6 +117,15 @@ port_identify(struct sl_dp_port *p)
 			  p->name, bottom, why);
 }
 
+bool
+sl_dp_port_id_af_xdp(uint16_t port_id)
+{
+	char bottom[RTE_ETH_NAME_MAX_LEN];
+	const char *driver, *args;
+
+	return port_bottom(port_id, 4, bottom, &driver, &args) && strcmp(driver, "net_af_xdp") == 0;
+}
+
 static int
 port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_mempool *pool,
 	   char *err, size_t errlen)
@@ -124,6 +133,7 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	struct rte_eth_conf eth_conf = {0};
 	struct rte_eth_dev_info info;
 	uint16_t nb_rxd = conf->rx_desc, nb_txd = conf->tx_desc;
+	char why[256];
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -151,6 +161,10 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
 	p->peer_timeout_ns = conf->peer_timeout_ns;
 	port_identify(p);
+	if (p->af_xdp && sl_dp_pool_umem_check(pool, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: %s", p->name, why);
+		return -EINVAL;
+	}
 	if (p->af_xdp && p->kernel_if[0] != '\0') {
 		rc = sl_dp_xdp_claim(p->kernel_if, &p->xdp_claim, err, errlen);
 		if (rc != 0)

@@ -157,12 +157,27 @@ struct sl_dp_port {
 };
 
 /*
+ * A pool of n mbufs of data_room bytes (pool.c): rte_pktmbuf_pool_create()'s, or with umem its
+ * objects packed in one memory chunk, all of which DPDK 22.11's AF_XDP PMD registers as its
+ * UMEM. NULL with rte_errno set.
+ */
+struct rte_mempool *sl_dp_pool_create(const char *name, unsigned int n, unsigned int cache,
+				      uint16_t data_room, int socket_id, bool umem);
+
+/* 0 if the AF_XDP PMD's UMEM covers all of mp's memory; else -EINVAL and why (size len). */
+int sl_dp_pool_umem_check(const struct rte_mempool *mp, char *why, size_t len);
+
+/* Is ethdev port_id AF_XDP, itself or under its net_impair stack (its pool then wants umem)? */
+bool sl_dp_port_id_af_xdp(uint16_t port_id);
+
+/*
  * Find the device, configure nb_queues queue pairs on its NUMA node with packets from pool,
  * create a link per lane, start the port, enable promiscuous mode where the driver supports
  * it. 0 or -errno; on error a message naming the device is in err (size errlen).
  */
 int sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf,
 		    struct rte_mempool *pool, char *err, size_t errlen);
+/* (An AF_XDP port's pool must pass sl_dp_pool_umem_check(): else -EINVAL.) */
 
 /* Stop and close the device and free its links and queued frames (idempotent). */
 void sl_dp_port_close(struct sl_dp_port *p);
