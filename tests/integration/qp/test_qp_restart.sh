@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A peer restarted mid-stream under queue-pair traffic: two hosts over memif (or a veth with
-# AF_XDP ports) on the reliable link, COUNT QPs each way (one per program of PROTOS), MSGS messages of 1 B to 64 KiB per QP
-# and direction. ROUNDS times, once b has checked ROUND_MSGS more of a's messages, b is stopped
-# and started again (usage: test_qp_restart.sh term|kill [memif|af_xdp]: an orderly stop with
-# SIGTERM, or SIGKILL). Checked:
+# AF_XDP ports) on the reliable link, COUNT QPs each way (one per program of PROTOS), MSGS
+# messages of 1 B to 64 KiB per QP and direction (12000 for term, 100000 for kill). ROUNDS times
+# (1 for term, 20 for kill), once b has checked ROUND_MSGS more of a's messages (COUNT x MSGS /
+# 20 / ROUNDS), b is stopped and started again (usage: test_qp_restart.sh term|kill
+# [memif|af_xdp]: an orderly stop with SIGTERM, or SIGKILL).
+# Checked:
 #   - the survivor a keeps running: its link comes back each time, and it exits cleanly;
 #   - a's QPs restarted with each new session (lane qp_restarts = COUNT x ROUNDS) and finished:
 #     every message a posted is either completed or reported failed (completed + failed =
@@ -19,10 +21,13 @@ source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 how=${1:?term or kill}
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
+# 20 kills need more messages: a posts at full rate whenever b is up, 2000 or so per round.
+rounds=1 msgs=12000
+[ "$how" = kill ] && rounds=20 msgs=100000
 COUNT=${COUNT:-4}
-MSGS=${MSGS:-12000}
-ROUNDS=${ROUNDS:-1}
-ROUND_MSGS=${ROUND_MSGS:-$((COUNT * MSGS / 20))}
+MSGS=${MSGS:-$msgs}
+ROUNDS=${ROUNDS:-$rounds}
+ROUND_MSGS=${ROUND_MSGS:-$((COUNT * MSGS / 20 / ROUNDS))}
 PROTOS=${PROTOS:-dcqcn,reno,swift,newreno}
 case $how in term | kill) ;; *) sl_fail "unknown case $how" ;; esac
 topo=${2:-memif}
