@@ -8,6 +8,12 @@
 #   The dissector (usertools/wireshark/sluice.lua) decodes every frame with no malformed or
 #   error item, and its counts of a's data, filler and control frames by key equal a's link
 #   counters.
+#   The transport's frames: QPs of three programs (dcqcn, reno, irn) each way, end to end
+#   through net_impair's 1 % loss on both hosts, a capturing. The dissector decodes every frame,
+#   and its counts of a's outbound data frames, inbound ACKs, NACKs and CNPs, and outbound
+#   feedback frames equal a's transport counters (the first sends and retransmissions it built,
+#   the ACKs, NACKs and CNPs its QPs took, the feedback frames it built); nothing the transport
+#   received was refused, so every captured frame is one it counted.
 #   dpdk-dumpcap: with a on hugepages, DPDK's own capture tool attaches to the running daemon
 #   as a secondary process and writes its frames to pcapng.
 # usage: test_capture.sh
@@ -65,6 +71,73 @@ for pair in "sluice.kind == 1:tx_data" "sluice.kind == 2:tx_filler" \
     [ "$got" -eq "$want" ] || sl_fail "dissector: $got outbound frames match '$filter', a's $counter is $want"
 done
 sl_log "dissector: every frame decoded, a's $(sl_report_field a p0/link/tx_data) data frames and control counts match"
+
+# 1b. The transport's frames, end to end through 1 % loss each way. net_impair is built into
+# sluiced or loaded from the build (as test_qp_two_hosts.sh does).
+load=(-d "$SL_BUILD/drivers/net/impair/librte_net_impair.so")
+grep -q "/sluice/impair/set" "$SL_SLUICED" && load=()
+qp=("[link]" "reliability = end-to-end" "mode = extended" "keepalive_us = 100"
+    "[qp]" "count = 3" "proto = dcqcn,reno,irn" "msg_min_bytes = 1" "msg_max_bytes = 16KiB"
+    "msgs = 300" "direction = both" "rto_us = 20ms" "timeout_ms = 10s" "seed = 11")
+sl_config a memif_client "${qp[@]}" >/dev/null
+sl_config b memif_server "${qp[@]}" >/dev/null
+sed -i 's/^device = .*/device = net_impair0/' "$SL_TMP/a.ini" "$SL_TMP/b.ini"
+sl_start b "$SL_TMP/b.ini" memif_server "${load[@]}" \
+    --vdev "net_impair0,dev=$(sl_device memif_server),loss=0.01,seed=3" -- --exit-when-done
+sl_wait_ready b 10
+sl_start a "$SL_TMP/a.ini" memif_client "${load[@]}" \
+    --vdev "net_impair0,dev=$(sl_device memif_client),loss=0.01,seed=5" -- --exit-when-done \
+    --capture "$SL_TMP/qp.pcapng"
+sl_wait_exit a 60
+sl_wait_exit b 10
+# The link's control frames, which section 1 checks, dominate the file (the LEAVEs re-offered
+# to a peer that left: a TX callback sees every offer); one pass without the dissector keeps the
+# link's data frames, which carry the transport's, and one with it reads them. An outbound frame
+# the driver refused is seen at each offer, so outbound frames count once per link frame ID.
+tshark -r "$SL_TMP/qp.pcapng" -Y "eth.type == 0x88b5 && !(frame[14] & 0x80)" \
+    -w "$SL_TMP/qpdata.pcapng" 2>/dev/null || sl_fail "tshark could not filter the capture"
+tshark "${lua[@]}" -o sluice.extended:TRUE -r "$SL_TMP/qpdata.pcapng" -T fields -E separator=, \
+    -e frame.packet_flags_direction -e sluice.frame_id -e sluice.x.opcode -e _ws.malformed \
+    -e _ws.expert.severity -e sluice.kind >"$SL_TMP/qp.fields" 2>/dev/null ||
+    sl_fail "tshark could not dissect the capture"
+sl_report_line() { python3 -c 'import json, sys
+print(json.dumps({k: v for l in open(sys.argv[1]) if l.startswith("{")
+                  for k, v in json.loads(l).items()}))' "$SL_TMP/a.out"; }
+python3 - "$SL_TMP/qp.fields" "$(sl_report_line)" <<'PY' || sl_fail "dissector, QP traffic: see above"
+import json, sys
+rep = json.loads(sys.argv[2])
+seen, n, bad = set(), {}, 0
+for line in open(sys.argv[1]):
+    d, fid, op, malformed, sev, kind = line.rstrip("\n").split(",")[:6]
+    if malformed or (sev and int(sev, 0) >= 0x00800000) or not kind:
+        bad += 1
+    if not op:
+        continue  # a filler
+    op = int(op, 0)
+    if d.endswith("2"):  # outbound: once per link frame
+        if fid in seen:
+            continue
+        seen.add(fid)
+    cls = "data" if op <= 0x10 else {0x11: "ack", 0x12: "nack", 0x13: "cnp"}.get(op, "other_fb")
+    key = ("out" if d.endswith("2") else "in") + "_" + cls
+    n[key] = n.get(key, 0) + 1
+fb_out = sum(v for k, v in n.items() if k.startswith("out_") and k != "out_data")
+checks = [("outbound data frames", n.get("out_data", 0),
+           rep["qps/pkts_sent"] + rep["qps/pkts_rtx"], "pkts_sent + pkts_rtx"),
+          ("inbound ACKs", n.get("in_ack", 0), rep["qps/acks"], "acks"),
+          ("inbound NACKs", n.get("in_nack", 0), rep["qps/nacks"], "nacks"),
+          ("inbound CNPs", n.get("in_cnp", 0), rep["qps/cnps"], "cnps"),
+          ("outbound feedback frames", fb_out, rep["qps/xport/tx_fb"], "xport/tx_fb")]
+ok = bad == 0 and n.get("in_nack", 0) > 0 and rep["qps/checked"] == 900
+for what, got, want, counter in checks:
+    print(f"  {what}: {got} in the capture, a's {counter} {want}")
+    ok &= got == want
+print(f"  frames malformed, flagged or not decoded: {bad}; a checked {rep['qps/checked']} of 900")
+for k in ("rx_bad_header", "rx_bad_qpn", "rx_fb_out_of_range", "rx_bad_sequence", "rx_unsupported"):
+    ok &= rep["qps/xport/" + k] == 0  # every received frame was one the transport counted
+sys.exit(0 if ok else 1)
+PY
+sl_log "dissector, QP traffic: every transport frame decoded; data, ACK, NACK, CNP and feedback counts equal a's counters"
 
 # 2. dpdk-dumpcap against a running daemon on hugepages (a secondary process cannot map
 # --no-huge memory). Hugepages are reserved for the test and given back.
