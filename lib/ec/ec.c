@@ -121,9 +121,9 @@ static_assert(sizeof(struct sl_ec_entry) == 24, "a queue slot is 24 B");
 #define CONN_COALESCE 0x04   /**< fairness: fast, every other IACK skipped */
 #define CONN_SUPPRESS 0x08   /**< fairness: slowest, congestion DACKs not sent */
 #define CONN_SKIPPED 0x10    /**< coalescing: the last IACK due was skipped, send the next */
-#define CONN_RENACK                                                                                \
-	0x20 /**< selective repeat: the queue dropped one of its PSNs, so the                      \
-	      *   next arrival accepted out of order NACKs every hole below it */
+/* selective repeat: the queue dropped one of its PSNs; the next arrival accepted out of order
+ * NACKs every hole below it */
+#define CONN_RENACK 0x20
 
 struct sl_ec_conn {
 	uint64_t ooo_bits;         /**< selective repeat: bit i, expected_psn + 1 + i accepted */
