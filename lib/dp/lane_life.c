@@ -23,7 +23,9 @@
  *               refused and flush the driver, so what a driver accepted leaves before the port
  *               stops; nothing new from the link or the producer.
  *   LEAVING     the goodbye: the link sends only LEAVE, for SL_DP_LEAVE_WAIT_NS at most, until
- *               the peer answers (or leaves too, and this end answers it).
+ *               the peer answers (or leaves too, and this end answers it), or its port goes
+ *               down (the peer has closed: nobody to answer, and what the TX queue refused
+ *               would be offered to a closed port on every poll).
  *   LEFT        the port is not touched again and may close from the state's timer on: at once,
  *               or SL_DP_LEAVE_GRACE_NS after this end answered a peer that leaves at the same
  *               time over shared memory, so that the peer reads the answer before the close.
@@ -108,7 +110,9 @@ sl_dp_lane_transition(struct sl_dp_lane_life *life, const struct sl_dp_lane_inpu
 		if (ev == SL_DP_LANE_EV_PEER_LEFT && in->shares_memory)
 			return enter(life, SL_DP_LANE_LEFT, now + SL_DP_LEAVE_GRACE_NS,
 				     SL_DP_LANE_ACT_SILENCE);
+		/* (LINK_DOWN: the peer has closed its port, nobody is left to answer.) */
 		if (ev == SL_DP_LANE_EV_PEER_LEFT || ev == SL_DP_LANE_EV_LEAVE_ACKED ||
+		    ev == SL_DP_LANE_EV_LINK_DOWN ||
 		    (ev == SL_DP_LANE_EV_TICK && now >= life->timer_ns))
 			return enter(life, SL_DP_LANE_LEFT, now, 0);
 		return 0;
@@ -280,6 +284,7 @@ sl_dp_lane_poll(struct sl_dp_lane *l, uint64_t now_ns)
 			lane_event(l, SL_DP_LANE_EV_PEER_LEFT, now_ns);
 		if (sl_link_leave_acked(l->link))
 			lane_event(l, SL_DP_LANE_EV_LEAVE_ACKED, now_ns);
+		link_status_event(l, now_ns);
 		lane_event(l, SL_DP_LANE_EV_TICK, now_ns);
 		return;
 	case SL_DP_LANE_LEFT:
