@@ -29,17 +29,75 @@
  * 1. On any other DPDK release, or on a mismatch, the port runs unguarded and the daemon says
  * so in its log. The right fix is in the PMD (wait for the datapath to quiesce, e.g. with
  * rte_rcu_qsbr, before memif_free_regions()); this file goes when DPDK has it.
+ *
+ * The close. The same thread handles the peer's hang-up (memif_disconnect(): its rings' event
+ * handles, memif_free_regions(), which reads dev->process_private) while the daemon's main
+ * thread may be closing the port (memif_dev_close() releases the queues and rte_free()s
+ * process_private); under AddressSanitizer that race crashed a stopping daemon inside the
+ * interrupt thread (rte_free of freed memory, from memif, in CI's lanes case). So a memif port
+ * is stopped and closed on that thread itself, from an EAL alarm (sl_dp_memif_close()): its
+ * hang-up handling and the close then come one after the other.
  */
 #define ALLOW_INTERNAL_API /* rte_eth_dev_allocated() where DPDK's driver headers exist */
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_version.h>
 
 #include "sl_dp_ethdev_abi.h"
 #include "sl_dp_lane.h"
+#include "sl_dp_log.h"
+
+#define CLOSE_WAIT_US (10u * 1000u * 1000u) /**< longest wait for the alarm's close, us */
+
+struct memif_close {
+	uint16_t port_id;
+	atomic_bool done;
+};
+
+/* On the EAL interrupt thread: the port's stop and close, after whatever it was handling. */
+static void
+memif_close_alarm(void *arg)
+{
+	struct memif_close *c = arg;
+
+	rte_eth_dev_stop(c->port_id);
+	rte_eth_dev_close(c->port_id);
+	atomic_store_explicit(&c->done, true, memory_order_release);
+}
+
+void
+sl_dp_memif_close(uint16_t port_id)
+{
+	struct memif_close *c = malloc(sizeof(*c));
+
+	if (c != NULL) {
+		c->port_id = port_id;
+		atomic_init(&c->done, false);
+	}
+	if (c == NULL || rte_eal_alarm_set(1, memif_close_alarm, c) != 0) {
+		free(c);
+		SL_DP_LOG(WARNING, "port %u: closing from this thread: no EAL alarm", port_id);
+		rte_eth_dev_stop(port_id);
+		rte_eth_dev_close(port_id);
+		return;
+	}
+	for (unsigned int us = 0; us < CLOSE_WAIT_US; us += 100) {
+		if (atomic_load_explicit(&c->done, memory_order_acquire)) {
+			free(c);
+			return;
+		}
+		usleep(100);
+	}
+	/* Left to the alarm, which may still come: c is not freed. */
+	SL_DP_LOG(WARNING, "port %u: the EAL interrupt thread did not close it within %u s",
+		  port_id, CLOSE_WAIT_US / 1000000u);
+}
 
 #if RTE_VERSION >= RTE_VERSION_NUM(22, 11, 0, 0) && RTE_VERSION < RTE_VERSION_NUM(23, 0, 0, 0)
 

@@ -223,11 +223,13 @@ sl_dp_port_open(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct
 void
 sl_dp_port_close(struct sl_dp_port *p)
 {
-	if (p->started) {
+	if (p->started && p->shares_memory) {
+		sl_dp_memif_close(p->port_id);
+	} else if (p->started) {
 		rte_eth_dev_stop(p->port_id);
 		rte_eth_dev_close(p->port_id);
-		p->started = false;
 	}
+	p->started = false;
 	for (uint16_t q = 0; q < p->nb_queues; q++)
 		sl_dp_lane_fini(&p->lane[q]);
 	if (p->af_xdp) /* (a port never opened is all zeros: no claim, no fd 0) */

@@ -42,4 +42,10 @@ bool sl_dp_devarg(const char *args, const char *key, char *out, size_t len);
  */
 rte_spinlock_t *sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len);
 
+/*
+ * Stop and close memif port port_id on the EAL interrupt thread, where the PMD handles its
+ * peer's hang-up, and wait for it (memif_guard.c, "The close").
+ */
+void sl_dp_memif_close(uint16_t port_id);
+
 #endif /* SL_DP_LANE_H */
