@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A peer restarted mid-stream under queue-pair traffic: two hosts over memif (or a veth with
 # AF_XDP ports) on the reliable link, COUNT QPs each way (one per program of PROTOS), MSGS
-# messages of 1 B to 64 KiB per QP and direction (12000 for term, 100000 for kill). ROUNDS times
-# (1 for term, 20 for kill), once b has checked ROUND_MSGS more of a's messages (COUNT x MSGS /
-# 20 / ROUNDS), b is stopped and started again (usage: test_qp_restart.sh term|kill
-# [memif|af_xdp]: an orderly stop with SIGTERM, or SIGKILL).
+# messages of 1 B to 64 KiB per QP and direction. ROUNDS times (1 for term, 20 for kill), once
+# b has checked ROUND_MSGS more of a's messages (COUNT x MSGS / 20 / ROUNDS), b is stopped and
+# started again (usage: test_qp_restart.sh term|kill [memif|af_xdp]: an orderly stop with
+# SIGTERM, or SIGKILL). For 20 kills each QP is paced at KILL_RATE_MBPS (100): a sends whenever
+# b is up, and each round's gate lags b's count by a telemetry poll, so at the link's full rate
+# twenty rounds used up a's messages (one CI run of a's 400000 by round 19).
 # Checked:
 #   - the survivor a keeps running: its link comes back each time, and it exits cleanly;
 #   - a's QPs restarted with each new session (lane qp_restarts = COUNT x ROUNDS) and finished:
@@ -21,11 +23,10 @@ source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 how=${1:?term or kill}
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
-# 20 kills need more messages: a posts at full rate whenever b is up, 2000 or so per round.
-rounds=1 msgs=12000
-[ "$how" = kill ] && rounds=20 msgs=100000
+rounds=1 pace=()
+[ "$how" = kill ] && rounds=20 pace=("rate_limit_mbps = ${KILL_RATE_MBPS:-100}")
 COUNT=${COUNT:-4}
-MSGS=${MSGS:-$msgs}
+MSGS=${MSGS:-12000}
 ROUNDS=${ROUNDS:-$rounds}
 ROUND_MSGS=${ROUND_MSGS:-$((COUNT * MSGS / 20 / ROUNDS))}
 PROTOS=${PROTOS:-dcqcn,reno,swift,newreno}
@@ -42,7 +43,8 @@ esac
 lines=("workers = 0" "[link]" "mode = extended" "replay = missing" "ring_order = 14"
        "keepalive_us = 100" "stuck_ms = 2s"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
-       "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11")
+       "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11"
+       "${pace[@]}")
 sl_config a "$kind_a" "${lines[@]}" >/dev/null
 sl_config b "$kind_b" "${lines[@]}" >/dev/null
 start_b() {
