@@ -26,10 +26,19 @@
  * pushed for the QP leaves as that NAK, in the ring or held, so each ACK the receiver still
  * makes (for a later packet or a retransmission) repeats the NAK and a lost one is repaired.
  * Every fold is counted in fb_merged (it may supersede an older SACK, echo or hole); the
- * cumulative state is never lost. Once anything is held, new feedback is held too, so frames
- * leave in the order the receiver made them: the ring first, then each holding QP (its NACK,
- * ACK, CNP, then its PULLs) in the order it began to hold. A QP is in the holding FIFO at most
- * once, so the FIFO cannot overflow.
+ * cumulative state is never lost.
+ *
+ * ACKs are coalesced in the ring too: an ACK that advances the cumulative ACK of the QP's
+ * latest frame in the ring, itself an ACK not yet sent, takes that frame's place with the
+ * counts added (fb_coalesced), the way a delayed ACK covers several arrivals. So a receive
+ * burst of one QP's messages, each asking for an answer (ACKREQ), is answered by one ACK in the
+ * next transmit burst, not one per message: as early, with the same cumulative ACK and counts,
+ * at a fraction of the frames both ends build, check and parse. Only plain in-order ACKs fold:
+ * a duplicate ACK (the same cumulative ACK, Reno's and dack's signal) or a SACK names something
+ * an ACK after it does not, and is sent as made. Once anything is held, new feedback is held too,
+ * so frames leave in the order the receiver made them: the ring first, then each holding QP (its
+ * NACK, ACK, CNP, then its PULLs) in the order it began to hold. A QP is in the holding FIFO at
+ * most once, so the FIFO cannot overflow.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,26 +52,31 @@ enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2, HELD_NAK = 1
 
 /* What one QP holds. */
 struct held {
-	struct sl_xfb nack; /**< HELD_NACK; older than ack */
-	struct sl_xfb ack;  /**< HELD_ACK */
-	uint32_t peer_qpn;  /**< the QP every held frame names */
-	uint32_t cnp_ack;   /**< HELD_CNP: the newest CNP's cumulative ACK */
-	uint32_t pull_ack;  /**< the newest held PULL's cumulative ACK (every one carries it) */
-	uint32_t pull_seq;  /**< pull_seq of the newest held PULL */
-	uint32_t pulls;     /**< PULLs held, the last one pull_seq */
-	uint32_t nak_ack;   /**< sticky NAK: the refused message's first PSN */
-	uint32_t nak_msn;   /**< sticky NAK: its MSN */
-	uint8_t nak_syn;    /**< sticky NAK: its syndrome (0: the QP refused nothing) */
-	uint32_t naks_sent; /**< NAK frames encoded since the QP was forgotten last */
-	uint8_t bits;       /**< HELD_* */
-	bool queued;        /**< in the holding FIFO */
+	struct sl_xfb nack;     /**< HELD_NACK; older than ack */
+	struct sl_xfb ack;      /**< HELD_ACK */
+	uint32_t peer_qpn;      /**< the QP every held frame names */
+	uint32_t cnp_ack;       /**< HELD_CNP: the newest CNP's cumulative ACK */
+	uint32_t pull_ack;      /**< the newest held PULL's cumulative ACK (every one carries it) */
+	uint32_t pull_seq;      /**< pull_seq of the newest held PULL */
+	uint32_t pulls;         /**< PULLs held, the last one pull_seq */
+	uint32_t nak_ack;       /**< sticky NAK: the refused message's first PSN */
+	uint32_t nak_msn;       /**< sticky NAK: its MSN */
+	uint8_t nak_syn;        /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint32_t naks_sent;     /**< NAK frames encoded since the QP was forgotten last */
+	uint8_t bits;           /**< HELD_* */
+	bool queued;            /**< in the holding FIFO */
+	bool ring_ack;          /**< the QP's latest frame in the ring is last_ack, at ring_pos */
+	bool ring_stale;        /**< ring_ack: the frame there is older; pop encodes last_ack */
+	uint32_t ring_pos;      /**< ring_ack: its position (pushes counted, not masked) */
+	struct sl_xfb last_ack; /**< ring_ack: that ACK, decoded */
 };
 
 struct sl_xport_fbq {
 	struct sl_xport_tx_frame *ring; /**< [ring_mask + 1] encoded frames */
-	uint32_t ring_mask, ring_head, ring_count;
-	struct held *held; /**< [max_qps] */
-	uint32_t *fifo;    /**< [max_qps] QPs holding, in the order they began */
+	uint32_t ring_mask, ring_count;
+	uint32_t ring_head; /**< position of the oldest frame (pops counted, not masked) */
+	struct held *held;  /**< [max_qps] */
+	uint32_t *fifo;     /**< [max_qps] QPs holding, in the order they began */
 	uint32_t max_qps, fifo_head, fifo_count;
 	uint32_t min_frame_bytes;
 	struct sl_xport_stats *st;
@@ -219,6 +233,55 @@ hold(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	}
 }
 
+/* An ACK that names nothing but its cumulative ACK, counts and echo: a later one covers it. */
+static bool
+plain_ack(const struct sl_xfb *fb)
+{
+	return fb->opcode == SL_XOP_ACK && !(fb->flags & SL_XFB_F_SACK);
+}
+
+/* fb folded into the QP's ACK still waiting in the ring, if it can be (the essay atop). */
+static bool
+coalesce(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
+{
+	struct held *h = &q->held[qpn];
+	struct sl_xfb n;
+
+	if (!h->ring_ack || !plain_ack(fb) || h->ring_pos - q->ring_head >= q->ring_count ||
+	    !sl_seq_gt(fb->ack_psn, h->last_ack.ack_psn))
+		return false;
+	n = *fb;
+	add_counts(&n, &h->last_ack);
+	n.flags |= h->last_ack.flags & SL_XFB_F_ECN;
+	h->last_ack = n;
+	h->ring_stale = true;
+	sl_stat_add(&q->st->fb_coalesced, 1);
+	return true;
+}
+
+/* QP qpn's ACK in the ring encoded again if ACKs were coalesced into it since. */
+static void
+settle(struct sl_xport_fbq *q, uint32_t qpn)
+{
+	struct held *h = &q->held[qpn];
+
+	if (h->ring_stale) {
+		h->ring_stale = false;
+		/* an ACK that encoded once encodes */
+		encode(q, qpn, &h->last_ack, &q->ring[h->ring_pos & q->ring_mask]);
+	}
+}
+
+/* The ring's frame at pos, brought up to date before it leaves. */
+static void
+refresh(struct sl_xport_fbq *q, uint32_t pos)
+{
+	uint32_t qpn = q->ring[pos & q->ring_mask].qpn;
+
+	if (q->held[qpn].ring_pos == pos)
+		settle(q, qpn);
+}
+
 /* The sticky NAK of QP qpn's held state h, naming peer QP peer_qpn. */
 static struct sl_xfb
 nak_of(const struct held *h, uint32_t peer_qpn)
@@ -239,9 +302,22 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 		nak = nak_of(&q->held[qpn], fb->qpn);
 		fb = &nak;
 	}
+	if (q->fifo_count == 0 && coalesce(q, qpn, fb))
+		return;
+	settle(q, qpn);
+	q->held[qpn].ring_ack = false;
 	if (q->fifo_count == 0 && q->ring_count <= q->ring_mask) {
-		if (encode(q, qpn, fb, &q->ring[(q->ring_head + q->ring_count) & q->ring_mask]))
-			q->ring_count++;
+		uint32_t pos = q->ring_head + q->ring_count;
+
+		if (!encode(q, qpn, fb, &q->ring[pos & q->ring_mask]))
+			return;
+		q->ring_count++;
+		if (plain_ack(fb)) {
+			q->held[qpn].ring_ack = true;
+			q->held[qpn].ring_stale = false;
+			q->held[qpn].ring_pos = pos;
+			q->held[qpn].last_ack = *fb;
+		}
 		return;
 	}
 	hold(q, qpn, fb);
@@ -292,8 +368,8 @@ sl_xport_fbq_pop(struct sl_xport_fbq *q, struct sl_xport_tx_frame *out, unsigned
 	unsigned n = 0;
 
 	while (n < max && q->ring_count) {
-		out[n++] = q->ring[q->ring_head];
-		q->ring_head = (q->ring_head + 1) & q->ring_mask;
+		refresh(q, q->ring_head);
+		out[n++] = q->ring[q->ring_head++ & q->ring_mask];
 		q->ring_count--;
 	}
 	while (n < max && q->fifo_count) {
@@ -331,6 +407,8 @@ void
 sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
 {
 	q->held[qpn].bits = 0;
+	settle(q, qpn);
+	q->held[qpn].ring_ack = false;
 	q->held[qpn].pulls = 0;
 	q->held[qpn].nak_syn = 0;
 	q->held[qpn].naks_sent = 0;

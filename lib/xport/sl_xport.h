@@ -235,6 +235,7 @@ struct sl_xport_stats {
 	uint64_t tx_stale;
 	uint64_t fb_held;
 	uint64_t fb_merged;
+	uint64_t fb_coalesced;
 	uint64_t fb_encode_errors;
 	uint64_t post_refused;
 	uint64_t msgs_posted;

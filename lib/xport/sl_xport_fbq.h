@@ -14,7 +14,7 @@ struct sl_xport_fbq;
 /*
  * A queue for QPs 0 .. max_qps - 1 with a ring of ring_slots frames (a power of two), each
  * frame padded to min_frame_bytes. It counts in st (the endpoint's): fb_held, fb_merged,
- * fb_encode_errors, tx_nak. NULL with errno EINVAL or ENOMEM.
+ * fb_coalesced, fb_encode_errors, tx_nak. NULL with errno EINVAL or ENOMEM.
  */
 struct sl_xport_fbq *sl_xport_fbq_create(uint32_t max_qps, uint32_t ring_slots,
 					 uint32_t min_frame_bytes, struct sl_xport_stats *st);

@@ -78,6 +78,8 @@ static const struct sl_stat_desc stat_desc[] = {
 		"feedback frames the queue's ring had no room for, held per QP"),
 	SL_STAT(struct sl_xport_stats, fb_merged,
 		"held feedback folded into a newer frame of its QP (counts kept)"),
+	SL_STAT(struct sl_xport_stats, fb_coalesced,
+		"in-order ACKs folded into the QP's unsent ACK in the ring (counts kept)"),
 	SL_STAT(struct sl_xport_stats, fb_encode_errors, "feedback the wire encoder refused"),
 	SL_STAT(struct sl_xport_stats, post_refused,
 		"posts refused: send queue full, or SL_XPORT_READS_MAX READs out"),

@@ -6,6 +6,7 @@
  * ACK, count every accepted and ECN-CE packet exactly once, carry every PULL in order, and
  * name every hole of the newest NACK that its cumulative ACK has not passed. A QP that refused
  * a message gets its NAK out, and nothing but that NAK from then on, however full the queue.
+ * In-order ACKs coalesce in the ring; nothing else does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +314,84 @@ fbq__forget_drops_only_the_closed_qp(void **state)
 	assert_null(sl_xport_fbq_create(2, 3, MIN_FRAME, &st)); /* ring not a power of two */
 }
 
+static struct sl_xfb
+pop_one(struct sl_xport_fbq *q, uint32_t qpn)
+{
+	struct sl_xport_tx_frame out[1];
+	struct sl_xfb fb;
+
+	assert_int_equal(sl_xport_fbq_pop(q, out, 1), 1);
+	assert_int_equal(out[0].qpn, qpn);
+	assert_true(sl_xfb_decode(out[0].hdr, out[0].hdr_len, WINDOW, &fb, NULL) > 0);
+	return fb;
+}
+
+/*
+ * In-order ACKs of a QP fold into its ACK still in the ring, counts added, however many other
+ * QPs' frames lie between; a duplicate ACK, a SACK, an ACK after the QP's NACK and an ACK after
+ * the older one left each stay a frame of their own.
+ */
+static void
+fbq__in_order_acks_coalesce_in_the_ring(void **state)
+{
+	struct sl_xport_stats st = {0};
+	struct sl_xport_fbq *q = sl_xport_fbq_create(2, 16, MIN_FRAME, &st);
+	struct sl_xfb ack = {.opcode = SL_XOP_ACK, .qpn = 100, .ack_psn = 1, .acked_pkts = 1};
+	struct sl_xfb other = {.opcode = SL_XOP_ACK, .qpn = 101, .ack_psn = 50, .acked_pkts = 1};
+	struct sl_xfb nack = {.opcode = SL_XOP_NACK, .qpn = 100, .nholes = 1, .acked_pkts = 1};
+	struct sl_xfb fb;
+
+	(void)state;
+	assert_non_null(q);
+	sl_xport_fbq_push(q, 0, &ack);
+	sl_xport_fbq_push(q, 1, &other);
+	ack.ack_psn = 4, ack.acked_pkts = 3, ack.flags = SL_XFB_F_ECN, ack.ce_pkts = 2;
+	sl_xport_fbq_push(q, 0, &ack);
+	ack.ack_psn = 5, ack.acked_pkts = 1, ack.flags = 0, ack.ce_pkts = 0;
+	sl_xport_fbq_push(q, 0, &ack);
+	assert_int_equal(st.fb_coalesced, 2);
+	fb = pop_one(q, 0);
+	assert_int_equal(fb.ack_psn, 5);
+	assert_int_equal(fb.acked_pkts, 5);
+	assert_int_equal(fb.ce_pkts, 2);
+	assert_true(fb.flags & SL_XFB_F_ECN);
+	assert_int_equal(pop_one(q, 1).ack_psn, 50);
+	/* popped: the next ACK is a frame of its own; a duplicate of it stays one too */
+	ack.ack_psn = 6;
+	sl_xport_fbq_push(q, 0, &ack);
+	sl_xport_fbq_push(q, 0, &ack);
+	/* a SACK is not folded, nor an ACK into it */
+	ack.ack_psn = 7, ack.flags = SL_XFB_F_SACK, ack.sack_psn = 9;
+	sl_xport_fbq_push(q, 0, &ack);
+	ack.ack_psn = 8, ack.flags = 0;
+	sl_xport_fbq_push(q, 0, &ack);
+	/* an ACK after the QP's NACK does not jump over it */
+	nack.ack_psn = 8, nack.hole[0] = (struct sl_xfb_hole){9, 1};
+	sl_xport_fbq_push(q, 0, &nack);
+	ack.ack_psn = 11;
+	sl_xport_fbq_push(q, 0, &ack);
+	assert_int_equal(st.fb_coalesced, 2);
+	assert_int_equal(pop_one(q, 0).ack_psn, 6);
+	assert_int_equal(pop_one(q, 0).ack_psn, 6);
+	assert_true(pop_one(q, 0).flags & SL_XFB_F_SACK);
+	assert_int_equal(pop_one(q, 0).ack_psn, 8);
+	assert_int_equal(pop_one(q, 0).opcode, SL_XOP_NACK);
+	assert_int_equal(pop_one(q, 0).ack_psn, 11);
+	/* a frame after a coalesced ACK leaves after it, the ACK as coalesced */
+	ack.ack_psn = 12;
+	sl_xport_fbq_push(q, 0, &ack);
+	ack.ack_psn = 13;
+	sl_xport_fbq_push(q, 0, &ack);
+	nack.ack_psn = 13, nack.hole[0] = (struct sl_xfb_hole){14, 1};
+	sl_xport_fbq_push(q, 0, &nack);
+	fb = pop_one(q, 0);
+	assert_int_equal(fb.ack_psn, 13);
+	assert_int_equal(fb.acked_pkts, 2);
+	assert_int_equal(pop_one(q, 0).opcode, SL_XOP_NACK);
+	assert_false(sl_xport_fbq_busy(q));
+	sl_xport_fbq_free(q);
+}
+
 int
 main(void)
 {
@@ -321,6 +400,7 @@ main(void)
 		cmocka_unit_test(fbq__a_nak_is_sticky_and_never_merged_away),
 		cmocka_unit_test(fbq__a_held_nak_supersedes_and_repeats),
 		cmocka_unit_test(fbq__forget_drops_only_the_closed_qp),
+		cmocka_unit_test(fbq__in_order_acks_coalesce_in_the_ring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

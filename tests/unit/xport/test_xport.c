@@ -515,9 +515,10 @@ xport__every_program_lossless_no_retransmission(void **state)
  * A port that cannot send for a while (a link replaying or paused) while data keeps arriving:
  * b's feedback outgrows the endpoint's ring of frames, and none of it may be lost. Two shapes,
  * every program, RTO 20 ms, nothing lost on the wire, so no retransmission:
- *   - b stalls for the first 2 ms, and a's 10 messages on each of 6 QPs (less than a window
- *     each, more than the ring's worth in all) arrive inside the stall: the newest ACKs are the
- *     ones past the ring, and nothing after them would repair their loss before the RTO;
+ *   - b stalls for the first 2 ms, and a's 4 messages on each of 320 QPs (less than a window
+ *     each; the ring coalesces each QP's in-order ACKs into one frame, and 320 QPs are more than
+ *     its 256 frames) arrive inside the stall: the newest ACKs are the ones past the ring, and
+ *     nothing after them would repair their loss before the RTO;
  *   - b stalls 1 ms of every 3 ms under 200 messages per QP: held feedback merges, again and
  *     again, with everything the programs read from it.
  * (A window program sends little before its first ACK and NDP only what b's PULLs grant, so
@@ -530,7 +531,7 @@ xport__feedback_outlives_a_stalled_port(void **state)
 		uint64_t stall_ns, every_ns, msgs;
 		uint32_t qps, max_bytes;
 	} shape[] = {
-		{2 * SL_NS_PER_MS, SL_NS_PER_S, 24, 6, 16384},
+		{2 * SL_NS_PER_MS, SL_NS_PER_S, 4, 320, 16384},
 		{SL_NS_PER_MS, 3 * SL_NS_PER_MS, 200, QPS, 65536},
 	};
 	uint64_t held = 0;
