@@ -53,6 +53,7 @@ struct xqp {
 	struct sl_xport_fb_flow ff;
 	/* send queue: [sq_head, sq_tail) posted or owed, not completed; indexes count up, masked */
 	uint32_t sq_head, sq_tail;
+	uint32_t tx_hint;     /**< send-queue index of the message a packet was last built of */
 	uint32_t posted;      /**< posted messages in the send queue (<= sq_depth) */
 	uint32_t next_psn;    /**< PSN of the next message's first packet */
 	uint32_t next_msn;    /**< MSN of the next message posted */

@@ -497,12 +497,24 @@ sl_xport_post_send(struct sl_xport *x, uint32_t qpn, const void *buf, uint32_t l
 	return sl_xport_post(x, qpn, &wr, now_ns);
 }
 
-/* The message holding psn, NULL if it was retired (binary search in PSN order). */
+/*
+ * The message holding psn, NULL if it was retired: the message a packet was last built of or
+ * the one after it (a QP sends its new packets in PSN order), else a binary search in PSN
+ * order (a retransmission).
+ */
 static const struct sq_ent *
-msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
+msg_of(const struct sl_xport *x, struct xqp *q, uint32_t psn)
 {
 	uint32_t mask = x->sq_mask, lo = q->sq_head, hi = q->sq_tail, base;
 
+	for (uint32_t i = q->tx_hint; i - lo < hi - lo && i - q->tx_hint < 2; i++) {
+		const struct sq_ent *m = &q->sq[i & mask];
+
+		if (psn - m->first_psn < m->npkts) {
+			q->tx_hint = i;
+			return m;
+		}
+	}
 	if (lo == hi)
 		return NULL;
 	base = q->sq[lo & mask].first_psn;
@@ -516,6 +528,7 @@ msg_of(const struct sl_xport *x, const struct xqp *q, uint32_t psn)
 		else
 			hi = mid;
 	}
+	q->tx_hint = lo;
 	return &q->sq[lo & mask];
 }
 
