@@ -49,7 +49,7 @@
 
 #define SL_DP_QP_INFO_NS (10 * SL_NS_PER_MS) /**< QP info snapshot period, ns */
 #define SL_DP_QP_INFO_PER_POLL 4u            /**< QP info snapshots refreshed per produce call */
-#define SL_DP_QP_POST_BUDGET 16u             /**< messages posted per produce call, at most */
+#define SL_DP_QP_POST_BUDGET 64u             /**< messages posted per produce call, at most */
 
 struct sl_dp_qp_conf {
 	struct sl_dp_lane *lane;   /**< messages are posted once its peer is up (NULL: at once) */
