@@ -157,8 +157,9 @@ static const struct sluiced_key keys[] = {
 	     "each QP posts messages, checks the peer's, or both (the peer's QPs must match)"),
 	ENUM("qp", "check", QP(check), "no|yes", "yes",
 	     "compare every received byte with the pattern (no: lengths and order only)"),
-	UINT("qp", "rate_mbps", QP(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 1, 400000, "10000", NULL,
-	     "initial rate of rate programs (dcqcn, ...)"),
+	UINT("qp", "rate_mbps", QP(rate_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000, "0", NULL,
+	     "initial rate of rate programs (dcqcn, ...); 0 = the QP's rate limit "
+	     "(rate_limit_mbps, by default the link's rate_mbps): DCQCN starts at the line rate"),
 	{"qp", "rate_limit_mbps", SLUICED_KEY_STRING, QP(rate_limit), SL_QTY_COUNT, 0, 0, 0, NULL,
 	 "0",
 	 "each QP's rate limit in wire bits (headers, FCS, preamble and gap included), or a "

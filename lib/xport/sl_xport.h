@@ -182,7 +182,7 @@ struct sl_xport_qp_conf {
 	uint8_t recv_mode;          /**< enum sl_recv_mode, or SL_XPORT_RECV_EC (needs the
 				     *   endpoint's ec_drain_bps), of both ends [MELO] */
 	uint32_t first_psn;         /**< PSN of the first packet, both ways [0] */
-	uint64_t init_rate_bps;     /**< rate programs' initial rate, bits/s [10 Gbit/s] */
+	uint64_t init_rate_bps;     /**< rate programs' initial rate, bits/s [0: its rate limit] */
 	uint32_t init_wnd_segs;     /**< window programs' initial window, packets [W] */
 	uint32_t init_credit_bytes; /**< grant programs' tokens before the first PULL (about a
 				     *   BDP), bytes [SL_XPORT_GRANT_SEGS x seg_bytes] */

@@ -340,13 +340,13 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	fc.proto = qc->proto;
 	fc.seg_bytes = qc->seg_bytes;
 	fc.init_wnd_segs = qc->init_wnd_segs;
-	fc.init_rate_bps = qc->init_rate_bps;
 	fc.init_credit_bytes = qc->init_credit_bytes;
 	if (ops->credit == SL_CREDIT_GRANT && fc.init_credit_bytes == 0)
 		fc.init_credit_bytes = SL_XPORT_GRANT_SEGS * qc->seg_bytes;
 	fc.first_seq = qc->first_psn;
 	if (ops->credit != SL_CREDIT_GRANT)
 		fc.max_rate_bps = qc->max_rate_bps ? qc->max_rate_bps : x->c.line_bps;
+	fc.init_rate_bps = qc->init_rate_bps ? qc->init_rate_bps : fc.max_rate_bps;
 	fc.hdr_bytes = sl_xport_hdr_bytes(ops);
 	fc.rto_ns = qc->rto_ns;
 	fc.start_ns = now_ns;
