@@ -296,6 +296,14 @@ sl_recv_rtx_rto(struct sl_recv_rtx *t, uint32_t flow, uint32_t snd_una_psn)
 }
 
 uint32_t
+sl_recv_rtx_nack_high(const struct sl_recv_rtx *t, uint32_t flow)
+{
+	const struct sl_recv_rtx_flow *f = flow_get(t, flow);
+
+	return f == NULL ? 0 : f->nack_high;
+}
+
+uint32_t
 sl_recv_rtx_marked(const struct sl_recv_rtx *t, uint32_t flow)
 {
 	const struct sl_recv_rtx_flow *f = flow_get(t, flow);

@@ -87,6 +87,9 @@ unsigned sl_recv_rtx_take(struct sl_recv_rtx *t, uint32_t flow, struct sl_recv_r
 /* RTO: clear the flow's bitmap; the scheduler resends from snd_una_psn. 0 or -EINVAL. */
 int sl_recv_rtx_rto(struct sl_recv_rtx *t, uint32_t flow, uint32_t snd_una_psn);
 
+/* One past the highest PSN a NACK of flow ever marked (0 for a flow not open). */
+uint32_t sl_recv_rtx_nack_high(const struct sl_recv_rtx *t, uint32_t flow);
+
 /* PSNs marked and not yet taken (0 for a flow not open). */
 uint32_t sl_recv_rtx_marked(const struct sl_recv_rtx *t, uint32_t flow);
 

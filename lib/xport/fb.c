@@ -84,32 +84,79 @@ sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out)
 	out->pull_seq = fb->pull_seq;
 }
 
-/* A NACK of a tracked flow: one event per newly marked range (at least one). */
+/*
+ * Lost retransmissions. MELO's sender marks only PSNs no earlier NACK marked, and leaves a lost
+ * retransmission to the timeout, which resends from the front: on a fast wire the RTO is a
+ * hundred round trips, and at 1 % loss 1 % of the repairs are lost again, so the RTO would be the
+ * p99 of every recovery. But the sender can tell such a loss as RACK does, by send order: a
+ * NACK's newest hole ends at the packet whose arrival made it; if that packet was first sent
+ * after the marking of an older hole this NACK still names (its PSN is at or beyond the snd_max
+ * of that marking: marked PSNs go before any new one), the retransmission went out before it on
+ * a path that keeps order, and is lost. Those holes, up to what earlier NACKs marked, become
+ * NACK events again. A reordering path may make a redundant retransmission of it, never a loss.
+ */
+static unsigned
+relost(const struct sl_xport_fb_flow *ff, const struct sl_recv_fb *fb, uint32_t marked_high,
+       const struct sl_event *tmpl, struct sl_event *ev, unsigned max)
+{
+	uint32_t seen;
+	unsigned n = 0;
+
+	if (fb->nholes == 0)
+		return 0;
+	seen = fb->hole[0].start_psn + fb->hole[0].len_pkts;
+	if (sl_seq_lt(seen, ff->mark_psn))
+		return 0;
+	for (unsigned i = 0; i < fb->nholes && n < max; i++) {
+		uint32_t s = fb->hole[i].start_psn,
+			 hi = sl_seq_min(s + fb->hole[i].len_pkts, marked_high);
+
+		if (sl_seq_lt(s, fb->ack_psn) || sl_seq_ge(s, hi))
+			continue;
+		ev[n] = *tmpl;
+		ev[n].type = SL_EV_NACK;
+		ev[n].nack_seq = s;
+		ev[n].nack_len = hi - s;
+		if (ff->relost)
+			sl_stat_add(ff->relost, hi - s);
+		n++;
+	}
+	return n;
+}
+
+/* A NACK of a tracked flow: one event per newly marked or lost-again range (at least one). */
 static unsigned
 tracked_nack(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
 	     struct sl_xport_fb_flow *ff, const struct sl_recv_fb *fb, struct sl_event *ev,
 	     unsigned max)
 {
 	struct sl_recv_range rg[8];
+	struct sl_event tmpl = ev[0];
 	struct sl_flow_stats st;
 	struct sl_flow_view v;
-	unsigned n = 0, k;
+	unsigned n, k;
+	uint32_t marked_high;
 
 	if (sl_sched_flow_stats_get(e, flow, &st) == 0 && st.rto_fired != ff->rto_seen &&
 	    sl_sched_flow_view(e, flow, &v) == 0) {
 		ff->rto_seen = st.rto_fired;
 		sl_recv_rtx_rto(rtx, flow, v.wnd_start);
+		ff->mark_psn = v.snd_max; /* the RTO resends everything before it */
 	}
+	marked_high = sl_recv_rtx_nack_high(rtx, flow);
 	sl_recv_rtx_nack(rtx, flow, fb);
+	n = relost(ff, fb, marked_high, &tmpl, ev, max);
 	while (n < max && (k = sl_recv_rtx_take(rtx, flow, rg, SL_MIN(SL_ARRAY_SIZE(rg), max - n),
 						UINT32_MAX)) > 0) {
 		for (unsigned i = 0; i < k; i++, n++) {
-			ev[n] = ev[0];
+			ev[n] = tmpl;
 			ev[n].type = SL_EV_NACK;
 			ev[n].nack_seq = rg[i].start_psn;
 			ev[n].nack_len = rg[i].len_pkts;
 		}
 	}
+	if (n && sl_sched_flow_view(e, flow, &v) == 0)
+		ff->mark_psn = v.snd_max;
 	return n ? n : 1; /* nothing new: the NACK still carries its cumulative ACK */
 }
 

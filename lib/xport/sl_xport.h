@@ -257,6 +257,7 @@ struct sl_xport_qp_stats {
 	uint64_t bytes_received;
 	uint64_t pkts_sent;
 	uint64_t pkts_rtx;
+	uint64_t pkts_relost;
 	uint64_t acks;
 	uint64_t nacks;
 	uint64_t cnps;

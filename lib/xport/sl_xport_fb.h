@@ -39,6 +39,10 @@ struct sl_xport_fb_flow {
 	bool ts;            /**< hand ACKs' echoed send times to the program */
 	bool tracked;       /**< NACKs go through the MELO tracker (the flow is open in it) */
 	uint64_t rto_seen;  /**< the engine's RTO count when the tracker last looked */
+	uint32_t mark_psn;  /**< the engine's snd_max when a NACK last marked PSNs: a packet at or
+			     *   beyond it was first sent after every retransmission marked then */
+	uint64_t *relost;   /**< tracked: PSNs NACKed again because their retransmission was
+			     *   lost are counted here (NULL: not counted) */
 };
 
 /*
@@ -47,7 +51,9 @@ struct sl_xport_fb_flow {
  * reads); a CNP or PULL maps to its event type. A NACK of a tracked flow goes through lib/recv's
  * sender-side tracker rtx (sl_recv_rtx.h): an RTO the engine fired since the last NACK clears the
  * tracker first, the holes mark only PSNs no earlier NACK marked, and each newly marked range
- * becomes one SL_EV_NACK event (at least one event, for the cumulative ACK); an untracked NACK
+ * becomes one SL_EV_NACK event (at least one event, for the cumulative ACK); so does each hole an
+ * earlier NACK marked when the receiver has since received a packet first sent after that
+ * marking (fb.c, "Lost retransmissions"); an untracked NACK
  * names its newest hole, or the expected PSN for go-back-N. ACKs of a tracked flow shrink the
  * tracker. An untracked NACK that names a hole carries SL_EVF_HOLE. Returns the number of events
  * written.

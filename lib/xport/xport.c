@@ -106,6 +106,8 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 	SL_STAT(struct sl_xport_qp_stats, bytes_received, "message bytes delivered in order"),
 	SL_STAT(struct sl_xport_qp_stats, pkts_sent, "data packets sent, first sends"),
 	SL_STAT(struct sl_xport_qp_stats, pkts_rtx, "data packets retransmitted"),
+	SL_STAT(struct sl_xport_qp_stats, pkts_relost,
+		"PSNs NACKed again after their retransmission was lost (MELO, by send order)"),
 	SL_STAT(struct sl_xport_qp_stats, acks, "ACKs received"),
 	SL_STAT(struct sl_xport_qp_stats, nacks, "NACKs received"),
 	SL_STAT(struct sl_xport_qp_stats, cnps, "CNPs received"),
@@ -366,7 +368,9 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	q->ts = (ops->feedback & SL_PROTO_FB_ECHO) != 0;
 	q->ff = (struct sl_xport_fb_flow){.seg_bytes = qc->seg_bytes,
 					  .sack = (ops->feedback & SL_PROTO_FB_SACK) != 0,
-					  .ts = q->ts};
+					  .ts = q->ts,
+					  .mark_psn = qc->first_psn,
+					  .relost = &q->st.pkts_relost};
 	if (qc->recv_mode == SL_RECV_MELO && (ops->feedback & SL_PROTO_FB_NACK)) {
 		rc = sl_recv_rtx_flow_open(x->rtx, qc->qpn, qc->first_psn);
 		if (rc)
