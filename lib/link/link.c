@@ -147,17 +147,21 @@ struct sl_link {
 	uint8_t fc_pending;    /**< FC code to send, SL_WIRE_FC_FILLER when none */
 	bool fc_remote_paused; /**< peer's FC pause in force */
 	bool replay_active;
-	uint32_t replay_first;       /**< ID of the first frame of the replay */
-	uint32_t replay_arg;         /**< the peer's NACK argument the replay answers */
-	uint32_t replay_count;       /**< ring frames in the replay */
-	uint32_t replay_slot;        /**< slots sent, of 2 x count + 2^k / 2 */
-	uint64_t replay_tail_end_ns; /**< ns: with a slot clock, the tail ends here */
-	uint16_t run_key;            /**< key of the control run in progress */
-	uint32_t run_arg;            /**< its argument (a NACK's rollback point) */
-	uint32_t run_left;           /**< frames left in it */
-	uint64_t run_next_ns;        /**< ns: earliest start of the next run of run_key */
-	uint64_t last_tx_ns;         /**< ns: last frame handed out */
-	struct link_rate rate;       /**< the slot clock (conf.line_bps) */
+	uint32_t replay_first;         /**< ID of the first frame of the replay */
+	uint32_t replay_arg;           /**< the peer's NACK argument the replay answers */
+	uint32_t replay_count;         /**< ring frames in the replay */
+	uint32_t replay_slot;          /**< slots sent, of 2 x count + 2^k / 2 */
+	uint64_t replay_tail_end_ns;   /**< ns: with a slot clock, the tail ends here */
+	uint64_t replay_tail_start_ns; /**< ns: the tail's first slot went out */
+	uint64_t tail_wait_ns;         /**< extended: smoothed wait from a tail's start to the
+					*   peer's flag falling, ns (0: none measured yet) */
+	uint64_t tail_wait_var_ns;     /**< its mean deviation, ns */
+	uint16_t run_key;              /**< key of the control run in progress */
+	uint32_t run_arg;              /**< its argument (a NACK's rollback point) */
+	uint32_t run_left;             /**< frames left in it */
+	uint64_t run_next_ns;          /**< ns: earliest start of the next run of run_key */
+	uint64_t last_tx_ns;           /**< ns: last frame handed out */
+	struct link_rate rate;         /**< the slot clock (conf.line_bps) */
 
 	/* RX */
 	uint32_t rx_id;            /**< ID the next data frame must carry */
@@ -665,9 +669,48 @@ replay_settled(const struct sl_link *l)
 }
 
 /*
+ * The tail's length. RIFL's 2^k / 2 slots are half a ring, so half the round trip the ring was
+ * sized for; a ring larger than the path needs (or sized for an assumed round trip far above the
+ * real one) makes every tail that long, and a replay that must repeat (its first frame lost
+ * again, or the peer still in error) waits all of it first: with a 2^14 ring at 10 Gbit/s
+ * 0.55 ms, against a 10 us memif round trip. In extended mode the tail ends as soon as the flag
+ * falls (replay_settled), so the time it actually takes is measurable: each tail that ends that
+ * way is a sample of the wait from its first slot to the flag falling, smoothed as TCP smooths
+ * round trips (RFC 6298: gain 1/8, deviation gain 1/4), and a tail lasts that mean plus four
+ * deviations: at least the 2 x SL_LINK_REGULAR_CLEAR slots the peer's flag needs to fall, at
+ * most RIFL's. Tails cut short by a flag that stays up give no sample (the repeat follows).
+ */
+static uint64_t
+tail_ns(const struct sl_link *l, uint32_t frame_bytes)
+{
+	uint64_t rifl = link_rate_line_ns(&l->rate, (l->ring_mask + 1) / 2, frame_bytes);
+	uint64_t floor = link_rate_line_ns(&l->rate, 2 * SL_LINK_REGULAR_CLEAR, frame_bytes);
+
+	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || l->tail_wait_ns == 0)
+		return rifl;
+	return SL_MIN(rifl, SL_MAX(floor, l->tail_wait_ns + 4 * l->tail_wait_var_ns));
+}
+
+/* A tail that ended with the flag falling, after waiting sample_ns. */
+static void
+tail_sample(struct sl_link *l, uint64_t sample_ns)
+{
+	uint64_t dev;
+
+	if (l->tail_wait_ns == 0) {
+		l->tail_wait_ns = SL_MAX(sample_ns, 1);
+		l->tail_wait_var_ns = sample_ns / 2;
+		return;
+	}
+	dev = sample_ns > l->tail_wait_ns ? sample_ns - l->tail_wait_ns
+					  : l->tail_wait_ns - sample_ns;
+	l->tail_wait_var_ns = (3 * l->tail_wait_var_ns + dev) / 4;
+	l->tail_wait_ns = SL_MAX((7 * l->tail_wait_ns + sample_ns) / 8, 1);
+}
+
+/*
  * One replay slot: even slots (while frames remain) re-send the ring, the others IDLE/NACK; then
- * the tail: 2^k / 2 IDLE slots, or with a slot clock as long as 2^k / 2 IDLE frames take at the
- * line (link_rate.c).
+ * the tail: 2^k / 2 IDLE slots, or with a slot clock as long as tail_ns() (link_rate.c).
  */
 static void
 replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
@@ -684,10 +727,11 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 	} else {
 		emit_ctrl(l, now_ns, l->rx_error ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE, f);
 	}
-	if (slot == 2 * l->replay_count) /* the tail's first IDLE: the tail is 2^k / 2 of them */
+	if (slot == 2 * l->replay_count) { /* the tail's first IDLE */
+		l->replay_tail_start_ns = now_ns;
 		l->replay_tail_end_ns =
-			now_ns +
-			link_rate_line_ns(&l->rate, tail, f->hdr_len + l->conf.wire_overhead_bytes);
+			now_ns + tail_ns(l, f->hdr_len + l->conf.wire_overhead_bytes);
+	}
 	if (clock ? slot >= 2 * l->replay_count && now_ns >= l->replay_tail_end_ns
 		  : l->replay_slot == 2 * l->replay_count + tail) {
 		l->replay_active = false;
@@ -811,6 +855,8 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			break;
 		case SL_LINK_RETRANS:
 			if (replay_settled(l)) {
+				if (l->replay_slot > 2 * l->replay_count && l->rate.line_bps)
+					tail_sample(l, now_ns - l->replay_tail_start_ns);
 				l->replay_active = false;
 				continue;
 			}

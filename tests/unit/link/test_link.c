@@ -783,18 +783,20 @@ ramp_to_line(struct sl_link *l, uint64_t *now, uint64_t line_bps)
 }
 
 /*
- * A link on an 8 Gbit/s slot clock (a byte per ns, 38 B of framing a frame) with a ring of
- * 2^order, in sync, at the line (with adapt_rate: ramped there from its start at the line /
- * 64), that has sent its warm-up fillers and 8 payloads (IDs 16..23). *data_bytes: a data
- * frame's line bytes.
+ * A link of format fmt on an 8 Gbit/s slot clock (a byte per ns, 38 B of framing a frame) with
+ * a ring of 2^order, in sync, at the line (with adapt_rate: ramped there from its start at the
+ * line / 64), that has sent its warm-up fillers and 8 payloads (IDs 16..23). *data_bytes: a
+ * data frame's line bytes. Faithful mode replays the ring, extended mode what is missing.
  */
 static struct sl_link *
-clocked_sender(uint8_t order, bool adapt, uint64_t *now, uint64_t *data_bytes)
+clocked_sender_fmt(const struct sl_wire_fmt *fmt, uint8_t order, bool adapt, uint64_t *now,
+		   uint64_t *data_bytes)
 {
 	struct sl_link_conf c = {
-		.fmt = faithful,
+		.fmt = *fmt,
 		.ring_order = order,
-		.replay = SL_LINK_REPLAY_RING,
+		.replay = fmt->mode == SL_WIRE_MODE_EXTENDED ? SL_LINK_REPLAY_MISSING
+							     : SL_LINK_REPLAY_RING,
 		.keepalive_ns = KEEPALIVE_NS,
 		.ctrl_interval_ns = CTRL_NS,
 		.fc_frames = FC_FRAMES,
@@ -812,7 +814,7 @@ clocked_sender(uint8_t order, bool adapt, uint64_t *now, uint64_t *data_bytes)
 
 	assert_non_null(l);
 	n_released = 0;
-	sync_rx(l, &faithful);
+	sync_rx(l, fmt);
 	if (adapt) {
 		assert_int_equal(sl_link_send_bps(l), CLOCK_LINE_BPS / SL_LINK_RATE_STEP_DIV);
 		assert_int_equal(ramp_to_line(l, now, CLOCK_LINE_BPS), SL_LINK_RATE_STEP_DIV - 1);
@@ -825,6 +827,66 @@ clocked_sender(uint8_t order, bool adapt, uint64_t *now, uint64_t *data_bytes)
 	assert_int_equal(sl_link_tx_burst(l, *now, in, 8, &taken, out, 8), 8);
 	*data_bytes = out[0].hdr_len + 38u + BODY;
 	return l;
+}
+
+static struct sl_link *
+clocked_sender(uint8_t order, bool adapt, uint64_t *now, uint64_t *data_bytes)
+{
+	return clocked_sender_fmt(&faithful, order, adapt, now, data_bytes);
+}
+
+/*
+ * Run a replay of the 8 frames from ID 16 until its tail has lasted wait_ns (0: until the replay
+ * ends by itself, the flag still up). Returns the tail's length so far, ns.
+ */
+static uint64_t
+run_tail(struct sl_link *l, uint64_t *now, uint64_t wait_ns)
+{
+	struct sl_link_tx_frame out[64];
+	uint64_t start = 0, repeats = sl_link_stat(l, replay_repeats);
+	unsigned slots = 0;
+
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_RETRANS_REQ, 16, 8);
+	for (;; *now += 100) {
+		unsigned n = tx(l, *now, out, 64);
+
+		for (unsigned i = 0; i < n; i++)
+			if (slots++ == 2 * 8)
+				start = *now;
+		if (start &&
+		    (wait_ns ? *now >= start + wait_ns : sl_link_stat(l, replay_repeats) > repeats))
+			return *now - start;
+		assert_true(slots < 100000);
+	}
+}
+
+/*
+ * Extended mode learns how long its tails must wait: a tail that ended as the peer's flag fell
+ * 5.1 us after it began makes the next one, whose flag stays up, end after the smoothed wait
+ * plus four deviations (RFC 6298's estimator: 5.1 + 4 x 2.55 us), and repeat; without a sample it
+ * is RIFL's 2^k / 2 IDLE slots (1024 IDLE frames at 8 Gbit/s, over 40 us).
+ */
+static void
+sl_link_tx_burst__an_extended_tail_lasts_the_measured_wait(void **state)
+{
+	uint64_t now = SL_NS_PER_MS, data_bytes, rifl_ns, tail_ns;
+	struct sl_link *l = clocked_sender_fmt(&extended, 11, false, &now, &data_bytes);
+	struct sl_link_tx_frame out[64];
+
+	(void)state;
+	rifl_ns = 1024 * data_bytes;
+	tail_ns = run_tail(l, &now, 0); /* nothing measured yet: an IDLE is 40 line bytes or more */
+	assert_true(tail_ns >= 1024 * 40 && tail_ns <= rifl_ns);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16);
+	tx(l, now += 100, out, 64);
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	run_tail(l, &now, 5 * SL_NS_PER_US);
+	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16); /* the flag falls */
+	tx(l, now += 100, out, 64);                             /* the next slot: 5.1 us */
+	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	tail_ns = run_tail(l, &now, 0);
+	assert_true(tail_ns >= 15 * SL_NS_PER_US && tail_ns <= 16 * SL_NS_PER_US);
+	sl_link_free(l);
 }
 
 /*
@@ -1585,6 +1647,7 @@ main(void)
 		cmocka_unit_test(sl_link_rx_burst__corrupted_fc_frame_is_delayed_not_accepted),
 		cmocka_unit_test(sl_link_tx_burst__warmup_fillers_then_data_in_ring),
 		cmocka_unit_test(sl_link_tx_burst__replay_whole_ring_interleaved_with_tail),
+		cmocka_unit_test(sl_link_tx_burst__an_extended_tail_lasts_the_measured_wait),
 		cmocka_unit_test(sl_link_tx_burst__replay_repeats_while_nack_keeps_arriving),
 		cmocka_unit_test(sl_link_tx_burst__replay_from_first_missing_in_extended_mode),
 		cmocka_unit_test(sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers),
