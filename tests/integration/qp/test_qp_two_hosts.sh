@@ -37,13 +37,16 @@
 # The transport's RTO is 1 s here: under the reliable link nothing is lost, so an RTO can only
 # fire spuriously, when the link's own recovery (or a daemon descheduled on the two shared cores)
 # holds a QP's acknowledgments back longer than it. With loss, the link's recovery p99 measured
-# 0.75-1.05 ms at 0.1 % and 1.4-1.6 ms at 1 % on this machine with nothing polling the hosts
+# 0.75-1.05 ms at 0.1 % and 1.4-1.6 ms at 1 % (0.9-1.4 ms once replay tails lasted the
+# measured wait) on this machine with nothing polling the hosts
 # (4-6 ms while this test polled telemetry every 0.2 s; 14-55 ms before NACKs of a new episode
 # went at once and replays stopped when taken: docs/link.md, "Recovery time"), with stalls
 # beyond 100 ms whenever a third process competes for the cores. For the same reason the link gives up on an error episode only
 # after 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the
 # transport, in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment
-# (timeout_ms). At LOSS=0.01 the case passes too (about 480-520 Mbit/s per host, 2.4 s).
+# (timeout_ms). At LOSS=0.01 the case passes too (about 1.3-1.7 Gbit/s per host with PROTOS=dcqcn,
+# 1.0-1.1 with the default mix; recovery p99 0.9-1.4 ms). RING sets the link's ring_order
+# (default 14; the lanes case uses 12).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
@@ -63,7 +66,7 @@ WAIT=${WAIT:-$([ "$case_name" = lossless ] && echo poll || echo exit)}
 
 IMPAIR_SO=$SL_BUILD/drivers/net/impair/librte_net_impair.so
 load=()
-workers=0 ring=14
+workers=0 ring=${RING:-14}
 FAULTS_LINK=${FAULTS_LINK:-ge_p=0.0005,ge_r=0.3,ge_h=0.2,dup=0.001,reorder=0.001,reorder_gap=3}
 FAULTS_E2E=${FAULTS_E2E:-ge_p=0.002,ge_r=0.3,ge_h=0.2,dup=0.01,reorder=0.01,reorder_gap=3}
 impair="loss=$LOSS" e2e=0 impaired=1
