@@ -19,15 +19,18 @@
 #           does not drain the queue)
 # and prints {"bench": "dp", "msg_bytes", "qps", "pps", "raw_pps", "pps_ratio", "gbps",
 # "raw_gbps", "gbps_ratio", "seconds"} (and, 1-QP cells, "api_pps", "api_ratio", "api_deep_pps",
-# "api_deep_ratio", "api_deep_args", "api_pairs"): pps counts the packets of the messages b checked per second
-# (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps the frames testpmd's rxonly
-# received per second; gbps counts message bytes, raw_gbps frame bytes. Rates are taken over the middle of the run (telemetry at
-# two instants for sluice, testpmd's per-second Rx-pps for raw, its first two seconds left out).
-# Cells: 64 B messages (64 B raw frames) and 4 KiB messages (in 2 packets of 2048 B; 2048 B raw
-# frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP, shorter runs.
-# The shared cores' speed drifts by up to 1.5x between runs, so a 1-QP cell runs API_PAIRS (3)
-# rounds of sluice, api, api-deep back to back: pps and the api rates are medians over the rounds
-# and each api ratio the median of the rounds' ratios (each against its own round's sluice run).
+# "api_deep_ratio", "api_deep_args", "api_pairs") and "rounds": pps counts the packets of the
+# messages b checked per second (a message takes ceil(msg_bytes / seg_bytes) packets) and raw_pps
+# the frames testpmd's rxonly received per second; gbps counts message bytes, raw_gbps frame
+# bytes. Rates are taken over the middle of the run (telemetry at two instants for sluice,
+# testpmd's per-second Rx-pps for raw, its first two seconds left out).
+# Cells: 64 B messages (64 B raw frames) and 4 KiB messages (3 packets: 2000, 2000 and 96 B;
+# 2048 B raw frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP,
+# shorter runs. The shared cores' speed drifts between runs (raw memif has run at 5.9 and at
+# 20 Mpps on the same machine within minutes), so a 1-QP cell runs API_PAIRS (3) rounds of raw,
+# sluice, api, api-deep back to back: rates are medians over the rounds, and each ratio the
+# median of the rounds' ratios (sluice against its round's raw run, api against its round's
+# sluice run).
 # --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
 # (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
 # survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
@@ -39,8 +42,16 @@
 export SLUICE_SOURCE_ROOT=${SLUICE_SOURCE_ROOT:-@SOURCE_ROOT@}
 export SLUICE_BUILD_ROOT=${SLUICE_BUILD_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$SLUICE_SOURCE_ROOT/tests/integration/lib/hosts.sh"
-sl_require_root
 quick=0 callgrind=0
+case "${1:-}" in
+-h | --help)
+    sed -n '3,/^# Needs root/p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+"" | --quick | --callgrind) ;;
+*) sl_fail "unknown argument '$1' (--quick, --callgrind or --help)" ;;
+esac
+sl_require_root
 [ "${1:-}" = --quick ] && quick=1
 [ "${1:-}" = --callgrind ] && callgrind=1
 secs=$((quick ? 2 : 5)) warm=1
@@ -208,10 +219,10 @@ for cell in "${cells[@]}"; do
     read -r msg qps <<<"$cell"
     frame=$msg
     [ "$msg" -gt 2048 ] && frame=2048
-    raw_pps=$(raw "$frame")
     seg=$(seg_of "$msg")
-    pps_l=() api_l=() deep_l=()
+    raw_l=() pps_l=() api_l=() deep_l=()
     for _ in $(seq $((qps == 1 ? ${API_PAIRS:-3} : 1))); do
+        raw_l+=("$(raw "$frame")")
         pps_l+=("$(sluice "$msg" "$qps")")
         if [ "$qps" -eq 1 ]; then
             api_l+=("$(api "$msg")")
@@ -219,18 +230,23 @@ for cell in "${cells[@]}"; do
             deep_l+=("$(api "$msg" "${deep[@]}")")
         fi
     done
-    python3 - "$msg" "$qps" "$raw_pps" "$frame" "$secs" "$seg" "${pps_l[*]}" "${api_l[*]}" \
+    python3 - "$msg" "$qps" "$frame" "$secs" "$seg" "${raw_l[*]}" "${pps_l[*]}" "${api_l[*]}" \
         "${deep_l[*]}" "${API_DEEP_ARGS:--t 1024 -Q 512}" <<'PY'
 import json, statistics, sys
-msg, qps, raw_pps, frame, secs, seg = map(int, sys.argv[1:7])
-pps_l, api_l, deep_l = ([int(x) for x in a.split()] for a in sys.argv[7:10])
+msg, qps, frame, secs, seg = map(int, sys.argv[1:6])
+raw_l, pps_l, api_l, deep_l = ([int(x) for x in a.split()] for a in sys.argv[6:10])
 pkts_per_msg = -(-msg // seg)
-pps = int(statistics.median(pps_l))
+med = statistics.median
+pps, raw_pps = int(med(pps_l)), int(med(raw_l))
 gbps, raw_gbps = pps / pkts_per_msg * msg * 8 / 1e9, raw_pps * frame * 8 / 1e9
+# Each ratio is the median of the rounds' ratios, each round's sluice run against the raw run
+# just before it: the shared cores' speed drifts between rounds, within one far less.
+pps_ratio = med(p / r for p, r in zip(pps_l, raw_l))
+gbps_ratio = pps_ratio * msg / (pkts_per_msg * frame)
 line = {"bench": "dp", "msg_bytes": msg, "qps": qps, "pps": pps, "raw_pps": raw_pps,
-        "pps_ratio": round(pps / raw_pps, 4) if raw_pps else None,
-        "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
-        "gbps_ratio": round(gbps / raw_gbps, 4) if raw_gbps else None, "seconds": secs}
+        "pps_ratio": round(pps_ratio, 4), "gbps": round(gbps, 3), "raw_gbps": round(raw_gbps, 3),
+        "gbps_ratio": round(gbps_ratio, 4), "seconds": secs,
+        "rounds": [{"raw_pps": r, "pps": p} for r, p in zip(raw_l, pps_l)]}
 for key, msgs in (("api", api_l), ("api_deep", deep_l)):
     if msgs:
         line[key + "_pps"] = int(statistics.median(msgs)) * pkts_per_msg
