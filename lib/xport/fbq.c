@@ -48,27 +48,38 @@
 #include "sl_seq.h"
 #include "sl_xport_fbq.h"
 
+/*
+ * An ACK frame covers at most this many PSNs past the cumulative ACK it was pushed with, so a
+ * run of messages gets an ACK at least every 16 packets (TCP ACKs at least every second segment
+ * for the same reason): if the last one is lost, the earlier ones have already freed part of the
+ * sender's send queue and window, and the data that follows brings the next ACK. One ACK for a
+ * whole send queue of answers, lost, would leave the sender nothing to send and nothing to
+ * learn from until its RTO.
+ */
+#define SL_XPORT_FBQ_COALESCE_PSNS 16u
+
 enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2, HELD_NAK = 1u << 3 };
 
 /* What one QP holds. */
 struct held {
-	struct sl_xfb nack;     /**< HELD_NACK; older than ack */
-	struct sl_xfb ack;      /**< HELD_ACK */
-	uint32_t peer_qpn;      /**< the QP every held frame names */
-	uint32_t cnp_ack;       /**< HELD_CNP: the newest CNP's cumulative ACK */
-	uint32_t pull_ack;      /**< the newest held PULL's cumulative ACK (every one carries it) */
-	uint32_t pull_seq;      /**< pull_seq of the newest held PULL */
-	uint32_t pulls;         /**< PULLs held, the last one pull_seq */
-	uint32_t nak_ack;       /**< sticky NAK: the refused message's first PSN */
-	uint32_t nak_msn;       /**< sticky NAK: its MSN */
-	uint8_t nak_syn;        /**< sticky NAK: its syndrome (0: the QP refused nothing) */
-	uint32_t naks_sent;     /**< NAK frames encoded since the QP was forgotten last */
-	uint8_t bits;           /**< HELD_* */
-	bool queued;            /**< in the holding FIFO */
-	bool ring_ack;          /**< the QP's latest frame in the ring is last_ack, at ring_pos */
-	bool ring_stale;        /**< ring_ack: the frame there is older; pop encodes last_ack */
-	uint32_t ring_pos;      /**< ring_ack: its position (pushes counted, not masked) */
-	struct sl_xfb last_ack; /**< ring_ack: that ACK, decoded */
+	struct sl_xfb nack; /**< HELD_NACK; older than ack */
+	struct sl_xfb ack;  /**< HELD_ACK */
+	uint32_t peer_qpn;  /**< the QP every held frame names */
+	uint32_t cnp_ack;   /**< HELD_CNP: the newest CNP's cumulative ACK */
+	uint32_t pull_ack;  /**< the newest held PULL's cumulative ACK (every one carries it) */
+	uint32_t pull_seq;  /**< pull_seq of the newest held PULL */
+	uint32_t pulls;     /**< PULLs held, the last one pull_seq */
+	uint32_t nak_ack;   /**< sticky NAK: the refused message's first PSN */
+	uint32_t nak_msn;   /**< sticky NAK: its MSN */
+	uint8_t nak_syn;    /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint32_t naks_sent; /**< NAK frames encoded since the QP was forgotten last */
+	uint8_t bits;       /**< HELD_* */
+	bool queued;        /**< in the holding FIFO */
+	bool ring_ack;      /**< the QP's latest frame in the ring is last_ack, at ring_pos */
+	bool ring_stale;    /**< ring_ack: the frame there is older; pop encodes last_ack */
+	uint32_t ring_first_psn; /**< ring_ack: the cumulative ACK the frame was pushed with */
+	uint32_t ring_pos;       /**< ring_ack: its position (pushes counted, not masked) */
+	struct sl_xfb last_ack;  /**< ring_ack: that ACK, decoded */
 };
 
 struct sl_xport_fbq {
@@ -248,7 +259,8 @@ coalesce(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	struct sl_xfb n;
 
 	if (!h->ring_ack || !plain_ack(fb) || h->ring_pos - q->ring_head >= q->ring_count ||
-	    !sl_seq_gt(fb->ack_psn, h->last_ack.ack_psn))
+	    !sl_seq_gt(fb->ack_psn, h->last_ack.ack_psn) ||
+	    fb->ack_psn - h->ring_first_psn > SL_XPORT_FBQ_COALESCE_PSNS)
 		return false;
 	n = *fb;
 	add_counts(&n, &h->last_ack);
@@ -315,6 +327,7 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 		if (plain_ack(fb)) {
 			q->held[qpn].ring_ack = true;
 			q->held[qpn].ring_stale = false;
+			q->held[qpn].ring_first_psn = fb->ack_psn;
 			q->held[qpn].ring_pos = pos;
 			q->held[qpn].last_ack = *fb;
 		}

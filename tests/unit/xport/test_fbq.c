@@ -328,8 +328,9 @@ pop_one(struct sl_xport_fbq *q, uint32_t qpn)
 
 /*
  * In-order ACKs of a QP fold into its ACK still in the ring, counts added, however many other
- * QPs' frames lie between; a duplicate ACK, a SACK, an ACK after the QP's NACK and an ACK after
- * the older one left each stay a frame of their own.
+ * QPs' frames lie between, up to 16 PSNs past the ACK the frame was pushed with; a duplicate
+ * ACK, a SACK, an ACK after the QP's NACK and an ACK after the older one left each stay a frame
+ * of their own.
  */
 static void
 fbq__in_order_acks_coalesce_in_the_ring(void **state)
@@ -388,6 +389,15 @@ fbq__in_order_acks_coalesce_in_the_ring(void **state)
 	assert_int_equal(fb.ack_psn, 13);
 	assert_int_equal(fb.acked_pkts, 2);
 	assert_int_equal(pop_one(q, 0).opcode, SL_XOP_NACK);
+	/* an ACK frame covers at most 16 PSNs past the ACK it was pushed with */
+	ack.ack_psn = 20;
+	sl_xport_fbq_push(q, 0, &ack);
+	ack.ack_psn = 36;
+	sl_xport_fbq_push(q, 0, &ack);
+	ack.ack_psn = 37;
+	sl_xport_fbq_push(q, 0, &ack);
+	assert_int_equal(pop_one(q, 0).ack_psn, 36);
+	assert_int_equal(pop_one(q, 0).ack_psn, 37);
 	assert_false(sl_xport_fbq_busy(q));
 	sl_xport_fbq_free(q);
 }
