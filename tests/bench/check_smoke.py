@@ -87,13 +87,21 @@ def impair(exe):
 
 def xport(exe):
     # End-to-end selective retransmission against RoCE's go-back-N on the same lossy wire
-    # (docs/transport.md): virtual time and seeded loss, so the figures repeat exactly.
-    rows = run(exe, ["--quick"])
-    melo = one(rows, "goodput_gbps", mode="end-to-end", loss=0.01)
-    gbn = one(rows, "goodput_gbps", mode="end-to-end-gbn", loss=0.01)
-    yield "end-to-end goodput MELO / go-back-N at 1% loss", melo / gbn, 1.6, ">="  # 2.16
-    resent = one(rows, "resent_ratio", mode="end-to-end", loss=0.01)
-    yield "end-to-end bytes resent / delivered at 1% loss", resent, 0.0133, "<="  # 0.0100
+    # (docs/transport.md): virtual time and seeded loss, so the figures repeat exactly. One
+    # loss sequence is one realization of a chaotic run (a single ACK more or less shifts which
+    # frames the wire drops, and with them whether a retransmission is lost and an RTO fires):
+    # the ratios are means over five sequences.
+    seeds = [1000, 2000, 3000, 4000, 5000]
+    ratio = resent = 0.0
+    for seed in seeds:
+        rows = run(exe, ["--quick", "--seed", str(seed)])
+        melo = one(rows, "goodput_gbps", mode="end-to-end", loss=0.01)
+        gbn = one(rows, "goodput_gbps", mode="end-to-end-gbn", loss=0.01)
+        ratio += melo / gbn / len(seeds)
+        resent += one(rows, "resent_ratio", mode="end-to-end", loss=0.01) / len(seeds)
+    yield "end-to-end goodput MELO / go-back-N at 1% loss, mean of 5", ratio, 1.6, ">="  # 2.46
+    # 0.0108 at 6b40fac, 0.0110 now (seeds 1000 - 5000); the bound is 1.33 x 0.0100 as before
+    yield "end-to-end bytes resent / delivered at 1% loss, mean of 5", resent, 0.0133, "<="
 
 
 def api(exe):

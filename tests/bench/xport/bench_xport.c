@@ -21,7 +21,7 @@
  * the virtual time limit (RIFL's replay past its bound N_stall x FER < 1) says "done": false; a
  * message delivered twice, out of order or damaged, or a leaked buffer, fails the run (exit 1).
  *
- *   bench-xport [--quick] [--msgs N] [--proto NAME] [--rate-gbps G] [--delay-us D]
+ *   bench-xport [--quick] [--msgs N] [--proto NAME] [--rate-gbps G] [--delay-us D] [--seed N]
  *               [--sizing-rtt-us R]
  * The link's ring and flow-control buffer are sized by RIFL's rule from R (default 50 us): the
  * round trip a NACK really takes, which a receiver that is itself replaying stretches well past
@@ -59,6 +59,7 @@ struct opts {
 	uint64_t delay_ns;
 	uint64_t limit_ns;      /**< virtual time a mode gets to deliver everything */
 	uint64_t sizing_rtt_ns; /**< the RTT the link's ring and S_FC are sized from */
+	uint64_t seed;          /**< the wire's loss sequences: seed and seed + 1 */
 };
 
 /* A buffer the wire, the link or the endpoint holds: a link body or a received link frame. */
@@ -333,7 +334,7 @@ run(enum mode m, double loss, const struct opts *o)
 	for (int i = 0; i < 2; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].loss = loss;
-		sl_rng_seed(&w[i].rng, 1000 + (uint64_t)i);
+		sl_rng_seed(&w[i].rng, o->seed + (uint64_t)i);
 		host_init(&hs[i], m, o, rtt_ns);
 	}
 	for (; now < limit && !finished(hs, o->msgs); now += STEP_NS)
@@ -402,7 +403,8 @@ main(int argc, char **argv)
 			 .rate_bps = 10 * SL_BPS_PER_GBPS,
 			 .delay_ns = 2 * SL_NS_PER_US,
 			 .limit_ns = 2 * SL_NS_PER_S,
-			 .sizing_rtt_ns = 50 * SL_NS_PER_US};
+			 .sizing_rtt_ns = 50 * SL_NS_PER_US,
+			 .seed = 1000};
 	static const double losses[] = {0, 1e-4, 1e-3, 1e-2};
 	int fail = 0;
 
@@ -420,9 +422,12 @@ main(int argc, char **argv)
 			o.delay_ns = (uint64_t)(strtod(argv[++i], NULL) * 1e3);
 		else if (!strcmp(argv[i], "--sizing-rtt-us") && i + 1 < argc)
 			o.sizing_rtt_ns = (uint64_t)(strtod(argv[++i], NULL) * 1e3);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			o.seed = strtoull(argv[++i], NULL, 0);
 		else {
 			fprintf(stderr, "usage: bench-xport [--quick] [--msgs N] [--proto NAME] "
-					"[--rate-gbps G] [--delay-us D] [--sizing-rtt-us R]\n");
+					"[--rate-gbps G] [--delay-us D] [--sizing-rtt-us R] "
+					"[--seed N]\n");
 			return 2;
 		}
 	}
