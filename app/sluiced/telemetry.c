@@ -149,7 +149,7 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	uint64_t perq[SL_DP_MAX_QUEUES];
 	char key[96];
 
-	uint64_t send_bps = 0;
+	uint64_t send_bps = 0, tail_ns;
 
 	snprintf(key, sizeof(key), "%sstate", prefix);
 	ops->str(ctx, key, sl_link_state_name(sl_link_state(p->lane[0].link)));
@@ -173,6 +173,12 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	ops->u64(ctx, key, recovery_us(p, 0.50));
 	snprintf(key, sizeof(key), "%srecovery_us_p99", prefix);
 	ops->u64(ctx, key, recovery_us(p, 0.99));
+	/* The longest measured replay tail of the lanes (extended mode; 0: none measured). */
+	tail_ns = 0;
+	for (unsigned int q = 0; q < p->nb_queues; q++)
+		tail_ns = SL_MAX(tail_ns, sl_link_replay_tail_ns(p->lane[q].link));
+	snprintf(key, sizeof(key), "%sreplay_tail_us", prefix);
+	ops->u64(ctx, key, tail_ns / SL_NS_PER_US);
 }
 
 /* Test traffic summed over every lane of every port, as the checker's summary. */

@@ -77,8 +77,9 @@
  * once, as only progress moves it. The peer's flag, once up, stays up without more of them
  * (only 16 regular frames lower it), so its replays repeat until this end recovers and its
  * flag-clearing IDLEs arrive. In extended mode a replay also ends when that happens, tail or
- * not, and one overtaken by a NACK naming a later frame starts again from there (replay_step,
- * replay_overtaken): docs/link.md, "Recovery time".
+ * not, one overtaken by a NACK naming a later frame starts again from there, and a tail lasts
+ * the wait for the flag measured on earlier tails rather than half a ring (replay_step,
+ * replay_overtaken, tail_ns): docs/link.md, "Replay" and "Recovery time".
  *
  * Stale frames: in software the NACKs a receiver sends queue up, so its peer may
  * repeat a replay after the receiver has recovered. While in sync, a frame that fails but
@@ -695,17 +696,19 @@ tail_ns(const struct sl_link *l, uint32_t frame_bytes)
 static void
 tail_sample(struct sl_link *l, uint64_t sample_ns)
 {
-	uint64_t dev;
+	uint64_t mean = l->tail_wait_ns, var = l->tail_wait_var_ns, dev;
 
-	if (l->tail_wait_ns == 0) {
-		l->tail_wait_ns = SL_MAX(sample_ns, 1);
-		l->tail_wait_var_ns = sample_ns / 2;
-		return;
+	if (mean == 0) {
+		mean = SL_MAX(sample_ns, 1);
+		var = sample_ns / 2;
+	} else {
+		dev = sample_ns > mean ? sample_ns - mean : mean - sample_ns;
+		var = (3 * var + dev) / 4;
+		mean = SL_MAX((7 * mean + sample_ns) / 8, 1);
 	}
-	dev = sample_ns > l->tail_wait_ns ? sample_ns - l->tail_wait_ns
-					  : l->tail_wait_ns - sample_ns;
-	l->tail_wait_var_ns = (3 * l->tail_wait_var_ns + dev) / 4;
-	l->tail_wait_ns = SL_MAX((7 * l->tail_wait_ns + sample_ns) / 8, 1);
+	/* stored whole: telemetry reads them from another thread (sl_link_replay_tail_ns) */
+	__atomic_store_n(&l->tail_wait_ns, mean, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->tail_wait_var_ns, var, __ATOMIC_RELAXED);
 }
 
 /*
@@ -1303,6 +1306,14 @@ const struct sl_hist *
 sl_link_recovery_hist(const struct sl_link *l)
 {
 	return &l->recovery_ns;
+}
+
+uint64_t
+sl_link_replay_tail_ns(const struct sl_link *l)
+{
+	uint64_t mean = __atomic_load_n(&l->tail_wait_ns, __ATOMIC_RELAXED);
+
+	return mean ? mean + 4 * __atomic_load_n(&l->tail_wait_var_ns, __ATOMIC_RELAXED) : 0;
 }
 
 uint64_t

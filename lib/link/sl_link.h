@@ -284,6 +284,14 @@ void sl_link_stats_get(const struct sl_link *l, struct sl_link_stats *out);
 /* Recovery time, ns: first bad frame of an episode to the next in-order frame. */
 const struct sl_hist *sl_link_recovery_hist(const struct sl_link *l);
 
+/*
+ * Extended mode with a slot clock: how long a replay's tail waits for the peer's flag, measured
+ * on earlier tails (their smoothed wait plus four deviations), ns, before tail_ns()'s floor of
+ * 32 slots and cap of RIFL's 2^k / 2; 0 until a tail was measured, and always in faithful mode.
+ * Safe to read from any thread.
+ */
+uint64_t sl_link_replay_tail_ns(const struct sl_link *l);
+
 /* bits/s: the slot clock's rate now (line_bps, or less after rate_cuts); 0 without a clock. */
 uint64_t sl_link_send_bps(const struct sl_link *l);
 

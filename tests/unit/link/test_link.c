@@ -877,6 +877,7 @@ sl_link_tx_burst__an_extended_tail_lasts_the_measured_wait(void **state)
 	rifl_ns = 1024 * data_bytes;
 	tail_ns = run_tail(l, &now, 0); /* nothing measured yet: an IDLE is 40 line bytes or more */
 	assert_true(tail_ns >= 1024 * 40 && tail_ns <= rifl_ns);
+	assert_int_equal(sl_link_replay_tail_ns(l), 0);
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16);
 	tx(l, now += 100, out, 64);
 	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
@@ -884,6 +885,8 @@ sl_link_tx_burst__an_extended_tail_lasts_the_measured_wait(void **state)
 	feed_ctrl_n(l, &extended, 16, SL_WIRE_KEY_IDLE, 0, 16); /* the flag falls */
 	tx(l, now += 100, out, 64);                             /* the next slot: 5.1 us */
 	assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+	assert_true(sl_link_replay_tail_ns(l) >= 15 * SL_NS_PER_US &&
+		    sl_link_replay_tail_ns(l) <= 16 * SL_NS_PER_US);
 	tail_ns = run_tail(l, &now, 0);
 	assert_true(tail_ns >= 15 * SL_NS_PER_US && tail_ns <= 16 * SL_NS_PER_US);
 	sl_link_free(l);
