@@ -106,8 +106,11 @@ if [ "$topo" = memif ]; then sl_topo_memif; else sl_topo_veth; fi
 link=("[link]" "mode = extended" "replay = missing" "ring_order = $ring" "keepalive_us = 100"
       "stuck_ms = 2s")
 # Scaled like every wait here: under the sanitizers the link recovers about four times slower
-# (an AF_XDP run's recovery p99 reached 1.3 s and fired the 1 s RTO).
-rto=$((1 * slow))s
+# (an AF_XDP run's recovery p99 reached 1.3 s and fired the 1 s RTO). At most 5 s, half the
+# QPs' timeout_ms below: usertools/sluice-long scales the waits by the run's length too (x 200
+# for 100000 messages), which a longer RTO would not serve (and [qp] refuses an RTO of 10 s or
+# more, or one not below timeout_ms).
+rto=$((slow < 5 ? slow : 5))s
 if [ "$e2e" -eq 1 ]; then
     # End to end: the link only verifies; every loss is the transport's (MELO NACKs, and the
     # RTO for a lost tail, RTO_E2E, 20 ms by default: a margin for the sanitizer builds; 1 ms
