@@ -117,7 +117,9 @@ static const struct sluiced_key keys[] = {
 	     "100", NULL,
 	     "send an IDLE frame after this long without sending (bounds loss detection)"),
 	UINT("link", "ctrl_interval_us", LINK(ctrl_interval_ns), SL_QTY_NS, SL_NS_PER_US, 1,
-	     1000000, "1000", NULL, "gap between runs of control frames"),
+	     1000000, "1000", NULL,
+	     "gap between runs of control frames (a NACK run is repeated sooner: after the "
+	     "answer time measured on earlier episodes)"),
 	UINT("link", "stuck_ms", LINK(stuck_ns), SL_QTY_NS, SL_NS_PER_MS, 0, 600000, "0",
 	     "never with [traffic]; " SL_STR(SLUICED_LINK_STUCK_MS_QP) " ms with [qp]",
 	     "an episode with nothing verified this long re-initializes the link (its rings' "

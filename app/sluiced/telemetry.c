@@ -138,6 +138,17 @@ recovery_us(const struct sl_dp_port *p, double q)
 	return sl_hist_quantile(&h, q) / SL_NS_PER_US;
 }
 
+/* The largest of a link's learnt waits (sl_link_replay_tail_ns ...) over p's lanes, ns. */
+static uint64_t
+lanes_max_ns(const struct sl_dp_port *p, uint64_t (*wait_ns)(const struct sl_link *))
+{
+	uint64_t max = 0;
+
+	for (unsigned int i = 0; i < p->nb_queues; i++)
+		max = SL_MAX(max, wait_ns(p->lane[i].link));
+	return max;
+}
+
 /* The links of one port; with lanes, per-lane arrays too. */
 static void
 link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lanes,
@@ -149,7 +160,7 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	uint64_t perq[SL_DP_MAX_QUEUES];
 	char key[96];
 
-	uint64_t send_bps = 0, tail_ns;
+	uint64_t send_bps = 0;
 
 	snprintf(key, sizeof(key), "%sstate", prefix);
 	ops->str(ctx, key, sl_link_state_name(sl_link_state(p->lane[0].link)));
@@ -173,12 +184,11 @@ link_view(const struct sluiced *d, unsigned int i, const char *prefix, bool lane
 	ops->u64(ctx, key, recovery_us(p, 0.50));
 	snprintf(key, sizeof(key), "%srecovery_us_p99", prefix);
 	ops->u64(ctx, key, recovery_us(p, 0.99));
-	/* The longest measured replay tail of the lanes (extended mode; 0: none measured). */
-	tail_ns = 0;
-	for (unsigned int q = 0; q < p->nb_queues; q++)
-		tail_ns = SL_MAX(tail_ns, sl_link_replay_tail_ns(p->lane[q].link));
+	/* The longest measured replay tail and NACK wait of the lanes (0: none measured). */
 	snprintf(key, sizeof(key), "%sreplay_tail_us", prefix);
-	ops->u64(ctx, key, tail_ns / SL_NS_PER_US);
+	ops->u64(ctx, key, lanes_max_ns(p, sl_link_replay_tail_ns) / SL_NS_PER_US);
+	snprintf(key, sizeof(key), "%snack_wait_us", prefix);
+	ops->u64(ctx, key, lanes_max_ns(p, sl_link_nack_wait_ns) / SL_NS_PER_US);
 }
 
 /* Test traffic summed over every lane of every port, as the checker's summary. */

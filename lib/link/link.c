@@ -28,7 +28,8 @@
  *                                        rate each time, link_rate.c); n = 2^k (RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
- *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK) every ctrl_interval_ns
+ *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK), again after the
+ *                                        measured answer time (at most ctrl_interval_ns)
  *   NORMAL                               FC frame > warm-up filler > new data (unless
  *                                        silent_frames went out unanswered, peer_silent()) > IDLE
  *                                        (flag-clearing run, or keepalive after keepalive_ns).
@@ -52,8 +53,10 @@
  * below thr: a duplicate of a replay, dropped, rx_id++. A failure sets the error flag and rolls
  * rx_id back to thr - 16, so 16 consecutive verified 12-bit codes are needed before anything
  * is delivered again (white noise passes with probability 2^-192); the flag clears when the
- * frame at thr - 1 verifies. The first 16 frames after (re)initialization are never delivered:
- * the sender sends 16 fillers first.
+ * frame at thr - 1 verifies. In extended mode the explicit ID is the place those 16 find, so a
+ * replayed frame whose ID verifies between rx_id and thr is taken there, the duplicates lost
+ * before it notwithstanding (rx_resync). The first 16 frames after (re)initialization are never
+ * delivered: the sender sends 16 fillers first.
  *
  * Software differences (digest sec. 6): the NIC drops frames with a bad FCS, so corruption
  * arrives as a gap, which the next frame's VCODE exposes; so control frames are verified too
@@ -72,14 +75,15 @@
  * of fixed slots costs nothing; in software "every slot" is as fast as the lcore loops, and a
  * veth fed millions of NACKs a second drops the very replay they ask for (the episode never
  * ends: docs/link.md). So an end in error sends runs of SL_LINK_CTRL_RUN RETRANS_REQ (twice the
- * 8 the peer's filter needs) every ctrl_interval_ns, as it does PAUSE_REQ; a run whose
- * rollback point has moved (a new episode: frames were delivered since the last run) goes at
- * once, as only progress moves it. The peer's flag, once up, stays up without more of them
- * (only 16 regular frames lower it), so its replays repeat until this end recovers and its
- * flag-clearing IDLEs arrive. In extended mode a replay also ends when that happens, tail or
- * not, one overtaken by a NACK naming a later frame starts again from there, and a tail lasts
- * the wait for the flag measured on earlier tails rather than half a ring (replay_step,
- * replay_overtaken, tail_ns): docs/link.md, "Replay" and "Recovery time".
+ * 8 the peer's filter needs), as it does PAUSE_REQ; a run whose rollback point has moved (a new
+ * episode: frames were delivered since the last run) goes at once, as only progress moves it,
+ * and one that brought no replay is repeated after the answer time measured on earlier
+ * episodes, doubled per repeat, at most every ctrl_interval_ns (run_interval). The peer's flag,
+ * once up, stays up without more of them (only 16 regular frames lower it), so its replays repeat
+ * until this end recovers and its flag-clearing IDLEs arrive. In extended mode a replay also ends
+ * when that happens, tail or not, one overtaken by a NACK naming a later frame starts again from
+ * there, and a tail lasts the wait for the flag measured on earlier tails rather than half a ring
+ * (replay_step, replay_overtaken, tail_ns): docs/link.md, "Replay" and "Recovery time".
  *
  * Stale frames: in software the NACKs a receiver sends queue up, so its peer may
  * repeat a replay after the receiver has recovered. While in sync, a frame that fails but
@@ -124,6 +128,17 @@
 #include "sl_time.h"
 
 #define RELEASE_BATCH 32u
+#define NACK_BACKOFF_MAX 16u /* doublings of the NACK wait, before ctrl_interval_ns caps it */
+
+/*
+ * A wait the link learns by measuring it, smoothed as TCP smooths round trips (RFC 6298: gain
+ * 1/8, deviation gain 1/4). Both fields are stored whole: telemetry reads them from another
+ * thread.
+ */
+struct wait_est {
+	uint64_t mean_ns; /**< ns; 0: nothing measured yet */
+	uint64_t var_ns;  /**< ns: mean deviation */
+};
 
 struct ring_slot {
 	void *handle;        /**< NULL for fillers */
@@ -154,9 +169,7 @@ struct sl_link {
 	uint32_t replay_slot;          /**< slots sent, of 2 x count + 2^k / 2 */
 	uint64_t replay_tail_end_ns;   /**< ns: with a slot clock, the tail ends here */
 	uint64_t replay_tail_start_ns; /**< ns: the tail's first slot went out */
-	uint64_t tail_wait_ns;         /**< extended: smoothed wait from a tail's start to the
-					*   peer's flag falling, ns (0: none measured yet) */
-	uint64_t tail_wait_var_ns;     /**< its mean deviation, ns */
+	struct wait_est tail_wait;     /**< extended: a tail's start to the peer's flag falling */
 	uint16_t run_key;              /**< key of the control run in progress */
 	uint32_t run_arg;              /**< its argument (a NACK's rollback point) */
 	uint32_t run_left;             /**< frames left in it */
@@ -175,6 +188,10 @@ struct sl_link {
 	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
 	uint64_t verified_ns;      /**< ns: last data frame that verified (delivered or not) */
+	struct wait_est nack_wait; /**< an episode's first NACK run to a replayed frame verifying */
+	uint64_t nack_out_ns;      /**< ns: that run started (valid while nack_timed) */
+	bool nack_timed;           /**< the episode's one NACK run awaits its answer (Karn) */
+	uint8_t nack_backoff;      /**< NACK runs repeated in this episode, each wait doubled */
 	uint32_t unanswered;       /**< new frames sent since the last well-formed one came */
 	bool silent;               /**< new data held: silent_frames went out unanswered */
 	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
@@ -254,6 +271,7 @@ static const struct sl_stat_desc stat_desc[] = {
 	S(rx_duplicates, "verified duplicates dropped"),
 	S(rx_not_up, "data frames ignored before the lane was up"),
 	S(rx_stale, "frames from a repeated replay dropped while in sync"),
+	S(rx_resyncs, "extended mode, in error: replayed frames taken after lost duplicates"),
 	SA(rx_malformed, SL_WIRE_ERR_SHORT - 1, "rx_malformed_short", "frames too short"),
 	SA(rx_malformed, SL_WIRE_ERR_SYN - 1, "rx_malformed_syn", "frames with SYN 00 or 11"),
 	SA(rx_malformed, SL_WIRE_ERR_CTRL_META - 1, "rx_malformed_ctrl_meta",
@@ -288,6 +306,33 @@ static const struct sl_stat_desc stat_desc[] = {
 #undef SA
 
 SL_STAT_TABLE_DEFINE(sl_link_stat_table, struct sl_link_stats, stat_desc);
+
+/* One more measured wait of sample_ns. */
+static void
+wait_est_add(struct wait_est *e, uint64_t sample_ns)
+{
+	uint64_t mean = e->mean_ns, var = e->var_ns, dev;
+
+	if (mean == 0) {
+		mean = SL_MAX(sample_ns, 1);
+		var = sample_ns / 2;
+	} else {
+		dev = sample_ns > mean ? sample_ns - mean : mean - sample_ns;
+		var = (3 * var + dev) / 4;
+		mean = SL_MAX((7 * mean + sample_ns) / 8, 1);
+	}
+	__atomic_store_n(&e->mean_ns, mean, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->var_ns, var, __ATOMIC_RELAXED);
+}
+
+/* The wait to allow: the mean plus four deviations, ns; 0 while nothing was measured. */
+static uint64_t
+wait_est_bound(const struct wait_est *e)
+{
+	uint64_t mean = __atomic_load_n(&e->mean_ns, __ATOMIC_RELAXED);
+
+	return mean ? mean + 4 * __atomic_load_n(&e->var_ns, __ATOMIC_RELAXED) : 0;
+}
 
 static uint32_t
 fmt_max_order(const struct sl_wire_fmt *fmt)
@@ -543,8 +588,36 @@ emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fr
 }
 
 /*
+ * A run of key starts at now_ns (again: the same key and argument as the last): how long until
+ * the next may. PAUSE_REQ, IDLE and LEAVE runs repeat every ctrl_interval_ns, which exists so
+ * that an end whose peer is down does not flood the port. A NACK run is answered by a replay
+ * whose first frame arrives about a round trip later; a run that brings no answer was lost (one
+ * frame lost in the middle of it leaves the peer fewer than 8 in a row), and waiting
+ * ctrl_interval_ns (1 ms by default) to say it again made those episodes the slowest by far.
+ * So the first run of an episode is timed to its answer (rx_data: the first replayed frame that
+ * verifies; none after a repeat, Karn's rule), and a NACK run repeats after the answer time
+ * learnt on earlier episodes (wait_est: mean plus four deviations), doubled for each repeat
+ * in the episode, never later than ctrl_interval_ns: a peer that does not answer at all gets
+ * what it got before.
+ */
+static uint64_t
+run_interval(struct sl_link *l, uint64_t now_ns, uint16_t key, bool again)
+{
+	uint64_t learnt = wait_est_bound(&l->nack_wait);
+
+	if (key != SL_WIRE_KEY_RETRANS_REQ)
+		return l->conf.ctrl_interval_ns;
+	l->nack_timed = !again;
+	l->nack_out_ns = now_ns;
+	l->nack_backoff = again ? SL_MIN(l->nack_backoff + 1u, NACK_BACKOFF_MAX) : 0;
+	if (learnt == 0)
+		return l->conf.ctrl_interval_ns;
+	return SL_MIN(learnt << l->nack_backoff, l->conf.ctrl_interval_ns);
+}
+
+/*
  * One frame of a control run of key, if one is in progress or due: runs of SL_LINK_CTRL_RUN
- * frames, at most one run per ctrl_interval_ns of the same key and argument; a new key, or a
+ * frames, at most one run per run_interval() of the same key and argument; a new key, or a
  * NACK whose rollback point has moved (a new error episode), starts at once.
  */
 static bool
@@ -553,12 +626,14 @@ ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fra
 	uint32_t arg = ctrl_arg(l, key);
 
 	if (l->run_left == 0 || l->run_key != key || l->run_arg != arg) {
-		if (l->run_key == key && l->run_arg == arg && now_ns < l->run_next_ns)
+		bool again = l->run_key == key && l->run_arg == arg;
+
+		if (again && now_ns < l->run_next_ns)
 			return false;
 		l->run_key = key;
 		l->run_arg = arg;
 		l->run_left = SL_LINK_CTRL_RUN;
-		l->run_next_ns = now_ns + l->conf.ctrl_interval_ns;
+		l->run_next_ns = now_ns + run_interval(l, now_ns, key, again);
 	}
 	l->run_left--;
 	emit_ctrl(l, now_ns, key, f);
@@ -676,39 +751,21 @@ replay_settled(const struct sl_link *l)
  * again, or the peer still in error) waits all of it first: with a 2^14 ring at 10 Gbit/s
  * 0.55 ms, against a 10 us memif round trip. In extended mode the tail ends as soon as the flag
  * falls (replay_settled), so the time it actually takes is measurable: each tail that ends that
- * way is a sample of the wait from its first slot to the flag falling, smoothed as TCP smooths
- * round trips (RFC 6298: gain 1/8, deviation gain 1/4), and a tail lasts that mean plus four
- * deviations: at least the 2 x SL_LINK_REGULAR_CLEAR slots the peer's flag needs to fall, at
- * most RIFL's. Tails cut short by a flag that stays up give no sample (the repeat follows).
+ * way is a sample of the wait from its first slot to the flag falling (wait_est), and a tail
+ * lasts that mean plus four deviations: at least the 2 x SL_LINK_REGULAR_CLEAR slots the peer's
+ * flag needs to fall, at most RIFL's. Tails cut short by a flag that stays up give no sample (the
+ * repeat follows).
  */
 static uint64_t
 tail_ns(const struct sl_link *l, uint32_t frame_bytes)
 {
 	uint64_t rifl = link_rate_line_ns(&l->rate, (l->ring_mask + 1) / 2, frame_bytes);
 	uint64_t floor = link_rate_line_ns(&l->rate, 2 * SL_LINK_REGULAR_CLEAR, frame_bytes);
+	uint64_t learnt = wait_est_bound(&l->tail_wait);
 
-	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || l->tail_wait_ns == 0)
+	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || learnt == 0)
 		return rifl;
-	return SL_MIN(rifl, SL_MAX(floor, l->tail_wait_ns + 4 * l->tail_wait_var_ns));
-}
-
-/* A tail that ended with the flag falling, after waiting sample_ns. */
-static void
-tail_sample(struct sl_link *l, uint64_t sample_ns)
-{
-	uint64_t mean = l->tail_wait_ns, var = l->tail_wait_var_ns, dev;
-
-	if (mean == 0) {
-		mean = SL_MAX(sample_ns, 1);
-		var = sample_ns / 2;
-	} else {
-		dev = sample_ns > mean ? sample_ns - mean : mean - sample_ns;
-		var = (3 * var + dev) / 4;
-		mean = SL_MAX((7 * mean + sample_ns) / 8, 1);
-	}
-	/* stored whole: telemetry reads them from another thread (sl_link_replay_tail_ns) */
-	__atomic_store_n(&l->tail_wait_ns, mean, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->tail_wait_var_ns, var, __ATOMIC_RELAXED);
+	return SL_MIN(rifl, SL_MAX(floor, learnt));
 }
 
 /*
@@ -859,7 +916,8 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 		case SL_LINK_RETRANS:
 			if (replay_settled(l)) {
 				if (l->replay_slot > 2 * l->replay_count && l->rate.line_bps)
-					tail_sample(l, now_ns - l->replay_tail_start_ns);
+					wait_est_add(&l->tail_wait,
+						     now_ns - l->replay_tail_start_ns);
 				l->replay_active = false;
 				continue;
 			}
@@ -1177,6 +1235,35 @@ rx_data_e2e(struct sl_link *l, const struct sl_wire_frame *f)
 	return true;
 }
 
+/*
+ * Extended mode, in error: f does not verify at rx_id, but it verifies on its explicit ID, which
+ * lies after rx_id and no later than thr. It is a frame of the replay, and the ones between
+ * were lost: duplicates of frames already delivered, which the rollback re-verifies only to
+ * find its place in a stream of implicit IDs. An explicit ID that verifies is that place, so
+ * the RX takes f there. RIFL's rule would fail again at the same rollback point, and the
+ * replay, whose NACK names the same frame, could not tell: it would run to its end and repeat
+ * (about a quarter of the replays at 1 % loss each way, 16 duplicates in each).
+ */
+static bool
+rx_resync(struct sl_link *l, const struct sl_wire_frame *f)
+{
+	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || !l->rx_error ||
+	    !sl_seq_gt(f->id, l->rx_id) || sl_seq_gt(f->id, l->thr) || !sl_wire_vcode_ok(f, f->id))
+		return false;
+	l->stats.rx_resyncs++;
+	l->rx_id = f->id;
+	return true;
+}
+
+/* In error, and back at thr: the episode is over; IDLEs lower the peer's NACK flag. */
+static void
+rx_back_in_step(struct sl_link *l)
+{
+	l->rx_error = false;
+	l->stats.rx_recoveries++;
+	l->clear_left = SL_LINK_REGULAR_CLEAR;
+}
+
 /* A data or filler frame; returns true when it is delivered. */
 static bool
 rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
@@ -1192,7 +1279,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	rx_flags(l, 0, 0);
 	if (l->conf.replay == SL_LINK_REPLAY_NONE)
 		return rx_data_e2e(l, f);
-	if (!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) {
+	if ((!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) && !rx_resync(l, f)) {
 		if (!l->rx_error && l->peer_delivered && rx_stale(l, f, false, &id)) {
 			/*
 			 * Follow the repeated replay from the frame after id: its next frames
@@ -1208,15 +1295,16 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		return false;
 	}
 	l->verified_ns = now_ns;
+	if (l->rx_error && l->nack_timed) {
+		l->nack_timed = false;
+		wait_est_add(&l->nack_wait, now_ns - l->nack_out_ns);
+	}
 	if (l->rx_id != l->thr) {
 		l->stats.rx_duplicates++;
 		l->rx_id++;
 		rx_good(l);
-		if (l->rx_error && l->rx_id == l->thr) {
-			l->rx_error = false;
-			l->stats.rx_recoveries++;
-			l->clear_left = SL_LINK_REGULAR_CLEAR;
-		}
+		if (l->rx_error && l->rx_id == l->thr)
+			rx_back_in_step(l);
 		return false;
 	}
 	if (f->meta != SL_WIRE_META_FILLER && l->occupancy >= l->conf.fc_frames) {
@@ -1224,6 +1312,8 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		rx_fail(l, now_ns);
 		return false;
 	}
+	if (l->rx_error) /* rx_resync() went straight to thr: every duplicate was lost */
+		rx_back_in_step(l);
 	rx_good(l);
 	l->thr++;
 	l->rx_id++;
@@ -1311,9 +1401,13 @@ sl_link_recovery_hist(const struct sl_link *l)
 uint64_t
 sl_link_replay_tail_ns(const struct sl_link *l)
 {
-	uint64_t mean = __atomic_load_n(&l->tail_wait_ns, __ATOMIC_RELAXED);
+	return wait_est_bound(&l->tail_wait);
+}
 
-	return mean ? mean + 4 * __atomic_load_n(&l->tail_wait_var_ns, __ATOMIC_RELAXED) : 0;
+uint64_t
+sl_link_nack_wait_ns(const struct sl_link *l)
+{
+	return wait_est_bound(&l->nack_wait);
 }
 
 uint64_t

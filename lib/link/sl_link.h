@@ -209,6 +209,7 @@ struct sl_link_stats {
 	uint64_t rx_duplicates;
 	uint64_t rx_not_up;
 	uint64_t rx_stale;
+	uint64_t rx_resyncs;
 	uint64_t rx_malformed[SL_WIRE_ERR__MAX - 1]; /**< [r - 1]: rejections for reason r */
 	uint64_t rx_bad_data;
 	uint64_t rx_bad_ctrl;
@@ -291,6 +292,14 @@ const struct sl_hist *sl_link_recovery_hist(const struct sl_link *l);
  * Safe to read from any thread.
  */
 uint64_t sl_link_replay_tail_ns(const struct sl_link *l);
+
+/*
+ * How long a NACK run waits for its answer (the first replayed frame verifying) before it is
+ * sent again, measured on earlier episodes (smoothed wait plus four deviations), ns; each
+ * repeat in an episode doubles it, up to ctrl_interval_ns. 0 until measured (the runs repeat
+ * every ctrl_interval_ns). Safe to read from any thread.
+ */
+uint64_t sl_link_nack_wait_ns(const struct sl_link *l);
 
 /* bits/s: the slot clock's rate now (line_bps, or less after rate_cuts); 0 without a clock. */
 uint64_t sl_link_send_bps(const struct sl_link *l);

@@ -38,14 +38,15 @@
 # fire spuriously, when the link's own recovery (or a daemon descheduled on the two shared cores)
 # holds a QP's acknowledgments back longer than it. With loss, the link's recovery p99 measured
 # 0.75-1.05 ms at 0.1 % and 1.4-1.6 ms at 1 % (0.9-1.4 ms once replay tails lasted the
-# measured wait) on this machine with nothing polling the hosts
+# measured wait, 0.13-0.15 ms once lost duplicates and lost NACK runs no longer made replays
+# repeat) on this machine with nothing polling the hosts
 # (4-6 ms while this test polled telemetry every 0.2 s; 14-55 ms before NACKs of a new episode
 # went at once and replays stopped when taken: docs/link.md, "Recovery time"), with stalls
 # beyond 100 ms whenever a third process competes for the cores. For the same reason the link gives up on an error episode only
 # after 2 s (stuck_ms; a 20 ms setting re-initialized the link, and so lost frames to the
 # transport, in 4 of 5 runs here), and a QP fails only after 10 s without an acknowledgment
-# (timeout_ms). At LOSS=0.01 the case passes too (about 1.3-1.7 Gbit/s per host with PROTOS=dcqcn,
-# 1.0-1.1 with the default mix; recovery p99 0.9-1.4 ms). RING sets the link's ring_order
+# (timeout_ms). At LOSS=0.01 the case passes too (about 2.8-3.0 Gbit/s per host with PROTOS=dcqcn,
+# 2.6 with the default mix; recovery p99 0.13-0.15 ms). RING sets the link's ring_order
 # (default 14; the lanes case uses 12).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root

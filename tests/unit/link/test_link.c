@@ -422,12 +422,16 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 		assert_int_equal(sl_link_stat(l, rx_bad_data), 3);
 		assert_int_equal(sl_link_stat(l, rx_errors), 1);
 		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
-		/* In error, a frame behind is a plain failure again (RIFL). */
+		/*
+		 * In error, a frame behind thr is a plain failure again (RIFL); in extended mode
+		 * its verified ID places it (rx_resync: the duplicates before it were lost).
+		 */
 		{
 			struct fr f = data_frame(fmts[m], 16, 3);
 
 			assert_int_equal(feed(l, 0, &f, NULL), 0);
-			assert_int_equal(sl_link_stat(l, rx_bad_data), 4);
+			assert_int_equal(sl_link_stat(l, rx_bad_data), 4 - m);
+			assert_int_equal(sl_link_stat(l, rx_resyncs), m);
 		}
 		sl_link_free(l);
 	}
@@ -441,6 +445,55 @@ sl_link_rx_burst__id_off_by_one_never_accepted(void **state)
 		assert_int_equal(sl_link_stat(l, rx_bad_data), 1);
 	}
 	sl_link_free(l);
+}
+
+/*
+ * Extended mode: a replay that loses some of the duplicates it re-sends below thr is still
+ * taken (rx_resync), so its NACK, which names the same rollback point, never has to be
+ * repeated; one that loses all of them is taken from thr. Frames past thr, or whose CRC fails
+ * at their own ID, are failures as before, and nothing is delivered twice or out of order.
+ */
+static void
+sl_link_rx_burst__extended_replay_survives_lost_duplicates(void **state)
+{
+	static const uint32_t kept[][6] = {{16, 17, 30, 31, 32, 33}, {32, 33, 34, 35, 36, 37}};
+
+	(void)state;
+	for (unsigned k = 0; k < 2; k++) {
+		struct sl_link *l = mk(&extended, SL_LINK_REPLAY_MISSING);
+		struct fr f, bad;
+		unsigned got = 0;
+
+		sync_rx(l, &extended);
+		for (uint32_t id = 16; id < 32; id++) {
+			f = data_frame(&extended, id, (uint8_t)id);
+			got += feed(l, 0, &f, NULL);
+		}
+		f = data_frame(&extended, 33, 33); /* 32 lost: roll back to 16, NACK names 16 */
+		feed(l, 0, &f, NULL);
+		assert_int_equal(sl_link_stat(l, rx_errors), 1);
+		assert_int_equal(sl_link_state(l), SL_LINK_SEND_RETRANS);
+		/* A frame past thr, or one whose CRC fails at its ID, does not resync. */
+		f = data_frame(&extended, 34, 34);
+		feed(l, 0, &f, NULL);
+		bad = data_frame(&extended, 25, 25);
+		bad.b[5] ^= 0x02; /* the explicit ID now says 27, which its CRC does not */
+		feed(l, 0, &bad, NULL);
+		assert_int_equal(sl_link_stat(l, rx_resyncs), 0);
+		assert_int_equal(sl_link_stat(l, rx_bad_data), 3);
+		/* The replay from 16, with only the frames in kept[k] arriving. */
+		for (unsigned i = 0; i < 6; i++) {
+			f = data_frame(&extended, kept[k][i], (uint8_t)kept[k][i]);
+			got += feed(l, 0, &f, NULL);
+		}
+		assert_int_equal(sl_link_stat(l, rx_resyncs), 1);
+		assert_int_equal(sl_link_stat(l, rx_recoveries), 1);
+		assert_int_equal(sl_link_stat(l, rx_delivered), 16 + (k == 0 ? 2 : 6));
+		assert_int_equal(got, sl_link_stat(l, rx_delivered));
+		assert_int_equal(sl_link_stat(l, rx_errors), 1);
+		assert_int_equal(sl_link_state(l), SL_LINK_NORMAL);
+		sl_link_free(l);
+	}
 }
 
 static void
@@ -1276,6 +1329,54 @@ sl_link_tx_burst__nack_runs_while_rx_in_error(void **state)
 	sl_link_free(l);
 }
 
+/*
+ * A NACK run that brings no replay is repeated after the answer time learnt on earlier
+ * episodes, not ctrl_interval_ns: the first run of an episode answered 100 ns later (its first
+ * replayed frame verifies) gives a wait of 100 + 4 x 50 ns; the next episode's run that goes
+ * unanswered is repeated after it, then after twice it, then never later than the interval.
+ * An answer to a repeated run is no sample (Karn's rule): it may answer either run.
+ */
+static void
+sl_link_tx_burst__lost_nack_runs_repeat_after_the_measured_wait(void **state)
+{
+	struct sl_link_tx_frame out[2 * SL_LINK_CTRL_RUN];
+	int h[1];
+	struct sl_link *l = sender(&extended, SL_LINK_REPLAY_MISSING, 1, h);
+	struct fr f = data_frame(&extended, 17, 0);
+	uint64_t t = 1000;
+
+	(void)state;
+	feed(l, t, &f, NULL); /* 16 missing: NACK from 0 */
+	assert_int_equal(tx(l, t, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	assert_int_equal(sl_link_next_tx_ns(l), t + CTRL_NS); /* nothing learnt yet */
+	assert_int_equal(sl_link_nack_wait_ns(l), 0);
+	for (uint32_t id = 0; id <= 17; id++) {
+		f = data_frame(&extended, id, 0);
+		feed(l, t + 100, &f, NULL);
+	}
+	assert_int_equal(sl_link_stat(l, rx_recoveries), 1);
+	assert_int_equal(sl_link_nack_wait_ns(l), 300);
+	/* A new episode (18 missing), unanswered: repeats at +300, +600, then the interval. */
+	t = 5000;
+	f = data_frame(&extended, 19, 0);
+	feed(l, t, &f, NULL);
+	assert_int_equal(tx(l, t, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	assert_int_equal(sl_link_next_tx_ns(l), t + 300);
+	assert_int_equal(tx(l, t + 299, out, 2 * SL_LINK_CTRL_RUN), 0);
+	assert_int_equal(tx(l, t += 300, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	assert_int_equal(sl_link_next_tx_ns(l), t + 500); /* 600, capped at CTRL_NS */
+	assert_int_equal(tx(l, t += 500, out, 2 * SL_LINK_CTRL_RUN), SL_LINK_CTRL_RUN);
+	assert_int_equal(sl_link_next_tx_ns(l), t + CTRL_NS);
+	/* The answer, long after the first run: not a sample. */
+	for (uint32_t id = 3; id <= 19; id++) {
+		f = data_frame(&extended, id, 0);
+		feed(l, t + 10000, &f, NULL);
+	}
+	assert_int_equal(sl_link_stat(l, rx_recoveries), 2);
+	assert_int_equal(sl_link_nack_wait_ns(l), 300);
+	sl_link_free(l);
+}
+
 static void
 sl_link_tx_burst__keepalive_bounds_idle_gaps(void **state)
 {
@@ -1641,6 +1742,7 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__stuck_error_episode_reinitializes),
 		cmocka_unit_test(sl_link_rx_burst__data_ignored_until_the_lane_is_up),
 		cmocka_unit_test(sl_link_rx_burst__id_off_by_one_never_accepted),
+		cmocka_unit_test(sl_link_rx_burst__extended_replay_survives_lost_duplicates),
 		cmocka_unit_test(sl_link_rx_burst__repeated_replay_is_harmless_in_sync),
 		cmocka_unit_test(sl_link_rx_burst__corrupted_stale_frame_cannot_pass_for_thr),
 		cmocka_unit_test(sl_link_rx_burst__rollback_needs_16_verified_frames),
@@ -1660,6 +1762,7 @@ main(void)
 			sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it),
 		cmocka_unit_test(sl_link_tx_burst__new_data_waits_for_a_silent_peer),
 		cmocka_unit_test(sl_link_tx_burst__without_adapt_rate_the_clock_keeps_the_line),
+		cmocka_unit_test(sl_link_tx_burst__lost_nack_runs_repeat_after_the_measured_wait),
 		cmocka_unit_test(sl_link_tx_burst__keepalive_bounds_idle_gaps),
 		cmocka_unit_test(sl_link_rx_burst__flow_control_thresholds),
 		cmocka_unit_test(sl_link_tx_burst__remote_fc_pause_stops_new_data),
