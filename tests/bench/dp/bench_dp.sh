@@ -24,8 +24,8 @@
 # the frames testpmd's rxonly received per second; gbps counts message bytes, raw_gbps frame
 # bytes. Rates are taken over the middle of the run (telemetry at two instants for sluice,
 # testpmd's per-second Rx-pps for raw, its first two seconds left out).
-# Cells: 64 B messages (64 B raw frames) and 4 KiB messages (3 packets: 2000, 2000 and 96 B;
-# 2048 B raw frames, the largest one mbuf holds), with 1 QP and with 1000 QPs. --quick: 1 QP,
+# Cells: 64 B messages (64 B raw frames) and 4 KiB messages (one packet each, 4096 B raw frames,
+# memif buffers of 4224 B on both runs: seg_of below), with 1 QP and with 1000 QPs. --quick: 1 QP,
 # shorter runs. The shared cores' speed drifts between runs (raw memif has run at 5.9 and at
 # 20 Mpps on the same machine within minutes), so a 1-QP cell runs API_PAIRS (3) rounds of raw,
 # sluice, api, api-deep back to back: rates are medians over the rounds, and each ratio the
@@ -58,23 +58,32 @@ secs=$((quick ? 2 : 5)) warm=1
 command -v dpdk-testpmd >/dev/null || sl_fail "dpdk-testpmd not found (Debian package 'dpdk')"
 
 # The payload per packet for a message size: the message itself up to 1024 B (a rate program's
-# credit charges a whole segment per packet), 2000 B above (2 packets for 4 KiB, each frame
-# within one 2048-byte mbuf).
-seg_of() { if [ "$1" -gt 1024 ]; then echo 2000; else echo "$1"; fi; }
+# credit charges a whole segment per packet), 4096 B above: a 4 KiB message is one packet, as
+# over RoCE's largest MTU. Such frames (about 4150 B) need mbufs with the room (room_of:
+# mbuf_data_room, 128 B of headroom included) and memif buffers as large (memif_of: bsize, on
+# both ends; the raw run gets the same buffers, and frames of the message's 4096 B). With the
+# memif's default 2048-B buffers a 4 KiB message took 3 packets (2000 + 2000 + 96 B) and the cell
+# measured per-packet costs at a third of the bytes.
+seg_of() { if [ "$1" -gt 1024 ]; then echo 4096; else echo "$1"; fi; }
+room_of() { if [ "$1" -gt 1024 ]; then echo 4352; else echo 2176; fi; }
+memif_of() { if [ "$1" -gt 1024 ]; then echo ",bsize=4224"; fi; }
 
-# raw FRAME_BYTES: rxonly's mean Rx-pps over the run's seconds after the first.
+# raw FRAME_BYTES MSG_BYTES: rxonly's mean Rx-pps over the run's seconds after the first, with
+# the memif buffers and mbufs of the message size's sluice run.
 raw() {
-    local frame=$1 sock=$SL_TMP/raw.sock common
+    local frame=$1 sock=$SL_TMP/raw.sock common vdev
     common=(--no-huge -m 512 --no-pci --log-level=lib.eal:error)
+    vdev="id=0,socket=$sock$(memif_of "$2")"
     # Each testpmd: its main lcore and its forwarding lcore on one core, the two on two cores.
     dpdk-testpmd --lcores "0@1,1@1" "${common[@]}" --file-prefix "$SL_ID-rx" \
-        --vdev "net_memif0,role=server,id=0,socket=$sock" -- \
-        --total-num-mbufs 8192 --forward-mode=rxonly --stats-period 1 >"$SL_TMP/rx.log" 2>&1 &
+        --vdev "net_memif0,role=server,$vdev" -- --total-num-mbufs 8192 \
+        --mbuf-size="$(room_of "$2")" --forward-mode=rxonly --stats-period 1 \
+        >"$SL_TMP/rx.log" 2>&1 &
     local rx=$!
     sleep 1
     dpdk-testpmd --lcores "0@0,1@0" "${common[@]}" --file-prefix "$SL_ID-tx" \
-        --vdev "net_memif0,role=client,id=0,socket=$sock" -- \
-        --total-num-mbufs 8192 --forward-mode=txonly --txpkts="$frame" --stats-period 1 \
+        --vdev "net_memif0,role=client,$vdev" -- --total-num-mbufs 8192 \
+        --mbuf-size="$(room_of "$2")" --forward-mode=txonly --txpkts="$frame" --stats-period 1 \
         >"$SL_TMP/tx.log" 2>&1 &
     local tx=$!
     sleep $((secs + 3))
@@ -95,12 +104,13 @@ PY
 
 # sluice MSG_BYTES QPS: messages b checked per second, over secs seconds after a warm-up.
 sluice() {
-    local msg=$1 qps=$2 seg h kind dir
-    seg=$(seg_of "$msg")
+    local msg=$1 qps=$2 seg h kind dir SL_MEMIF_ARGS
+    seg=$(seg_of "$msg") SL_MEMIF_ARGS=$(memif_of "$msg")
     for h in a b; do
         kind=memif_client dir=send
         [ "$h" = b ] && kind=memif_server dir=recv
-        sl_config "$h" "$kind" "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+        sl_config "$h" "$kind" "mbuf_data_room = $(room_of "$msg")" \
+            "[link]" "rate_mbps = 100000" "rtt_us = 10" \
             "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
             "msg_max_bytes = $msg" "msgs = 0" "direction = $dir" "check = yes" \
             "rto_us = 1s" "timeout_ms = 10s" >/dev/null
@@ -126,11 +136,13 @@ sluice() {
 # measured).
 api() {
     local msg=$1 seg h kind dur=$((secs * 2)) perf=$SLUICE_BUILD_ROOT/app/sluice-perf/sluice-perf
-    seg=$(seg_of "$msg")
+    local SL_MEMIF_ARGS
+    seg=$(seg_of "$msg") SL_MEMIF_ARGS=$(memif_of "$msg")
     for h in a b; do
         kind=memif_client
         [ "$h" = b ] && kind=memif_server
-        sl_config "$h" "$kind" "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+        sl_config "$h" "$kind" "mbuf_data_room = $(room_of "$msg")" \
+            "[link]" "rate_mbps = 100000" "rtt_us = 10" \
             "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "seg_bytes = $seg" \
             "rto_us = 1s" "timeout_ms = 10s" >/dev/null
     done
@@ -218,11 +230,10 @@ cells=("64 1" "4096 1")
 for cell in "${cells[@]}"; do
     read -r msg qps <<<"$cell"
     frame=$msg
-    [ "$msg" -gt 2048 ] && frame=2048
     seg=$(seg_of "$msg")
     raw_l=() pps_l=() api_l=() deep_l=()
     for _ in $(seq $((qps == 1 ? ${API_PAIRS:-3} : 1))); do
-        raw_l+=("$(raw "$frame")")
+        raw_l+=("$(raw "$frame" "$msg")")
         pps_l+=("$(sluice "$msg" "$qps")")
         if [ "$qps" -eq 1 ]; then
             api_l+=("$(api "$msg")")

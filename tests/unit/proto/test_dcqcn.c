@@ -112,9 +112,9 @@ dcqcn_incoming__byte_counter_stages_lead_to_hyper_increase(void **state)
 	 * (RT 20.24G) */
 	stage(&h);
 	assert_int_equal(h.v.rate_bps, 20120234375ull);
-	/* stage 6: hyper with i = 1 (RT 20.44G), then i = 2 (RT 20.84G) */
+	/* stage 6: hyper with i = 1 (RT 20.44G), then i = 2 (RT 20.84G); means round up */
 	stage(&h);
-	assert_int_equal(h.v.rate_bps, 20560058593ull);
+	assert_int_equal(h.v.rate_bps, 20560058594ull);
 }
 
 static void
@@ -131,6 +131,37 @@ dcqcn_periodic__alpha_decays_without_cnp(void **state)
 	before = h.v.rate_bps;
 	cnp(&h);
 	assert_true(h.v.rate_bps > before * 78 / 100 && h.v.rate_bps < before * 84 / 100);
+}
+
+/*
+ * At the line the timer sleeps (a period would change only alpha); a CNP that finds it asleep
+ * cuts by the alpha the skipped periods would have left: the same rate, to the bit, as a timer
+ * that ran all 301 periods. After the cut the timer runs again until RC and RT are back at the
+ * line.
+ */
+static void
+dcqcn_periodic__the_timer_sleeps_at_the_line(void **state)
+{
+	struct harness slept, ran;
+
+	(void)state;
+	start(&slept, 0);
+	timer(&slept);
+	assert_int_equal(slept.out.timer_ns, 0); /* at the line: not re-armed */
+	start(&ran, 0);
+	for (int i = 0; i < 301; i++)
+		timer(&ran);
+	slept.v.now_ns = ran.v.now_ns + 54999; /* 300 whole periods after the first */
+	ran.v.now_ns += 54999;
+	cnp(&slept);
+	cnp(&ran);
+	assert_int_equal(slept.v.rate_bps, ran.v.rate_bps);
+	assert_true(slept.v.rate_bps > G(40) * 80 / 100 && slept.v.rate_bps < G(40) * 85 / 100);
+	assert_int_equal(slept.out.timer_ns, 55000);
+	for (int i = 0; i < 200 && slept.out.timer_ns; i++)
+		timer(&slept);
+	assert_int_equal(slept.v.rate_bps, G(40));
+	assert_int_equal(slept.out.timer_ns, 0);
 }
 
 static void
@@ -159,6 +190,7 @@ main(void)
 		cmocka_unit_test(dcqcn_periodic__fast_recovery_then_additive_increase),
 		cmocka_unit_test(dcqcn_incoming__byte_counter_stages_lead_to_hyper_increase),
 		cmocka_unit_test(dcqcn_periodic__alpha_decays_without_cnp),
+		cmocka_unit_test(dcqcn_periodic__the_timer_sleeps_at_the_line),
 		cmocka_unit_test(dcqcn_loss__nack_marks_and_rto_goes_back_n),
 	};
 
