@@ -27,10 +27,10 @@
 # Cells: 64 B messages (64 B raw frames) and 4 KiB messages (one packet each, 4096 B raw frames,
 # memif buffers of 4224 B on both runs: seg_of below), with 1 QP and with 1000 QPs. --quick: 1 QP,
 # shorter runs. The shared cores' speed drifts between runs (raw memif has run at 5.9 and at
-# 20 Mpps on the same machine within minutes), so a 1-QP cell runs API_PAIRS (3) rounds of raw,
-# sluice, api, api-deep back to back: rates are medians over the rounds, and each ratio the
-# median of the rounds' ratios (sluice against its round's raw run, api against its round's
-# sluice run).
+# 20 Mpps on the same machine within minutes), so every cell runs ROUNDS (3) rounds of raw then
+# sluice back to back, a 1-QP cell also api and api-deep: rates are medians over the rounds, and each ratio the median of the rounds' ratios
+# (sluice against its round's raw run, api against its round's sluice run). A ratio from one
+# round says little: one 1000-QP cell of one round gave 3.2 against a raw run in its slow mode.
 # --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
 # (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
 # survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
@@ -232,7 +232,7 @@ for cell in "${cells[@]}"; do
     frame=$msg
     seg=$(seg_of "$msg")
     raw_l=() pps_l=() api_l=() deep_l=()
-    for _ in $(seq $((qps == 1 ? ${API_PAIRS:-3} : 1))); do
+    for _ in $(seq "${ROUNDS:-3}"); do
         raw_l+=("$(raw "$frame" "$msg")")
         pps_l+=("$(sluice "$msg" "$qps")")
         if [ "$qps" -eq 1 ]; then
