@@ -284,6 +284,14 @@ settle(struct sl_xport_fbq *q, uint32_t qpn)
 	}
 }
 
+/* QP qpn's ACK in the ring takes no more coalesced ACKs: it is encoded as it stands. */
+static void
+close_ring_ack(struct sl_xport_fbq *q, uint32_t qpn)
+{
+	settle(q, qpn);
+	q->held[qpn].ring_ack = false;
+}
+
 /* The ring's frame at pos, brought up to date before it leaves. */
 static void
 refresh(struct sl_xport_fbq *q, uint32_t pos)
@@ -316,8 +324,7 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	}
 	if (q->fifo_count == 0 && coalesce(q, qpn, fb))
 		return;
-	settle(q, qpn);
-	q->held[qpn].ring_ack = false;
+	close_ring_ack(q, qpn);
 	if (q->fifo_count == 0 && q->ring_count <= q->ring_mask) {
 		uint32_t pos = q->ring_head + q->ring_count;
 
@@ -325,8 +332,7 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 			return;
 		q->ring_count++;
 		if (plain_ack(fb)) {
-			q->held[qpn].ring_ack = true;
-			q->held[qpn].ring_stale = false;
+			q->held[qpn].ring_ack = true; /* not stale: close_ring_ack() settled it */
 			q->held[qpn].ring_first_psn = fb->ack_psn;
 			q->held[qpn].ring_pos = pos;
 			q->held[qpn].last_ack = *fb;
@@ -420,8 +426,7 @@ void
 sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
 {
 	q->held[qpn].bits = 0;
-	settle(q, qpn);
-	q->held[qpn].ring_ack = false;
+	close_ring_ack(q, qpn);
 	q->held[qpn].pulls = 0;
 	q->held[qpn].nak_syn = 0;
 	q->held[qpn].naks_sent = 0;
