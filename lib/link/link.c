@@ -404,6 +404,7 @@ rx_reset(struct sl_link *l)
 	l->peer_was_up = false;
 	l->pause_from_zero = false;
 	l->recovering = false;
+	l->nack_timed = false; /* an answer to the old session's NACK would time nothing */
 	l->good_run = 0;
 	l->pause_cnt = 0;
 	l->retrans_cnt = 0;
@@ -588,31 +589,37 @@ emit_ctrl(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fr
 }
 
 /*
- * A run of key starts at now_ns (again: the same key and argument as the last): how long until
- * the next may. PAUSE_REQ, IDLE and LEAVE runs repeat every ctrl_interval_ns, which exists so
- * that an end whose peer is down does not flood the port. A NACK run is answered by a replay
- * whose first frame arrives about a round trip later; a run that brings no answer was lost (one
- * frame lost in the middle of it leaves the peer fewer than 8 in a row), and waiting
- * ctrl_interval_ns (1 ms by default) to say it again made those episodes the slowest by far.
- * So the first run of an episode is timed to its answer (rx_data: the first replayed frame that
- * verifies; none after a repeat, Karn's rule), and a NACK run repeats after the answer time
- * learnt on earlier episodes (wait_est: mean plus four deviations), doubled for each repeat
- * in the episode, never later than ctrl_interval_ns: a peer that does not answer at all gets
- * what it got before.
+ * The wait before a run of key may be sent again. PAUSE_REQ, IDLE and LEAVE runs repeat every
+ * ctrl_interval_ns, which exists so that an end whose peer is down does not flood the port. A
+ * NACK run is answered by a replay whose first frame arrives about a round trip later; a run
+ * that brings no answer was lost (one frame lost in the middle of it leaves the peer fewer than
+ * 8 in a row), and waiting ctrl_interval_ns (1 ms by default) to say it again made those
+ * episodes the slowest by far. So a NACK run repeats after the answer time learnt on earlier
+ * episodes (nack_run_start(), wait_est: mean plus four deviations), doubled for each repeat in
+ * the episode, never later than ctrl_interval_ns: a peer that does not answer at all gets what
+ * it got before.
  */
 static uint64_t
-run_interval(struct sl_link *l, uint64_t now_ns, uint16_t key, bool again)
+run_interval(const struct sl_link *l, uint16_t key)
 {
 	uint64_t learnt = wait_est_bound(&l->nack_wait);
 
-	if (key != SL_WIRE_KEY_RETRANS_REQ)
+	if (key != SL_WIRE_KEY_RETRANS_REQ || learnt == 0)
 		return l->conf.ctrl_interval_ns;
+	return SL_MIN(learnt << l->nack_backoff, l->conf.ctrl_interval_ns);
+}
+
+/*
+ * A NACK run starts at now_ns (again: the episode's rollback point is the one the last run
+ * named). The first run of an episode is timed to its answer (rx_data: the first replayed frame
+ * that verifies); after a repeat an answer may be either run's, so none is (Karn's rule).
+ */
+static void
+nack_run_start(struct sl_link *l, uint64_t now_ns, bool again)
+{
 	l->nack_timed = !again;
 	l->nack_out_ns = now_ns;
 	l->nack_backoff = again ? SL_MIN(l->nack_backoff + 1u, NACK_BACKOFF_MAX) : 0;
-	if (learnt == 0)
-		return l->conf.ctrl_interval_ns;
-	return SL_MIN(learnt << l->nack_backoff, l->conf.ctrl_interval_ns);
 }
 
 /*
@@ -633,7 +640,9 @@ ctrl_run(struct sl_link *l, uint64_t now_ns, uint16_t key, struct sl_link_tx_fra
 		l->run_key = key;
 		l->run_arg = arg;
 		l->run_left = SL_LINK_CTRL_RUN;
-		l->run_next_ns = now_ns + run_interval(l, now_ns, key, again);
+		if (key == SL_WIRE_KEY_RETRANS_REQ)
+			nack_run_start(l, now_ns, again);
+		l->run_next_ns = now_ns + run_interval(l, key);
 	}
 	l->run_left--;
 	emit_ctrl(l, now_ns, key, f);
