@@ -28,9 +28,10 @@
 # memif buffers of 4224 B on both runs: seg_of below), with 1 QP and with 1000 QPs. --quick: 1 QP,
 # shorter runs. The shared cores' speed drifts between runs (raw memif has run at 5.9 and at
 # 20 Mpps on the same machine within minutes), so every cell runs ROUNDS (3) rounds of raw then
-# sluice back to back, a 1-QP cell also api and api-deep: rates are medians over the rounds, and each ratio the median of the rounds' ratios
-# (sluice against its round's raw run, api against its round's sluice run). A ratio from one
-# round says little: one 1000-QP cell of one round gave 3.2 against a raw run in its slow mode.
+# sluice back to back, a 1-QP cell also api and api-deep: rates are medians over the rounds, and
+# each ratio the median of the rounds' ratios (sluice against its round's raw run, api against
+# its round's sluice run). A ratio from one round says little: one 1000-QP cell of one round gave
+# 3.2 against a raw run in its slow mode.
 # --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
 # (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
 # survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
