@@ -99,7 +99,9 @@ examples)
     flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs libsluice)
     # A sanitized build's library needs its application built with the same sanitizers.
     san=()
-    ldd "$SL_BUILD/lib/api/libsluice.so" | grep -q libasan && san=(-fsanitize=address,undefined)
+    # Matched on the captured text: under pipefail, grep -q leaving early can SIGPIPE ldd and
+    # fail the pipeline at random, which built the examples unsanitized.
+    [[ $(ldd "$SL_BUILD/lib/api/libsluice.so") == *libasan* ]] && san=(-fsanitize=address,undefined)
     for ex in pingpong write_imm read; do
         # shellcheck disable=SC2086
         cc -O2 -Wall -Werror "${san[@]}" -o "$SL_TMP/$ex" "$SL_SRC/examples/$ex.c" $flags ||
