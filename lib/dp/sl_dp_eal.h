@@ -13,7 +13,10 @@
 #ifndef SL_DP_EAL_H
 #define SL_DP_EAL_H
 
-/* rte_eal_cleanup(), then remove the runtime directory and the files in it; once (atexit-safe). */
+/*
+ * Park the EAL interrupt thread (eal.c says why), rte_eal_cleanup(), then remove the runtime
+ * directory and the files in it; once (atexit-safe). No EAL call may follow, alarms included.
+ */
 void sl_dp_eal_cleanup(void);
 
 /*
