@@ -272,6 +272,21 @@ mbufs_needed(const struct sluiced *d)
 }
 
 /*
+ * The mbufs port p's QP adapters attach payloads to (lib/dp/qp.c), per lane: as many as a lane
+ * can hold frames (its replay ring, a TX ring, the adapter's and the lane's bursts), each an
+ * mbuf with no data room, 128 B. 0 (every payload copied) unless the port sends chains and the
+ * link's check reads no more of a body than the first mbuf of a chain holds.
+ */
+static uint32_t
+attach_mbufs(const struct sluiced *d, const struct sl_dp_port *p,
+	     const struct sluiced_port_conf *pc)
+{
+	if (!p->tx_chains || d->link.fmt.scope_bytes > SL_DP_VCODE_HDR_BYTES)
+		return 0;
+	return (UINT32_C(1) << d->link.ring_order) + pc->tx_desc + 3 * SL_DP_BURST;
+}
+
+/*
  * The pool size: the configured one, which must cover what the lanes hold (else a
  * `file:line: mbufs:` error), or with mbufs = 0 twice that, rounded to 2^n - 1 (the mempool's
  * best size). 0 or -1.
@@ -622,6 +637,7 @@ setup_qps(struct sluiced *d)
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.ec_drain_bps = qc->recv == SL_XPORT_RECV_EC ? ec_drain_bps(d) : 0,
 				.ec = ec_conf(&d->conf.ec),
+				.tx_attach_mbufs = attach_mbufs(d, p, &d->conf.port[i]),
 				.traffic =
 					{
 						.max_qps = max_qps,

@@ -219,7 +219,8 @@ build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 		return NULL;
 	write_eth(l, (struct rte_ether_hdr *)start);
 	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
-	rte_mbuf_refcnt_update(m, 1);
+	rte_pktmbuf_refcnt_update(
+		m, 1); /* every segment: the PMD frees the chain, the ring keeps it */
 	return m;
 }
 
@@ -253,7 +254,8 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 		in[i] = (struct sl_link_tx_desc){
 			.handle = m,
 			.body = rte_pktmbuf_mtod(m, const uint8_t *),
-			.body_len = m->data_len,
+			.body_len = (uint16_t)m->pkt_len, /* a chain's first mbuf holds what the
+							   * link reads (sl_dp_qp.h) */
 			.meta = SL_WIRE_META_EOM_FULL,
 		};
 	}

@@ -171,7 +171,14 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 			return rc;
 	}
 
-	/* No MBUF_FAST_FREE: ring frames are sent with a reference count above one. */
+	/*
+	 * No MBUF_FAST_FREE: ring frames are sent with a reference count above one. MULTI_SEGS
+	 * where the device has it: QPs then send large payloads by reference, in a second mbuf
+	 * (qp.c).
+	 */
+	p->tx_chains = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	if (p->tx_chains)
+		eth_conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(p->port_id, p->nb_queues, p->nb_queues, &eth_conf);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: configure failed: %s", p->name, strerror(-rc));

@@ -11,6 +11,19 @@
  * and link headers. So the endpoint hands out no frame the adapter cannot build, and spares left
  * over wait for the next poll instead of going back to the pool.
  *
+ * Payload by reference. The traffic's pattern, which every built-in message is a slice of, lives
+ * in an IOVA-contiguous memzone the adapter owns (struct payload_region). On a port that sends
+ * chained mbufs (conf.tx_attach_mbufs), a frame with at least SL_DP_QP_ATTACH_MIN bytes of payload
+ * is two mbufs: the first holds the transport header and the payload up to SL_DP_QP_HEAD_BYTES of
+ * body (what the link's integrity check reads must be contiguous; SL_DP_VCODE_HDR_BYTES of it), the
+ * second is attached to the rest of the payload where it lies in the pattern, as an external
+ * buffer: no copy, however large. The region counts its references (rte_mbuf_ext_shared_info: one
+ * per attached mbuf, one for the adapter), so it outlives every frame that points into it, in the
+ * link's replay ring or in a PMD, whichever frees last, and is freed by that last free. A frame
+ * whose payload is elsewhere (an application's) or small is copied as above, and so is any
+ * frame while the adapter's pool of attach mbufs (no data room: they cost the packet pool
+ * nothing) is empty.
+ *
  * RX. Delivered bodies go to sl_xport_rx_burst() SL_DP_BURST at a time, each with its mbuf as
  * the handle: conf.frame reads the mbuf's data, conf.release frees it.
  *
@@ -37,18 +50,30 @@
  * with relaxed atomics between acquire / release fences, so a reader on the telemetry thread
  * sees either a whole snapshot or a changed sequence, never a torn one it accepts.
  */
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 
+#include "sl_dp_log.h"
 #include "sl_dp_qp.h"
 
 #define INFO_WORDS ((sizeof(struct sl_xport_qp_info) + 7) / 8)
+#define REGION_REFS_MAX 60000u /**< attach no more while the region has this many (uint16_t) */
+
+static_assert(SL_DP_VCODE_HDR_BYTES <= SL_DP_QP_HEAD_BYTES,
+	      "what the link's check reads of a body lies in the first mbuf of a chain");
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_qp_stats, tx_frames, "transport frames built into mbufs"),
 	SL_STAT(struct sl_dp_qp_stats, tx_bytes, "transport frame bytes built (the link bodies)"),
+	SL_STAT(struct sl_dp_qp_stats, tx_attached,
+		"frames whose payload went by reference (an external buffer in the pattern)"),
 	SL_STAT(struct sl_dp_qp_stats, tx_lost,
 		"frames the endpoint gave that did not fit an mbuf: lost"),
 	SL_STAT(struct sl_dp_qp_stats, pool_short,
@@ -67,6 +92,18 @@ SL_STAT_TABLE_DEFINE(sl_dp_qp_stat_table, struct sl_dp_qp_stats, stat_desc);
 struct qp_conf {
 	struct sl_xport_qp_conf xc;
 	bool send, recv;
+};
+
+/*
+ * The traffic's pattern, in an IOVA-contiguous memzone that begins with this header; frames
+ * attach to it by reference (see the top).
+ */
+struct payload_region {
+	struct rte_mbuf_ext_shared_info shinfo; /**< refcnt: attached mbufs, + 1 for the adapter */
+	const struct rte_memzone *mz;           /**< the memzone this lies at the start of */
+	rte_iova_t iova;                        /**< of buf */
+	size_t len;                             /**< bytes of buf */
+	uint8_t buf[];
 };
 
 /* One QP's info snapshot, under a sequence lock. */
@@ -93,8 +130,12 @@ struct sl_dp_qp {
 	struct info_slot *info;           /**< [max_qps] */
 	uint32_t info_next;               /**< index into qpns of the next snapshot */
 	uint64_t info_due_ns;             /**< next round of snapshots starts here */
+	struct payload_region *region;    /**< the traffic's pattern (NULL: attach nothing) */
+	struct rte_mempool *attach_pool;  /**< mbufs without data room, for attached payloads */
 	struct rte_mbuf *spare[SL_DP_BURST];
 	unsigned int n_spare;
+	struct rte_mbuf *attach_spare[SL_DP_BURST];
+	unsigned int n_attach_spare;
 	struct sl_xport_tx_frame tx[SL_DP_BURST];
 	struct sl_xport_rx_frame rx[SL_DP_BURST];
 	struct sl_dp_qp_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
@@ -149,9 +190,53 @@ read_src(void *ctx, uint32_t qpn, uint64_t raddr, uint32_t rkey, uint32_t len, c
 	return SL_XPORT_SYN_INVALID;
 }
 
+/* The shared info's free_cb: the last attached mbuf (or the adapter) let the region go. */
+static void
+region_free(void *addr, void *opaque)
+{
+	const struct payload_region *r = opaque;
+
+	(void)addr;
+	rte_memzone_free(r->mz);
+}
+
+static struct payload_region *
+region_create(size_t len, int socket_id, uint32_t serial)
+{
+	char name[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	struct payload_region *r;
+
+	snprintf(name, sizeof(name), "sl_qp_pattern_%u", serial);
+	mz = rte_memzone_reserve_aligned(name, sizeof(*r) + len, socket_id, RTE_MEMZONE_IOVA_CONTIG,
+					 RTE_CACHE_LINE_SIZE);
+	if (mz == NULL) {
+		errno = rte_errno;
+		return NULL;
+	}
+	r = mz->addr;
+	memset(r, 0, sizeof(*r));
+	r->mz = mz;
+	r->len = len;
+	r->iova = mz->iova + offsetof(struct payload_region, buf);
+	r->shinfo.free_cb = region_free;
+	r->shinfo.fcb_opaque = r;
+	rte_mbuf_ext_refcnt_set(&r->shinfo, 1);
+	return r;
+}
+
+/* The adapter's reference goes; the region goes with the last. */
+static void
+region_put(struct payload_region *r)
+{
+	if (r != NULL && rte_mbuf_ext_refcnt_update(&r->shinfo, -1) == 0)
+		region_free(NULL, r);
+}
+
 struct sl_dp_qp *
 sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 {
+	struct sl_xport_traffic_conf tc = conf->traffic;
 	struct sl_dp_qp *a;
 	struct sl_xport_conf xc;
 	int err = ENOMEM;
@@ -183,7 +268,28 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL ||
 	    a->before == NULL)
 		goto fail;
-	a->t = sl_xport_traffic_create(&conf->traffic);
+	tc.pattern = NULL;
+	if (conf->tx_attach_mbufs) {
+		static uint32_t adapters; /* memzone and mempool names are process-wide */
+		uint32_t serial = __atomic_fetch_add(&adapters, 1, __ATOMIC_RELAXED);
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		a->region =
+			region_create(sl_xport_traffic_pattern_bytes(&tc), conf->socket_id, serial);
+		if (a->region == NULL) {
+			err = errno;
+			goto fail;
+		}
+		tc.pattern = a->region->buf;
+		snprintf(name, sizeof(name), "sl_qp_attach_%u", serial);
+		a->attach_pool = rte_pktmbuf_pool_create(name, conf->tx_attach_mbufs, 0, 0, 0,
+							 conf->socket_id);
+		if (a->attach_pool == NULL) {
+			err = rte_errno;
+			goto fail;
+		}
+	}
+	a->t = sl_xport_traffic_create(&tc);
 	if (a->t == NULL) {
 		err = errno;
 		goto fail;
@@ -223,7 +329,20 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 		return;
 	sl_xport_free(a->x);
 	sl_xport_traffic_free(a->t);
+	region_put(a->region);
 	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
+	rte_pktmbuf_free_bulk(a->attach_spare, a->n_attach_spare);
+	if (a->attach_pool != NULL) {
+		unsigned int out = rte_mempool_in_use_count(a->attach_pool);
+
+		if (out == 0)
+			rte_mempool_free(a->attach_pool);
+		else
+			SL_DP_LOG(WARNING,
+				  "QP adapter freed with %u frames out that carry its pattern by "
+				  "reference: their pool is left allocated",
+				  out);
+	}
 	rte_free(a->before);
 	rte_free(a->conf);
 	rte_free(a->info);
@@ -416,24 +535,86 @@ info_refresh(struct sl_dp_qp *a, uint64_t now_ns)
 
 /* --- the lane's producer and consumer ------------------------------------------------------ */
 
-/* Spare mbufs up to want, in bulk; fewer when the pool is short. */
+/* Spares in spare[*n..] from mp up to want, in bulk; fewer when the pool is short (then false). */
+static bool
+fill(struct rte_mempool *mp, struct rte_mbuf **spare, unsigned int *n, unsigned int want)
+{
+	unsigned int need = want > *n ? want - *n : 0;
+
+	while (need > 0 && rte_pktmbuf_alloc_bulk(mp, spare + *n, need) != 0)
+		need /= 2;
+	*n += need;
+	return *n >= want;
+}
+
+/* Spare mbufs up to want; attach mbufs too where payloads may go by reference. */
 static void
 top_up(struct sl_dp_qp *a, unsigned int want)
 {
-	unsigned int need = want > a->n_spare ? want - a->n_spare : 0;
-
-	while (need > 0 && rte_pktmbuf_alloc_bulk(a->pool, a->spare + a->n_spare, need) != 0)
-		need /= 2;
-	a->n_spare += need;
-	if (a->n_spare < want)
+	if (!fill(a->pool, a->spare, &a->n_spare, want))
 		sl_stat_add(&a->stats.pool_short, 1);
+	if (a->attach_pool != NULL) /* short: payloads are copied meanwhile */
+		fill(a->attach_pool, a->attach_spare, &a->n_attach_spare, want);
+}
+
+/* Does f's payload go by reference (see the top)? */
+static bool
+attachable(const struct sl_dp_qp *a, const struct sl_xport_tx_frame *f)
+{
+	const struct payload_region *r = a->region;
+
+	return r != NULL && f->payload_len >= SL_DP_QP_ATTACH_MIN && f->pad_bytes == 0 &&
+	       f->payload >= r->buf && f->payload_len <= r->len &&
+	       (size_t)(f->payload - r->buf) <= r->len - f->payload_len &&
+	       rte_mbuf_ext_refcnt_read(&r->shinfo) < REGION_REFS_MAX;
+}
+
+/*
+ * Build f into p, or into p and tail (attached to the payload's rest in the region) when tail is
+ * not NULL. The frame's bytes on the wire, or 0 if p has no room for them (p unchanged).
+ */
+static uint32_t
+build(struct sl_dp_qp *a, const struct sl_xport_tx_frame *f, struct rte_mbuf *p,
+      struct rte_mbuf *tail)
+{
+	uint32_t len = (uint32_t)f->hdr_len + f->payload_len + f->pad_bytes;
+	uint32_t inline_payload = f->payload_len;
+	uint8_t *b;
+
+	if (tail != NULL)
+		inline_payload =
+			f->hdr_len < SL_DP_QP_HEAD_BYTES ? SL_DP_QP_HEAD_BYTES - f->hdr_len : 0;
+	b = len <= UINT16_MAX ? (uint8_t *)rte_pktmbuf_append(
+					p, (uint16_t)(len - (f->payload_len - inline_payload)))
+			      : NULL;
+	if (b == NULL)
+		return 0;
+	memcpy(b, f->hdr, f->hdr_len);
+	if (inline_payload)
+		memcpy(b + f->hdr_len, f->payload, inline_payload);
+	if (f->pad_bytes)
+		memset(b + f->hdr_len + f->payload_len, 0, f->pad_bytes);
+	if (tail != NULL) {
+		struct payload_region *r = a->region;
+		const uint8_t *rest = f->payload + inline_payload;
+		uint16_t rest_len = (uint16_t)(f->payload_len - inline_payload);
+
+		rte_mbuf_ext_refcnt_update(&r->shinfo, 1);
+		rte_pktmbuf_attach_extbuf(tail, (void *)(uintptr_t)rest,
+					  r->iova + (rte_iova_t)(rest - r->buf), rest_len,
+					  &r->shinfo);
+		tail->data_len = rest_len;
+		tail->pkt_len = rest_len;
+		rte_pktmbuf_chain(p, tail);
+	}
+	return len;
 }
 
 unsigned
 sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 {
 	struct sl_dp_qp *a = ctx;
-	unsigned int n, built = 0, lost_room = 0;
+	unsigned int n, built = 0, lost_room = 0, attached = 0;
 	uint64_t bytes = 0;
 
 	info_refresh(a, now_ns);
@@ -455,21 +636,19 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	n = sl_xport_tx_burst(a->x, now_ns, a->tx, SL_MIN(max, a->n_spare));
 	for (unsigned int i = 0; i < n; i++) {
 		const struct sl_xport_tx_frame *f = &a->tx[i];
-		uint32_t len = (uint32_t)f->hdr_len + f->payload_len + f->pad_bytes;
 		struct rte_mbuf *p = a->spare[a->n_spare - 1];
-		uint8_t *b =
-			len <= UINT16_MAX ? (uint8_t *)rte_pktmbuf_append(p, (uint16_t)len) : NULL;
+		struct rte_mbuf *tail = a->n_attach_spare > 0 && attachable(a, f)
+						? a->attach_spare[a->n_attach_spare - 1]
+						: NULL;
+		uint32_t len = build(a, f, p, tail);
 
-		if (b == NULL) {
+		if (len == 0) {
 			lost_room++;
 			continue;
 		}
 		a->n_spare--;
-		memcpy(b, f->hdr, f->hdr_len);
-		if (f->payload_len)
-			memcpy(b + f->hdr_len, f->payload, f->payload_len);
-		if (f->pad_bytes)
-			memset(b + f->hdr_len + f->payload_len, 0, f->pad_bytes);
+		a->n_attach_spare -= tail != NULL;
+		attached += tail != NULL;
 		bytes += len;
 		m[built++] = p;
 	}
@@ -479,6 +658,8 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 		sl_stat_add(&a->stats.tx_frames, built);
 		sl_stat_add(&a->stats.tx_bytes, bytes);
 	}
+	if (attached)
+		sl_stat_add(&a->stats.tx_attached, attached);
 	return built;
 }
 

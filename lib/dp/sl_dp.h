@@ -151,6 +151,7 @@ struct sl_dp_port {
 	rte_spinlock_t *burst_lock; /**< held across each burst (memif_guard.c), or NULL */
 	char kernel_if[32];         /**< kernel interface under AF_XDP / AF_PACKET, or "" */
 	bool af_xdp;                /**< the bottom port is AF_XDP (on kernel_if) */
+	bool tx_chains;             /**< the device sends chained mbufs (TX MULTI_SEGS) */
 	struct sl_dp_xdp_claim xdp_claim; /**< the interface's, while the port is open */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];

@@ -57,6 +57,14 @@
  */
 #define SL_DP_QP_POST_BUDGET SL_DP_BURST
 
+/*
+ * Payload by reference (qp.c): a frame's payload of at least SL_DP_QP_ATTACH_MIN bytes goes as an
+ * external buffer after a first mbuf of SL_DP_QP_HEAD_BYTES of body (transport header, then
+ * payload). Below that size a copy costs less than a second mbuf's allocation, attach and free.
+ */
+#define SL_DP_QP_ATTACH_MIN 1024u
+#define SL_DP_QP_HEAD_BYTES 64u
+
 struct sl_dp_qp_conf {
 	struct sl_dp_lane *lane;   /**< messages are posted once its peer is up (NULL: at once) */
 	struct rte_mempool *pool;  /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
@@ -72,13 +80,21 @@ struct sl_dp_qp_conf {
 					       *   link header, SL_DP_ETH_WIRE_BYTES */
 	uint64_t ec_drain_bps;                /**< the endpoint's ec_drain_bps (0: no target) */
 	struct sl_ec_conf ec;                 /**< the endpoint's ec */
-	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check */
+	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check (its pattern
+					       *   is the adapter's: traffic.pattern is ignored) */
+	/**
+	 * Large payloads go by reference (qp.c), in mbufs of a pool of this many the adapter makes
+	 * (no data room: 128 B each); 0: every payload is copied. Only for a port that sends
+	 * chained mbufs and a link whose check reads at most SL_DP_VCODE_HDR_BYTES of a body.
+	 */
+	uint32_t tx_attach_mbufs;
 };
 
 /* Counters of the adapter, each described once in sl_dp_qp_stat_table (docs/counters.md). */
 struct sl_dp_qp_stats {
 	uint64_t tx_frames;
 	uint64_t tx_bytes;
+	uint64_t tx_attached;
 	uint64_t tx_lost;
 	uint64_t pool_short;
 	uint64_t rx_frames;
@@ -95,7 +111,12 @@ struct sl_dp_qp;
 /* An adapter with its endpoint and traffic; NULL and errno (EINVAL, ENOMEM, or the endpoint's). */
 struct sl_dp_qp *sl_dp_qp_create(const struct sl_dp_qp_conf *conf);
 
-/* Free the endpoint (releasing every frame it holds), the traffic and the spare mbufs. */
+/*
+ * Free the endpoint (releasing every frame it holds), the traffic and the spare mbufs; call it
+ * once every frame it built is freed (its lane's port closed). A frame still out keeps the
+ * pattern it points into (which its free releases) and the pool of its attach mbuf, which is
+ * then never freed (logged).
+ */
 void sl_dp_qp_free(struct sl_dp_qp *a);
 
 /*

@@ -36,7 +36,20 @@ struct sl_xport_traffic_conf {
 	uint64_t msgs;      /**< messages each sending QP posts; 0: until stopped */
 	uint64_t seed;      /**< sizes and content, the same on both ends */
 	bool check;         /**< compare every received byte (false: lengths and order only) */
+	/**
+	 * The pattern's memory, sl_xport_traffic_pattern_bytes() of it, which the caller owns and
+	 * keeps while frames may point into it (so it can be registered memory whose payload the
+	 * frames carry by reference, not by copy); NULL: the traffic allocates and frees its own.
+	 */
+	uint8_t *pattern;
 };
+
+/* Bytes of the pattern buffer for conf: max_bytes + SL_XPORT_TRAFFIC_START_SPAN. */
+static inline size_t
+sl_xport_traffic_pattern_bytes(const struct sl_xport_traffic_conf *conf)
+{
+	return (size_t)conf->max_bytes + SL_XPORT_TRAFFIC_START_SPAN;
+}
 
 /* Counters, each described once in sl_xport_traffic_stat_table (docs/counters.md). */
 struct sl_xport_traffic_stats {

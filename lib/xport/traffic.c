@@ -41,7 +41,8 @@ struct tqp {
 
 struct sl_xport_traffic {
 	struct sl_xport_traffic_conf c;
-	uint8_t *pattern; /**< max_bytes + SL_XPORT_TRAFFIC_START_SPAN bytes, filled once */
+	uint8_t *pattern; /**< sl_xport_traffic_pattern_bytes(), filled once */
+	bool own_pattern; /**< allocated here (conf.pattern was NULL) */
 	struct tqp *q;    /**< [max_qps] */
 	/* Sending QPs that may have room and messages left, each once, served in turn: posting
 	 * costs what it posts, not a scan of every QP. A completion puts its QP back. */
@@ -124,8 +125,9 @@ sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
 	if (t == NULL)
 		return NULL;
 	t->c = *conf;
-	n = (size_t)conf->max_bytes + SL_XPORT_TRAFFIC_START_SPAN;
-	t->pattern = malloc(n);
+	n = sl_xport_traffic_pattern_bytes(conf);
+	t->own_pattern = conf->pattern == NULL;
+	t->pattern = t->own_pattern ? malloc(n) : conf->pattern;
 	t->q = calloc(conf->max_qps, sizeof(*t->q));
 	t->ready = calloc(conf->max_qps, sizeof(*t->ready));
 	if (t->pattern == NULL || t->q == NULL || t->ready == NULL) {
@@ -147,7 +149,8 @@ sl_xport_traffic_free(struct sl_xport_traffic *t)
 {
 	if (t == NULL)
 		return;
-	free(t->pattern);
+	if (t->own_pattern)
+		free(t->pattern);
 	free(t->ready);
 	free(t->q);
 	free(t);

@@ -4,8 +4,9 @@
  * consumes, as a perfect link would deliver it): every message arrives checked, frames sit
  * after the headroom and fill a minimum body, a short pool delays and loses nothing, a frame
  * that does not fit an mbuf is counted lost, every mbuf returns to the pool, a new link session
- * restarts every QP without a message lost track of or delivered twice, and the QP info
- * snapshot appears once the lane has polled.
+ * restarts every QP without a message lost track of or delivered twice, the QP info
+ * snapshot appears once the lane has polled, and on a port that sends chains a large payload
+ * goes by reference into the pattern, which a frame still out keeps until it is freed.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "sl_dp_eal.h"
@@ -42,9 +44,10 @@ teardown(void **state)
 }
 
 static struct sl_dp_qp *
-adapter_msgs(struct rte_mempool *mp, uint64_t msgs)
+adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 {
 	struct sl_dp_qp_conf c = {
+		.tx_attach_mbufs = tx_attach_mbufs,
 		.pool = mp,
 		.socket_id = SOCKET_ID_ANY,
 		.max_qps = QPS,
@@ -73,9 +76,37 @@ adapter_msgs(struct rte_mempool *mp, uint64_t msgs)
 }
 
 static struct sl_dp_qp *
+adapter_msgs(struct rte_mempool *mp, uint64_t msgs)
+{
+	return adapter_conf(mp, msgs, 0);
+}
+
+static struct sl_dp_qp *
 adapter(struct rte_mempool *mp)
 {
 	return adapter_msgs(mp, MSGS);
+}
+
+/*
+ * A chain as a wire delivers it: one mbuf of the same bytes (the chain freed). Checks its shape
+ * on the way: SL_DP_QP_HEAD_BYTES of body in the first mbuf, the rest of the payload attached.
+ */
+static struct rte_mbuf *
+flatten(struct rte_mbuf *m)
+{
+	struct rte_mbuf *one = rte_pktmbuf_alloc(m->pool);
+	uint8_t *b;
+
+	assert_int_equal(m->nb_segs, 2);
+	assert_int_equal(m->data_len, SL_DP_QP_HEAD_BYTES);
+	assert_true(RTE_MBUF_HAS_EXTBUF(m->next));
+	assert_true(m->pkt_len >= SL_DP_QP_ATTACH_MIN);
+	assert_non_null(one);
+	b = (uint8_t *)rte_pktmbuf_append(one, (uint16_t)m->pkt_len);
+	assert_non_null(b);
+	assert_ptr_equal(rte_pktmbuf_read(m, 0, m->pkt_len, b), b); /* the bytes of both mbufs */
+	rte_pktmbuf_free(m);
+	return one;
 }
 
 /* Move what from produces to to; check every frame's place and size. */
@@ -88,7 +119,8 @@ carry(struct sl_dp_qp *from, struct sl_dp_qp *to, uint64_t now)
 	for (unsigned i = 0; i < n; i++) {
 		assert_int_equal(m[i]->data_off, RTE_PKTMBUF_HEADROOM);
 		assert_true(m[i]->data_len >= SL_DP_MIN_BODY);
-		assert_int_equal(m[i]->nb_segs, 1);
+		if (m[i]->nb_segs > 1)
+			m[i] = flatten(m[i]);
 	}
 	assert_int_equal(sl_dp_qp_consume(to, now, m, n), n);
 	return n;
@@ -133,28 +165,6 @@ check_clean(const struct sl_dp_qp *a)
 		assert_int_equal(qs.pkts_rtx, 0);
 		assert_int_equal(qs.msgs_completed, MSGS);
 	}
-}
-
-static void
-sl_dp_qp_produce__back_to_back_every_message_checked(void **state)
-{
-	unsigned avail = rte_mempool_avail_count(pool);
-	struct sl_dp_qp *a = adapter(pool), *b = adapter(pool);
-	struct sl_dp_qp_stats as, bs;
-
-	(void)state;
-	run_until_checked(a, b);
-	check_clean(a);
-	check_clean(b);
-	sl_dp_qp_stats_get(a, &as);
-	sl_dp_qp_stats_get(b, &bs);
-	/* what one built, the other took */
-	assert_int_equal(as.tx_frames, bs.rx_frames);
-	assert_int_equal(as.tx_bytes, bs.rx_bytes);
-	assert_int_equal(bs.tx_frames, as.rx_frames);
-	sl_dp_qp_free(a);
-	sl_dp_qp_free(b);
-	assert_int_equal(rte_mempool_avail_count(pool), avail);
 }
 
 /*
@@ -295,6 +305,104 @@ sl_dp_qp_info_get__snapshot_once_polled(void **state)
 	sl_dp_qp_free(b);
 }
 
+/* Blocks allocated from DPDK's heaps, every socket. */
+static size_t
+heap_blocks(void)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats st;
+
+		assert_int_equal(rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st), 0);
+		n += st.alloc_count;
+	}
+	return n;
+}
+
+/*
+ * Two adapters back to back (attach_mbufs as their conf's tx_attach_mbufs): every message
+ * checked, what one built the other took, and every mbuf and heap block back at the end. Their
+ * counters in as, bs.
+ */
+static void
+back_to_back(uint32_t attach_mbufs, struct sl_dp_qp_stats *as, struct sl_dp_qp_stats *bs)
+{
+	unsigned avail = rte_mempool_avail_count(pool);
+	size_t blocks = heap_blocks();
+	struct sl_dp_qp *a = adapter_conf(pool, MSGS, attach_mbufs);
+	struct sl_dp_qp *b = adapter_conf(pool, MSGS, attach_mbufs);
+
+	run_until_checked(a, b);
+	check_clean(a);
+	check_clean(b);
+	sl_dp_qp_stats_get(a, as);
+	sl_dp_qp_stats_get(b, bs);
+	assert_int_equal(as->tx_frames, bs->rx_frames);
+	assert_int_equal(as->tx_bytes, bs->rx_bytes);
+	assert_int_equal(bs->tx_frames, as->rx_frames);
+	sl_dp_qp_free(a);
+	sl_dp_qp_free(b);
+	assert_int_equal(rte_mempool_avail_count(pool), avail);
+	assert_int_equal(heap_blocks(), blocks);
+}
+
+static void
+sl_dp_qp_produce__back_to_back_every_message_checked(void **state)
+{
+	struct sl_dp_qp_stats as, bs;
+
+	(void)state;
+	back_to_back(0, &as, &bs);
+	assert_int_equal(as.tx_attached + bs.tx_attached, 0);
+}
+
+/* On a port that sends chains, large payloads go attached; every message still arrives checked. */
+static void
+sl_dp_qp_produce__large_payloads_go_by_reference(void **state)
+{
+	struct sl_dp_qp_stats as, bs;
+
+	(void)state;
+	back_to_back(255, &as, &bs);
+	assert_true(as.tx_attached > 0 && as.tx_attached < as.tx_frames);
+	assert_true(bs.tx_attached > 0);
+}
+
+/*
+ * A frame that points into the pattern keeps it: freeing the adapter while one is held (against
+ * the contract: as if a replay ring still had it) leaves the pattern allocated, its bytes in
+ * place, and the frame's free releases it.
+ */
+static void
+sl_dp_qp_free__a_frame_out_keeps_the_pattern(void **state)
+{
+	struct sl_dp_qp *a = adapter_conf(pool, MSGS, 255);
+	struct rte_mbuf *m[SL_DP_BURST], *held = NULL;
+	static uint8_t before[UINT16_MAX], after[UINT16_MAX];
+	size_t blocks;
+
+	(void)state;
+	for (uint64_t now = 1000; held == NULL && now < 1000000; now += 1000) {
+		unsigned n = sl_dp_qp_produce(a, now, m, SL_DP_BURST);
+
+		for (unsigned i = 0; i < n; i++) {
+			if (held == NULL && m[i]->nb_segs == 2)
+				held = m[i];
+			else
+				rte_pktmbuf_free(m[i]);
+		}
+	}
+	assert_non_null(held);
+	rte_pktmbuf_read(held, 0, held->pkt_len, before);
+	sl_dp_qp_free(a);
+	rte_pktmbuf_read(held, 0, held->pkt_len, after);
+	assert_memory_equal(before, after, held->pkt_len);
+	blocks = heap_blocks();
+	rte_pktmbuf_free(held);
+	assert_int_equal(heap_blocks(), blocks - 1); /* the pattern went with its last frame */
+}
+
 static void
 sl_dp_qp_create__rejects_bad_conf(void **state)
 {
@@ -325,6 +433,8 @@ main(void)
 		cmocka_unit_test(sl_dp_qp_produce__frame_longer_than_an_mbuf_is_lost),
 		cmocka_unit_test(sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing),
 		cmocka_unit_test(sl_dp_qp_info_get__snapshot_once_polled),
+		cmocka_unit_test(sl_dp_qp_produce__large_payloads_go_by_reference),
+		cmocka_unit_test(sl_dp_qp_free__a_frame_out_keeps_the_pattern),
 		cmocka_unit_test(sl_dp_qp_create__rejects_bad_conf),
 	};
 
