@@ -94,8 +94,9 @@ park_here(void *arg)
  * it queues a rebuild, which runs now, while DPDK memory is mapped; the rebuilt set holds the
  * eventfd, already readable, whose callback parks the thread. Not an alarm: rte_eal_cleanup()
  * removes the alarm's source with rte_intr_callback_unregister_sync(), which waits for any alarm
- * callback running. The source and its handle stay registered until the process ends (removing
- * them would wait for the parked callback). If the thread does not come, say so and go on.
+ * callback running. The source stays registered until the process ends (removing it would
+ * wait for the parked callback); the EAL holds its own copy of the handle. If the thread does
+ * not come, say so and go on.
  */
 static void
 park_interrupt_thread(void)
@@ -116,6 +117,7 @@ park_interrupt_thread(void)
 			close(fd);
 		return;
 	}
+	rte_intr_instance_free(h); /* the EAL registered a copy of it */
 	if (write(fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		SL_DP_LOG(WARNING, "EAL cleanup: eventfd write: %s", strerror(errno));
 	for (unsigned int us = 0; us < PARK_WAIT_US; us += 100) {
