@@ -219,8 +219,8 @@ build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 		return NULL;
 	write_eth(l, (struct rte_ether_hdr *)start);
 	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
-	rte_pktmbuf_refcnt_update(
-		m, 1); /* every segment: the PMD frees the chain, the ring keeps it */
+	/* On every segment of a chain: the PMD frees the chain, the ring keeps it. */
+	rte_pktmbuf_refcnt_update(m, 1);
 	return m;
 }
 
@@ -248,14 +248,14 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 	struct rte_mbuf *frames[SL_DP_BURST];
 	unsigned int n_out, taken = 0, n = 0;
 
+	/* A chain's first mbuf holds all the link reads of a body (sl_dp_qp.h); the rest counts. */
 	for (unsigned int i = 0; i < l->n_pending; i++) {
 		struct rte_mbuf *m = l->pending[i];
 
 		in[i] = (struct sl_link_tx_desc){
 			.handle = m,
 			.body = rte_pktmbuf_mtod(m, const uint8_t *),
-			.body_len = (uint16_t)m->pkt_len, /* a chain's first mbuf holds what the
-							   * link reads (sl_dp_qp.h) */
+			.body_len = (uint16_t)m->pkt_len,
 			.meta = SL_WIRE_META_EOM_FULL,
 		};
 	}
