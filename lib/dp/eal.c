@@ -77,6 +77,17 @@ remove_listed(void)
 	rmdir(eal_dir);
 }
 
+bool
+sl_dp_eal_wait_for(const atomic_bool *flag, unsigned int timeout_us)
+{
+	for (unsigned int us = 0; us < timeout_us; us += 100) {
+		if (atomic_load_explicit(flag, memory_order_acquire))
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
 static atomic_bool intr_parked;
 
 /* On the EAL interrupt thread, its last callback: say so, then never return. */
@@ -120,13 +131,9 @@ park_interrupt_thread(void)
 	rte_intr_instance_free(h); /* the EAL registered a copy of it */
 	if (write(fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		SL_DP_LOG(WARNING, "EAL cleanup: eventfd write: %s", strerror(errno));
-	for (unsigned int us = 0; us < PARK_WAIT_US; us += 100) {
-		if (atomic_load_explicit(&intr_parked, memory_order_acquire))
-			return;
-		usleep(100);
-	}
-	SL_DP_LOG(WARNING, "EAL cleanup: the interrupt thread did not park within %u s",
-		  PARK_WAIT_US / 1000000u);
+	if (!sl_dp_eal_wait_for(&intr_parked, PARK_WAIT_US))
+		SL_DP_LOG(WARNING, "EAL cleanup: the interrupt thread did not park within %u s",
+			  PARK_WAIT_US / 1000000u);
 }
 
 void

@@ -44,11 +44,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_alarm.h>
 #include <rte_version.h>
 
+#include "sl_dp_eal.h"
 #include "sl_dp_ethdev_abi.h"
 #include "sl_dp_lane.h"
 #include "sl_dp_log.h"
@@ -87,12 +87,9 @@ sl_dp_memif_close(uint16_t port_id)
 		rte_eth_dev_close(port_id);
 		return;
 	}
-	for (unsigned int us = 0; us < CLOSE_WAIT_US; us += 100) {
-		if (atomic_load_explicit(&c->done, memory_order_acquire)) {
-			free(c);
-			return;
-		}
-		usleep(100);
+	if (sl_dp_eal_wait_for(&c->done, CLOSE_WAIT_US)) {
+		free(c);
+		return;
 	}
 	/* Left to the alarm, which may still come: c is not freed. */
 	SL_DP_LOG(WARNING, "port %u: the EAL interrupt thread did not close it within %u s",

@@ -13,6 +13,9 @@
 #ifndef SL_DP_EAL_H
 #define SL_DP_EAL_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 /*
  * Park the EAL interrupt thread (eal.c says why), rte_eal_cleanup(), then remove the runtime
  * directory and the files in it; once (atexit-safe). No EAL call may follow, alarms included.
@@ -25,5 +28,11 @@ void sl_dp_eal_cleanup(void);
  * which are async-signal-safe; the file names are read here, once.
  */
 void sl_dp_eal_remove_on_signal(void);
+
+/*
+ * Wait, polling every 100 us, until the EAL interrupt thread sets *flag (release), for up to
+ * timeout_us; true if it did. For work handed to that thread (an alarm, a parked callback).
+ */
+bool sl_dp_eal_wait_for(const atomic_bool *flag, unsigned int timeout_us);
 
 #endif /* SL_DP_EAL_H */
