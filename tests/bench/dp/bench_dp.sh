@@ -37,7 +37,12 @@
 # survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
 # {"bench": "dp-instr", "module", "instr_per_msg", "share"} (lib/<name>, drivers/<name>, DPDK
 # libraries and PMDs, libc, ...) and a total: every instruction the process ran (start-up, idle
-# polls and the ACKs it received included) over the messages it completed.
+# polls and the ACKs it received included) over the messages it completed. Then, over the same
+# veth, dpdk-testpmd txonly (64 B frames) under callgrind for 20 s as the raw sender, counted the
+# same way: {"bench": "dp-instr-raw", "instr_per_pkt", "pkts"}, and the budget the goal implies
+# {"bench": "dp-instr-budget", "instr_ratio", "goal_instr_ratio"}: at equal instructions per
+# cycle, 50 % of raw's packets per second leaves the daemon's sender at most twice the raw
+# sender's instructions a packet (docs/transport.md, "What the goals would take").
 # Needs root (the harness's cleanup) and dpdk-testpmd. The build is SLUICE_BUILD_ROOT or ./build.
 # meson writes the source tree's path here when it copies this script into the build.
 export SLUICE_SOURCE_ROOT=${SLUICE_SOURCE_ROOT:-@SOURCE_ROOT@}
@@ -186,7 +191,7 @@ instructions() {
     unset "SL_PID[a]"
     sl_stop b INT
     callgrind_annotate --auto=no --threshold=100 "$SL_TMP/a.callgrind" >"$SL_TMP/a.annotate"
-    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" <<'PY'
+    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" "$SL_TMP/a.instr" <<'PY'
 import collections, json, re, sys
 msgs = 0
 for line in open(sys.argv[2]):
@@ -215,6 +220,39 @@ for key, n in tot.most_common():
                           "share": round(n / total, 4)}))
 print(json.dumps({"bench": "dp-instr", "module": "total", "instr_per_msg": round(total / msgs),
                   "msgs": msgs, "msg_bytes": 64, "qps": 1}))
+open(sys.argv[3], "w").write(f"{total / msgs}\n")
+PY
+    raw_instructions "$(cat "$SL_TMP/a.instr")"
+}
+
+# Instructions per packet of dpdk-testpmd txonly on host a's veth (64 B frames), from callgrind,
+# every instruction of the run (start-up included, as for the daemon) over the frames it sent;
+# then the ratio to the daemon's instructions per message ($1).
+raw_instructions() {
+    local pre=$SL_ID-rawcg
+    ip netns exec "${SL_NS[a]}" timeout -s INT 20 valgrind --tool=callgrind \
+        --callgrind-out-file="$SL_TMP/raw.callgrind" dpdk-testpmd -l 0,1 --no-huge -m 512 \
+        --no-pci --file-prefix "$pre" --log-level=lib.eal:error \
+        --vdev "net_af_packet0,iface=${SL_IF[a]}" -- --total-num-mbufs 8192 \
+        --forward-mode=txonly --txpkts=64 --stats-period 5 >"$SL_TMP/rawcg.log" 2>&1 || true
+    rm -rf "/var/run/dpdk/$pre"
+    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/raw.callgrind" >"$SL_TMP/raw.annotate" ||
+        sl_fail "testpmd under callgrind left no profile: $(tail -3 "$SL_TMP/rawcg.log")"
+    python3 - "$SL_TMP/raw.annotate" "$SL_TMP/rawcg.log" "$1" <<'PY'
+import json, re, sys
+sent = [int(x) for x in re.findall(r"TX-total:\s+(\d+)", open(sys.argv[2]).read())]
+if not sent or sent[-1] == 0:
+    sys.exit("testpmd txonly under callgrind sent nothing")
+total = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+    if m and "PROGRAM TOTALS" not in line:
+        total += int(m.group(1).replace(",", ""))
+per_pkt, ours = total / sent[-1], float(sys.argv[3])
+print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
+                  "instr_per_pkt": round(per_pkt), "pkts": sent[-1], "frame_bytes": 64}))
+print(json.dumps({"bench": "dp-instr-budget", "instr_ratio": round(ours / per_pkt, 2),
+                  "goal_instr_ratio": 2.0}))
 PY
 }
 
