@@ -40,7 +40,7 @@ long: build
 # AddressSanitizer and UBSan slow the simulator and the benchmarks about fourfold.
 test-asan:
 	SLUICE_TEST_TIMEOUT_MULTIPLIER=4 $(MAKE) test BUILD=build-asan \
-		MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false"
+		MESON_OPTS="-Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false"
 
 # Every libFuzzer target with ASan + UBSan, FUZZ_SECONDS each, from tests/fuzz/corpus.
 FUZZ_SECONDS ?= 30
