@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_memcpy.h>
 
 #include "sl_dp_lane.h"
 #include "sl_dp_log.h"
@@ -218,7 +219,7 @@ build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 	if (rte_pktmbuf_mtod(m, uint8_t *) != start && rte_pktmbuf_prepend(m, hlen) == NULL)
 		return NULL;
 	write_eth(l, (struct rte_ether_hdr *)start);
-	memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
+	rte_memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
 	/* On every segment of a chain: the PMD frees the chain, the ring keeps it. */
 	rte_pktmbuf_refcnt_update(m, 1);
 	return m;

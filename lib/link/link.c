@@ -148,6 +148,8 @@ struct ring_slot {
 	uint8_t kind;        /**< SL_LINK_FRAME_DATA or SL_LINK_FRAME_FILLER */
 	uint8_t hdr[SL_WIRE_HDR_MAX + SL_WIRE_FC_LEN]; /**< link header or whole filler frame */
 };
+_Static_assert(sizeof(((struct ring_slot *)0)->hdr) <= sizeof(((struct sl_link_tx_frame *)0)->hdr),
+	       "slot_out() copies a slot's whole header");
 
 struct sl_link {
 	struct sl_link_conf conf;
@@ -660,7 +662,7 @@ slot_out(const struct ring_slot *s, uint32_t id, bool replay, struct sl_link_tx_
 	f->hdr_len = s->hdr_len;
 	f->is_replay = replay;
 	f->id = id;
-	memcpy(f->hdr, s->hdr, s->hdr_len);
+	memcpy(f->hdr, s->hdr, sizeof(s->hdr)); /* whole: a fixed size, inlined */
 }
 
 /* Put a new data or filler frame into the ring at tx_next and describe it in f (if not NULL). */

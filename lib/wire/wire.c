@@ -25,12 +25,24 @@ sl_wire_reject_name(enum sl_wire_reject r)
 	return (unsigned)r < SL_WIRE_ERR__MAX ? reject_names[r] : "unknown";
 }
 
+/*
+ * The CRC of a faithful-mode link header, indexed by SYN << 2 | META: with VCODE zeroed the two
+ * bytes hold nothing else, so there are 16 (test_wire checks each against sl_crc12_bitwise).
+ * One call less per frame each way.
+ */
+static const uint16_t faithful_hdr_crc[16] = {
+	0x000, 0x455, 0x8aa, 0xcff, 0x17b, 0x52e, 0x9d1, 0xd84,
+	0x2f6, 0x6a3, 0xa5c, 0xe09, 0x38d, 0x7d8, 0xb27, 0xf72,
+};
+
 /* CRC of the link header (VCODE zeroed) and the explicit ID, if any. */
 static inline uint16_t
 hdr_crc(const struct sl_wire_fmt *fmt, uint8_t syn, uint8_t meta, uint32_t id)
 {
 	uint8_t h[SL_WIRE_HDR_MAX];
 
+	if (fmt->mode != SL_WIRE_MODE_EXTENDED)
+		return faithful_hdr_crc[(syn << 2 | meta) & 0xfu];
 	sl_put_be16(h, (uint16_t)(syn << 14 | meta << 12));
 	sl_put_be32(h + SL_WIRE_HDR_LEN, id);
 	return sl_crc12(0, h, sl_wire_hdr_len(fmt));

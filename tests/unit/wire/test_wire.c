@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "sl_common.h"
+#include "sl_crc12.h"
 #include "sl_wire.h"
 
 static const struct sl_wire_fmt faithful = {SL_WIRE_MODE_FAITHFUL, 16};
@@ -46,6 +48,38 @@ sl_wire_encode_ctrl__worked_examples(void **state)
 					     0x12345668),
 			 12);
 	assert_memory_equal(out, ext_nack, sizeof(ext_nack));
+}
+
+/*
+ * Every faithful header's VCODE against the reference CRC: sl_crc12_bitwise over the header with
+ * VCODE zeroed, then the covered body, XOR the ID (wire.c keeps the headers' CRCs in a table).
+ */
+static void
+sl_wire_encode__faithful_vcode_matches_the_bitwise_crc(void **state)
+{
+	uint8_t body[20], out[SL_WIRE_CTRL_MAX], hdr[SL_WIRE_HDR_MAX], zero[2];
+	const uint32_t id = 0xabc;
+
+	(void)state;
+	example_body(body);
+	for (uint8_t meta = SL_WIRE_META_VALID; meta <= SL_WIRE_META_EOM_FULL; meta++) {
+		zero[0] = (uint8_t)(SL_WIRE_SYN_DATA << 6 | meta << 4);
+		zero[1] = 0;
+		sl_wire_encode_data(&faithful, hdr, meta, id, body, sizeof(body));
+		assert_int_equal(sl_get_be16(hdr) & SL_CRC12_MASK,
+				 (sl_crc12_bitwise(sl_crc12_bitwise(0, zero, 2), body, 16) ^ id) &
+					 SL_CRC12_MASK);
+	}
+	sl_wire_encode_filler(&faithful, out, id, SL_WIRE_FC_PAUSE);
+	zero[0] = (uint8_t)(SL_WIRE_SYN_DATA << 6 | SL_WIRE_META_FILLER << 4);
+	assert_int_equal(sl_get_be16(out) & SL_CRC12_MASK,
+			 (sl_crc12_bitwise(sl_crc12_bitwise(0, zero, 2), out + 2, 1) ^ id) &
+				 SL_CRC12_MASK);
+	sl_wire_encode_ctrl(&faithful, out, id, SL_WIRE_KEY_IDLE, 0);
+	zero[0] = (uint8_t)(SL_WIRE_SYN_CTRL << 6);
+	assert_int_equal(sl_get_be16(out) & SL_CRC12_MASK,
+			 (sl_crc12_bitwise(sl_crc12_bitwise(0, zero, 2), out + 2, 2) ^ id) &
+				 SL_CRC12_MASK);
 }
 
 static void
@@ -228,6 +262,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sl_wire_encode_ctrl__worked_examples),
 		cmocka_unit_test(sl_wire_encode_filler__worked_example),
+		cmocka_unit_test(sl_wire_encode__faithful_vcode_matches_the_bitwise_crc),
 		cmocka_unit_test(sl_wire_encode_data__worked_examples),
 		cmocka_unit_test(sl_wire_decode__data_roundtrip_and_id_check),
 		cmocka_unit_test(sl_wire_decode__scope_decides_what_payload_bytes_count),
