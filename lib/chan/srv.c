@@ -57,6 +57,7 @@
 #define RING_ALIGN 64u                       /**< a ring's offset is a multiple of this */
 #define FDS_MAX 4u                           /**< fds read from one message, at most */
 #define REQS_PER_POLL 16u                    /**< requests served per client per poll */
+#define SOCKET_TMP_SUFFIX ".new"             /**< the socket file's name until it listens */
 #define ACCESS_ALL (SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ)
 
 static const struct sl_stat_desc stat_desc[] = {
@@ -784,6 +785,12 @@ make_dir(const char *path)
 	return mkdir(dir, 0755) != 0 && errno != EEXIST ? -errno : 0;
 }
 
+/*
+ * Listen at the conf's path. The socket is bound, given its owner and mode and listening under
+ * a temporary name (the path + SOCKET_TMP_SUFFIX) before it is renamed into place, so whoever
+ * finds the file can connect: no ECONNREFUSED between bind() and listen(), and never the file
+ * with the wrong owner or mode.
+ */
 static int
 listen_at(struct sl_chan_srv *s)
 {
@@ -792,27 +799,29 @@ listen_at(struct sl_chan_srv *s)
 	struct stat st;
 	int rc;
 
-	if (strlen(c->socket_path) >= sizeof(a.sun_path))
+	if (strlen(c->socket_path) + strlen(SOCKET_TMP_SUFFIX) >= sizeof(a.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(a.sun_path, c->socket_path);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s%s", c->socket_path, SOCKET_TMP_SUFFIX);
 	rc = make_dir(c->socket_path);
 	if (rc != 0)
 		return rc;
-	if (lstat(c->socket_path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST; /* never remove what is not an old socket */
-		unlink(c->socket_path);
-	}
+	if (lstat(c->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return -EEXIST; /* never replace what is not an old socket */
+	unlink(a.sun_path);     /* a temporary one a killed daemon left */
 	s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s->lfd < 0)
 		return -errno;
 	if (bind(s->lfd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		return -errno;
+	if (chmod(a.sun_path, c->mode) != 0 ||
+	    ((c->uid != (uid_t)-1 || c->gid != (gid_t)-1) &&
+	     chown(a.sun_path, c->uid, c->gid) != 0) ||
+	    listen(s->lfd, SOMAXCONN) != 0 || rename(a.sun_path, c->socket_path) != 0) {
+		rc = -errno;
+		unlink(a.sun_path);
+		return rc;
+	}
 	snprintf(s->path, sizeof(s->path), "%s", c->socket_path);
-	if (chmod(s->path, c->mode) != 0 ||
-	    ((c->uid != (uid_t)-1 || c->gid != (gid_t)-1) && chown(s->path, c->uid, c->gid) != 0) ||
-	    listen(s->lfd, SOMAXCONN) != 0)
-		return -errno;
 	return 0;
 }
 

@@ -7,9 +7,10 @@ set -euo pipefail
 fake=$1 pingpong=$2 write_imm=$3 read=$4
 dir=$(mktemp -d /tmp/sl_examples.XXXXXX)
 sock=$dir/sluiced.sock
-"$fake" "$sock" & fake_pid=$!
+"$fake" "$sock" >"$dir/fake.out" & fake_pid=$!
 trap 'kill $fake_pid 2>/dev/null; wait $fake_pid 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+# Not the socket file: it appears at bind(), and a client connecting before listen() is refused.
+for _ in $(seq 200); do grep -q listening "$dir/fake.out" && break; sleep 0.05; done
 
 run() { # run NAME BINARY ARGS...: server and client
 	local name=$1 bin=$2 port=$((20000 + RANDOM % 40000)) server_pid

@@ -386,6 +386,31 @@ sl_chan_srv_create__listens_with_mode_in_a_new_directory(void **state)
 	assert_int_equal(st.st_mode & 0777, 0660);
 }
 
+/*
+ * The socket listens under <path>.new and is then renamed into place (srv.c, listen_at): what a
+ * killed daemon left under the temporary name is no obstacle, nothing stays under it, and the
+ * file at the path accepts a client.
+ */
+static void
+sl_chan_srv_create__publishes_the_socket_once_listening(void **state)
+{
+	struct fx *f = *state;
+	char tmp[sizeof(f->path) + 8];
+	struct stat st;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", f->path);
+	assert_int_equal(mkdir(f->sub, 0755), 0);
+	fd = open(tmp, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fx_start(f, 4, 4);
+	assert_int_equal(stat(tmp, &st), -1);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	close(attach(f, NULL));
+}
+
 static void
 sl_chan_srv_create__replaces_an_old_socket_not_a_file(void **state)
 {
@@ -950,6 +975,7 @@ main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(sl_chan_srv_create__listens_with_mode_in_a_new_directory),
+		T(sl_chan_srv_create__publishes_the_socket_once_listening),
 		T(sl_chan_srv_create__replaces_an_old_socket_not_a_file),
 		T(sl_chan_srv_create__checks_the_lane_range),
 		T(sl_chan_srv_poll__hello_ok),
