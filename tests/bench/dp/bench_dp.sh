@@ -191,20 +191,28 @@ instructions() {
     unset "SL_PID[a]"
     sl_stop b INT
     callgrind_annotate --auto=no --threshold=100 "$SL_TMP/a.callgrind" >"$SL_TMP/a.annotate"
-    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" "$SL_TMP/a.instr" <<'PY'
+    raw_profile
+    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" "$SL_TMP/raw.annotate" "$SL_TMP/rawcg.log" <<'PY'
 import collections, json, re, sys
+
+def costs(annotate):
+    """(instructions, where) of each function line of a callgrind_annotate listing."""
+    for line in open(annotate):
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
+        if m and "PROGRAM TOTALS" not in line:
+            yield int(m.group(1).replace(",", "")), m.group(2)
+
 msgs = 0
 for line in open(sys.argv[2]):
     o = json.loads(line)
     msgs = o.get("qps/msgs_completed", msgs)
 if msgs == 0:
     sys.exit("host a completed no message under callgrind")
+sent = [int(x) for x in re.findall(r"TX-total:\s+(\d+)", open(sys.argv[4]).read())]
+if not sent or sent[-1] == 0:
+    sys.exit("testpmd txonly under callgrind sent nothing")
 tot = collections.Counter()
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
-    if not m or "PROGRAM TOTALS" in line:
-        continue
-    n, where = int(m.group(1).replace(",", "")), m.group(2)
+for n, where in costs(sys.argv[1]):
     k = re.search(r"/((?:lib|drivers|app)/[a-z_]+(?:/[a-z_]+)?)/[a-z_0-9]+\.[ch]:", where)
     pmd, lib = re.search(r"librte_net_([a-z_]+)", where), re.search(r"librte_([a-z_]+)", where)
     key = (k.group(1) if k else "dpdk pmd " + pmd.group(1) if pmd else
@@ -220,15 +228,18 @@ for key, n in tot.most_common():
                           "share": round(n / total, 4)}))
 print(json.dumps({"bench": "dp-instr", "module": "total", "instr_per_msg": round(total / msgs),
                   "msgs": msgs, "msg_bytes": 64, "qps": 1}))
-open(sys.argv[3], "w").write(f"{total / msgs}\n")
+per_pkt = sum(n for n, _ in costs(sys.argv[3])) / sent[-1]
+print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
+                  "instr_per_pkt": round(per_pkt), "pkts": sent[-1], "frame_bytes": 64}))
+print(json.dumps({"bench": "dp-instr-budget", "instr_ratio": round(total / msgs / per_pkt, 2),
+                  "goal_instr_ratio": 2.0}))
 PY
-    raw_instructions "$(cat "$SL_TMP/a.instr")"
 }
 
-# Instructions per packet of dpdk-testpmd txonly on host a's veth (64 B frames), from callgrind,
-# every instruction of the run (start-up included, as for the daemon) over the frames it sent;
-# then the ratio to the daemon's instructions per message ($1).
-raw_instructions() {
+# dpdk-testpmd txonly on host a's veth (64 B frames) under callgrind for 20 s: raw.annotate, and
+# rawcg.log with the frames it sent (every instruction of the run over them, start-up included,
+# as for the daemon).
+raw_profile() {
     local pre=$SL_ID-rawcg
     ip netns exec "${SL_NS[a]}" timeout -s INT 20 valgrind --tool=callgrind \
         --callgrind-out-file="$SL_TMP/raw.callgrind" dpdk-testpmd -l 0,1 --no-huge -m 512 \
@@ -238,22 +249,6 @@ raw_instructions() {
     rm -rf "/var/run/dpdk/$pre"
     callgrind_annotate --auto=no --threshold=100 "$SL_TMP/raw.callgrind" >"$SL_TMP/raw.annotate" ||
         sl_fail "testpmd under callgrind left no profile: $(tail -3 "$SL_TMP/rawcg.log")"
-    python3 - "$SL_TMP/raw.annotate" "$SL_TMP/rawcg.log" "$1" <<'PY'
-import json, re, sys
-sent = [int(x) for x in re.findall(r"TX-total:\s+(\d+)", open(sys.argv[2]).read())]
-if not sent or sent[-1] == 0:
-    sys.exit("testpmd txonly under callgrind sent nothing")
-total = 0
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)", line)
-    if m and "PROGRAM TOTALS" not in line:
-        total += int(m.group(1).replace(",", ""))
-per_pkt, ours = total / sent[-1], float(sys.argv[3])
-print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
-                  "instr_per_pkt": round(per_pkt), "pkts": sent[-1], "frame_bytes": 64}))
-print(json.dumps({"bench": "dp-instr-budget", "instr_ratio": round(ours / per_pkt, 2),
-                  "goal_instr_ratio": 2.0}))
-PY
 }
 
 if [ "$callgrind" -eq 1 ]; then
