@@ -2,12 +2,12 @@
 # Thin wrapper over meson. The two commands:
 #   make test   install dependencies, build, run every test suite
 #   make demo   install dependencies, build, run two hosts in network namespaces
-# Other targets: deps, build, bench (full benchmark sweeps), test-asan, fuzz, clean.
+# Other targets: deps, build, bench (full benchmark sweeps), test-asan, fuzz, flaky, clean.
 BUILD ?= build
 MESON_OPTS ?=
 SUITES ?= style unit fuzz-smoke sim bench-smoke integration
 
-.PHONY: all deps build test demo bench soak long test-asan fuzz clean
+.PHONY: all deps build test demo bench soak long test-asan fuzz flaky clean
 
 all: build
 
@@ -46,6 +46,17 @@ test-asan:
 FUZZ_SECONDS ?= 30
 fuzz: deps
 	usertools/sluice-fuzz $(FUZZ_SECONDS)
+
+# Flakiness: the integration suite (or only the meson tests in TESTS) REPEAT (5) times, each run's
+# log kept, then per test passed/REPEAT as a table and JSON lines. LOAD runs a stress-ng CPU hog
+# meanwhile (none by default): PCT of every core, or PCT@CPUS, e.g. LOAD=25@0: a quarter of core 0.
+#   make flaky REPEAT=10 LOAD=25@0 TESTS="capture goodput-stall"   (usertools/sluice-test --help)
+REPEAT ?= 5
+LOAD ?=
+TESTS ?=
+flaky: build
+	usertools/sluice-test $(BUILD) --repeat $(REPEAT) $(if $(LOAD),--load $(LOAD)) \
+		$(if $(TESTS),$(addprefix --test ,$(TESTS)),integration)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz
