@@ -363,6 +363,7 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	struct sl_dp_qp_stats asum = {0};
 	struct sl_xport_qp_stats qsum = {0};
 	struct sl_xport_stats xsum = {0};
+	struct sl_pacer_stats psum = {0};
 	struct sl_ec_stats ecsum = {0};
 	bool ec = false;
 	uint64_t checked = 0, qps = 0, first = 0, last = 0;
@@ -378,6 +379,7 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 			struct sl_xport_traffic_stats ts;
 			struct sl_dp_qp_stats as;
 			struct sl_xport_stats xs;
+			struct sl_pacer_stats ps;
 			struct sl_ec_stats es;
 
 			if (a == NULL)
@@ -390,6 +392,8 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 				ecsum.max_queue_bytes = deepest; /* the deepest lane's, not a sum */
 				ec = true;
 			}
+			sl_xport_pacer_stats_get(sl_dp_qp_xport(a), &ps);
+			sl_stats_accumulate(&psum, &ps, &sl_pacer_stat_table);
 			sl_xport_stats_get(sl_dp_qp_xport(a), &xs);
 			for (unsigned int k = 0; k < sl_xport_stat_table.n; k++)
 				*(uint64_t *)((char *)&xsum + sl_xport_stat_table.desc[k].offset) +=
@@ -443,6 +447,10 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	for (unsigned int k = 0; k < sl_xport_stat_table.n; k++) {
 		snprintf(key, sizeof(key), "%sxport/%s", prefix, sl_xport_stat_table.desc[k].name);
 		ops->u64(ctx, key, sl_stat_get(&xsum, &sl_xport_stat_table.desc[k]));
+	}
+	for (unsigned int k = 0; k < sl_pacer_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "%spacer/%s", prefix, sl_pacer_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&psum, &sl_pacer_stat_table.desc[k]));
 	}
 	for (unsigned int k = 0; ec && k < sl_ec_stat_table.n; k++) {
 		snprintf(key, sizeof(key), "%sec/%s", prefix, sl_ec_stat_table.desc[k].name);

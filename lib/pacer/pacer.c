@@ -43,6 +43,16 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_pacer_stats, clock_backwards, "dequeue with now_ns below the last call"),
 	SL_STAT(struct sl_pacer_stats, paused_calls, "dequeue calls while paused"),
 	SL_STAT(struct sl_pacer_stats, beyond_horizon, "timestamps clamped to a wheel horizon"),
+	SL_STAT(struct sl_pacer_stats, catchup_restarts,
+		"Tassel: flows that ran dry behind their schedule (their caller stalled) and "
+		"restarted behind it, to catch up"),
+	SL_STAT(struct sl_pacer_stats, catchup_lost_ns,
+		"Tassel: ns of those flows' schedules given up, beyond catchup_ns: stalls longer "
+		"than the catch-up"),
+	SL_STAT(struct sl_pacer_stats, idle_ns,
+		"Tassel: ns flows that ran dry on schedule stayed empty past it (no credit: "
+		"nothing "
+		"to send, or a window or send queue held them)"),
 };
 SL_STAT_TABLE_DEFINE(sl_pacer_stat_table, struct sl_pacer_stats, stat_desc);
 

@@ -83,6 +83,9 @@ struct sl_pacer_stats {
 	uint64_t clock_backwards;
 	uint64_t paused_calls;
 	uint64_t beyond_horizon;
+	uint64_t catchup_restarts;
+	uint64_t catchup_lost_ns;
+	uint64_t idle_ns;
 };
 
 extern const struct sl_stat_table sl_pacer_stat_table;

@@ -514,6 +514,13 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 	 */
 	uint64_t catchup_ns = tf->late ? SL_MIN(p->conf.catchup_ns, v) : 0;
 
+	if (tf->late) {
+		p->stats.catchup_restarts++;
+		if (v - catchup_ns > tf->next_ns)
+			p->stats.catchup_lost_ns += v - catchup_ns - tf->next_ns;
+	} else if (tf->next_ns != 0 && v > tf->next_ns) { /* 0: it never sent */
+		p->stats.idle_ns += v - tf->next_ns;
+	}
 	tf->next_ns = SL_MAX(tf->next_ns, v - catchup_ns);
 	tf->late = 0;
 	tf->active = 1;

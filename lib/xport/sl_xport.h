@@ -375,6 +375,7 @@ size_t sl_xport_bytes_per_qp(const struct sl_xport *x);
 
 /* The counters of the engines underneath (for telemetry). */
 void sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st);
+void sl_xport_pacer_stats_get(const struct sl_xport *x, struct sl_pacer_stats *st);
 void sl_xport_recv_stats_get(const struct sl_xport *x, struct sl_recv_stats *st);
 /*
  * Loss to delivery, ns, of every gap the QPs' receivers repaired: from the arrival of a packet

@@ -1165,6 +1165,12 @@ sl_xport_sched_stats_get(const struct sl_xport *x, struct sl_sched_stats *st)
 	sl_sched_stats_get(x->e, st);
 }
 
+void
+sl_xport_pacer_stats_get(const struct sl_xport *x, struct sl_pacer_stats *st)
+{
+	sl_pacer_stats_get(sl_sched_pacer(x->e), st);
+}
+
 const struct sl_hist *
 sl_xport_recovery_hist(const struct sl_xport *x)
 {

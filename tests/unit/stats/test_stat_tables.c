@@ -58,7 +58,9 @@ static const struct {
 	 "net_impair: ethdev xstats `rx_impair_<name>`, `tx_impair_<name>`"},
 	{&sl_sched_stat_table, "sl_sched_stats_get()", "sluice-sim's summary"},
 	{&sl_sched_flow_stat_table, "sl_sched_flow_stats_get()", "sluice-sim's per-flow results"},
-	{&sl_pacer_stat_table, "sl_pacer_stats_get()", "bench-pacer"},
+	{&sl_pacer_stat_table, "sl_pacer_stats_get(), sl_xport_pacer_stats_get()",
+	 "bench-pacer; sluiced: sums over the lanes' endpoints in `/sluice/qps` "
+	 "(`totals/pacer/<name>`) and the exit JSON (`qps/pacer/<name>`)"},
 	{&sl_recv_stat_table, "sl_recv_stats_get()", "sluice-sim (receiver `impl = lib`)"},
 	{&sl_recv_rtx_stat_table, "sl_recv_rtx_stats_get()", "sluice-sim (MELO senders)"},
 	{&sl_ec_stat_table, "sl_ec_stats_get()",
