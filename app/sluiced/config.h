@@ -74,6 +74,7 @@ enum sluiced_qp_direction {
 
 #define SLUICED_QP_PROTOS_MAX 16 /**< programs in [qp] proto's list */
 #define SLUICED_QP_LIMITS_MAX 16 /**< rates in [qp] rate_limit_mbps's list */
+#define SLUICED_QP_SQ_MAX 1024   /**< send-queue entries per QP of the built-in traffic */
 
 /* [qp]: queue pairs of the transport endpoint with built-in message traffic (docs/sluiced.md). */
 struct sluiced_qp_conf {

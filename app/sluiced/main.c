@@ -603,6 +603,31 @@ ec_conf(const struct sluiced_ec_conf *ec)
 }
 
 /*
+ * The send queue of the built-in traffic's QPs: messages one may have posted and not completed.
+ * A paced QP that runs dry on schedule restarts at the pacer's system time, idling earns no
+ * credit (docs/pacer.md, "Catch-up"), so a QP whose messages are all in flight while its peer's
+ * lcore is descheduled, holding the acknowledgments, loses that time for good. Enough messages
+ * that the fastest QP limited below the line has pace_catchup_us plus the link's RTT of them in
+ * flight (at the mean message size) keep it sending through such a stall; at least the
+ * endpoint's default, at most SLUICED_QP_SQ_MAX (memory: that many send-queue entries per QP).
+ */
+static uint32_t
+qp_sq_depth(const struct sluiced *d)
+{
+	const struct sluiced_qp_conf *qc = &d->conf.qp;
+	uint64_t msg_bytes = ((uint64_t)qc->msg_min_bytes + qc->msg_max_bytes + 1) / 2, fastest = 0;
+	uint64_t in_flight_bytes, msgs;
+
+	for (unsigned int i = 0; i < qc->nb_limits; i++)
+		if (qc->rate_limit_bps[i] < d->conf.link.rate_bps)
+			fastest = SL_MAX(fastest, qc->rate_limit_bps[i]);
+	in_flight_bytes = fastest / 8 * ((qc->catchup_ns + d->conf.link.rtt_ns) / SL_NS_PER_US) /
+			  (SL_NS_PER_S / SL_NS_PER_US);
+	msgs = (in_flight_bytes + msg_bytes - 1) / msg_bytes;
+	return (uint32_t)sl_align_pow2(SL_MIN(SL_MAX(msgs, SL_XPORT_SQ_DEFAULT), SLUICED_QP_SQ_MAX));
+}
+
+/*
  * Queue pairs: with [qp] count, on every port, lane q of a port gets an endpoint with the QPNs
  * that are q modulo the lanes, each talking to the peer's QP of the same number; with [api],
  * port 0's lane 0 gets one in any case, whose QPNs [count, count + qps) are the applications'.
@@ -631,6 +656,7 @@ setup_qps(struct sluiced *d)
 				.max_qps = max_qps,
 				.chan = chan,
 				.window_pkts = qc->window_pkts,
+				.sq_depth = qp_sq_depth(d),
 				.line_bps = d->conf.link.rate_bps,
 				.pace_catchup_ns = qc->catchup_ns,
 				.frame_overhead_bytes =

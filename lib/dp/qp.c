@@ -298,6 +298,7 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	memset(&xc, 0, sizeof(xc));
 	xc.max_qps = conf->max_qps;
 	xc.window_pkts = conf->window_pkts;
+	xc.sq_depth = conf->sq_depth;
 	xc.min_frame_bytes = SL_DP_MIN_BODY;
 	xc.line_bps = conf->line_bps;
 	xc.pace_catchup_ns = conf->pace_catchup_ns;

@@ -73,6 +73,8 @@ struct sl_dp_qp_conf {
 				    *   with chan, the applications' range above them */
 	struct sl_chan_lane *chan; /**< the applications' QPs on this lane (NULL: none) */
 	uint32_t window_pkts;      /**< endpoint window, packets (0: the endpoint's default) */
+	uint32_t sq_depth;         /**< messages a QP may have posted and not completed, a power
+				    *   of two (0: the endpoint's default) */
 	uint64_t line_bps;         /**< the port's line rate, bits/s: the link the endpoint's pacer
 				    *   shares among the QPs (0: the endpoint's default) */
 	uint64_t pace_catchup_ns;  /**< the endpoint's pace_catchup_ns (0: none) */
