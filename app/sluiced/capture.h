@@ -7,6 +7,7 @@
 #define SLUICED_CAPTURE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sluiced.h"
 
@@ -18,5 +19,11 @@ int sluiced_capture_start(struct sluiced *d, const char *path, char *err, size_t
 
 /* Once no lcore polls the ports any more (idempotent): stop, flush, close, log the counters. */
 void sluiced_capture_stop(struct sluiced *d);
+
+/*
+ * With --capture, after sluiced_capture_stop(): one JSON line of the exit report with the
+ * capture's counters, capture/captured, dropped, held, written (frames) and bytes (capture.c).
+ */
+void sluiced_capture_report(FILE *f);
 
 #endif /* SLUICED_CAPTURE_H */

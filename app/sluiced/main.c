@@ -92,8 +92,10 @@ usage(FILE *out)
 		"                             [qp] msgs) and the peer left, or sent nothing for\n"
 		"                             200 ms (end to end: 4 x rto_us, at least 200 ms)\n"
 		"  -w, --capture FILE         write every frame of every port to FILE (pcapng);\n"
-		"                             with hugepages, dpdk-dumpcap --file-prefix NAME\n"
-		"                             also captures a running sluiced\n"
+		"                             when the writer falls behind, TX waits for it\n"
+		"                             (no frame sent uncaptured); with hugepages,\n"
+		"                             dpdk-dumpcap --file-prefix NAME also captures a\n"
+		"                             running sluiced\n"
 		"  -h, --help                 this text\n"
 		"  -V, --version              print the version\n"
 		"\n"
@@ -113,7 +115,8 @@ usage(FILE *out)
 		"At exit, the final counters of every port are printed on stdout as one JSON "
 		"line;\n"
 		"[traffic] adds a line of the checker's summary, [qp] a line per QP and a line\n"
-		"of totals.\n");
+		"of totals, --capture a line of the capture's counters (frames captured,\n"
+		"dropped, held back for TX, written).\n");
 }
 
 static void
@@ -1018,6 +1021,7 @@ main(int argc, char **argv)
 	run(d, duration_s, exit_when_done);
 	sluiced_capture_stop(d);
 	sluiced_report_json(d, stdout);
+	sluiced_capture_report(stdout);
 	rc = 0;
 out:
 	sluiced_capture_stop(d);
