@@ -207,6 +207,7 @@ struct sl_link {
 	bool leaving;              /**< sl_link_leave() was called */
 	bool leave_acked;          /**< the peer answered our LEAVE */
 	bool peer_left;            /**< an answer to the peer's LEAVE went out, not yet asked */
+	bool left_answered;        /**< started afresh on a LEAVE; only LEAVE came since */
 	bool flag_pause;           /**< peer asked us to pause (it is initializing) */
 	bool flag_retrans;         /**< peer asked for a replay */
 	uint32_t flag_retrans_arg; /**< ID the peer needs (extended mode) */
@@ -519,14 +520,27 @@ sl_link_free(struct sl_link *l)
 
 /* ---------------------------------------------------------------- TX */
 
-/* The peer's LEAVE is answered: start afresh, as the peer will when it comes back. */
+/*
+ * The peer's LEAVE is answered: start afresh, as the peer will when it comes back. A LEAVE that
+ * comes after that answer, with nothing but LEAVE in between, is the same peer's goodbye: the
+ * rest of the run answered (the answer can go out between two RX bursts of it), or a run the
+ * leaving end repeated while the answer was on its way (with IDs checked the fresh RX rejects
+ * them, rx_ctrl(); end to end it takes them). It is answered again, but this end has already
+ * started afresh: doing so again would begin another session with no peer (the queue pairs
+ * above restarted twice for one departure).
+ */
 static void
 peer_gone(struct sl_link *l)
 {
-	l->stats.peer_leaves++;
 	l->peer_left = true;
+	if (l->left_answered) {
+		l->leave_cnt = 0; /* and the next 8 are answered too */
+		return;
+	}
+	l->stats.peer_leaves++;
 	l->ring_ready = false;
 	rx_reset(l);
+	l->left_answered = true;
 }
 
 static enum sl_link_state
@@ -1035,6 +1049,8 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 {
 	bool was_pause = l->flag_pause;
 
+	if (key != SL_WIRE_KEY_LEAVE)
+		l->left_answered = false; /* a peer that has not left (a new one, from PAUSE_REQ) */
 	if (key == 0 || key == SL_WIRE_KEY_IDLE)
 		l->regular_cnt = SL_MIN(l->regular_cnt + 1, SL_LINK_REGULAR_CLEAR);
 	else
@@ -1186,11 +1202,17 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		return;
 	}
 	if ((ext && !sl_wire_vcode_ok(f, f->id)) || (!l->rx_error && !at_id)) {
-		/* Corrupted, or a gap before it: never counted; in sync it is an error. */
+		/*
+		 * Corrupted, or a gap before it: never counted; in sync it is an error. Before the
+		 * RX is up there is no stream to be out of step with: such a frame comes from a
+		 * peer that has not started afresh (a departed peer's LEAVE after this end answered
+		 * it). An error episode would then take any ID and count that peer's keys, and be
+		 * given up after stuck_ns: another session, with no peer.
+		 */
 		l->stats.rx_bad_ctrl++;
 		l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
 		l->leave_cnt = l->leave_ack_cnt = 0;
-		if (!l->rx_error && !e2e)
+		if (!l->rx_error && !e2e && l->rx_up)
 			rx_fail(l, now_ns);
 		return;
 	}

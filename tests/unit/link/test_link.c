@@ -1672,6 +1672,99 @@ sl_link_leave__answered_once_then_the_peer_starts_afresh(void **state)
 	}
 }
 
+/* Hand frames[from, to) of a's output to b's rx_burst at now. */
+static void
+deliver_range(struct sl_link *b, uint64_t now, const struct sl_link_tx_frame *frames, unsigned from,
+	      unsigned to)
+{
+	for (unsigned i = from; i < to; i++) {
+		struct sl_link_rx_frame in = {.buf = frames[i].hdr, .len = frames[i].hdr_len};
+		struct sl_link_delivery d;
+
+		assert_int_equal(sl_link_rx_burst(b, now, &in, 1, &d), 0);
+	}
+}
+
+/*
+ * One goodbye is one new session, however its LEAVE arrives: b answers the first 8 of a's run
+ * and starts afresh, then takes the run's other 8 and a second run (a repeats every
+ * ctrl_interval_ns until answered). With IDs checked (ring replay), b's fresh RX rejects them
+ * (they carry a's IDs, not 0) without an error episode, which stuck_ns would give up: another
+ * session. End to end, where a control frame verifies on its own ID, b answers them again (a
+ * may have missed the first answer) but does not start afresh again. Either way b's sessions
+ * stay at 2 and peer_leaves at 1; a new peer then brings b up as at startup, and its own
+ * goodbye is a new session.
+ */
+static void
+sl_link_leave__a_repeated_leave_starts_no_second_session(void **state)
+{
+	const struct sl_wire_fmt *fmts[] = {&faithful, &extended, &extended};
+	const enum sl_link_replay replays[] = {SL_LINK_REPLAY_RING, SL_LINK_REPLAY_RING,
+					       SL_LINK_REPLAY_NONE};
+
+	(void)state;
+	for (int m = 0; m < 3; m++) {
+		struct sl_link_conf conf = {.fmt = *fmts[m],
+					    .ring_order = ORDER,
+					    .replay = replays[m],
+					    .keepalive_ns = KEEPALIVE_NS,
+					    .ctrl_interval_ns = CTRL_NS,
+					    .fc_frames = FC_FRAMES,
+					    .stuck_ns = SL_LINK_STUCK_NS_TRANSPORT,
+					    .release = release_cb};
+		bool e2e = replays[m] == SL_LINK_REPLAY_NONE;
+		struct sl_link *a = sl_link_create(&conf), *b = sl_link_create(&conf), *c;
+		struct sl_link_tx_frame run1[64], run2[64], out[64];
+		uint64_t now = pair_up(a, b), errors;
+
+		assert_int_equal(sl_link_sessions(b), 1);
+		sl_link_leave(a);
+		assert_int_equal(tx(a, now, run1, 64), SL_LINK_CTRL_RUN);
+		deliver_range(b, now, run1, 0, SL_LINK_CTRL_ACCEPT);
+		assert_int_equal(sl_link_state(b), SL_LINK_ACK_LEAVE);
+		assert_int_equal(tx(a, now + CTRL_NS, run2, 64), SL_LINK_CTRL_RUN); /* unanswered */
+		assert_int_equal(tx(b, now, out, 64), SL_LINK_CTRL_RUN);            /* the answer */
+		assert_int_equal(sl_link_stat(b, peer_leaves), 1);
+		assert_true(sl_link_peer_left(b));
+		tx(b, now + 100, out, 64); /* INIT, then PAUSE_REQ: a new session */
+		assert_int_equal(sl_link_sessions(b), 2);
+		/* The departed a's other LEAVE. */
+		errors = sl_link_stat(b, rx_errors);
+		deliver_range(b, now + 200, run1, SL_LINK_CTRL_ACCEPT, SL_LINK_CTRL_RUN);
+		deliver_range(b, now + 200, run2, 0, SL_LINK_CTRL_RUN);
+		assert_int_equal(sl_link_state(b), e2e ? SL_LINK_ACK_LEAVE : SL_LINK_SEND_PAUSE);
+		tx(b, now + 300, out, 64);
+		assert_int_equal(sl_link_stat(b, tx_leave_ack), (e2e ? 2 : 1) * SL_LINK_CTRL_RUN);
+		assert_int_equal(sl_link_peer_left(b), e2e);
+		assert_int_equal(sl_link_stat(b, rx_errors), errors);
+		now += 2 * SL_LINK_STUCK_NS_TRANSPORT;
+		tx(b, now, out, 64);
+		assert_int_equal(sl_link_stat(b, stuck_reinits), 0);
+		assert_int_equal(sl_link_stat(b, peer_leaves), 1);
+		assert_int_equal(sl_link_sessions(b), 2);
+		/* A new peer: up as at startup; its goodbye starts b afresh. */
+		c = sl_link_create(&conf);
+		for (int i = 0; i < 400; i++, now += 100) {
+			pump(b, c, now);
+			pump(c, b, now);
+		}
+		assert_int_equal(sl_link_state(b), SL_LINK_NORMAL);
+		assert_int_equal(sl_link_state(c), SL_LINK_NORMAL);
+		assert_int_equal(sl_link_sessions(b), 2);
+		sl_link_leave(c);
+		for (int i = 0; i < 4; i++, now += 100) {
+			pump(c, b, now);
+			pump(b, c, now);
+		}
+		assert_true(sl_link_leave_acked(c));
+		assert_int_equal(sl_link_stat(b, peer_leaves), 2);
+		assert_int_equal(sl_link_sessions(b), 3);
+		sl_link_free(a);
+		sl_link_free(b);
+		sl_link_free(c);
+	}
+}
+
 /*
  * No goodbye from noise: 7 LEAVE, an IDLE, 7 more are never answered; a run of 8 with one
  * corrupted bit anywhere is neither answered (LEAVE) nor taken as an answer (LEAVE_ACK); and a
@@ -1770,6 +1863,7 @@ main(void)
 		cmocka_unit_test(sl_link_rx_burst__pause_told_again_to_a_restarted_peer),
 		cmocka_unit_test(sl_link_leave__answered_once_then_the_peer_starts_afresh),
 		cmocka_unit_test(sl_link_leave__needs_8_consecutive_verified_keys),
+		cmocka_unit_test(sl_link_leave__a_repeated_leave_starts_no_second_session),
 		cmocka_unit_test(sl_link_rx_burst__extended_ctrl_checked_even_in_error),
 		cmocka_unit_test(sl_link_state_name__every_state_named),
 	};
