@@ -35,6 +35,8 @@ count() { tshark -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | wc -l; 
 sl_start b "$(sl_config b memif_server "[traffic]" "mode = check")" memif_server
 sl_wait_ready b 10
 sl_start a "$(sl_config a memif_client "${traffic[@]}")" memif_client -- --capture "$SL_TMP/a.pcapng"
+# Started (EAL and its memory take seconds on a loaded machine), then the link within 2 s.
+sl_wait_ready a 10
 sl_wait_peer_up a 2
 sleep 1
 sl_stop a INT
@@ -152,9 +154,9 @@ sl_wait_exit b 10
 frames "$SL_TMP/qp.pcapng" "$SL_TMP/qp.frames"
 check_capture_counters "$(wc -l <"$SL_TMP/qp.frames")"
 # Every frame the port received is in the file, once (outbound ones are checked below).
-in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/qp.frames" | wc -l)
-rx=$(report_fields p0/rx_pkts)
-[ "$in" -eq "$rx" ] || sl_fail "QP traffic: captured $in inbound frames, a received $rx"
+qp_in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/qp.frames" | wc -l)
+qp_rx=$(report_fields p0/rx_pkts)
+[ "$qp_in" -eq "$qp_rx" ] || sl_fail "QP traffic: captured $qp_in inbound frames, a received $qp_rx"
 # The link's control frames, which section 1 checks, are many (a keepalive every 100 us each
 # way); one pass without the dissector keeps the link's data frames, which carry the
 # transport's, and one with it reads them. Each frame counts as often as it is in the file: a
@@ -216,6 +218,7 @@ sl_wait_ready b 10
 SL_EAL_MEM="--huge-dir $SL_TMP/huge -m 256" \
     sl_start a "$(sl_config a memif_client "${traffic[@]}")" memif_client \
     --base-virtaddr 0x200000000000
+sl_wait_ready a 10
 sl_wait_peer_up a 5
 timeout 20 dpdk-dumpcap --file-prefix "$(sl_prefix a)" -i net_memif0 -c 500 -q \
     -w "$SL_TMP/dumpcap.pcapng" >"$SL_TMP/dumpcap.log" 2>&1 ||
