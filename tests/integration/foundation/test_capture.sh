@@ -69,20 +69,20 @@ check_capture_counters() {
     [ "$written" -eq "$captured" ] || sl_fail "captured $captured, written $written"
     [ "$total" -eq "$written" ] || sl_fail "the file holds $total frames, the daemon wrote $written"
 }
-# One pass over a file without the dissector: each frame's direction (pcapng's flag: 0x00000001
-# inbound, 0x00000002 outbound) and EtherType. Each tshark pass takes seconds on a loaded
-# machine, so the file is read once for all the counts below, and once with the dissector.
-frames() {
-    tshark -r "$1" -T fields -E separator=/t -e frame.packet_flags_direction -e eth.type \
-        >"$2" 2>/dev/null || sl_fail "tshark could not read $1"
-}
-frames "$SL_TMP/a.pcapng" "$SL_TMP/a.frames"
-total=$(wc -l <"$SL_TMP/a.frames")
+# The file is read once, with the dissector (each tshark pass takes seconds on a loaded
+# machine): per frame its direction (pcapng's flag: 0x00000001 inbound, 0x00000002 outbound),
+# EtherType, and what the dissector made of it.
+lua=(-X "lua_script:$SL_SRC/usertools/wireshark/sluice.lua")
+tshark "${lua[@]}" -r "$SL_TMP/a.pcapng" -T fields -E separator=/t \
+    -e frame.packet_flags_direction -e eth.type -e _ws.malformed -e _ws.expert.severity \
+    -e sluice -e sluice.kind -e sluice.key >"$SL_TMP/a.fields" 2>/dev/null ||
+    sl_fail "tshark could not read the capture"
+total=$(wc -l <"$SL_TMP/a.fields")
 check_capture_counters "$total"
-sluice=$(awk -F'\t' '$2 == "0x88b5"' "$SL_TMP/a.frames" | wc -l)
+sluice=$(awk -F'\t' '$2 == "0x88b5"' "$SL_TMP/a.fields" | wc -l)
 [ "$sluice" -eq "$total" ] || sl_fail "$((total - sluice)) captured frames are not sluice frames"
-in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/a.frames" | wc -l)
-out=$(awk -F'\t' '$1 == "0x00000002"' "$SL_TMP/a.frames" | wc -l)
+in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/a.fields" | wc -l)
+out=$(awk -F'\t' '$1 == "0x00000002"' "$SL_TMP/a.fields" | wc -l)
 line=$(report_fields p0/rx_pkts p0/tx_pkts p0/tx_backlog_waits)
 read -r rx tx waits <<<"$line"
 sl_log "a: captured $in in / $out out; report rx_pkts $rx, tx_pkts $tx, tx_backlog_waits $waits"
@@ -91,18 +91,13 @@ sl_log "a: captured $in in / $out out; report rx_pkts $rx, tx_pkts $tx, tx_backl
 # the lane offered again) is in the file once, however many polls it waited (waits).
 [ "$out" -eq "$tx" ] || sl_fail "captured $out outbound frames, a sent $tx"
 
-# The dissector over the same file, one pass: a frame is bad if it is malformed, carries an
+# The dissector's view of the same frames: a frame is bad if it is malformed, carries an
 # expert item of severity error (0x00800000) or more, or is not decoded as sluice; outbound
 # frames are counted by kind and by control key (a frame matches a key if any of its keys is it,
 # as the display filter sluice.key == K does).
-lua=(-X "lua_script:$SL_SRC/usertools/wireshark/sluice.lua")
 sl_report_line() { python3 -c 'import json, sys
 print(json.dumps({k: v for l in open(sys.argv[1]) if l.startswith("{")
                   for k, v in json.loads(l).items()}))' "$SL_TMP/a.out"; }
-tshark "${lua[@]}" -r "$SL_TMP/a.pcapng" -T fields -E separator=/t \
-    -e frame.packet_flags_direction -e _ws.malformed -e _ws.expert.severity -e sluice \
-    -e sluice.kind -e sluice.key >"$SL_TMP/a.fields" 2>/dev/null ||
-    sl_fail "tshark could not dissect the capture"
 python3 - "$SL_TMP/a.fields" "$(sl_report_line)" <<'PY' || sl_fail "dissector, link traffic: see above"
 import json, sys
 rep = json.loads(sys.argv[2])
@@ -114,7 +109,7 @@ pairs = [("sluice.kind == 1", "kind", 1, "tx_data"), ("sluice.kind == 2", "kind"
          ("sluice.key == 0x0400", "key", 0x0400, "tx_leave_ack")]
 ints = lambda v: [int(x, 0) for x in v.split(",") if x]
 for line in open(sys.argv[1]):
-    d, malformed, sev, proto, kind, key = line.rstrip("\n").split("\t")[:6]
+    d, _, malformed, sev, proto, kind, key = line.rstrip("\n").split("\t")[:7]
     if malformed or any(x >= 0x00800000 for x in ints(sev)) or not proto:
         bad += 1
     if d != "0x00000002":
@@ -153,23 +148,20 @@ sl_start a "$SL_TMP/a.ini" memif_client "${load[@]}" \
     --capture "$SL_TMP/qp.pcapng"
 sl_wait_exit a 60
 sl_wait_exit b 10
-frames "$SL_TMP/qp.pcapng" "$SL_TMP/qp.frames"
-check_capture_counters "$(wc -l <"$SL_TMP/qp.frames")"
-# Every frame the port received is in the file, once (outbound ones are checked below).
-qp_in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/qp.frames" | wc -l)
-qp_rx=$(report_fields p0/rx_pkts)
-[ "$qp_in" -eq "$qp_rx" ] || sl_fail "QP traffic: captured $qp_in inbound frames, a received $qp_rx"
-# The link's control frames, which section 1 checks, are many (a keepalive every 100 us each
-# way); one pass without the dissector keeps the link's data frames, which carry the
-# transport's, and one with it reads them. Each frame counts as often as it is in the file: a
-# frame the port carried twice would be a frame sent twice (end to end, the link replays
-# nothing; a transport retransmission is a new link frame).
-tshark -r "$SL_TMP/qp.pcapng" -Y "eth.type == 0x88b5 && !(frame[14] & 0x80)" \
-    -w "$SL_TMP/qpdata.pcapng" 2>/dev/null || sl_fail "tshark could not filter the capture"
-tshark "${lua[@]}" -o sluice.extended:TRUE -r "$SL_TMP/qpdata.pcapng" -T fields -E separator=/t \
+# One pass with the dissector over the whole file (in extended mode, which end-to-end
+# reliability uses): per frame its direction, the transport opcode of a link data frame, and
+# whether it decoded. Each frame counts as often as it is in the file: a frame the port carried
+# twice would be a frame sent twice (end to end, the link replays nothing; a transport
+# retransmission is a new link frame).
+tshark "${lua[@]}" -o sluice.extended:TRUE -r "$SL_TMP/qp.pcapng" -T fields -E separator=/t \
     -e frame.packet_flags_direction -e sluice.x.opcode -e _ws.malformed \
     -e _ws.expert.severity -e sluice.kind >"$SL_TMP/qp.fields" 2>/dev/null ||
     sl_fail "tshark could not dissect the capture"
+check_capture_counters "$(wc -l <"$SL_TMP/qp.fields")"
+# Every frame the port received is in the file, once (outbound ones are checked below).
+qp_in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/qp.fields" | wc -l)
+qp_rx=$(report_fields p0/rx_pkts)
+[ "$qp_in" -eq "$qp_rx" ] || sl_fail "QP traffic: captured $qp_in inbound frames, a received $qp_rx"
 python3 - "$SL_TMP/qp.fields" "$(sl_report_line)" <<'PY' || sl_fail "dissector, QP traffic: see above"
 import json, sys
 rep = json.loads(sys.argv[2])
@@ -179,7 +171,7 @@ for line in open(sys.argv[1]):
     if malformed or any(int(x, 0) >= 0x00800000 for x in sev.split(",") if x) or not kind:
         bad += 1
     if not op:
-        continue  # a filler
+        continue  # a filler or a control frame
     op = int(op, 0)
     cls = "data" if op <= 0x10 else {0x11: "ack", 0x12: "nack", 0x13: "cnp"}.get(op, "other_fb")
     key = ("out" if d.endswith("2") else "in") + "_" + cls
