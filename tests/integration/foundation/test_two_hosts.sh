@@ -31,6 +31,9 @@ sl_start b "$(sl_config b "$kind_b" "${b_lines[@]}" "[link]" "keepalive_us = 500
     "${b_eal[@]}"
 sl_wait_ready b 10
 sl_start a "$(sl_config a "$kind_a" "[link]" "keepalive_us = 500")" "$kind_a"
+# The link comes up within 2 s of a's ports starting (its EAL start-up before that takes
+# a second or more on a loaded machine, and is not the link's).
+sl_wait_ready a 10
 sl_wait_peer_up a 2
 sl_wait_peer_up b 2
 

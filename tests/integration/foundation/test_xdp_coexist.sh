@@ -9,6 +9,9 @@ sl_topo_veth
 sl_start b "$(sl_config b af_xdp)" af_xdp
 sl_wait_ready b 10
 sl_start a "$(sl_config a af_xdp)" af_xdp
+# The link comes up within 2 s of a's ports starting (its EAL start-up before that takes
+# a second or more on a loaded machine, and is not the link's).
+sl_wait_ready a 10
 sl_wait_peer_up a 2
 sl_wait_peer_up b 2
 ip netns exec "${SL_NS[a]}" ping -c 5 -i 0.1 -W 1 "${SL_IP[b]}" >"$SL_TMP/ping.txt" ||
