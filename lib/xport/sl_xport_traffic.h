@@ -86,7 +86,8 @@ int sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_
 /*
  * QP qpn starts a new session with its peer (the endpoint closed and reopened it: MSNs start
  * from 0 both ways). Messages posted from now on are sized and filled from MSN 0 again, the
- * count toward msgs going on, and the checker expects the peer's stream from MSN 0.
+ * count toward msgs going on (the QP posts again, even after a failure refused its posts), and
+ * the checker expects the peer's stream from MSN 0.
  * 0 or -EINVAL (not a QP of this traffic).
  */
 int sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn);

@@ -198,6 +198,9 @@ sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn)
 	q->rx_msn = 0;
 	q->rx_off = 0;
 	q->rx_bad = false;
+	/* Its send queue is empty again. A QP that failed before (timeout) had its last post
+	 * refused, and waits for a completion that only a message out would bring. */
+	ready_push(t, qpn);
 	return 0;
 }
 
