@@ -1832,7 +1832,7 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 		err_out[q] = bps / (double)limit_bps[q] - 1;
 		print_message("{\"share\": %.2f, \"max_gap_us\": %" PRIu64 ", \"sq_depth\": %u, "
 			      "\"window_pkts\": %u, \"qp\": %u, \"limit_mbps\": %" PRIu64
-			      ", \"mbps\": %.3f, \"err_pct\": %+.3f, \"a_away_pct\": %.1f, "
+			      ", \"mbps\": %.3f, \"err_pct\": %.3f, \"a_away_pct\": %.1f, "
 			      "\"b_away_pct\": %.1f}\n",
 			      r->share, r->max_gap_ns / SL_NS_PER_US, r->sq_depth, r->window_pkts,
 			      q, limit_bps[q] / SL_BPS_PER_MBPS, bps / 1e6, err_out[q] * 100,
