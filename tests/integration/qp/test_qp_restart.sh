@@ -2,20 +2,30 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A peer restarted mid-stream under queue-pair traffic: two hosts over memif (or a veth with
 # AF_XDP ports) on the reliable link, COUNT QPs each way (one per program of PROTOS), MSGS
-# messages of 1 B to 64 KiB per QP and direction. ROUNDS times (1 for term, 20 for kill), once
-# b has checked ROUND_MSGS more of a's messages (COUNT x MSGS / 20 / ROUNDS), b is stopped and
-# started again (usage: test_qp_restart.sh term|kill [memif|af_xdp]: an orderly stop with
-# SIGTERM, or SIGKILL). For 20 kills each QP is paced at KILL_RATE_MBPS (50): a sends whenever
-# b is up, and each round's gate lags b's count by a telemetry poll, so a round uses what a sends
-# in that lag, not the gate's 120 messages: at the link's full rate twenty rounds used up a's
-# messages (one CI run of a's 400000 by round 19), and at 100 Mbit/s per QP one ASan run used all
-# 48000 by round 20 (39797 completed and 8203 failed, about 2500 a round), leaving round 20
-# nothing to check.
+# messages of 1 B to 64 KiB per QP and direction (usage: test_qp_restart.sh term|kill
+# [memif|af_xdp]). ROUNDS times (1 for term, 20 for kill) b is started and, once it has checked
+# ROUND_MSGS of a's messages (COUNT x MSGS / 20 / ROUNDS), stopped: SIGTERM (an orderly stop) or
+# SIGKILL. A last b then takes the rest.
+# Mid-stream by construction, not by a machine's speed: a's QPs are paced at RATE_MBPS (100)
+# each, so a's stream lasts about 10 s of b's time up (b's own runs at the link's rate), and one
+# Python watcher keeps a telemetry connection to each host open and polls b every 10 ms: b is
+# signalled within a poll of its count passing the gate, once the watcher has seen a still short
+# of its last message. (sluice-telemetry starts a process per query, tenths of a second on a
+# loaded machine: polled that way, the unpaced term case's gate passed only after the whole
+# 1.2 s stream, so no message of a's ever failed.) A kill round costs a's 512 messages in flight
+# (they fail) and the gate's 120 with a few more: the twenty use about 12700 of a's 48000 (12400
+# at 50 Mbit/s, measured under stress-ng), and a round that finds a's stream over fails at once,
+# saying so. No wait has a fixed time a slow machine may miss: b has 30 s to answer telemetry,
+# a has 10 s to see b go, and the gate and the finish fail only when the counts they wait on
+# stand still for STALL_S (20 s), and then write each host's QPs, link and port to watch.log. (A
+# b that takes longer than the QPs' timeout_ms, 10 s, to come back fails a's messages in flight
+# before the new session would; the QPs restart with it all the same.)
 # Checked:
 #   - the survivor a keeps running: its link comes back each time, and it exits cleanly;
-#   - a's QPs restarted with each new session (lane qp_restarts = COUNT x ROUNDS) and finished:
-#     every message a posted is either completed or reported failed (completed + failed =
-#     posted = COUNT x MSGS), so none is left hanging, and some did fail (b left mid-stream);
+#   - a's QPs restarted with each new session (lane qp_restarts = COUNT x ROUNDS: one goodbye
+#     or one kill is one new session, lib/link/link.c peer_gone()) and finished: every message
+#     a posted is either completed or reported failed (completed + failed = posted = COUNT x
+#     MSGS), so none is left hanging, and some did fail (b left mid-stream);
 #   - nothing is delivered twice or wrong: every delivery on every host in order, of the right
 #     length and bytes; the incarnations of b together checked at least what a saw completed
 #     and at most what a posted (a never sends a message again in a new session), and a
@@ -26,12 +36,14 @@ source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 how=${1:?term or kill}
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
-rounds=1 pace=()
-[ "$how" = kill ] && rounds=20 pace=("rate_limit_mbps = ${KILL_RATE_MBPS:-50}")
+rounds=1
+[ "$how" = kill ] && rounds=20
 COUNT=${COUNT:-4}
 MSGS=${MSGS:-12000}
 ROUNDS=${ROUNDS:-$rounds}
 ROUND_MSGS=${ROUND_MSGS:-$((COUNT * MSGS / 20 / ROUNDS))}
+RATE_MBPS=${RATE_MBPS:-100}
+STALL_S=${STALL_S:-20}
 PROTOS=${PROTOS:-dcqcn,reno,swift,newreno}
 case $how in term | kill) ;; *) sl_fail "unknown case $how" ;; esac
 topo=${2:-memif}
@@ -46,82 +58,214 @@ esac
 lines=("workers = 0" "[link]" "mode = extended" "replay = missing" "ring_order = 14"
        "keepalive_us = 100" "stuck_ms = 2s"
        "[qp]" "count = $COUNT" "proto = $PROTOS" "msg_min_bytes = 1" "msg_max_bytes = 64KiB"
-       "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11"
-       "${pace[@]}")
-sl_config a "$kind_a" "${lines[@]}" >/dev/null
+       "msgs = $MSGS" "direction = both" "rto_us = 1s" "timeout_ms = 10s" "seed = 11")
+sl_config a "$kind_a" "${lines[@]}" "rate_limit_mbps = $RATE_MBPS" >/dev/null
 sl_config b "$kind_b" "${lines[@]}" >/dev/null
-start_b() {
-    sl_start b "$SL_TMP/b.ini" "$kind_b" -l 1
-    sl_wait_ready b 10
+total=$((COUNT * MSGS))
+
+# The watcher: one Python process that keeps a telemetry connection to each host open and polls
+# it every 10 ms (a sluice-telemetry call starts a process: tenths of a second on a loaded
+# machine, all of them stream that a uses up).
+#   gate ROUND SIGNAL: once b answers (within 30 s of its start), wait until b has checked
+#     ROUND_MSGS of a's messages, see that a still has messages to post or complete, send b the
+#     signal, and wait until a reports its peer down (within 10 s). It fails when b's count
+#     stands still for STALL_S (b and a alive), and at once when a's stream is over (every
+#     message completed or failed), which no round can pass.
+#   finish: wait until both hosts' QPs completed or failed all of theirs and a has checked at
+#     least what b's QPs saw completed (a checks a message before acknowledging it); fail when
+#     none of those counts moves for STALL_S.
+cat >"$SL_TMP/watch.py" <<'PY'
+import json, os, signal, socket, sys, time
+
+POLL_S = 0.01
+mode = sys.argv[1]
+total, gate = int(os.environ["W_TOTAL"]), int(os.environ["W_GATE"])
+slow = float(os.environ["W_SLOW"])
+stall_s = float(os.environ["W_STALL_S"]) * slow
+pids = {"a": int(os.environ["W_PID_A"]), "b": int(os.environ["W_PID_B"])}
+
+
+class Tel:
+    """One host's telemetry socket (usertools/sluice-telemetry's protocol), kept open."""
+
+    def __init__(self, host):
+        self.s = None
+        self.path = f"/var/run/dpdk/{os.environ['SL_ID']}-{host}/dpdk_telemetry.v2"
+
+    def query(self, cmd):
+        """The reply to cmd, or None while the host does not answer."""
+        try:
+            if self.s is None:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                s.settimeout(2.0 * slow)
+                s.connect(self.path)
+                self.max = json.loads(s.recv(1 << 16).decode()).get("max_output_len", 1 << 16)
+                self.s = s
+            self.s.send(cmd.encode())
+            return json.loads(self.s.recv(self.max).decode())[cmd.split(",")[0]]
+        except (OSError, ValueError, KeyError):
+            if self.s is not None:
+                self.s.close()
+            self.s = None
+            return None
+
+
+def alive(h):
+    try:
+        with open(f"/proc/{pids[h]}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def done(q):
+    return q["totals/traffic/completed"] + q["totals/traffic/failed"]
+
+
+def fail(msg):
+    """Fail with msg; first each host's QPs, link and port, one JSON line each, to watch.log
+    (printed with the daemons' logs)."""
+    with open(os.path.join(os.environ["W_TMP"], "watch.log"), "w") as f:
+        for h in "ab":
+            cmds = [f"/sluice/qp,{n}" for n in range(int(os.environ["W_COUNT"]))]
+            for cmd in cmds + ["/sluice/qps", "/sluice/link", "/sluice/ports"]:
+                f.write(json.dumps({"host": h, "cmd": cmd, "reply": tel[h].query(cmd)}) + "\n")
+    print(msg)  # the test's failure message
+    sys.exit(1)
+
+
+tel = {"a": Tel("a"), "b": Tel("b")}
+t0 = time.monotonic()
+if mode == "gate":
+    rnd, sig = sys.argv[2], getattr(signal, "SIG" + sys.argv[3])
+    while tel["b"].query("/sluice/qps") is None:
+        if not alive("b"):
+            fail(f"round {rnd}: b exited before it answered telemetry")
+        if time.monotonic() - t0 > 30 * slow:
+            fail(f"round {rnd}: b did not answer telemetry within {30 * slow:g} s")
+        time.sleep(POLL_S)
+    t_ready = time.monotonic()
+    last, t_last, t_first, t_a = 0, t_ready, None, t_ready
+    while last < gate:
+        for h in "ab":
+            if not alive(h):
+                fail(f"round {rnd}: {h} exited while b had checked {last} of a's messages")
+        qb = tel["b"].query("/sluice/qps")
+        now = time.monotonic()
+        if qb is not None and qb["totals/checked"] > last:
+            last, t_last = qb["totals/checked"], now
+            t_first = t_first or now
+            continue
+        if now - t_a >= 1 and now - t_last >= 1:
+            # b's count stands: has a anything left to send?
+            t_a = now
+            qa = tel["a"].query("/sluice/qps")
+            if qa is not None and done(qa) >= total:
+                fail(f"round {rnd}: a's stream is over ({qa['totals/traffic/completed']} "
+                     f"completed, {qa['totals/traffic/failed']} failed of {total}) and b "
+                     f"checked {last} of {gate}: the rounds before used up a's messages")
+        if now - t_last > stall_s:
+            fail(f"round {rnd}: b checked {last} of a's messages, then none for {stall_s:g} s "
+                 f"(it needs {gate})")
+        time.sleep(POLL_S)
+    qa = tel["a"].query("/sluice/qps")
+    if qa is None:
+        fail(f"round {rnd}: a does not answer telemetry")
+    if done(qa) >= total:
+        fail(f"round {rnd}: a's stream was over ({done(qa)} of {total} messages completed or "
+             f"failed) before b was stopped")
+    os.kill(pids["b"], sig)
+    t_sig = time.monotonic()
+    # The survivor notices first (link status or keepalive timeout): a memif server takes a new
+    # client only once it has dropped the old one; over a veth the new b must not find the old
+    # one's session still up at a.
+    while (tel["a"].query("/sluice/ports") or {}).get("p0/peer_state") != "down":
+        if not alive("a"):
+            fail(f"round {rnd}: a died after b went away")
+        if time.monotonic() - t_sig > 10 * slow:
+            fail(f"round {rnd}: a never saw b go")
+        time.sleep(POLL_S)
+    print(f"round {rnd}: b answered {t_ready - t0:.1f} s after its start, checked {last} of "
+          f"a's messages {t_first - t_ready:.2f} s later and {t_sig - t_first:.3f} s after its "
+          f"first, then SIG{sys.argv[3]}, a had "
+          f"{done(qa)} of {total} completed or failed; a saw b go {time.monotonic() - t_sig:.2f} "
+          f"s later")
+else:
+    key, t_last, state = None, t0, ""
+    while True:
+        for h in "ab":
+            if not alive(h):
+                fail(f"{h} exited before the QPs finished ({state})")
+        qa, qb = tel["a"].query("/sluice/qps"), tel["b"].query("/sluice/qps")
+        now = time.monotonic()
+        if qa is not None and qb is not None:
+            state = (f"a: {done(qa)} of {total} completed or failed, b: {done(qb)}; a checked "
+                     f"{qa['totals/checked']}, b completed {qb['totals/traffic/completed']}")
+            if (done(qa) == total and done(qb) == total
+                    and qa["totals/checked"] >= qb["totals/traffic/completed"]):
+                print(f"the QPs finished {now - t0:.1f} s after the last b answered")
+                break
+            k = (done(qa), done(qb), qa["totals/checked"])
+            if k != key:
+                key, t_last = k, now
+        if now - t_last > stall_s:
+            fail(f"the QPs did not finish: nothing moved for {stall_s:g} s ({state})")
+        time.sleep(POLL_S * 10)
+PY
+watch() {
+    W_TMP=$SL_TMP W_COUNT=$COUNT W_TOTAL=$total W_GATE=$ROUND_MSGS W_SLOW=$slow \
+        W_STALL_S=$STALL_S SL_ID=$SL_ID \
+        W_PID_A=${SL_PID[a]} W_PID_B=${SL_PID[b]} python3 "$SL_TMP/watch.py" "$@"
 }
+# The watcher failed: say why, with a's exit status if a died.
+watch_failed() {
+    local status=0
+    if ! kill -0 "${SL_PID[a]}" 2>/dev/null; then
+        wait "${SL_PID[a]}" || status=$? # set -e: a failed wait must not end the script
+        unset "SL_PID[a]"
+        sl_fail "$1 (a's exit status $status)"
+    fi
+    diag
+    sl_fail "$1"
+}
+
 sl_start a "$SL_TMP/a.ini" "$kind_a" -l 0
-sl_wait_ready a 10
+sl_wait_ready a $((30 * slow))
 [ "$topo" != memif ] || [ "$(sl_tel a /sluice/ports p0/memif_guard)" = on ] ||
     sl_fail "a's memif port is unguarded: a killed peer may crash it (see a.log)"
-start_b
 
 # Where each host stands, for a failure message.
 diag() {
     local h
     for h in a b; do
+        [ -n "${SL_PID[$h]:-}" ] || continue
         sl_log "$h: $(sl_tel "$h" /sluice/qps | tr -d '\n' |
             grep -o '"totals/\(traffic\|lane\|xport\)/[a-z_]*": *[1-9][0-9]*' | tr '\n' ' ')"
         sl_log "$h: link $(sl_tel "$h" /sluice/link | tr -d '\n' |
             grep -o '"[a-z_]*": *\("[a-z_]*"\|[1-9][0-9]*\)' | tr '\n' ' ')"
     done
 }
-total=$((COUNT * MSGS))
 for round in $(seq "$ROUNDS"); do
-    deadline=$(($(date +%s) + 60 * slow))
-    until [ "$(sl_tel b /sluice/qps totals/checked 2>/dev/null || echo 0)" -ge "$ROUND_MSGS" ]; do
-        [ "$(date +%s)" -lt "$deadline" ] ||
-            { diag; sl_fail "round $round: b did not check $ROUND_MSGS of a's messages in time"; }
-        sleep 0.1
-    done
+    sl_start b "$SL_TMP/b.ini" "$kind_b" -l 1
+    sig=TERM
+    [ "$how" = kill ] && sig=KILL
+    msg=$(watch gate "$round" "$sig") || watch_failed "${msg:-round $round: the watcher failed}"
+    sl_log "$msg"
     if [ "$how" = term ]; then
-        sl_stop b TERM
+        sl_reap b 10 "within 10 s of SIGTERM" "after SIGTERM"
+        mv "$SL_TMP/b.out" "$SL_TMP/b-$round.out"
     else
-        kill -KILL "${SL_PID[b]}"
         wait "${SL_PID[b]}" 2>/dev/null || true
         unset "SL_PID[b]"
         rm -f "$SL_TMP/b.out" # cut short by the kill
     fi
-    [ -f "$SL_TMP/b.out" ] && mv "$SL_TMP/b.out" "$SL_TMP/b-$round.out"
-    kill -0 "${SL_PID[a]}" 2>/dev/null || sl_fail "round $round: a died when b went away"
-    # The survivor notices first (link status or keepalive timeout): a memif server takes a
-    # new client only once it has dropped the old one; over a veth the new b must not find
-    # the old one's session still up at a.
-    deadline=$(($(date +%s) + 10 * slow))
-    until [ "$(sl_tel a /sluice/ports p0/peer_state 2>/dev/null)" = down ]; do
-        if ! kill -0 "${SL_PID[a]}" 2>/dev/null; then
-            status=0
-            wait "${SL_PID[a]}" || status=$? # set -e: a failed wait must not end the script
-            sl_fail "round $round: a died (exit status $status) after b went away"
-        fi
-        [ "$(date +%s)" -lt "$deadline" ] || sl_fail "round $round: a never saw b go"
-        sleep 0.1
-    done
-    start_b
 done
+sl_start b "$SL_TMP/b.ini" "$kind_b" -l 1
+sl_wait_ready b $((30 * slow))
 
 # Both done: a's QPs completed or failed every message, the last b's completed all of theirs.
-done_sending() {
-    sl_tel "$1" /sluice/qps 2>/dev/null | python3 -c '
-import json, sys
-t = json.load(sys.stdin)
-sys.exit(0 if t["totals/traffic/completed"] + t["totals/traffic/failed"] == int(sys.argv[1]) else 1)
-' "$total"
-}
-deadline=$(($(date +%s) + ${WAIT_S:-90} * slow))
-until done_sending a && done_sending b; do
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-        diag
-        sl_fail "the QPs did not finish within $((90 * slow)) s of b's restart"
-    fi
-    sleep 0.2
-done
-# What the second b sent must have reached a's checker before a stops.
-sleep 1
+msg=$(watch finish) || watch_failed "${msg:-the watcher failed}"
+sl_log "$msg"
 sl_stop a INT
 sl_stop b TERM
 
@@ -164,8 +308,11 @@ if not t(last, "completed") <= t(a, "checked") <= t(last, "posted") + rounds * t
                f"({t(last, 'completed')}) or more than could have been sent")
 print(f"  a: posted {total}, completed {t(a, 'completed')}, failed {t(a, 'failed')}, checked "
       f"{t(a, 'checked')}, qp_restarts {a.get('qps/lane/qp_restarts')}, tx_drop_session "
-      f"{a.get('p0/tx_drop_session')}, link peer_restarts {a.get('p0/link/peer_restarts')} "
-      f"peer_leaves {a.get('p0/link/peer_leaves')}; b's checked {b_checked} ({len(earlier)} "
+      f"{a.get('p0/tx_drop_session')}, link enter_init {a.get('p0/link/enter_init')} "
+      f"peer_restarts {a.get('p0/link/peer_restarts')} peer_leaves "
+      f"{a.get('p0/link/peer_leaves')} stuck_reinits {a.get('p0/link/stuck_reinits')}, "
+      f"poll_gaps {a.get('p0/poll_gaps')} ({a.get('p0/poll_gap_ns', 0) / 1e6:.0f} ms); "
+      f"b's checked {b_checked} ({len(earlier)} "
       f"earlier reports), last b completed {t(last, 'completed')}")
 for b in bad:
     print("  " + b)
