@@ -14,7 +14,9 @@
  *                      summed over lanes, per lane as arrays lane/<counter>, recovery quantiles
  * /sluice/traffic      link test traffic, summed over every lane of every port
  * /sluice/qps          queue pairs: per QP arrays (qpn, port, lane, proto, messages posted,
- *                      completed, received, checked, retransmitted packets), and totals/<name>
+ *                      completed, received, checked, retransmitted packets, wire bytes
+ *                      received), now_ns (the daemon's clock as it read them: two replies give
+ *                      each QP's rate), and totals/<name>
  *                      (with [qp] recv = ec, totals/ec/<counter>: the lanes' targets summed)
  * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): every counter of
  *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
@@ -575,8 +577,9 @@ tel_array_add(struct rte_tel_data *out, const char *key, struct rte_tel_data *a)
 static int
 handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 {
-	static const char *const cols[] = {"qpn",       "port",     "lane",    "posted",
-					   "completed", "received", "checked", "pkts_rtx"};
+	static const char *const cols[] = {"qpn",     "port",      "lane",
+					   "posted",  "completed", "received",
+					   "checked", "pkts_rtx",  "wire_bytes_received"};
 	const struct sluiced *d = daemon_state;
 	struct rte_tel_data *col[SL_ARRAY_SIZE(cols)], *proto;
 	unsigned int listed = 0;
@@ -604,7 +607,7 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 			qp_summary_get(a, qpn, &s);
 			v[0] = qpn, v[1] = i, v[2] = lane, v[3] = s.st.msgs_posted;
 			v[4] = s.st.msgs_completed, v[5] = s.st.msgs_received, v[6] = s.checked;
-			v[7] = s.st.pkts_rtx;
+			v[7] = s.st.pkts_rtx, v[8] = s.st.wire_bytes_received;
 			for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
 				if (col[c])
 					tel_array_u64(col[c], v[c]);
@@ -612,6 +615,8 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 				rte_tel_data_add_array_string(proto, qp_proto(d, a, qpn));
 			listed++;
 		}
+	/* When these counters were read, on the daemon's clock: two replies give rates. */
+	tel_dict_u64(out, "now_ns", sl_tsc_clock_now_ns(&d->clock));
 	tel_dict_u64(out, "listed", listed);
 	for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
 		tel_array_add(out, cols[c], col[c]);
