@@ -627,7 +627,8 @@ qp_sq_depth(const struct sluiced *d)
 	in_flight_bytes = fastest / 8 * ((qc->catchup_ns + d->conf.link.rtt_ns) / SL_NS_PER_US) /
 			  (SL_NS_PER_S / SL_NS_PER_US);
 	msgs = (in_flight_bytes + msg_bytes - 1) / msg_bytes;
-	return (uint32_t)sl_align_pow2(SL_MIN(SL_MAX(msgs, SL_XPORT_SQ_DEFAULT), SLUICED_QP_SQ_MAX));
+	return (uint32_t)sl_align_pow2(
+		SL_MIN(SL_MAX(msgs, SL_XPORT_SQ_DEFAULT), SLUICED_QP_SQ_MAX));
 }
 
 /*
