@@ -759,6 +759,27 @@ running_a_while(struct side *s)
 }
 
 /*
+ * Both sides start r's traffic (the wires seeded from wire_seed), run a while, then side 1
+ * restarts mid-stream (its endpoint freed and created again, its QPs from a new initial PSN;
+ * frames in flight stay on the wire), until both sides' QPs have failed.
+ */
+static void
+start_then_restart_side_1(struct side s[2], struct wire w[2], const struct run *r,
+			  uint64_t wire_seed, uint64_t *now)
+{
+	for (int k = 0; k < 2; k++) {
+		memset(&w[k], 0, sizeof(w[k]));
+		sl_rng_seed(&w[k].rng, wire_seed + (uint64_t)k);
+		side_init(&s[k], r, 0, 0);
+	}
+	assert_true(run_until(s, w, now, SL_NS_PER_S, running_a_while));
+	sl_xport_free(s[1].x);
+	sl_xport_traffic_free(s[1].t);
+	side_init(&s[1], r, 1, *now);
+	assert_true(run_until(s, w, now, *now + SL_NS_PER_S, both_failed));
+}
+
+/*
  * A peer restarted mid-stream (endpoint freed and created again; its QPs start afresh from a new
  * initial PSN, as a connection manager gives each incarnation): no message is delivered twice;
  * the survivor's QPs, acknowledged no more, fail after their timeout and report every message not
@@ -784,17 +805,7 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 		struct sl_xport_traffic_stats st;
 		uint64_t now = 0;
 
-		for (int k = 0; k < 2; k++) {
-			memset(&w[k], 0, sizeof(w[k]));
-			sl_rng_seed(&w[k].rng, 77 + (uint64_t)k);
-			side_init(&s[k], &r, 0, 0);
-		}
-		assert_true(run_until(s, w, &now, SL_NS_PER_S, running_a_while));
-		/* Side 1 restarts: all its state is gone; frames in flight stay on the wire. */
-		sl_xport_free(s[1].x);
-		sl_xport_traffic_free(s[1].t);
-		side_init(&s[1], &r, 1, now);
-		assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_failed));
+		start_then_restart_side_1(s, w, &r, 77, &now);
 		for (int k = 0; k < 2; k++) {
 			sl_xport_traffic_stats_get(s[k].t, &st);
 			/* Every message posted was completed or reported failed; none twice. */
@@ -861,16 +872,7 @@ xport__traffic_posts_again_after_a_failed_qp_restarts(void **state)
 	uint64_t now = 0;
 
 	(void)state;
-	for (int k = 0; k < 2; k++) {
-		memset(&w[k], 0, sizeof(w[k]));
-		sl_rng_seed(&w[k].rng, 79 + (uint64_t)k);
-		side_init(&s[k], &r, 0, 0);
-	}
-	assert_true(run_until(s, w, &now, SL_NS_PER_S, running_a_while));
-	sl_xport_free(s[1].x);
-	sl_xport_traffic_free(s[1].t);
-	side_init(&s[1], &r, 1, now);
-	assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_failed));
+	start_then_restart_side_1(s, w, &r, 79, &now);
 	/* The failed QPs' traffic has tried to post and been refused. */
 	now += STEP_NS;
 	for (int k = 0; k < 2; k++)
