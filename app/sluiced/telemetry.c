@@ -18,7 +18,8 @@
  *                      received), now_ns (the daemon's clock as it read them: two replies give
  *                      each QP's rate), and totals/<name>
  *                      (with [qp] recv = ec, totals/ec/<counter>: the lanes' targets summed)
- * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): every counter of
+ * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): now_ns (the daemon's clock as
+ *                      it read them), every counter of
  *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
  *                      latest snapshot, sl_dp_qp.h), lane/<counter> of its endpoint's traffic
  *                      and adapter
@@ -681,6 +682,8 @@ handle_qp(const char *cmd, const char *params, struct rte_tel_data *out)
 	if (a == NULL)
 		return -EINVAL;
 	rte_tel_data_start_dict(out);
+	/* When these counters were read, on the daemon's clock: two replies give rates. */
+	tel_dict_u64(out, "now_ns", sl_tsc_clock_now_ns(&d->clock));
 	qp_view(d, (unsigned int)port, (uint32_t)qpn, a, lane, &tel_ops, out);
 	return 0;
 }
