@@ -398,33 +398,23 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 			sl_xport_pacer_stats_get(sl_dp_qp_xport(a), &ps);
 			sl_stats_accumulate(&psum, &ps, &sl_pacer_stat_table);
 			sl_xport_stats_get(sl_dp_qp_xport(a), &xs);
-			for (unsigned int k = 0; k < sl_xport_stat_table.n; k++)
-				*(uint64_t *)((char *)&xsum + sl_xport_stat_table.desc[k].offset) +=
-					sl_stat_get(&xs, &sl_xport_stat_table.desc[k]);
+			sl_stats_accumulate(&xsum, &xs, &sl_xport_stat_table);
 			for (uint32_t qpn = q; qpn < d->conf.qp.count;
 			     qpn += d->port[i].nb_queues) {
 				struct qp_summary s;
 
 				qp_summary_get(a, qpn, &s);
-				for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
-					*(uint64_t *)((char *)&qsum +
-						      sl_xport_qp_stat_table.desc[k].offset) +=
-						sl_stat_get(&s.st, &sl_xport_qp_stat_table.desc[k]);
+				sl_stats_accumulate(&qsum, &s.st, &sl_xport_qp_stat_table);
 				checked += s.checked;
 				qps++;
 			}
 			sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
-			for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++)
-				*(uint64_t *)((char *)&sum +
-					      sl_xport_traffic_stat_table.desc[k].offset) +=
-					sl_stat_get(&ts, &sl_xport_traffic_stat_table.desc[k]);
+			sl_stats_accumulate(&sum, &ts, &sl_xport_traffic_stat_table);
 			if (ts.first_rx_ns && (first == 0 || ts.first_rx_ns < first))
 				first = ts.first_rx_ns;
 			last = SL_MAX(last, ts.last_rx_ns);
 			sl_dp_qp_stats_get(a, &as);
-			for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++)
-				*(uint64_t *)((char *)&asum + sl_dp_qp_stat_table.desc[k].offset) +=
-					sl_stat_get(&as, &sl_dp_qp_stat_table.desc[k]);
+			sl_stats_accumulate(&asum, &as, &sl_dp_qp_stat_table);
 			if (at_exit) {
 				sl_hist_merge(&h, sl_xport_traffic_latency(sl_dp_qp_traffic(a)));
 				sl_hist_merge(&rh, sl_xport_recovery_hist(sl_dp_qp_xport(a)));
