@@ -295,7 +295,9 @@ sl_cq_poll(struct sl_cq *cq, struct sl_wc *wc, int max)
 		wc[n] = cq->wc[cq->head++ % cq->depth];
 		struct sl_qp *qp = qps[wc[n].qpn];
 
-		if (qp != NULL && wc[n].opcode != SL_WC_RECV)
+		/* a send queue slot frees when its request's completion is polled; a RECV's and
+		 * a WRITE with immediate's arrival hold none */
+		if (qp != NULL && wc[n].opcode != SL_WC_RECV && wc[n].opcode != SL_WC_RECV_RDMA_IMM)
 			qp->sq_used--;
 		n++;
 	}
