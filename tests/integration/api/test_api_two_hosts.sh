@@ -235,22 +235,23 @@ PY
         sl_fail "16 QPs never ran at once"
     sleep 1
     # Every QP of both hosts and host a's polling gaps within milliseconds of each other: one
-    # process, one telemetry connection per query (sluice-telemetry's query()).
+    # process, one telemetry connection per host (tests/integration/lib/telemetry.py).
     pairs=()
     for i in $(seq 0 15); do
         pairs+=("$(($(awk '/ local address/ {print $6}' "$SL_TMP/mix-$i.client")))")
         pairs+=("$(($(awk '/ remote address/ {print $6}' "$SL_TMP/mix-$i.client")))")
     done
     snap_qps() {
-        python3 - "$SL_SRC/usertools/sluice-telemetry" "$(sl_prefix a)" "$(sl_prefix b)" \
+        python3 - "$SL_SRC/tests/integration/lib" "$(sl_prefix a)" "$(sl_prefix b)" \
             "$SL_TMP/mix$1.json" "${pairs[@]}" <<'PY'
-import importlib.machinery, json, sys, time
-tel = importlib.machinery.SourceFileLoader("tel", sys.argv[1]).load_module()
-pa, pb, out, qpns = sys.argv[2], sys.argv[3], sys.argv[4], [int(x) for x in sys.argv[5:]]
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from telemetry import Tel
+ta, tb, out, qpns = Tel(sys.argv[2]), Tel(sys.argv[3]), sys.argv[4], [int(x) for x in sys.argv[5:]]
 t = time.monotonic_ns()
-snap = {"qps": [{"a": tel.query(pa, f"/sluice/qp,{qpns[i]}"),
-                 "b": tel.query(pb, f"/sluice/qp,{qpns[i + 1]}")} for i in range(0, len(qpns), 2)],
-        "gap_ns": tel.query(pa, "/sluice/ports")["p0/poll_gap_ns"]}
+snap = {"qps": [{"a": ta.query(f"/sluice/qp,{qpns[i]}"),
+                 "b": tb.query(f"/sluice/qp,{qpns[i + 1]}")} for i in range(0, len(qpns), 2)],
+        "gap_ns": ta.query("/sluice/ports")["p0/poll_gap_ns"]}
 snap["t_ns"] = (t + time.monotonic_ns()) // 2
 json.dump(snap, open(out, "w"))
 PY

@@ -19,7 +19,7 @@ sl_wait_peer_up a 5
 sleep 2
 
 tel_b() { sl_tel b /sluice/traffic "$1"; }
-"$SL_SRC/usertools/sluice-telemetry" "$(sl_prefix b)" /sluice/traffic >"$SL_TMP/traffic.json"
+sl_tel b /sluice/traffic >"$SL_TMP/traffic.json"
 python3 - "$SL_TMP/traffic.json" <<'PY' || sl_fail "/sluice/traffic: a goodput field is not a number"
 import json, sys
 t = json.load(open(sys.argv[1]))

@@ -10,9 +10,7 @@
 # each, so a's stream lasts about 10 s of b's time up (b's own runs at the link's rate), and one
 # Python watcher keeps a telemetry connection to each host open and polls b every 10 ms: b is
 # signalled within a poll of its count passing the gate, once the watcher has seen a still short
-# of its last message. (sluice-telemetry starts a process per query, tenths of a second on a
-# loaded machine: polled that way, the unpaced term case's gate passed only after the whole
-# 1.2 s stream, so no message of a's ever failed.) A kill round costs a's 512 messages in flight
+# of its last message. A kill round costs a's 512 messages in flight
 # (they fail) and the gate's 120 with a few more: the twenty use about 12700 of a's 48000 (12400
 # at 50 Mbit/s, measured under stress-ng), and a round that finds a's stream over fails at once,
 # saying so. No wait has a fixed time a slow machine may miss: b has 30 s to answer telemetry,
@@ -64,8 +62,7 @@ sl_config b "$kind_b" "${lines[@]}" >/dev/null
 total=$((COUNT * MSGS))
 
 # The watcher: one Python process that keeps a telemetry connection to each host open and polls
-# it every 10 ms (a sluice-telemetry call starts a process: tenths of a second on a loaded
-# machine, all of them stream that a uses up).
+# it every 10 ms (tests/integration/lib/telemetry.py).
 #   gate ROUND SIGNAL: once b answers (within 30 s of its start), wait until b has checked
 #     ROUND_MSGS of a's messages, see that a still has messages to post or complete, send b the
 #     signal, and wait until a reports its peer down (within 10 s). It fails when b's count
@@ -75,7 +72,10 @@ total=$((COUNT * MSGS))
 #     least what b's QPs saw completed (a checks a message before acknowledging it); fail when
 #     none of those counts moves for STALL_S.
 cat >"$SL_TMP/watch.py" <<'PY'
-import json, os, signal, socket, sys, time
+import json, os, signal, sys, time
+
+sys.path.insert(0, os.environ["W_LIB"])
+from telemetry import Tel
 
 POLL_S = 0.01
 mode = sys.argv[1]
@@ -83,31 +83,6 @@ total, gate = int(os.environ["W_TOTAL"]), int(os.environ["W_GATE"])
 slow = float(os.environ["W_SLOW"])
 stall_s = float(os.environ["W_STALL_S"]) * slow
 pids = {"a": int(os.environ["W_PID_A"]), "b": int(os.environ["W_PID_B"])}
-
-
-class Tel:
-    """One host's telemetry socket (usertools/sluice-telemetry's protocol), kept open."""
-
-    def __init__(self, host):
-        self.s = None
-        self.path = f"/var/run/dpdk/{os.environ['SL_ID']}-{host}/dpdk_telemetry.v2"
-
-    def query(self, cmd):
-        """The reply to cmd, or None while the host does not answer."""
-        try:
-            if self.s is None:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                s.settimeout(2.0 * slow)
-                s.connect(self.path)
-                self.max = json.loads(s.recv(1 << 16).decode()).get("max_output_len", 1 << 16)
-                self.s = s
-            self.s.send(cmd.encode())
-            return json.loads(self.s.recv(self.max).decode())[cmd.split(",")[0]]
-        except (OSError, ValueError, KeyError):
-            if self.s is not None:
-                self.s.close()
-            self.s = None
-            return None
 
 
 def alive(h):
@@ -134,7 +109,7 @@ def fail(msg):
     sys.exit(1)
 
 
-tel = {"a": Tel("a"), "b": Tel("b")}
+tel = {h: Tel(f"{os.environ['SL_ID']}-{h}", 2.0 * slow) for h in "ab"}
 t0 = time.monotonic()
 if mode == "gate":
     rnd, sig = sys.argv[2], getattr(signal, "SIG" + sys.argv[3])
@@ -213,7 +188,7 @@ else:
         time.sleep(POLL_S * 10)
 PY
 watch() {
-    W_TMP=$SL_TMP W_COUNT=$COUNT W_TOTAL=$total W_GATE=$ROUND_MSGS W_SLOW=$slow \
+    W_LIB=$SL_SRC/tests/integration/lib W_TMP=$SL_TMP W_COUNT=$COUNT W_TOTAL=$total W_GATE=$ROUND_MSGS W_SLOW=$slow \
         W_STALL_S=$STALL_S SL_ID=$SL_ID \
         W_PID_A=${SL_PID[a]} W_PID_B=${SL_PID[b]} python3 "$SL_TMP/watch.py" "$@"
 }
