@@ -100,8 +100,11 @@ expect_fb_reject(const uint8_t *buf, size_t len, uint32_t window, enum sl_xhdr_r
 	assert_int_equal(total(&rej), 1);
 }
 
-/* docs/wire-format.md, example X1: a SEND ONLY asking for an ACK, with a timestamp. */
-static const uint8_t send_only_ts[] = {0x04, 0x09, 0x00, 0x01, 0x00, 0x00, 0x01, 0x02,
+/*
+ * docs/wire-format.md, example X1: a SEND ONLY asking for an ACK, with a timestamp, as first
+ * sent: tx_id 0 (the scheduler's count of earlier transmissions), flag RTX clear.
+ */
+static const uint8_t send_only_ts[] = {0x04, 0x09, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
 				       0xff, 0xff, 0xff, 0xf0, 0x00, 0x00, 0x00, 0x07,
 				       0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x90};
 
@@ -131,7 +134,7 @@ sl_xhdr_encode__worked_examples(void **state)
 {
 	struct sl_xhdr a = {.opcode = SL_XOP_SEND_ONLY,
 			    .flags = SL_XHDR_F_ACKREQ | SL_XHDR_F_TS,
-			    .tx_id = 1,
+			    .tx_id = 0,
 			    .qpn = 0x102,
 			    .psn = 0xfffffff0,
 			    .msn = 7,
@@ -152,6 +155,14 @@ sl_xhdr_encode__worked_examples(void **state)
 	assert_memory_equal(out, send_only_ts, sizeof(send_only_ts));
 	assert_int_equal(sl_xhdr_decode(send_only_ts, sizeof(send_only_ts), &d, NULL), 24);
 	expect_same_xhdr(&d, &a);
+	/* X1's first retransmission: flag RTX and tx_id 1, every other byte the same. */
+	a.flags |= SL_XHDR_F_RTX;
+	a.tx_id = 1;
+	assert_int_equal(sl_xhdr_encode(&a, out, sizeof(out)), sizeof(send_only_ts));
+	assert_int_equal(out[1], 0x0b);
+	assert_int_equal(out[2], 0x00);
+	assert_int_equal(out[3], 0x01);
+	assert_memory_equal(out + 4, send_only_ts + 4, sizeof(send_only_ts) - 4);
 	assert_int_equal(sl_xhdr_encode(&b, out, sizeof(out)), sizeof(write_only_imm));
 	assert_memory_equal(out, write_only_imm, sizeof(write_only_imm));
 	assert_int_equal(sl_xhdr_decode(write_only_imm, sizeof(write_only_imm), &d, NULL), 36);
