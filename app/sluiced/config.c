@@ -191,8 +191,9 @@ static const struct sluiced_key keys[] = {
 	 NULL},
 	ENUM("ec", "policy", EC(policy), "dack|opt|aimd|timeout", "dack",
 	     "the target with [qp] recv = ec: dack sends DACKs and holds IACKs while its queue is "
-	     "above threshold_bytes (seed 004); opt and aimd are a plain go-back-N target; timeout "
-	     "never NACKs. The senders' program is [qp] proto (timeout: opt)"),
+	     "above threshold_bytes (Chong and Krishnan, section II.D); opt and aimd are a plain "
+	     "go-back-N target; timeout never NACKs. The senders' program is [qp] proto (timeout: "
+	     "opt)"),
 	UINT("ec", "drain_mbps", EC(drain_bps), SL_QTY_BPS, SL_BPS_PER_MBPS, 0, 400000, "0",
 	     "the link's rate_mbps",
 	     "the host takes packets from the target queue at this rate of wire bits (the paper's "

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ec_window.h - the pieces the endpoint-congestion programs (seed 004: opt, aimd, dack) share:
- *   - OPT's window (digest section 3, "transmit freely up to outstanding-packet and
- *     outstanding-byte thresholds"): min(param[0] segments [W], param[1] bytes / seg_bytes
- *     [no byte limit]), at least 1; param[0] above W is a configuration error (-EINVAL);
- *   - go-back-N on a NACK (digest 2.1): [nack_seq, snd_max) is marked. lib/ec's NACK names the
+ * ec_window.h - the pieces the endpoint-congestion programs (Chong and Krishnan, "Addressing
+ * Endpoint-induced Congestion for Accelerator Scale-Out in a Medium-Scale Domain": opt, aimd, dack)
+ * share:
+ *   - OPT's window (section III.A: transmission is unlimited while the outstanding packets stay
+ *     under "a specified threshold for data size and packet count"): min(param[0] segments [W],
+ *     param[1] bytes / seg_bytes [no byte limit]), at least 1; param[0] above W is a configuration
+ *     error (-EINVAL);
+ *   - go-back-N on a NACK (section II.A): [nack_seq, snd_max) is marked. lib/ec's NACK names the
  *     next expected segment; a NACK naming a hole (SL_EVF_HOLE: lib/ec with selective repeat,
  *     lib/recv's MELO) marks the hole alone, since the receiver holds what follows it.
  * The flow parameters are laid out once for the three programs, so one flow configuration runs

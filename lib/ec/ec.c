@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ec.c - the endpoint-congestion target (Chong and Krishnan, seed 004, sections 2.3, 2.6, 2.7;
+ * ec.c - the endpoint-congestion target (Chong and Krishnan, "Addressing Endpoint-induced
+ * Congestion for Accelerator Scale-Out in a Medium-Scale Domain", sections II.D, II.G, II.H;
  * docs/ec.md): a processing queue whose occupancy is told to the initiators by duplicate ACKs.
  *
  * Model. The queue is a FIFO ring of entries {conn, psn, bytes, handle}, sized for
@@ -69,20 +70,20 @@
  *     queue and their handles come back, marked stale, but they send nothing (each entry holds
  *     its connection's generation).
  *
- * Selective repeat (sr_pkts > 0; beyond the paper: its digest's composition with MELO). The
- * paper's target is go-back-N, so a network loss costs it every packet behind the hole and, for
- * dack, a recovery clocked by DACKs that an uncongested target does not send. Here an arrival
- * up to sr_pkts past the expected PSN joins the queue like an in-order one (the host places it:
- * an RDMA WRITE needs no order), recorded in the connection's ooo map (bit i: expected + 1 + i
- * accepted); when the expected PSN comes, expected jumps over the run that follows it. Each
- * arrival that lands past the highest PSN accepted + 1 reveals one new hole, NACKed by range
- * (hole_psn, hole_len; ack_psn still the expected PSN); a hole is NACKed once, as MELO's
- * receiver does. The queue's own drop (EC drop) of any PSN makes a hole the sender cannot see:
- * it marks the connection, and the next arrival accepted out of order NACKs every hole below
+ * Selective repeat (sr_pkts > 0; beyond the paper: composed with MELO's selective retransmission,
+ * MELO (APNet 2017), section 3). The paper's target is go-back-N, so a network loss costs it every
+ * packet behind the hole and, for dack, a recovery clocked by DACKs that an uncongested target does
+ * not send. Here an arrival up to sr_pkts past the expected PSN joins the queue like an in-order
+ * one (the host places it: an RDMA WRITE needs no order), recorded in the connection's ooo map (bit
+ * i: expected + 1 + i accepted); when the expected PSN comes, expected jumps over the run that
+ * follows it. Each arrival that lands past the highest PSN accepted + 1 reveals one new hole,
+ * NACKed by range (hole_psn, hole_len; ack_psn still the expected PSN); a hole is NACKed once, as
+ * MELO's receiver does. The queue's own drop (EC drop) of any PSN makes a hole the sender cannot
+ * see: it marks the connection, and the next arrival accepted out of order NACKs every hole below
  * it, or, past SL_EC_NACK_HOLES_MAX holes, goes back N with one NACK naming the expected PSN
- * (MELO's fallback). A repeat of an accepted PSN is dropped (drop_dup). An
- * arrival past the reach (or whose crossing the crossed map could not hold) falls back to the
- * go-back-N rule above: drop_order, one NACK per episode, recovery DACKs.
+ * (MELO's fallback). A repeat of an accepted PSN is dropped (drop_dup). An arrival past the reach
+ * (or whose crossing the crossed map could not hold) falls back to the go-back-N rule above:
+ * drop_order, one NACK per episode, recovery DACKs.
  *   IACKs then name the end of the run of the connection's PSNs that have crossed (crossed_psn,
  *   with a map of those crossed beyond it): a packet crossing out of order sends its DACK, and
  *   an IACK only if the run grew, so an IACK covers no hole and no packet above the threshold.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_ec.h - the endpoint-congestion target (seed 004, Chong and Krishnan): a receiving host's
- * processing queue, and the acknowledgments that turn its occupancy into a "slow down" signal.
+ * sl_ec.h - the endpoint-congestion target (Chong and Krishnan, "Addressing Endpoint-induced
+ * Congestion for Accelerator Scale-Out in a Medium-Scale Domain"): a receiving host's processing
+ * queue, and the acknowledgments that turn its occupancy into a "slow down" signal.
  *
  * Contract. One struct sl_ec is one target queue (the receiving NIC's buffer in front of a host
  * that drains slower than the link), shared by connections [0, max_conns). The caller hands it

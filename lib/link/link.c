@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * link.c - a RIFL-like reliable link in software (RIFL: seed 001, digest reference/rifl.md,
- * sections 2, 3, 6 and 8; RTL github.com/swift-link/RIFL for what the paper leaves out).
+ * link.c - a RIFL-like reliable link in software (RIFL (OSA 2022), section 3 for the frames,
+ * section 4 for the protocol; its RTL, github.com/swift-link/RIFL, for what the paper leaves out).
  *
  * Model. Each direction of a lane is a stream of data frames numbered 0, 1, 2, ... (the frame
  * ID; new payloads, fillers and FC frames all take one). The ID is never sent in faithful mode:
@@ -58,18 +58,19 @@
  * before it notwithstanding (rx_resync). The first 16 frames after (re)initialization are never
  * delivered: the sender sends 16 fillers first.
  *
- * Software differences (digest sec. 6): the NIC drops frames with a bad FCS, so corruption
- * arrives as a gap, which the next frame's VCODE exposes; so control frames are verified too
- * while the RX is in sync (a control frame that fails there is an error, like a data frame),
- * and the sender emits an IDLE when it has sent nothing for keepalive_ns. A lost last frame is
- * therefore detected within keepalive_ns + one-way delay, and recovered within that plus a
- * one-way delay, 8 NACK slots and the replay up to the missing frame (at most 2 x 2^k slots).
+ * Software differences (RIFL's constraint C, section 2, has frames corrupted, never lost): the NIC
+ * drops frames with a bad FCS, so corruption arrives as a gap, which the next frame's VCODE
+ * exposes; so control frames are verified too while the RX is in sync (a control frame that fails
+ * there is an error, like a data frame), and the sender emits an IDLE when it has sent nothing for
+ * keepalive_ns. A lost last frame is therefore detected within keepalive_ns + one-way delay, and
+ * recovered within that plus a one-way delay, 8 NACK slots and the replay up to the missing frame
+ * (at most 2 x 2^k slots).
  * While the RX is in error the peer's current ID is
  * unknown, so control keys are taken on their syntax (faithful mode; the RTL never checks
  * them) or on CRC with their explicit ID (extended mode); RIFL's filter applies in every case:
  * a flag rises only after 8 identical keys with no other control key, malformed or failing
  * frame between them, and 16 consecutive regular frames (data or IDLE) reset the count and
- * lower the flags (digest sec. 3).
+ * lower the flags (RIFL (OSA 2022), section 4.B).
  *
  * NACK runs: RIFL's receiver sends RETRANS_REQ in every slot while in error, which on a wire
  * of fixed slots costs nothing; in software "every slot" is as fast as the lcore loops, and a
@@ -1038,10 +1039,10 @@ link_reinit(struct sl_link *l)
 }
 
 /*
- * RIFL's control filter (digest sec. 3, RTL rx_controller): 8 consecutive identical keys raise
- * a flag; another control key resets the count, data frames reset it only once 16 consecutive
- * regular frames (data, IDLE) have arrived, and those 16 also lower the flags. So the NACKs a
- * replaying peer puts in its odd slots still add up, while a verified stream clears them.
+ * RIFL's control filter (RIFL (OSA 2022), section 4.B; RTL rx_controller): 8 consecutive identical
+ * keys raise a flag; another control key resets the count, data frames reset it only once 16
+ * consecutive regular frames (data, IDLE) have arrived, and those 16 also lower the flags. So the
+ * NACKs a replaying peer puts in its odd slots still add up, while a verified stream clears them.
  * key is 0 for a data frame.
  */
 static void

@@ -23,9 +23,9 @@
  *
  * Sets. Two FIFOs of flow ids, round-robin, each flow at most once in each (membership flags):
  *   active: paced flows with fewer than queue_resume release slots outstanding and more to
- *     send. Its stage announces slots to the pacer, up to queue_stop (the [repo]'s 11/10 for
- *     N = 16): Tonic's outstanding count, with the pacer's FIFO in the place of the credit
- *     engine's queue of generated segments.
+ *     send. Its stage announces slots to the pacer, up to queue_stop (11/10 for N = 16 in
+ *     Tonic's public code, github.com/minmit/tonic): Tonic's outstanding count, with the
+ *     pacer's FIFO in the place of the credit engine's queue of generated segments.
  *   ready: unpaced flows (window without a cap, grant) with something to send and the credit
  *     for it. A visit pops the head and emits up to visit_segs segments while credit lasts,
  *     lost ones first, then new ones (generation +1 and transmission -1 net out, section 3.4);
@@ -66,7 +66,7 @@
 #define DEFAULT_LINK_BPS (100 * SL_BPS_PER_GBPS)
 #define RELEASE_CHUNK 32u /* pacer releases fetched per dequeue call */
 #define DEFAULT_RTO_NS SL_NS_PER_MS
-#define DEFAULT_RTO_CREDIT_BYTES 16000u /* [repo] timeout-retransmit credit */
+#define DEFAULT_RTO_CREDIT_BYTES 16000u /* timeout-retransmit credit, Tonic's public code */
 #define NOWHERE UINT32_MAX
 #define PREFETCH_AHEAD 6 /* flows (ready FIFO) or events ahead: ~100 ns of work at 1M flows */
 

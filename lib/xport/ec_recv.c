@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ec_recv.c - the endpoint-congestion receive mode (SL_XPORT_RECV_EC): a QP's data goes into
- * the endpoint's target queue (lib/ec, seed 004) instead of lib/recv, and a host stage drains
- * that queue at a fixed rate, handing each packet it finishes to the application.
+ * ec_recv.c - the endpoint-congestion receive mode (SL_XPORT_RECV_EC): a QP's data goes into the
+ * endpoint's target queue (lib/ec, the endpoint-congestion paper's target) instead of lib/recv, and
+ * a host stage drains that queue at a fixed rate, handing each packet it finishes to the
+ * application.
  *
  * The paper's target is a receiving NIC whose buffer the host empties more slowly than the link
  * fills it. Here the buffer is the lib/ec queue, shared by every EC QP of the endpoint (as one

@@ -55,8 +55,8 @@
 /*
  * A QP's receive mode (struct sl_xport_qp_conf.recv_mode): lib/recv's two (enum sl_recv_mode:
  * SL_RECV_MELO, SL_RECV_GBN), and the endpoint-congestion target: go-back-N into the endpoint's
- * host queue (lib/ec, seed 004; conf.ec), which a host stage drains at conf.ec_drain_bps,
- * answering with IACKs, DACKs and go-back-N NACKs (ec_recv.c, docs/ec.md).
+ * host queue (lib/ec, Chong and Krishnan's target; conf.ec), which a host stage drains at
+ * conf.ec_drain_bps, answering with IACKs, DACKs and go-back-N NACKs (ec_recv.c, docs/ec.md).
  */
 #define SL_XPORT_RECV_EC 2u
 static_assert(SL_XPORT_RECV_EC == SL_RECV_GBN + 1, "receive modes follow lib/recv's");

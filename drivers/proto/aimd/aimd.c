@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * aimd - the TCP-like baseline of the endpoint-congestion seed (Chong and Krishnan, seed 004,
- * digest sections 3 and 4): an RFC 5681 congestion window in bytes over the seed's go-back-N
- * reliability, as a Tonic program with window credit.
+ * aimd - the TCP-like baseline of the endpoint-congestion paper (Chong and Krishnan, "Addressing
+ * Endpoint-induced Congestion for Accelerator Scale-Out in a Medium-Scale Domain", section III.A):
+ * an RFC 5681 congestion window in bytes over the paper's go-back-N reliability, as a Tonic program
+ * with window credit.
  *
- * Model (the paper gives only "grows linearly and halves, driven by ACKs and NACKs"; the rest
- * is ours, digest section 4):
+ * Model (the paper gives only "grows linearly and shrinks in half depending on NACKs and
+ * ACKs"; the rest is ours):
  *   - cwnd, bytes, starts at param[2] [10 x seg_bytes] and is capped at OPT's window x
  *     seg_bytes (ec_window.h); the enforced window is cwnd / seg_bytes segments, at least 1;
  *   - congestion avoidance only (no slow start): each newly acked segment adds

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dack - the endpoint-congestion initiator (Chong and Krishnan, seed 004, digest sections 2.4
- * and 2.5): a duplicate ACK (DACK) from the target means "slow down", and the sender falls to
- * ACK-clocked halt states, then climbs back to OPT's window. A Tonic program, window credit.
+ * dack - the endpoint-congestion initiator (Chong and Krishnan, "Addressing Endpoint-induced
+ * Congestion for Accelerator Scale-Out in a Medium-Scale Domain", sections II.E and II.F): a
+ * duplicate ACK (DACK) from the target means "slow down", and the sender falls to ACK-clocked halt
+ * states, then climbs back to OPT's window. A Tonic program, window credit.
  *
- * ACK kinds (digest 2.2), against the previous ACK's cumack (ack): an IACK is above it, a DACK
+ * ACK kinds (section II.C), against the previous ACK's cumack (ack): an IACK is above it, a DACK
  * equals it, one below it is stale and ignored. Until a NACK this is wnd_start (IACK: moves
  * wnd_start; DACK: repeats it); a NACK carries the target's expected segment, which the engine
  * applies as a cumack, yet is no ACK: the target's DACKs after it repeat its last IACK.
@@ -26,7 +27,7 @@
  * open) and nothing new may go. With nothing in flight that is 0, which the engine clamps to
  * 1: one new segment may go, the probe whose IACK clocks the next; without it no IACK could
  * come and no RTO would run, and the flow would stall for good.
- * Recovery from an EC drop (digest 2.5), H_REC: a NACK does not go back N unthrottled;
+ * Recovery from an EC drop (section II.F), H_REC: a NACK does not go back N unthrottled;
  * rtx_next = nack_seq, rtx_end = snd_max, the window stays closed to new data; each DACK marks
  * the one segment rtx_next, moves it on and restarts the RTO (the target is still draining);
  * wnd_start moves rtx_next up; at rtx_end the flow is in H_M1. A NACK at or above rtx_next is

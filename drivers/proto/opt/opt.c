@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * opt - the OPT baseline of the endpoint-congestion seed (Chong and Krishnan, seed 004, digest
- * section 3, "Baselines"): a go-back-N sender with no congestion control at all, as a Tonic
- * program with window credit.
+ * opt - the OPT baseline of the endpoint-congestion paper (Chong and Krishnan, "Addressing
+ * Endpoint-induced Congestion for Accelerator Scale-Out in a Medium-Scale Domain", section III.A,
+ * "Baseline and Proposed Policies"): a go-back-N sender with no congestion control at all, as a
+ * Tonic program with window credit.
  *
  * Model. The sender transmits back to back up to two fixed thresholds of outstanding data, an
  * outstanding-packet threshold and an outstanding-byte threshold; the window is their minimum,
  * min(param[0] segments, param[1] bytes / seg_bytes), at least 1, and never changes. The
  * paper does not give the thresholds: the defaults are the flow's ring W and no byte limit.
- * Loss recovery is the base protocol's (digest 2.1): the target drops an out-of-order packet
+ * Loss recovery is the base protocol's (section II.A): the target drops an out-of-order packet
  * and NACKs the next expected segment; the sender goes back N, marking [nack_seq, snd_max), and
  * the retransmissions follow the same window (a NACK naming a hole, from a target with
  * selective repeat, marks the hole alone). A lost ACK or NACK is recovered by the engine's
