@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""plot_ec.py - the endpoint-congestion figures (seed 004, Chong and Krishnan, Figs. 3-10) from
-the simulator's output (tests/sim/scenarios/ec-*.ini, docs/ec.md ("In the simulator")).
+"""plot_ec.py - the endpoint-congestion figures (Chong and Krishnan, "Addressing Endpoint-induced
+Congestion for Accelerator Scale-Out in a Medium-Scale Domain", Figs. 3-10) from the simulator's
+output (tests/sim/scenarios/ec-*.ini, docs/ec.md ("In the simulator")).
 
 Inputs are the JSON lines sluice-sim prints for the sweeps (one run per line; the scenario's
 file name says which figure a line belongs to) and, with --fig3, the trace directories of

@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sim_ec.h - the endpoint-congestion target (lib/ec, seed 004: Chong and Krishnan; the digest
- * is reference/endpoint-congestion.md) behind struct sim_receiver_ops, with a model of the
- * host that drains it: the simulator's third receiver, beside the reference one
- * (sim_recv.h) and lib/recv (sim_librecv.h).
+ * sim_ec.h - the endpoint-congestion target (lib/ec; Chong and Krishnan, "Addressing
+ * Endpoint-induced Congestion for Accelerator Scale-Out in a Medium-Scale Domain") behind struct
+ * sim_receiver_ops, with a model of the host that drains it: the simulator's third receiver, beside
+ * the reference one (sim_recv.h) and lib/recv (sim_librecv.h).
  *
  * Model. Every receiving host has one sl_ec target queue (the NIC's buffer in front of a host
- * slower than the link) shared by its flows; a flow is connection `flow id` of its
- * destination's queue. A data packet goes to sl_ec_arrive, which accounts it as its payload
- * bytes (the paper's 81 KB queue = 9 x 9 KB packets) or, with queue_counts_wire, as its wire
- * bytes (payload + hdr_bytes). The host is one server: it takes the head packet when it is idle
- * and a packet is queued, and processes it in ceil(wire bytes x 8 / (r x link rate)) ns, r =
- * drain_pct / 100, the link being the host's own (the drain charges whole packets, headers
- * included, as the digest's token bucket does, so at r = 100 % the host keeps up with its link
- * exactly and the queue never holds more than the packet in service). A packet whose
- * processing ends at the ns another arrives leaves first. A processed packet is delivered
- * (goodput, payload bytes) and goes through sl_ec_process. Every action of the target (IACK,
- * DACK, NACK) becomes a control packet to the flow's sender, encoded as on the wire
- * (sim_fb.h): IACK and DACK as SL_XOP_ACK with their ack_psn (a DACK is an ACK whose ack_psn
- * did not move), NACK as SL_XOP_NACK without holes naming the expected PSN, which the sender
+ * slower than the link) shared by its flows; a flow is connection `flow id` of its destination's
+ * queue. A data packet goes to sl_ec_arrive, which accounts it as its payload bytes (the paper's
+ * 81 KB queue = 9 x 9 KB packets) or, with queue_counts_wire, as its wire bytes (payload +
+ * hdr_bytes). The host is one server: it takes the head packet when it is idle and a packet is
+ * queued, and processes it in ceil(wire bytes x 8 / (r x link rate)) ns, r = drain_pct / 100, the
+ * link being the host's own (the drain charges whole packets, headers included, so at r = 100 % the
+ * host keeps up with its link exactly and the queue never holds more than the packet in service). A
+ * packet whose processing ends at the ns another arrives leaves first. A processed packet is
+ * delivered (goodput, payload bytes) and goes through sl_ec_process. Every action of the target
+ * (IACK, DACK, NACK) becomes a control packet to the flow's sender, encoded as on the wire
+ * (sim_fb.h): IACK and DACK as SL_XOP_ACK with their ack_psn (a DACK is an ACK whose ack_psn did
+ * not move), NACK as SL_XOP_NACK without holes naming the expected PSN, which the sender
  * (sl_xport_fb_events) turns into SL_EV_NACK nack_seq = ack_psn.
  *
  * The policy names what runs on both ends (docs/sim.md, "[ec]"):
@@ -26,15 +25,15 @@
  *   opt      program opt,  policy off, NACKs on (OPT baseline);
  *   aimd     program aimd, policy off, NACKs on (TCP-like baseline);
  *   timeout  program opt,  policy off, NACKs off: out-of-order arrivals are dropped silently
- *            and only the RTO's go-back-N recovers (our extra baseline, digest section 4).
+ *            and only the RTO's go-back-N recovers (our extra baseline, not in the paper).
  *
- * Drain steps (beyond the paper, digest section 6): the host's rate may change at set times
- * (step[], each from at_ns on; a packet already in service keeps the rate it started with).
- * With steps, each target host keeps the wire bytes that arrived and that it processed per
- * 1 us bin, and sim_ec_step_result() times the reaction to each step over a sliding window of
- * SIM_EC_STEP_WINDOW_NS (about one RTT of the paper's setting): after a fall, until the arrival
- * rate is within 10 % of the new drain rate (the initiators throttled); after a rise, until the
- * host processes at 90 % of it (they caught up, the host no longer idles).
+ * Drain steps (beyond the paper, which never quantifies its "rapid recovery" goal, section II.B):
+ * the host's rate may change at set times (step[], each from at_ns on; a packet already in service
+ * keeps the rate it started with). With steps, each target host keeps the wire bytes that arrived
+ * and that it processed per 1 us bin, and sim_ec_step_result() times the reaction to each step over
+ * a sliding window of SIM_EC_STEP_WINDOW_NS (about one RTT of the paper's setting): after a fall,
+ * until the arrival rate is within 10 % of the new drain rate (the initiators throttled); after a
+ * rise, until the host processes at 90 % of it (they caught up, the host no longer idles).
  *
  * Measured per host: occupancy (time-weighted mean; the maximum is lib/ec's counter) and the
  * server's busy time, both from the later of measure_from_ns and the host's first arrival.

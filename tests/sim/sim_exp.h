@@ -176,10 +176,11 @@ const char *sim_exp_mode_name(const struct sim_exp *x);
 void sim_exp_melo_json(const struct sim_exp *x, const char *name, const char *labels, FILE *out);
 
 /*
- * Endpoint-congestion figures of a run with lib/ec's target (the digest's section 4 metrics).
- * "The link" is the receiving hosts' links (their rates summed): goodput and retransmissions
- * are normalized to its bytes over the measured interval [measure_from, end]; what happens
- * before measure_from is the warm-up, as in the paper's simulator (BookSim), and counted apart.
+ * Endpoint-congestion figures of a run with lib/ec's target (the paper's section IV metrics,
+ * goodput and retransmissions normalized to the link, and ours). "The link" is the receiving hosts'
+ * links (their rates summed): goodput and retransmissions are normalized to its bytes over the
+ * measured interval [measure_from, end]; what happens before measure_from is the warm-up, as in the
+ * paper's simulator (BookSim), and counted apart.
  */
 struct sim_exp_ec {
 	double goodput_gbps;      /**< sum of the per-flow goodputs, Gbps */

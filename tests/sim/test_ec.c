@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The endpoint-congestion figures (seed 004, Chong and Krishnan; reference/endpoint-congestion.md)
- * on the real lib/ec target and lib/sched with drivers/proto's dack, opt and aimd programs, each
- * a sweep scenario of tests/sim/scenarios run at reduced length, with the issue's bounds:
+ * The endpoint-congestion figures (Chong and Krishnan, "Addressing Endpoint-induced Congestion for
+ * Accelerator Scale-Out in a Medium-Scale Domain") on the real lib/ec target and lib/sched with
+ * drivers/proto's dack, opt and aimd programs, each a sweep scenario of tests/sim/scenarios run at
+ * reduced length, with the issue's bounds:
  *   - unicast, ec-unicast.ini at 3 ms (1 ms of warm-up), r = 10 .. 100 %, payloads 512 B .. 8 KB:
  *     dack retransmits nothing after the warm-up in any cell, and nothing at all from r = 50 %
  *     (below it, the start-up burst overflows the queue: docs/ec.md, "In the simulator"); opt

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Endpoint congestion (seed 004) between two sluiced hosts over memif: host a sends, host b's
+# Endpoint congestion (Chong and Krishnan, "Addressing Endpoint-induced Congestion for Accelerator
+# Scale-Out in a Medium-Scale Domain") between two sluiced hosts over memif: host a sends, host b's
 # host drains slower than the link brings. b's QPs receive through the endpoint-congestion
 # target ([qp] recv = ec): a 81 KiB queue with a 9 KiB threshold that b's host stage empties at
 # r x the link's rate ([ec] drain_mbps), delivering each packet to the checker only then. a's

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests for lib/link/link.c, one or more per rule of RIFL as sluice implements it (digest
- * sections 3, 6, 8), plus adversarial cases: frames whose ID is off by
- * one, white noise, corrupted control and FC frames, one corrupted frame inside a run of 8
- * control frames. Frames are built with lib/wire and fed to the link directly; the peer is
- * either hand-written frames or a second link.
+ * Tests for lib/link/link.c, one or more per rule of RIFL as sluice implements it (RIFL (OSA 2022),
+ * sections 3 and 4; the software differences in link.c's essay), plus adversarial cases: frames
+ * whose ID is off by one, white noise, corrupted control and FC frames, one corrupted frame inside
+ * a run of 8 control frames. Frames are built with lib/wire and fed to the link directly; the peer
+ * is either hand-written frames or a second link.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests for drivers/proto/dack/dack.c, the endpoint-congestion initiator (digest section 6,
- * items 1, 5 and 6): the H-state table driven by scripted IACK / DACK sequences, the window
- * after each event (allowance per IACK 1, 1, 2, ..., then OPT's window), the counter threshold
- * (6 and a parameter), a DACK clearing unused allowance, the probe with nothing in flight,
- * recovery after a NACK at one retransmission per DACK, the RTO, and OPT's windows whenever no
- * DACK comes; a selective NACK (a hole) resends the hole alone, changes no state, and the IACK
+ * Tests for drivers/proto/dack/dack.c, the endpoint-congestion initiator (Chong and Krishnan,
+ * "Addressing Endpoint-induced Congestion for Accelerator Scale-Out in a Medium-Scale Domain":
+ * section III.A, OPT's behaviour without endpoint congestion; section II.E and Fig. 2, the halt
+ * states; section II.F, recovery): the H-state table driven by scripted IACK / DACK sequences, the
+ * window after each event (allowance per IACK 1, 1, 2, ..., then OPT's window), the counter
+ * threshold (6 and a parameter), a DACK clearing unused allowance, the probe with nothing in
+ * flight, recovery after a NACK at one retransmission per DACK, the RTO, and OPT's windows whenever
+ * no DACK comes; a selective NACK (a hole) resends the hole alone, changes no state, and the IACK
  * that ends it counts once per segment it covers. A "room" is what the window lets go now:
  * wnd_start + wnd_segs - snd_nxt.
  */

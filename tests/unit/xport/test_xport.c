@@ -1643,10 +1643,10 @@ xport_rx__answers_that_match_no_read_are_refused(void **state)
 }
 
 /*
- * The endpoint-congestion receive mode (seed 004): both endpoints' hosts drain their target
- * queue (81 KiB, 9 KiB threshold) at 6 Gbit/s while the wire brings about 16. Messages of 1 B to
- * 16 KiB both ways, all delivered exactly once, in order, content-checked, and every frame
- * handle released (also those still queued when the endpoints are freed).
+ * The endpoint-congestion receive mode (lib/ec, Chong and Krishnan's target): both endpoints' hosts
+ * drain their target queue (81 KiB, 9 KiB threshold) at 6 Gbit/s while the wire brings about 16.
+ * Messages of 1 B to 16 KiB both ways, all delivered exactly once, in order, content-checked, and
+ * every frame handle released (also those still queued when the endpoints are freed).
  *   - dack over a DACK-sending target, one QP, 64 KiB outstanding at most: the DACKs hold the
  *     queue under its capacity, so no EC drop and no retransmission;
  *   - opt over a plain go-back-N target, three QPs of 64 KiB each into the same queue: it
