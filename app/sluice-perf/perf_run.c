@@ -51,6 +51,7 @@
 
 #include "perf_report.h"
 #include "perf_run.h"
+#include "sl_common.h"
 #include "sluice.h"
 
 /*
@@ -140,16 +141,6 @@ wc_err(const struct sl_wc *wc)
 	return -1;
 }
 
-static uint32_t
-pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
 static uint64_t
 bytes_up(uint64_t v, uint64_t align)
 {
@@ -171,8 +162,8 @@ run_open(struct run *r)
 	r->ctx = sl_ctx_open(a->socket[0] != '\0' ? a->socket : NULL, &ca);
 	if (r->ctx == NULL)
 		return sl_err("sl_ctx_open (is sluiced running? -S names its socket)", errno);
-	qa.sq_depth = pow2_at_least(lat ? RUN_LAT_SQ : a->tx_depth);
-	qa.rq_depth = notified(r) ? pow2_at_least(a->rx_depth) : 0;
+	qa.sq_depth = sl_align_pow2_u32(lat ? RUN_LAT_SQ : a->tx_depth);
+	qa.rq_depth = notified(r) ? sl_align_pow2_u32(a->rx_depth) : 0;
 	r->scq = sl_cq_create(r->ctx, a->qps * qa.sq_depth);
 	if (r->scq == NULL)
 		return sl_err("sl_cq_create (send)", errno);

@@ -29,17 +29,12 @@
 #include <unistd.h>
 
 #include "sl_api_priv.h"
+#include "sl_common.h"
 
 #define QP_DEPTH_DEFAULT 128u                  /**< sq_depth, rq_depth when 0 */
 #define QP_MAX_MSG_DEFAULT (UINT32_C(1) << 20) /**< max_msg_bytes when 0, bytes */
 
 #define ACCESS_ALL (SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ)
-
-static bool
-is_pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
 
 /* Entries the producer at prod may still write into r of depth entries. */
 static uint32_t
@@ -207,8 +202,7 @@ sl_cq_create(struct sl_ctx *ctx, uint32_t depth)
 		errno = EINVAL;
 		return NULL;
 	}
-	while (!is_pow2(depth))
-		depth += depth & -depth;
+	depth = sl_align_pow2_u32(depth);
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
@@ -322,7 +316,7 @@ qp_attr_check(const struct sl_ctx *ctx, const struct sl_qp_attr *a, uint32_t *sq
 	*sq_depth = a->sq_depth ? a->sq_depth : QP_DEPTH_DEFAULT;
 	*rq_depth = a->rq_depth ? a->rq_depth : QP_DEPTH_DEFAULT;
 	if (!a->send_cq || !a->recv_cq || a->send_cq->ctx != ctx || a->recv_cq->ctx != ctx ||
-	    !is_pow2(*sq_depth) || *sq_depth > SL_CHAN_RING_MAX || !is_pow2(*rq_depth) ||
+	    !sl_is_pow2(*sq_depth) || *sq_depth > SL_CHAN_RING_MAX || !sl_is_pow2(*rq_depth) ||
 	    *rq_depth > SL_CHAN_RING_MAX || a->receiver > SL_RECEIVER_GBN || !name_ok(a->program) ||
 	    !name_ok(a->pacer))
 		return -EINVAL;

@@ -93,20 +93,14 @@ static const struct sl_stat_desc stat_desc[] = {
 };
 SL_STAT_TABLE_DEFINE(sl_chan_lane_stat_table, struct sl_chan_lane_stats, stat_desc);
 
-static bool
-pow2(uint32_t v)
-{
-	return v && (v & (v - 1)) == 0;
-}
-
 struct sl_chan_lane *
 sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 {
 	struct sl_chan_lane *cl;
 	uint64_t ents;
 
-	if (conf->qps == 0 || conf->mrs == NULL || !pow2(conf->sq_depth_max) ||
-	    !pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
+	if (conf->qps == 0 || conf->mrs == NULL || !sl_is_pow2(conf->sq_depth_max) ||
+	    !sl_is_pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
 	    conf->rq_depth_max > SL_CHAN_RING_MAX ||
 	    conf->qpn_base + (uint64_t)conf->qps > UINT32_MAX) {
 		errno = EINVAL;
@@ -118,9 +112,7 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	cl->c = *conf;
 	ents = SL_MIN(SL_MAX(conf->stash_bytes / STASH_BYTES_PER_ENTRY, STASH_ENTRIES_MIN),
 		      STASH_ENTRIES_MAX);
-	cl->st.n = 1;
-	while (cl->st.n < ents)
-		cl->st.n <<= 1;
+	cl->st.n = sl_align_pow2_u32((uint32_t)ents);
 	cl->st.bytes = conf->stash_bytes;
 	cl->qp = calloc(conf->qps, sizeof(*cl->qp));
 	cl->active = calloc(conf->qps, sizeof(*cl->active));
@@ -361,9 +353,10 @@ cmd_open(struct sl_chan_lane *cl, struct sl_chan_qp_conf *qc)
 	struct lqp *q;
 
 	if (qc == NULL || qc->sq == NULL || qc->rq == NULL || qc->send_cq == NULL ||
-	    qc->recv_cq == NULL || qc->mrs == NULL || !pow2(qc->sq_depth) || !pow2(qc->rq_depth) ||
-	    qc->sq_depth > cl->c.sq_depth_max || qc->rq_depth > cl->c.rq_depth_max ||
-	    !pow2(qc->send_cq->depth) || !pow2(qc->recv_cq->depth))
+	    qc->recv_cq == NULL || qc->mrs == NULL || !sl_is_pow2(qc->sq_depth) ||
+	    !sl_is_pow2(qc->rq_depth) || qc->sq_depth > cl->c.sq_depth_max ||
+	    qc->rq_depth > cl->c.rq_depth_max || !sl_is_pow2(qc->send_cq->depth) ||
+	    !sl_is_pow2(qc->recv_cq->depth))
 		return -EINVAL;
 	if (!sl_chan_lane_owns(cl, qc->xqp.qpn))
 		return -ERANGE;

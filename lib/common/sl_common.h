@@ -37,11 +37,18 @@ sl_is_pow2(uint64_t x)
 	return x != 0 && (x & (x - 1)) == 0;
 }
 
-/* Smallest power of two >= x; x must be in [1, 2^63]. */
+/* Smallest power of two >= x (1 for x = 0); x must be at most 2^63. */
 static inline uint64_t
 sl_align_pow2(uint64_t x)
 {
 	return x <= 1 ? 1 : UINT64_C(1) << (64 - __builtin_clzll(x - 1));
+}
+
+/* sl_align_pow2() for 32-bit counts (ring depths, masks); x must be at most 2^31. */
+static inline uint32_t
+sl_align_pow2_u32(uint32_t x)
+{
+	return (uint32_t)sl_align_pow2(x);
 }
 
 /* Network byte order (big-endian) loads and stores at any alignment, for the wire formats. */

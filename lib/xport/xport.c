@@ -172,23 +172,6 @@ static const int syn_status[SL_XPORT_SYN_MAX + 1] = {
 	[SL_XPORT_SYN_INVALID] = -EBADMSG,
 };
 
-static bool
-pow2(uint32_t v)
-{
-	return v && (v & (v - 1)) == 0;
-}
-
-/* The least power of two >= v (v <= 2^31). */
-static uint32_t
-pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
 struct sl_xport *
 sl_xport_create(const struct sl_xport_conf *conf)
 {
@@ -206,8 +189,8 @@ sl_xport_create(const struct sl_xport_conf *conf)
 		c.ack_delay_ns = 10 * SL_NS_PER_US;
 	if (c.pool_bits == 0)
 		c.pool_bits = 1024;
-	if (c.max_qps == 0 || c.max_qps > SL_XHDR_QPN_MAX + 1 || !pow2(c.sq_depth) ||
-	    !pow2(c.window_pkts) || c.window_pkts < SL_SCHED_WND_MIN ||
+	if (c.max_qps == 0 || c.max_qps > SL_XHDR_QPN_MAX + 1 || !sl_is_pow2(c.sq_depth) ||
+	    !sl_is_pow2(c.window_pkts) || c.window_pkts < SL_SCHED_WND_MIN ||
 	    c.window_pkts > SL_SCHED_WND_MAX || c.frame == NULL || c.release == NULL) {
 		errno = EINVAL;
 		return NULL;
@@ -241,7 +224,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	x->act_max = sl_recv_actions_max(x->r) + XP_RX_BATCH;
 	x->act = calloc(x->act_max, sizeof(*x->act));
 	x->qp = calloc(c.max_qps, sizeof(*x->qp));
-	x->sq_mask = pow2_at_least(c.sq_depth + SL_XPORT_READS_MAX) - 1;
+	x->sq_mask = sl_align_pow2_u32(c.sq_depth + SL_XPORT_READS_MAX) - 1;
 	x->sq_mem = calloc((size_t)c.max_qps * (x->sq_mask + 1), sizeof(*x->sq_mem));
 	x->reading = calloc(c.max_qps, sizeof(*x->reading));
 	x->fbq = sl_xport_fbq_create(c.max_qps, XP_FBQ_SLOTS, c.min_frame_bytes, &x->st);
