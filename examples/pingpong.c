@@ -20,15 +20,7 @@
 
 #include <sluice.h>
 
-#define PORT 18515       /* perftest's */
-#define TIMEOUT_MS 60000 /* to meet the peer, and for each completion */
-
-static void
-die(const char *what, int err)
-{
-	fprintf(stderr, "pingpong: %s: %s\n", what, strerror(err));
-	exit(1);
-}
+#include "example.h"
 
 static double
 now_s(void)
@@ -72,7 +64,7 @@ await(struct sl_cq *cq, struct seen *s, unsigned sends, unsigned recvs)
 			n = sl_cq_poll(cq, wc, 8);
 		}
 		if (n == 0) {
-			if (poll(&p, 1, TIMEOUT_MS) != 1)
+			if (poll(&p, 1, EX_TIMEOUT_MS) != 1)
 				die("waiting for a completion", ETIMEDOUT);
 			if (read(p.fd, &events, sizeof(events)) != sizeof(events) &&
 			    errno != EAGAIN)
@@ -142,73 +134,28 @@ check(const uint8_t *buf, size_t bytes, const struct seen *s, unsigned iter)
 int
 main(int argc, char **argv)
 {
-	const char *sock = NULL, *host;
-	unsigned long port = PORT, iters = 1000, bytes = 64;
-	struct sl_qp_info mine, theirs;
+	struct ex e = {.name = "pingpong", .port = EX_PORT, .bytes = 64, .iters = 1000};
+	unsigned long iters, bytes;
 	struct seen seen = {0};
-	struct sl_ctx *ctx;
-	struct sl_oob *oob;
 	struct sl_mr *mr;
 	struct sl_cq *cq;
 	struct sl_qp *qp;
+	const char *host;
 	uint8_t *tx, *rx;
 	double t0;
-	int c, rc;
 
-	while ((c = getopt(argc, argv, "S:p:s:n:h")) != -1) {
-		switch (c) {
-		case 'S':
-			sock = optarg;
-			break;
-		case 'p':
-			port = strtoul(optarg, NULL, 0);
-			break;
-		case 's':
-			bytes = strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			iters = strtoul(optarg, NULL, 0);
-			break;
-		default:
-			fprintf(stderr,
-				"usage: %s [-S socket] [-p port] [-s bytes] [-n iterations] "
-				"[server-host]\n",
-				argv[0]);
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	if (optind < argc - 1 || !port || port > 65535 || !bytes || bytes > (1u << 20) || !iters) {
-		fprintf(stderr, "pingpong: bad arguments (bytes 1..1048576, port 1..65535)\n");
-		return 2;
-	}
-	host = optind < argc ? argv[optind] : NULL;
-
-	ctx = sl_ctx_open(sock, NULL);
-	if (!ctx)
-		die("cannot attach to sluiced", errno);
-	tx = sl_mem_alloc(ctx, 2 * bytes);
-	if (!tx)
-		die("sl_mem_alloc", errno);
+	ex_args(&e, argc, argv);
+	host = e.host;
+	iters = e.iters;
+	bytes = e.bytes;
+	ex_attach(&e, 2 * bytes, SL_ACCESS_LOCAL_WRITE);
+	mr = e.mr;
+	cq = e.cq;
+	qp = e.qp;
+	tx = e.buf;
 	rx = tx + bytes;
-	mr = sl_mr_reg(ctx, tx, 2 * bytes, SL_ACCESS_LOCAL_WRITE);
-	cq = mr ? sl_cq_create(ctx, 16) : NULL;
-	qp = cq ? sl_qp_create(ctx, &(struct sl_qp_attr){.send_cq = cq, .recv_cq = cq}) : NULL;
-	if (!qp)
-		die("setting up the queue pair", errno);
 	post_recv(qp, mr, rx, bytes);
-
-	oob = host ? sl_oob_connect(host, (uint16_t)port, TIMEOUT_MS)
-		   : sl_oob_accept((uint16_t)port, TIMEOUT_MS);
-	if (!oob)
-		die(host ? "cannot reach the server" : "no client came", errno);
-	sl_qp_info(qp, NULL, &mine);
-	rc = sl_oob_exchange(oob, &mine, &theirs, 1);
-	if (!rc)
-		rc = sl_qp_connect(qp, &theirs);
-	if (!rc)
-		rc = sl_oob_sync(oob);
-	if (rc)
-		die("connecting to the peer", -rc);
+	ex_exchange(&e, NULL);
 
 	t0 = now_s();
 	for (unsigned i = 0; i < iters; i++) {
@@ -228,15 +175,12 @@ main(int argc, char **argv)
 		}
 	}
 	await(cq, &seen, (unsigned)iters, 0);
-	rc = sl_oob_sync(oob);
-	if (rc)
-		die("the final barrier", -rc);
+	ex_barrier(&e);
 	if (host)
 		printf("pingpong: %lu round trips of %lu bytes checked, %.2f us each on average\n",
 		       iters, bytes, (now_s() - t0) * 1e6 / iters);
 	else
 		printf("pingpong: %lu messages of %lu bytes checked and echoed\n", iters, bytes);
-	sl_oob_close(oob);
-	sl_ctx_close(ctx);
+	ex_close(&e);
 	return 0;
 }

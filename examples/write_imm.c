@@ -20,16 +20,9 @@
 
 #include <sluice.h>
 
-#define PORT 18515
-#define TIMEOUT_MS 60000
-#define IMM 0xC0FFEE42u
+#include "example.h"
 
-static void
-die(const char *what, int err)
-{
-	fprintf(stderr, "write_imm: %s: %s\n", what, strerror(err));
-	exit(1);
-}
+#define IMM 0xC0FFEE42u
 
 static uint8_t
 pattern(size_t j)
@@ -54,7 +47,7 @@ wait_one(struct sl_cq *cq)
 		sl_cq_arm(cq);
 		if (sl_cq_poll(cq, &wc, 1) == 1)
 			break;
-		if (poll(&p, 1, TIMEOUT_MS) != 1)
+		if (poll(&p, 1, EX_TIMEOUT_MS) != 1)
 			die("waiting for a completion", ETIMEDOUT);
 		if (read(p.fd, &events, sizeof(events)) != sizeof(events) && errno != EAGAIN)
 			die("reading the event fd", errno);
@@ -70,75 +63,31 @@ wait_one(struct sl_cq *cq)
 int
 main(int argc, char **argv)
 {
-	const char *sock = NULL, *host;
-	unsigned long port = PORT, bytes = 65536;
-	struct sl_qp_info mine, theirs;
-	struct sl_ctx *ctx;
-	struct sl_oob *oob;
+	struct ex e = {.name = "write_imm", .port = EX_PORT, .bytes = 65536};
+	const struct sl_qp_info *theirs = &e.theirs;
+	unsigned long bytes;
+	const char *host;
 	struct sl_mr *mr;
-	struct sl_cq *cq;
-	struct sl_qp *qp;
 	struct sl_wc wc;
 	uint8_t *buf;
-	int c, rc;
+	int rc;
 
-	while ((c = getopt(argc, argv, "S:p:s:h")) != -1) {
-		switch (c) {
-		case 'S':
-			sock = optarg;
-			break;
-		case 'p':
-			port = strtoul(optarg, NULL, 0);
-			break;
-		case 's':
-			bytes = strtoul(optarg, NULL, 0);
-			break;
-		default:
-			fprintf(stderr,
-				"usage: %s [-S socket] [-p port] [-s bytes] [server-host]\n",
-				argv[0]);
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	if (optind < argc - 1 || !port || port > 65535 || !bytes || bytes > (1u << 20)) {
-		fprintf(stderr, "write_imm: bad arguments (bytes 1..1048576, port 1..65535)\n");
-		return 2;
-	}
-	host = optind < argc ? argv[optind] : NULL;
-
-	ctx = sl_ctx_open(sock, NULL);
-	if (!ctx)
-		die("cannot attach to sluiced", errno);
-	buf = sl_mem_alloc(ctx, bytes);
-	if (!buf)
-		die("sl_mem_alloc", errno);
+	ex_args(&e, argc, argv);
+	host = e.host;
+	bytes = e.bytes;
 	/* the server's region takes the peer's WRITE; the client's is only read from */
-	mr = sl_mr_reg(ctx, buf, bytes, host ? 0 : SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
-	cq = mr ? sl_cq_create(ctx, 16) : NULL;
-	qp = cq ? sl_qp_create(ctx, &(struct sl_qp_attr){.send_cq = cq, .recv_cq = cq}) : NULL;
-	if (!qp)
-		die("setting up the queue pair", errno);
+	ex_attach(&e, bytes, host ? 0 : SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	buf = e.buf;
+	mr = e.mr;
 	if (!host) {
 		/* the immediate's notification consumes a RECV; its buffer takes no byte */
 		struct sl_recv_wr r = {.lkey = sl_mr_lkey(mr), .addr = buf, .len = 0};
 
-		rc = sl_post_recv(qp, &r, 1);
+		rc = sl_post_recv(e.qp, &r, 1);
 		if (rc != 1)
 			die("sl_post_recv", -rc);
 	}
-
-	oob = host ? sl_oob_connect(host, (uint16_t)port, TIMEOUT_MS)
-		   : sl_oob_accept((uint16_t)port, TIMEOUT_MS);
-	if (!oob)
-		die(host ? "cannot reach the server" : "no client came", errno);
-	sl_qp_info(qp, host ? NULL : mr, &mine);
-	rc = sl_oob_exchange(oob, &mine, &theirs, 1);
-	if (!rc)
-		rc = sl_qp_connect(qp, &theirs);
-	if (!rc)
-		rc = sl_oob_sync(oob);
-	if (rc)
-		die("connecting to the peer", -rc);
+	ex_exchange(&e, host ? NULL : mr);
 
 	if (host) {
 		struct sl_wr w = {.opcode = SL_WR_WRITE_WITH_IMM,
@@ -146,24 +95,24 @@ main(int argc, char **argv)
 				  .lkey = sl_mr_lkey(mr),
 				  .addr = buf,
 				  .len = (uint32_t)bytes,
-				  .raddr = theirs.addr,
-				  .rkey = theirs.rkey,
+				  .raddr = theirs->addr,
+				  .rkey = theirs->rkey,
 				  .imm = IMM};
 
-		if (theirs.len < bytes) {
+		if (theirs->len < bytes) {
 			fprintf(stderr,
 				"write_imm: the server's region has %llu bytes, %lu asked\n",
-				(unsigned long long)theirs.len, bytes);
+				(unsigned long long)theirs->len, bytes);
 			return 1;
 		}
 		for (size_t j = 0; j < bytes; j++)
 			buf[j] = pattern(j);
-		rc = sl_post_send(qp, &w, 1);
+		rc = sl_post_send(e.qp, &w, 1);
 		if (rc != 1)
 			die("sl_post_send", -rc);
-		wait_one(cq);
+		wait_one(e.cq);
 	} else {
-		wc = wait_one(cq);
+		wc = wait_one(e.cq);
 		if (wc.opcode != SL_WC_RECV_RDMA_IMM || !(wc.flags & SL_WC_F_IMM) ||
 		    wc.imm != IMM || wc.byte_len != bytes) {
 			fprintf(stderr,
@@ -180,12 +129,9 @@ main(int argc, char **argv)
 				return 1;
 			}
 	}
-	rc = sl_oob_sync(oob);
-	if (rc)
-		die("the final barrier", -rc);
+	ex_barrier(&e);
 	printf("write_imm: %lu bytes and immediate 0x%x %s\n", bytes, IMM,
 	       host ? "written" : "received and checked");
-	sl_oob_close(oob);
-	sl_ctx_close(ctx);
+	ex_close(&e);
 	return 0;
 }
