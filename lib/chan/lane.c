@@ -208,9 +208,10 @@ cq_unreserve(struct lqp *q, bool recv)
 
 /* Write a completion into a promised slot of q's send or receive CQ; signal it if armed. */
 void
-sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id,
-		    uint8_t status, uint8_t opcode, uint32_t byte_len, bool has_imm, uint32_t imm)
+sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64_t wr_id,
+		    uint8_t status, uint8_t opcode, uint32_t byte_len, uint32_t imm)
 {
+	bool recv = (put & SL_CHAN_PUT_RECV_CQ) != 0, has_imm = (put & SL_CHAN_PUT_IMM) != 0;
 	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
 	struct sl_chan_cqe *e = sl_chan_ring_entry(cq->ring, cq->prod, cq->depth, sizeof(*e));
 	static const uint64_t one = 1;
@@ -301,15 +302,15 @@ qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 
 		q->has_pend = false;
 		w->done = true;
-		sl_chan_lane_cq_put(cl, q, false, w->wr_id, SL_WC_WR_FLUSH_ERR,
-				    wc_opcode(w->opcode), w->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, w->wr_id, SL_WC_WR_FLUSH_ERR,
+				    wc_opcode(w->opcode), w->len, 0);
 	}
 	wr_retire(q);
 	while (q->rcv_head != q->rcv_tail) {
 		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
 
-		sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, r->len,
-				    false, 0);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_WR_FLUSH_ERR,
+				    SL_WC_RECV, r->len, 0);
 	}
 	if (q->stashed) {
 		sl_chan_lane_stash_drop(cl, q, cl->st.ehead);
@@ -479,8 +480,8 @@ post_pend(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t n
 		q->has_pend = false;
 		q->wr_tail--;
 		qp_fail(cl, q, x, now_ns);
-		sl_chan_lane_cq_put(cl, q, false, w->wr_id, SL_WC_GENERAL_ERR, wc_opcode(w->opcode),
-				    w->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, w->wr_id, SL_WC_GENERAL_ERR,
+				    wc_opcode(w->opcode), w->len, 0);
 	}
 	return rc;
 }
@@ -522,15 +523,15 @@ sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		memcpy(&e, sl_chan_ring_entry(q->c->sq, q->sq_cons++, q->c->sq_depth, sizeof(e)),
 		       sizeof(e));
 		if (q->state != LQP_CONNECTED) {
-			sl_chan_lane_cq_put(cl, q, false, e.wr_id, SL_WC_WR_FLUSH_ERR,
-					    wc_opcode(e.opcode), e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, e.wr_id, SL_WC_WR_FLUSH_ERR,
+					    wc_opcode(e.opcode), e.len, 0);
 			continue;
 		}
 		status = wr_check(cl, q, &e, &buf);
 		if (status != SL_WC_SUCCESS) {
 			qp_fail(cl, q, x, now_ns);
-			sl_chan_lane_cq_put(cl, q, false, e.wr_id, status, wc_opcode(e.opcode),
-					    e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, e.wr_id, status,
+					    wc_opcode(e.opcode), e.len, 0);
 			continue;
 		}
 		w = &q->wr[q->wr_tail & mask];
@@ -580,8 +581,8 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		memcpy(&e, sl_chan_ring_entry(q->c->rq, q->rq_cons++, q->c->rq_depth, sizeof(e)),
 		       sizeof(e));
 		if (q->state != LQP_CONNECTED) {
-			sl_chan_lane_cq_put(cl, q, true, e.wr_id, SL_WC_WR_FLUSH_ERR, SL_WC_RECV,
-					    e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, e.wr_id, SL_WC_WR_FLUSH_ERR,
+					    SL_WC_RECV, e.len, 0);
 			continue;
 		}
 		if (e.len)
@@ -590,8 +591,8 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		if (e.len && ptr == NULL) {
 			sl_stat_add(&cl->stats.wr_loc_prot, 1);
 			qp_fail(cl, q, x, now_ns);
-			sl_chan_lane_cq_put(cl, q, true, e.wr_id, SL_WC_LOC_PROT_ERR, SL_WC_RECV,
-					    e.len, false, 0);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, e.wr_id, SL_WC_LOC_PROT_ERR,
+					    SL_WC_RECV, e.len, 0);
 			continue;
 		}
 		q->rcv[q->rcv_tail++ & (q->c->rq_depth - 1)] =
@@ -666,8 +667,9 @@ sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, 
 		return;
 	w->done = true;
 	if (status != SL_WC_SUCCESS || (w->flags & SL_WR_F_SIGNALED))
-		sl_chan_lane_cq_put(cl, q, false, w->wr_id, status, wc_opcode(w->opcode),
-				    w->opcode == SL_WR_READ ? c->len : w->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, w->wr_id, status,
+				    wc_opcode(w->opcode), w->opcode == SL_WR_READ ? c->len : w->len,
+				    0);
 	else
 		cq_unreserve(q, false);
 	if (status != SL_WC_SUCCESS)

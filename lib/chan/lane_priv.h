@@ -127,10 +127,17 @@ lqp_error(struct lqp *q, bool keep_open)
 	}
 }
 
-/* Write a completion into a slot of q's send (recv false) or receive CQ promised earlier. */
-void sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, bool recv, uint64_t wr_id,
-			 uint8_t status, uint8_t opcode, uint32_t byte_len, bool has_imm,
-			 uint32_t imm);
+/* Where sl_chan_lane_cq_put() writes a completion, and what it carries besides its length. */
+enum sl_chan_put {
+	SL_CHAN_PUT_SEND_CQ = 0,       /**< the QP's send CQ */
+	SL_CHAN_PUT_RECV_CQ = 1u << 0, /**< the QP's receive CQ */
+	SL_CHAN_PUT_IMM = 1u << 1,     /**< imm is the message's immediate (SL_WC_F_IMM) */
+};
+
+/* Write a completion into a slot of q's send or receive CQ promised earlier; put: enum
+ * sl_chan_put bits. imm counts only with SL_CHAN_PUT_IMM. */
+void sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64_t wr_id,
+			 uint8_t status, uint8_t opcode, uint32_t byte_len, uint32_t imm);
 
 /* Deliver q's stashed messages, oldest first, while it has RECVs (lane_rx.c). */
 void sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q);

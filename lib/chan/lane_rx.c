@@ -120,8 +120,8 @@ sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q)
 		q->rcv_head++;
 		if (total > r->len) {
 			sl_stat_add(&cl->stats.len_refused, 1);
-			sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV,
-					    total, false, 0);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_LOC_LEN_ERR,
+					    SL_WC_RECV, total, 0);
 			sl_chan_lane_stash_drop(cl, q, first);
 			lqp_error(q, true);
 			return;
@@ -139,11 +139,15 @@ sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q)
 			e->flags |= SE_FREE;
 		}
 		if (last->flags & SE_WRITE_IMM)
-			sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS,
-					    SL_WC_RECV_RDMA_IMM, last->byte_len, true, last->imm);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ | SL_CHAN_PUT_IMM, r->wr_id,
+					    SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, last->byte_len,
+					    last->imm);
+		else if (last->flags & SE_IMM)
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ | SL_CHAN_PUT_IMM, r->wr_id,
+					    SL_WC_SUCCESS, SL_WC_RECV, total, last->imm);
 		else
-			sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV, total,
-					    (last->flags & SE_IMM) != 0, last->imm);
+			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_SUCCESS,
+					    SL_WC_RECV, total, 0);
 		stash_reclaim(s);
 	}
 }
@@ -155,8 +159,8 @@ write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t
 	if (q->stashed == 0 && q->rcv_head != q->rcv_tail) {
 		struct lrecv *r = &q->rcv[q->rcv_head++ & (q->c->rq_depth - 1)];
 
-		sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM,
-				    byte_len, true, imm);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ | SL_CHAN_PUT_IMM, r->wr_id,
+				    SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, byte_len, imm);
 		return 0;
 	}
 	if (stash_put(cl, q, NULL, 0, SE_FIRST | SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len)) {
@@ -204,16 +208,18 @@ recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *
 	if ((uint64_t)seg->offset + seg->len > r->len) {
 		q->rcv_head++;
 		sl_stat_add(&cl->stats.len_refused, 1);
-		sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_LOC_LEN_ERR, SL_WC_RECV,
-				    seg->offset + seg->len, false, 0);
+		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_LOC_LEN_ERR,
+				    SL_WC_RECV, seg->offset + seg->len, 0);
 		return SL_XPORT_SYN_OP;
 	}
 	if (seg->len)
 		memcpy(r->ptr + seg->offset, seg->data, seg->len);
 	if (seg->last) {
+		unsigned put = SL_CHAN_PUT_RECV_CQ | (seg->has_imm ? SL_CHAN_PUT_IMM : 0);
+
 		q->rcv_head++;
-		sl_chan_lane_cq_put(cl, q, true, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV,
-				    seg->offset + seg->len, seg->has_imm, seg->imm);
+		sl_chan_lane_cq_put(cl, q, put, r->wr_id, SL_WC_SUCCESS, SL_WC_RECV,
+				    seg->offset + seg->len, seg->imm);
 	}
 	return 0;
 }
