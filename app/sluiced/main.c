@@ -356,17 +356,24 @@ link_settings(struct sluiced *d)
 {
 	const struct sluiced_link_conf *lc = &d->conf.link;
 	struct sl_link_conf *l = &d->link;
+	unsigned order_max;
 	int order;
 
+	/* [link] mode and replay hold the index of their choice ("faithful|extended",
+	 * "ring|missing"): the enums' values. */
+	static_assert(SL_WIRE_MODE_FAITHFUL == 0 && SL_WIRE_MODE_EXTENDED == 1,
+		      "[link] mode's choices in enum sl_wire_mode's order");
+	static_assert(SL_LINK_REPLAY_RING == 0 && SL_LINK_REPLAY_MISSING == 1,
+		      "[link] replay's choices in enum sl_link_replay's order");
 	memset(l, 0, sizeof(*l));
-	l->fmt.mode = lc->mode ? SL_WIRE_MODE_EXTENDED : SL_WIRE_MODE_FAITHFUL;
+	l->fmt.mode = (enum sl_wire_mode)lc->mode;
 	l->line_bps = lc->rate_bps; /* every frame the link sends keeps to the line */
 	l->wire_overhead_bytes = SL_DP_ETH_WIRE_BYTES;
 	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
-	l->replay = lc->replay ? SL_LINK_REPLAY_MISSING : SL_LINK_REPLAY_RING;
+	l->replay = (enum sl_link_replay)lc->replay;
 	if (lc->reliability) {
 		/* End to end: the transport recovers; the link verifies each frame by its ID. */
-		if (l->fmt.mode != SL_WIRE_MODE_EXTENDED || lc->replay) {
+		if (l->fmt.mode != SL_WIRE_MODE_EXTENDED || l->replay != SL_LINK_REPLAY_RING) {
 			fprintf(stderr,
 				"%s:%u: reliability: 'end-to-end' needs mode = extended (frames "
 				"are verified against their own ID) and no replay setting (nothing "
@@ -389,13 +396,14 @@ link_settings(struct sluiced *d)
 	else if (order == 0)
 		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns,
 					   lc->sizing_frame_bytes);
-	if (order < (int)SL_LINK_ORDER_MIN ||
-	    order > (int)(lc->mode ? SL_LINK_ORDER_MAX_EXTENDED : SL_LINK_ORDER_MAX_FAITHFUL)) {
+	order_max = l->fmt.mode == SL_WIRE_MODE_EXTENDED ? SL_LINK_ORDER_MAX_EXTENDED
+							 : SL_LINK_ORDER_MAX_FAITHFUL;
+	if (order < (int)SL_LINK_ORDER_MIN || order > (int)order_max) {
 		fprintf(stderr, "%s:%u: ring_order: %s; the %s mode allows 2^%u to 2^%u frames\n",
 			d->conf.path, lc->line,
 			lc->ring_order ? "out of range" : "rate x RTT needs a larger ring",
-			lc->mode ? "extended" : "faithful", SL_LINK_ORDER_MIN,
-			lc->mode ? SL_LINK_ORDER_MAX_EXTENDED : SL_LINK_ORDER_MAX_FAITHFUL);
+			l->fmt.mode == SL_WIRE_MODE_EXTENDED ? "extended" : "faithful",
+			SL_LINK_ORDER_MIN, order_max);
 		return -1;
 	}
 	l->ring_order = (uint8_t)order;
