@@ -8,46 +8,56 @@
 
 #include "sl_common.h"
 
-static void
-sl_is_pow2__zero_is_not(void **state)
-{
-	(void)state;
-	assert_false(sl_is_pow2(0));
-	assert_true(sl_is_pow2(1));
-	assert_true(sl_is_pow2(2));
-	assert_false(sl_is_pow2(3));
-	assert_true(sl_is_pow2(4096));
-	assert_false(sl_is_pow2(4097));
-	assert_true(sl_is_pow2(UINT64_C(1) << 63));
-	assert_false(sl_is_pow2(UINT64_MAX));
-}
+/* x, whether it is a power of two, and the least power of two >= x (1 for 0). */
+static const struct {
+	uint64_t x;
+	bool pow2;
+	uint64_t up;
+} pow2_cases[] = {
+	{0, false, 1},
+	{1, true, 1},
+	{2, true, 2},
+	{3, false, 4},
+	{64, true, 64},
+	{65, false, 128},
+	{4096, true, 4096},
+	{4097, false, 8192},
+	{(UINT64_C(1) << 31) - 1, false, UINT64_C(1) << 31},
+	{UINT64_C(1) << 31, true, UINT64_C(1) << 31},
+	{(UINT64_C(1) << 40) + 1, false, UINT64_C(1) << 41},
+	{UINT64_C(1) << 63, true, UINT64_C(1) << 63},
+	{UINT64_MAX, false, 0}, /* beyond sl_align_pow2's range: sl_is_pow2 only */
+};
 
 static void
-sl_align_pow2__least_power_at_or_above(void **state)
+sl_is_pow2__table(void **state)
 {
 	(void)state;
-	assert_int_equal(sl_align_pow2(0), 1);
-	assert_int_equal(sl_align_pow2(1), 1);
-	assert_int_equal(sl_align_pow2(2), 2);
-	assert_int_equal(sl_align_pow2(3), 4);
-	assert_int_equal(sl_align_pow2(64), 64);
-	assert_int_equal(sl_align_pow2(65), 128);
-	assert_true(sl_align_pow2((UINT64_C(1) << 40) + 1) == UINT64_C(1) << 41);
-	assert_true(sl_align_pow2(UINT64_C(1) << 63) == UINT64_C(1) << 63);
+	for (size_t i = 0; i < SL_ARRAY_SIZE(pow2_cases); i++)
+		assert_int_equal(sl_is_pow2(pow2_cases[i].x), pow2_cases[i].pow2);
 }
 
+/* Both widths: sl_align_pow2_u32 wherever x fits its range (at most 2^31). */
 static void
-sl_align_pow2_u32__every_value_to_2p31(void **state)
+sl_align_pow2__table(void **state)
 {
 	(void)state;
-	assert_int_equal(sl_align_pow2_u32(0), 1);
-	assert_int_equal(sl_align_pow2_u32(1), 1);
-	assert_int_equal(sl_align_pow2_u32(5), 8);
-	assert_int_equal(sl_align_pow2_u32(128), 128);
-	assert_int_equal(sl_align_pow2_u32(129), 256);
-	assert_int_equal(sl_align_pow2_u32((UINT32_C(1) << 31) - 1), UINT32_C(1) << 31);
-	assert_int_equal(sl_align_pow2_u32(UINT32_C(1) << 31), UINT32_C(1) << 31);
-	/* the doubling loop it replaces, over every small value */
+	for (size_t i = 0; i < SL_ARRAY_SIZE(pow2_cases); i++) {
+		uint64_t x = pow2_cases[i].x, up = pow2_cases[i].up;
+
+		if (up == 0)
+			continue;
+		assert_true(sl_align_pow2(x) == up);
+		if (x <= UINT64_C(1) << 31)
+			assert_int_equal(sl_align_pow2_u32((uint32_t)x), up);
+	}
+}
+
+/* The doubling loop sl_align_pow2_u32 replaced, over every small value. */
+static void
+sl_align_pow2_u32__as_the_doubling_loop(void **state)
+{
+	(void)state;
 	for (uint32_t v = 0; v <= 70000; v++) {
 		uint32_t p = 1;
 
@@ -61,9 +71,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sl_is_pow2__zero_is_not),
-		cmocka_unit_test(sl_align_pow2__least_power_at_or_above),
-		cmocka_unit_test(sl_align_pow2_u32__every_value_to_2p31),
+		cmocka_unit_test(sl_is_pow2__table),
+		cmocka_unit_test(sl_align_pow2__table),
+		cmocka_unit_test(sl_align_pow2_u32__as_the_doubling_loop),
 	};
 
 	return cmocka_run_group_tests_name("common/common", tests, NULL, NULL);
