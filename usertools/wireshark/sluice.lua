@@ -24,8 +24,9 @@
 -- and says, per frame, whether its ID is the one that direction expects next, a replay of an
 -- earlier one (after a RETRANS_REQ), or ahead of it (frames missing from the capture), with an
 -- expert note on the last two. Which body bytes VCODE covers is a link setting (header scope:
--- the first `scope_bytes` body bytes; frame scope: all): set it in the preferences
--- (Edit > Preferences > Protocols > SLUICE, or -o sluice.scope_bytes:N; 0 means the whole frame).
+-- the first `scope_bytes` body bytes, a fixed 44 in sluiced whatever the frame's own header
+-- length; frame scope: all): set it in the preferences (Edit > Preferences > Protocols >
+-- SLUICE, or -o sluice.scope_bytes:N; 0 means the whole frame).
 --
 -- Display filter fields: sluice.syn, sluice.meta, sluice.vcode, sluice.frame_id,
 -- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
@@ -40,11 +41,13 @@ local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/dp/sl_dp_traffic.h (host byte order
 local sluice = Proto("sluice", "sluice link")
 
 local syn_names = { [0] = "malformed", [1] = "data", [2] = "control", [3] = "malformed" }
+-- META marks the end of the link user's packet (RIFL's unit), not of a transport message: one
+-- sluice link frame carries one whole body, so sluice sends 3 on every data frame but fillers.
 local meta_data_names = {
     [0] = "filler / flow control",
-    [1] = "valid",
-    [2] = "valid, end of message, partial",
-    [3] = "valid, end of message, full",
+    [1] = "valid, not the end of the link's packet",
+    [2] = "valid, end of the link's packet, partial",
+    [3] = "end of the link's packet, all bytes valid",
 }
 local key_names = {
     [0x0001] = "IDLE",
@@ -91,7 +94,8 @@ local f = {
     x_ce = ProtoField.bool("sluice.x.flags.ce", "ECN CE", 8, nil, 0x04),
     x_ts = ProtoField.bool("sluice.x.flags.ts", "Timestamp", 8, nil, 0x08),
     x_trimmed = ProtoField.bool("sluice.x.flags.trimmed", "Trimmed", 8, nil, 0x10),
-    x_tx_id = ProtoField.uint16("sluice.x.tx_id", "Transmission count", base.DEC),
+    x_tx_id = ProtoField.uint16("sluice.x.tx_id", "Retransmission count (0: first sent)",
+        base.DEC),
     x_pad = ProtoField.uint8("sluice.x.pad", "Pad bytes", base.DEC),
     x_qpn = ProtoField.uint24("sluice.x.qpn", "Destination QP", base.DEC),
     x_psn = ProtoField.uint32("sluice.x.psn", "PSN", base.DEC),
@@ -107,7 +111,8 @@ local f = {
     fb_flags = ProtoField.uint8("sluice.fb.flags", "ACK flags (SACK 1, ECHO 2, ECN 4)", base.HEX),
     fb_acked = ProtoField.uint16("sluice.fb.acked_pkts", "Packets accepted since the last", base.DEC),
     fb_ce = ProtoField.uint16("sluice.fb.ce_pkts", "Of those, ECN CE", base.DEC),
-    fb_echo_tx_id = ProtoField.uint16("sluice.fb.echo_tx_id", "Echoed transmission count", base.DEC),
+    fb_echo_tx_id = ProtoField.uint16("sluice.fb.echo_tx_id", "Echoed retransmission count",
+        base.DEC),
     fb_sack_psn = ProtoField.uint32("sluice.fb.sack_psn", "SACKed PSN", base.DEC),
     fb_echo_ns = ProtoField.uint64("sluice.fb.echo_tx_ns", "Echoed send time, ns", base.DEC),
     fb_nholes = ProtoField.uint8("sluice.fb.nholes", "Holes", base.DEC),
@@ -154,7 +159,8 @@ sluice.experts = { ef.malformed, ef.bad_vcode, ef.replay, ef.gap }
 sluice.prefs.extended = Pref.bool("Extended mode", false,
     "The link header carries a 32-bit frame ID (link mode = extended)")
 sluice.prefs.scope_bytes = Pref.uint("VCODE scope (body bytes)", VCODE_HDR_BYTES,
-    "Data body bytes VCODE covers: the transport header length in header scope; 0 = the whole frame")
+    "Data body bytes VCODE covers: header scope, a fixed 44 (SL_DP_VCODE_HDR_BYTES, the longest "
+        .. "transport header, whatever the frame's own); 0 = the whole frame")
 
 -- CRC-12, polynomial 0x02F, init 0, MSB first, no reflection, no final XOR (docs/wire-format.md 2.4).
 local crc_table = {}
