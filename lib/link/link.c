@@ -14,21 +14,71 @@
  * same sequence, kept unwrapped in 32 bits. Control frames (IDLE, PAUSE_REQ, RETRANS_REQ) carry
  * the sender's current ID (the next data frame's) and do not advance it.
  *
- * TX states, highest priority first (RIFL RTL tx_controller.sv):
+ * States. Three small machines, each an enum changed by one transition function ("The states"
+ * below; an event a state cannot take trips an assertion), and the TX state each slot sends
+ * from, which is not kept but read off them and the peer's two flags in RIFL's priority order
+ * (tx_state()).
  *
- *   INIT         ring not ready          release the ring, restart IDs at 0 (at create, and
+ * RX states (enum rx_state, rx_transition()), the receiver's place in the peer's stream:
+ *
+ *   DOWN      -> IN_STEP  8 control frames verified at rx_id since the session began (data
+ *                         frames before that are ignored, rx_not_up: the handshake)
+ *   IN_STEP   -> ERROR    a frame fails, or finds the consumer queue full: a new episode
+ *                         (rx_errors; its start is the recovery time's and stuck_ns's origin)
+ *   ERROR     -> ERROR    another failure: roll back again, the same episode
+ *   ERROR     -> BACK     the replay brought rx_id back to thr (rx_recoveries; 16 IDLEs owed to
+ *                         lower the peer's NACK flag)
+ *   BACK      -> IN_STEP  a frame taken at thr: the episode is over (recovery_ns)
+ *   BACK      -> ERROR    a failure first: the same episode again (rx_errors)
+ *   any       -> DOWN     a new session (rx_reset(): the peer restarted or left, an episode was
+ *                         given up)
+ *
+ * Every state but DOWN rolls back on a failure; only ERROR sends NACKs. End to end
+ * (SL_LINK_REPLAY_NONE) nothing fails: DOWN -> IN_STEP is the whole machine.
+ *
+ * TX life (enum tx_life, tx_transition()), this end's session and its own goodbye:
+ *
+ *   INIT      -> RUNNING  the TX ran INIT (tx_init(): ring released, IDs from 0)
+ *   RUNNING   -> INIT     re-initialize: the peer restarted (its pause flag rose once it was
+ *                         known up), it left and was answered, or an episode was stuck
+ *   INIT, RUNNING -> LEAVING  sl_link_leave()
+ *   LEAVING   -> LEFT     the peer's LEAVE_ACK x 8 (leave_acks); LEAVE_ACK elsewhere is no answer
+ *   LEAVING, LEFT         keep sending LEAVE: a re-initialization is moot, the ring is not
+ *                         sent from again
+ *
+ * Answer (enum answer, tx_transition()), this end's answer to the peer's goodbye:
+ *
+ *   NONE, SENDING   -> SENDING    the peer's LEAVE x 8: a run of 16 LEAVE_ACK (ack_left)
+ *   SENDING         -> SENT       its last frame went out: a new session (peer_leaves)
+ *   SENT, RESENDING -> RESENDING  LEAVE x 8 again with nothing but LEAVE since: the same
+ *                                 goodbye, answered again
+ *   RESENDING       -> SENT       its last frame went out: no new session (the one begun stands)
+ *   SENT            -> NONE       any other key or a data frame: the peer is there again
+ *   RESENDING       -> SENDING    the same, mid-answer: this answer begins a new session
+ *
+ * The peer's flags (flag_pause, flag_retrans) are RIFL's, the output of its control filter
+ * (rx_flags()): raised and lowered by their own counts, both up at once at times, read by the TX.
+ *
+ * TX states (enum sl_link_state, tx_state()), highest priority first (RIFL RTL
+ * tx_controller.sv), and first two of sluice's own orderly goodbye (RIFL links never close):
+ *
+ *   ACK_LEAVE    answer SENDING or       one run of LEAVE_ACK, then INIT (the peer's ring and
+ *                RESENDING               IDs are gone; it will start afresh from ID 0)
+ *   LEAVE        life LEAVING or LEFT    runs of LEAVE every ctrl_interval_ns, nothing else,
+ *                                        until the glue has the peer's LEAVE_ACK x 8 and closes
+ *   INIT         life INIT               release the ring, restart IDs at 0 (at create, and
  *                                        after the peer restarted)
- *   SEND_PAUSE   local RX not up         runs of PAUSE_REQ every ctrl_interval_ns
+ *   SEND_PAUSE   RX DOWN                 runs of PAUSE_REQ every ctrl_interval_ns
  *   PAUSE        peer's PAUSE_REQ x 8    runs of IDLE, nothing else
  *   RETRANS      peer's RETRANS_REQ x 8  replay: 2 x n slots alternating ring frame / IDLE (or
- *                or replay running        RETRANS_REQ if the local RX is in error too), then
- *                                        2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
- *                                        the half RTT the peer needs to lower its flag); repeat
- *                                        while the flag is up (with adapt_rate at half the
+ *                or replay running       RETRANS_REQ if the local RX is in error too), then
+ *                (replay_active: it      2^k / 2 slots of IDLE / RETRANS_REQ (the tail covers
+ *                resumes after a PAUSE   the half RTT the peer needs to lower its flag); repeat
+ *                or an ACK_LEAVE)        while the flag is up (with adapt_rate at half the
  *                                        rate each time, link_rate.c); n = 2^k (RIFL) or
  *                                        from the NACK's ID (SL_LINK_REPLAY_MISSING, extended).
  *                                        The paper's 2.5 x 2^k; the RTL's tail is 2^k slots
- *   SEND_RETRANS local RX in error       runs of RETRANS_REQ (the NACK), again after the
+ *   SEND_RETRANS RX ERROR                runs of RETRANS_REQ (the NACK), again after the
  *                                        measured answer time (at most ctrl_interval_ns)
  *   NORMAL                               FC frame > warm-up filler > new data (unless
  *                                        silent_frames went out unanswered, peer_silent()) > IDLE
@@ -36,12 +86,9 @@
  *                                        16 warm-up fillers (the receiver's warm-up; the RTL
  *                                        sends 2^k to fill its shift register)
  *
- * and, above all of them, two states of sluice's own orderly goodbye (RIFL links never close):
- *
- *   ACK_LEAVE    peer's LEAVE x 8        one run of LEAVE_ACK, then INIT (the peer's ring and
- *                                        IDs are gone; it will start afresh from ID 0)
- *   LEAVE        sl_link_leave()         runs of LEAVE every ctrl_interval_ns, nothing else,
- *                                        until the glue has the peer's LEAVE_ACK x 8 and closes
+ * A TX state counts as entered (enter_state) when a burst works from it: states the machines
+ * pass through between two bursts are not counted, and a session begins (sl_link_sessions())
+ * when INIT runs.
  *
  * The goodbye exists for ports whose two ends share memory (memif): the end that stays must
  * not be inside its receive or transmit call when the leaving end's close unmaps the rings, so
@@ -119,6 +166,7 @@
  *
  * Units: times in ns, sizes in frames unless named _bytes; IDs are uint32_t with wrap.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,25 +200,69 @@ struct ring_slot {
 _Static_assert(sizeof(((struct ring_slot *)0)->hdr) <= sizeof(((struct sl_link_tx_frame *)0)->hdr),
 	       "slot_out() copies a slot's whole header");
 
+/* The receive state: the essay's "RX states"; rx_transition() is its one way to change. */
+enum rx_state {
+	RX_DOWN = 0, /**< since (re)init: data ignored until 8 control frames verify */
+	RX_IN_STEP,  /**< delivering at thr */
+	RX_ERROR,    /**< a frame failed: rolled back to thr - 16, NACKing until thr */
+	RX_BACK,     /**< back at thr after an error; the episode ends at the next frame taken */
+};
+
+enum rx_event {
+	RX_EV_RESET,    /**< a new session (rx_reset()) */
+	RX_EV_VERIFIED, /**< a control frame verified at rx_id, or any frame counted as good */
+	RX_EV_FAIL,     /**< a frame failed (or found the consumer queue full): roll back */
+	RX_EV_AT_THR,   /**< in error, the replay brought rx_id back to thr */
+	RX_EV_TAKEN,    /**< a frame was taken at thr (delivered, or a filler's FC word) */
+};
+
+/* This end's session and goodbye: the essay's "TX life"; tx_transition() changes it. */
+enum tx_life {
+	LIFE_INIT = 0, /**< the ring and IDs restart at the next slot (TX state INIT) */
+	LIFE_RUNNING,  /**< RIFL's states, chosen from the RX state and the peer's flags */
+	LIFE_LEAVING,  /**< sl_link_leave() was called: runs of LEAVE, for good */
+	LIFE_LEFT,     /**< and the peer answered it (8 LEAVE_ACK): still runs of LEAVE */
+};
+
+/* This end's answer to the peer's goodbye: the essay's "answer"; tx_transition() changes it. */
+enum answer {
+	ANSWER_NONE = 0,  /**< the peer has not left */
+	ANSWER_SENDING,   /**< 8 LEAVE came: LEAVE_ACK going out (ack_left), then a new session */
+	ANSWER_SENT,      /**< answered, a new session begun; nothing but LEAVE came since */
+	ANSWER_RESENDING, /**< 8 more LEAVE of the same goodbye: answered again, same session */
+};
+
+enum tx_event {
+	TX_EV_RESTART,    /**< re-initialize: the peer restarted or left, or an episode got stuck */
+	TX_EV_RING_READY, /**< tx_init() has emptied the ring and restarted the IDs */
+	TX_EV_LEAVE,      /**< the glue called sl_link_leave() */
+	TX_EV_LEAVE_ACK,  /**< 8 consecutive LEAVE_ACK */
+	TX_EV_PEER_LEAVE, /**< 8 consecutive LEAVE */
+	TX_EV_PEER_HERE,  /**< any other control key, or a data frame: the peer has not left */
+	TX_EV_ANSWERED,   /**< the last LEAVE_ACK of a run went out */
+};
+
 struct sl_link {
 	struct sl_link_conf conf;
-	enum sl_link_state state; /**< last state the TX computed */
-	bool ring_ready;          /**< false until INIT has run */
+	enum sl_link_state state; /**< the TX's state at its last slot (tx_state()) */
+	enum rx_state rx;         /**< the receive state (rx_transition()) */
+	enum tx_life life;        /**< this end's session and goodbye (tx_transition()) */
+	enum answer answer;       /**< this end's answer to the peer's goodbye (tx_transition()) */
 
 	/* TX */
-	uint32_t ring_mask;    /**< 2^k - 1 */
-	uint32_t tx_next;      /**< ID of the next new data frame */
-	uint32_t ring_used;    /**< frames in the ring, <= 2^k */
-	uint32_t warmup_left;  /**< fillers still owed before user data */
-	uint32_t clear_left;   /**< regular frames to send to lower the peer's flags */
-	uint8_t fc_pending;    /**< FC code to send, SL_WIRE_FC_FILLER when none */
-	bool fc_remote_paused; /**< peer's FC pause in force */
-	bool replay_active;
-	uint32_t replay_first;         /**< ID of the first frame of the replay */
-	uint32_t replay_arg;           /**< the peer's NACK argument the replay answers */
-	uint32_t replay_count;         /**< ring frames in the replay */
-	uint32_t replay_slot;          /**< slots sent, of 2 x count + 2^k / 2 */
-	uint64_t replay_tail_end_ns;   /**< ns: with a slot clock, the tail ends here */
+	uint32_t ring_mask;          /**< 2^k - 1 */
+	uint32_t tx_next;            /**< ID of the next new data frame */
+	uint32_t ring_used;          /**< frames in the ring, <= 2^k */
+	uint32_t warmup_left;        /**< fillers still owed before user data */
+	uint32_t clear_left;         /**< regular frames to send to lower the peer's flags */
+	uint8_t fc_pending;          /**< FC code to send, SL_WIRE_FC_FILLER when none */
+	bool fc_remote_paused;       /**< the peer's last FC word was pause (a fact received) */
+	bool replay_active;          /**< replay_* describe a replay in progress (outlives PAUSE) */
+	uint32_t replay_first;       /**< ID of the first frame of the replay */
+	uint32_t replay_arg;         /**< the peer's NACK argument the replay answers */
+	uint32_t replay_count;       /**< ring frames in the replay */
+	uint32_t replay_slot;        /**< slots sent, of 2 x count + 2^k / 2 */
+	uint64_t replay_tail_end_ns; /**< ns: with a slot clock, the tail ends here */
 	uint64_t replay_tail_start_ns; /**< ns: the tail's first slot went out */
 	struct wait_est tail_wait;     /**< extended: a tail's start to the peer's flag falling */
 	uint16_t run_key;              /**< key of the control run in progress */
@@ -183,12 +275,9 @@ struct sl_link {
 	/* RX */
 	uint32_t rx_id;            /**< ID the next data frame must carry */
 	uint32_t thr;              /**< ID of the next frame to deliver */
-	bool rx_error;             /**< verification failed, waiting for 16 good frames */
-	bool rx_up;                /**< 8 consecutive verified frames seen since (re)init */
 	bool peer_delivered;       /**< something past the warm-up was delivered from the peer */
 	bool peer_was_up;          /**< a verified IDLE came since (re)init: the peer's RX was up */
 	bool pause_from_zero;      /**< the last PAUSE_REQ carried ID 0: a peer starting afresh */
-	bool recovering;           /**< an error episode awaits its next in-order frame */
 	uint64_t err_start_ns;     /**< ns: first failure of the episode */
 	uint64_t verified_ns;      /**< ns: last data frame that verified (delivered or not) */
 	struct wait_est nack_wait; /**< an episode's first NACK run to a replayed frame verifying */
@@ -197,18 +286,15 @@ struct sl_link {
 	uint8_t nack_backoff;      /**< NACK runs repeated in this episode, each wait doubled */
 	uint32_t unanswered;       /**< new frames sent since the last well-formed one came */
 	bool silent;               /**< new data held: silent_frames went out unanswered */
-	uint32_t good_run;         /**< consecutive verified frames, until rx_up */
+	uint32_t good_run;         /**< verified control frames in RX_DOWN */
 	uint32_t pause_cnt;        /**< consecutive PAUSE_REQ, saturates at 8 */
 	uint32_t retrans_cnt;      /**< consecutive identical RETRANS_REQ, saturates at 8 */
 	uint32_t retrans_arg;      /**< argument of that run */
 	uint32_t regular_cnt;      /**< consecutive data / IDLE frames, saturates at 16 */
 	uint32_t leave_cnt;        /**< consecutive LEAVE, saturates at 8 */
 	uint32_t leave_ack_cnt;    /**< consecutive LEAVE_ACK, saturates at 8 */
-	uint32_t ack_left;         /**< LEAVE_ACK frames still to send */
-	bool leaving;              /**< sl_link_leave() was called */
-	bool leave_acked;          /**< the peer answered our LEAVE */
+	uint32_t ack_left;         /**< LEAVE_ACK frames still to send (ANSWER_*SENDING) */
 	bool peer_left;            /**< an answer to the peer's LEAVE went out, not yet asked */
-	bool left_answered;        /**< started afresh on a LEAVE; only LEAVE came since */
 	bool flag_pause;           /**< peer asked us to pause (it is initializing) */
 	bool flag_retrans;         /**< peer asked for a replay */
 	uint32_t flag_retrans_arg; /**< ID the peer needs (extended mode) */
@@ -397,19 +483,160 @@ release_one(struct sl_link *l, void *h)
 		release_flush(l);
 }
 
+/* --------------------------------------------------------- The states */
+
+static void rx_reset(struct sl_link *l);
+
+/*
+ * The receive state's one transition function (the essay's "RX states" has the table). The
+ * callers do the verification; this says what a verified, failed or taken frame does to the
+ * state, and counts the episode. An event a state cannot receive is a bug in the caller.
+ */
+static void
+rx_transition(struct sl_link *l, enum rx_event ev, uint64_t now_ns)
+{
+	switch (ev) {
+	case RX_EV_RESET:
+		l->rx = RX_DOWN;
+		l->good_run = 0;
+		return;
+	case RX_EV_VERIFIED:
+		if (l->rx == RX_DOWN && ++l->good_run >= SL_LINK_CTRL_ACCEPT)
+			l->rx = RX_IN_STEP;
+		return; /* up: nothing to count */
+	case RX_EV_FAIL:
+		assert(l->rx != RX_DOWN);  /* no stream to fail in yet: callers check */
+		if (l->rx == RX_IN_STEP) { /* a new episode */
+			l->stats.rx_errors++;
+			l->err_start_ns = now_ns;
+		} else if (l->rx == RX_BACK) { /* the same episode fails again before it ended */
+			l->stats.rx_errors++;
+		}
+		l->rx = RX_ERROR;
+		return;
+	case RX_EV_AT_THR:
+		assert(l->rx == RX_ERROR);
+		l->rx = RX_BACK;
+		l->stats.rx_recoveries++;
+		l->clear_left = SL_LINK_REGULAR_CLEAR; /* IDLEs to lower the peer's NACK flag */
+		return;
+	case RX_EV_TAKEN:
+		assert(l->rx == RX_IN_STEP || l->rx == RX_BACK);
+		if (l->rx == RX_BACK)
+			sl_hist_add(&l->recovery_ns, now_ns - l->err_start_ns);
+		l->rx = RX_IN_STEP;
+		return;
+	}
+}
+
+/*
+ * The TX's own transition function: its life (session and goodbye) and its answer to the
+ * peer's goodbye (the essay's "TX life" and "answer" tables). The TX state a slot sends from is
+ * tx_state(), RIFL's priorities over these, the receive state and the peer's flags.
+ */
+static void
+tx_transition(struct sl_link *l, enum tx_event ev)
+{
+	switch (ev) {
+	case TX_EV_RESTART:
+		/* A leaving end never sends from its ring again: nothing to restart. */
+		if (l->life == LIFE_RUNNING)
+			l->life = LIFE_INIT;
+		return;
+	case TX_EV_RING_READY:
+		assert(l->life == LIFE_INIT);
+		l->life = LIFE_RUNNING;
+		return;
+	case TX_EV_LEAVE:
+		if (l->life == LIFE_INIT || l->life == LIFE_RUNNING)
+			l->life = LIFE_LEAVING;
+		return;
+	case TX_EV_LEAVE_ACK:
+		/* No answer to an end that is not leaving, nor twice to one that is. */
+		if (l->life == LIFE_LEAVING) {
+			l->life = LIFE_LEFT;
+			l->stats.leave_acks++;
+		}
+		return;
+	case TX_EV_PEER_LEAVE:
+		/* (Again while answering: the run starts over.) */
+		l->answer = l->answer == ANSWER_NONE || l->answer == ANSWER_SENDING
+				    ? ANSWER_SENDING
+				    : ANSWER_RESENDING;
+		l->ack_left = SL_LINK_CTRL_RUN;
+		return;
+	case TX_EV_PEER_HERE:
+		if (l->answer == ANSWER_SENT)
+			l->answer = ANSWER_NONE;
+		else if (l->answer == ANSWER_RESENDING)
+			l->answer = ANSWER_SENDING; /* the answer is to a peer that has come back */
+		return;
+	case TX_EV_ANSWERED:
+		/*
+		 * The peer's LEAVE is answered: start afresh, as the peer will when it comes back.
+		 * A LEAVE that comes after that answer, with nothing but LEAVE in between, is the
+		 * same peer's goodbye: the rest of the run answered (the answer can go out between
+		 * two RX bursts of it), or a run the leaving end repeated while the answer was on
+		 * its way (with IDs checked the fresh RX rejects them, rx_ctrl(); end to end it
+		 * takes them). It is answered again, but this end has already started afresh:
+		 * doing so again would begin another session with no peer (the queue pairs above
+		 * restarted twice for one departure).
+		 */
+		assert(l->answer == ANSWER_SENDING || l->answer == ANSWER_RESENDING);
+		assert(l->ack_left == 0);
+		l->peer_left = true;
+		if (l->answer == ANSWER_RESENDING) {
+			l->leave_cnt = 0; /* and the next 8 are answered too */
+		} else {
+			l->stats.peer_leaves++;
+			tx_transition(l, TX_EV_RESTART);
+			rx_reset(l);
+		}
+		l->answer = ANSWER_SENT;
+		return;
+	}
+}
+
+/*
+ * The TX state of the next slot, RIFL's priorities (RTL tx_controller.sv) under sluice's
+ * goodbye: the table in the essay, "TX states". Pure: sl_link_state() reads it too.
+ */
+static enum sl_link_state
+tx_state(const struct sl_link *l)
+{
+	if (l->answer == ANSWER_SENDING || l->answer == ANSWER_RESENDING)
+		return SL_LINK_ACK_LEAVE;
+	switch (l->life) {
+	case LIFE_INIT:
+		return SL_LINK_INIT;
+	case LIFE_LEAVING:
+	case LIFE_LEFT:
+		return SL_LINK_LEAVE;
+	case LIFE_RUNNING:
+		break;
+	}
+	if (l->rx == RX_DOWN)
+		return SL_LINK_SEND_PAUSE;
+	if (l->flag_pause)
+		return SL_LINK_PAUSE;
+	if (l->flag_retrans || l->replay_active)
+		return SL_LINK_RETRANS;
+	if (l->rx == RX_ERROR)
+		return SL_LINK_SEND_RETRANS;
+	return SL_LINK_NORMAL;
+}
+
+/* A new session's receive side: nothing verified, no flags, no counts. */
 static void
 rx_reset(struct sl_link *l)
 {
+	rx_transition(l, RX_EV_RESET, 0);
 	l->rx_id = 0;
 	l->thr = SL_LINK_ROLLBACK;
-	l->rx_error = false;
-	l->rx_up = false;
 	l->peer_delivered = false;
 	l->peer_was_up = false;
 	l->pause_from_zero = false;
-	l->recovering = false;
 	l->nack_timed = false; /* an answer to the old session's NACK would time nothing */
-	l->good_run = 0;
 	l->pause_cnt = 0;
 	l->retrans_cnt = 0;
 	l->retrans_arg = 0;
@@ -455,7 +682,6 @@ tx_init(struct sl_link *l, uint64_t *aborted)
 	l->replay_active = false;
 	l->run_left = 0;
 	l->run_next_ns = 0;
-	l->ring_ready = true;
 	/*
 	 * A new session may face a new receiver (the peer restarted), and the cuts of the old one
 	 * (whose replays repeated to a peer that was gone) say nothing of it: start low again.
@@ -499,6 +725,7 @@ sl_link_create(const struct sl_link_conf *conf)
 	l->state = SL_LINK_INIT;
 	l->stats.enter_state[SL_LINK_INIT]++;
 	tx_init(l, &l->stats.reinit_aborted);
+	tx_transition(l, TX_EV_RING_READY);
 	rx_reset(l);
 	sl_hist_reset(&l->recovery_ns);
 	return l;
@@ -520,49 +747,6 @@ sl_link_free(struct sl_link *l)
 }
 
 /* ---------------------------------------------------------------- TX */
-
-/*
- * The peer's LEAVE is answered: start afresh, as the peer will when it comes back. A LEAVE that
- * comes after that answer, with nothing but LEAVE in between, is the same peer's goodbye: the
- * rest of the run answered (the answer can go out between two RX bursts of it), or a run the
- * leaving end repeated while the answer was on its way (with IDs checked the fresh RX rejects
- * them, rx_ctrl(); end to end it takes them). It is answered again, but this end has already
- * started afresh: doing so again would begin another session with no peer (the queue pairs
- * above restarted twice for one departure).
- */
-static void
-peer_gone(struct sl_link *l)
-{
-	l->peer_left = true;
-	if (l->left_answered) {
-		l->leave_cnt = 0; /* and the next 8 are answered too */
-		return;
-	}
-	l->stats.peer_leaves++;
-	l->ring_ready = false;
-	rx_reset(l);
-	l->left_answered = true;
-}
-
-static enum sl_link_state
-tx_state(const struct sl_link *l)
-{
-	if (l->ack_left)
-		return SL_LINK_ACK_LEAVE;
-	if (l->leaving)
-		return SL_LINK_LEAVE;
-	if (!l->ring_ready)
-		return SL_LINK_INIT;
-	if (!l->rx_up)
-		return SL_LINK_SEND_PAUSE;
-	if (l->flag_pause)
-		return SL_LINK_PAUSE;
-	if (l->flag_retrans || l->replay_active)
-		return SL_LINK_RETRANS;
-	if (l->rx_error)
-		return SL_LINK_SEND_RETRANS;
-	return SL_LINK_NORMAL;
-}
 
 /* ID the next data frame will carry: control frames carry it. */
 static uint32_t
@@ -811,7 +995,8 @@ replay_step(struct sl_link *l, uint64_t now_ns, struct sl_link_tx_frame *f)
 		l->stats.tx_replayed++;
 		l->last_tx_ns = now_ns;
 	} else {
-		emit_ctrl(l, now_ns, l->rx_error ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE, f);
+		emit_ctrl(l, now_ns, l->rx == RX_ERROR ? SL_WIRE_KEY_RETRANS_REQ : SL_WIRE_KEY_IDLE,
+			  f);
 	}
 	if (slot == 2 * l->replay_count) { /* the tail's first IDLE */
 		l->replay_tail_start_ns = now_ns;
@@ -892,11 +1077,11 @@ normal_step(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_desc *in
 static void
 give_up_if_stuck(struct sl_link *l, uint64_t now_ns)
 {
-	if (l->conf.stuck_ns == 0 || !l->rx_error || !l->recovering ||
+	if (l->conf.stuck_ns == 0 || l->rx != RX_ERROR ||
 	    now_ns - SL_MAX(l->err_start_ns, l->verified_ns) < l->conf.stuck_ns)
 		return;
 	l->stats.stuck_reinits++;
-	l->ring_ready = false;
+	tx_transition(l, TX_EV_RESTART);
 	rx_reset(l);
 }
 
@@ -932,6 +1117,7 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 		switch (st) {
 		case SL_LINK_INIT:
 			tx_init(l, &l->stats.reinit_aborted);
+			tx_transition(l, TX_EV_RING_READY);
 			continue;
 		case SL_LINK_SEND_PAUSE:
 			more = ctrl_run(l, now_ns, SL_WIRE_KEY_PAUSE_REQ, &out[n]);
@@ -962,7 +1148,7 @@ sl_link_tx_burst(struct sl_link *l, uint64_t now_ns, const struct sl_link_tx_des
 			emit_ctrl(l, now_ns, SL_WIRE_KEY_LEAVE_ACK, &out[n]);
 			if (--l->ack_left == 0) {
 				/* The burst ends with the answer: the glue may stop after it. */
-				peer_gone(l);
+				tx_transition(l, TX_EV_ANSWERED);
 				n++;
 				more = false;
 				continue;
@@ -1013,20 +1199,13 @@ sl_link_next_tx_ns(const struct sl_link *l)
 
 /* ---------------------------------------------------------------- RX */
 
+/* A failure (or a full consumer queue) rolls back to thr - 16: RIFL's Listing 1. */
 static void
 rx_fail(struct sl_link *l, uint64_t now_ns)
 {
-	if (!l->rx_error) {
-		l->rx_error = true;
-		l->stats.rx_errors++;
-		if (!l->recovering) {
-			l->recovering = true;
-			l->err_start_ns = now_ns;
-		}
-	}
+	rx_transition(l, RX_EV_FAIL, now_ns);
 	l->rx_id = l->thr - SL_LINK_ROLLBACK;
 	l->stats.rx_rollbacks++;
-	l->good_run = 0;
 }
 
 /* Peer restarted: release the ring, restart IDs, and go back through the handshake. */
@@ -1034,7 +1213,7 @@ static void
 link_reinit(struct sl_link *l)
 {
 	l->stats.peer_restarts++;
-	l->ring_ready = false;
+	tx_transition(l, TX_EV_RESTART);
 	rx_reset(l);
 }
 
@@ -1051,7 +1230,7 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 	bool was_pause = l->flag_pause;
 
 	if (key != SL_WIRE_KEY_LEAVE)
-		l->left_answered = false; /* a peer that has not left (a new one, from PAUSE_REQ) */
+		tx_transition(l, TX_EV_PEER_HERE); /* one that has not left (or a new one) */
 	if (key == 0 || key == SL_WIRE_KEY_IDLE)
 		l->regular_cnt = SL_MIN(l->regular_cnt + 1, SL_LINK_REGULAR_CLEAR);
 	else
@@ -1063,16 +1242,14 @@ rx_flags(struct sl_link *l, uint16_t key, uint32_t arg)
 	if (key == SL_WIRE_KEY_LEAVE) {
 		/* Answer once per 8 (the answer re-initializes, which restarts the count). */
 		if (++l->leave_cnt == SL_LINK_CTRL_ACCEPT)
-			l->ack_left = SL_LINK_CTRL_RUN;
+			tx_transition(l, TX_EV_PEER_LEAVE);
 		l->leave_cnt = SL_MIN(l->leave_cnt, SL_LINK_CTRL_ACCEPT);
 	} else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
 		l->leave_cnt = 0;
 	}
 	if (key == SL_WIRE_KEY_LEAVE_ACK) {
-		if (++l->leave_ack_cnt == SL_LINK_CTRL_ACCEPT && l->leaving && !l->leave_acked) {
-			l->leave_acked = true;
-			l->stats.leave_acks++;
-		}
+		if (++l->leave_ack_cnt == SL_LINK_CTRL_ACCEPT)
+			tx_transition(l, TX_EV_LEAVE_ACK);
 		l->leave_ack_cnt = SL_MIN(l->leave_ack_cnt, SL_LINK_CTRL_ACCEPT);
 	} else if (key != 0 || l->regular_cnt == SL_LINK_REGULAR_CLEAR) {
 		l->leave_ack_cnt = 0;
@@ -1144,8 +1321,7 @@ rx_stale(const struct sl_link *l, const struct sl_wire_frame *f, bool ctrl, uint
 static void
 rx_good(struct sl_link *l)
 {
-	if (!l->rx_up && ++l->good_run >= SL_LINK_CTRL_ACCEPT)
-		l->rx_up = true;
+	rx_transition(l, RX_EV_VERIFIED, 0);
 }
 
 /* Index of a (known) control key in stats.rx_ctrl. */
@@ -1192,7 +1368,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 			 : sl_wire_vcode_ok(f, l->rx_id) && (!ext || f->id == l->rx_id);
 	uint32_t id;
 
-	if (!e2e && !l->rx_error && l->peer_delivered && !at_id &&
+	if (!e2e && l->rx != RX_ERROR && l->peer_delivered && !at_id &&
 	    f->key != SL_WIRE_KEY_PAUSE_REQ && rx_stale(l, f, true, &id)) {
 		/*
 		 * From a repeated replay: follow it (its next data frame is id) without counting
@@ -1202,7 +1378,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->rx_id = id;
 		return;
 	}
-	if ((ext && !sl_wire_vcode_ok(f, f->id)) || (!l->rx_error && !at_id)) {
+	if ((ext && !sl_wire_vcode_ok(f, f->id)) || (l->rx != RX_ERROR && !at_id)) {
 		/*
 		 * Corrupted, or a gap before it: never counted; in sync it is an error. Before the
 		 * RX is up there is no stream to be out of step with: such a frame comes from a
@@ -1213,7 +1389,7 @@ rx_ctrl(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->stats.rx_bad_ctrl++;
 		l->pause_cnt = l->retrans_cnt = l->regular_cnt = 0;
 		l->leave_cnt = l->leave_ack_cnt = 0;
-		if (!l->rx_error && !e2e && l->rx_up)
+		if ((l->rx == RX_IN_STEP || l->rx == RX_BACK) && !e2e)
 			rx_fail(l, now_ns);
 		return;
 	}
@@ -1281,21 +1457,12 @@ rx_data_e2e(struct sl_link *l, const struct sl_wire_frame *f)
 static bool
 rx_resync(struct sl_link *l, const struct sl_wire_frame *f)
 {
-	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || !l->rx_error ||
+	if (l->conf.fmt.mode != SL_WIRE_MODE_EXTENDED || l->rx != RX_ERROR ||
 	    !sl_seq_gt(f->id, l->rx_id) || sl_seq_gt(f->id, l->thr) || !sl_wire_vcode_ok(f, f->id))
 		return false;
 	l->stats.rx_resyncs++;
 	l->rx_id = f->id;
 	return true;
-}
-
-/* In error, and back at thr: the episode is over; IDLEs lower the peer's NACK flag. */
-static void
-rx_back_in_step(struct sl_link *l)
-{
-	l->rx_error = false;
-	l->stats.rx_recoveries++;
-	l->clear_left = SL_LINK_REGULAR_CLEAR;
 }
 
 /* A data or filler frame; returns true when it is delivered. */
@@ -1305,7 +1472,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	bool ext = l->conf.fmt.mode == SL_WIRE_MODE_EXTENDED;
 	uint32_t id;
 
-	if (!l->rx_up) {
+	if (l->rx == RX_DOWN) {
 		/* From a peer that has not re-initialized yet: its IDs may alias ours. */
 		l->stats.rx_not_up++;
 		return false;
@@ -1314,7 +1481,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 	if (l->conf.replay == SL_LINK_REPLAY_NONE)
 		return rx_data_e2e(l, f);
 	if ((!sl_wire_vcode_ok(f, l->rx_id) || (ext && f->id != l->rx_id)) && !rx_resync(l, f)) {
-		if (!l->rx_error && l->peer_delivered && rx_stale(l, f, false, &id)) {
+		if (l->rx != RX_ERROR && l->peer_delivered && rx_stale(l, f, false, &id)) {
 			/*
 			 * Follow the repeated replay from the frame after id: its next frames
 			 * verify as duplicates, and nothing is delivered until this end is back
@@ -1329,7 +1496,7 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		return false;
 	}
 	l->verified_ns = now_ns;
-	if (l->rx_error && l->nack_timed) {
+	if (l->rx == RX_ERROR && l->nack_timed) {
 		l->nack_timed = false;
 		wait_est_add(&l->nack_wait, now_ns - l->nack_out_ns);
 	}
@@ -1337,8 +1504,8 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		l->stats.rx_duplicates++;
 		l->rx_id++;
 		rx_good(l);
-		if (l->rx_error && l->rx_id == l->thr)
-			rx_back_in_step(l);
+		if (l->rx == RX_ERROR && l->rx_id == l->thr)
+			rx_transition(l, RX_EV_AT_THR, now_ns);
 		return false;
 	}
 	if (f->meta != SL_WIRE_META_FILLER && l->occupancy >= l->conf.fc_frames) {
@@ -1346,16 +1513,12 @@ rx_data(struct sl_link *l, uint64_t now_ns, const struct sl_wire_frame *f)
 		rx_fail(l, now_ns);
 		return false;
 	}
-	if (l->rx_error) /* rx_resync() went straight to thr: every duplicate was lost */
-		rx_back_in_step(l);
-	rx_good(l);
+	if (l->rx == RX_ERROR) /* rx_resync() went straight to thr: every duplicate was lost */
+		rx_transition(l, RX_EV_AT_THR, now_ns);
 	l->thr++;
 	l->rx_id++;
 	l->peer_delivered = true;
-	if (l->recovering) {
-		l->recovering = false;
-		sl_hist_add(&l->recovery_ns, now_ns - l->err_start_ns);
-	}
+	rx_transition(l, RX_EV_TAKEN, now_ns);
 	if (f->meta == SL_WIRE_META_FILLER) {
 		rx_fc(l, f);
 		return false;
@@ -1465,13 +1628,13 @@ sl_link_tx_fc_paused(const struct sl_link *l)
 void
 sl_link_leave(struct sl_link *l)
 {
-	l->leaving = true;
+	tx_transition(l, TX_EV_LEAVE);
 }
 
 bool
 sl_link_leave_acked(const struct sl_link *l)
 {
-	return l->leave_acked;
+	return l->life == LIFE_LEFT;
 }
 
 bool

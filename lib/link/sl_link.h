@@ -81,6 +81,11 @@
 /** stuck_ns where a transport above recovers what the rings held (sluiced with [qp]) */
 #define SL_LINK_STUCK_NS_TRANSPORT (250 * SL_NS_PER_MS)
 
+/*
+ * The TX state: what the link's next slot is sent from. It is read off the link's own machines
+ * (its receive state, its session and goodbye, its answer to the peer's goodbye) and the peer's
+ * flags, in RIFL's priority order, highest first below (link.c's essay has the transitions).
+ */
 enum sl_link_state {
 	SL_LINK_INIT = 0,     /**< ring being (re)initialized */
 	SL_LINK_SEND_PAUSE,   /**< local RX not up yet: runs of PAUSE_REQ */
