@@ -13,9 +13,10 @@
  *   {"op":"encode"|"verify","scope":"header"|"frame","bytes":B,"ns_per_frame":..}
  *                         writing a data frame's link header (CRC over the covered bytes) and
  *                         decoding + verifying it; bytes counts the link frame (link header +
- *                         body), "header" scope covers the link header + a 16-byte transport
- *                         header, "frame" covers everything. instr_per_frame comes from
- *                         callgrind (--callgrind), else null.
+ *                         body), "header" scope covers the link header + the first
+ *                         HDR_SCOPE_BYTES (44) body bytes, as sluiced's header scope does,
+ *                         "frame" covers everything. instr_per_frame comes from callgrind
+ *                         (--callgrind), else null.
  *   {"op":"lane","scope":..,"bytes":B,"ns_per_frame":..}
  *                         one payload frame through a whole lane: sl_link_tx_burst on the
  *                         sender (ring, header), the header copy the glue does, and
@@ -43,6 +44,15 @@
 #include "link_pair.h"
 #include "sl_rng.h"
 #include "sl_wire.h"
+#include "sl_xhdr.h"
+
+/*
+ * The header scope sluiced runs with: SL_DP_VCODE_HDR_BYTES (lib/dp/sl_dp.h), which is the
+ * longest transport header, SL_XHDR_MAX_LEN. sl_dp.h is DPDK's side and this benchmark links
+ * only the link, so the count comes from the same source, lib/wire's SL_XHDR_MAX_LEN.
+ */
+#define HDR_SCOPE_BYTES SL_XHDR_MAX_LEN
+static_assert(HDR_SCOPE_BYTES == 44, "SL_DP_VCODE_HDR_BYTES is 44: change both together");
 
 #define MAX_BYTES 9000u
 #define ETH_OVERHEAD 38u /**< bytes: Ethernet header 14 + FCS 4 + preamble/SFD 8 + IFG 12 */
@@ -53,7 +63,7 @@ static const struct {
 	const char *name;
 	struct sl_wire_fmt fmt;
 } scopes[] = {
-	{"header", {SL_WIRE_MODE_FAITHFUL, 16}},
+	{"header", {SL_WIRE_MODE_FAITHFUL, HDR_SCOPE_BYTES}},
 	{"frame", {SL_WIRE_MODE_FAITHFUL, SL_WIRE_SCOPE_ALL}},
 };
 
