@@ -5,8 +5,10 @@
  * One link frame per Ethernet II frame, EtherType 0x88B5. After the Ethernet header:
  *
  *   bits 15..14 SYN    01 data, 10 control, 00 / 11 malformed           (RIFL, paper sec. 2)
- *   bits 13..12 META   00 filler / flow control, 01 valid, 10 valid end-of-message partial,
- *                      11 valid end-of-message full                     (RIFL RTL, Table 1)
+ *   bits 13..12 META   00 filler / flow control, 01 valid, 10 valid end of packet partial,
+ *                      11 valid end of packet full (RIFL (OSA 2022), Table 1); the packet is the
+ *                      link user's, not the transport's message: a sluice link frame carries
+ *                      one whole body, so sluice sends 11 on every data frame but fillers
  *   bits 11..0  VCODE  CRC12(covered bytes, VCODE zeroed) XOR (frame_id mod 4096)
  *   [extended mode only] 32-bit frame ID, network order
  *   body:
@@ -20,8 +22,10 @@
  *
  * Covered bytes: the link header with VCODE zeroed, the explicit ID (extended), then the body:
  * all of a control or filler frame's defined body, and the first min(body_len, scope_bytes)
- * bytes of a data frame. scope_bytes is a link setting: the transport header length (default;
- * the Ethernet FCS already covers the payload) or SL_WIRE_SCOPE_ALL (the whole frame, RIFL).
+ * bytes of a data frame. scope_bytes is a link setting, one fixed count for every data frame of
+ * the lane: sluiced's header scope is SL_DP_VCODE_HDR_BYTES (44, the longest transport header,
+ * whatever each frame's own header length; the Ethernet FCS covers the payload after it), its
+ * frame scope SL_WIRE_SCOPE_ALL (the whole frame, RIFL).
  *
  * The decoder never trusts a length: every rejection has a reason (enum sl_wire_reject) that
  * the link counts. Pure C, no DPDK.
@@ -40,10 +44,15 @@
 #define SL_WIRE_SYN_DATA 0x1u
 #define SL_WIRE_SYN_CTRL 0x2u
 
+/*
+ * META. EOM, end of message, is the end of the link user's packet (RIFL's unit), not of a
+ * transport message: sluice sends EOM_FULL on every data frame but fillers (docs/wire-format.md
+ * section 2.2); a receiver accepts VALID and EOM_PARTIAL too and delivers them the same way.
+ */
 #define SL_WIRE_META_FILLER 0x0u      /**< filler / flow-control data frame */
-#define SL_WIRE_META_VALID 0x1u       /**< valid, not end of message */
-#define SL_WIRE_META_EOM_PARTIAL 0x2u /**< valid, end of message, partial segment */
-#define SL_WIRE_META_EOM_FULL 0x3u    /**< valid, end of message, full segment */
+#define SL_WIRE_META_VALID 0x1u       /**< valid, not the end of the link's packet */
+#define SL_WIRE_META_EOM_PARTIAL 0x2u /**< valid, end of the link's packet, partial frame */
+#define SL_WIRE_META_EOM_FULL 0x3u    /**< end of the link's packet, all bytes valid */
 
 #define SL_WIRE_KEY_IDLE 0x0001u        /**< RIFL RTL rx_controller.sv IDLE_KEY */
 #define SL_WIRE_KEY_PAUSE_REQ 0x0010u   /**< RIFL RTL PAUSE_KEY */
