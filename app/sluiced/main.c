@@ -48,6 +48,7 @@
 
 #define EXIT_CONFIG 2
 #define SLUICED_CTL_POLL_MS 100 /**< the control thread sees a stop within this, ms */
+#define SLUICED_TSC_CALIB_NS (50 * SL_NS_PER_MS) /**< the TSC calibration at start, ns */
 
 RTE_LOG_REGISTER(sluiced_logtype, sluice.daemon, INFO);
 #define LOG(level, fmt, ...)                                                                       \
@@ -998,7 +999,12 @@ main(int argc, char **argv)
 		rc = EXIT_CONFIG;
 		goto out;
 	}
-	sl_tsc_clock_init_hz(&d->clock, rte_get_tsc_hz());
+	/* Our own calibration, not rte_get_tsc_hz(): DPDK rounds a measured frequency to 10 MHz,
+	 * and every rate the pacers keep is off by that error (lib/common/time.c). */
+	if (sl_tsc_clock_init(&d->clock, SLUICED_TSC_CALIB_NS) != 0) {
+		fprintf(stderr, "sluiced: the TSC does not advance: no clock to pace by\n");
+		goto out;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 

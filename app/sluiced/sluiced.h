@@ -19,7 +19,7 @@
 
 struct sluiced {
 	struct sluiced_conf conf;
-	struct sl_tsc_clock clock; /**< TSC -> ns, calibrated from rte_get_tsc_hz() */
+	struct sl_tsc_clock clock; /**< TSC -> ns, calibrated at start (SLUICED_TSC_CALIB_NS) */
 	uint64_t start_ns;         /**< clock time when the ports came up */
 	struct rte_mempool *pool[RTE_MAX_NUMA_NODES]; /**< packet pools, one per NUMA node used */
 	struct rte_mempool

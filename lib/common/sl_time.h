@@ -70,7 +70,8 @@ sl_rdtsc(void)
 #endif
 }
 
-/* Calibrate against CLOCK_MONOTONIC_RAW for calib_ns (0: 20 ms). 0 or -errno. */
+/* Calibrate against CLOCK_MONOTONIC_RAW across calib_ns (0: 20 ms; the caller sleeps that
+ * long). 0 or -errno. */
 int sl_tsc_clock_init(struct sl_tsc_clock *c, uint64_t calib_ns);
 
 /* Use a known TSC frequency (e.g. rte_get_tsc_hz()). 0 or -EINVAL when hz is 0. */
