@@ -89,7 +89,7 @@ struct sl_recv_pkt {
 	uint32_t conn;     /**< connection id */
 	uint32_t psn;      /**< packet sequence number */
 	uint32_t flags;    /**< SL_RECV_F_* */
-	uint16_t tx_id;    /**< sender's transmission count of this PSN, echoed */
+	uint16_t tx_id;    /**< sender's retransmission count of this PSN (0: first sent), echoed */
 	uint64_t tx_ns;    /**< sender's send timestamp, ns, echoed */
 	void *handle;      /**< opaque payload handle (an mbuf, a simulator packet) */
 	uint64_t app_addr; /**< where the payload belongs in the application buffer */

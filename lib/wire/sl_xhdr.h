@@ -8,7 +8,9 @@
  *   0      opcode   SEND / WRITE / READ (the InfiniBand RC opcode values 0x00-0x10), ACK 0x11,
  *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14, NAK 0x15
  *   1      flags    SL_XHDR_F_*: ACK request, retransmission, ECN CE, timestamp, trimmed
- *   2-3    tx_id    the sender's transmission count of this PSN (feedback: 0)
+ *   2-3    tx_id    data: the sender's retransmission count of this PSN, 0 on the first
+ *                   transmission, 1..3 after, staying at 3 (rtx-cnt, Tonic (NSDI 2020),
+ *                   section 3.2.3); flag RTX is set exactly when it is not 0; feedback: 0
  *   4      pad      data: zero bytes after the payload (the Ethernet minimum), as BTH's
  *                   PadCnt; feedback: zero
  *   5-7    qpn      destination queue pair, 24 bits, as BTH
@@ -102,7 +104,7 @@ enum sl_xhdr_op {
 struct sl_xhdr {
 	uint8_t opcode;      /**< enum sl_xhdr_op, data opcodes only */
 	uint8_t flags;       /**< SL_XHDR_F_* */
-	uint16_t tx_id;      /**< transmission count of this PSN */
+	uint16_t tx_id;      /**< retransmissions of this PSN: 0 first sent, saturates at 3 */
 	uint8_t pad_bytes;   /**< zero bytes after the payload, to the frame minimum */
 	uint32_t qpn;        /**< destination queue pair, < 2^24 */
 	uint32_t psn;        /**< packet sequence number */
