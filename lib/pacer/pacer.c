@@ -199,6 +199,18 @@ sl_pacer_set_rate(struct sl_pacer *p, uint32_t flow, uint64_t rate_bps)
 }
 
 int
+sl_pacer_flow_reset(struct sl_pacer *p, uint32_t flow)
+{
+	if (sl_unlikely(flow >= p->max_flows)) {
+		p->stats.bad_flow++;
+		return -EINVAL;
+	}
+	if (p->ops->flow_reset)
+		p->ops->flow_reset(p, flow);
+	return 0;
+}
+
+int
 sl_pacer_backlog(struct sl_pacer *p, uint32_t flow, uint32_t npkts, uint32_t len_bytes)
 {
 	struct sl_pacer_flow *f;

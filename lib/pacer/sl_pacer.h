@@ -101,6 +101,14 @@ void sl_pacer_free(struct sl_pacer *p);
 int sl_pacer_set_rate(struct sl_pacer *p, uint32_t flow, uint64_t rate_bps);
 
 /*
+ * A new owner takes the flow (the QP that used it closed and another opened in its slot):
+ * forget what the flow's past earned or owes, so that the new one starts as a flow that never
+ * sent (Tassel: no catch-up credit from a predecessor that ran dry late, no schedule to wait
+ * for). Packets still queued from the old owner leave as they would. 0 or -EINVAL (bad flow).
+ */
+int sl_pacer_flow_reset(struct sl_pacer *p, uint32_t flow);
+
+/*
  * Append npkts packets of len_bytes each to a flow's FIFO. 0, -EINVAL (bad flow, length or
  * count), -ENOEXEC (rate never set) or -ENOBUFS (no spare length run for a new length behind
  * packets of another length).

@@ -96,6 +96,8 @@ struct sl_pacer_ops {
 	void (*activate)(struct sl_pacer *p, uint32_t flow);
 	/** (required) The flow's rate changed (f->rate_bps holds the new one). */
 	void (*rate_changed)(struct sl_pacer *p, uint32_t flow, uint64_t old_bps);
+	/** (optional) A new owner takes the flow: forget its history (sl_pacer_flow_reset). */
+	void (*flow_reset)(struct sl_pacer *p, uint32_t flow);
 	/** (optional) TX stall begins or ends (after the generic state is updated). */
 	void (*pause)(struct sl_pacer *p, uint64_t now_ns, bool paused);
 	/* Slow path. */

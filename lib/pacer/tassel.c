@@ -48,10 +48,12 @@
  *     that runs dry late (the F of its last packet behind V: only a stall or an oversubscribed
  *     link leaves it so) restarts at max(F, V - catchup_ns) instead: its packets are already
  *     due and go back to back (the modelled link and WF2Q+'s finish order still apply) until
- *     it is on schedule. A flow that runs dry on time (nothing more to send) still restarts at
+ *     it is on schedule; the part of the lateness beyond catchup_ns is lost and counted
+ *     (catchup_lost_ns). A flow that runs dry on time (nothing more to send) still restarts at
  *     V, so idling earns no credit and a new flow does not burst; one that ran dry late and
  *     then idles keeps at most catchup_ns of credit. No flow gets more than catchup_ns x R
- *     ahead of where a stall left it.
+ *     ahead of where a stall left it. The credit is its owner's: a flow handed to a new one
+ *     (sl_pacer_flow_reset, a QP opened in a closed one's slot) starts afresh.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
  * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B, the
@@ -75,12 +77,18 @@
 #define TASSEL_CARRY_ONE (UINT32_C(1) << TASSEL_CARRY_BITS)
 #define TASSEL_RUN_SHIFT_MAX 32u /**< packets moved at most to insert into the sorted run */
 
+/* A flow's life in the tiers (the essay's Catch-up). */
+enum tassel_flow_state {
+	TF_DRY,    /**< out of the tiers, ran dry on schedule or never in: restarts at max(F, V) */
+	TF_ACTIVE, /**< in the flow tier */
+	TF_LATE,   /**< out of the tiers, ran dry behind V: restarts behind V, to catch up */
+};
+
 struct tassel_flow {
 	uint64_t next_ns;        /**< S_flow: virtual start of the head packet, ns */
 	struct sl_pacer_gap gap; /**< exact len / R with carried remainder */
 	uint32_t carry;          /**< batch fraction carried, 1/65536 packet */
-	uint16_t active;         /**< 1 while in the flow tier */
-	uint16_t late;           /**< 1: it ran dry behind V (its caller stalled): catch-up */
+	uint32_t state;          /**< enum tassel_flow_state */
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
@@ -363,8 +371,7 @@ batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wi
 static void
 flow_leave(struct tassel *t, struct sl_pacer_flow *f, struct tassel_flow *tf, uint64_t v_ns)
 {
-	tf->active = 0;
-	tf->late = tf->next_ns < v_ns;
+	tf->state = tf->next_ns < v_ns ? TF_LATE : TF_DRY;
 	t->active_bps -= f->rate_bps;
 	t->rescale = true;
 }
@@ -512,21 +519,36 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 	 * WF2Q+: an idle flow restarts at max(F of its last packet, V), no credit for idling; one
 	 * that ran dry late, at max(F, V - catchup_ns) (see the essay).
 	 */
-	uint64_t catchup_ns = tf->late ? SL_MIN(p->conf.catchup_ns, v) : 0;
+	uint64_t behind_ns = tf->next_ns < v ? v - tf->next_ns : 0;
+	uint64_t credit_ns = tf->state == TF_LATE ? SL_MIN(p->conf.catchup_ns, behind_ns) : 0;
 
-	if (tf->late) {
+	if (tf->state == TF_LATE) {
 		p->stats.catchup_restarts++;
-		if (v - catchup_ns > tf->next_ns)
-			p->stats.catchup_lost_ns += v - catchup_ns - tf->next_ns;
-	} else if (tf->next_ns != 0 && v > tf->next_ns) { /* 0: it never sent */
-		p->stats.idle_ns += v - tf->next_ns;
+		p->stats.catchup_lost_ns += behind_ns - credit_ns;
+	} else if (tf->next_ns != 0) { /* 0: it never sent */
+		p->stats.idle_ns += behind_ns;
 	}
-	tf->next_ns = SL_MAX(tf->next_ns, v - catchup_ns);
-	tf->late = 0;
-	tf->active = 1;
+	tf->next_ns = SL_MAX(tf->next_ns, v - credit_ns);
+	tf->state = TF_ACTIVE;
 	ft_insert(p, t, flow, tf->next_ns);
 	t->active_bps += sl_pacer_flow(p, flow)->rate_bps;
 	t->rescale = true;
+}
+
+/*
+ * A new owner: no catch-up from the old owner's stall; and, unless packets of the old one are
+ * still in the tiers, no schedule either: it starts at V like a flow that never sent.
+ */
+static void
+tassel_flow_reset(struct sl_pacer *p, uint32_t flow)
+{
+	struct tassel_flow *tf = tflow(p, flow);
+
+	if (tf->state != TF_ACTIVE) {
+		tf->state = TF_DRY;
+		tf->next_ns = 0;
+		tf->carry = 0;
+	}
 }
 
 static void
@@ -537,7 +559,7 @@ tassel_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 
 	sl_pacer_gap_reset(&tf->gap);
 	tf->carry = 0;
-	if (tf->active) {
+	if (tf->state == TF_ACTIVE) {
 		t->active_bps += sl_pacer_flow(p, flow)->rate_bps - old_bps;
 		t->rescale = true;
 	}
@@ -656,6 +678,7 @@ const struct sl_pacer_ops sl_pacer_tassel_ops = {
 	.next_deadline = tassel_next_deadline,
 	.activate = tassel_activate,
 	.rate_changed = tassel_rate_changed,
+	.flow_reset = tassel_flow_reset,
 	.pause = tassel_pause,
 	.init = tassel_init_cal,
 	.fini = tassel_fini,
@@ -669,6 +692,7 @@ static const struct sl_pacer_ops tassel_heap_ops = {
 	.next_deadline = tassel_next_deadline,
 	.activate = tassel_activate,
 	.rate_changed = tassel_rate_changed,
+	.flow_reset = tassel_flow_reset,
 	.pause = tassel_pause,
 	.init = tassel_init_heap,
 	.fini = tassel_fini,

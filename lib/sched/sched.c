@@ -921,8 +921,10 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	f->rate_bps = fc->init_rate_bps ? fc->init_rate_bps : DEFAULT_RATE_BPS;
 	f->cap_bps = fc->max_rate_bps;
 	f->paced = paced;
-	if (paced)
+	if (paced) {
+		sl_pacer_flow_reset(s->pacer, fi); /* nothing earned or owed by a predecessor */
 		pace_set(s, f, fi);
+	}
 	if (ops->credit == SL_CREDIT_GRANT)
 		f->tokens_bytes = fc->init_credit_bytes;
 	f->rto_ns = fc->rto_ns ? fc->rto_ns : DEFAULT_RTO_NS;

@@ -332,6 +332,61 @@ tassel_catchup__idling_earns_no_credit(void **state)
 	assert_null(sl_pacer_create(&c));
 }
 
+static void
+owner_changes(struct sl_pacer *p)
+{
+	assert_int_equal(sl_pacer_flow_reset(p, 0), 0);
+}
+
+/*
+ * One flow at 1 Gbps (1250 B, 10 us apart) that runs dry late: one packet at 0, then nothing
+ * until stall_end_ns (a stall), when the other 19, all due, leave back to back (the last one's
+ * F is 200 us). Then its owner hands it over (between), or not (NULL), and, at 2 ms, it has
+ * 20 packets more; their departure times in out.
+ */
+static void
+late_then_twenty(uint64_t stall_end_ns, void (*between)(struct sl_pacer *), struct sl_pkt *out)
+{
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pacer *p;
+
+	c.catchup_ns = 10 * SL_NS_PER_MS;
+	p = sl_pacer_create(&c);
+	assert_non_null(p);
+	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
+	assert_int_equal(sl_pacer_backlog(p, 0, 20, 1250), 0);
+	assert_int_equal(test_drain(p, 0, out, 1, 0), 1);
+	assert_int_equal(test_drain(p, stall_end_ns, out, 19, SL_NS_PER_S), 19);
+	assert_int_equal(sl_pacer_stat(p, catchup_restarts), 0);
+	if (between)
+		between(p);
+	assert_int_equal(sl_pacer_dequeue_burst(p, 2 * SL_NS_PER_MS, out, 4), 0); /* polled, dry */
+	assert_int_equal(sl_pacer_backlog(p, 0, 20, 1250), 0);
+	assert_int_equal(test_drain(p, 2 * SL_NS_PER_MS, out, 20, SL_NS_PER_S), 20);
+	assert_int_equal(sl_pacer_stat(p, catchup_restarts), between == owner_changes ? 0 : 1);
+	assert_int_equal(sl_pacer_flow_reset(p, 1), -EINVAL);
+	sl_pacer_free(p);
+}
+
+static void
+tassel_catchup__new_owner_starts_afresh(void **state)
+{
+	struct sl_pkt out[20];
+
+	(void)state;
+	/*
+	 * The flow's owner keeps its catch-up (the 800 us it was behind when it ran dry, 80
+	 * packets): the 20 are behind schedule and go back to back ...
+	 */
+	late_then_twenty(SL_NS_PER_MS, NULL, out);
+	assert_true(out[19].tx_ns < 2 * SL_NS_PER_MS + 10000);
+	/* ... a new owner (a QP opened in a closed one's slot) starts at V, 10 us apart. */
+	late_then_twenty(SL_NS_PER_MS, owner_changes, out);
+	for (uint64_t i = 0; i < 20; i++)
+		assert_in_range(out[i].tx_ns, 2 * SL_NS_PER_MS + i * 10000,
+				2 * SL_NS_PER_MS + i * 10000 + 1000);
+}
+
 int
 main(void)
 {
@@ -347,6 +402,7 @@ main(void)
 		cmocka_unit_test(tassel_admit__survives_lookahead_changes),
 		cmocka_unit_test(tassel_catchup__makes_up_a_stall),
 		cmocka_unit_test(tassel_catchup__idling_earns_no_credit),
+		cmocka_unit_test(tassel_catchup__new_owner_starts_afresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
