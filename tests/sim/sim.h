@@ -58,7 +58,7 @@ enum sim_pkt_type {
 struct sim_pkt {
 	struct sim_pkt *next; /**< queue link */
 	uint8_t type;         /**< enum sim_pkt_type */
-	uint8_t tx_id;        /**< data: transmission count; ack/nack: echo */
+	uint8_t tx_id;        /**< data: retransmission count (0 first); ack/nack: echo */
 	uint8_t ecn_ce;       /**< data: marked by a switch; ack: echo of the mark */
 	uint8_t trimmed;      /**< data: payload cut by an NDP switch */
 	uint16_t src;         /**< sending host */
