@@ -17,8 +17,8 @@
 #              (BW average: the limit counts payload); then 16 QPs at once (16 sluice-perf
 #              pairs) at 0.05, 0.1, 0.2 and 0.5 Gbit/s (3.4 Gbit/s in all, below the 10 Gbit/s
 #              link), each QP's rate taken by the daemons while all 16 run (host b's
-#              wire_bytes_received of the peer QP over PACE_WINDOW_S (8), against the pace_bps host
-#              a's pacer holds the QP to: 16 processes starting would otherwise weigh on the first
+#              wire_bytes_received of the peer QP over PACE_WINDOW_S (8), against the pace_bps
+#              host a's pacer holds the QP to: 16 processes starting would otherwise weigh on the first
 #              ones' own figures). Each must be within TOL (1 %) of its limit, above or below;
 #              the share of the run host a's lcore was not polling (p0/poll_gap_ns) is printed
 #              (a QP catches up on what it lost then: [qp] pace_catchup_us). The clients post
@@ -33,8 +33,9 @@
 #              with the default catch-up (10 ms); the 16 on daemons restarted with 100 ms,
 #              which covers host a's own lcore gaps then: with 34 processes on the 2 cores,
 #              gaps of 20-60 ms come several times a run, and 10 ms loses 1-3 % of every QP
-#              (the pacer's catchup_lost_ns, printed). Under the sanitizers (SLUICE_TEST_TIMEOUT_MULTIPLIER above 1) the daemons
-#              run several times slower, so every rate is a tenth.
+#              (the pacer's catchup_lost_ns, printed). Under the sanitizers
+#              (SLUICE_TEST_TIMEOUT_MULTIPLIER above 1) the daemons run several times slower,
+#              so every rate is a tenth.
 #   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
 #              the other's region; then SIGKILL to the client at a random moment, and to the
 #              server too except in every CHURN_SURVIVOR_EVERY-th round (2; the first round
@@ -72,11 +73,7 @@ start_hosts() {
             "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" "$@" \
             >/dev/null
     done
-    sl_start b "$SL_TMP/b.ini" memif_server -l 1
-    sl_wait_ready b 10
-    sl_start a "$SL_TMP/a.ini" memif_client -l 0
-    sl_wait_ready a 10
-    sl_wait_peer_up a 10
+    sl_start_memif_pair
 }
 start_hosts
 SA=$SL_TMP/api-a.sock SB=$SL_TMP/api-b.sock

@@ -11,6 +11,8 @@
 #                                        otherwise (e.g. "--huge-dir DIR -m 256"); SL_WRAP
 #                                        runs it under a tool (e.g. "valgrind --tool=callgrind")
 #   sl_wait_peer_up a TIMEOUT_S          wait until host a reports its peer up
+#   sl_start_memif_pair                  b (memif server, core 1) then a (client, core 0) from
+#                                        $SL_TMP/{a,b}.ini, both ready and a's peer up
 #   sl_tel a COMMAND [KEY]               one telemetry query to host a
 #   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
 #   sl_report_field a KEY                a field of host a's exit report (JSON)
@@ -189,6 +191,16 @@ sl_wait_peer_up() {
             sl_fail "host $h: peer not up within ${timeout_s} s"
         sleep 0.05
     done
+}
+
+# sl_start_memif_pair: the memif pair of $SL_TMP/a.ini and b.ini, b first (it serves the
+# socket), each on its own core, started and linked (10 s each step).
+sl_start_memif_pair() {
+    sl_start b "$SL_TMP/b.ini" memif_server -l 1
+    sl_wait_ready b 10
+    sl_start a "$SL_TMP/a.ini" memif_client -l 0
+    sl_wait_ready a 10
+    sl_wait_peer_up a 10
 }
 
 # sl_stop HOST [SIGNAL]: signal host h (default TERM), wait up to 10 s, require exit status 0.

@@ -50,11 +50,7 @@ for h in a b; do
         "direction = $dir" "window_pkts = 2048" "rto_us = 1s" "timeout_ms = 10s" "seed = 7" \
         >/dev/null
 done
-sl_start b "$SL_TMP/b.ini" memif_server -l 1
-sl_wait_ready b 10
-sl_start a "$SL_TMP/a.ini" memif_client -l 0
-sl_wait_ready a 10
-sl_wait_peer_up a 10
+sl_start_memif_pair
 sleep "$WARM_S"
 # One edge of the window: b's QPs, then both hosts' poll gaps.
 snapshot() {

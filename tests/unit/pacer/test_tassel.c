@@ -332,20 +332,16 @@ tassel_catchup__idling_earns_no_credit(void **state)
 	assert_null(sl_pacer_create(&c));
 }
 
-static void
-owner_changes(struct sl_pacer *p)
-{
-	assert_int_equal(sl_pacer_flow_reset(p, 0), 0);
-}
+enum flow_owner { SAME_OWNER, NEW_OWNER };
 
 /*
  * One flow at 1 Gbps (1250 B, 10 us apart) that runs dry late: one packet at 0, then nothing
- * until stall_end_ns (a stall), when the other 19, all due, leave back to back (the last one's
- * F is 200 us). Then its owner hands it over (between), or not (NULL), and, at 2 ms, it has
- * 20 packets more; their departure times in out.
+ * until 1 ms (a stall), when the other 19, all due, leave back to back (the last one's F is
+ * 200 us). Then it keeps its owner or is handed to a new one (sl_pacer_flow_reset), and, at
+ * 2 ms, it has 20 packets more; their departure times in out.
  */
 static void
-late_then_twenty(uint64_t stall_end_ns, void (*between)(struct sl_pacer *), struct sl_pkt *out)
+late_then_twenty(enum flow_owner owner, struct sl_pkt *out)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p;
@@ -356,14 +352,14 @@ late_then_twenty(uint64_t stall_end_ns, void (*between)(struct sl_pacer *), stru
 	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
 	assert_int_equal(sl_pacer_backlog(p, 0, 20, 1250), 0);
 	assert_int_equal(test_drain(p, 0, out, 1, 0), 1);
-	assert_int_equal(test_drain(p, stall_end_ns, out, 19, SL_NS_PER_S), 19);
+	assert_int_equal(test_drain(p, SL_NS_PER_MS, out, 19, SL_NS_PER_S), 19);
 	assert_int_equal(sl_pacer_stat(p, catchup_restarts), 0);
-	if (between)
-		between(p);
+	if (owner == NEW_OWNER)
+		assert_int_equal(sl_pacer_flow_reset(p, 0), 0);
 	assert_int_equal(sl_pacer_dequeue_burst(p, 2 * SL_NS_PER_MS, out, 4), 0); /* polled, dry */
 	assert_int_equal(sl_pacer_backlog(p, 0, 20, 1250), 0);
 	assert_int_equal(test_drain(p, 2 * SL_NS_PER_MS, out, 20, SL_NS_PER_S), 20);
-	assert_int_equal(sl_pacer_stat(p, catchup_restarts), between == owner_changes ? 0 : 1);
+	assert_int_equal(sl_pacer_stat(p, catchup_restarts), owner == NEW_OWNER ? 0 : 1);
 	assert_int_equal(sl_pacer_flow_reset(p, 1), -EINVAL);
 	sl_pacer_free(p);
 }
@@ -378,10 +374,10 @@ tassel_catchup__new_owner_starts_afresh(void **state)
 	 * The flow's owner keeps its catch-up (the 800 us it was behind when it ran dry, 80
 	 * packets): the 20 are behind schedule and go back to back ...
 	 */
-	late_then_twenty(SL_NS_PER_MS, NULL, out);
+	late_then_twenty(SAME_OWNER, out);
 	assert_true(out[19].tx_ns < 2 * SL_NS_PER_MS + 10000);
 	/* ... a new owner (a QP opened in a closed one's slot) starts at V, 10 us apart. */
-	late_then_twenty(SL_NS_PER_MS, owner_changes, out);
+	late_then_twenty(NEW_OWNER, out);
 	for (uint64_t i = 0; i < 20; i++)
 		assert_in_range(out[i].tx_ns, 2 * SL_NS_PER_MS + i * 10000,
 				2 * SL_NS_PER_MS + i * 10000 + 1000);
