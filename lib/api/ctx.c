@@ -80,11 +80,44 @@ send_req(int sock, const struct sl_chan_req *req, int fd)
 	return n;
 }
 
+/* The fd a response carried (SCM_RIGHTS), or -1; -2 if it carried more than one. */
+static int
+rsp_fd_of(struct msghdr *m)
+{
+	int fd = -1, got;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c != NULL; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd != -1) {
+				close(got);
+				if (fd >= 0)
+					close(fd);
+				fd = -2;
+			} else {
+				fd = got;
+			}
+		}
+	}
+	return fd;
+}
+
 int
-sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_rsp *rsp)
+sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_rsp *rsp,
+	    int *rsp_fd)
 {
 	struct iovec iov = {.iov_base = rsp, .iov_len = sizeof(*rsp)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	int got;
 	ssize_t n;
 
 	if (ctx->broken)
@@ -104,10 +137,18 @@ sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_
 		return broken(ctx, errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno);
 	if (n == 0)
 		return broken(ctx, -ECONNRESET);
+	got = rsp_fd_of(&m);
+	/* An fd comes with a successful answer that promises one (sl_chan.h), and only then. */
 	if ((size_t)n != sizeof(*rsp) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    rsp->magic != SL_CHAN_MAGIC || rsp->version != SL_CHAN_VERSION ||
-	    rsp->type != req->type || rsp->seq != req->seq || rsp->status > 0)
+	    rsp->type != req->type || rsp->seq != req->seq || rsp->status > 0 || got == -2 ||
+	    (got >= 0) != (rsp_fd != NULL && rsp->status == 0)) {
+		if (got >= 0)
+			close(got);
 		return broken(ctx, -EPROTO);
+	}
+	if (rsp_fd != NULL)
+		*rsp_fd = got;
 	return rsp->status;
 }
 
@@ -136,7 +177,7 @@ ctx_hello(struct sl_ctx *ctx, int memfd)
 
 	req.u.hello.mem_bytes = ctx->mem_bytes;
 	req.u.hello.base_va = (uint64_t)(uintptr_t)ctx->mem;
-	rc = sl_api_call(ctx, &req, memfd, &rsp);
+	rc = sl_api_call(ctx, &req, memfd, &rsp, NULL);
 	if (rc)
 		return rc;
 	memcpy(ctx->host, rsp.u.hello.host, SL_CHAN_HOST_MAX);

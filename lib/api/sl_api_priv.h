@@ -70,11 +70,14 @@ struct sl_qp {
 };
 
 /*
- * One request and its response on ctx's control socket, passing fd (-1: none) with it. req's
+ * One request and its response on ctx's control socket, passing fd (-1: none) with it; the fd
+ * a successful response carries goes to *rsp_fd (NULL: the request expects none; a response
+ * that carries one where none is due, or none where one is, is a protocol error). req's
  * magic, version and seq are filled here. Returns the daemon's status (0 or -errno), or -errno
  * if the channel failed (then ctx->broken holds it and every later call returns it).
  */
-int sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_rsp *rsp);
+int sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_rsp *rsp,
+		int *rsp_fd);
 
 /* A zeroed block of the shared memory (the rings come from here too); NULL if none. */
 void *sl_api_mem_alloc(struct sl_ctx *ctx, uint64_t bytes);

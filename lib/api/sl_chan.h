@@ -6,7 +6,9 @@
  *
  * Control. The socket is SOCK_SEQPACKET: one request, one response, each one struct, in
  * order, one outstanding at a time. HELLO carries the shared memory's fd (SCM_RIGHTS) and must
- * come first; CQ_CREATE carries the CQ's event fd. The daemon reads the peer's credentials
+ * come first; CQ_CREATE's successful response carries the CQ's event fd, one end of a datagram
+ * socket pair whose other end the daemon keeps (so that nothing the application does with it
+ * can make the daemon's signal block). The daemon reads the peer's credentials
  * (SO_PEERCRED) for its log; the socket file's owner, group and mode decide who may connect.
  *
  * Shared memory. One memfd per context, mem_bytes long, mapped by the library at base_va
@@ -136,7 +138,7 @@ enum sl_chan_type {
 	SL_CHAN_HELLO = 1, /**< + SCM_RIGHTS: the memfd */
 	SL_CHAN_MR_REG,
 	SL_CHAN_MR_DEREG,
-	SL_CHAN_CQ_CREATE, /**< + SCM_RIGHTS: the CQ's event fd */
+	SL_CHAN_CQ_CREATE, /**< response + SCM_RIGHTS: the CQ's event fd */
 	SL_CHAN_CQ_DESTROY,
 	SL_CHAN_QP_CREATE,
 	SL_CHAN_QP_CONNECT,

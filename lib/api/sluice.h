@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 1                             /**< the channel version this header speaks */
+#define SL_API_VERSION 2                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
 #define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
 #define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */
@@ -155,9 +155,11 @@ int sl_cq_destroy(struct sl_cq *cq);
 int sl_cq_poll(struct sl_cq *cq, struct sl_wc *wc, int max);
 
 /*
- * The event fd: readable once a completion arrives after sl_cq_arm. Reading it (8 bytes)
- * clears it. Typical loop: poll until empty, arm, poll again (a completion may have raced the
- * arm), then wait on the fd.
+ * The event fd: readable once a completion arrives after sl_cq_arm. Each arm brings at most one
+ * event, 8 bytes, and reading them clears it (a datagram socket the daemon made: read until
+ * EAGAIN to take any events of earlier arms too). Typical loop: poll until empty, arm, poll
+ * again (a completion may have raced the arm), then wait on the fd. Whatever the application
+ * does with this fd, the daemon never waits on it.
  */
 int sl_cq_event_fd(const struct sl_cq *cq);
 int sl_cq_arm(struct sl_cq *cq);

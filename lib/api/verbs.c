@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "sl_api_priv.h"
@@ -75,7 +74,7 @@ sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access)
 	req.u.mr_reg.addr = (uint64_t)(uintptr_t)p;
 	req.u.mr_reg.len = len;
 	req.u.mr_reg.access = access;
-	rc = sl_api_call(ctx, &req, -1, &rsp);
+	rc = sl_api_call(ctx, &req, -1, &rsp, NULL);
 	if (rc) {
 		free(mr);
 		errno = -rc;
@@ -100,7 +99,7 @@ sl_mr_dereg(struct sl_mr *mr)
 	if (!mr)
 		return -EINVAL;
 	req.u.mr_dereg.lkey = mr->lkey;
-	rc = sl_api_call(mr->ctx, &req, -1, &rsp);
+	rc = sl_api_call(mr->ctx, &req, -1, &rsp, NULL);
 	if (!let_go(mr->ctx, rc))
 		return rc;
 	sl_api_link_del(&mr->link);
@@ -209,15 +208,15 @@ sl_cq_create(struct sl_ctx *ctx, uint32_t depth)
 	cq->ctx = ctx;
 	cq->depth = depth;
 	cq->link.prev = cq->link.next = &cq->link;
-	cq->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	cq->event_fd = -1;
 	cq->ring = sl_api_mem_alloc(ctx, SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)));
-	if (cq->event_fd < 0 || !cq->ring) {
+	if (!cq->ring) {
 		rc = -errno;
 		goto fail;
 	}
 	req.u.cq_create.ring_off = sl_api_off(ctx, cq->ring);
 	req.u.cq_create.depth = depth;
-	rc = sl_api_call(ctx, &req, cq->event_fd, &rsp);
+	rc = sl_api_call(ctx, &req, -1, &rsp, &cq->event_fd);
 	if (rc)
 		goto fail;
 	cq->handle = rsp.u.cq_create.cq;
@@ -241,7 +240,7 @@ sl_cq_destroy(struct sl_cq *cq)
 	if (cq->n_qps)
 		return -EBUSY;
 	req.u.cq_destroy.cq = cq->handle;
-	rc = sl_api_call(cq->ctx, &req, -1, &rsp);
+	rc = sl_api_call(cq->ctx, &req, -1, &rsp, NULL);
 	if (let_go(cq->ctx, rc))
 		cq_release(cq);
 	return rc;
@@ -381,7 +380,7 @@ sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr)
 	req.u.qp_create.rate_limit_bps = attr->rate_limit_bps;
 	req.u.qp_create.rate_msg_bytes = attr->rate_limit_msg_bytes;
 	req.u.qp_create.max_msg_bytes = qp->max_msg_bytes;
-	rc = sl_api_call(ctx, &req, -1, &rsp);
+	rc = sl_api_call(ctx, &req, -1, &rsp, NULL);
 	if (rc)
 		goto fail;
 	qp->qpn = rsp.u.qp_create.qpn;
@@ -417,7 +416,7 @@ sl_qp_destroy(struct sl_qp *qp)
 	if (!qp)
 		return -EINVAL;
 	req.u.qp_destroy.qpn = qp->qpn;
-	rc = sl_api_call(qp->ctx, &req, -1, &rsp);
+	rc = sl_api_call(qp->ctx, &req, -1, &rsp, NULL);
 	if (let_go(qp->ctx, rc))
 		qp_release(qp);
 	return rc;
@@ -455,7 +454,7 @@ sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer)
 		return -EISCONN;
 	req.u.qp_connect.qpn = qp->qpn;
 	req.u.qp_connect.peer_qpn = peer->qpn;
-	rc = sl_api_call(qp->ctx, &req, -1, &rsp);
+	rc = sl_api_call(qp->ctx, &req, -1, &rsp, NULL);
 	if (!rc)
 		qp->connected = true;
 	return rc;
@@ -471,7 +470,7 @@ sl_api_objects_close(struct sl_ctx *ctx)
 		struct sl_qp *qp = (struct sl_qp *)ctx->qps.next;
 
 		req = (struct sl_chan_req){.type = SL_CHAN_QP_DESTROY, .u.qp_destroy.qpn = qp->qpn};
-		sl_api_call(ctx, &req, -1, &rsp);
+		sl_api_call(ctx, &req, -1, &rsp, NULL);
 		qp_release(qp);
 	}
 	while (ctx->cqs.next != &ctx->cqs) {
@@ -479,14 +478,14 @@ sl_api_objects_close(struct sl_ctx *ctx)
 
 		req = (struct sl_chan_req){.type = SL_CHAN_CQ_DESTROY,
 					   .u.cq_destroy.cq = cq->handle};
-		sl_api_call(ctx, &req, -1, &rsp);
+		sl_api_call(ctx, &req, -1, &rsp, NULL);
 		cq_release(cq);
 	}
 	while (ctx->mrs.next != &ctx->mrs) {
 		struct sl_mr *mr = (struct sl_mr *)ctx->mrs.next;
 
 		req = (struct sl_chan_req){.type = SL_CHAN_MR_DEREG, .u.mr_dereg.lkey = mr->lkey};
-		sl_api_call(ctx, &req, -1, &rsp);
+		sl_api_call(ctx, &req, -1, &rsp, NULL);
 		sl_api_link_del(&mr->link);
 		free(mr);
 	}

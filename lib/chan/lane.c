@@ -54,6 +54,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "lane_priv.h"
 #include "sl_time.h"
@@ -76,7 +77,10 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, cqes, "completions written to CQs"),
 	SL_STAT(struct sl_chan_lane_stats, cq_full_waits,
 		"polls a QP's ring waited for an unreserved CQ slot"),
-	SL_STAT(struct sl_chan_lane_stats, events, "event fd writes (armed CQs)"),
+	SL_STAT(struct sl_chan_lane_stats, events, "CQ events signalled (armed CQs)"),
+	SL_STAT(struct sl_chan_lane_stats, events_unsent,
+		"CQ events not queued: the application's end was full (it had not read the "
+		"earlier ones, so it was readable already) or closed"),
 	SL_STAT(struct sl_chan_lane_stats, bad_ring,
 		"QPs failed because a ring index was out of range"),
 	SL_STAT(struct sl_chan_lane_stats, write_refused,
@@ -231,10 +235,12 @@ sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_RELAXED) == 1 &&
 	    __atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {
-		ssize_t rc = write(cq->event_fd, &one, sizeof(one));
-
-		(void)rc; /* a full eventfd counter is readable already */
-		sl_stat_add(&cl->stats.events, 1);
+		/* Never blocks (srv.c, "CQ events"); a full queue is readable already. */
+		if (send(cq->event_fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+		    (ssize_t)sizeof(one))
+			sl_stat_add(&cl->stats.events, 1);
+		else
+			sl_stat_add(&cl->stats.events_unsent, 1);
 	}
 }
 

@@ -116,7 +116,8 @@ struct sl_chan_cq {
 	uint32_t client;
 	struct sl_chan_ring *ring; /**< in the daemon's mapping */
 	uint32_t depth;            /**< entries, power of two */
-	int event_fd;              /**< written (8 bytes) when the application armed the CQ */
+	int event_fd;              /**< the daemon's end of the CQ's event socket pair: 8 bytes
+				    *   sent (never blocking) when the application armed the CQ */
 	/* owned by the lane that produces into it (all QPs on one CQ live on one lane) */
 	uint32_t prod;     /**< the producer index, the lane's copy */
 	uint32_t reserved; /**< completions owed, slots promised to QPs' work */
@@ -177,7 +178,8 @@ struct sl_chan_lane_stats {
 	uint64_t recv_posted;
 	uint64_t cqes;
 	uint64_t cq_full_waits; /**< a QP's SQ waited for room on its CQ */
-	uint64_t events;        /**< event fd writes */
+	uint64_t events;        /**< CQ events signalled */
+	uint64_t events_unsent; /**< CQ events the application's full (or closed) end refused */
 	uint64_t bad_ring;      /**< QPs failed because a ring index was out of range */
 	uint64_t write_refused; /**< WRITEs refused (key, range, access) */
 	uint64_t read_refused;  /**< READs refused */

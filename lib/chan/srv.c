@@ -14,10 +14,22 @@
  * Messages. Each request is exactly one struct sl_chan_req; anything else (another size, magic,
  * version or type, an fd missing or extra) is a bad message, answered -EPROTO when its header
  * (magic, version, type, seq) could be read, silently dropped otherwise; every fd it carried
- * is closed. Every address and ring the application names is checked against its memory
- * (without overflow) before the daemon computes a pointer from it: a ring is 64-byte aligned
- * (its indexes are atomics on their own cache lines) and lies whole in the memory; a QP's SQ
- * and RQ overlap neither each other nor its CQs' rings.
+ * is closed. Every answer is sent without waiting (MSG_DONTWAIT): a client that does not read
+ * its answers is hung up on, never waited for.
+ *
+ * CQ events. The daemon makes each CQ's event fd itself: a datagram socket pair whose one end
+ * it keeps and whose other it hands over in CQ_CREATE's answer. A lane signals with a send()
+ * that cannot block whatever the application does with its end (MSG_DONTWAIT is per call, not
+ * a flag of the open file, and the daemon's end is in no other process); a full queue at the
+ * application's end (it did not read) fails with EAGAIN, and the fd is readable already. An fd
+ * from the application could not be trusted so: an eventfd's blocking mode belongs to the
+ * open file it shares, so it could clear O_NONBLOCK, fill the counter and put the lane's lcore
+ * to sleep in write(); a socket of its choosing could make the daemon send to someone else.
+ * The daemon's end is shut for reading, so the application cannot queue data there either. Every
+ * address and ring the application names is checked against its memory (without overflow) before
+ * the daemon computes a pointer from it: a ring is 64-byte aligned (its indexes are atomics on
+ * their own cache lines) and lies whole in the memory; a QP's SQ and RQ overlap neither each other
+ * nor its CQs' rings.
  *
  * Commands and time. A QP is opened, connected and destroyed by a command to lanes[0]
  * (sl_chan_lane_call, SL_CHAN_SRV_CMD_NS at most); a hang-up sends CLIENT_GONE to every lane.
@@ -298,21 +310,6 @@ ring_ok(const struct client *cl, uint64_t off, uint32_t depth, uint32_t esize)
 	       in_mem(off, SL_CHAN_RING_BYTES(depth, esize), cl->mem_bytes);
 }
 
-/* The file behind fd is an eventfd (a lane writes 8 bytes to it and must never block). */
-static bool
-is_eventfd(int fd)
-{
-	char link[64], target[64];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:[eventfd]") == 0;
-}
-
 static int
 do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
 	 struct sl_chan_rsp *r)
@@ -375,32 +372,58 @@ do_mr_dereg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *
 	return rc;
 }
 
+/*
+ * A CQ's event fd (see the top of this file): *mine, the daemon's end, never blocks a send and
+ * takes no data; *theirs goes to the application.
+ */
 static int
-do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
+event_pair(int *mine, int *theirs)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
+		return -errno;
+	if (shutdown(sv[0], SHUT_RD) != 0) {
+		int rc = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return rc;
+	}
+	*mine = sv[0];
+	*theirs = sv[1];
+	return 0;
+}
+
+static int
+do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *rsp_fd,
 	     struct sl_chan_rsp *r)
 {
 	uint64_t off = q->u.cq_create.ring_off;
 	uint32_t depth = q->u.cq_create.depth;
 	struct cq *c = NULL;
+	int event_fd, rc;
 
-	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)) || !is_eventfd(*fd))
+	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)))
 		return -EINVAL;
 	for (uint32_t i = 0; i < s->conf.max_cqs && c == NULL; i++)
 		if (!s->cqs[i].used)
 			c = &s->cqs[i];
 	if (c == NULL)
 		return -ENOSPC;
+	rc = event_pair(&event_fd, rsp_fd);
+	if (rc != 0)
+		return rc;
 	*c = (struct cq){
 		.cq = {.id = (uint32_t)(c - s->cqs) + 1,
 		       .client = cl->id,
 		       .ring = sl_chan_ring_at(cl->mem, off),
 		       .depth = depth,
-		       .event_fd = *fd},
+		       .event_fd = event_fd},
 		.used = true,
 		.off = off,
 		.bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)),
 	};
-	*fd = -1;
 	count(&s->stats.cqs, 1);
 	r->u.cq_create.cq = c->cq.id;
 	return 0;
@@ -578,12 +601,13 @@ do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 static unsigned
 fds_wanted(uint16_t type)
 {
-	return type == SL_CHAN_HELLO || type == SL_CHAN_CQ_CREATE;
+	return type == SL_CHAN_HELLO;
 }
 
+/* Serve q into r; *fd is the fd q carried (taken: set to -1), *rsp_fd one to send with r. */
 static int
 serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
-      struct sl_chan_rsp *r)
+      struct sl_chan_rsp *r, int *rsp_fd)
 {
 	if (q->type == SL_CHAN_HELLO)
 		return do_hello(s, cl, q, fd, r);
@@ -595,7 +619,7 @@ serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int
 	case SL_CHAN_MR_DEREG:
 		return do_mr_dereg(s, cl, q);
 	case SL_CHAN_CQ_CREATE:
-		return do_cq_create(s, cl, q, fd, r);
+		return do_cq_create(s, cl, q, rsp_fd, r);
 	case SL_CHAN_CQ_DESTROY:
 		return do_cq_destroy(s, cl, q);
 	case SL_CHAN_QP_CREATE:
@@ -607,10 +631,30 @@ serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int
 	}
 }
 
+/* Send r on the connection fd, with rsp_fd (SCM_RIGHTS) unless it is -1; 0 or -1. */
 static int
-send_rsp(int fd, const struct sl_chan_rsp *r)
+send_rsp(int fd, const struct sl_chan_rsp *r, int rsp_fd)
 {
-	return send(fd, r, sizeof(*r), MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r) ? 0 : -1;
+	struct iovec iov = {.iov_base = (void *)r, .iov_len = sizeof(*r)};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (rsp_fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof(ctl.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &rsp_fd, sizeof(rsp_fd));
+	}
+	return sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r) ? 0 : -1;
 }
 
 /*
@@ -631,7 +675,7 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 			   .msg_control = ctl.buf,
 			   .msg_controllen = sizeof(ctl.buf)};
 	struct sl_chan_rsp r;
-	int fds[FDS_MAX], fd = -1, rc;
+	int fds[FDS_MAX], fd = -1, rsp_fd = -1, rc;
 	unsigned n_fds = 0;
 	ssize_t n;
 	bool bad;
@@ -664,7 +708,7 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 	} else {
 		fd = n_fds ? fds[0] : -1;
 		n_fds = 0;
-		rc = serve(s, cl, &q, &fd, &r);
+		rc = serve(s, cl, &q, &fd, &r, &rsp_fd);
 	}
 	for (unsigned i = 0; i < n_fds; i++)
 		close(fds[i]);
@@ -677,8 +721,11 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 	}
 	r.status = rc;
 	if (n < (ssize_t)offsetof(struct sl_chan_req, rsvd))
-		return 1; /* no header to answer */
-	return send_rsp(cl->fd, &r) == 0 ? 1 : -1;
+		return 1; /* no header to answer (nothing was served, so no rsp_fd) */
+	rc = send_rsp(cl->fd, &r, rsp_fd);
+	if (rsp_fd >= 0)
+		close(rsp_fd); /* the application's copy, if the answer reached it */
+	return rc == 0 ? 1 : -1;
 }
 
 static void
@@ -701,7 +748,7 @@ accept_all(struct sl_chan_srv *s)
 						.type = SL_CHAN_HELLO,
 						.status = -EMFILE};
 
-			send_rsp(fd, &r);
+			send_rsp(fd, &r, -1);
 			close(fd);
 			count(&s->stats.clients_refused, 1);
 			srv_log(s, LOG_WARNING, "connection refused: %u clients already",

@@ -67,7 +67,8 @@ h_cq_push(struct h_cq *cq, const struct sl_chan_cqe *c)
 	cq->prod++;
 	__atomic_store_n(&cq->ring->prod, cq->prod, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_SEQ_CST) &&
-	    write(cq->event_fd, &one, sizeof(one)) != sizeof(one))
+	    send(cq->event_fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(one) &&
+	    errno != EAGAIN)
 		abort();
 }
 
@@ -200,10 +201,13 @@ h_qp_flush(struct h_qp *qp)
 	}
 }
 
-/* Request q of client cl (with fd, -1: none) into r: its status; 1: served, fd kept. */
+/*
+ * Request q of client cl (with fd, -1: none) into r: its status; 1: served, fd kept. An fd to
+ * send with the response goes to *rsp_fd.
+ */
 static int32_t
 h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, int fd,
-	struct sl_chan_rsp *r)
+	struct sl_chan_rsp *r, int *rsp_fd)
 {
 	unsigned i;
 
@@ -248,20 +252,26 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 				return 0;
 			}
 		return -ENOENT;
-	case SL_CHAN_CQ_CREATE:
+	case SL_CHAN_CQ_CREATE: {
+		int sv[2];
+
 		for (i = 0; i < H_MAX && cl->cqs[i].used; i++)
 			;
-		if (fd < 0 || i == H_MAX ||
+		if (fd >= 0 || i == H_MAX ||
 		    !h_ptr(cl, cl->base_va + q->u.cq_create.ring_off,
 			   SL_CHAN_RING_BYTES(q->u.cq_create.depth, sizeof(struct sl_chan_cqe))))
-			return fd < 0 ? -EINVAL : -ENOSPC;
+			return fd >= 0 ? -EPROTO : -ENOSPC;
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
+			return -errno;
 		cl->cqs[i] =
 			(struct h_cq){.used = true,
 				      .ring = sl_chan_ring_at(cl->mem, q->u.cq_create.ring_off),
 				      .depth = q->u.cq_create.depth,
-				      .event_fd = fd};
+				      .event_fd = sv[0]};
+		*rsp_fd = sv[1];
 		r->u.cq_create.cq = i;
-		return 1;
+		return 0;
+	}
 	case SL_CHAN_CQ_DESTROY:
 		i = q->u.cq_destroy.cq;
 		if (i >= H_MAX || !cl->cqs[i].used)
@@ -350,7 +360,7 @@ h_request(struct h_daemon *d, struct h_client *cl)
 			   .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *c;
 	ssize_t n = recvmsg(cl->fd, &m, MSG_CMSG_CLOEXEC);
-	int fd = -1;
+	int fd = -1, rsp_fd = -1;
 	int32_t st;
 
 	if (n > 0 && (c = CMSG_FIRSTHDR(&m)) && c->cmsg_level == SOL_SOCKET &&
@@ -366,13 +376,28 @@ h_request(struct h_daemon *d, struct h_client *cl)
 	r.version = d->version;
 	r.type = q.type;
 	r.seq = q.seq;
-	st = h_serve(d, cl, &q, fd, &r);
+	st = h_serve(d, cl, &q, fd, &r, &rsp_fd);
 	if (st > 0)
 		st = 0;
 	else if (fd >= 0)
 		close(fd);
 	r.status = st;
-	if (send(cl->fd, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
+	iov = (struct iovec){.iov_base = &r, .iov_len = sizeof(r)};
+	m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1};
+	if (rsp_fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &rsp_fd, sizeof(rsp_fd));
+	}
+	n = sendmsg(cl->fd, &m, MSG_NOSIGNAL);
+	if (rsp_fd >= 0)
+		close(rsp_fd);
+	if (n != sizeof(r))
 		h_client_gone(d, cl);
 }
 

@@ -11,6 +11,7 @@
  * "rdma") needs the endpoint's WRITE / READ and its refusals (a syndrome reaching the sender).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -887,6 +888,14 @@ lane_call__destroy_flushes_everything_taken(void **state)
 	free(b);
 }
 
+/* A CQ's event socket pair as srv.c makes it: [0] the daemon's end, [1] the application's. */
+static void
+event_pair(int sv[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(shutdown(sv[0], SHUT_RD), 0);
+}
+
 static void
 cq__event_fd_written_when_armed(void **state)
 {
@@ -896,26 +905,72 @@ cq__event_fd_written_when_armed(void **state)
 	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
 	struct sl_chan_cqe c[8];
 	uint64_t v = 0;
-	int fd = eventfd(0, EFD_NONBLOCK);
+	int sv[2];
 
 	(void)state;
-	assert_true(fd >= 0);
+	event_pair(sv);
 	qp_pair(&a, &b, QPN_BASE, 16, 16);
-	b->cq[1].event_fd = fd;
+	b->cq[1].event_fd = sv[0];
 	post_recv(b, 1, dst, 512, rkey);
 	post_recv(b, 2, dst + 512, 512, rkey);
 	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 10, skey, false));
 	run(RUN);
-	assert_int_equal(read(fd, &v, 8), -1); /* not armed: no event */
+	assert_int_equal(read(sv[1], &v, 8), -1); /* not armed: no event */
 	__atomic_store_n(&b->cq[1].ring->armed, 1, __ATOMIC_RELEASE);
 	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 10, skey, false));
 	run(RUN);
-	assert_int_equal(read(fd, &v, 8), 8);
+	assert_int_equal(read(sv[1], &v, 8), 8);
 	assert_int_equal(v, 1);
+	assert_int_equal(read(sv[1], &v, 8), -1); /* one event per arm */
 	assert_int_equal(b->cq[1].ring->armed, 0);
 	assert_int_equal(STAT(&P.s[1], events), 1);
 	assert_int_equal(cq_poll(b, 1, c, 8), 2);
-	close(fd);
+	/* the application's end cannot queue data at the daemon's */
+	assert_int_equal(send(sv[1], &v, 8, MSG_DONTWAIT | MSG_NOSIGNAL), -1);
+	close(sv[0]);
+	close(sv[1]);
+	free(a);
+	free(b);
+}
+
+/*
+ * Whatever the application does with its end of the event socket (never read it, close it),
+ * the lane's signal neither blocks nor raises SIGPIPE; even a daemon's end in blocking mode
+ * (which the application cannot reach) does not block it. The unsent events are counted. A
+ * lane that blocked would hang this test (meson's timeout fails it); SIGPIPE would kill it.
+ */
+static void
+cq__event_never_blocks_the_lane(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+	uint64_t v = 0, queued = 0;
+	int sv[2];
+
+	(void)state;
+	event_pair(sv);
+	assert_int_equal(fcntl(sv[0], F_SETFL, 0), 0);
+	while (send(sv[0], &v, 8, MSG_DONTWAIT) == 8) /* the application never reads */
+		queued++;
+	assert_true(errno == EAGAIN && queued > 0);
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	b->cq[1].event_fd = sv[0];
+	for (uint64_t i = 1; i <= 2; i++) {
+		post_recv(b, i, dst + 512 * (i - 1), 512, rkey);
+		__atomic_store_n(&b->cq[1].ring->armed, 1, __ATOMIC_RELEASE);
+		post_send(a, sqe(i, SL_WR_SEND, &P.s[0], src, 10, skey, false));
+		run(RUN);
+		assert_int_equal(cq_poll(b, 1, c, 8), 1);
+		assert_int_equal(c[0].status, SL_WC_SUCCESS);
+		assert_int_equal(STAT(&P.s[1], events_unsent), i);
+		if (i == 1)
+			close(sv[1]); /* the second round: the application's end is gone */
+	}
+	assert_int_equal(STAT(&P.s[1], events), 0);
+	close(sv[0]);
 	free(a);
 	free(b);
 }
@@ -1348,6 +1403,8 @@ main(int argc, char **argv)
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_call__destroy_flushes_everything_taken,
 						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(cq__event_never_blocks_the_lane, pair_setup,
+						pair_teardown),
 		cmocka_unit_test_setup_teardown(cq__event_fd_written_when_armed, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_call__client_gone_destroys_only_its_qps,

@@ -224,15 +224,37 @@ serve_until_readable(struct fx *f, int fd)
 	return false;
 }
 
+/* The next response on fd; the fd it carries in *rsp_fd (-1: none), or closed if NULL. */
 static struct sl_chan_rsp
-recv_rsp(struct fx *f, int fd)
+recv_rsp(struct fx *f, int fd, int *rsp_fd)
 {
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
 	struct sl_chan_rsp r;
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *c;
+	int got = -1;
 
 	assert_true(serve_until_readable(f, fd));
-	assert_int_equal(recv(fd, &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	assert_int_equal(recvmsg(fd, &m, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(r));
+	c = CMSG_FIRSTHDR(&m);
+	if (c != NULL) {
+		assert_int_equal(c->cmsg_type, SCM_RIGHTS);
+		assert_int_equal(c->cmsg_len, CMSG_LEN(sizeof(int))); /* one fd at most */
+		memcpy(&got, CMSG_DATA(c), sizeof(got));
+	}
 	assert_int_equal(r.magic, SL_CHAN_MAGIC);
 	assert_int_equal(r.version, SL_CHAN_VERSION);
+	if (rsp_fd != NULL)
+		*rsp_fd = got;
+	else if (got >= 0)
+		close(got);
 	return r;
 }
 
@@ -245,17 +267,27 @@ req(uint16_t type)
 		.magic = SL_CHAN_MAGIC, .version = SL_CHAN_VERSION, .type = type, .seq = ++seq};
 }
 
-/* One request with its fds (n_fds 0..4), its response; the seq and type echoed. */
+/*
+ * One request with its fds (n_fds 0..4), its response (the fd it carries in *rsp_fd, closed if
+ * NULL); the seq and type echoed.
+ */
 static struct sl_chan_rsp
-rpc_fds(struct fx *f, int fd, const struct sl_chan_req *q, const int *fds, unsigned n_fds)
+rpc_fds_rsp(struct fx *f, int fd, const struct sl_chan_req *q, const int *fds, unsigned n_fds,
+	    int *rsp_fd)
 {
 	struct sl_chan_rsp r;
 
 	send_raw(fd, q, sizeof(*q), fds, n_fds);
-	r = recv_rsp(f, fd);
+	r = recv_rsp(f, fd, rsp_fd);
 	assert_int_equal(r.seq, q->seq);
 	assert_int_equal(r.type, q->type);
 	return r;
+}
+
+static struct sl_chan_rsp
+rpc_fds(struct fx *f, int fd, const struct sl_chan_req *q, const int *fds, unsigned n_fds)
+{
+	return rpc_fds_rsp(f, fd, q, fds, n_fds, NULL);
 }
 
 static struct sl_chan_rsp
@@ -316,18 +348,21 @@ mr_reg(struct fx *f, int fd, uint64_t addr, uint64_t len, uint32_t access)
 	return rpc(f, fd, &q);
 }
 
+/* CQ_CREATE; the event fd of its response in *event_fd (closed if NULL). */
 static struct sl_chan_rsp
-cq_create(struct fx *f, int fd, uint64_t off, uint32_t depth)
+cq_create_fd(struct fx *f, int fd, uint64_t off, uint32_t depth, int *event_fd)
 {
 	struct sl_chan_req q = req(SL_CHAN_CQ_CREATE);
-	int efd = eventfd(0, EFD_CLOEXEC);
-	struct sl_chan_rsp r;
 
 	q.u.cq_create.ring_off = off;
 	q.u.cq_create.depth = depth;
-	r = rpc_fds(f, fd, &q, &efd, 1);
-	close(efd);
-	return r;
+	return rpc_fds_rsp(f, fd, &q, NULL, 0, event_fd);
+}
+
+static struct sl_chan_rsp
+cq_create(struct fx *f, int fd, uint64_t off, uint32_t depth)
+{
+	return cq_create_fd(f, fd, off, depth, NULL);
 }
 
 /* Rings of the tests' QPs: CQ at 0, then each QP's SQ and RQ at 64 KiB steps. */
@@ -508,7 +543,7 @@ sl_chan_srv_poll__bad_messages_are_eproto(void **state)
 	fd = attach(f, NULL);
 	q = req(SL_CHAN_MR_DEREG);
 	send_raw(fd, &q, 64, NULL, 0); /* short */
-	r = recv_rsp(f, fd);
+	r = recv_rsp(f, fd, NULL);
 	assert_int_equal(r.status, -EPROTO);
 	assert_int_equal(r.seq, q.seq);
 	{
@@ -516,7 +551,7 @@ sl_chan_srv_poll__bad_messages_are_eproto(void **state)
 
 		memcpy(big, &q, sizeof(q));
 		send_raw(fd, big, sizeof(big), NULL, 0); /* long */
-		assert_int_equal(recv_rsp(f, fd).status, -EPROTO);
+		assert_int_equal(recv_rsp(f, fd, NULL).status, -EPROTO);
 	}
 	q = req(SL_CHAN_MR_DEREG);
 	q.magic ^= 1;
@@ -532,13 +567,15 @@ sl_chan_srv_poll__bad_messages_are_eproto(void **state)
 	before = open_fds();
 	q = req(SL_CHAN_MR_DEREG);
 	assert_int_equal(rpc_fds(f, fd, &q, &mfd, 1).status, -EPROTO);
-	q = req(SL_CHAN_CQ_CREATE);
+	q = req(SL_CHAN_CQ_CREATE); /* the daemon makes a CQ's event fd (srv.c, "CQ events") */
+	assert_int_equal(rpc_fds(f, fd, &q, &mfd, 1).status, -EPROTO);
+	q = req(SL_CHAN_HELLO);
 	assert_int_equal(rpc(f, fd, &q).status, -EPROTO);
-	q = req(SL_CHAN_CQ_CREATE);
+	q = req(SL_CHAN_HELLO);
 	assert_int_equal(rpc_fds(f, fd, &q, (int[]){mfd, mfd}, 2).status, -EPROTO);
 	assert_int_equal(open_fds(), before);
-	assert_int_equal(stats(f).bad_messages, 9);
-	assert_int_equal(stats(f).requests_refused, 9);
+	assert_int_equal(stats(f).bad_messages, 10);
+	assert_int_equal(stats(f).requests_refused, 10);
 	/* the connection still serves */
 	assert_int_equal(mr_reg(f, fd, BASE_VA, 4096, 0).status, 0);
 	close(mfd);
@@ -605,8 +642,9 @@ static void
 sl_chan_srv_poll__cq_checks_ring_and_event_fd(void **state)
 {
 	struct fx *f = *state;
-	struct sl_chan_req q;
-	int fd, p[2];
+	int fd, efd = -1, type = 0, domain = 0;
+	socklen_t len = sizeof(int);
+	uint64_t v = 1;
 
 	fx_start(f, 4, 4);
 	fd = attach(f, NULL);
@@ -616,15 +654,20 @@ sl_chan_srv_poll__cq_checks_ring_and_event_fd(void **state)
 	assert_int_equal(cq_create(f, fd, 0, 3).status, -EINVAL);
 	assert_int_equal(cq_create(f, fd, 0, 0).status, -EINVAL);
 	assert_int_equal(cq_create(f, fd, 0, SL_CHAN_RING_MAX * 2).status, -EINVAL);
-	assert_int_equal(pipe(p), 0); /* a lane must never block writing it */
-	q = req(SL_CHAN_CQ_CREATE);
-	q.u.cq_create.depth = 4;
-	assert_int_equal(rpc_fds(f, fd, &q, &p[1], 1).status, -EINVAL);
-	close(p[0]);
-	close(p[1]);
 	assert_int_equal(stats(f).cqs, 0);
-	assert_int_equal(cq_create(f, fd, MEM_BYTES - SL_CHAN_RING_BYTES(4, 32), 4).status, 0);
+	assert_int_equal(cq_create_fd(f, fd, 0, 3, &efd).status, -EINVAL);
+	assert_int_equal(efd, -1); /* a refusal carries no fd */
+	assert_int_equal(cq_create_fd(f, fd, MEM_BYTES - SL_CHAN_RING_BYTES(4, 32), 4, &efd).status,
+			 0);
 	assert_int_equal(stats(f).cqs, 1);
+	/* the event fd: a datagram socket whose other end is the daemon's, which takes no data */
+	assert_true(efd >= 0);
+	assert_int_equal(getsockopt(efd, SOL_SOCKET, SO_DOMAIN, &domain, &len), 0);
+	assert_int_equal(getsockopt(efd, SOL_SOCKET, SO_TYPE, &type, &len), 0);
+	assert_int_equal(domain, AF_UNIX);
+	assert_int_equal(type, SOCK_DGRAM);
+	assert_int_equal(send(efd, &v, sizeof(v), MSG_DONTWAIT | MSG_NOSIGNAL), -1);
+	close(efd);
 	close(fd);
 }
 
@@ -828,7 +871,7 @@ sl_chan_srv_poll__client_limit_is_emfile(void **state)
 	b = attach(f, NULL);
 	c = client_connect(f);
 	{
-		struct sl_chan_rsp r = recv_rsp(f, c); /* answered before it asks */
+		struct sl_chan_rsp r = recv_rsp(f, c, NULL); /* answered before it asks */
 
 		assert_int_equal(r.type, SL_CHAN_HELLO);
 		assert_int_equal(r.status, -EMFILE);
