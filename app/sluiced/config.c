@@ -223,6 +223,13 @@ static const struct sluiced_key keys[] = {
 	STRING("api", "group", API(group), "-",
 	       "the socket file's group, a group name (- = the daemon's group): with mode 0660, "
 	       "its members may attach"),
+	STRING("api", "allow_users", API(allow_users), "-",
+	       "users (names or uids, comma-separated, at most 16) who may attach; with "
+	       "allow_groups, a client must be in one or the other (refused: EACCES); - = "
+	       "whoever the socket file's mode lets connect"),
+	STRING("api", "allow_groups", API(allow_groups), "-",
+	       "groups (names or gids, comma-separated, at most 16) whose members (primary or "
+	       "supplementary group) may attach; see allow_users"),
 	COUNT("api", "qps", API(qps), 1, 4096, "64", NULL,
 	      "application QPs at once, numbered after [qp]'s: QPN [qp] count .. count + qps - 1"),
 	COUNT("api", "clients", API(clients), 1, 1024, "16", NULL,
@@ -723,6 +730,48 @@ check_qp(struct sluiced_conf *c, FILE *err)
 	return 0;
 }
 
+/*
+ * [api] key (allow_users, or allow_groups when groups) resolved into ids[] and *n: names or
+ * numbers, comma-separated; "-" is none. 0 or -1 after an error.
+ */
+static int
+parse_allow(const struct sluiced_conf *c, const char *key, const char *list, bool groups,
+	    uint32_t *ids, uint32_t *n, FILE *err)
+{
+	char buf[256], *save = NULL;
+	unsigned line = line_of(c->path, "api", key);
+
+	*n = 0;
+	if (strcmp(list, "-") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *tok = strtok_r(buf, ", ", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		const struct passwd *pw = groups ? NULL : getpwnam(tok);
+		const struct group *gr = groups ? getgrnam(tok) : NULL;
+		uint64_t id;
+
+		if (*n == SLUICED_API_ALLOW_MAX) {
+			fprintf(err, "%s:%u: %s: at most %u entries\n", c->path, line, key,
+				SLUICED_API_ALLOW_MAX);
+			return -1;
+		}
+		if (pw != NULL || gr != NULL)
+			id = pw != NULL ? pw->pw_uid : gr->gr_gid;
+		else if (sl_parse_u64(tok, 0, UINT32_MAX - 1, &id, NULL, 0) < 0) {
+			fprintf(err, "%s:%u: %s: no %s '%s' on this host\n", c->path, line, key,
+				groups ? "group" : "user", tok);
+			return -1;
+		}
+		ids[(*n)++] = (uint32_t)id;
+	}
+	if (*n == 0) {
+		fprintf(err, "%s:%u: %s: empty (- for none)\n", c->path, line, key);
+		return -1;
+	}
+	return 0;
+}
+
 /* [api] as a whole: mode, owner and group resolved, the program known. 0 or -1 after an error. */
 static int
 check_api(struct sluiced_conf *c, FILE *err)
@@ -764,6 +813,11 @@ check_api(struct sluiced_conf *c, FILE *err)
 		}
 		a->gid = gr->gr_gid;
 	}
+	if (parse_allow(c, "allow_users", a->allow_users, false, a->allow_uids, &a->n_allow_uids,
+			err) != 0 ||
+	    parse_allow(c, "allow_groups", a->allow_groups, true, a->allow_gids, &a->n_allow_gids,
+			err) != 0)
+		return -1;
 	if (sl_proto_find(a->program) == NULL) {
 		no_program(c, "api", "program", a->program, err);
 		return -1;

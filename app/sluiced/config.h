@@ -19,6 +19,7 @@
 
 #define SLUICED_MAX_PORTS SL_DP_MAX_PORTS
 #define SLUICED_NAME_MAX 64
+#define SLUICED_API_ALLOW_MAX 16 /**< entries of [api] allow_users, allow_groups, at most */
 
 struct sluiced_port_conf {
 	char section[SLUICED_NAME_MAX];    /**< "port.0": where the keys came from */
@@ -133,6 +134,8 @@ struct sluiced_api_conf {
 	char mode[8];                    /**< the socket file's mode, octal */
 	char owner[SLUICED_NAME_MAX];    /**< user name, "-": the daemon's */
 	char group[SLUICED_NAME_MAX];    /**< group name, "-": the daemon's */
+	char allow_users[256];           /**< users (names or uids, commas) who may attach; "-" */
+	char allow_groups[256];          /**< groups (names or gids, commas) who may attach; "-" */
 	uint32_t qps;                    /**< application QPNs on port 0's lane 0 */
 	uint32_t clients;                /**< applications at once */
 	uint32_t mrs;                    /**< memory regions, all applications together */
@@ -143,8 +146,10 @@ struct sluiced_api_conf {
 	uint64_t rto_ns;      /**< application QPs' initial RTO, ns */
 	uint64_t timeout_ns;  /**< application QPs' timeout, ns; 0 = the endpoint's default */
 	/* resolved from the strings */
-	uint32_t mode_bits;    /**< mode as a number */
-	int64_t uid, gid;      /**< -1: the daemon's */
+	uint32_t mode_bits; /**< mode as a number */
+	int64_t uid, gid;   /**< -1: the daemon's */
+	uint32_t allow_uids[SLUICED_API_ALLOW_MAX], n_allow_uids;
+	uint32_t allow_gids[SLUICED_API_ALLOW_MAX], n_allow_gids;
 	unsigned int seg_line; /**< lines of keys, for late errors (0: default) */
 	unsigned int line;     /**< the [api] header's */
 };

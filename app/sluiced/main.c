@@ -748,6 +748,8 @@ setup_srv(struct sluiced *d)
 		.mode = (mode_t)ac->mode_bits,
 		.uid = ac->uid < 0 ? (uid_t)-1 : (uid_t)ac->uid,
 		.gid = ac->gid < 0 ? (gid_t)-1 : (gid_t)ac->gid,
+		.n_allow_uids = ac->n_allow_uids,
+		.n_allow_gids = ac->n_allow_gids,
 		.max_clients = ac->clients,
 		.max_mrs = ac->mrs,
 		.max_cqs = ac->cqs,
@@ -763,8 +765,13 @@ setup_srv(struct sluiced *d)
 		.log = api_log,
 	};
 
+	static_assert(SLUICED_API_ALLOW_MAX == SL_CHAN_ALLOW_MAX, "the allow lists' bound");
 	if (!ac->enable)
 		return 0;
+	for (uint32_t i = 0; i < ac->n_allow_uids; i++)
+		c.allow_uids[i] = (uid_t)ac->allow_uids[i];
+	for (uint32_t i = 0; i < ac->n_allow_gids; i++)
+		c.allow_gids[i] = (gid_t)ac->allow_gids[i];
 	d->srv = sl_chan_srv_create(&c, &d->chan, 1, d->mrs);
 	if (d->srv == NULL) {
 		fprintf(stderr, "%s:%u: socket: cannot listen at '%s': %s\n", d->conf.path,

@@ -117,6 +117,7 @@ sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_
 			   .msg_iovlen = 1,
 			   .msg_control = ctl.buf,
 			   .msg_controllen = sizeof(ctl.buf)};
+	bool hung_up;
 	int got;
 	ssize_t n;
 
@@ -126,16 +127,31 @@ sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_
 	req->version = SL_CHAN_VERSION;
 	req->seq = ++ctx->seq;
 	n = send_req(ctx->sock, req, fd);
-	if (n < 0)
-		return broken(ctx, errno == EPIPE ? -ECONNRESET : -errno);
-	if ((size_t)n != sizeof(*req))
+	/* A daemon that refused the connection answered (seq 0) and hung up: read why. */
+	hung_up = n < 0 && (errno == EPIPE || errno == ECONNRESET);
+	if (n < 0 && !hung_up)
+		return broken(ctx, -errno);
+	if (n >= 0 && (size_t)n != sizeof(*req))
 		return broken(ctx, -EPROTO);
-	do
-		n = recvmsg(ctx->sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+	for (int tries = 0;; tries++) {
+		m.msg_controllen = sizeof(ctl.buf);
+		do
+			n = recvmsg(ctx->sock, &m, MSG_CMSG_CLOEXEC | (hung_up ? MSG_DONTWAIT : 0));
+		while (n < 0 && errno == EINTR);
+		/* The kernel reports a hang-up (once) before what was queued ahead of it. */
+		if (n >= 0 || errno != ECONNRESET || tries > 0)
+			break;
+		hung_up = true;
+	}
+	if (n < 0 && !hung_up)
 		return broken(ctx, errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno);
-	if (n == 0)
+	if (n <= 0)
+		return broken(ctx, -ECONNRESET);
+	if ((size_t)n == sizeof(*rsp) && rsp->magic == SL_CHAN_MAGIC &&
+	    rsp->version == SL_CHAN_VERSION && rsp->type == SL_CHAN_HELLO && rsp->seq == 0 &&
+	    rsp->status < 0)
+		return broken(ctx, rsp->status); /* refused at connect (EMFILE, EACCES) */
+	if (hung_up)
 		return broken(ctx, -ECONNRESET);
 	got = rsp_fd_of(&m);
 	/* An fd comes with a successful answer that promises one (sl_chan.h), and only then. */

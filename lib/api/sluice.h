@@ -62,8 +62,9 @@ struct sl_ctx_attr {
 /*
  * Attach to the daemon listening at path (NULL: $SLUICE_SOCKET, else SL_SOCKET_DEFAULT).
  * attr may be NULL. NULL and errno: ENOENT / ECONNREFUSED (no daemon there), EACCES (the
- * socket's mode refuses this user), EPROTO (the daemon speaks another channel version),
- * ENOMEM, or the daemon's refusal (EMFILE: it serves as many applications as it may).
+ * socket's mode refuses this user, or the daemon's [api] allow_users / allow_groups do),
+ * EPROTO (the daemon speaks another channel version), ENOMEM, or the daemon's refusal
+ * (EMFILE: it serves as many applications as it may).
  */
 struct sl_ctx *sl_ctx_open(const char *path, const struct sl_ctx_attr *attr);
 

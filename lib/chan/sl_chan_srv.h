@@ -43,11 +43,22 @@
  * entry for every QP it may serve (struct sl_chan_lane_conf.sq_depth_max, rq_depth_max). */
 #define SL_CHAN_QP_DEPTH_MAX 4096u
 
+/* Entries of each allow list (sl_chan_srv_conf), at most. */
+#define SL_CHAN_ALLOW_MAX 16u
+/* Supplementary groups of a connecting peer read for the allow list, at most. */
+#define SL_CHAN_PEER_GROUPS_MAX 256u
+
 struct sl_chan_srv_conf {
-	const char *socket_path;       /**< where to listen (the directory is created, 0755) */
-	mode_t mode;                   /**< the socket file's mode [0660] */
-	uid_t uid;                     /**< its owner ((uid_t)-1: the daemon's) */
-	gid_t gid;                     /**< its group ((gid_t)-1: the daemon's) */
+	const char *socket_path; /**< where to listen (the directory is created, 0755) */
+	mode_t mode;             /**< the socket file's mode [0660] */
+	uid_t uid;               /**< its owner ((uid_t)-1: the daemon's) */
+	gid_t gid;               /**< its group ((gid_t)-1: the daemon's) */
+	/** Who may attach besides what the socket file's mode decides: none listed, everyone
+	 *  who can connect; else a listed uid or a member of a listed group (refused: EACCES) */
+	uid_t allow_uids[SL_CHAN_ALLOW_MAX];
+	uint32_t n_allow_uids;
+	gid_t allow_gids[SL_CHAN_ALLOW_MAX];
+	uint32_t n_allow_gids;
 	uint32_t max_clients;          /**< applications at once [16] */
 	uint32_t max_mrs;              /**< memory regions, all clients together [4096] */
 	uint32_t max_cqs;              /**< CQs, all clients together [256] */
@@ -229,6 +240,7 @@ struct sl_chan_srv;
 /* Counters of the control half, described once in sl_chan_srv_stat_table. */
 struct sl_chan_srv_stats {
 	uint64_t clients_accepted;
+	uint64_t clients_denied;  /**< not in the allow lists (EACCES) */
 	uint64_t clients_refused; /**< over max_clients */
 	uint64_t clients_gone;
 	uint64_t requests;

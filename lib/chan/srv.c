@@ -74,6 +74,10 @@
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, clients_accepted, "applications connected"),
+	SL_STAT(struct sl_chan_srv_stats, clients_denied,
+		"connections refused EACCES: the peer's uid and groups are not in [api] "
+		"allow_users "
+		"or allow_groups"),
 	SL_STAT(struct sl_chan_srv_stats, clients_refused,
 		"connections refused (HELLO -EMFILE): max_clients reached"),
 	SL_STAT(struct sl_chan_srv_stats, clients_gone,
@@ -728,6 +732,51 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 	return rc == 0 ? 1 : -1;
 }
 
+/*
+ * May the peer with cred attach? Everyone who can open the socket file when the configuration
+ * names no one; else a listed uid, or a member of a listed group (its primary gid, or one of
+ * its supplementary groups as SO_PEERGROUPS reports them at connect time).
+ */
+static bool
+cred_allowed(const struct sl_chan_srv_conf *c, int fd, const struct ucred *cred)
+{
+	gid_t groups[SL_CHAN_PEER_GROUPS_MAX];
+	socklen_t len = sizeof(groups);
+	uint32_t n;
+
+	if (c->n_allow_uids == 0 && c->n_allow_gids == 0)
+		return true;
+	for (uint32_t i = 0; i < c->n_allow_uids; i++)
+		if (c->allow_uids[i] == cred->uid)
+			return true;
+	for (uint32_t i = 0; i < c->n_allow_gids; i++)
+		if (c->allow_gids[i] == cred->gid)
+			return true;
+	/* A peer in more groups than SL_CHAN_PEER_GROUPS_MAX (ERANGE) is judged on its uid and
+	 * primary gid alone. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0)
+		return false;
+	n = (uint32_t)(len / sizeof(gid_t));
+	for (uint32_t k = 0; k < n; k++)
+		for (uint32_t i = 0; i < c->n_allow_gids; i++)
+			if (c->allow_gids[i] == groups[k])
+				return true;
+	return false;
+}
+
+/* Answer a connection the daemon will not serve with status (as HELLO's, seq 0), and close it. */
+static void
+refuse(int fd, int status)
+{
+	struct sl_chan_rsp r = {.magic = SL_CHAN_MAGIC,
+				.version = SL_CHAN_VERSION,
+				.type = SL_CHAN_HELLO,
+				.status = status};
+
+	send_rsp(fd, &r, -1);
+	close(fd);
+}
+
 static void
 accept_all(struct sl_chan_srv *s)
 {
@@ -739,17 +788,21 @@ accept_all(struct sl_chan_srv *s)
 
 		if (fd < 0)
 			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+		    !cred_allowed(&s->conf, fd, &cred)) {
+			refuse(fd, -EACCES);
+			count(&s->stats.clients_denied, 1);
+			srv_log(s, LOG_WARNING,
+				"connection refused: pid %d uid %u gid %u is not in [api] "
+				"allow_users or allow_groups",
+				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
+			continue;
+		}
 		for (uint32_t i = 0; i < s->conf.max_clients && cl == NULL; i++)
 			if (s->clients[i].fd < 0 && !s->clients[i].gone)
 				cl = &s->clients[i];
 		if (cl == NULL) {
-			struct sl_chan_rsp r = {.magic = SL_CHAN_MAGIC,
-						.version = SL_CHAN_VERSION,
-						.type = SL_CHAN_HELLO,
-						.status = -EMFILE};
-
-			send_rsp(fd, &r, -1);
-			close(fd);
+			refuse(fd, -EMFILE);
 			count(&s->stats.clients_refused, 1);
 			srv_log(s, LOG_WARNING, "connection refused: %u clients already",
 				s->conf.max_clients);
@@ -758,9 +811,8 @@ accept_all(struct sl_chan_srv *s)
 		cl->fd = fd;
 		cl->id = s->next_id++;
 		count(&s->stats.clients_accepted, 1);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-			srv_log(s, LOG_INFO, "client %u: pid %d uid %u gid %u", cl->id,
-				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
+		srv_log(s, LOG_INFO, "client %u: pid %d uid %u gid %u", cl->id, (int)cred.pid,
+			(unsigned)cred.uid, (unsigned)cred.gid);
 	}
 }
 

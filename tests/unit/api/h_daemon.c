@@ -401,6 +401,21 @@ h_request(struct h_daemon *d, struct h_client *cl)
 		h_client_gone(d, cl);
 }
 
+/* Answer cl with d->refuse_connect (seq 0) and hang up, before it asks anything. */
+static void
+h_refuse(struct h_daemon *d, struct h_client *cl)
+{
+	struct sl_chan_rsp r = {.magic = SL_CHAN_MAGIC,
+				.version = d->version,
+				.type = SL_CHAN_HELLO,
+				.status = d->refuse_connect};
+
+	if (send(cl->fd, &r, sizeof(r), MSG_NOSIGNAL) != sizeof(r))
+		abort();
+	close(cl->fd);
+	cl->fd = -1;
+}
+
 static void *
 h_run(void *arg)
 {
@@ -419,6 +434,8 @@ h_run(void *arg)
 			for (unsigned i = 0; i < H_CLIENTS && (p[0].revents & POLLIN); i++)
 				if (d->cl[i].fd < 0) {
 					d->cl[i].fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
+					if (d->cl[i].fd >= 0 && d->refuse_connect != 0)
+						h_refuse(d, &d->cl[i]);
 					break;
 				}
 			pthread_mutex_unlock(&d->lock);

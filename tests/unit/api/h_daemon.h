@@ -68,6 +68,9 @@ struct h_daemon {
 	/* behaviour, set before a client connects */
 	uint16_t version;                     /**< answered in every response [SL_CHAN_VERSION] */
 	int32_t refuse[SL_CHAN_TYPE_MAX + 1]; /**< status answered by type (0: serve) */
+	/** status answered to a new connection before it asks, seq 0, as sluiced refuses one
+	 *  over its limits (0: serve it) */
+	int32_t refuse_connect;
 	/* what it saw */
 	atomic_uint requests[SL_CHAN_TYPE_MAX + 1];
 	atomic_uint hellos;

@@ -112,6 +112,26 @@ ctx_open__refusal_is_the_daemons_errno(void **state)
 	assert_int_equal(errno, EMFILE);
 }
 
+/*
+ * The daemon refuses a connection over its limits or outside its allow lists before the HELLO
+ * (srv.c answers with seq 0 and hangs up): the application sees that errno, whether its HELLO
+ * was sent before the hang-up or failed on it, never ECONNRESET.
+ */
+static void
+ctx_open__refusal_at_connect_is_the_daemons_errno(void **state)
+{
+	struct h_daemon *d = *state;
+	static const int32_t refusals[] = {-EMFILE, -EACCES};
+
+	for (unsigned i = 0; i < 2 * 2; i++) {
+		d->refuse_connect = refusals[i % 2];
+		errno = 0;
+		assert_null(sl_ctx_open(d->path, NULL));
+		assert_int_equal(errno, -refusals[i % 2]);
+	}
+	d->refuse_connect = 0;
+}
+
 static void
 ctx_open__no_daemon_is_enoent(void **state)
 {
@@ -207,6 +227,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(ctx_open__refusal_is_the_daemons_errno, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(ctx_open__refusal_at_connect_is_the_daemons_errno,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(ctx_open__no_daemon_is_enoent, setup, teardown),
 		cmocka_unit_test_setup_teardown(mem_alloc__zeroed_inside_and_freed_for_reuse, setup,
 						teardown),

@@ -886,6 +886,57 @@ sl_chan_srv_poll__client_limit_is_emfile(void **state)
 	close(c);
 }
 
+/* Connect and read the refusal the server answers before any request; its status. */
+static int32_t
+refused(struct fx *f)
+{
+	int c = client_connect(f);
+	struct sl_chan_rsp r = recv_rsp(f, c, NULL);
+
+	assert_int_equal(r.type, SL_CHAN_HELLO);
+	assert_int_equal(r.seq, 0);
+	assert_int_equal(recv(c, &(char){0}, 1, 0), 0); /* and closed */
+	close(c);
+	return r.status;
+}
+
+/* The server again, with f->conf's allow lists set to one uid and one gid. */
+static void
+restart_allowing(struct fx *f, uid_t uid, gid_t gid)
+{
+	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
+
+	sl_chan_srv_free(f->s);
+	f->conf.allow_uids[0] = uid;
+	f->conf.n_allow_uids = 1;
+	f->conf.allow_gids[0] = gid;
+	f->conf.n_allow_gids = 1;
+	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
+	assert_non_null(f->s);
+}
+
+static void
+sl_chan_srv_poll__allow_lists_admit_by_uid_or_group(void **state)
+{
+	struct fx *f = *state;
+	uid_t me = geteuid(), other = me + 4242;
+	gid_t my_gid = getegid(), other_gid = my_gid + 4242;
+
+	fx_start(f, 4, 4); /* neither list: whoever can connect */
+	close(attach(f, NULL));
+	/* lists without this uid or any of its groups: EACCES, counted, nothing kept */
+	restart_allowing(f, other, other_gid);
+	assert_int_equal(refused(f), -EACCES);
+	assert_int_equal(stats(f).clients_denied, 1);
+	assert_int_equal(stats(f).clients_accepted, 0);
+	/* its uid listed; then only its primary group */
+	restart_allowing(f, me, other_gid);
+	close(attach(f, NULL));
+	restart_allowing(f, other, my_gid);
+	close(attach(f, NULL));
+	assert_int_equal(stats(f).clients_denied, 0);
+}
+
 static void
 sl_chan_srv_poll__hang_up_releases_everything(void **state)
 {
@@ -1033,6 +1084,7 @@ main(void)
 		T(sl_chan_srv_poll__a_lane_refusal_frees_the_qpn),
 		T(sl_chan_srv_poll__connect_and_cq_busy),
 		T(sl_chan_srv_poll__client_limit_is_emfile),
+		T(sl_chan_srv_poll__allow_lists_admit_by_uid_or_group),
 		T(sl_chan_srv_poll__hang_up_releases_everything),
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
 		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),

@@ -483,7 +483,8 @@ sluiced_conf_load__api_keys(void **state)
 	(void)state;
 	assert_int_equal(load(&c,
 			      "[api]\nenable = yes\nsocket = /tmp/x/api.sock\nmode = 0600\n"
-			      "owner = root\ngroup = root\nqps = 8\nclients = 2\nmrs = 100\n"
+			      "owner = root\ngroup = root\nallow_users = root, 1000\n"
+			      "allow_groups = 0\nqps = 8\nclients = 2\nmrs = 100\n"
 			      "cqs = 10\nprogram = reno\nseg_bytes = 2KiB\nstash_bytes = 1MiB\n"
 			      "[port.0]\ndevice = net_ring0\n",
 			      err, sizeof(err), path),
@@ -494,13 +495,18 @@ sluiced_conf_load__api_keys(void **state)
 	assert_int_equal(c.api.mode_bits, 0600);
 	assert_int_equal(c.api.uid, 0);
 	assert_int_equal(c.api.gid, 0);
+	assert_int_equal(c.api.n_allow_uids, 2);
+	assert_int_equal(c.api.allow_uids[0], 0);
+	assert_int_equal(c.api.allow_uids[1], 1000);
+	assert_int_equal(c.api.n_allow_gids, 1);
+	assert_int_equal(c.api.allow_gids[0], 0);
 	assert_int_equal(c.api.qps, 8);
 	assert_int_equal(c.api.clients, 2);
 	assert_int_equal(c.api.mrs, 100);
 	assert_int_equal(c.api.cqs, 10);
 	assert_string_equal(c.api.program, "reno");
 	assert_int_equal(c.api.seg_bytes, 2048);
-	assert_int_equal(c.api.seg_line, 12);
+	assert_int_equal(c.api.seg_line, 14);
 	assert_int_equal(c.api.stash_bytes, 1 << 20);
 }
 
@@ -553,6 +559,11 @@ sluiced_conf_load__api_errors_name_file_line_and_key(void **state)
 		 ":2: owner: no user 'no-such-user-sl' on this host\n"},
 		{"[api]\nenable = no\ngroup = no-such-group-sl\n",
 		 ":3: group: no group 'no-such-group-sl' on this host\n"},
+		{"[api]\nallow_users = root,no-such-user-sl\n",
+		 ":2: allow_users: no user 'no-such-user-sl' on this host\n"},
+		{"[api]\nallow_groups = ,\n", ":2: allow_groups: empty (- for none)\n"},
+		{"[api]\nallow_users = 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n",
+		 ":2: allow_users: at most 16 entries\n"},
 		{"[api]\nprogram = cubic\n",
 		 ":2: program: no transport program 'cubic' (programs: %s)\n"},
 		{"[api]\nqps = 0\n", ":2: qps: expected a whole number in [1, 4096], got '0'\n"},
