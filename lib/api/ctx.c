@@ -6,8 +6,10 @@
  *
  * The memory is a memfd sealed against shrinking (F_SEAL_SHRINK, and against growing): the
  * daemon maps it for as long as the client lives, and a file that could shrink under that
- * mapping would SIGBUS the daemon. It is mapped here MAP_SHARED, its fd handed over once in
- * HELLO (SCM_RIGHTS) with the address of our mapping, then closed: the mapping keeps it alive.
+ * mapping would SIGBUS the daemon. A plain memfd, on tmpfs, never MFD_HUGETLB: HELLO refuses
+ * huge pages, whose pool may have none left to refill a hole punched in them (docs/api.md). It
+ * is mapped here MAP_SHARED, its fd handed over once in HELLO (SCM_RIGHTS) with the address of
+ * our mapping, then closed: the mapping keeps it alive.
  *
  * A request is one struct sl_chan_req, its response one struct sl_chan_rsp, one outstanding at a
  * time (sl_chan.h). A response that is not exactly one well-formed answer to the request just

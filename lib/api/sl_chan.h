@@ -12,7 +12,9 @@
  * (SO_PEERCRED) for its log; the socket file's owner, group and mode decide who may connect.
  *
  * Shared memory. One memfd per context, mem_bytes long, mapped by the library at base_va
- * (told in HELLO) and by the daemon wherever it likes. Every address an application gives
+ * (told in HELLO) and by the daemon wherever it likes. The daemon maps only a memfd on tmpfs
+ * (not MFD_HUGETLB) of exactly mem_bytes, sealed against shrinking: HELLO refuses other memory
+ * (-EINVAL) and an unsealed memfd (-EPERM). Every address an application gives
  * (MR starts, work request buffers) is a virtual address in its own mapping; the daemon
  * translates va - base_va into its mapping after checking the range. Rings are named by their
  * offset into the memory.

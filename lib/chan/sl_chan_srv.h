@@ -244,11 +244,12 @@ struct sl_chan_srv_stats {
 	uint64_t clients_refused; /**< over max_clients */
 	uint64_t clients_gone;
 	uint64_t requests;
-	uint64_t requests_refused; /**< answered with an error, by any reason */
-	uint64_t bad_messages;     /**< wrong size, magic, version, type, or a missing fd */
-	uint64_t mrs;              /**< registered now */
-	uint64_t cqs;              /**< now */
-	uint64_t qps;              /**< now */
+	uint64_t requests_refused;  /**< answered with an error, by any reason */
+	uint64_t bad_messages;      /**< wrong size, magic, version, type, or a missing fd */
+	uint64_t hello_mem_refused; /**< HELLOs refused for their memory */
+	uint64_t mrs;               /**< registered now */
+	uint64_t cqs;               /**< now */
+	uint64_t qps;               /**< now */
 };
 
 extern const struct sl_stat_table sl_chan_srv_stat_table;
@@ -269,5 +270,13 @@ int sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms);
 void sl_chan_srv_free(struct sl_chan_srv *s);
 
 void sl_chan_srv_stats_get(const struct sl_chan_srv *s, struct sl_chan_srv_stats *st);
+
+/*
+ * Whether HELLO may map a file as an application's memory of bytes, from what was read of it:
+ * seals (F_GET_SEALS, negative when the file has none), fs_type (fstatfs f_type), mode and size
+ * (fstat). 0: a regular file on tmpfs (a memfd), exactly bytes long, sealed against shrinking;
+ * -EINVAL: anything else but the seal; -EPERM: no F_SEAL_SHRINK.
+ */
+int sl_chan_srv_mem_check(int seals, uint64_t fs_type, mode_t mode, uint64_t size, uint64_t bytes);
 
 #endif /* SL_CHAN_SRV_H */

@@ -6,10 +6,10 @@
  *
  * Clients. A connection is a client: a protection domain numbered from 1 upwards, never
  * reused, so a key or a QP of a client that left can never be taken for a new one's. Its first
- * request must be HELLO, with its memfd: the file must be exactly mem_bytes long and sealed
- * against shrinking (F_SEAL_SHRINK), else the application could truncate it under the daemon's
- * mapping and a lane would die of SIGBUS touching it. Over max_clients a connection is
- * accepted, answered HELLO -EMFILE and closed.
+ * request must be HELLO, with its memory: a memfd on tmpfs, exactly mem_bytes long and sealed
+ * against shrinking, the only memory whose pages cannot be taken from under the lanes
+ * (sl_chan_srv_mem_check says why). Over max_clients a connection is accepted, answered HELLO
+ * -EMFILE and closed.
  *
  * Messages. Each request is exactly one struct sl_chan_req; anything else (another size, magic,
  * version or type, an fd missing or extra) is a bad message, answered -EPROTO when its header
@@ -57,6 +57,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "sl_chan_srv.h"
 #include "sl_common.h"
@@ -88,6 +90,9 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, bad_messages,
 		"messages of the wrong size, magic, version or type, or with an fd missing or "
 		"extra"),
+	SL_STAT(struct sl_chan_srv_stats, hello_mem_refused,
+		"HELLOs refused for their memory: mem_bytes out of range, not a memfd on tmpfs "
+		"of mem_bytes (-EINVAL), not sealed against shrinking (-EPERM)"),
 	SL_STAT(struct sl_chan_srv_stats, mrs, "memory regions registered now"),
 	SL_STAT(struct sl_chan_srv_stats, cqs, "CQs now"),
 	SL_STAT(struct sl_chan_srv_stats, qps, "application QPs now"),
@@ -314,23 +319,74 @@ ring_ok(const struct client *cl, uint64_t off, uint32_t depth, uint32_t esize)
 	       in_mem(off, SL_CHAN_RING_BYTES(depth, esize), cl->mem_bytes);
 }
 
+/*
+ * The lanes touch an application's memory (its rings, the buffers its MRs name) with plain loads
+ * and stores on their lcores: a page of it must never vanish under them (SIGBUS kills the
+ * daemon), nor may a touch sleep on anything the application controls (the lane would stall
+ * every QP it serves). Only a memfd on tmpfs (shmem) holds to both:
+ *
+ *  - tmpfs: a hole the application punches (fallocate PUNCH_HOLE, madvise MADV_REMOVE) is
+ *    filled with a fresh zeroed page at the next touch: the application loses its own data, the
+ *    daemon takes an ordinary fault. Only a truncation would leave the mapping past the end of
+ *    the file (SIGBUS there): hence F_SEAL_SHRINK, required. A tmpfs file carrying it is a
+ *    memfd (every other is born sealed with F_SEAL_SEAL alone), and memfds live on the kernel's
+ *    own tmpfs mount, which has no size limit: the fill cannot fail for want of space.
+ *  - hugetlbfs (a memfd made with MFD_HUGETLB): F_SEAL_SHRINK does not stop a punched hole,
+ *    which returns the page to the huge page pool, and the next touch is a SIGBUS when the pool
+ *    is empty. Its f_type is HUGETLBFS_MAGIC, not TMPFS_MAGIC: refused by the type check.
+ *  - any other file system (a disk, NFS, FUSE): a fault may wait on a device, a server or a
+ *    process the application runs (a FUSE server that never answers). Such a file cannot carry
+ *    seals at all (F_GET_SEALS fails), which refuses it before any question to its file system.
+ *
+ * F_SEAL_GROW is not required: the daemon maps mem_bytes once, and growth past that changes
+ * nothing it maps. Nor is F_SEAL_SEAL: seals are never removed, and none added later reaches the
+ * daemon's mapping (F_SEAL_WRITE cannot be added while a shared writable mapping exists,
+ * F_SEAL_FUTURE_WRITE spares the mappings made before it).
+ */
+int
+sl_chan_srv_mem_check(int seals, uint64_t fs_type, mode_t mode, uint64_t size, uint64_t bytes)
+{
+	if (seals < 0 || fs_type != TMPFS_MAGIC || !S_ISREG(mode) || size != bytes)
+		return -EINVAL;
+	return seals & F_SEAL_SHRINK ? 0 : -EPERM;
+}
+
+/*
+ * What sl_chan_srv_mem_check decides on, read in an order the application cannot turn against
+ * the daemon: the seals first, since F_GET_SEALS asks no file system and only shmem and
+ * hugetlbfs files answer it (fstatfs or fstat of a file on FUSE could wait on its server); the
+ * size last, once F_SEAL_SHRINK is known, so that the file cannot shrink after it was read.
+ */
+static int
+mem_check(int fd, uint64_t bytes)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+	struct statfs fs = {0};
+	struct stat st = {0};
+
+	if (seals >= 0 && (fstatfs(fd, &fs) != 0 || fstat(fd, &st) != 0))
+		return -errno;
+	return sl_chan_srv_mem_check(seals, (uint64_t)fs.f_type, st.st_mode, (uint64_t)st.st_size,
+				     bytes);
+}
+
 static int
 do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
 	 struct sl_chan_rsp *r)
 {
 	uint64_t bytes = q->u.hello.mem_bytes;
-	struct stat st;
-	int seals;
 	void *mem;
+	int rc;
 
 	if (cl->hello)
 		return -EPROTO;
-	if (bytes == 0 || bytes > SL_CHAN_MEM_MAX || q->u.hello.base_va > UINT64_MAX - bytes ||
-	    fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != bytes)
-		return -EINVAL;
-	seals = fcntl(*fd, F_GET_SEALS);
-	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return -EINVAL;
+	rc = bytes == 0 || bytes > SL_CHAN_MEM_MAX || q->u.hello.base_va > UINT64_MAX - bytes
+		     ? -EINVAL
+		     : mem_check(*fd, bytes);
+	if (rc != 0) {
+		count(&s->stats.hello_mem_refused, 1);
+		return rc;
+	}
 	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
 	if (mem == MAP_FAILED)
 		return -errno;

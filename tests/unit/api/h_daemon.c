@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "h_daemon.h"
@@ -209,6 +210,7 @@ static int32_t
 h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, int fd,
 	struct sl_chan_rsp *r, int *rsp_fd)
 {
+	struct statfs fs;
 	unsigned i;
 
 	if (d->refuse[q->type])
@@ -220,6 +222,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		if (fd < 0 || cl->mem)
 			return -EINVAL;
 		atomic_store(&d->seals, fcntl(fd, F_GET_SEALS));
+		atomic_store(&d->fs_type, fstatfs(fd, &fs) == 0 ? (uint64_t)fs.f_type : 0);
 		cl->mem =
 			mmap(NULL, q->u.hello.mem_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (cl->mem == MAP_FAILED) {

@@ -75,6 +75,7 @@ struct h_daemon {
 	atomic_uint requests[SL_CHAN_TYPE_MAX + 1];
 	atomic_uint hellos;
 	atomic_int seals;              /**< the last memfd's F_GET_SEALS */
+	atomic_uint_least64_t fs_type; /**< and its fstatfs f_type (0: unknown) */
 	struct h_client cl[H_CLIENTS]; /**< the first client takes cl[0] */
 	struct h_qp qps[H_MAX];
 	pthread_mutex_t lock; /**< the state above, between the thread and the test */

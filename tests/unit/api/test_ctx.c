@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests for lib/api/ctx.c against the fake daemon (h_daemon.c): open and close, the HELLO's
- * memory (sealed, mapped where the daemon reads it), version mismatch, refusals, a missing
- * daemon, the allocator through the context, and close destroying what the context holds.
+ * memory (a sealed memfd on tmpfs, mapped where the daemon reads it), version mismatch, refusals, a
+ * missing daemon, the allocator through the context, and close destroying what the context holds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include <cmocka.h>
 
@@ -66,6 +67,8 @@ ctx_open__hello_maps_the_sealed_memory(void **state)
 	assert_int_equal(d->cl[0].mem_bytes, 1003520); /* rounded up to pages */
 	assert_int_equal(d->cl[0].base_va, (uint64_t)(uintptr_t)ctx->mem);
 	assert_true(atomic_load(&d->seals) & F_SEAL_SHRINK);
+	/* what sluiced's HELLO accepts: tmpfs, not hugetlbfs (sl_chan_srv_mem_check) */
+	assert_int_equal(atomic_load(&d->fs_type), TMPFS_MAGIC);
 	/* one memory: what the application writes, the daemon reads */
 	p = sl_mem_alloc(ctx, 100);
 	assert_non_null(p);

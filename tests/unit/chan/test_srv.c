@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include <cmocka.h>
 
@@ -296,17 +298,24 @@ rpc(struct fx *f, int fd, const struct sl_chan_req *q)
 	return rpc_fds(f, fd, q, NULL, 0);
 }
 
-/* A memfd of bytes, sealed against shrinking when seal. */
+/* A memfd of bytes with the seals given (0: none). */
 static int
-memfd(uint64_t bytes, bool seal)
+memfd_sealed(uint64_t bytes, int seals)
 {
 	int fd = memfd_create("sl_test_srv", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
-	if (seal)
-		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	if (seals)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals), 0);
 	return fd;
+}
+
+/* A memfd of bytes, sealed as libsluice seals it when seal. */
+static int
+memfd(uint64_t bytes, bool seal)
+{
+	return memfd_sealed(bytes, seal ? F_SEAL_SHRINK | F_SEAL_GROW : 0);
 }
 
 static int
@@ -583,7 +592,7 @@ sl_chan_srv_poll__bad_messages_are_eproto(void **state)
 }
 
 static void
-sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size(void **state)
+sl_chan_srv_poll__hello_needs_a_memfd_of_its_size(void **state)
 {
 	struct fx *f = *state;
 	int fd, mfd, before;
@@ -591,9 +600,6 @@ sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size(void **state)
 	fx_start(f, 4, 4);
 	fd = client_connect(f);
 	before = open_fds();
-	mfd = memfd(MEM_BYTES, false);
-	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EINVAL);
-	close(mfd);
 	mfd = memfd(MEM_BYTES, true);
 	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES / 2), -EINVAL);
 	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES * 2), -EINVAL);
@@ -603,10 +609,139 @@ sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size(void **state)
 	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EINVAL);
 	close(mfd);
 	assert_int_equal(open_fds(), before + 1); /* its end of the connection, no memfd */
+	assert_int_equal(stats(f).hello_mem_refused, 4);
+	mfd = memfd(MEM_BYTES, true);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), 0);
+	assert_int_equal(stats(f).hello_mem_refused, 4);
+	close(mfd);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__hello_refuses_an_unsealed_memfd(void **state)
+{
+	struct fx *f = *state;
+	int fd, mfd, before;
+
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	before = open_fds();
+	mfd = memfd_sealed(MEM_BYTES, 0);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EPERM);
+	close(mfd);
+	mfd = memfd_sealed(MEM_BYTES, F_SEAL_GROW); /* sealed, but it may still shrink */
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), -EPERM);
+	close(mfd);
+	assert_int_equal(open_fds(), before + 1);
+	assert_int_equal(stats(f).hello_mem_refused, 2);
+	/* growing does not reach the daemon's mapping: F_SEAL_SHRINK alone will do */
+	mfd = memfd_sealed(MEM_BYTES, F_SEAL_SHRINK);
+	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), 0);
+	close(mfd);
+	close(fd);
+}
+
+static void
+sl_chan_srv_poll__hello_refuses_a_hugetlb_memfd(void **state)
+{
+	struct fx *f = *state;
+	int fd, mfd, before;
+	struct stat st;
+
+	/* Made, sized and sealed with no huge page in the pool: only a mapping reserves one. */
+	mfd = memfd_create("sl_test_srv", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+	if (mfd < 0) {
+		print_message("no hugetlb memfd here (%s): skipped; "
+			      "sl_chan_srv_mem_check__only_a_sealed_tmpfs_file_of_its_size checks "
+			      "that its file system is refused\n",
+			      strerror(errno));
+		skip();
+	}
+	assert_int_equal(fstat(mfd, &st), 0); /* st_blksize: the huge page size */
+	assert_int_equal(ftruncate(mfd, st.st_blksize), 0);
+	assert_int_equal(fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	before = open_fds();
+	assert_int_equal(hello_with(f, fd, mfd, (uint64_t)st.st_blksize), -EINVAL);
+	close(mfd);
+	assert_int_equal(open_fds(), before); /* its memfd gone, the daemon's end came: none kept */
+	assert_int_equal(stats(f).hello_mem_refused, 1);
 	mfd = memfd(MEM_BYTES, true);
 	assert_int_equal(hello_with(f, fd, mfd, MEM_BYTES), 0);
 	close(mfd);
 	close(fd);
+}
+
+static void
+sl_chan_srv_poll__hello_refuses_a_file_outside_tmpfs(void **state)
+{
+	struct fx *f = *state;
+	char path[sizeof(SL_TEST_BUILD_DIR) + 32];
+	int fd, ffd, before;
+	struct statfs fs;
+
+	assert_int_equal(statfs(SL_TEST_BUILD_DIR, &fs), 0);
+	if (fs.f_type == TMPFS_MAGIC) {
+		print_message("%s is on tmpfs: no file outside tmpfs to offer, skipped\n",
+			      SL_TEST_BUILD_DIR);
+		skip();
+	}
+	snprintf(path, sizeof(path), "%s/sl_test_srv.XXXXXX", SL_TEST_BUILD_DIR);
+	ffd = mkostemp(path, O_CLOEXEC);
+	assert_true(ffd >= 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(ftruncate(ffd, MEM_BYTES), 0);
+	fx_start(f, 4, 4);
+	fd = client_connect(f);
+	before = open_fds();
+	/* -EINVAL, not the -EPERM of a memfd without seals: refused for what the file is */
+	assert_int_equal(hello_with(f, fd, ffd, MEM_BYTES), -EINVAL);
+	close(ffd);
+	assert_int_equal(open_fds(), before); /* as for the hugetlb memfd: the daemon kept no fd */
+	assert_int_equal(stats(f).hello_mem_refused, 1);
+	close(fd);
+}
+
+static void
+sl_chan_srv_mem_check__only_a_sealed_tmpfs_file_of_its_size(void **state)
+{
+	const int sealed = F_SEAL_SHRINK | F_SEAL_GROW;
+	const mode_t reg = S_IFREG | 0600;
+
+	(void)state;
+	assert_int_equal(sl_chan_srv_mem_check(sealed, TMPFS_MAGIC, reg, MEM_BYTES, MEM_BYTES), 0);
+	/* hugetlbfs: a punched hole is refilled from the huge page pool, or is a SIGBUS */
+	assert_int_equal(sl_chan_srv_mem_check(sealed, HUGETLBFS_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 -EINVAL);
+	/* a disk, NFS or FUSE: a fault may wait on what the application controls */
+	assert_int_equal(sl_chan_srv_mem_check(-1, EXT4_SUPER_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 -EINVAL);
+	assert_int_equal(sl_chan_srv_mem_check(sealed, NFS_SUPER_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 -EINVAL);
+	assert_int_equal(sl_chan_srv_mem_check(sealed, FUSE_SUPER_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 -EINVAL);
+	/* no seals to read (every shmem file has some): whatever else was read */
+	assert_int_equal(sl_chan_srv_mem_check(-1, TMPFS_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 -EINVAL);
+	/* not a regular file; not exactly its size */
+	assert_int_equal(
+		sl_chan_srv_mem_check(sealed, TMPFS_MAGIC, S_IFDIR | 0700, MEM_BYTES, MEM_BYTES),
+		-EINVAL);
+	assert_int_equal(sl_chan_srv_mem_check(sealed, TMPFS_MAGIC, reg, MEM_BYTES - 1, MEM_BYTES),
+			 -EINVAL);
+	assert_int_equal(sl_chan_srv_mem_check(sealed, TMPFS_MAGIC, reg, MEM_BYTES + 1, MEM_BYTES),
+			 -EINVAL);
+	/* the seals: shrinking must be sealed; growing, sealing and writing need not be */
+	assert_int_equal(sl_chan_srv_mem_check(0, TMPFS_MAGIC, reg, MEM_BYTES, MEM_BYTES), -EPERM);
+	assert_int_equal(sl_chan_srv_mem_check(F_SEAL_SEAL | F_SEAL_GROW, TMPFS_MAGIC, reg,
+					       MEM_BYTES, MEM_BYTES),
+			 -EPERM);
+	assert_int_equal(
+		sl_chan_srv_mem_check(F_SEAL_SHRINK, TMPFS_MAGIC, reg, MEM_BYTES, MEM_BYTES), 0);
+	assert_int_equal(sl_chan_srv_mem_check(F_SEAL_SHRINK | F_SEAL_SEAL | F_SEAL_FUTURE_WRITE,
+					       TMPFS_MAGIC, reg, MEM_BYTES, MEM_BYTES),
+			 0);
 }
 
 static void
@@ -1075,7 +1210,11 @@ main(void)
 		T(sl_chan_srv_poll__hello_ok),
 		T(sl_chan_srv_poll__no_hello_first_is_eproto),
 		T(sl_chan_srv_poll__bad_messages_are_eproto),
-		T(sl_chan_srv_poll__hello_needs_a_sealed_memfd_of_its_size),
+		T(sl_chan_srv_poll__hello_needs_a_memfd_of_its_size),
+		T(sl_chan_srv_poll__hello_refuses_an_unsealed_memfd),
+		T(sl_chan_srv_poll__hello_refuses_a_hugetlb_memfd),
+		T(sl_chan_srv_poll__hello_refuses_a_file_outside_tmpfs),
+		cmocka_unit_test(sl_chan_srv_mem_check__only_a_sealed_tmpfs_file_of_its_size),
 		T(sl_chan_srv_poll__mr_reg_checks_range_and_flags),
 		T(sl_chan_srv_poll__cq_checks_ring_and_event_fd),
 		T(sl_chan_srv_poll__qp_create_fills_the_lanes_conf),
