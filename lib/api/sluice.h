@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 1                             /**< the channel version this header speaks */
+#define SL_API_VERSION 2                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
 #define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
 #define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */

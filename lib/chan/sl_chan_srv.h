@@ -21,7 +21,9 @@
  * lane took from a key it found stays valid.
  *
  * Isolation. A client is a protection domain: a key is found only for the client that owns
- * the QP asking, so one application's QPs can never name another's memory.
+ * the QP asking, so one application's QPs can never name another's memory. Clients are
+ * numbered from 1 upwards and never reused; the number is 64 bits wherever it is kept or
+ * compared, so it does not wrap in practice and a new client is never taken for an old one.
  *
  * Units: bytes, ns.
  */
@@ -51,6 +53,8 @@ struct sl_chan_srv_conf {
 	uint32_t max_clients;          /**< applications at once [16] */
 	uint32_t max_mrs;              /**< memory regions, all clients together [4096] */
 	uint32_t max_cqs;              /**< CQs, all clients together [256] */
+	uint64_t first_client;         /**< the first client's number (0: 1); a test starts near
+					*   2^32 to cross it */
 	const char *host;              /**< [sluiced] name, told in HELLO */
 	const char *default_program;   /**< a QP that names none runs this */
 	uint32_t seg_bytes;            /**< payload bytes per packet of every application QP */
@@ -74,8 +78,8 @@ struct sl_chan_srv_conf {
 /* One registered region. lkey == rkey in this implementation (one key per region). */
 struct sl_chan_mr {
 	_Atomic uint32_t key; /**< 0: free; published last, cleared first */
-	uint32_t client;      /**< owner (protection domain) */
 	uint32_t access;      /**< SL_ACCESS_* */
+	uint64_t client;      /**< owner (protection domain) */
 	uint64_t va;          /**< start in the application's space */
 	uint64_t len;         /**< bytes */
 	uint8_t *ptr;         /**< start in the daemon's mapping */
@@ -91,21 +95,21 @@ void sl_chan_mrs_free(struct sl_chan_mrs *t);
  * live key, and carry a generation so a stale key is not found once its slot is reused.
  * 0 and *key, or -ENOSPC.
  */
-int sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len, uint8_t *ptr,
+int sl_chan_mrs_add(struct sl_chan_mrs *t, uint64_t client, uint64_t va, uint64_t len, uint8_t *ptr,
 		    uint32_t access, uint32_t *key);
 
 /* Deregister key if client owns it: 0 or -ENOENT. */
-int sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key);
+int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key);
 
 /* Deregister every region of client (it is gone). Returns how many. */
-unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client);
+unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint64_t client);
 
 /*
  * The daemon's pointer to [va, va + len) under key, if client owns key, the range lies inside
  * the region (no overflow) and the region grants every flag of need (0: read); else NULL.
  * Any thread; no lock.
  */
-uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key, uint64_t va,
+uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, uint32_t key, uint64_t va,
 			  uint64_t len, uint32_t need);
 
 /* --- what the control half hands a lane --------------------------------------------------- */
@@ -113,7 +117,7 @@ uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t
 /* A CQ: its ring in the application's memory, and its event fd. */
 struct sl_chan_cq {
 	uint32_t id;
-	uint32_t client;
+	uint64_t client;
 	struct sl_chan_ring *ring; /**< in the daemon's mapping */
 	uint32_t depth;            /**< entries, power of two */
 	int event_fd;              /**< written (8 bytes) when the application armed the CQ */
@@ -124,7 +128,7 @@ struct sl_chan_cq {
 
 /* A QP as the control half created it (lane.c keeps the rest). */
 struct sl_chan_qp_conf {
-	uint32_t client;
+	uint64_t client;
 	const struct sl_chan_mrs *mrs;
 	uint8_t *mem; /**< the client's memory, in the daemon's mapping */
 	uint64_t mem_bytes;
@@ -148,7 +152,7 @@ enum sl_chan_cmd_type {
 /* A command to a lane; the control thread fills it, the lane answers it. */
 struct sl_chan_cmd {
 	uint8_t type; /**< enum sl_chan_cmd_type */
-	uint32_t client;
+	uint64_t client;
 	uint32_t qpn;
 	uint32_t peer_qpn;
 	struct sl_chan_qp_conf *qp; /**< QP_OPEN */

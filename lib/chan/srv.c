@@ -5,10 +5,12 @@
  * hand QPs to a lane. Plain POSIX, one control thread, no DPDK.
  *
  * Clients. A connection is a client: a protection domain numbered from 1 upwards, never
- * reused, so a key or a QP of a client that left can never be taken for a new one's. Its first
- * request must be HELLO, with its memfd: the file must be exactly mem_bytes long and sealed
- * against shrinking (F_SEAL_SHRINK), else the application could truncate it under the daemon's
- * mapping and a lane would die of SIGBUS touching it. Over max_clients a connection is
+ * reused, so a key or a QP of a client that left can never be taken for a new one's. The
+ * number is 64 bits wherever it goes (HELLO's answer, the commands, the key table, CQs, QPs):
+ * 32 bits wrap after 2^32 connections, 64 bits at a million a second take half a million years.
+ * Its first request must be HELLO, with its memfd: the file must be exactly mem_bytes long and
+ * sealed against shrinking (F_SEAL_SHRINK), else the application could truncate it under the
+ * daemon's mapping and a lane would die of SIGBUS touching it. Over max_clients a connection is
  * accepted, answered HELLO -EMFILE and closed.
  *
  * Messages. Each request is exactly one struct sl_chan_req; anything else (another size, magic,
@@ -34,6 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +91,7 @@ struct client {
 	int fd;       /**< the connection; -1: slot free, or a ghost (see gone) */
 	bool gone;    /**< hung up; waits for the lanes' answers to CLIENT_GONE */
 	bool hello;   /**< HELLO done: mem is mapped */
-	uint32_t id;  /**< protection domain, from 1, never reused */
+	uint64_t id;  /**< protection domain, from first_client, never reused */
 	int memfd;    /**< -1: none */
 	uint8_t *mem; /**< the daemon's mapping */
 	uint64_t mem_bytes;
@@ -122,7 +125,7 @@ struct sl_chan_srv {
 	struct sl_chan_lane **lanes;
 	unsigned n_lanes;
 	struct sl_chan_mrs *mrs;
-	uint32_t next_id;
+	uint64_t next_id;
 	struct client *clients; /**< [max_clients] */
 	struct cq *cqs;         /**< [max_cqs]: handle = index + 1 */
 	struct qp *qps;         /**< [qps]: QPN = qpn_base + index */
@@ -166,7 +169,7 @@ answered(struct pending *p)
 }
 
 static int
-call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint32_t client, uint32_t qpn,
+call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint64_t client, uint32_t qpn,
      uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
 {
 	int rc;
@@ -257,13 +260,13 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 		if (call(s->lanes[i], &cl->bye[i], SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0, NULL) ==
 		    -ETIMEDOUT)
 			srv_log(s, LOG_WARNING,
-				"client %u: lane %u did not answer CLIENT_GONE: its memory stays "
-				"mapped until it does",
+				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
+				"its memory stays mapped until it does",
 				cl->id, i);
 	n = sl_chan_mrs_del_client(s->mrs, cl->id);
 	count(&s->stats.mrs, -(int64_t)n);
 	count(&s->stats.clients_gone, 1);
-	srv_log(s, LOG_INFO, "client %u gone", cl->id);
+	srv_log(s, LOG_INFO, "client %" PRIu64 " gone", cl->id);
 	client_release(s, cl);
 }
 
@@ -672,8 +675,8 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 		close(fd); /* not kept by the request */
 	if (rc != 0) {
 		count(&s->stats.requests_refused, 1);
-		srv_log(s, LOG_DEBUG, "client %u: request %u (seq %u) refused: %s", cl->id, q.type,
-			q.seq, strerror(-rc));
+		srv_log(s, LOG_DEBUG, "client %" PRIu64 ": request %u (seq %u) refused: %s", cl->id,
+			q.type, q.seq, strerror(-rc));
 	}
 	r.status = rc;
 	if (n < (ssize_t)offsetof(struct sl_chan_req, rsvd))
@@ -712,7 +715,7 @@ accept_all(struct sl_chan_srv *s)
 		cl->id = s->next_id++;
 		count(&s->stats.clients_accepted, 1);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-			srv_log(s, LOG_INFO, "client %u: pid %d uid %u gid %u", cl->id,
+			srv_log(s, LOG_INFO, "client %" PRIu64 ": pid %d uid %u gid %u", cl->id,
 				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 	}
 }
@@ -857,7 +860,7 @@ sl_chan_srv_create(const struct sl_chan_srv_conf *conf, struct sl_chan_lane *con
 	s->conf = *conf;
 	s->lfd = -1;
 	s->mrs = mrs;
-	s->next_id = 1;
+	s->next_id = conf->first_client ? conf->first_client : 1;
 	s->n_lanes = n_lanes;
 	snprintf(s->host, sizeof(s->host), "%s", conf->host ? conf->host : "");
 	snprintf(s->program, sizeof(s->program), "%s", conf->default_program);

@@ -35,6 +35,7 @@
 #define STEP_NS 1000u
 #define WIRE_MAX 4096u
 #define CLIENT 1u
+#define ALIAS (CLIENT + (UINT64_C(1) << 32)) /* another client, alike in the low 32 bits */
 #define RUN 3000u /* steps: 3 ms of virtual time, plenty for a few messages */
 
 struct frame {
@@ -227,7 +228,7 @@ va(const struct side *s, const void *p)
 }
 
 static uint32_t
-mr_reg(struct side *s, uint32_t client, void *p, uint64_t len, uint32_t access)
+mr_reg(struct side *s, uint64_t client, void *p, uint64_t len, uint32_t access)
 {
 	uint32_t key;
 
@@ -268,7 +269,7 @@ lane_cmd(struct side *s, struct sl_chan_cmd *cmd)
 
 /* An application QP on side s (client, qpn), its rings and CQs in s's memory; QP_OPEN. */
 static struct app_qp *
-qp_new(struct side *s, uint32_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
+qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
        uint32_t send_cq_depth)
 {
 	struct app_qp *a = calloc(1, sizeof(*a));
@@ -680,7 +681,7 @@ lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush(void **state)
 	struct app_qp *a, *b;
 	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
 	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 512, 0);
-	uint32_t other = mr_reg(&P.s[0], CLIENT + 1, src, 512, 0); /* another client's */
+	uint32_t other = mr_reg(&P.s[0], ALIAS, src, 512, 0); /* another client's */
 	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
 	uint32_t ro = mr_reg(&P.s[1], CLIENT, dst, 1024, 0); /* no LOCAL_WRITE */
 	struct sl_xport_qp_stats xst;
@@ -938,6 +939,15 @@ lane_call__client_gone_destroys_only_its_qps(void **state)
 								 .client = CLIENT,
 								 .qpn = QPN_BASE + 1}),
 			 -ENOENT);
+	/* nor can a client whose number shares CLIENT's low 32 bits, nor does its leaving touch
+	 * CLIENT's QPs */
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_DESTROY,
+								 .client = ALIAS,
+								 .qpn = QPN_BASE}),
+			 -ENOENT);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE,
+								 .client = ALIAS}),
+			 0);
 	post_recv(mine, 1, buf, 512, k1);
 	post_recv(theirs, 2, buf + 512, 512, k2);
 	run(2);
@@ -1054,8 +1064,7 @@ lane_on_recv__write_checks_key_range_and_access(void **state)
 	uint8_t *mem = app_alloc(s, 1024), data[600], zero[1024] = {0};
 	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other =
-		mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	uint64_t base = va(s, mem);
 	struct {
 		uint64_t raddr;
@@ -1130,7 +1139,7 @@ lane_read_src__checks_key_range_and_access(void **state)
 	uint8_t *mem = app_alloc(s, 1024);
 	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_REMOTE_READ);
 	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other = mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_REMOTE_READ);
+	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_REMOTE_READ);
 	uint64_t base = va(s, mem);
 	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
 	const uint8_t *src = NULL;

@@ -102,8 +102,9 @@ struct fx {
 	struct sl_chan_srv_conf conf;
 };
 
+/* A server whose first client is numbered first_client (0: the default, 1). */
 static struct sl_chan_srv *
-fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
+fx_start_at(struct fx *f, uint32_t qps, uint32_t max_clients, uint64_t first_client)
 {
 	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
 
@@ -119,6 +120,7 @@ fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
 		.max_clients = max_clients,
 		.max_mrs = 16,
 		.max_cqs = 8,
+		.first_client = first_client,
 		.host = "test-host",
 		.default_program = "dcqcn",
 		.seg_bytes = 1024,
@@ -130,6 +132,12 @@ fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
 	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
 	assert_non_null(f->s);
 	return f->s;
+}
+
+static struct sl_chan_srv *
+fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
+{
+	return fx_start_at(f, qps, max_clients, 0);
 }
 
 static int
@@ -289,7 +297,7 @@ hello_with(struct fx *f, int fd, int mfd, uint64_t mem_bytes)
 
 /* A connected client that said HELLO with a sealed memory of MEM_BYTES; its number in *id. */
 static int
-attach(struct fx *f, uint32_t *id)
+attach(struct fx *f, uint64_t *id)
 {
 	int fd = client_connect(f), mfd = memfd(MEM_BYTES, true);
 	struct sl_chan_req q = req(SL_CHAN_HELLO);
@@ -577,7 +585,7 @@ sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
 {
 	struct fx *f = *state;
 	struct sl_chan_rsp r;
-	uint32_t id;
+	uint64_t id;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -635,7 +643,8 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	struct sl_chan_rsp r;
 	struct sl_chan_req q;
 	const struct sl_chan_qp_conf *c;
-	uint32_t id, cq;
+	uint64_t id;
+	uint32_t cq;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -847,7 +856,8 @@ static void
 sl_chan_srv_poll__hang_up_releases_everything(void **state)
 {
 	struct fx *f = *state;
-	uint32_t id, key, cq;
+	uint64_t id;
+	uint32_t key, cq;
 	int fd, before;
 
 	fx_start(f, 4, 4);
@@ -876,7 +886,8 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 {
 	struct fx *f = *state;
 	struct sl_chan_req q;
-	uint32_t ida, idb, key, cq, qpn;
+	uint64_t ida, idb;
+	uint32_t key, cq, qpn;
 	int a, b;
 
 	fx_start(f, 4, 4);
@@ -906,6 +917,60 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, a, &q).status, 0);
 	close(a);
+	close(b);
+}
+
+/*
+ * Client numbers do not wrap at 2^32: the clients on either side of it are told different
+ * numbers, each whole in HELLO's answer and in what the lane is given, and neither reaches the
+ * other's MR, CQ or QP. (32-bit numbers would tell the second 0, and give a later client the
+ * number of one that came 2^32 connections before it.)
+ */
+static void
+sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32(void **state)
+{
+	const uint64_t two_32 = UINT64_C(1) << 32;
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint64_t ida, idb;
+	uint32_t key, cqa, cqb, qpn;
+	int a, b;
+
+	fx_start_at(f, 4, 4, two_32 - 1);
+	a = attach(f, &ida);
+	b = attach(f, &idb);
+	assert_true(ida == two_32 - 1);
+	assert_true(idb == two_32);
+	key = mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
+	cqa = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	cqb = cq_create(f, b, CQ_OFF, 256).u.cq_create.cq;
+	qpn = qp_create(f, b, cqb, 0).u.qp_create.qpn;
+	assert_true(f->lane[0].log[0].client == idb);
+	assert_true(f->lane[0].qp[0].client == idb);
+	assert_true(f->lane[0].qp[0].send_cq->client == idb);
+	/* b reaches nothing of a's, under its number or that number's low 32 bits */
+	assert_null(sl_chan_mrs_find(f->mrs, idb, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, (uint32_t)idb, key, BASE_VA, 16, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	q = req(SL_CHAN_MR_DEREG);
+	q.u.mr_dereg.lkey = key;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	assert_int_equal(qp_create(f, b, cqa, 1).status, -EINVAL); /* a's CQ */
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cqa;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	/* nor a of b's */
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = qpn;
+	assert_int_equal(rpc(f, a, &q).status, -ENOENT);
+	/* a leaves: the lanes are told its number, and b's QP stays */
+	close(a);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_true(f->lane[1].log[0].client == ida);
+	assert_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	assert_int_equal(stats(f).qps, 1);
 	close(b);
 }
 
@@ -955,7 +1020,7 @@ static void
 sl_chan_srv_free__says_goodbye_and_removes_the_socket(void **state)
 {
 	struct fx *f = *state;
-	uint32_t id;
+	uint64_t id;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -992,6 +1057,7 @@ main(void)
 		T(sl_chan_srv_poll__client_limit_is_emfile),
 		T(sl_chan_srv_poll__hang_up_releases_everything),
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
+		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),
 		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),
 		T(sl_chan_srv_free__says_goodbye_and_removes_the_socket),
 	};
