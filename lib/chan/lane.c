@@ -83,6 +83,9 @@ static const struct sl_stat_desc stat_desc[] = {
 		"WRITEs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, read_refused,
 		"READs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, read_len_refused,
+		"READs refused: asking for more than the QP's max_msg_bytes (REM_OP_ERR at the "
+		"sender)"),
 	SL_STAT(struct sl_chan_lane_stats, stash_msgs,
 		"SENDs (and WRITE-with-immediate notices) held in the stash until a RECV came"),
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
@@ -447,7 +450,7 @@ static uint8_t
 wr_check(struct sl_chan_lane *cl, const struct lqp *q, const struct sl_chan_sqe *e, uint8_t **buf)
 {
 	*buf = NULL;
-	if (e->opcode > SL_WR_READ || e->len > q->c->max_msg_bytes) {
+	if (e->opcode > SL_WR_READ || !lqp_msg_fits(q, e->len)) {
 		sl_stat_add(&cl->stats.wr_bad, 1);
 		return SL_WC_GENERAL_ERR;
 	}

@@ -739,6 +739,7 @@ lane_poll__bad_opcode_or_length_is_general_err(void **state)
 	struct app_qp *a, *b;
 	uint8_t *src = app_alloc(&P.s[0], 1024);
 	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t dkey = mr_reg(&P.s[0], CLIENT, src, 1024, SL_ACCESS_LOCAL_WRITE); /* READ into */
 	struct sl_chan_cqe c[8];
 
 	(void)state;
@@ -760,6 +761,17 @@ lane_poll__bad_opcode_or_length_is_general_err(void **state)
 	assert_int_equal(cq_poll(a, 0, c, 8), 1);
 	expect_cqe(&c[0], 3, SL_WC_GENERAL_ERR, SL_WC_SEND, 513);
 	assert_int_equal(STAT(&P.s[0], wr_bad), 2);
+	/* a READ asking the peer for more than max_msg_bytes, the same cap */
+	assert_int_equal(qp_destroy(a), 0);
+	free(a);
+	a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	a->qc.max_msg_bytes = 512;
+	assert_int_equal(qp_connect(a, QPN_BASE + 1), 0);
+	post_send(a, sqe(4, SL_WR_READ, &P.s[0], src, 513, dkey, false));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 4, SL_WC_GENERAL_ERR, SL_WC_READ, 513);
+	assert_int_equal(STAT(&P.s[0], wr_bad), 3);
 	free(a);
 	free(b);
 }
@@ -1170,6 +1182,41 @@ lane_read_src__checks_key_range_and_access(void **state)
 	assert_int_equal(STAT(s, read_refused), 4);
 }
 
+/*
+ * A peer's READ is held to the QP's max_msg_bytes, the cap of what the QP posts: one asking for
+ * more is refused though its range lies inside the region, counted apart from key refusals, and
+ * the QP fails like any that refuses an arrival.
+ */
+static void
+lane_read_src__longer_than_max_msg_bytes_is_refused(void **state)
+{
+	struct side *s = &P.s[1];
+	uint8_t *mem = app_alloc(s, 1024);
+	uint32_t key = mr_reg(s, CLIENT, mem, 1024, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_READ);
+	uint64_t base = va(s, mem);
+	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+	const uint8_t *src = NULL;
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	q->qc.max_msg_bytes = 512;
+	assert_int_equal(qp_connect(q, 3), 0);
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base + 8, key, 512, &src), 0);
+	assert_ptr_equal(src, mem + 8);
+	src = NULL;
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base, key, 513, &src),
+			 SL_XPORT_SYN_INVALID);
+	assert_null(src);
+	assert_int_equal(STAT(s, read_len_refused), 1);
+	assert_int_equal(STAT(s, read_refused), 0);
+	post_recv(q, 1, mem, 16, key); /* failed: flushed */
+	sl_chan_lane_poll(s->cl, s->x, P.now);
+	assert_int_equal(cq_poll(q, 1, c, 4), 1);
+	expect_cqe(&c[0], 1, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 16);
+	assert_int_equal(qp_destroy(q), 0);
+	free(q);
+}
+
 /* --- WRITE / READ end to end (need lib/xport's WRITE / READ and refusals) ----------------- */
 
 static void
@@ -1321,6 +1368,42 @@ rdma__refused_sends_are_rem_op_err(void **state)
 	free(b);
 }
 
+/*
+ * A READ asking the target for more than the target QP's max_msg_bytes: REM_OP_ERR at the
+ * requester (verbs' remote invalid request), no byte placed, counted at the target.
+ */
+static void
+rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
+	uint8_t zero[1024] = {0};
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bkey = mr_reg(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_READ);
+	struct sl_chan_sqe e;
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	b->qc.max_msg_bytes = 512;
+	fill(bbuf, 1024, 3);
+	e = sqe(1, SL_WR_READ, &P.s[0], abuf, 600, akey, true);
+	e.raddr = va(&P.s[1], bbuf);
+	e.rkey = bkey;
+	post_send(a, e);
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 4), 1);
+	assert_int_equal(c[0].wr_id, 1);
+	assert_int_equal(c[0].status, SL_WC_REM_OP_ERR);
+	assert_int_equal(c[0].opcode, SL_WC_READ);
+	assert_memory_equal(abuf, zero, sizeof(zero));
+	assert_int_equal(STAT(&P.s[1], read_len_refused), 1);
+	assert_int_equal(qp_destroy(a), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	free(a);
+	free(b);
+}
+
 static int
 small_stash_setup(void **state)
 {
@@ -1372,6 +1455,8 @@ main(int argc, char **argv)
 						pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_read_src__checks_key_range_and_access,
 						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_read_src__longer_than_max_msg_bytes_is_refused,
+						pair_setup, pair_teardown),
 	};
 	const struct CMUnitTest rdma[] = {
 		cmocka_unit_test_setup_teardown(rdma__write_write_imm_read_land, pair_setup,
@@ -1381,6 +1466,9 @@ main(int argc, char **argv)
 			pair_teardown),
 		cmocka_unit_test_setup_teardown(rdma__refused_sends_are_rem_op_err,
 						small_stash_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err, pair_setup,
+			pair_teardown),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "rdma") == 0)
