@@ -194,13 +194,15 @@ struct sl_qp_attr {
 /*
  * A QP on the daemon's first lane (its link to the peer host), in state INIT: work requests may
  * be posted once connected. NULL and errno: EINVAL (bad attr), ENOENT (no such program or
- * pacer), EMFILE (the daemon has no free QPN for applications), ENOMEM.
+ * pacer), EMFILE (the daemon has no free QPN for applications), ENOMEM, EAGAIN (the daemon's
+ * lane has stopped taking commands: nothing was done; try again later).
  */
 struct sl_qp *sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr);
 
 /*
  * Destroy: outstanding work requests complete with SL_WC_WR_FLUSH_ERR (they are on the CQ
- * when this returns), the peer's outstanding requests complete with an error there.
+ * when this returns), the peer's outstanding requests complete with an error there. 0 or
+ * -errno; -EAGAIN as sl_qp_create's EAGAIN (the QP is untouched and still the caller's).
  */
 int sl_qp_destroy(struct sl_qp *qp);
 
@@ -229,7 +231,7 @@ void sl_qp_info(const struct sl_qp *qp, const struct sl_mr *mr, struct sl_qp_inf
 
 /*
  * Connect to the peer's QP (RTS): from now on work requests flow. 0, -EINVAL (bad QPN),
- * -EISCONN (already connected).
+ * -EISCONN (already connected), -EAGAIN (as sl_qp_create's EAGAIN: still not connected).
  */
 int sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer);
 

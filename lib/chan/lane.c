@@ -7,7 +7,10 @@
  *
  * Mailbox. The control thread hands commands over a bounded single-producer single-consumer
  * ring of pointers (tail released by the producer, head by the lane); the lane runs them at the
- * start of a poll and answers each with a release store of cmd->done.
+ * start of a poll and answers each with a release store of cmd->done. The control thread waits
+ * for each answer, so only commands that timed out accumulate: a full mailbox means the lane has
+ * not polled for LANE_MBOX timeouts, and a command finding it full is refused at once (-EAGAIN)
+ * rather than holding the control thread for room that is not coming.
  *
  * A QP's life: FREE -> OPEN (QP_OPEN: the conf is kept) -> CONNECTED (QP_CONNECT: opened on
  * the endpoint, its rings read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). It
@@ -426,11 +429,8 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	uint64_t deadline = sl_monotonic_ns() + timeout_ns;
 	uint32_t tail = atomic_load_explicit(&cl->mb_tail, memory_order_relaxed);
 
-	while (tail - atomic_load_explicit(&cl->mb_head, memory_order_acquire) == LANE_MBOX) {
-		if (sl_monotonic_ns() >= deadline)
-			return -ETIMEDOUT;
-		nanosleep(&nap, NULL);
-	}
+	if (tail - atomic_load_explicit(&cl->mb_head, memory_order_acquire) == LANE_MBOX)
+		return -EAGAIN;
 	atomic_store_explicit(&cmd->done, false, memory_order_relaxed);
 	cmd->result = 0;
 	cl->mbox[tail & (LANE_MBOX - 1)] = cmd;

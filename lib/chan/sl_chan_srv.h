@@ -199,7 +199,9 @@ void sl_chan_lane_free(struct sl_chan_lane *cl);
 /*
  * Control thread: post cmd to the lane and wait until it answers or timeout_ns passes
  * (-ETIMEDOUT: the lane is not running; the command stays queued and cmd must outlive it).
- * Returns cmd->result. One control thread at a time.
+ * Returns cmd->result, or -EAGAIN at once if the mailbox is full (commands that timed out fill
+ * it): cmd was neither posted nor touched, and is the caller's again. One control thread at a
+ * time.
  */
 int sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns);
 
@@ -237,6 +239,7 @@ struct sl_chan_srv_stats {
 	uint64_t requests;
 	uint64_t requests_refused; /**< answered with an error, by any reason */
 	uint64_t bad_messages;     /**< wrong size, magic, version, type, or a missing fd */
+	uint64_t mailbox_full;     /**< commands a lane's full mailbox did not take */
 	uint64_t mrs;              /**< registered now */
 	uint64_t cqs;              /**< now */
 	uint64_t qps;              /**< now */

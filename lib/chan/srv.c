@@ -23,13 +23,17 @@
  *
  * Commands and time. A QP is opened, connected and destroyed by a command to lanes[0]
  * (sl_chan_lane_call, SL_CHAN_SRV_CMD_NS at most); a hang-up sends CLIENT_GONE to every lane.
- * A lane that does not answer in time may still hold what the command names, so nothing it
+ * Each object keeps its last command in a struct pending, the slot the lane answers into. A
+ * lane that does not answer in time may still hold what the command names, so nothing it
  * names is freed: the request fails with -ETIMEDOUT, and the command stays with its object
  * (a QP's slot keeps its QPN, a client that left keeps its memory mapped, its CQs and QPs) until
- * the lane answers, which every poll checks; meanwhile the QP answers -EBUSY. A client gone
- * before its lanes answered is a ghost: its socket is closed, its MRs deleted (their keys stop
- * resolving; the pointers a lane took stay valid since the memory stays mapped), and its slot
- * counts against max_clients until the ghost is reaped.
+ * the lane answers, which every poll checks; meanwhile the QP answers -EBUSY. A lane whose
+ * mailbox is full (of commands that timed out) takes no command at all: the slot is free again
+ * at once, counted in mailbox_full, and the request fails with -EAGAIN having changed nothing,
+ * except a hang-up's CLIENT_GONE, which every poll posts again until the lane takes it. A
+ * client gone before its lanes answered is a ghost: its socket is closed, its MRs deleted (their
+ * keys stop resolving; the pointers a lane took stay valid since the memory stays mapped), and
+ * its slot counts against max_clients until the ghost is reaped.
  *
  * Counters are written by the control thread only (sl_stat_add) and read by telemetry with
  * sl_chan_srv_stats_get. Units: bytes, ns, ms.
@@ -75,6 +79,9 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, bad_messages,
 		"messages of the wrong size, magic, version or type, or with an fd missing or "
 		"extra"),
+	SL_STAT(struct sl_chan_srv_stats, mailbox_full,
+		"commands a lane's full mailbox did not take (the request answered -EAGAIN; a "
+		"hang-up's CLIENT_GONE is posted again at the next poll)"),
 	SL_STAT(struct sl_chan_srv_stats, mrs, "memory regions registered now"),
 	SL_STAT(struct sl_chan_srv_stats, cqs, "CQs now"),
 	SL_STAT(struct sl_chan_srv_stats, qps, "application QPs now"),
@@ -84,7 +91,9 @@ SL_STAT_TABLE_DEFINE(sl_chan_srv_stat_table, struct sl_chan_srv_stats, stat_desc
 /* A command and whether a lane may still answer it (it timed out). */
 struct pending {
 	struct sl_chan_cmd c;
-	bool queued; /**< posted, not answered yet: c must stay where it is */
+	bool queued;   /**< posted, not answered yet: c must stay where it is */
+	bool unposted; /**< c was not posted: the lane's mailbox was full (a CLIENT_GONE: or
+			*   the client just left); the slot is free */
 };
 
 struct client {
@@ -168,9 +177,14 @@ answered(struct pending *p)
 	return !p->queued;
 }
 
+/*
+ * Post a command in p to lane and wait for its answer: the lane's answer, -ETIMEDOUT (p stays
+ * queued until the lane answers), or -EAGAIN (the lane's mailbox was full: p was not posted,
+ * p->unposted says so, and p is free again).
+ */
 static int
-call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint64_t client, uint32_t qpn,
-     uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
+call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_t type,
+     uint64_t client, uint32_t qpn, uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
 {
 	int rc;
 
@@ -182,6 +196,13 @@ call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint64_t client
 	p->c.qp = qp;
 	p->queued = true;
 	rc = sl_chan_lane_call(lane, &p->c, SL_CHAN_SRV_CMD_NS);
+	/* a lane's own answer may be -EAGAIN too, but only after it took the command (done) */
+	p->unposted = rc == -EAGAIN && !atomic_load_explicit(&p->c.done, memory_order_acquire);
+	if (p->unposted) {
+		p->queued = false;
+		count(&s->stats.mailbox_full, 1);
+		return rc;
+	}
 	return answered(p) ? rc : -ETIMEDOUT;
 }
 
@@ -218,15 +239,28 @@ qp_reap(struct sl_chan_srv *s, struct qp *q)
 }
 
 /*
- * Release a client whose lanes all answered CLIENT_GONE: its QPs (none of their commands still
- * queued), CQs, memory. false while something is still out.
+ * Release a client that left once every lane answered CLIENT_GONE, which is posted here to each
+ * lane that has not taken it yet (a full mailbox takes it at a later poll): its QPs (none of
+ * their commands still queued), CQs, memory. false while something is still out.
  */
 static bool
 client_release(struct sl_chan_srv *s, struct client *cl)
 {
-	for (unsigned i = 0; i < s->n_lanes; i++)
-		if (!answered(&cl->bye[i]))
-			return false;
+	bool out = false;
+
+	for (unsigned i = 0; i < s->n_lanes; i++) {
+		struct pending *p = &cl->bye[i];
+
+		if (p->unposted && call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0,
+					NULL) == -ETIMEDOUT)
+			srv_log(s, LOG_WARNING,
+				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
+				"its memory stays mapped until it does",
+				cl->id, i);
+		out |= p->unposted || !answered(p);
+	}
+	if (out)
+		return false;
 	for (uint32_t i = 0; i < s->conf.qps; i++)
 		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl && !answered(&s->qps[i].p))
 			return false;
@@ -247,7 +281,7 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	return true;
 }
 
-/* The client hung up (or must go): tell every lane, drop its keys, release what they let go. */
+/* The client hung up (or must go): drop its keys, tell every lane, release what they let go. */
 static void
 client_gone(struct sl_chan_srv *s, struct client *cl)
 {
@@ -257,12 +291,7 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 	cl->fd = -1;
 	cl->gone = true;
 	for (unsigned i = 0; i < s->n_lanes; i++)
-		if (call(s->lanes[i], &cl->bye[i], SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0, NULL) ==
-		    -ETIMEDOUT)
-			srv_log(s, LOG_WARNING,
-				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
-				"its memory stays mapped until it does",
-				cl->id, i);
+		cl->bye[i].unposted = true; /* client_release tells the lanes */
 	n = sl_chan_mrs_del_client(s->mrs, cl->id);
 	count(&s->stats.mrs, -(int64_t)n);
 	count(&s->stats.clients_gone, 1);
@@ -528,7 +557,8 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	s->cqs[conf.send_cq->id - 1].qps++;
 	s->cqs[conf.recv_cq->id - 1].qps++;
 	count(&s->stats.qps, 1);
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0, &qp->conf);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0,
+		  &qp->conf);
 	if (rc == -ETIMEDOUT)
 		return rc; /* the lane may open it later: the slot stays (qp_reap) */
 	if (rc != 0) {
@@ -553,7 +583,7 @@ do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -EBUSY;
 	if (qp->state == QP_CONNECTED)
 		return -EISCONN;
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
 		  q->u.qp_connect.peer_qpn, NULL);
 	if (rc == 0)
 		qp->state = QP_CONNECTED;
@@ -570,9 +600,12 @@ do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -ENOENT;
 	if (!answered(&qp->p))
 		return -EBUSY;
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0, NULL);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0,
+		  NULL);
 	if (rc == -ETIMEDOUT)
 		return rc; /* freed when the lane answers (qp_reap) */
+	if (qp->p.unposted)
+		return rc; /* the lane never saw it: the QP is still open there */
 	qp_free(s, qp);
 	return rc;
 }

@@ -1027,6 +1027,42 @@ lane_call__times_out_without_a_poll_then_is_answered(void **state)
 	free(a);
 }
 
+/*
+ * A lane that does not poll: commands time out and stay queued until its mailbox is full; then
+ * a command is refused at once with -EAGAIN, not posted, and goes through once the lane drains.
+ */
+static void
+lane_call__a_full_mailbox_refuses_at_once_then_takes_again(void **state)
+{
+	enum { TRIES = 256 }; /* well above the mailbox's size */
+	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct sl_chan_cmd stuck[TRIES];
+	struct sl_chan_cmd destroy = {
+		.type = SL_CHAN_CMD_QP_DESTROY, .client = CLIENT, .qpn = QPN_BASE};
+	unsigned n = 0;
+	int rc;
+
+	(void)state;
+	do { /* harmless commands (another client's goodbye) that time out at once */
+		assert_true(n < TRIES);
+		stuck[n] = (struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE, .client = ALIAS};
+		rc = sl_chan_lane_call(P.s[0].cl, &stuck[n++], 0);
+	} while (rc == -ETIMEDOUT);
+	assert_int_equal(rc, -EAGAIN);
+	n--; /* stuck[n] was refused: the mailbox holds stuck[0 .. n - 1] */
+	assert_true(n > 0);
+	assert_int_equal(sl_chan_lane_call(P.s[0].cl, &destroy, SL_NS_PER_S), -EAGAIN);
+	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
+	for (unsigned i = 0; i < n; i++)
+		assert_true(atomic_load(&stuck[i].done));
+	assert_false(atomic_load(&stuck[n].done));
+	assert_false(atomic_load(&destroy.done));
+	assert_int_equal(STAT(&P.s[0], cmds), 1 + n); /* QP_OPEN and the ones queued */
+	assert_int_equal(lane_cmd(&P.s[0], &destroy), 0);
+	assert_int_equal(qp_destroy(a), -ENOENT);
+	free(a);
+}
+
 static void
 lane_session__fails_every_qp(void **state)
 {
@@ -1448,6 +1484,9 @@ main(int argc, char **argv)
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(
 			lane_call__times_out_without_a_poll_then_is_answered, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_call__a_full_mailbox_refuses_at_once_then_takes_again, pair_setup,
 			pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_session__fails_every_qp, pair_setup,
 						pair_teardown),

@@ -3,7 +3,8 @@
  * Tests for lib/chan/srv.c: a real server on a real socket in a temporary directory, and a
  * client written here with raw sl_chan.h messages (not libsluice). The lane half is a test
  * double below: sl_chan_lane_call records each command and answers it at once (or, "hanging",
- * never), sl_chan_lane_owns states the lane's QPN range.
+ * never; or, its mailbox "full", refuses it unposted), sl_chan_lane_owns states the lane's QPN
+ * range.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@ struct sl_chan_lane {
 	uint32_t base, n; /**< QPNs it owns */
 	int answer;       /**< what every command gets */
 	bool hang;        /**< never answer: sl_chan_lane_call times out */
+	bool full;        /**< the mailbox is full: sl_chan_lane_call posts nothing, -EAGAIN */
 	unsigned n_cmds;
 	struct sl_chan_cmd log[LOG_MAX];    /**< copies, as posted */
 	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_OPEN: the conf it was given */
@@ -45,6 +47,8 @@ int
 sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns)
 {
 	(void)timeout_ns;
+	if (cl->full)
+		return -EAGAIN;
 	assert_true(cl->n_cmds < LOG_MAX);
 	memcpy(&cl->log[cl->n_cmds], cmd, sizeof(*cmd));
 	if (cmd->type == SL_CHAN_CMD_QP_OPEN)
@@ -1016,6 +1020,65 @@ sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects(void **state)
 	assert_int_equal(open_fds(), before);
 }
 
+/*
+ * A lane whose mailbox is full takes no command: the request fails with -EAGAIN having changed
+ * nothing, the command's slot is free again at once (the one QPN can be created, the QP is
+ * connected and destroyed, not -EBUSY), and a hang-up's CLIENT_GONE is posted again at each poll
+ * until the lanes take it and the client is released.
+ */
+static void
+sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req conn = req(SL_CHAN_QP_CONNECT), destroy = req(SL_CHAN_QP_DESTROY);
+	uint32_t cq;
+	int fd, before;
+
+	fx_start(f, 1, 4); /* one QPN: a slot kept by a refused command would show as -EMFILE */
+	before = open_fds();
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	f->lane[0].full = true;
+	assert_int_equal(qp_create(f, fd, cq, 0).status, -EAGAIN);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(stats(f).mailbox_full, 1);
+	f->lane[0].full = false;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
+	conn.u.qp_connect.qpn = QPN_BASE;
+	conn.u.qp_connect.peer_qpn = 7;
+	destroy.u.qp_destroy.qpn = QPN_BASE;
+	f->lane[0].full = true;
+	assert_int_equal(rpc(f, fd, &conn).status, -EAGAIN);
+	assert_int_equal(rpc(f, fd, &destroy).status, -EAGAIN);
+	assert_int_equal(stats(f).qps, 1); /* still the lane's: kept */
+	assert_int_equal(stats(f).mailbox_full, 3);
+	f->lane[0].full = false;
+	assert_int_equal(rpc(f, fd, &conn).status, 0);
+	assert_int_equal(rpc(f, fd, &destroy).status, 0);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 1);
+	/* a hang-up the lanes have no room for: the client is kept until they take CLIENT_GONE */
+	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
+	f->lane[0].full = true;
+	f->lane[1].full = true;
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).clients_gone, 1);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 0);
+	assert_int_equal(stats(f).qps, 1);
+	assert_int_equal(stats(f).cqs, 1);
+	assert_true(stats(f).mailbox_full > 3);
+	f->lane[0].full = false;
+	f->lane[1].full = false;
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(open_fds(), before);
+}
+
 static void
 sl_chan_srv_free__says_goodbye_and_removes_the_socket(void **state)
 {
@@ -1059,6 +1122,7 @@ main(void)
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
 		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),
 		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),
+		T(sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot),
 		T(sl_chan_srv_free__says_goodbye_and_removes_the_socket),
 	};
 #undef T
