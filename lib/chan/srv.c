@@ -203,7 +203,9 @@ call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_
 		count(&s->stats.mailbox_full, 1);
 		return rc;
 	}
-	return answered(p) ? rc : -ETIMEDOUT;
+	/* the lane may answer between its call's last look and the deadline: that answer stands
+	 * (taken for a timeout, it would leave the caller waiting for what is already done) */
+	return answered(p) ? p->c.result : -ETIMEDOUT;
 }
 
 /* --- releasing ----------------------------------------------------------------------------- */

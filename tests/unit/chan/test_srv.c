@@ -36,6 +36,7 @@ struct sl_chan_lane {
 	int answer;       /**< what every command gets */
 	bool hang;        /**< never answer: sl_chan_lane_call times out */
 	bool full;        /**< the mailbox is full: sl_chan_lane_call posts nothing, -EAGAIN */
+	bool late;        /**< answers just after the deadline: -ETIMEDOUT, the answer given */
 	unsigned n_cmds;
 	struct sl_chan_cmd log[LOG_MAX];    /**< copies, as posted */
 	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_OPEN: the conf it was given */
@@ -60,7 +61,7 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	}
 	cmd->result = cl->answer;
 	atomic_store_explicit(&cmd->done, true, memory_order_release);
-	return cmd->result;
+	return cl->late ? -ETIMEDOUT : cmd->result;
 }
 
 bool
@@ -1079,6 +1080,34 @@ sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
 	assert_int_equal(open_fds(), before);
 }
 
+/*
+ * A lane that answers just after sl_chan_lane_call's deadline: the answer stands (the QP is
+ * created and told, then destroyed and freed), nothing is left waiting for it.
+ */
+static void
+sl_chan_srv_poll__an_answer_just_after_the_deadline_stands(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q = req(SL_CHAN_QP_DESTROY);
+	struct sl_chan_rsp r;
+	uint32_t cq;
+	int fd;
+
+	fx_start(f, 1, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	f->lane[0].late = true;
+	r = qp_create(f, fd, cq, 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.u.qp_create.qpn, QPN_BASE);
+	q.u.qp_destroy.qpn = QPN_BASE;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(stats(f).qps, 0);
+	f->lane[0].late = false;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE); /* the QPN is free */
+	close(fd);
+}
+
 static void
 sl_chan_srv_free__says_goodbye_and_removes_the_socket(void **state)
 {
@@ -1123,6 +1152,7 @@ main(void)
 		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),
 		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),
 		T(sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot),
+		T(sl_chan_srv_poll__an_answer_just_after_the_deadline_stands),
 		T(sl_chan_srv_free__says_goodbye_and_removes_the_socket),
 	};
 #undef T
