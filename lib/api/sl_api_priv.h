@@ -29,7 +29,7 @@ struct sl_ctx {
 	struct sl_api_heap *heap; /**< over [mem, mem + mem_bytes) */
 	uint32_t seq;             /**< of the last request */
 	int broken;               /**< 0, or -errno: the channel failed, every call returns it */
-	uint32_t client;          /**< the daemon's number for us */
+	uint64_t client;          /**< the daemon's number for us */
 	char host[SL_CHAN_HOST_MAX + 1];
 	struct sl_api_link mrs, cqs, qps; /**< list heads: what sl_ctx_close destroys */
 };

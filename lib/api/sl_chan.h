@@ -207,7 +207,8 @@ struct sl_chan_rsp {
 	union {
 		struct {
 			char host[SL_CHAN_HOST_MAX]; /**< [sluiced] name */
-			uint32_t client;             /**< the daemon's number for this context */
+			uint64_t client; /**< the daemon's number for this context, never
+					  *   reused (64 bits: it cannot wrap) */
 		} hello;
 		struct {
 			uint32_t lkey, rkey;

@@ -116,7 +116,8 @@ enum sl_wc_status {
 	SL_WC_LOC_LEN_ERR,    /**< a RECV buffer shorter than the message that came */
 	SL_WC_LOC_PROT_ERR,   /**< lkey wrong, range outside its MR, or no LOCAL_WRITE */
 	SL_WC_REM_ACCESS_ERR, /**< the peer refused rkey, range or access: no byte touched */
-	SL_WC_REM_OP_ERR,     /**< the peer could not do it (no RECV posted in time, ...) */
+	SL_WC_REM_OP_ERR,     /**< the peer could not do it (no RECV posted in time, a READ
+			       *   over its QP's max_msg_bytes, ...) */
 	SL_WC_RETRY_EXC_ERR,  /**< the peer acknowledged nothing for the QP's timeout */
 	SL_WC_WR_FLUSH_ERR,   /**< the QP went to error or was destroyed first */
 	SL_WC_GENERAL_ERR,    /**< the daemon refused the work request itself (bad opcode) */
@@ -188,19 +189,23 @@ struct sl_qp_attr {
 					*   the payload of messages of n bytes, and the daemon
 					*   paces the wire at rate_limit_bps x
 					*   sl_qp_wire_bytes(n) / n (perftest's --rate_limit) */
-	uint32_t max_msg_bytes;        /**< largest message or WRITE / READ [1 MiB] */
+	uint32_t max_msg_bytes;        /**< largest SEND, WRITE or READ posted here, and largest
+					*   READ a peer may ask of this QP (a longer one fails
+					*   there with SL_WC_REM_OP_ERR) [1 MiB] */
 };
 
 /*
  * A QP on the daemon's first lane (its link to the peer host), in state INIT: work requests may
  * be posted once connected. NULL and errno: EINVAL (bad attr), ENOENT (no such program or
- * pacer), EMFILE (the daemon has no free QPN for applications), ENOMEM.
+ * pacer), EMFILE (the daemon has no free QPN for applications), ENOMEM, EAGAIN (the daemon's
+ * lane has stopped taking commands: nothing was done; try again later).
  */
 struct sl_qp *sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr);
 
 /*
  * Destroy: outstanding work requests complete with SL_WC_WR_FLUSH_ERR (they are on the CQ
- * when this returns), the peer's outstanding requests complete with an error there.
+ * when this returns), the peer's outstanding requests complete with an error there. 0 or
+ * -errno; -EAGAIN as sl_qp_create's EAGAIN (the QP is untouched and still the caller's).
  */
 int sl_qp_destroy(struct sl_qp *qp);
 
@@ -229,7 +234,7 @@ void sl_qp_info(const struct sl_qp *qp, const struct sl_mr *mr, struct sl_qp_inf
 
 /*
  * Connect to the peer's QP (RTS): from now on work requests flow. 0, -EINVAL (bad QPN),
- * -EISCONN (already connected).
+ * -EISCONN (already connected), -EAGAIN (as sl_qp_create's EAGAIN: still not connected).
  */
 int sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer);
 
@@ -261,9 +266,9 @@ struct sl_wr {
 /*
  * Post n work requests in order. Returns how many were posted (0..n): it stops at the first
  * that does not fit the send queue (-ENOBUFS if that is the first) or that is malformed
- * (-EINVAL if first: bad opcode, length over max_msg_bytes). A wrong lkey is not refused here:
- * it completes with SL_WC_LOC_PROT_ERR. -ENOTCONN before sl_qp_connect, -EPIPE once the QP is
- * in error.
+ * (-EINVAL if first: bad opcode, length over max_msg_bytes, a READ's included). A wrong lkey is
+ * not refused here: it completes with SL_WC_LOC_PROT_ERR. -ENOTCONN before sl_qp_connect,
+ * -EPIPE once the QP is in error.
  */
 int sl_post_send(struct sl_qp *qp, const struct sl_wr *wr, int n);
 

@@ -7,7 +7,10 @@
  *
  * Mailbox. The control thread hands commands over a bounded single-producer single-consumer
  * ring of pointers (tail released by the producer, head by the lane); the lane runs them at the
- * start of a poll and answers each with a release store of cmd->done.
+ * start of a poll and answers each with a release store of cmd->done. The control thread waits
+ * for each answer, so only commands that timed out accumulate: a full mailbox means the lane has
+ * not polled for LANE_MBOX timeouts, and a command finding it full is refused at once (-EAGAIN)
+ * rather than holding the control thread for room that is not coming.
  *
  * A QP's life: FREE -> OPEN (QP_OPEN: the conf is kept) -> CONNECTED (QP_CONNECT: opened on
  * the endpoint, its rings read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). It
@@ -87,6 +90,9 @@ static const struct sl_stat_desc stat_desc[] = {
 		"WRITEs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, read_refused,
 		"READs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, read_len_refused,
+		"READs refused: asking for more than the QP's max_msg_bytes (REM_OP_ERR at the "
+		"sender)"),
 	SL_STAT(struct sl_chan_lane_stats, stash_msgs,
 		"SENDs (and WRITE-with-immediate notices) held in the stash until a RECV came"),
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
@@ -429,11 +435,8 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	uint64_t deadline = sl_monotonic_ns() + timeout_ns;
 	uint32_t tail = atomic_load_explicit(&cl->mb_tail, memory_order_relaxed);
 
-	while (tail - atomic_load_explicit(&cl->mb_head, memory_order_acquire) == LANE_MBOX) {
-		if (sl_monotonic_ns() >= deadline)
-			return -ETIMEDOUT;
-		nanosleep(&nap, NULL);
-	}
+	if (tail - atomic_load_explicit(&cl->mb_head, memory_order_acquire) == LANE_MBOX)
+		return -EAGAIN;
 	atomic_store_explicit(&cmd->done, false, memory_order_relaxed);
 	cmd->result = 0;
 	cl->mbox[tail & (LANE_MBOX - 1)] = cmd;
@@ -453,7 +456,7 @@ static uint8_t
 wr_check(struct sl_chan_lane *cl, const struct lqp *q, const struct sl_chan_sqe *e, uint8_t **buf)
 {
 	*buf = NULL;
-	if (e->opcode > SL_WR_READ || e->len > q->c->max_msg_bytes) {
+	if (e->opcode > SL_WR_READ || !lqp_msg_fits(q, e->len)) {
 		sl_stat_add(&cl->stats.wr_bad, 1);
 		return SL_WC_GENERAL_ERR;
 	}

@@ -113,6 +113,17 @@ lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
 #define LQP_LIVE ((1u << LQP_CONNECTED) | (1u << LQP_ERROR))
 
 /*
+ * A message of len bytes is one q may carry: what the application posts (a SEND's or WRITE's
+ * bytes, and the bytes a READ asks the peer for) and what a peer's READ asks q to send back are
+ * held to the same max_msg_bytes, by this one check.
+ */
+static inline bool
+lqp_msg_fits(const struct lqp *q, uint32_t len)
+{
+	return len <= q->c->max_msg_bytes;
+}
+
+/*
  * Mark q failed from inside an endpoint callback: the next poll carries it out. keep_open: the
  * failure is a refused arrival, and the endpoint keeps the QP so that its receiver goes on
  * telling the peer (closing it would leave the peer to time out instead).

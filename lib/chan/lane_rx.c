@@ -17,11 +17,14 @@
  * segment consumes a RECV (or leaves a zero-byte notice in the stash) that completes as
  * RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no room for refuses
  * the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's answer is placed
- * into the destination recorded with the READ (its cookie names it). read_src checks REMOTE_READ. A
- * QP that refuses a message fails too (lane.c keeps it open on the endpoint, whose receiver goes on
- * refusing the peer's later packets), and a stashed SEND longer than the RECV that takes it
- * completes that RECV with LOC_LEN_ERR and fails the QP (its sender saw success: the lane held
- * the message, as an RDMA NIC's receive queue would have refused it only with RNR).
+ * into the destination recorded with the READ (its cookie names it). read_src serves a READ no
+ * longer than the QP's max_msg_bytes, the cap of what the QP posts (else SL_XPORT_SYN_INVALID:
+ * the requester sees REM_OP_ERR, as verbs' invalid request), over a range its key grants
+ * REMOTE_READ (else SL_XPORT_SYN_ACCESS). A QP that refuses a message fails too (lane.c keeps it
+ * open on the endpoint, whose receiver goes on refusing the peer's later packets), and a stashed
+ * SEND longer than the RECV that takes it completes that RECV with LOC_LEN_ERR and fails the QP
+ * (its sender saw success: the lane held the message, as an RDMA NIC's receive queue would have
+ * refused it only with RNR).
  *
  * The stash (per lane): byte positions and index entries count up freely; a segment never
  * wraps the byte ring (the bytes left at the end are skipped); an entry is freed in place and
@@ -299,6 +302,11 @@ sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uin
 
 	if (q == NULL)
 		return SL_XPORT_SYN_OP;
+	if (!lqp_msg_fits(q, len)) {
+		sl_stat_add(&cl->stats.read_len_refused, 1);
+		lqp_error(q, true);
+		return SL_XPORT_SYN_INVALID;
+	}
 	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, rkey, raddr, len, SL_ACCESS_REMOTE_READ);
 	if (*src == NULL) {
 		sl_stat_add(&cl->stats.read_refused, 1);

@@ -79,7 +79,7 @@ make_key(uint32_t slot, uint32_t gen)
 }
 
 int
-sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len, uint8_t *ptr,
+sl_chan_mrs_add(struct sl_chan_mrs *t, uint64_t client, uint64_t va, uint64_t len, uint8_t *ptr,
 		uint32_t access, uint32_t *key)
 {
 	struct sl_chan_mr *m;
@@ -111,7 +111,7 @@ del_slot(struct sl_chan_mrs *t, uint32_t slot)
 }
 
 int
-sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key)
+sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key)
 {
 	uint32_t slot = (key & (SLOTS_MAX - 1)) - 1;
 
@@ -124,7 +124,7 @@ sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key)
 }
 
 unsigned
-sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client)
+sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint64_t client)
 {
 	unsigned n = 0;
 
@@ -139,7 +139,7 @@ sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client)
 }
 
 uint8_t *
-sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key, uint64_t va,
+sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, uint32_t key, uint64_t va,
 		 uint64_t len, uint32_t need)
 {
 	uint32_t slot = (key & (SLOTS_MAX - 1)) - 1;

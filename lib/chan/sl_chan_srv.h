@@ -21,7 +21,9 @@
  * lane took from a key it found stays valid.
  *
  * Isolation. A client is a protection domain: a key is found only for the client that owns
- * the QP asking, so one application's QPs can never name another's memory.
+ * the QP asking, so one application's QPs can never name another's memory. Clients are
+ * numbered from 1 upwards and never reused; the number is 64 bits wherever it is kept or
+ * compared, so it does not wrap in practice and a new client is never taken for an old one.
  *
  * Units: bytes, ns.
  */
@@ -62,6 +64,8 @@ struct sl_chan_srv_conf {
 	uint32_t max_clients;          /**< applications at once [16] */
 	uint32_t max_mrs;              /**< memory regions, all clients together [4096] */
 	uint32_t max_cqs;              /**< CQs, all clients together [256] */
+	uint64_t first_client;         /**< the first client's number (0: 1); a test starts near
+					*   2^32 to cross it */
 	const char *host;              /**< [sluiced] name, told in HELLO */
 	const char *default_program;   /**< a QP that names none runs this */
 	uint32_t seg_bytes;            /**< payload bytes per packet of every application QP */
@@ -85,8 +89,8 @@ struct sl_chan_srv_conf {
 /* One registered region. lkey == rkey in this implementation (one key per region). */
 struct sl_chan_mr {
 	_Atomic uint32_t key; /**< 0: free; published last, cleared first */
-	uint32_t client;      /**< owner (protection domain) */
 	uint32_t access;      /**< SL_ACCESS_* */
+	uint64_t client;      /**< owner (protection domain) */
 	uint64_t va;          /**< start in the application's space */
 	uint64_t len;         /**< bytes */
 	uint8_t *ptr;         /**< start in the daemon's mapping */
@@ -102,21 +106,21 @@ void sl_chan_mrs_free(struct sl_chan_mrs *t);
  * live key, and carry a generation so a stale key is not found once its slot is reused.
  * 0 and *key, or -ENOSPC.
  */
-int sl_chan_mrs_add(struct sl_chan_mrs *t, uint32_t client, uint64_t va, uint64_t len, uint8_t *ptr,
+int sl_chan_mrs_add(struct sl_chan_mrs *t, uint64_t client, uint64_t va, uint64_t len, uint8_t *ptr,
 		    uint32_t access, uint32_t *key);
 
 /* Deregister key if client owns it: 0 or -ENOENT. */
-int sl_chan_mrs_del(struct sl_chan_mrs *t, uint32_t client, uint32_t key);
+int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key);
 
 /* Deregister every region of client (it is gone). Returns how many. */
-unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint32_t client);
+unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint64_t client);
 
 /*
  * The daemon's pointer to [va, va + len) under key, if client owns key, the range lies inside
  * the region (no overflow) and the region grants every flag of need (0: read); else NULL.
  * Any thread; no lock.
  */
-uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t key, uint64_t va,
+uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, uint32_t key, uint64_t va,
 			  uint64_t len, uint32_t need);
 
 /* --- what the control half hands a lane --------------------------------------------------- */
@@ -124,7 +128,7 @@ uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint32_t client, uint32_t
 /* A CQ: its ring in the application's memory, and its event fd. */
 struct sl_chan_cq {
 	uint32_t id;
-	uint32_t client;
+	uint64_t client;
 	struct sl_chan_ring *ring; /**< in the daemon's mapping */
 	uint32_t depth;            /**< entries, power of two */
 	int event_fd;              /**< the daemon's end of the CQ's event socket pair: 8 bytes
@@ -136,7 +140,7 @@ struct sl_chan_cq {
 
 /* A QP as the control half created it (lane.c keeps the rest). */
 struct sl_chan_qp_conf {
-	uint32_t client;
+	uint64_t client;
 	const struct sl_chan_mrs *mrs;
 	uint8_t *mem; /**< the client's memory, in the daemon's mapping */
 	uint64_t mem_bytes;
@@ -160,7 +164,7 @@ enum sl_chan_cmd_type {
 /* A command to a lane; the control thread fills it, the lane answers it. */
 struct sl_chan_cmd {
 	uint8_t type; /**< enum sl_chan_cmd_type */
-	uint32_t client;
+	uint64_t client;
 	uint32_t qpn;
 	uint32_t peer_qpn;
 	struct sl_chan_qp_conf *qp; /**< QP_OPEN */
@@ -188,15 +192,16 @@ struct sl_chan_lane_stats {
 	uint64_t wr_bad;      /**< refused at once: opcode, length */
 	uint64_t recv_posted;
 	uint64_t cqes;
-	uint64_t cq_full_waits; /**< a QP's SQ waited for room on its CQ */
-	uint64_t events;        /**< CQ events signalled */
-	uint64_t events_unsent; /**< CQ events the application's full (or closed) end refused */
-	uint64_t bad_ring;      /**< QPs failed because a ring index was out of range */
-	uint64_t write_refused; /**< WRITEs refused (key, range, access) */
-	uint64_t read_refused;  /**< READs refused */
-	uint64_t stash_msgs;    /**< SENDs held until a RECV came */
-	uint64_t rnr_refused;   /**< SENDs refused: no RECV and no stash room */
-	uint64_t len_refused;   /**< SENDs longer than their RECV buffer */
+	uint64_t cq_full_waits;    /**< a QP's SQ waited for room on its CQ */
+	uint64_t events;           /**< CQ events signalled */
+	uint64_t events_unsent;    /**< CQ events the application's full (or closed) end refused */
+	uint64_t bad_ring;         /**< QPs failed because a ring index was out of range */
+	uint64_t write_refused;    /**< WRITEs refused (key, range, access) */
+	uint64_t read_refused;     /**< READs refused: key, range, access */
+	uint64_t read_len_refused; /**< READs refused: longer than the QP's max_msg_bytes */
+	uint64_t stash_msgs;       /**< SENDs held until a RECV came */
+	uint64_t rnr_refused;      /**< SENDs refused: no RECV and no stash room */
+	uint64_t len_refused;      /**< SENDs longer than their RECV buffer */
 };
 
 extern const struct sl_stat_table sl_chan_lane_stat_table;
@@ -207,7 +212,9 @@ void sl_chan_lane_free(struct sl_chan_lane *cl);
 /*
  * Control thread: post cmd to the lane and wait until it answers or timeout_ns passes
  * (-ETIMEDOUT: the lane is not running; the command stays queued and cmd must outlive it).
- * Returns cmd->result. One control thread at a time.
+ * Returns cmd->result, or -EAGAIN at once if the mailbox is full (commands that timed out fill
+ * it): cmd was neither posted nor touched, and is the caller's again. One control thread at a
+ * time.
  */
 int sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns);
 
@@ -247,6 +254,7 @@ struct sl_chan_srv_stats {
 	uint64_t requests_refused;  /**< answered with an error, by any reason */
 	uint64_t bad_messages;      /**< wrong size, magic, version, type, or a missing fd */
 	uint64_t hello_mem_refused; /**< HELLOs refused for their memory */
+	uint64_t mailbox_full;      /**< commands a lane's full mailbox did not take */
 	uint64_t mrs;               /**< registered now */
 	uint64_t cqs;               /**< now */
 	uint64_t qps;               /**< now */

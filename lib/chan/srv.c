@@ -5,9 +5,11 @@
  * hand QPs to a lane. Plain POSIX, one control thread, no DPDK.
  *
  * Clients. A connection is a client: a protection domain numbered from 1 upwards, never
- * reused, so a key or a QP of a client that left can never be taken for a new one's. Its first
- * request must be HELLO, with its memory: a memfd on tmpfs, exactly mem_bytes long and sealed
- * against shrinking, the only memory whose pages cannot be taken from under the lanes
+ * reused, so a key or a QP of a client that left can never be taken for a new one's. The
+ * number is 64 bits wherever it goes (HELLO's answer, the commands, the key table, CQs, QPs):
+ * 32 bits wrap after 2^32 connections, 64 bits at a million a second take half a million years.
+ * Its first request must be HELLO, with its memory: a memfd on tmpfs, exactly mem_bytes long and
+ * sealed against shrinking, the only memory whose pages cannot be taken from under the lanes
  * (sl_chan_srv_mem_check says why). Over max_clients a connection is accepted, answered HELLO
  * -EMFILE and closed.
  *
@@ -33,19 +35,24 @@
  *
  * Commands and time. A QP is opened, connected and destroyed by a command to lanes[0]
  * (sl_chan_lane_call, SL_CHAN_SRV_CMD_NS at most); a hang-up sends CLIENT_GONE to every lane.
- * A lane that does not answer in time may still hold what the command names, so nothing it
+ * Each object keeps its last command in a struct pending, the slot the lane answers into. A
+ * lane that does not answer in time may still hold what the command names, so nothing it
  * names is freed: the request fails with -ETIMEDOUT, and the command stays with its object
  * (a QP's slot keeps its QPN, a client that left keeps its memory mapped, its CQs and QPs) until
- * the lane answers, which every poll checks; meanwhile the QP answers -EBUSY. A client gone
- * before its lanes answered is a ghost: its socket is closed, its MRs deleted (their keys stop
- * resolving; the pointers a lane took stay valid since the memory stays mapped), and its slot
- * counts against max_clients until the ghost is reaped.
+ * the lane answers, which every poll checks; meanwhile the QP answers -EBUSY. A lane whose
+ * mailbox is full (of commands that timed out) takes no command at all: the slot is free again
+ * at once, counted in mailbox_full, and the request fails with -EAGAIN having changed nothing,
+ * except a hang-up's CLIENT_GONE, which every poll posts again until the lane takes it. A
+ * client gone before its lanes answered is a ghost: its socket is closed, its MRs deleted (their
+ * keys stop resolving; the pointers a lane took stay valid since the memory stays mapped), and
+ * its slot counts against max_clients until the ghost is reaped.
  *
  * Counters are written by the control thread only (sl_stat_add) and read by telemetry with
  * sl_chan_srv_stats_get. Units: bytes, ns, ms.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +100,9 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, hello_mem_refused,
 		"HELLOs refused for their memory: mem_bytes out of range, not a memfd on tmpfs "
 		"of mem_bytes (-EINVAL), not sealed against shrinking (-EPERM)"),
+	SL_STAT(struct sl_chan_srv_stats, mailbox_full,
+		"commands a lane's full mailbox did not take (the request answered -EAGAIN; a "
+		"hang-up's CLIENT_GONE is posted again at the next poll)"),
 	SL_STAT(struct sl_chan_srv_stats, mrs, "memory regions registered now"),
 	SL_STAT(struct sl_chan_srv_stats, cqs, "CQs now"),
 	SL_STAT(struct sl_chan_srv_stats, qps, "application QPs now"),
@@ -102,14 +112,16 @@ SL_STAT_TABLE_DEFINE(sl_chan_srv_stat_table, struct sl_chan_srv_stats, stat_desc
 /* A command and whether a lane may still answer it (it timed out). */
 struct pending {
 	struct sl_chan_cmd c;
-	bool queued; /**< posted, not answered yet: c must stay where it is */
+	bool queued;   /**< posted, not answered yet: c must stay where it is */
+	bool unposted; /**< c was not posted: the lane's mailbox was full (a CLIENT_GONE: or
+			*   the client just left); the slot is free */
 };
 
 struct client {
 	int fd;       /**< the connection; -1: slot free, or a ghost (see gone) */
 	bool gone;    /**< hung up; waits for the lanes' answers to CLIENT_GONE */
 	bool hello;   /**< HELLO done: mem is mapped */
-	uint32_t id;  /**< protection domain, from 1, never reused */
+	uint64_t id;  /**< protection domain, from first_client, never reused */
 	int memfd;    /**< -1: none */
 	uint8_t *mem; /**< the daemon's mapping */
 	uint64_t mem_bytes;
@@ -143,7 +155,7 @@ struct sl_chan_srv {
 	struct sl_chan_lane **lanes;
 	unsigned n_lanes;
 	struct sl_chan_mrs *mrs;
-	uint32_t next_id;
+	uint64_t next_id;
 	struct client *clients; /**< [max_clients] */
 	struct cq *cqs;         /**< [max_cqs]: handle = index + 1 */
 	struct qp *qps;         /**< [qps]: QPN = qpn_base + index */
@@ -186,9 +198,14 @@ answered(struct pending *p)
 	return !p->queued;
 }
 
+/*
+ * Post a command in p to lane and wait for its answer: the lane's answer, -ETIMEDOUT (p stays
+ * queued until the lane answers), or -EAGAIN (the lane's mailbox was full: p was not posted,
+ * p->unposted says so, and p is free again).
+ */
 static int
-call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint32_t client, uint32_t qpn,
-     uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
+call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_t type,
+     uint64_t client, uint32_t qpn, uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
 {
 	int rc;
 
@@ -200,7 +217,16 @@ call(struct sl_chan_lane *lane, struct pending *p, uint8_t type, uint32_t client
 	p->c.qp = qp;
 	p->queued = true;
 	rc = sl_chan_lane_call(lane, &p->c, SL_CHAN_SRV_CMD_NS);
-	return answered(p) ? rc : -ETIMEDOUT;
+	/* a lane's own answer may be -EAGAIN too, but only after it took the command (done) */
+	p->unposted = rc == -EAGAIN && !atomic_load_explicit(&p->c.done, memory_order_acquire);
+	if (p->unposted) {
+		p->queued = false;
+		count(&s->stats.mailbox_full, 1);
+		return rc;
+	}
+	/* the lane may answer between its call's last look and the deadline: that answer stands
+	 * (taken for a timeout, it would leave the caller waiting for what is already done) */
+	return answered(p) ? p->c.result : -ETIMEDOUT;
 }
 
 /* --- releasing ----------------------------------------------------------------------------- */
@@ -236,15 +262,28 @@ qp_reap(struct sl_chan_srv *s, struct qp *q)
 }
 
 /*
- * Release a client whose lanes all answered CLIENT_GONE: its QPs (none of their commands still
- * queued), CQs, memory. false while something is still out.
+ * Release a client that left once every lane answered CLIENT_GONE, which is posted here to each
+ * lane that has not taken it yet (a full mailbox takes it at a later poll): its QPs (none of
+ * their commands still queued), CQs, memory. false while something is still out.
  */
 static bool
 client_release(struct sl_chan_srv *s, struct client *cl)
 {
-	for (unsigned i = 0; i < s->n_lanes; i++)
-		if (!answered(&cl->bye[i]))
-			return false;
+	bool out = false;
+
+	for (unsigned i = 0; i < s->n_lanes; i++) {
+		struct pending *p = &cl->bye[i];
+
+		if (p->unposted && call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0,
+					NULL) == -ETIMEDOUT)
+			srv_log(s, LOG_WARNING,
+				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
+				"its memory stays mapped until it does",
+				cl->id, i);
+		out |= p->unposted || !answered(p);
+	}
+	if (out)
+		return false;
 	for (uint32_t i = 0; i < s->conf.qps; i++)
 		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl && !answered(&s->qps[i].p))
 			return false;
@@ -265,7 +304,7 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	return true;
 }
 
-/* The client hung up (or must go): tell every lane, drop its keys, release what they let go. */
+/* The client hung up (or must go): drop its keys, tell every lane, release what they let go. */
 static void
 client_gone(struct sl_chan_srv *s, struct client *cl)
 {
@@ -275,16 +314,11 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 	cl->fd = -1;
 	cl->gone = true;
 	for (unsigned i = 0; i < s->n_lanes; i++)
-		if (call(s->lanes[i], &cl->bye[i], SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0, NULL) ==
-		    -ETIMEDOUT)
-			srv_log(s, LOG_WARNING,
-				"client %u: lane %u did not answer CLIENT_GONE: its memory stays "
-				"mapped until it does",
-				cl->id, i);
+		cl->bye[i].unposted = true; /* client_release tells the lanes */
 	n = sl_chan_mrs_del_client(s->mrs, cl->id);
 	count(&s->stats.mrs, -(int64_t)n);
 	count(&s->stats.clients_gone, 1);
-	srv_log(s, LOG_INFO, "client %u gone", cl->id);
+	srv_log(s, LOG_INFO, "client %" PRIu64 " gone", cl->id);
 	client_release(s, cl);
 }
 
@@ -608,7 +642,8 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	s->cqs[conf.send_cq->id - 1].qps++;
 	s->cqs[conf.recv_cq->id - 1].qps++;
 	count(&s->stats.qps, 1);
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0, &qp->conf);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0,
+		  &qp->conf);
 	if (rc == -ETIMEDOUT)
 		return rc; /* the lane may open it later: the slot stays (qp_reap) */
 	if (rc != 0) {
@@ -633,7 +668,7 @@ do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -EBUSY;
 	if (qp->state == QP_CONNECTED)
 		return -EISCONN;
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
 		  q->u.qp_connect.peer_qpn, NULL);
 	if (rc == 0)
 		qp->state = QP_CONNECTED;
@@ -650,9 +685,12 @@ do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -ENOENT;
 	if (!answered(&qp->p))
 		return -EBUSY;
-	rc = call(s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0, NULL);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0,
+		  NULL);
 	if (rc == -ETIMEDOUT)
 		return rc; /* freed when the lane answers (qp_reap) */
+	if (qp->p.unposted)
+		return rc; /* the lane never saw it: the QP is still open there */
 	qp_free(s, qp);
 	return rc;
 }
@@ -776,8 +814,8 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 		close(fd); /* not kept by the request */
 	if (rc != 0) {
 		count(&s->stats.requests_refused, 1);
-		srv_log(s, LOG_DEBUG, "client %u: request %u (seq %u) refused: %s", cl->id, q.type,
-			q.seq, strerror(-rc));
+		srv_log(s, LOG_DEBUG, "client %" PRIu64 ": request %u (seq %u) refused: %s", cl->id,
+			q.type, q.seq, strerror(-rc));
 	}
 	r.status = rc;
 	if (n < (ssize_t)offsetof(struct sl_chan_req, rsvd))
@@ -867,8 +905,8 @@ accept_all(struct sl_chan_srv *s)
 		cl->fd = fd;
 		cl->id = s->next_id++;
 		count(&s->stats.clients_accepted, 1);
-		srv_log(s, LOG_INFO, "client %u: pid %d uid %u gid %u", cl->id, (int)cred.pid,
-			(unsigned)cred.uid, (unsigned)cred.gid);
+		srv_log(s, LOG_INFO, "client %" PRIu64 ": pid %d uid %u gid %u", cl->id,
+			(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 	}
 }
 
@@ -1012,7 +1050,7 @@ sl_chan_srv_create(const struct sl_chan_srv_conf *conf, struct sl_chan_lane *con
 	s->conf = *conf;
 	s->lfd = -1;
 	s->mrs = mrs;
-	s->next_id = 1;
+	s->next_id = conf->first_client ? conf->first_client : 1;
 	s->n_lanes = n_lanes;
 	snprintf(s->host, sizeof(s->host), "%s", conf->host ? conf->host : "");
 	snprintf(s->program, sizeof(s->program), "%s", conf->default_program);

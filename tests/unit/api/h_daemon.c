@@ -232,7 +232,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		cl->mem_bytes = q->u.hello.mem_bytes;
 		cl->base_va = q->u.hello.base_va;
 		snprintf(r->u.hello.host, sizeof(r->u.hello.host), "fake-host");
-		r->u.hello.client = (uint32_t)(cl - d->cl);
+		r->u.hello.client = (uint64_t)(cl - d->cl);
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:

@@ -36,6 +36,7 @@
 #define STEP_NS 1000u
 #define WIRE_MAX 4096u
 #define CLIENT 1u
+#define ALIAS (CLIENT + (UINT64_C(1) << 32)) /* another client, alike in the low 32 bits */
 #define RUN 3000u /* steps: 3 ms of virtual time, plenty for a few messages */
 
 struct frame {
@@ -228,7 +229,7 @@ va(const struct side *s, const void *p)
 }
 
 static uint32_t
-mr_reg(struct side *s, uint32_t client, void *p, uint64_t len, uint32_t access)
+mr_reg(struct side *s, uint64_t client, void *p, uint64_t len, uint32_t access)
 {
 	uint32_t key;
 
@@ -269,7 +270,7 @@ lane_cmd(struct side *s, struct sl_chan_cmd *cmd)
 
 /* An application QP on side s (client, qpn), its rings and CQs in s's memory; QP_OPEN. */
 static struct app_qp *
-qp_new(struct side *s, uint32_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
+qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
        uint32_t send_cq_depth)
 {
 	struct app_qp *a = calloc(1, sizeof(*a));
@@ -681,7 +682,7 @@ lane_poll__bad_lkey_is_loc_prot_err_and_later_wrs_flush(void **state)
 	struct app_qp *a, *b;
 	uint8_t *src = app_alloc(&P.s[0], 1024), *dst = app_alloc(&P.s[1], 1024);
 	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 512, 0);
-	uint32_t other = mr_reg(&P.s[0], CLIENT + 1, src, 512, 0); /* another client's */
+	uint32_t other = mr_reg(&P.s[0], ALIAS, src, 512, 0); /* another client's */
 	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 1024, SL_ACCESS_LOCAL_WRITE);
 	uint32_t ro = mr_reg(&P.s[1], CLIENT, dst, 1024, 0); /* no LOCAL_WRITE */
 	struct sl_xport_qp_stats xst;
@@ -739,6 +740,7 @@ lane_poll__bad_opcode_or_length_is_general_err(void **state)
 	struct app_qp *a, *b;
 	uint8_t *src = app_alloc(&P.s[0], 1024);
 	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 1024, 0);
+	uint32_t dkey = mr_reg(&P.s[0], CLIENT, src, 1024, SL_ACCESS_LOCAL_WRITE); /* READ into */
 	struct sl_chan_cqe c[8];
 
 	(void)state;
@@ -760,6 +762,17 @@ lane_poll__bad_opcode_or_length_is_general_err(void **state)
 	assert_int_equal(cq_poll(a, 0, c, 8), 1);
 	expect_cqe(&c[0], 3, SL_WC_GENERAL_ERR, SL_WC_SEND, 513);
 	assert_int_equal(STAT(&P.s[0], wr_bad), 2);
+	/* a READ asking the peer for more than max_msg_bytes, the same cap */
+	assert_int_equal(qp_destroy(a), 0);
+	free(a);
+	a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	a->qc.max_msg_bytes = 512;
+	assert_int_equal(qp_connect(a, QPN_BASE + 1), 0);
+	post_send(a, sqe(4, SL_WR_READ, &P.s[0], src, 513, dkey, false));
+	run(2);
+	assert_int_equal(cq_poll(a, 0, c, 8), 1);
+	expect_cqe(&c[0], 4, SL_WC_GENERAL_ERR, SL_WC_READ, 513);
+	assert_int_equal(STAT(&P.s[0], wr_bad), 3);
 	free(a);
 	free(b);
 }
@@ -993,6 +1006,15 @@ lane_call__client_gone_destroys_only_its_qps(void **state)
 								 .client = CLIENT,
 								 .qpn = QPN_BASE + 1}),
 			 -ENOENT);
+	/* nor can a client whose number shares CLIENT's low 32 bits, nor does its leaving touch
+	 * CLIENT's QPs */
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_DESTROY,
+								 .client = ALIAS,
+								 .qpn = QPN_BASE}),
+			 -ENOENT);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE,
+								 .client = ALIAS}),
+			 0);
 	post_recv(mine, 1, buf, 512, k1);
 	post_recv(theirs, 2, buf + 512, 512, k2);
 	run(2);
@@ -1060,6 +1082,42 @@ lane_call__times_out_without_a_poll_then_is_answered(void **state)
 	free(a);
 }
 
+/*
+ * A lane that does not poll: commands time out and stay queued until its mailbox is full; then
+ * a command is refused at once with -EAGAIN, not posted, and goes through once the lane drains.
+ */
+static void
+lane_call__a_full_mailbox_refuses_at_once_then_takes_again(void **state)
+{
+	enum { TRIES = 256 }; /* well above the mailbox's size */
+	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	struct sl_chan_cmd stuck[TRIES];
+	struct sl_chan_cmd destroy = {
+		.type = SL_CHAN_CMD_QP_DESTROY, .client = CLIENT, .qpn = QPN_BASE};
+	unsigned n = 0;
+	int rc;
+
+	(void)state;
+	do { /* harmless commands (another client's goodbye) that time out at once */
+		assert_true(n < TRIES);
+		stuck[n] = (struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE, .client = ALIAS};
+		rc = sl_chan_lane_call(P.s[0].cl, &stuck[n++], 0);
+	} while (rc == -ETIMEDOUT);
+	assert_int_equal(rc, -EAGAIN);
+	n--; /* stuck[n] was refused: the mailbox holds stuck[0 .. n - 1] */
+	assert_true(n > 0);
+	assert_int_equal(sl_chan_lane_call(P.s[0].cl, &destroy, SL_NS_PER_S), -EAGAIN);
+	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
+	for (unsigned i = 0; i < n; i++)
+		assert_true(atomic_load(&stuck[i].done));
+	assert_false(atomic_load(&stuck[n].done));
+	assert_false(atomic_load(&destroy.done));
+	assert_int_equal(STAT(&P.s[0], cmds), 1 + n); /* QP_OPEN and the ones queued */
+	assert_int_equal(lane_cmd(&P.s[0], &destroy), 0);
+	assert_int_equal(qp_destroy(a), -ENOENT);
+	free(a);
+}
+
 static void
 lane_session__fails_every_qp(void **state)
 {
@@ -1109,8 +1167,7 @@ lane_on_recv__write_checks_key_range_and_access(void **state)
 	uint8_t *mem = app_alloc(s, 1024), data[600], zero[1024] = {0};
 	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other =
-		mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	uint64_t base = va(s, mem);
 	struct {
 		uint64_t raddr;
@@ -1185,7 +1242,7 @@ lane_read_src__checks_key_range_and_access(void **state)
 	uint8_t *mem = app_alloc(s, 1024);
 	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_REMOTE_READ);
 	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other = mr_reg(s, CLIENT + 1, mem, 512, SL_ACCESS_REMOTE_READ);
+	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_REMOTE_READ);
 	uint64_t base = va(s, mem);
 	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
 	const uint8_t *src = NULL;
@@ -1214,6 +1271,41 @@ lane_read_src__checks_key_range_and_access(void **state)
 		}
 	}
 	assert_int_equal(STAT(s, read_refused), 4);
+}
+
+/*
+ * A peer's READ is held to the QP's max_msg_bytes, the cap of what the QP posts: one asking for
+ * more is refused though its range lies inside the region, counted apart from key refusals, and
+ * the QP fails like any that refuses an arrival.
+ */
+static void
+lane_read_src__longer_than_max_msg_bytes_is_refused(void **state)
+{
+	struct side *s = &P.s[1];
+	uint8_t *mem = app_alloc(s, 1024);
+	uint32_t key = mr_reg(s, CLIENT, mem, 1024, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_READ);
+	uint64_t base = va(s, mem);
+	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
+	const uint8_t *src = NULL;
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	q->qc.max_msg_bytes = 512;
+	assert_int_equal(qp_connect(q, 3), 0);
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base + 8, key, 512, &src), 0);
+	assert_ptr_equal(src, mem + 8);
+	src = NULL;
+	assert_int_equal(sl_chan_lane_read_src(s->cl, QPN_BASE, base, key, 513, &src),
+			 SL_XPORT_SYN_INVALID);
+	assert_null(src);
+	assert_int_equal(STAT(s, read_len_refused), 1);
+	assert_int_equal(STAT(s, read_refused), 0);
+	post_recv(q, 1, mem, 16, key); /* failed: flushed */
+	sl_chan_lane_poll(s->cl, s->x, P.now);
+	assert_int_equal(cq_poll(q, 1, c, 4), 1);
+	expect_cqe(&c[0], 1, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 16);
+	assert_int_equal(qp_destroy(q), 0);
+	free(q);
 }
 
 /* --- WRITE / READ end to end (need lib/xport's WRITE / READ and refusals) ----------------- */
@@ -1367,6 +1459,42 @@ rdma__refused_sends_are_rem_op_err(void **state)
 	free(b);
 }
 
+/*
+ * A READ asking the target for more than the target QP's max_msg_bytes: REM_OP_ERR at the
+ * requester (verbs' remote invalid request), no byte placed, counted at the target.
+ */
+static void
+rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
+	uint8_t zero[1024] = {0};
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bkey = mr_reg(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_READ);
+	struct sl_chan_sqe e;
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	b->qc.max_msg_bytes = 512;
+	fill(bbuf, 1024, 3);
+	e = sqe(1, SL_WR_READ, &P.s[0], abuf, 600, akey, true);
+	e.raddr = va(&P.s[1], bbuf);
+	e.rkey = bkey;
+	post_send(a, e);
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 4), 1);
+	assert_int_equal(c[0].wr_id, 1);
+	assert_int_equal(c[0].status, SL_WC_REM_OP_ERR);
+	assert_int_equal(c[0].opcode, SL_WC_READ);
+	assert_memory_equal(abuf, zero, sizeof(zero));
+	assert_int_equal(STAT(&P.s[1], read_len_refused), 1);
+	assert_int_equal(qp_destroy(a), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	free(a);
+	free(b);
+}
+
 static int
 small_stash_setup(void **state)
 {
@@ -1414,11 +1542,16 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(
 			lane_call__times_out_without_a_poll_then_is_answered, pair_setup,
 			pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_call__a_full_mailbox_refuses_at_once_then_takes_again, pair_setup,
+			pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_session__fails_every_qp, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_on_recv__write_checks_key_range_and_access,
 						pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_read_src__checks_key_range_and_access,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_read_src__longer_than_max_msg_bytes_is_refused,
 						pair_setup, pair_teardown),
 	};
 	const struct CMUnitTest rdma[] = {
@@ -1429,6 +1562,9 @@ main(int argc, char **argv)
 			pair_teardown),
 		cmocka_unit_test_setup_teardown(rdma__refused_sends_are_rem_op_err,
 						small_stash_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err, pair_setup,
+			pair_teardown),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "rdma") == 0)

@@ -24,14 +24,17 @@
 static uint8_t arena[1 << 16];
 
 struct model_mr {
-	uint32_t key, client, access;
-	uint64_t va, len;
+	uint32_t key, access;
+	uint64_t client, va, len;
 	uint8_t *ptr;
 };
 
+/* The model's clients: the third shares the first's low 32 bits and is another client. */
+static const uint64_t clients[] = {1, 2, 1 + (UINT64_C(1) << 32)};
+
 /* What find must answer, from the model. */
 static uint8_t *
-model_find(const struct model_mr *m, unsigned n, uint32_t client, uint32_t key, uint64_t va,
+model_find(const struct model_mr *m, unsigned n, uint64_t client, uint32_t key, uint64_t va,
 	   uint64_t len, uint32_t need)
 {
 	for (unsigned i = 0; i < n; i++) {
@@ -64,7 +67,7 @@ mrs__random_ops_match_a_model(void **state)
 		unsigned what = (unsigned)sl_rng_below(&rng, 10);
 
 		if (what < 2) { /* register */
-			struct model_mr r = {.client = 1 + (uint32_t)sl_rng_below(&rng, 3),
+			struct model_mr r = {.client = clients[sl_rng_below(&rng, 3)],
 					     .access = (uint32_t)sl_rng_below(&rng, 8),
 					     .va = sl_rng_below(&rng, 1 << 20),
 					     .len = 1 + sl_rng_below(&rng, 4096)};
@@ -83,7 +86,7 @@ mrs__random_ops_match_a_model(void **state)
 			live[n++] = r;
 		} else if (what < 4 && n) { /* deregister: sometimes as the wrong client */
 			unsigned i = (unsigned)sl_rng_below(&rng, n);
-			uint32_t client = live[i].client + (sl_rng_below(&rng, 4) == 0);
+			uint64_t client = live[i].client + (sl_rng_below(&rng, 4) == 0);
 
 			if (client != live[i].client) {
 				assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), -ENOENT);
@@ -94,7 +97,8 @@ mrs__random_ops_match_a_model(void **state)
 			dead[ndead++ % DEAD] = live[i].key;
 			live[i] = live[--n];
 		} else { /* find: a live key (a range around its region) or a dead one */
-			uint32_t key, client = 1 + (uint32_t)sl_rng_below(&rng, 3);
+			uint64_t client = clients[sl_rng_below(&rng, 3)];
+			uint32_t key;
 			uint32_t need = (uint32_t)sl_rng_below(&rng, 8);
 			uint64_t va, len;
 			uint8_t *want, *got;
@@ -164,6 +168,30 @@ mrs_find__another_clients_key_misses(void **state)
 	sl_chan_mrs_free(t);
 }
 
+/* Client numbers are 64 bits: two that share their low 32 bits are two clients. */
+static void
+mrs_find__clients_alike_below_2_32_are_distinct(void **state)
+{
+	const uint64_t old = 7, young = old + (UINT64_C(1) << 32);
+	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
+	uint32_t ko, ky;
+
+	(void)state;
+	assert_int_equal(sl_chan_mrs_add(t, old, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &ko),
+			 0);
+	assert_int_equal(
+		sl_chan_mrs_add(t, young, 0x1000, 64, arena + 64, SL_ACCESS_REMOTE_WRITE, &ky), 0);
+	assert_null(sl_chan_mrs_find(t, young, ko, 0x1000, 8, 0));
+	assert_null(sl_chan_mrs_find(t, old, ky, 0x1000, 8, 0));
+	assert_ptr_equal(sl_chan_mrs_find(t, old, ko, 0x1000, 8, 0), arena);
+	assert_ptr_equal(sl_chan_mrs_find(t, young, ky, 0x1000, 8, 0), arena + 64);
+	assert_int_equal(sl_chan_mrs_del(t, young, ko), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del_client(t, old), 1); /* the old one leaves: only its own */
+	assert_null(sl_chan_mrs_find(t, old, ko, 0x1000, 8, 0));
+	assert_ptr_equal(sl_chan_mrs_find(t, young, ky, 0x1000, 8, 0), arena + 64);
+	sl_chan_mrs_free(t);
+}
+
 static void
 mrs_find__range_edges_and_overflow(void **state)
 {
@@ -229,6 +257,7 @@ main(void)
 		cmocka_unit_test(mrs__random_ops_match_a_model),
 		cmocka_unit_test(mrs_find__stale_key_after_reuse_misses),
 		cmocka_unit_test(mrs_find__another_clients_key_misses),
+		cmocka_unit_test(mrs_find__clients_alike_below_2_32_are_distinct),
 		cmocka_unit_test(mrs_find__range_edges_and_overflow),
 		cmocka_unit_test(mrs_find__needs_every_flag),
 		cmocka_unit_test(mrs_create__bad_sizes_are_einval),

@@ -3,7 +3,8 @@
  * Tests for lib/chan/srv.c: a real server on a real socket in a temporary directory, and a
  * client written here with raw sl_chan.h messages (not libsluice). The lane half is a test
  * double below: sl_chan_lane_call records each command and answers it at once (or, "hanging",
- * never), sl_chan_lane_owns states the lane's QPN range.
+ * never; or, its mailbox "full", refuses it unposted), sl_chan_lane_owns states the lane's QPN
+ * range.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,8 @@ struct sl_chan_lane {
 	uint32_t base, n; /**< QPNs it owns */
 	int answer;       /**< what every command gets */
 	bool hang;        /**< never answer: sl_chan_lane_call times out */
+	bool full;        /**< the mailbox is full: sl_chan_lane_call posts nothing, -EAGAIN */
+	bool late;        /**< answers just after the deadline: -ETIMEDOUT, the answer given */
 	unsigned n_cmds;
 	struct sl_chan_cmd log[LOG_MAX];    /**< copies, as posted */
 	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_OPEN: the conf it was given */
@@ -47,6 +50,8 @@ int
 sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t timeout_ns)
 {
 	(void)timeout_ns;
+	if (cl->full)
+		return -EAGAIN;
 	assert_true(cl->n_cmds < LOG_MAX);
 	memcpy(&cl->log[cl->n_cmds], cmd, sizeof(*cmd));
 	if (cmd->type == SL_CHAN_CMD_QP_OPEN)
@@ -58,7 +63,7 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	}
 	cmd->result = cl->answer;
 	atomic_store_explicit(&cmd->done, true, memory_order_release);
-	return cmd->result;
+	return cl->late ? -ETIMEDOUT : cmd->result;
 }
 
 bool
@@ -104,8 +109,9 @@ struct fx {
 	struct sl_chan_srv_conf conf;
 };
 
+/* A server whose first client is numbered first_client (0: the default, 1). */
 static struct sl_chan_srv *
-fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
+fx_start_at(struct fx *f, uint32_t qps, uint32_t max_clients, uint64_t first_client)
 {
 	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
 
@@ -121,6 +127,7 @@ fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
 		.max_clients = max_clients,
 		.max_mrs = 16,
 		.max_cqs = 8,
+		.first_client = first_client,
 		.host = "test-host",
 		.default_program = "dcqcn",
 		.seg_bytes = 1024,
@@ -132,6 +139,12 @@ fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
 	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
 	assert_non_null(f->s);
 	return f->s;
+}
+
+static struct sl_chan_srv *
+fx_start(struct fx *f, uint32_t qps, uint32_t max_clients)
+{
+	return fx_start_at(f, qps, max_clients, 0);
 }
 
 static int
@@ -330,7 +343,7 @@ hello_with(struct fx *f, int fd, int mfd, uint64_t mem_bytes)
 
 /* A connected client that said HELLO with a sealed memory of MEM_BYTES; its number in *id. */
 static int
-attach(struct fx *f, uint32_t *id)
+attach(struct fx *f, uint64_t *id)
 {
 	int fd = client_connect(f), mfd = memfd(MEM_BYTES, true);
 	struct sl_chan_req q = req(SL_CHAN_HELLO);
@@ -749,7 +762,7 @@ sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
 {
 	struct fx *f = *state;
 	struct sl_chan_rsp r;
-	uint32_t id;
+	uint64_t id;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -813,7 +826,8 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	struct sl_chan_rsp r;
 	struct sl_chan_req q;
 	const struct sl_chan_qp_conf *c;
-	uint32_t id, cq;
+	uint64_t id;
+	uint32_t cq;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -1076,7 +1090,8 @@ static void
 sl_chan_srv_poll__hang_up_releases_everything(void **state)
 {
 	struct fx *f = *state;
-	uint32_t id, key, cq;
+	uint64_t id;
+	uint32_t key, cq;
 	int fd, before;
 
 	fx_start(f, 4, 4);
@@ -1105,7 +1120,8 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 {
 	struct fx *f = *state;
 	struct sl_chan_req q;
-	uint32_t ida, idb, key, cq, qpn;
+	uint64_t ida, idb;
+	uint32_t key, cq, qpn;
 	int a, b;
 
 	fx_start(f, 4, 4);
@@ -1135,6 +1151,60 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, a, &q).status, 0);
 	close(a);
+	close(b);
+}
+
+/*
+ * Client numbers do not wrap at 2^32: the clients on either side of it are told different
+ * numbers, each whole in HELLO's answer and in what the lane is given, and neither reaches the
+ * other's MR, CQ or QP. (32-bit numbers would tell the second 0, and give a later client the
+ * number of one that came 2^32 connections before it.)
+ */
+static void
+sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32(void **state)
+{
+	const uint64_t two_32 = UINT64_C(1) << 32;
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint64_t ida, idb;
+	uint32_t key, cqa, cqb, qpn;
+	int a, b;
+
+	fx_start_at(f, 4, 4, two_32 - 1);
+	a = attach(f, &ida);
+	b = attach(f, &idb);
+	assert_true(ida == two_32 - 1);
+	assert_true(idb == two_32);
+	key = mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
+	cqa = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	cqb = cq_create(f, b, CQ_OFF, 256).u.cq_create.cq;
+	qpn = qp_create(f, b, cqb, 0).u.qp_create.qpn;
+	assert_true(f->lane[0].log[0].client == idb);
+	assert_true(f->lane[0].qp[0].client == idb);
+	assert_true(f->lane[0].qp[0].send_cq->client == idb);
+	/* b reaches nothing of a's, under its number or that number's low 32 bits */
+	assert_null(sl_chan_mrs_find(f->mrs, idb, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, (uint32_t)idb, key, BASE_VA, 16, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	q = req(SL_CHAN_MR_DEREG);
+	q.u.mr_dereg.lkey = key;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	assert_int_equal(qp_create(f, b, cqa, 1).status, -EINVAL); /* a's CQ */
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cqa;
+	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
+	/* nor a of b's */
+	q = req(SL_CHAN_QP_DESTROY);
+	q.u.qp_destroy.qpn = qpn;
+	assert_int_equal(rpc(f, a, &q).status, -ENOENT);
+	/* a leaves: the lanes are told its number, and b's QP stays */
+	close(a);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_true(f->lane[1].log[0].client == ida);
+	assert_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	assert_int_equal(stats(f).qps, 1);
 	close(b);
 }
 
@@ -1180,11 +1250,98 @@ sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects(void **state)
 	assert_int_equal(open_fds(), before);
 }
 
+/*
+ * A lane whose mailbox is full takes no command: the request fails with -EAGAIN having changed
+ * nothing, the command's slot is free again at once (the one QPN can be created, the QP is
+ * connected and destroyed, not -EBUSY), and a hang-up's CLIENT_GONE is posted again at each poll
+ * until the lanes take it and the client is released.
+ */
+static void
+sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req conn = req(SL_CHAN_QP_CONNECT), destroy = req(SL_CHAN_QP_DESTROY);
+	uint32_t cq;
+	int fd, before;
+
+	fx_start(f, 1, 4); /* one QPN: a slot kept by a refused command would show as -EMFILE */
+	before = open_fds();
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	f->lane[0].full = true;
+	assert_int_equal(qp_create(f, fd, cq, 0).status, -EAGAIN);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(stats(f).mailbox_full, 1);
+	f->lane[0].full = false;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
+	conn.u.qp_connect.qpn = QPN_BASE;
+	conn.u.qp_connect.peer_qpn = 7;
+	destroy.u.qp_destroy.qpn = QPN_BASE;
+	f->lane[0].full = true;
+	assert_int_equal(rpc(f, fd, &conn).status, -EAGAIN);
+	assert_int_equal(rpc(f, fd, &destroy).status, -EAGAIN);
+	assert_int_equal(stats(f).qps, 1); /* still the lane's: kept */
+	assert_int_equal(stats(f).mailbox_full, 3);
+	f->lane[0].full = false;
+	assert_int_equal(rpc(f, fd, &conn).status, 0);
+	assert_int_equal(rpc(f, fd, &destroy).status, 0);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 1);
+	/* a hang-up the lanes have no room for: the client is kept until they take CLIENT_GONE */
+	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
+	f->lane[0].full = true;
+	f->lane[1].full = true;
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).clients_gone, 1);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 0);
+	assert_int_equal(stats(f).qps, 1);
+	assert_int_equal(stats(f).cqs, 1);
+	assert_true(stats(f).mailbox_full > 3);
+	f->lane[0].full = false;
+	f->lane[1].full = false;
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
+	assert_int_equal(stats(f).qps, 0);
+	assert_int_equal(stats(f).cqs, 0);
+	assert_int_equal(open_fds(), before);
+}
+
+/*
+ * A lane that answers just after sl_chan_lane_call's deadline: the answer stands (the QP is
+ * created and told, then destroyed and freed), nothing is left waiting for it.
+ */
+static void
+sl_chan_srv_poll__an_answer_just_after_the_deadline_stands(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q = req(SL_CHAN_QP_DESTROY);
+	struct sl_chan_rsp r;
+	uint32_t cq;
+	int fd;
+
+	fx_start(f, 1, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	f->lane[0].late = true;
+	r = qp_create(f, fd, cq, 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.u.qp_create.qpn, QPN_BASE);
+	q.u.qp_destroy.qpn = QPN_BASE;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(stats(f).qps, 0);
+	f->lane[0].late = false;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE); /* the QPN is free */
+	close(fd);
+}
+
 static void
 sl_chan_srv_free__says_goodbye_and_removes_the_socket(void **state)
 {
 	struct fx *f = *state;
-	uint32_t id;
+	uint64_t id;
 	int fd;
 
 	fx_start(f, 4, 4);
@@ -1226,7 +1383,10 @@ main(void)
 		T(sl_chan_srv_poll__allow_lists_admit_by_uid_or_group),
 		T(sl_chan_srv_poll__hang_up_releases_everything),
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
+		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),
 		T(sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects),
+		T(sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot),
+		T(sl_chan_srv_poll__an_answer_just_after_the_deadline_stands),
 		T(sl_chan_srv_free__says_goodbye_and_removes_the_socket),
 	};
 #undef T
