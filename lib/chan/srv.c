@@ -43,9 +43,9 @@
  * mailbox is full (of commands that timed out) takes no command at all: the slot is free again
  * at once, counted in mailbox_full, and the request fails with -EAGAIN having changed nothing,
  * except a hang-up's CLIENT_GONE, which every poll posts again until the lane takes it. A
- * client gone before its lanes answered is a ghost: its socket is closed, its MRs deleted (their
- * keys stop resolving; the pointers a lane took stay valid since the memory stays mapped), and
- * its slot counts against max_clients until the ghost is reaped.
+ * client gone before its lanes answered is a ghost: its socket is closed; its memory, MRs, CQs
+ * and QPs stay (its keys resolve only for its own QPs, which its lanes still hold) until the
+ * lanes answer; and its slot counts against max_clients until the ghost is reaped.
  *
  * Counters are written by the control thread only (sl_stat_add) and read by telemetry with
  * sl_chan_srv_stats_get. Units: bytes, ns, ms.
@@ -293,6 +293,13 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	for (uint32_t i = 0; i < s->conf.max_cqs; i++)
 		if (s->cqs[i].used && s->cqs[i].cq.client == cl->id)
 			cq_free(s, &s->cqs[i]);
+	/*
+	 * Its keys last as long as its QPs and the mapping they point into: dropped before the
+	 * lanes destroyed the QPs, they would have those QPs answer their peers' WRITEs and READs
+	 * with an access refusal instead of silence (the peer would read "remote access error"
+	 * where its peer simply went away); a ghost's stay, and resolve only for its own QPs.
+	 */
+	count(&s->stats.mrs, -(int64_t)sl_chan_mrs_del_client(s->mrs, cl->id));
 	if (cl->mem != NULL)
 		munmap(cl->mem, cl->mem_bytes);
 	if (cl->memfd >= 0)
@@ -304,19 +311,16 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	return true;
 }
 
-/* The client hung up (or must go): drop its keys, tell every lane, release what they let go. */
+/* The client hung up (or must go): tell every lane, release what they let go. */
 static void
 client_gone(struct sl_chan_srv *s, struct client *cl)
 {
-	unsigned n;
 
 	close(cl->fd);
 	cl->fd = -1;
 	cl->gone = true;
 	for (unsigned i = 0; i < s->n_lanes; i++)
 		cl->bye[i].unposted = true; /* client_release tells the lanes */
-	n = sl_chan_mrs_del_client(s->mrs, cl->id);
-	count(&s->stats.mrs, -(int64_t)n);
 	count(&s->stats.clients_gone, 1);
 	srv_log(s, LOG_INFO, "client %" PRIu64 " gone", cl->id);
 	client_release(s, cl);
