@@ -11,17 +11,18 @@
  *       completions (so a daemon that stopped signalling would stall it). The client sends
  *       a patterned message (the round in its immediate), the server checks every byte and
  *       echoes it, the client checks the echo and times the round trip. -n 0: until SIGTERM
- *       or SIGINT, then one last round tells the server to stop. The client prints the
- *       round trips' median, 90th percentile and maximum in us.
+ *       or SIGINT, then one last round tells the server to stop, and "victim: served N" every
+ *       PROGRESS_ROUNDS meanwhile. The client prints the round trips' median, 90th percentile
+ *       and maximum in us.
  *
  *   api_hostile -S sock -p port cq-flood-server
  *   api_hostile -S sock -p port cq-flood-client HOST
- *       Two QPs WRITE into the peer's region as fast as their queues allow, paced by a short
- *       sleep per round; every round arms both CQs and never reads an event fd: one fd is set
- *       blocking (fcntl on our end), the other is closed (its number then holds /dev/null, so
- *       that libsluice closes that at the end). The daemon's signal must neither block nor
- *       fail the lane: its events are refused by a full or closed socket and counted
- *       (events_unsent). Prints "flooding" once both QPs are connected; runs until SIGTERM.
+ *       Two QPs WRITE into the peer's region, FLOOD_DEPTH in flight each, refilled once per
+ *       round (a round a millisecond); every round arms both CQs and never reads an event
+ *       fd: one fd is set blocking (fcntl on our end), the other is closed (its number then
+ *       holds /dev/null, which libsluice closes at the end). The daemon's signal must neither
+ *       block nor fail the lane: its events are refused by a full or closed socket and
+ *       counted (events_unsent). Prints "flooding" once both QPs are connected; runs until SIGTERM.
  *       The client is stopped first: it waits for its WRITEs in flight, every one must have
  *       succeeded. The server's QPs then fail (the client's are gone): it prints
  *       "cq-flood: QP failed" and goes on until its own SIGTERM; the test checks that this
@@ -37,6 +38,10 @@
  *   api_hostile -S sock [-c max] conn-flood
  *       Opens contexts (sl_ctx_open) until one fails, which must fail with EMFILE (the
  *       daemon's [api] clients reached), not a reset; prints "opened N", closes them all.
+ *
+ *   api_hostile -S sock denied
+ *       Run as a user the daemon's [api] allow_users does not name, on a socket whose mode
+ *       lets it connect: sl_ctx_open must fail with EACCES.
  *
  * Exit status: 0 when every check held, 1 otherwise (each failure printed), 2 on usage.
  */
@@ -62,12 +67,17 @@
 
 #define TIMEOUT_MS 10000
 #define ROUNDS_MAX (1u << 20) /**< round trips one victim run records, at most */
+#define PROGRESS_ROUNDS 256u  /**< -n 0: a progress line every this many round trips */
 #define IMM_LAST 1u           /**< the client's last message: the server echoes and stops */
 #define FLOOD_QPS 2           /**< QPs of a CQ flooder, one CQ each */
 #define FLOOD_BYTES 1024u     /**< each WRITE, bytes */
 #define FLOOD_DEPTH 16u       /**< WRITEs in flight per QP */
-/* The flooder's sleep per round, ns: it attacks the event fds, not the cores it shares. */
-#define FLOOD_PAUSE_NS 200000L
+/*
+ * The flooder's sleep per round, ns. It attacks the event fds, not the cores it shares with
+ * the daemons and the victim: at 1 ms each of its CQs is still armed a thousand times a second
+ * (ten unread events fill a queue), yet its wake-ups leave the victim's latency to the daemons.
+ */
+#define FLOOD_PAUSE_NS 1000000L
 #define HELLO_BYTES (2u << 20) /**< the raw HELLOs' memory: one 2 MiB huge page */
 #define CONN_MAX_DEFAULT 64u   /**< contexts conn-flood opens at most */
 
@@ -314,6 +324,8 @@ victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint3
 			post_recv(&a, rx, bytes);
 			if (last)
 				break;
+			if (rounds == 0 && (r + 1) % PROGRESS_ROUNDS == 0)
+				printf("victim: served %u\n", r + 1);
 		}
 		r++;
 		qsort(rtt, r, sizeof(*rtt), cmp_u64);
@@ -594,6 +606,20 @@ conn_flood(const char *sock, uint32_t max)
 	return failures ? 1 : 0;
 }
 
+static int
+denied(const char *sock)
+{
+	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
+	int err = ctx ? 0 : errno;
+
+	printf("denied: uid %u: %s\n", (unsigned)getuid(), ctx ? "attached" : strerror(err));
+	CHECK(err == EACCES, "uid %u: %s, want EACCES", (unsigned)getuid(),
+	      ctx ? "attached" : strerror(err));
+	if (ctx)
+		sl_ctx_close(ctx);
+	return failures ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -628,9 +654,10 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || sock == NULL || bytes == 0 || rounds > ROUNDS_MAX || max == 0) {
-		fprintf(stderr, "usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
-				"[-d dir] [-c max] victim-server|victim-client HOST|"
-				"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood\n");
+		fprintf(stderr,
+			"usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
+			"[-d dir] [-c max] victim-server|victim-client HOST|"
+			"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied\n");
 		return 2;
 	}
 	const char *mode = argv[optind], *host = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -647,6 +674,8 @@ main(int argc, char **argv)
 		return hello_mem(sock, dir);
 	if (strcmp(mode, "conn-flood") == 0)
 		return conn_flood(sock, max);
+	if (strcmp(mode, "denied") == 0)
+		return denied(sock);
 	fprintf(stderr, "api_hostile: unknown mode %s\n", mode);
 	return 2;
 }

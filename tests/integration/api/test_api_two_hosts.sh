@@ -57,8 +57,11 @@
 #              Memory that can vanish: raw HELLOs with a huge-page memfd or a file outside
 #              tmpfs are refused EINVAL, an unsealed memfd EPERM (hello_mem_refused counts
 #              them); too many applications: contexts opened until one fails, which fails
-#              with EMFILE once HOSTILE_CLIENTS are attached (clients_refused counts it). A
-#              victim runs throughout both, its every round trip checked.
+#              with EMFILE once HOSTILE_CLIENTS are attached (clients_refused counts it); a
+#              user the daemons' [api] allow_users (root) leaves out, on a socket whose mode
+#              (0666) lets anyone connect: EACCES (clients_denied counts it). A victim runs
+#              throughout the three, its every round trip checked, and must go on being
+#              served after each.
 #              Both daemons stay up and end with no client's QP, CQ or MR left.
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
@@ -81,14 +84,20 @@ if [ "$case_name" = pacing ]; then
     export SL_MEMIF_ARGS=,rsize=14
     extra=("[qp]" "window_pkts = 4096" "pace_catchup_us = 100000")
 fi
-[ "$case_name" = hostile ] && extra=("clients = $CLIENTS")
+mode=0600
+if [ "$case_name" = hostile ]; then
+    # Anyone may reach the sockets (the run's directory too); the daemons let only root attach.
+    mode=0666
+    extra=("clients = $CLIENTS" "allow_users = root")
+    chmod o+x "$SL_TMP"
+fi
 for h in a b; do
     kind=memif_client
     [ "$h" = b ] && kind=memif_server
     sl_config "$h" "$kind" "workers = 0" \
         "[link]" "mode = extended" "replay = missing" "ring_order = 14" \
         "keepalive_us = 100" "stuck_ms = 2s" "rate_mbps = 10000" \
-        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = 0600" \
+        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = $mode" \
         "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" >/dev/null
 done
 sl_start_memif_pair
@@ -381,10 +390,10 @@ churn)
 hostile)
     ROUNDS=${HOSTILE_ROUNDS:-500}
     # A victim's round trip sleeps on an event fd twice (once per host), and each wake-up
-    # must take a core from a polling daemon: on 2 shared cores one such wait can add a
-    # scheduler's preemption delay (tens of us) in any run, attacker or not. 100 us covers
-    # two of them; it is under a tenth of what one blocked lane would cost (the victim's
-    # completions, and so its round trip, would wait for the whole flood to end).
+    # must take a core from a polling daemon: on 2 shared cores that adds a scheduler's delay
+    # of tens of us in any run, attacker or not (the median of runs without one ranged 76-154
+    # us here). 100 us covers two of them; it is under a tenth of what one blocked lane would
+    # cost (the victim's completions, and so its round trips, would wait for the flood to end).
     FLOOR_US=${HOSTILE_FLOOR_US:-100}
     pid_a=${SL_PID[a]} pid_b=${SL_PID[b]}
     alive() { kill -0 "$pid_a" && kill -0 "$pid_b" || sl_fail "$1: a daemon died"; }
@@ -414,6 +423,10 @@ hostile)
     fs=$!
     "$HOSTILE" -S "$SA" -p $((port + 1)) cq-flood-client 127.0.0.1 >"$SL_TMP/flood.client" 2>&1 &
     fc=$!
+    # A flooder runs until told to stop: a failing test must stop it too (and only then:
+    # once reaped, its pid may be another process's).
+    at=${#SL_AT_EXIT[@]}
+    SL_AT_EXIT+=("kill -TERM $fs $fc 2>/dev/null")
     until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.client"
     until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.server"
     until_ok "host a refusing CQ events" 20 gt a lane/events_unsent 0
@@ -427,6 +440,7 @@ hostile)
     wait "$fc" || sl_fail "flood client: $(cat "$SL_TMP/flood.client")"
     kill -TERM "$fs"
     wait "$fs" || sl_fail "flood server: $(cat "$SL_TMP/flood.server")"
+    unset "SL_AT_EXIT[$at]"
     cat "$SL_TMP/flood.client" "$SL_TMP/flood.server"
     alive "CQ flood"
     sl_log "events unsent during the victim's run: host a $((ua1 - ua0)), b $((ub1 - ub0))"
@@ -440,12 +454,25 @@ hostile)
     python3 -c "import sys; sys.exit(0 if $m1 <= 2 * $m0 + $FLOOR_US else 1)" ||
         sl_fail "under the flood the median round trip is $m1 us, over 2 x $m0 + $FLOOR_US us"
 
-    # Memory that can vanish, and too many applications, beside a victim running throughout.
+    # Memory that can vanish, too many applications and a user not allowed, beside a victim
+    # running throughout.
     "$HOSTILE" -S "$SB" -p $((port + 4)) victim-server >"$SL_TMP/bg.server" 2>&1 &
     vs=$!
     "$HOSTILE" -S "$SA" -p $((port + 4)) -n 0 victim-client 127.0.0.1 >"$SL_TMP/bg.client" 2>&1 &
     vc=$!
+    at=${#SL_AT_EXIT[@]}
+    SL_AT_EXIT+=("kill -TERM $vs $vc 2>/dev/null")
+    # served_more: the victim has made progress since the last call (PROGRESS_ROUNDS more
+    # round trips, each checked).
+    served=0
+    served_now() { grep -c "served" "$SL_TMP/bg.client" || true; }
+    more() { [ "$(served_now)" -gt "$served" ]; }
+    served_more() {
+        until_ok "the victim served after $1" 20 more
+        served=$(served_now)
+    }
     until_ok "the victim connected" 20 in_file connected "$SL_TMP/bg.client"
+    served_more "it started"
     r0=$(sl_tel a /sluice/api hello_mem_refused)
     "$HOSTILE" -S "$SA" -d "$SL_TMP" hello-mem >"$SL_TMP/hello.out" 2>&1 ||
         sl_fail "hello-mem: $(cat "$SL_TMP/hello.out")"
@@ -454,6 +481,7 @@ hostile)
     want=$(awk '/refused/ {print $NF}' "$SL_TMP/hello.out")
     [ $((r1 - r0)) -eq "$want" ] || sl_fail "hello_mem_refused rose by $((r1 - r0)), want $want"
     alive "HELLO memory"
+    served_more "the HELLOs"
     # Only the victim attached: the hello attacker's accepted client must be gone first.
     attached() {
         [ $(($(sl_tel a /sluice/api clients_accepted) - $(sl_tel a /sluice/api clients_gone))) -eq 1 ]
@@ -468,10 +496,20 @@ hostile)
     c1=$(sl_tel a /sluice/api clients_refused)
     [ $((c1 - c0)) -eq 1 ] || sl_fail "clients_refused rose by $((c1 - c0)), want 1"
     alive "connection flood"
+    served_more "the connection flood"
+    d0=$(sl_tel a /sluice/api clients_denied)
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOSTILE" -S "$SA" denied \
+        >"$SL_TMP/denied.out" 2>&1 || sl_fail "denied: $(cat "$SL_TMP/denied.out")"
+    cat "$SL_TMP/denied.out"
+    d1=$(sl_tel a /sluice/api clients_denied)
+    [ $((d1 - d0)) -eq 1 ] || sl_fail "clients_denied rose by $((d1 - d0)), want 1"
+    alive "a user not allowed"
+    served_more "the denied user"
     kill -0 "$vc" || sl_fail "the victim stopped: $(cat "$SL_TMP/bg.client")"
     kill -TERM "$vc"
     wait "$vc" || sl_fail "victim client: $(cat "$SL_TMP/bg.client")"
     wait "$vs" || sl_fail "victim server: $(cat "$SL_TMP/bg.server")"
+    unset "SL_AT_EXIT[$at]"
     cat "$SL_TMP/bg.client"
     for h in a b; do
         for k in qps cqs mrs; do
