@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Applications on libsluice between two sluiced hosts over memif, on the reliable link: each
 # host serves applications ([api]) and runs no built-in traffic.
-# usage: test_api_two_hosts.sh examples|isolation|perf|pacing|churn
+# usage: test_api_two_hosts.sh examples|isolation|perf|pacing|churn|hostile
 #   examples:  the three examples, built here by hand with nothing but
 #              `pkg-config --cflags --libs libsluice` (the build's uninstalled .pc), run as a
 #              server on b and a client on a: a SEND/RECV ping-pong checked byte for byte, a
@@ -44,14 +44,36 @@
 #              killed peer's QP was destroyed). Both daemons must stay up,
 #              and end with no client, MR, CQ or QP left, and the same open file descriptors
 #              as after the first round; resident memory may grow by at most 4 MiB.
+#   hostile:   api_hostile's attackers, each beside a victim: a SEND/RECV ping-pong between
+#              host a and b that sleeps on its CQ's event fd and checks every byte. The daemons
+#              serve HOSTILE_CLIENTS (4) applications each.
+#              CQ events: a flooder on each host arms its two CQs over and over and never reads
+#              their event fds (one set blocking on its end, one closed) while its QPs WRITE to
+#              the other host; both daemons count the events they could not deliver
+#              (lane/events_unsent), and the count keeps rising while a victim run of
+#              HOSTILE_ROUNDS (500) round trips takes place. The victim's median round trip
+#              then must be at most 2 x its median in the run just before (no attacker) plus
+#              HOSTILE_FLOOR_US (see there); a third run follows the attack.
+#              Memory that can vanish: raw HELLOs with a huge-page memfd or a file outside
+#              tmpfs are refused EINVAL, an unsealed memfd EPERM (hello_mem_refused counts
+#              them); too many applications: contexts opened until one fails, which fails
+#              with EMFILE once HOSTILE_CLIENTS are attached (clients_refused counts it); a
+#              user the daemons' [api] allow_users (root) leaves out, on a socket whose mode
+#              (0666) lets anyone connect: EACCES (clients_denied counts it). A victim runs
+#              throughout the three, its every round trip checked, and must go on being
+#              served after each.
+#              Both daemons stay up and end with no client's QP, CQ or MR left.
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
 ROUNDS=${CHURN_ROUNDS:-20}
 PERF=$SL_BUILD/app/sluice-perf/sluice-perf
 CHECK=$SL_BUILD/tests/integration/api/api_check
+HOSTILE=$SL_BUILD/tests/integration/api/api_hostile
+CLIENTS=${HOSTILE_CLIENTS:-4}
 [ -x "$PERF" ] || sl_fail "$PERF not built"
 [ -x "$CHECK" ] || sl_fail "$CHECK not built"
+[ -x "$HOSTILE" ] || sl_fail "$HOSTILE not built"
 
 sl_topo_memif
 # Under the reliable link an RTO can only fire spuriously; the churn case wants a survivor to
@@ -62,13 +84,20 @@ if [ "$case_name" = pacing ]; then
     export SL_MEMIF_ARGS=,rsize=14
     extra=("[qp]" "window_pkts = 4096" "pace_catchup_us = 100000")
 fi
+mode=0600
+if [ "$case_name" = hostile ]; then
+    # Anyone may reach the sockets (the run's directory too); the daemons let only root attach.
+    mode=0666
+    extra=("clients = $CLIENTS" "allow_users = root")
+    chmod o+x "$SL_TMP"
+fi
 for h in a b; do
     kind=memif_client
     [ "$h" = b ] && kind=memif_server
     sl_config "$h" "$kind" "workers = 0" \
         "[link]" "mode = extended" "replay = missing" "ring_order = 14" \
         "keepalive_us = 100" "stuck_ms = 2s" "rate_mbps = 10000" \
-        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = 0600" \
+        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = $mode" \
         "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" >/dev/null
 done
 sl_start_memif_pair
@@ -357,6 +386,138 @@ churn)
     grow_a=$(($(rss "$pid_a") - rss_a)) grow_b=$(($(rss "$pid_b") - rss_b))
     sl_log "churn: $ROUNDS rounds; fds a $fd_a b $fd_b unchanged; RSS growth a ${grow_a} kB b ${grow_b} kB"
     [ "$grow_a" -le 4096 ] && [ "$grow_b" -le 4096 ] || sl_fail "RSS grew by more than 4 MiB"
+    ;;
+hostile)
+    ROUNDS=${HOSTILE_ROUNDS:-500}
+    # A victim's round trip sleeps on an event fd twice (once per host), and each wake-up
+    # must take a core from a polling daemon: on 2 shared cores that adds a scheduler's delay
+    # of tens of us in any run, attacker or not (the median of runs without one ranged 76-154
+    # us here). 100 us covers two of them; it is under a tenth of what one blocked lane would
+    # cost (the victim's completions, and so its round trips, would wait for the flood to end).
+    FLOOR_US=${HOSTILE_FLOOR_US:-100}
+    pid_a=${SL_PID[a]} pid_b=${SL_PID[b]}
+    alive() { kill -0 "$pid_a" && kill -0 "$pid_b" || sl_fail "$1: a daemon died"; }
+    # until DESC TIMEOUT_S CMD...: wait until CMD succeeds (every 50 ms), or fail.
+    until_ok() {
+        local desc=$1 t=$2 i
+        shift 2
+        for i in $(seq $((t * 20))); do
+            "$@" && return 0
+            sleep 0.05
+        done
+        sl_fail "$desc: not within $t s"
+    }
+    in_file() { grep -q "$1" "$2" 2>/dev/null; }
+    gt() { [ "$(sl_tel "$1" /sluice/api "$2")" -gt "$3" ]; }
+    # victim NAME PORT: one run of ROUNDS checked round trips; its median (us) in $SL_TMP/NAME.med
+    victim() {
+        pair "$1" 120 "$HOSTILE" -S "$SB" -p "$2" victim-server -- \
+            "$HOSTILE" -S "$SA" -p "$2" -n "$ROUNDS" victim-client 127.0.0.1
+        grep "rtt_us" "$SL_TMP/$1.client" >&2
+        awk '/rtt_us/ {print $(NF - 4)}' "$SL_TMP/$1.client" >"$SL_TMP/$1.med"
+    }
+
+    # CQ events the application never reads.
+    victim before $port
+    "$HOSTILE" -S "$SB" -p $((port + 1)) cq-flood-server >"$SL_TMP/flood.server" 2>&1 &
+    fs=$!
+    "$HOSTILE" -S "$SA" -p $((port + 1)) cq-flood-client 127.0.0.1 >"$SL_TMP/flood.client" 2>&1 &
+    fc=$!
+    # A flooder runs until told to stop: a failing test must stop it too (and only then:
+    # once reaped, its pid may be another process's).
+    at=${#SL_AT_EXIT[@]}
+    SL_AT_EXIT+=("kill -TERM $fs $fc 2>/dev/null")
+    until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.client"
+    until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.server"
+    until_ok "host a refusing CQ events" 20 gt a lane/events_unsent 0
+    until_ok "host b refusing CQ events" 20 gt b lane/events_unsent 0
+    ua0=$(sl_tel a /sluice/api lane/events_unsent) ub0=$(sl_tel b /sluice/api lane/events_unsent)
+    victim during $((port + 2))
+    ua1=$(sl_tel a /sluice/api lane/events_unsent) ub1=$(sl_tel b /sluice/api lane/events_unsent)
+    kill -0 "$fc" && kill -0 "$fs" || sl_fail "a flooder stopped during the victim's run"
+    ! in_file "QP failed" "$SL_TMP/flood.server" || sl_fail "flood: $(cat "$SL_TMP/flood.server")"
+    kill -TERM "$fc"
+    wait "$fc" || sl_fail "flood client: $(cat "$SL_TMP/flood.client")"
+    kill -TERM "$fs"
+    wait "$fs" || sl_fail "flood server: $(cat "$SL_TMP/flood.server")"
+    unset "SL_AT_EXIT[$at]"
+    cat "$SL_TMP/flood.client" "$SL_TMP/flood.server"
+    alive "CQ flood"
+    sl_log "events unsent during the victim's run: host a $((ua1 - ua0)), b $((ub1 - ub0))"
+    [ "$ua1" -gt "$ua0" ] && [ "$ub1" -gt "$ub0" ] ||
+        sl_fail "the flood's events were not refused throughout the victim's run"
+    victim after $((port + 3))
+    read -r m0 <"$SL_TMP/before.med"
+    read -r m1 <"$SL_TMP/during.med"
+    read -r m2 <"$SL_TMP/after.med"
+    sl_log "victim median round trip: ${m0} us before, ${m1} us under the CQ flood, ${m2} us after"
+    python3 -c "import sys; sys.exit(0 if $m1 <= 2 * $m0 + $FLOOR_US else 1)" ||
+        sl_fail "under the flood the median round trip is $m1 us, over 2 x $m0 + $FLOOR_US us"
+
+    # Memory that can vanish, too many applications and a user not allowed, beside a victim
+    # running throughout.
+    "$HOSTILE" -S "$SB" -p $((port + 4)) victim-server >"$SL_TMP/bg.server" 2>&1 &
+    vs=$!
+    "$HOSTILE" -S "$SA" -p $((port + 4)) -n 0 victim-client 127.0.0.1 >"$SL_TMP/bg.client" 2>&1 &
+    vc=$!
+    at=${#SL_AT_EXIT[@]}
+    SL_AT_EXIT+=("kill -TERM $vs $vc 2>/dev/null")
+    # served_more: the victim has made progress since the last call (PROGRESS_ROUNDS more
+    # round trips, each checked).
+    served=0
+    served_now() { grep -c "served" "$SL_TMP/bg.client" || true; }
+    more() { [ "$(served_now)" -gt "$served" ]; }
+    served_more() {
+        until_ok "the victim served after $1" 20 more
+        served=$(served_now)
+    }
+    until_ok "the victim connected" 20 in_file connected "$SL_TMP/bg.client"
+    served_more "it started"
+    r0=$(sl_tel a /sluice/api hello_mem_refused)
+    "$HOSTILE" -S "$SA" -d "$SL_TMP" hello-mem >"$SL_TMP/hello.out" 2>&1 ||
+        sl_fail "hello-mem: $(cat "$SL_TMP/hello.out")"
+    cat "$SL_TMP/hello.out"
+    r1=$(sl_tel a /sluice/api hello_mem_refused)
+    want=$(awk '/refused/ {print $NF}' "$SL_TMP/hello.out")
+    [ $((r1 - r0)) -eq "$want" ] || sl_fail "hello_mem_refused rose by $((r1 - r0)), want $want"
+    alive "HELLO memory"
+    served_more "the HELLOs"
+    # Only the victim attached: the hello attacker's accepted client must be gone first.
+    attached() {
+        [ $(($(sl_tel a /sluice/api clients_accepted) - $(sl_tel a /sluice/api clients_gone))) -eq 1 ]
+    }
+    until_ok "host a serving only the victim" 20 attached
+    c0=$(sl_tel a /sluice/api clients_refused)
+    "$HOSTILE" -S "$SA" -c $((CLIENTS * 4)) conn-flood >"$SL_TMP/conn.out" 2>&1 ||
+        sl_fail "conn-flood: $(cat "$SL_TMP/conn.out")"
+    cat "$SL_TMP/conn.out"
+    grep -q "opened $((CLIENTS - 1)), then" "$SL_TMP/conn.out" ||
+        sl_fail "conn-flood: want $((CLIENTS - 1)) contexts beside the victim"
+    c1=$(sl_tel a /sluice/api clients_refused)
+    [ $((c1 - c0)) -eq 1 ] || sl_fail "clients_refused rose by $((c1 - c0)), want 1"
+    alive "connection flood"
+    served_more "the connection flood"
+    d0=$(sl_tel a /sluice/api clients_denied)
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOSTILE" -S "$SA" denied \
+        >"$SL_TMP/denied.out" 2>&1 || sl_fail "denied: $(cat "$SL_TMP/denied.out")"
+    cat "$SL_TMP/denied.out"
+    d1=$(sl_tel a /sluice/api clients_denied)
+    [ $((d1 - d0)) -eq 1 ] || sl_fail "clients_denied rose by $((d1 - d0)), want 1"
+    alive "a user not allowed"
+    served_more "the denied user"
+    kill -0 "$vc" || sl_fail "the victim stopped: $(cat "$SL_TMP/bg.client")"
+    kill -TERM "$vc"
+    wait "$vc" || sl_fail "victim client: $(cat "$SL_TMP/bg.client")"
+    wait "$vs" || sl_fail "victim server: $(cat "$SL_TMP/bg.server")"
+    unset "SL_AT_EXIT[$at]"
+    cat "$SL_TMP/bg.client"
+    for h in a b; do
+        for k in qps cqs mrs; do
+            until_ok "host $h: $k released" 10 \
+                test "$(sl_tel "$h" /sluice/api "$k")" -eq 0
+        done
+    done
+    alive "the end"
     ;;
 *) sl_fail "unknown case $case_name" ;;
 esac

@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * api_hostile.c - hostile applications against two sluiced daemons, and the well-behaved
+ * application that must keep being served beside them: the daemon never blocks on what an
+ * application shares, maps only memory whose pages cannot vanish, and bounds how many
+ * applications it serves (docs/api.md, "The channel").
+ *
+ *   api_hostile -S sock -p port victim-server
+ *   api_hostile -S sock -p port [-n rounds] [-s bytes] victim-client HOST
+ *       SEND/RECV ping-pong on one QP, each side sleeping on its CQ's event fd between
+ *       completions (so a daemon that stopped signalling would stall it). The client sends
+ *       a patterned message (the round in its immediate), the server checks every byte and
+ *       echoes it, the client checks the echo and times the round trip. -n 0: until SIGTERM
+ *       or SIGINT, then one last round tells the server to stop, and "victim: served N" every
+ *       PROGRESS_ROUNDS meanwhile. The client prints the round trips' median, 90th percentile
+ *       and maximum in us.
+ *
+ *   api_hostile -S sock -p port cq-flood-server
+ *   api_hostile -S sock -p port cq-flood-client HOST
+ *       Two QPs WRITE into the peer's region, FLOOD_DEPTH in flight each, refilled once per
+ *       round (a round a millisecond); every round arms both CQs and never reads an event
+ *       fd: one fd is set blocking (fcntl on our end), the other is closed (its number then
+ *       holds /dev/null, which libsluice closes at the end). The daemon's signal must neither
+ *       block nor fail the lane: its events are refused by a full or closed socket and
+ *       counted (events_unsent). Prints "flooding" once both QPs are connected; runs until SIGTERM.
+ *       The client is stopped first: it waits for its WRITEs in flight, every one must have
+ *       succeeded. The server's QPs then fail (the client's are gone): it prints
+ *       "cq-flood: QP failed" and goes on until its own SIGTERM; the test checks that this
+ *       came only after the client was stopped. Both print their WRITE count at the end.
+ *
+ *   api_hostile -S sock -d dir hello-mem
+ *       Speaks the raw channel (sl_chan.h): HELLOs whose memory could vanish under the daemon
+ *       must be refused: a huge-page memfd (MFD_HUGETLB) and a file outside tmpfs (an
+ *       O_TMPFILE in dir) with -EINVAL, a memfd not sealed against shrinking with -EPERM; a
+ *       sealed memfd on tmpfs, last, is accepted (the raw client speaks the channel right).
+ *       Prints "refused N" (N: the refusals the daemon should have counted).
+ *
+ *   api_hostile -S sock [-c max] conn-flood
+ *       Opens contexts (sl_ctx_open) until one fails, which must fail with EMFILE (the
+ *       daemon's [api] clients reached), not a reset; prints "opened N", closes them all.
+ *
+ *   api_hostile -S sock denied
+ *       Run as a user the daemon's [api] allow_users does not name, on a socket whose mode
+ *       lets it connect: sl_ctx_open must fail with EACCES.
+ *
+ * Exit status: 0 when every check held, 1 otherwise (each failure printed), 2 on usage.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <sl_chan.h>
+#include <sluice.h>
+
+#define TIMEOUT_MS 10000
+#define ROUNDS_MAX (1u << 20) /**< round trips one victim run records, at most */
+#define PROGRESS_ROUNDS 256u  /**< -n 0: a progress line every this many round trips */
+#define IMM_LAST 1u           /**< the client's last message: the server echoes and stops */
+#define FLOOD_QPS 2           /**< QPs of a CQ flooder, one CQ each */
+#define FLOOD_BYTES 1024u     /**< each WRITE, bytes */
+#define FLOOD_DEPTH 16u       /**< WRITEs in flight per QP */
+/*
+ * The flooder's sleep per round, ns. It attacks the event fds, not the cores it shares with
+ * the daemons and the victim: at 1 ms each of its CQs is still armed a thousand times a second
+ * (ten unread events fill a queue), yet its wake-ups leave the victim's latency to the daemons.
+ */
+#define FLOOD_PAUSE_NS 1000000L
+#define HELLO_BYTES (2u << 20) /**< the raw HELLOs' memory: one 2 MiB huge page */
+#define CONN_MAX_DEFAULT 64u   /**< contexts conn-flood opens at most */
+
+static volatile sig_atomic_t stop;
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "api_hostile: FAIL: " __VA_ARGS__);                        \
+			fputc('\n', stderr);                                                       \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "api_hostile: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+catch_stop(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint8_t
+pattern(uint32_t round, uint32_t i)
+{
+	return (uint8_t)(round * 131u + i * 7u + (i >> 8) + 1u);
+}
+
+struct app {
+	struct sl_ctx *ctx;
+	struct sl_cq *cq;
+	struct sl_qp *qp;
+	struct sl_mr *mr;
+	uint8_t *buf;
+	struct sl_oob *oob;
+	struct sl_qp_info peer;
+};
+
+/* A context, one CQ and one QP on it, bytes of registered memory; connected to the peer. */
+static void
+app_open(struct app *a, const char *sock, const char *host, uint16_t port, size_t bytes)
+{
+	struct sl_qp_attr attr;
+	struct sl_qp_info mine;
+	int rc;
+
+	a->ctx = sl_ctx_open(sock, NULL);
+	if (a->ctx == NULL)
+		die("sl_ctx_open", errno);
+	a->cq = sl_cq_create(a->ctx, 64);
+	if (a->cq == NULL)
+		die("sl_cq_create", errno);
+	attr = (struct sl_qp_attr){
+		.send_cq = a->cq, .recv_cq = a->cq, .sq_depth = 16, .rq_depth = 16};
+	a->qp = sl_qp_create(a->ctx, &attr);
+	if (a->qp == NULL)
+		die("sl_qp_create", errno);
+	a->buf = sl_mem_alloc(a->ctx, bytes);
+	if (a->buf == NULL)
+		die("sl_mem_alloc", errno);
+	a->mr = sl_mr_reg(a->ctx, a->buf, bytes, SL_ACCESS_LOCAL_WRITE);
+	if (a->mr == NULL)
+		die("sl_mr_reg", errno);
+	sl_qp_info(a->qp, a->mr, &mine);
+	a->oob = host ? sl_oob_connect(host, port, TIMEOUT_MS) : sl_oob_accept(port, TIMEOUT_MS);
+	if (a->oob == NULL)
+		die(host ? "sl_oob_connect" : "sl_oob_accept", errno);
+	if ((rc = sl_oob_exchange(a->oob, &mine, &a->peer, 1)) != 0)
+		die("sl_oob_exchange", -rc);
+	if ((rc = sl_qp_connect(a->qp, &a->peer)) != 0)
+		die("sl_qp_connect", -rc);
+}
+
+/* --- victim -------------------------------------------------------------------------------- */
+
+/* Completions seen so far, by kind. */
+struct seen {
+	uint32_t sends, recvs;
+	uint32_t len, imm; /**< the last RECV's bytes and immediate */
+};
+
+/*
+ * Until sends and recvs reach the counts asked for, sleeping on the CQ's event fd between
+ * completions (TIMEOUT_MS at most each): poll, arm, poll again, then wait on the fd.
+ */
+static void
+await(struct sl_cq *cq, struct seen *s, uint32_t sends, uint32_t recvs)
+{
+	struct pollfd p = {.fd = sl_cq_event_fd(cq), .events = POLLIN};
+	struct sl_wc wc[8];
+	uint64_t ev;
+
+	while (s->sends < sends || s->recvs < recvs) {
+		int n = sl_cq_poll(cq, wc, 8);
+
+		if (n == 0) {
+			sl_cq_arm(cq);
+			n = sl_cq_poll(cq, wc, 8);
+		}
+		if (n == 0) {
+			int rc;
+
+			do
+				rc = poll(&p, 1, TIMEOUT_MS);
+			while (rc < 0 && errno == EINTR);
+			if (rc != 1)
+				die("waiting on the event fd", rc == 0 ? ETIMEDOUT : errno);
+			while (read(p.fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
+				;
+			continue;
+		}
+		if (n < 0)
+			die("sl_cq_poll", -n);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != SL_WC_SUCCESS) {
+				fprintf(stderr, "api_hostile: wr %" PRIu64 " failed: %s\n",
+					wc[i].wr_id, sl_wc_status_str(wc[i].status));
+				exit(1);
+			}
+			if (wc[i].opcode == SL_WC_RECV) {
+				s->recvs++;
+				s->len = wc[i].byte_len;
+				s->imm = wc[i].imm;
+			} else {
+				s->sends++;
+			}
+		}
+	}
+}
+
+static void
+post_recv(struct app *a, uint8_t *p, uint32_t bytes)
+{
+	struct sl_recv_wr r = {.lkey = sl_mr_lkey(a->mr), .addr = p, .len = bytes};
+	int rc = sl_post_recv(a->qp, &r, 1);
+
+	if (rc != 1)
+		die("sl_post_recv", rc < 0 ? -rc : EIO);
+}
+
+static void
+post_send(struct app *a, uint8_t *p, uint32_t bytes, uint32_t imm)
+{
+	struct sl_wr w = {.opcode = SL_WR_SEND_WITH_IMM,
+			  .flags = SL_WR_F_SIGNALED,
+			  .lkey = sl_mr_lkey(a->mr),
+			  .addr = p,
+			  .len = bytes,
+			  .imm = imm};
+	int rc = sl_post_send(a->qp, &w, 1);
+
+	if (rc != 1)
+		die("sl_post_send", rc < 0 ? -rc : EIO);
+}
+
+/* The message of this round arrived whole: 0, or 1 with the failure printed. */
+static int
+check_msg(const char *who, const uint8_t *p, const struct seen *s, uint32_t bytes, uint32_t round)
+{
+	if (s->len != bytes) {
+		fprintf(stderr, "api_hostile: %s: round %u: %u bytes, want %u\n", who, round,
+			s->len, bytes);
+		return 1;
+	}
+	for (uint32_t i = 0; i < bytes; i++)
+		if (p[i] != pattern(round, i)) {
+			fprintf(stderr, "api_hostile: %s: round %u: byte %u is %u, want %u\n", who,
+				round, i, p[i], pattern(round, i));
+			return 1;
+		}
+	return 0;
+}
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int
+victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint32_t bytes)
+{
+	struct app a;
+	struct seen seen = {0};
+	uint64_t *rtt = NULL;
+	uint8_t *tx, *rx;
+	uint32_t r;
+
+	app_open(&a, sock, host, port, 2 * (size_t)bytes);
+	tx = a.buf;
+	rx = a.buf + bytes;
+	post_recv(&a, rx, bytes);
+	if (sl_oob_sync(a.oob) != 0)
+		die("sl_oob_sync", EPROTO);
+	printf("victim: connected\n");
+	fflush(stdout);
+	if (host) {
+		uint32_t cap = rounds ? rounds : ROUNDS_MAX;
+
+		rtt = malloc(cap * sizeof(*rtt));
+		if (rtt == NULL)
+			die("malloc", ENOMEM);
+		catch_stop();
+		for (r = 0;; r++) {
+			/* the last round says so; with -n 0 the one after a signal */
+			bool last = rounds ? r + 1 == rounds : stop || r + 1 == cap;
+			uint64_t t0;
+
+			for (uint32_t i = 0; i < bytes; i++)
+				tx[i] = pattern(r, i);
+			t0 = now_ns();
+			post_send(&a, tx, bytes, last ? IMM_LAST : 0);
+			await(a.cq, &seen, r + 1, r + 1);
+			rtt[r] = now_ns() - t0;
+			if (check_msg("victim-client", rx, &seen, bytes, r))
+				return 1;
+			post_recv(&a, rx, bytes);
+			if (last)
+				break;
+			if (rounds == 0 && (r + 1) % PROGRESS_ROUNDS == 0)
+				printf("victim: served %u\n", r + 1);
+		}
+		r++;
+		qsort(rtt, r, sizeof(*rtt), cmp_u64);
+		printf("victim: %u round trips of %u bytes checked; rtt_us median %.1f p90 %.1f "
+		       "max %.1f\n",
+		       r, bytes, rtt[r / 2] / 1e3, rtt[r * 9 / 10] / 1e3, rtt[r - 1] / 1e3);
+		free(rtt);
+	} else {
+		for (r = 0;; r++) {
+			await(a.cq, &seen, r, r + 1); /* the last echo has left tx */
+			if (check_msg("victim-server", rx, &seen, bytes, r))
+				return 1;
+			memcpy(tx, rx, bytes);
+			post_recv(&a, rx, bytes);
+			post_send(&a, tx, bytes, seen.imm);
+			if (seen.imm == IMM_LAST)
+				break;
+		}
+		await(a.cq, &seen, r + 1, 0);
+		printf("victim: %u messages checked and echoed\n", r + 1);
+	}
+	sl_oob_close(a.oob);
+	sl_ctx_close(a.ctx);
+	return 0;
+}
+
+/* --- CQ event flood ------------------------------------------------------------------------ */
+
+static int
+cq_flood(const char *sock, const char *host, uint16_t port)
+{
+	struct sl_qp_info mine[FLOOD_QPS], theirs[FLOOD_QPS];
+	struct sl_cq *cq[FLOOD_QPS];
+	struct sl_qp *qp[FLOOD_QPS];
+	uint64_t posted[FLOOD_QPS] = {0}, done[FLOOD_QPS] = {0}, writes = 0;
+	bool dead[FLOOD_QPS] = {false};
+	struct timespec pause = {.tv_nsec = FLOOD_PAUSE_NS};
+	struct sl_ctx *ctx;
+	struct sl_oob *o;
+	struct sl_mr *mr;
+	uint8_t *buf;
+	int rc, fl, null;
+
+	catch_stop();
+	ctx = sl_ctx_open(sock, NULL);
+	if (ctx == NULL)
+		die("sl_ctx_open", errno);
+	buf = sl_mem_alloc(ctx, FLOOD_BYTES);
+	if (buf == NULL)
+		die("sl_mem_alloc", errno);
+	mr = sl_mr_reg(ctx, buf, FLOOD_BYTES, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	if (mr == NULL)
+		die("sl_mr_reg", errno);
+	for (int q = 0; q < FLOOD_QPS; q++) {
+		struct sl_qp_attr attr = {.sq_depth = FLOOD_DEPTH, .rq_depth = 16};
+
+		cq[q] = sl_cq_create(ctx, 64);
+		if (cq[q] == NULL)
+			die("sl_cq_create", errno);
+		attr.send_cq = attr.recv_cq = cq[q];
+		qp[q] = sl_qp_create(ctx, &attr);
+		if (qp[q] == NULL)
+			die("sl_qp_create", errno);
+		sl_qp_info(qp[q], mr, &mine[q]);
+	}
+	/* CQ 0's end blocking (it is our open file, not the daemon's); CQ 1's end closed. */
+	fl = fcntl(sl_cq_event_fd(cq[0]), F_GETFL);
+	if (fl < 0 || fcntl(sl_cq_event_fd(cq[0]), F_SETFL, fl & ~O_NONBLOCK) != 0)
+		die("fcntl on the event fd", errno);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, sl_cq_event_fd(cq[1])) < 0)
+		die("closing the event fd", errno);
+	close(null);
+	o = host ? sl_oob_connect(host, port, TIMEOUT_MS) : sl_oob_accept(port, TIMEOUT_MS);
+	if (o == NULL)
+		die(host ? "sl_oob_connect" : "sl_oob_accept", errno);
+	if ((rc = sl_oob_exchange(o, mine, theirs, FLOOD_QPS)) != 0)
+		die("sl_oob_exchange", -rc);
+	for (int q = 0; q < FLOOD_QPS; q++)
+		if ((rc = sl_qp_connect(qp[q], &theirs[q])) != 0)
+			die("sl_qp_connect", -rc);
+	if ((rc = sl_oob_sync(o)) != 0)
+		die("sl_oob_sync", -rc);
+	printf("cq-flood: flooding\n");
+	fflush(stdout);
+	while (!stop) {
+		for (int q = 0; q < FLOOD_QPS; q++) {
+			struct sl_wr wr = {.opcode = SL_WR_WRITE,
+					   .flags = SL_WR_F_SIGNALED,
+					   .lkey = sl_mr_lkey(mr),
+					   .addr = buf,
+					   .len = FLOOD_BYTES,
+					   .raddr = theirs[q].addr,
+					   .rkey = theirs[q].rkey};
+			struct sl_wc wc[FLOOD_DEPTH];
+			int n;
+
+			while (!dead[q] && posted[q] - done[q] < FLOOD_DEPTH) {
+				wr.wr_id = posted[q];
+				if (sl_post_send(qp[q], &wr, 1) != 1)
+					break;
+				posted[q]++;
+			}
+			n = sl_cq_poll(cq[q], wc, FLOOD_DEPTH);
+			for (int i = 0; i < n; i++) {
+				done[q]++;
+				if (wc[i].status == SL_WC_SUCCESS) {
+					writes++;
+					continue;
+				}
+				if (host)
+					die("cq-flood: a WRITE failed", EIO);
+				if (!dead[q])
+					printf("cq-flood: QP failed (%s)\n",
+					       sl_wc_status_str(wc[i].status));
+				dead[q] = true;
+			}
+			/* an event per arm, never read */
+			sl_cq_arm(cq[q]);
+		}
+		nanosleep(&pause, NULL);
+	}
+	/* The client's WRITEs in flight complete, each one successfully. */
+	for (uint64_t t0 = now_ns(); host;) {
+		uint64_t left = 0;
+
+		for (int q = 0; q < FLOOD_QPS; q++) {
+			struct sl_wc wc[FLOOD_DEPTH];
+			int n = sl_cq_poll(cq[q], wc, FLOOD_DEPTH);
+
+			for (int i = 0; i < n; i++) {
+				if (wc[i].status != SL_WC_SUCCESS)
+					die("cq-flood: a WRITE failed", EIO);
+				done[q]++;
+				writes++;
+			}
+			left += posted[q] - done[q];
+		}
+		if (left == 0)
+			break;
+		if (now_ns() - t0 > (uint64_t)TIMEOUT_MS * 1000000u)
+			die("cq-flood: WRITEs in flight", ETIMEDOUT);
+	}
+	printf("cq-flood: %" PRIu64 " WRITEs completed\n", writes);
+	fflush(stdout);
+	sl_oob_close(o);
+	sl_ctx_close(ctx);
+	return 0;
+}
+
+/* --- HELLO with memory that could vanish ------------------------------------------------- */
+
+/* One raw HELLO with fd as the memory: the daemon's status (0 or -errno), or exit. */
+static int
+raw_hello(const char *sock, int fd)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = TIMEOUT_MS / 1000};
+	struct sl_chan_req q = {.magic = SL_CHAN_MAGIC,
+				.version = SL_CHAN_VERSION,
+				.type = SL_CHAN_HELLO,
+				.seq = 1,
+				.u.hello = {.mem_bytes = HELLO_BYTES, .base_va = 1u << 30}};
+	struct sl_chan_rsp r;
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *c;
+	ssize_t n;
+	int s;
+
+	memset(&ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    connect(s, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		die("connecting to the daemon", errno);
+	if (sendmsg(s, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(q))
+		die("sending HELLO", errno);
+	n = recv(s, &r, sizeof(r), 0);
+	if (n != (ssize_t)sizeof(r))
+		die("reading HELLO's answer", n < 0 ? errno : EPROTO);
+	close(s);
+	if (r.magic != SL_CHAN_MAGIC || r.type != SL_CHAN_HELLO || r.seq != q.seq)
+		die("HELLO's answer", EPROTO);
+	return r.status;
+}
+
+/* A memfd of HELLO_BYTES with the given flags and seals, or -errno. */
+static int
+memfd(unsigned flags, int seals)
+{
+	int fd = memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING | flags);
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, HELLO_BYTES) != 0 || (seals && fcntl(fd, F_ADD_SEALS, seals) != 0)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static void
+hello_case(const char *sock, const char *name, int fd, int want, int *refused)
+{
+	int rc;
+
+	if (fd < 0) {
+		CHECK(false, "%s: cannot make the memory: %s", name, strerror(-fd));
+		return;
+	}
+	rc = raw_hello(sock, fd);
+	close(fd);
+	printf("hello-mem: %-34s %s\n", name, rc ? strerror(-rc) : "accepted");
+	CHECK(rc == want, "%s: HELLO answered %d, want %d", name, rc, want);
+	if (want != 0 && rc == want)
+		(*refused)++;
+}
+
+static int
+hello_mem(const char *sock, const char *dir)
+{
+	int refused = 0, fd;
+
+	hello_case(sock, "huge-page memfd (MFD_HUGETLB)",
+		   memfd(MFD_HUGETLB, F_SEAL_SHRINK | F_SEAL_GROW), -EINVAL, &refused);
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 && ftruncate(fd, HELLO_BYTES) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	hello_case(sock, "file outside tmpfs (O_TMPFILE)", fd < 0 ? -errno : fd, -EINVAL, &refused);
+	hello_case(sock, "memfd without F_SEAL_SHRINK", memfd(0, F_SEAL_GROW), -EPERM, &refused);
+	hello_case(sock, "sealed memfd on tmpfs", memfd(0, F_SEAL_SHRINK | F_SEAL_GROW), 0,
+		   &refused);
+	printf("hello-mem: refused %d\n", refused);
+	return failures ? 1 : 0;
+}
+
+/* --- connection limit ---------------------------------------------------------------------- */
+
+static int
+conn_flood(const char *sock, uint32_t max)
+{
+	struct sl_ctx **ctx = calloc(max, sizeof(*ctx));
+	uint32_t n = 0;
+	int err = 0;
+
+	if (ctx == NULL)
+		die("calloc", ENOMEM);
+	for (; n < max; n++) {
+		ctx[n] = sl_ctx_open(sock, NULL);
+		if (ctx[n] == NULL) {
+			err = errno;
+			break;
+		}
+	}
+	printf("conn-flood: opened %u, then %s\n", n, err ? strerror(err) : "no refusal");
+	CHECK(err == EMFILE, "context %u: %s, want EMFILE", n + 1,
+	      err ? strerror(err) : "no refusal");
+	while (n > 0)
+		sl_ctx_close(ctx[--n]);
+	free(ctx);
+	return failures ? 1 : 0;
+}
+
+static int
+denied(const char *sock)
+{
+	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
+	int err = ctx ? 0 : errno;
+
+	printf("denied: uid %u: %s\n", (unsigned)getuid(), ctx ? "attached" : strerror(err));
+	CHECK(err == EACCES, "uid %u: %s, want EACCES", (unsigned)getuid(),
+	      ctx ? "attached" : strerror(err));
+	if (ctx)
+		sl_ctx_close(ctx);
+	return failures ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *sock = NULL, *dir = "/var/tmp";
+	uint32_t rounds = 500, bytes = 64, max = CONN_MAX_DEFAULT;
+	uint16_t port = 18800;
+	int c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt(argc, argv, "S:p:n:s:d:c:")) != -1) {
+		switch (c) {
+		case 'S':
+			sock = optarg;
+			break;
+		case 'p':
+			port = (uint16_t)atoi(optarg);
+			break;
+		case 'n':
+			rounds = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			bytes = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'c':
+			max = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind >= argc || sock == NULL || bytes == 0 || rounds > ROUNDS_MAX || max == 0) {
+		fprintf(stderr,
+			"usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
+			"[-d dir] [-c max] victim-server|victim-client HOST|"
+			"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied\n");
+		return 2;
+	}
+	const char *mode = argv[optind], *host = optind + 1 < argc ? argv[optind + 1] : NULL;
+
+	if (strcmp(mode, "victim-server") == 0)
+		return victim(sock, NULL, port, 0, bytes);
+	if (strcmp(mode, "victim-client") == 0 && host)
+		return victim(sock, host, port, rounds, bytes);
+	if (strcmp(mode, "cq-flood-server") == 0)
+		return cq_flood(sock, NULL, port);
+	if (strcmp(mode, "cq-flood-client") == 0 && host)
+		return cq_flood(sock, host, port);
+	if (strcmp(mode, "hello-mem") == 0)
+		return hello_mem(sock, dir);
+	if (strcmp(mode, "conn-flood") == 0)
+		return conn_flood(sock, max);
+	if (strcmp(mode, "denied") == 0)
+		return denied(sock);
+	fprintf(stderr, "api_hostile: unknown mode %s\n", mode);
+	return 2;
+}
