@@ -462,7 +462,7 @@ wr_check(struct sl_chan_lane *cl, const struct lqp *q, const struct sl_chan_sqe 
 	}
 	if (e->len == 0)
 		return SL_WC_SUCCESS;
-	*buf = sl_chan_mrs_find(q->c->mrs, q->c->client, e->lkey, e->addr, e->len,
+	*buf = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_LKEY, e->lkey, e->addr, e->len,
 				e->opcode == SL_WR_READ ? SL_ACCESS_LOCAL_WRITE : 0);
 	if (*buf == NULL) {
 		sl_stat_add(&cl->stats.wr_loc_prot, 1);
@@ -595,8 +595,8 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 			continue;
 		}
 		if (e.len)
-			ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, e.lkey, e.addr, e.len,
-					       SL_ACCESS_LOCAL_WRITE);
+			ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_LKEY, e.lkey,
+					       e.addr, e.len, SL_ACCESS_LOCAL_WRITE);
 		if (e.len && ptr == NULL) {
 			sl_stat_add(&cl->stats.wr_loc_prot, 1);
 			qp_fail(cl, q, x, now_ns);

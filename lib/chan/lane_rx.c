@@ -233,8 +233,8 @@ recv_write(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg 
 	if (seg->first) {
 		q->rx_to = RX_WRITE;
 		q->rx_len = seg->total_len;
-		q->rx_ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, seg->rkey, seg->raddr,
-					     seg->total_len, SL_ACCESS_REMOTE_WRITE);
+		q->rx_ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_RKEY, seg->rkey,
+					     seg->raddr, seg->total_len, SL_ACCESS_REMOTE_WRITE);
 		if (q->rx_ptr == NULL && seg->total_len) {
 			q->rx_to = RX_NONE;
 			sl_stat_add(&cl->stats.write_refused, 1);
@@ -307,7 +307,8 @@ sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uin
 		lqp_error(q, true);
 		return SL_XPORT_SYN_INVALID;
 	}
-	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, rkey, raddr, len, SL_ACCESS_REMOTE_READ);
+	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_RKEY, rkey, raddr, len,
+				SL_ACCESS_REMOTE_READ);
 	if (*src == NULL) {
 		sl_stat_add(&cl->stats.read_refused, 1);
 		lqp_error(q, true);

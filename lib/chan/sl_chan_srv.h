@@ -86,42 +86,50 @@ struct sl_chan_srv_conf {
 
 /* --- memory regions (mr.c) ---------------------------------------------------------------- */
 
-/* One registered region. lkey == rkey in this implementation (one key per region). */
+/* Which of a region's two keys (mr.c, "Keys"). */
+enum sl_chan_key_kind {
+	SL_CHAN_LKEY, /**< its owner's own work requests */
+	SL_CHAN_RKEY, /**< its peers' WRITEs and READs */
+};
+
+/* One registered region. */
 struct sl_chan_mr {
-	_Atomic uint32_t key; /**< 0: free; published last, cleared first */
-	uint32_t access;      /**< SL_ACCESS_* */
-	uint64_t client;      /**< owner (protection domain) */
-	uint64_t va;          /**< start in the application's space */
-	uint64_t len;         /**< bytes */
-	uint8_t *ptr;         /**< start in the daemon's mapping */
+	_Atomic uint32_t key[2]; /**< by enum sl_chan_key_kind; 0: free; published last, cleared
+				  *   first */
+	uint32_t access;         /**< SL_ACCESS_* */
+	uint64_t client;         /**< owner (protection domain) */
+	uint64_t va;             /**< start in the application's space */
+	uint64_t len;            /**< bytes */
+	uint8_t *ptr;            /**< start in the daemon's mapping */
 };
 
 struct sl_chan_mrs; /* the key table: any thread finds, the control thread changes */
 
+/* A table of max_mrs regions, at most 65535; NULL and errno (EINVAL, ENOMEM). */
 struct sl_chan_mrs *sl_chan_mrs_create(uint32_t max_mrs);
 void sl_chan_mrs_free(struct sl_chan_mrs *t);
 
 /*
- * Register: a new key for client's [va, va + len) at ptr. Keys are never 0, differ from every
- * live key, and carry a generation so a stale key is not found once its slot is reused.
- * 0 and *key, or -ENOSPC.
+ * Register client's [va, va + len) at ptr: two new keys with random bits (mr.c, "Keys"), never
+ * 0, never equal, unlike every live key and the slot's previous ones. Control thread only.
+ * 0 and *lkey, *rkey; -ENOSPC (table full), or the CSPRNG's -errno.
  */
 int sl_chan_mrs_add(struct sl_chan_mrs *t, uint64_t client, uint64_t va, uint64_t len, uint8_t *ptr,
-		    uint32_t access, uint32_t *key);
+		    uint32_t access, uint32_t *lkey, uint32_t *rkey);
 
-/* Deregister key if client owns it: 0 or -ENOENT. */
-int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key);
+/* Deregister the region of lkey if client owns it: 0 or -ENOENT. */
+int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey);
 
 /* Deregister every region of client (it is gone). Returns how many. */
 unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint64_t client);
 
 /*
- * The daemon's pointer to [va, va + len) under key, if client owns key, the range lies inside
- * the region (no overflow) and the region grants every flag of need (0: read); else NULL.
- * Any thread; no lock.
+ * The daemon's pointer to [va, va + len) under key, if key is a live key of that kind, client
+ * owns its region, the range lies inside the region (no overflow) and the region grants every
+ * flag of need (0: read); else NULL. Any thread; no lock.
  */
-uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, uint32_t key, uint64_t va,
-			  uint64_t len, uint32_t need);
+uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, enum sl_chan_key_kind kind,
+			  uint32_t key, uint64_t va, uint64_t len, uint32_t need);
 
 /* --- what the control half hands a lane --------------------------------------------------- */
 

@@ -444,19 +444,18 @@ do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	  struct sl_chan_rsp *r)
 {
 	uint64_t va = q->u.mr_reg.addr, len = q->u.mr_reg.len;
-	uint32_t access = q->u.mr_reg.access, key;
+	uint32_t access = q->u.mr_reg.access;
 	int rc;
 
 	if (len == 0 || va < cl->base_va || !in_mem(va - cl->base_va, len, cl->mem_bytes) ||
 	    (access & ~ACCESS_ALL) ||
 	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
-	rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access, &key);
+	rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access,
+			     &r->u.mr_reg.lkey, &r->u.mr_reg.rkey);
 	if (rc != 0)
 		return rc;
 	count(&s->stats.mrs, 1);
-	r->u.mr_reg.lkey = key;
-	r->u.mr_reg.rkey = key;
 	return 0;
 }
 

@@ -229,12 +229,31 @@ va(const struct side *s, const void *p)
 }
 
 static uint32_t
+mr_reg_keys(struct side *s, uint64_t client, void *p, uint64_t len, uint32_t access, uint32_t *rkey)
+{
+	uint32_t lkey;
+
+	assert_int_equal(sl_chan_mrs_add(s->mrs, client, va(s, p), len, p, access, &lkey, rkey), 0);
+	return lkey;
+}
+
+/* A region's lkey, for its owner's work requests. */
+static uint32_t
 mr_reg(struct side *s, uint64_t client, void *p, uint64_t len, uint32_t access)
 {
-	uint32_t key;
+	uint32_t rkey;
 
-	assert_int_equal(sl_chan_mrs_add(s->mrs, client, va(s, p), len, p, access, &key), 0);
-	return key;
+	return mr_reg_keys(s, client, p, len, access, &rkey);
+}
+
+/* A region's rkey, for its peers' WRITEs and READs. */
+static uint32_t
+mr_reg_remote(struct side *s, uint64_t client, void *p, uint64_t len, uint32_t access)
+{
+	uint32_t rkey;
+
+	mr_reg_keys(s, client, p, len, access, &rkey);
+	return rkey;
 }
 
 struct call {
@@ -1165,16 +1184,20 @@ lane_on_recv__write_checks_key_range_and_access(void **state)
 {
 	struct side *s = &P.s[1];
 	uint8_t *mem = app_alloc(s, 1024), data[600], zero[1024] = {0};
-	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
-	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
+	uint32_t key, nokey, other, lkey;
 	uint64_t base = va(s, mem);
+
+	lkey = mr_reg_keys(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE,
+			   &key);
+	nokey = mr_reg_remote(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
+	other = mr_reg_remote(s, ALIAS, mem, 512, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	struct {
 		uint64_t raddr;
 		uint32_t rkey, len;
 	} bad[] = {
-		{base, key ^ 0x10000, 100}, /* stale generation */
+		{base, key ^ 0x10000, 100}, /* its random bits wrong */
 		{base, key + 1, 100},       /* a key nobody has */
+		{base, lkey, 100},          /* its lkey: for its owner's own work only */
 		{base, other, 100},         /* another client's */
 		{base + 400, key, 200},     /* past the end */
 		{base - 1, key, 10},        /* before the start */
@@ -1240,9 +1263,9 @@ lane_read_src__checks_key_range_and_access(void **state)
 {
 	struct side *s = &P.s[1];
 	uint8_t *mem = app_alloc(s, 1024);
-	uint32_t key = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_REMOTE_READ);
-	uint32_t nokey = mr_reg(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
-	uint32_t other = mr_reg(s, ALIAS, mem, 512, SL_ACCESS_REMOTE_READ);
+	uint32_t key, lkey = mr_reg_keys(s, CLIENT, mem, 512, SL_ACCESS_REMOTE_READ, &key);
+	uint32_t nokey = mr_reg_remote(s, CLIENT, mem, 512, SL_ACCESS_LOCAL_WRITE);
+	uint32_t other = mr_reg_remote(s, ALIAS, mem, 512, SL_ACCESS_REMOTE_READ);
 	uint64_t base = va(s, mem);
 	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
 	const uint8_t *src = NULL;
@@ -1258,7 +1281,7 @@ lane_read_src__checks_key_range_and_access(void **state)
 	assert_int_equal(qp_destroy(q), 0);
 	free(q);
 	{
-		const uint32_t keys[] = {nokey, other, key ^ 0x10000};
+		const uint32_t keys[] = {nokey, other, key ^ 0x10000, lkey};
 
 		for (unsigned k = 0; k < SL_ARRAY_SIZE(keys); k++) {
 			q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
@@ -1270,7 +1293,7 @@ lane_read_src__checks_key_range_and_access(void **state)
 			free(q);
 		}
 	}
-	assert_int_equal(STAT(s, read_refused), 4);
+	assert_int_equal(STAT(s, read_refused), 5);
 }
 
 /*
@@ -1283,7 +1306,8 @@ lane_read_src__longer_than_max_msg_bytes_is_refused(void **state)
 {
 	struct side *s = &P.s[1];
 	uint8_t *mem = app_alloc(s, 1024);
-	uint32_t key = mr_reg(s, CLIENT, mem, 1024, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_READ);
+	uint32_t key =
+		mr_reg_remote(s, CLIENT, mem, 1024, SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_READ);
 	uint64_t base = va(s, mem);
 	struct app_qp *q = qp_new(s, CLIENT, QPN_BASE, 16, 64, 16);
 	const uint8_t *src = NULL;
@@ -1316,9 +1340,9 @@ rdma__write_write_imm_read_land(void **state)
 	struct app_qp *a, *b;
 	uint8_t *abuf = app_alloc(&P.s[0], 4096), *bbuf = app_alloc(&P.s[1], 4096);
 	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 4096, SL_ACCESS_LOCAL_WRITE);
-	uint32_t bkey =
-		mr_reg(&P.s[1], CLIENT, bbuf, 4096,
-		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
+	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 4096,
+				      SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE |
+					      SL_ACCESS_REMOTE_READ);
 	struct sl_chan_sqe e;
 	struct sl_chan_cqe c[8];
 
@@ -1361,13 +1385,13 @@ rdma__refused_keys_are_rem_access_err_and_touch_nothing(void **state)
 	uint8_t *abuf = app_alloc(&P.s[0], 4096), *bbuf = app_alloc(&P.s[1], 4096);
 	uint8_t *snap = malloc(4096);
 	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 4096, SL_ACCESS_LOCAL_WRITE);
-	uint32_t bkey =
-		mr_reg(&P.s[1], CLIENT, bbuf, 2048,
-		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
-	uint32_t bro = mr_reg(&P.s[1], CLIENT, bbuf, 2048, SL_ACCESS_LOCAL_WRITE);
-	uint32_t bother =
-		mr_reg(&P.s[1], CLIENT + 1, bbuf, 2048,
-		       SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);
+	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 2048,
+				      SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE |
+					      SL_ACCESS_REMOTE_READ);
+	uint32_t bro = mr_reg_remote(&P.s[1], CLIENT, bbuf, 2048, SL_ACCESS_LOCAL_WRITE);
+	uint32_t bother = mr_reg_remote(&P.s[1], CLIENT + 1, bbuf, 2048,
+					SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE |
+						SL_ACCESS_REMOTE_READ);
 	const struct {
 		uint32_t rkey;
 		uint32_t off, len;
@@ -1470,7 +1494,7 @@ rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
 	uint8_t zero[1024] = {0};
 	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, SL_ACCESS_LOCAL_WRITE);
-	uint32_t bkey = mr_reg(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_READ);
+	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_READ);
 	struct sl_chan_sqe e;
 	struct sl_chan_cqe c[4];
 

@@ -779,9 +779,13 @@ sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
 	r = mr_reg(f, fd, BASE_VA + 4096, MEM_BYTES - 4096,
 		   SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(r.u.mr_reg.lkey, r.u.mr_reg.rkey);
-	assert_non_null(sl_chan_mrs_find(f->mrs, id, r.u.mr_reg.lkey, BASE_VA + MEM_BYTES - 8, 8,
-					 SL_ACCESS_REMOTE_WRITE));
+	assert_int_not_equal(r.u.mr_reg.lkey, r.u.mr_reg.rkey); /* two keys, each of its kind */
+	assert_non_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_LKEY, r.u.mr_reg.lkey,
+					 BASE_VA + MEM_BYTES - 8, 8, SL_ACCESS_REMOTE_WRITE));
+	assert_non_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_RKEY, r.u.mr_reg.rkey,
+					 BASE_VA + MEM_BYTES - 8, 8, SL_ACCESS_REMOTE_WRITE));
+	assert_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_RKEY, r.u.mr_reg.lkey,
+				     BASE_VA + MEM_BYTES - 8, 8, 0));
 	assert_int_equal(stats(f).mrs, 1);
 	close(fd);
 }
@@ -1100,14 +1104,14 @@ sl_chan_srv_poll__hang_up_releases_everything(void **state)
 	key = mr_reg(f, fd, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
 	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
-	assert_non_null(sl_chan_mrs_find(f->mrs, id, key, BASE_VA, 4096, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_LKEY, key, BASE_VA, 4096, 0));
 	close(fd);
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
 	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 1);
 	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
 	assert_int_equal(f->lane[1].log[0].client, id);
-	assert_null(sl_chan_mrs_find(f->mrs, id, key, BASE_VA, 4096, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_LKEY, key, BASE_VA, 4096, 0));
 	assert_int_equal(stats(f).clients_gone, 1);
 	assert_int_equal(stats(f).mrs, 0);
 	assert_int_equal(stats(f).cqs, 0);
@@ -1134,8 +1138,8 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 	q = req(SL_CHAN_MR_DEREG);
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
-	assert_null(sl_chan_mrs_find(f->mrs, idb, key, BASE_VA, 16, 0));
-	assert_non_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, idb, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, ida, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
 	q = req(SL_CHAN_CQ_DESTROY);
 	q.u.cq_destroy.cq = cq;
 	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
@@ -1183,9 +1187,9 @@ sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32(void **state)
 	assert_true(f->lane[0].qp[0].client == idb);
 	assert_true(f->lane[0].qp[0].send_cq->client == idb);
 	/* b reaches nothing of a's, under its number or that number's low 32 bits */
-	assert_null(sl_chan_mrs_find(f->mrs, idb, key, BASE_VA, 16, 0));
-	assert_null(sl_chan_mrs_find(f->mrs, (uint32_t)idb, key, BASE_VA, 16, 0));
-	assert_non_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, idb, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, (uint32_t)idb, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
+	assert_non_null(sl_chan_mrs_find(f->mrs, ida, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
 	q = req(SL_CHAN_MR_DEREG);
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
@@ -1203,7 +1207,7 @@ sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32(void **state)
 		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
 	assert_int_equal(lane_count(&f->lane[1], SL_CHAN_CMD_CLIENT_GONE), 1);
 	assert_true(f->lane[1].log[0].client == ida);
-	assert_null(sl_chan_mrs_find(f->mrs, ida, key, BASE_VA, 16, 0));
+	assert_null(sl_chan_mrs_find(f->mrs, ida, SL_CHAN_LKEY, key, BASE_VA, 16, 0));
 	assert_int_equal(stats(f).qps, 1);
 	close(b);
 }
