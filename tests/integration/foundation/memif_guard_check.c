@@ -12,7 +12,8 @@
  * nothing; once it lets go, they must be gone. The count is of this process's mappings of the
  * client's memfds ("memif_region_N" in /proc/self/maps). With --no-guard the server does not
  * take the lock, and the regions are gone as soon as the link is down: the control that shows
- * the check can fail. Prints one JSON line; exit 0 when the expectations of the mode hold.
+ * the check can fail. The server says "listening" once its port is up (the client may start),
+ * then prints one JSON line; exit 0 when the expectations of the mode hold.
  */
 #include <stdio.h>
 #include <string.h>
@@ -146,6 +147,10 @@ main(int argc, char **argv)
 			usleep(100);
 		}
 	}
+	/* The PMD listens once its port is probed and started: the client may connect now (its
+	 * PMD does not retry a socket that refuses it). */
+	printf("listening\n");
+	fflush(stdout);
 	da = rte_dev_devargs(info.device);
 	return server(port, name, da != NULL ? da->args : NULL,
 		      !(argc - used > 2 && strcmp(argv[2], "--no-guard") == 0));

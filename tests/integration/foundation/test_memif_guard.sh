@@ -16,8 +16,13 @@ run() { # run [--no-guard]: one server and one client; the server's exit status
         --vdev "net_memif0,role=server,id=0,socket=$sock" -l 0 -- server "$@" \
         >"$SL_TMP/server.out" 2>"$SL_TMP/server.log" &
     server=$!
-    # DPDK's memif client does not retry a socket that is not there yet.
-    for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+    # DPDK's memif client does not retry a socket that refuses it: wait for the server to say
+    # it listens (the socket file appears at bind, before the listen).
+    for _ in $(seq 300); do
+        grep -q listening "$SL_TMP/server.out" 2>/dev/null && break
+        kill -0 "$server" 2>/dev/null || break
+        sleep 0.1
+    done
     "$check" --no-huge -m 256 --no-pci --file-prefix "$SL_ID-c" --log-level=lib.eal:error \
         --vdev "net_memif0,role=client,id=0,socket=$sock" -l 1 -- client \
         >"$SL_TMP/client.out" 2>"$SL_TMP/client.log" &
