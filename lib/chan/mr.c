@@ -111,7 +111,7 @@ del_slot(struct sl_chan_mrs *t, uint32_t slot)
 }
 
 int
-sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key)
+sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key, uint64_t *len)
 {
 	uint32_t slot = (key & (SLOTS_MAX - 1)) - 1;
 
@@ -120,6 +120,7 @@ sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t key)
 	if (atomic_load_explicit(&t->e[slot].key, memory_order_relaxed) != key ||
 	    t->e[slot].client != client)
 		return -ENOENT;
+	*len = t->e[slot].len;
 	return del_slot(t, slot);
 }
 

@@ -57,7 +57,7 @@ mrs__random_ops_match_a_model(void **state)
 	struct model_mr live[MAX_MRS];
 	uint32_t dead[DEAD] = {0};
 	unsigned n = 0, ndead = 0;
-	uint64_t hits = 0, misses = 0;
+	uint64_t hits = 0, misses = 0, del_len;
 	struct sl_rng rng;
 
 	(void)state;
@@ -89,11 +89,14 @@ mrs__random_ops_match_a_model(void **state)
 			uint64_t client = live[i].client + (sl_rng_below(&rng, 4) == 0);
 
 			if (client != live[i].client) {
-				assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), -ENOENT);
+				assert_int_equal(sl_chan_mrs_del(t, client, live[i].key, &del_len),
+						 -ENOENT);
 				continue;
 			}
-			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), 0);
-			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key), -ENOENT);
+			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key, &del_len), 0);
+			assert_int_equal(del_len, live[i].len);
+			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key, &del_len),
+					 -ENOENT);
 			dead[ndead++ % DEAD] = live[i].key;
 			live[i] = live[--n];
 		} else { /* find: a live key (a range around its region) or a dead one */
@@ -134,17 +137,19 @@ mrs_find__stale_key_after_reuse_misses(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t k1, k2;
+	uint64_t len;
 
 	(void)state;
 	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k1), 0);
-	assert_int_equal(sl_chan_mrs_del(t, 1, k1), 0);
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1, &len), 0);
 	assert_null(sl_chan_mrs_find(t, 1, k1, 0x1000, 8, 0));
 	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k2), 0);
 	assert_int_equal(k1 & 0xffff, k2 & 0xffff); /* the same slot, a new generation */
 	assert_int_not_equal(k1, k2);
 	assert_null(sl_chan_mrs_find(t, 1, k1, 0x1000, 8, 0));
 	assert_ptr_equal(sl_chan_mrs_find(t, 1, k2, 0x1000, 8, 0), arena);
-	assert_int_equal(sl_chan_mrs_del(t, 1, k1), -ENOENT); /* the stale key frees nothing */
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1, &len),
+			 -ENOENT); /* the stale key frees nothing */
 	assert_ptr_equal(sl_chan_mrs_find(t, 1, k2, 0x1000, 8, 0), arena);
 	assert_null(sl_chan_mrs_find(t, 1, 0, 0x1000, 8, 0));
 	assert_null(sl_chan_mrs_find(t, 1, 5, 0x1000, 8, 0)); /* a slot past the table */
@@ -156,11 +161,12 @@ mrs_find__another_clients_key_misses(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t k;
+	uint64_t len;
 
 	(void)state;
 	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &k), 0);
 	assert_null(sl_chan_mrs_find(t, 2, k, 0x1000, 8, 0));
-	assert_int_equal(sl_chan_mrs_del(t, 2, k), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del(t, 2, k, &len), -ENOENT);
 	assert_int_equal(sl_chan_mrs_del_client(t, 2), 0);
 	assert_non_null(sl_chan_mrs_find(t, 1, k, 0x1000, 8, 0));
 	assert_int_equal(sl_chan_mrs_del_client(t, 1), 1);
@@ -175,6 +181,7 @@ mrs_find__clients_alike_below_2_32_are_distinct(void **state)
 	const uint64_t old = 7, young = old + (UINT64_C(1) << 32);
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t ko, ky;
+	uint64_t len;
 
 	(void)state;
 	assert_int_equal(sl_chan_mrs_add(t, old, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &ko),
@@ -185,7 +192,7 @@ mrs_find__clients_alike_below_2_32_are_distinct(void **state)
 	assert_null(sl_chan_mrs_find(t, old, ky, 0x1000, 8, 0));
 	assert_ptr_equal(sl_chan_mrs_find(t, old, ko, 0x1000, 8, 0), arena);
 	assert_ptr_equal(sl_chan_mrs_find(t, young, ky, 0x1000, 8, 0), arena + 64);
-	assert_int_equal(sl_chan_mrs_del(t, young, ko), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del(t, young, ko, &len), -ENOENT);
 	assert_int_equal(sl_chan_mrs_del_client(t, old), 1); /* the old one leaves: only its own */
 	assert_null(sl_chan_mrs_find(t, old, ko, 0x1000, 8, 0));
 	assert_ptr_equal(sl_chan_mrs_find(t, young, ky, 0x1000, 8, 0), arena + 64);
