@@ -238,6 +238,26 @@ static const struct sluiced_key keys[] = {
 	      "memory regions, all applications together"),
 	COUNT("api", "cqs", API(cqs), 1, 65536, "256", NULL,
 	      "completion queues, all applications together"),
+	COUNT("api", "client_mrs", API(client_mrs), 0, 65535, "0", "a quarter of mrs, at least 1",
+	      "memory regions one application may hold; one more is refused (EDQUOT)"),
+	UINT("api", "client_mr_bytes", API(client_mr_bytes), SL_QTY_BYTES, 1, 1, UINT64_C(1) << 40,
+	     "17179869184", NULL,
+	     "the sum of one application's memory region lengths (a region over another counts "
+	     "again); past it MR_REG is refused (EDQUOT). The default is the largest memory an "
+	     "application may share, once"),
+	COUNT("api", "client_cqs", API(client_cqs), 0, 65536, "0", "a quarter of cqs, at least 1",
+	      "completion queues one application may hold; one more is refused (EDQUOT)"),
+	COUNT("api", "client_qps", API(client_qps), 0, 4096, "0", "a quarter of qps, at least 1",
+	      "QPs one application may hold; one more is refused (EDQUOT)"),
+	COUNT("api", "uid_clients", API(uid_clients), 0, 1024, "0",
+	      "a quarter of clients, at least 1",
+	      "applications of one user (the connecting process's uid) at once; one more is "
+	      "refused at connect (EDQUOT). Set it to clients when every application runs as "
+	      "one user"),
+	UINT("api", "hello_timeout_ms", API(hello_timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 1, 3600000,
+	     "1000", NULL,
+	     "a connection that has not completed HELLO this long after it was accepted is "
+	     "closed (it would hold a client slot)"),
 	STRING("api", "program", API(program), "dcqcn",
 	       "transport program of a QP that names none (an error lists the programs)"),
 	UINT("api", "seg_bytes", API(seg_bytes), SL_QTY_BYTES, 1, 0, 9000, "0",
@@ -772,6 +792,13 @@ parse_allow(const struct sluiced_conf *c, const char *key, const char *list, boo
 	return 0;
 }
 
+/* One application's share of a pool of n by default: a quarter, at least 1. */
+static uint32_t
+share(uint32_t n)
+{
+	return n / 4 ? n / 4 : 1;
+}
+
 /* [api] as a whole: mode, owner and group resolved, the program known. 0 or -1 after an error. */
 static int
 check_api(struct sluiced_conf *c, FILE *err)
@@ -822,6 +849,10 @@ check_api(struct sluiced_conf *c, FILE *err)
 		no_program(c, "api", "program", a->program, err);
 		return -1;
 	}
+	a->client_mrs = a->client_mrs ? a->client_mrs : share(a->mrs);
+	a->client_cqs = a->client_cqs ? a->client_cqs : share(a->cqs);
+	a->client_qps = a->client_qps ? a->client_qps : share(a->qps);
+	a->uid_clients = a->uid_clients ? a->uid_clients : share(a->clients);
 	if (a->seg_bytes == 0)
 		a->seg_bytes =
 			c->qp.count || c->qp.seg_line ? c->qp.seg_bytes : SLUICED_API_SEG_BYTES;

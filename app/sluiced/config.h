@@ -140,6 +140,12 @@ struct sluiced_api_conf {
 	uint32_t clients;                /**< applications at once */
 	uint32_t mrs;                    /**< memory regions, all applications together */
 	uint32_t cqs;                    /**< CQs, all applications together */
+	uint32_t client_mrs;             /**< MRs one application may hold; 0: mrs / 4 */
+	uint64_t client_mr_bytes;        /**< the sum of one application's MR lengths, bytes */
+	uint32_t client_cqs;             /**< CQs one application may hold; 0: cqs / 4 */
+	uint32_t client_qps;             /**< QPs one application may hold; 0: qps / 4 */
+	uint32_t uid_clients;            /**< applications of one user at once; 0: clients / 4 */
+	uint64_t hello_timeout_ns;       /**< a connection's HELLO is due within this, ns */
 	char program[SL_PROTO_NAME_MAX]; /**< program of a QP that names none */
 	uint32_t seg_bytes;   /**< payload per packet, bytes; 0: resolved at load (see keys[]) */
 	uint64_t stash_bytes; /**< SENDs held before their RECV, per lane, bytes */

@@ -64,7 +64,8 @@ struct sl_ctx_attr {
  * attr may be NULL. NULL and errno: ENOENT / ECONNREFUSED (no daemon there), EACCES (the
  * socket's mode refuses this user, or the daemon's [api] allow_users / allow_groups do),
  * EPROTO (the daemon speaks another channel version), ENOMEM, or the daemon's refusal
- * (EMFILE: it serves as many applications as it may).
+ * (EMFILE: it serves as many applications as it may; EDQUOT: this user has [api] uid_clients
+ * contexts open already).
  */
 struct sl_ctx *sl_ctx_open(const char *path, const struct sl_ctx_attr *attr);
 
@@ -93,7 +94,8 @@ void sl_mem_free(struct sl_ctx *ctx, void *p);
 /*
  * Register [addr, addr + len) of sl_mem_alloc memory with access flags. NULL and errno: EINVAL
  * (outside the context's memory, len 0, unknown flags, REMOTE_WRITE without LOCAL_WRITE),
- * ENOSPC (the daemon's key table is full).
+ * ENOSPC (the daemon's key table is full), EDQUOT (this context holds its share: [api] client_mrs
+ * regions, or client_mr_bytes registered).
  */
 struct sl_mr *sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access);
 
@@ -147,7 +149,10 @@ struct sl_wc {
 	uint32_t imm;      /**< immediate data (SL_WC_F_IMM) */
 };
 
-/* A CQ of at least depth entries (rounded up to a power of two). NULL and errno. */
+/*
+ * A CQ of at least depth entries (rounded up to a power of two). NULL and errno: EINVAL, ENOMEM,
+ * ENOSPC (the daemon has no free CQ), EDQUOT (this context holds [api] client_cqs CQs).
+ */
 struct sl_cq *sl_cq_create(struct sl_ctx *ctx, uint32_t depth);
 
 /* 0, or -EBUSY while a QP uses it. */
@@ -197,7 +202,8 @@ struct sl_qp_attr {
 /*
  * A QP on the daemon's first lane (its link to the peer host), in state INIT: work requests may
  * be posted once connected. NULL and errno: EINVAL (bad attr), ENOENT (no such program or
- * pacer), EMFILE (the daemon has no free QPN for applications), ENOMEM, EAGAIN (the daemon's
+ * pacer), EMFILE (the daemon has no free QPN for applications), EDQUOT (this context holds
+ * [api] client_qps QPs), ENOMEM, EAGAIN (the daemon's
  * lane has stopped taking commands: nothing was done; try again later).
  */
 struct sl_qp *sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr);

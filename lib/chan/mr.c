@@ -168,7 +168,7 @@ slot_of(const struct sl_chan_mrs *t, uint32_t key)
 }
 
 int
-sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey)
+sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey, uint64_t *len)
 {
 	uint32_t slot = slot_of(t, lkey);
 
@@ -176,6 +176,7 @@ sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey)
 	    atomic_load_explicit(&t->e[slot].key[SL_CHAN_LKEY], memory_order_relaxed) != lkey ||
 	    t->e[slot].client != client)
 		return -ENOENT;
+	*len = t->e[slot].len;
 	del_slot(t, slot);
 	return 0;
 }

@@ -61,14 +61,24 @@ struct sl_chan_srv_conf {
 	uint32_t n_allow_uids;
 	gid_t allow_gids[SL_CHAN_ALLOW_MAX];
 	uint32_t n_allow_gids;
-	uint32_t max_clients;          /**< applications at once [16] */
-	uint32_t max_mrs;              /**< memory regions, all clients together [4096] */
-	uint32_t max_cqs;              /**< CQs, all clients together [256] */
-	uint64_t first_client;         /**< the first client's number (0: 1); a test starts near
-					*   2^32 to cross it */
-	const char *host;              /**< [sluiced] name, told in HELLO */
-	const char *default_program;   /**< a QP that names none runs this */
-	uint32_t seg_bytes;            /**< payload bytes per packet of every application QP */
+	uint32_t max_clients; /**< applications at once [16] */
+	uint32_t max_mrs;     /**< memory regions, all clients together [4096] */
+	uint32_t max_cqs;     /**< CQs, all clients together [256] */
+	/* One client's share of each pool (0: no limit of its own): a request past it is refused
+	 * EDQUOT, so that one application cannot take what the others need. */
+	uint32_t client_mrs;         /**< memory regions one client holds, at most */
+	uint64_t client_mr_bytes;    /**< the sum of one client's MR lengths, at most, bytes */
+	uint32_t client_cqs;         /**< CQs one client holds, at most */
+	uint32_t client_qps;         /**< QPs one client holds, at most */
+	uint32_t uid_clients;        /**< clients of one uid (SO_PEERCRED) at once, ghosts too; one
+				      *   more is refused at connect (EDQUOT) */
+	uint64_t hello_timeout_ns;   /**< a connection that has not completed HELLO this long after
+				      *   it was accepted is closed, ns (0: never) */
+	uint64_t first_client;       /**< the first client's number (0: 1); a test starts near
+				      *   2^32 to cross it */
+	const char *host;            /**< [sluiced] name, told in HELLO */
+	const char *default_program; /**< a QP that names none runs this */
+	uint32_t seg_bytes;          /**< payload bytes per packet of every application QP */
 	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's (link
 					*   header, Ethernet, FCS, preamble, gap): told to
 					*   applications with the transport header's (QP_CREATE) */
@@ -117,8 +127,9 @@ void sl_chan_mrs_free(struct sl_chan_mrs *t);
 int sl_chan_mrs_add(struct sl_chan_mrs *t, uint64_t client, uint64_t va, uint64_t len, uint8_t *ptr,
 		    uint32_t access, uint32_t *lkey, uint32_t *rkey);
 
-/* Deregister the region of lkey if client owns it: 0 or -ENOENT. */
-int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey);
+/* Deregister the region of lkey if client owns it: 0 and its length in *len (bytes), or
+ * -ENOENT. */
+int sl_chan_mrs_del(struct sl_chan_mrs *t, uint64_t client, uint32_t lkey, uint64_t *len);
 
 /* Deregister every region of client (it is gone). Returns how many. */
 unsigned sl_chan_mrs_del_client(struct sl_chan_mrs *t, uint64_t client);
@@ -263,6 +274,12 @@ struct sl_chan_srv_stats {
 	uint64_t bad_messages;      /**< wrong size, magic, version, type, or a missing fd */
 	uint64_t hello_mem_refused; /**< HELLOs refused for their memory */
 	uint64_t mailbox_full;      /**< commands a lane's full mailbox did not take */
+	uint64_t quota_mrs;         /**< MR_REG refused: the client's client_mrs (EDQUOT) */
+	uint64_t quota_mr_bytes;    /**< MR_REG refused: the client's client_mr_bytes */
+	uint64_t quota_cqs;         /**< CQ_CREATE refused: the client's client_cqs */
+	uint64_t quota_qps;         /**< QP_CREATE refused: the client's client_qps */
+	uint64_t quota_uid_clients; /**< connections refused: their uid's uid_clients */
+	uint64_t hello_timeouts;    /**< connections closed without HELLO in hello_timeout_ns */
 	uint64_t mrs;               /**< registered now */
 	uint64_t cqs;               /**< now */
 	uint64_t qps;               /**< now */

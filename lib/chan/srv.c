@@ -13,6 +13,15 @@
  * (sl_chan_srv_mem_check says why). Over max_clients a connection is accepted, answered HELLO
  * -EMFILE and closed.
  *
+ * Quotas. Each pool (MRs, CQs, QPs, clients) is shared, and one client may hold only its share
+ * of it (client_mrs, client_mr_bytes, client_cqs, client_qps; uid_clients for the connections of
+ * one uid): past its share a request is refused -EDQUOT, counted by reason, while an empty pool
+ * is -ENOSPC or -EMFILE as before. A client counts what it holds in struct client; a ghost
+ * (below) keeps holding it, and its uid keeps its slot, until it is reaped. A connection that
+ * has not completed HELLO hello_timeout_ns after it was accepted is closed (hello_timeouts): it
+ * would hold a client slot forever. Each poll looks at the deadlines on the monotonic clock and
+ * waits in poll(2) no longer than the nearest one.
+ *
  * Messages. Each request is exactly one struct sl_chan_req; anything else (another size, magic,
  * version or type, an fd missing or extra) is a bad message, answered -EPROTO when its header
  * (magic, version, type, seq) could be read, silently dropped otherwise; every fd it carried
@@ -53,6 +62,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +82,7 @@
 #include "sl_pacer.h"
 #include "sl_proto.h"
 #include "sl_recv.h"
+#include "sl_time.h"
 
 #define SL_CHAN_SRV_CMD_NS (1 * SL_NS_PER_S) /**< a lane answers a command within this, ns */
 #define SL_CHAN_MSG_DEFAULT (1u << 20)       /**< max_msg_bytes when a QP names none, bytes */
@@ -103,6 +114,18 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, mailbox_full,
 		"commands a lane's full mailbox did not take (the request answered -EAGAIN; a "
 		"hang-up's CLIENT_GONE is posted again at the next poll)"),
+	SL_STAT(struct sl_chan_srv_stats, quota_mrs,
+		"MR_REGs refused EDQUOT: the client holds [api] client_mrs regions"),
+	SL_STAT(struct sl_chan_srv_stats, quota_mr_bytes,
+		"MR_REGs refused EDQUOT: the client's regions would pass [api] client_mr_bytes"),
+	SL_STAT(struct sl_chan_srv_stats, quota_cqs,
+		"CQ_CREATEs refused EDQUOT: the client holds [api] client_cqs CQs"),
+	SL_STAT(struct sl_chan_srv_stats, quota_qps,
+		"QP_CREATEs refused EDQUOT: the client holds [api] client_qps QPs"),
+	SL_STAT(struct sl_chan_srv_stats, quota_uid_clients,
+		"connections refused EDQUOT: their uid has [api] uid_clients clients already"),
+	SL_STAT(struct sl_chan_srv_stats, hello_timeouts,
+		"connections closed without a HELLO within [api] hello_timeout_ms"),
 	SL_STAT(struct sl_chan_srv_stats, mrs, "memory regions registered now"),
 	SL_STAT(struct sl_chan_srv_stats, cqs, "CQs now"),
 	SL_STAT(struct sl_chan_srv_stats, qps, "application QPs now"),
@@ -126,7 +149,15 @@ struct client {
 	uint8_t *mem; /**< the daemon's mapping */
 	uint64_t mem_bytes;
 	uint64_t base_va;
-	struct pending *bye; /**< [n_lanes] CLIENT_GONE */
+	struct pending *bye;  /**< [n_lanes] CLIENT_GONE */
+	pid_t pid;            /**< SO_PEERCRED at accept */
+	uid_t uid;            /**< SO_PEERCRED at accept: uid_clients counts by it */
+	uint64_t hello_by_ns; /**< monotonic: closed if no HELLO by then (0: no deadline) */
+	/* what it holds, against its quotas */
+	uint32_t mrs;      /**< memory regions */
+	uint64_t mr_bytes; /**< the sum of their lengths, bytes */
+	uint32_t cqs;
+	uint32_t qps;
 };
 
 struct cq {
@@ -234,6 +265,7 @@ call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_
 static void
 qp_free(struct sl_chan_srv *s, struct qp *q)
 {
+	q->cl->qps--;
 	s->cqs[q->conf.send_cq->id - 1].qps--;
 	s->cqs[q->conf.recv_cq->id - 1].qps--;
 	memset(q, 0, sizeof(*q));
@@ -241,8 +273,9 @@ qp_free(struct sl_chan_srv *s, struct qp *q)
 }
 
 static void
-cq_free(struct sl_chan_srv *s, struct cq *c)
+cq_free(struct sl_chan_srv *s, struct client *cl, struct cq *c)
 {
+	cl->cqs--;
 	close(c->cq.event_fd);
 	memset(c, 0, sizeof(*c));
 	count(&s->stats.cqs, -1);
@@ -292,7 +325,7 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 			qp_free(s, &s->qps[i]);
 	for (uint32_t i = 0; i < s->conf.max_cqs; i++)
 		if (s->cqs[i].used && s->cqs[i].cq.client == cl->id)
-			cq_free(s, &s->cqs[i]);
+			cq_free(s, cl, &s->cqs[i]);
 	/*
 	 * Its keys last as long as its QPs and the mapping they point into: dropped before the
 	 * lanes destroyed the QPs, they would have those QPs answer their peers' WRITEs and READs
@@ -300,6 +333,8 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	 * where its peer simply went away); a ghost's stay, and resolve only for its own QPs.
 	 */
 	count(&s->stats.mrs, -(int64_t)sl_chan_mrs_del_client(s->mrs, cl->id));
+	cl->mrs = 0;
+	cl->mr_bytes = 0;
 	if (cl->mem != NULL)
 		munmap(cl->mem, cl->mem_bytes);
 	if (cl->memfd >= 0)
@@ -315,14 +350,16 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 static void
 client_gone(struct sl_chan_srv *s, struct client *cl)
 {
-
 	close(cl->fd);
 	cl->fd = -1;
 	cl->gone = true;
 	for (unsigned i = 0; i < s->n_lanes; i++)
 		cl->bye[i].unposted = true; /* client_release tells the lanes */
 	count(&s->stats.clients_gone, 1);
-	srv_log(s, LOG_INFO, "client %" PRIu64 " gone", cl->id);
+	srv_log(s, LOG_INFO,
+		"client %" PRIu64 " gone: pid %d uid %u held %u MRs (%" PRIu64
+		" bytes), %u CQs, %u QPs",
+		cl->id, (int)cl->pid, (unsigned)cl->uid, cl->mrs, cl->mr_bytes, cl->cqs, cl->qps);
 	client_release(s, cl);
 }
 
@@ -339,6 +376,20 @@ static bool
 overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
 {
 	return a < b + b_bytes && b < a + a_bytes;
+}
+
+/*
+ * May a client holding held (of anything) take n more under limit (0: no limit)? 0, or -EDQUOT
+ * counted in *refusals. The one check of every quota.
+ */
+static int
+quota_check(uint64_t held, uint64_t n, uint64_t limit, uint64_t *refusals)
+{
+	if (limit != 0 && (n > limit || held > limit - n)) {
+		count(refusals, 1);
+		return -EDQUOT;
+	}
+	return 0;
 }
 
 /* Wire bytes the pacer charges a packet of a QP running ops beyond its segment. */
@@ -451,10 +502,17 @@ do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	    (access & ~ACCESS_ALL) ||
 	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
-	rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access,
-			     &r->u.mr_reg.lkey, &r->u.mr_reg.rkey);
+	rc = quota_check(cl->mrs, 1, s->conf.client_mrs, &s->stats.quota_mrs);
+	if (rc == 0)
+		rc = quota_check(cl->mr_bytes, len, s->conf.client_mr_bytes,
+				 &s->stats.quota_mr_bytes);
+	if (rc == 0)
+		rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access,
+				     &r->u.mr_reg.lkey, &r->u.mr_reg.rkey);
 	if (rc != 0)
 		return rc;
+	cl->mrs++;
+	cl->mr_bytes += len;
 	count(&s->stats.mrs, 1);
 	return 0;
 }
@@ -462,11 +520,15 @@ do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 static int
 do_mr_dereg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
 {
-	int rc = sl_chan_mrs_del(s->mrs, cl->id, q->u.mr_dereg.lkey);
+	uint64_t len;
+	int rc = sl_chan_mrs_del(s->mrs, cl->id, q->u.mr_dereg.lkey, &len);
 
-	if (rc == 0)
-		count(&s->stats.mrs, -1);
-	return rc;
+	if (rc != 0)
+		return rc;
+	cl->mrs--;
+	cl->mr_bytes -= len;
+	count(&s->stats.mrs, -1);
+	return 0;
 }
 
 /*
@@ -503,6 +565,9 @@ do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 
 	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)))
 		return -EINVAL;
+	rc = quota_check(cl->cqs, 1, s->conf.client_cqs, &s->stats.quota_cqs);
+	if (rc != 0)
+		return rc;
 	for (uint32_t i = 0; i < s->conf.max_cqs && c == NULL; i++)
 		if (!s->cqs[i].used)
 			c = &s->cqs[i];
@@ -521,6 +586,7 @@ do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 		.off = off,
 		.bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)),
 	};
+	cl->cqs++;
 	count(&s->stats.cqs, 1);
 	r->u.cq_create.cq = c->cq.id;
 	return 0;
@@ -544,7 +610,7 @@ do_cq_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -ENOENT;
 	if (c->qps != 0)
 		return -EBUSY;
-	cq_free(s, c);
+	cq_free(s, cl, c);
 	return 0;
 }
 
@@ -630,6 +696,8 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	struct qp *qp = NULL;
 	int rc = qp_check(s, cl, q, &conf);
 
+	if (rc == 0)
+		rc = quota_check(cl->qps, 1, s->conf.client_qps, &s->stats.quota_qps);
 	if (rc != 0)
 		return rc;
 	for (uint32_t i = 0; i < s->conf.qps && qp == NULL; i++)
@@ -642,6 +710,7 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	qp->conf = conf;
 	qp->conf.xqp.qpn = s->conf.qpn_base + (uint32_t)(qp - s->qps);
 	qp->conf.xqp.proto = qp->conf.program;
+	cl->qps++;
 	s->cqs[conf.send_cq->id - 1].qps++;
 	s->cqs[conf.recv_cq->id - 1].qps++;
 	count(&s->stats.qps, 1);
@@ -874,6 +943,17 @@ refuse(int fd, int status)
 	close(fd);
 }
 
+/* Clients of uid now, ghosts included (they hold what they held until reaped). */
+static uint32_t
+uid_clients(const struct sl_chan_srv *s, uid_t uid)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->conf.max_clients; i++)
+		n += (s->clients[i].fd >= 0 || s->clients[i].gone) && s->clients[i].uid == uid;
+	return n;
+}
+
 static void
 accept_all(struct sl_chan_srv *s)
 {
@@ -895,6 +975,15 @@ accept_all(struct sl_chan_srv *s)
 				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 			continue;
 		}
+		if (quota_check(uid_clients(s, cred.uid), 1, s->conf.uid_clients,
+				&s->stats.quota_uid_clients) != 0) {
+			refuse(fd, -EDQUOT);
+			srv_log(s, LOG_WARNING,
+				"connection refused: pid %d uid %u has [api] uid_clients (%u) "
+				"clients already",
+				(int)cred.pid, (unsigned)cred.uid, s->conf.uid_clients);
+			continue;
+		}
 		for (uint32_t i = 0; i < s->conf.max_clients && cl == NULL; i++)
 			if (s->clients[i].fd < 0 && !s->clients[i].gone)
 				cl = &s->clients[i];
@@ -907,15 +996,45 @@ accept_all(struct sl_chan_srv *s)
 		}
 		cl->fd = fd;
 		cl->id = s->next_id++;
+		cl->pid = cred.pid;
+		cl->uid = cred.uid;
+		cl->hello_by_ns =
+			s->conf.hello_timeout_ns ? sl_monotonic_ns() + s->conf.hello_timeout_ns : 0;
 		count(&s->stats.clients_accepted, 1);
 		srv_log(s, LOG_INFO, "client %" PRIu64 ": pid %d uid %u gid %u", cl->id,
 			(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 	}
 }
 
+/*
+ * Close cl if its HELLO is overdue at now_ns; else lower *timeout_ms (poll(2)'s, -1: none) to
+ * the time left until its deadline, rounded up to a whole ms.
+ */
+static void
+hello_deadline(struct sl_chan_srv *s, struct client *cl, uint64_t now_ns, int *timeout_ms)
+{
+	uint64_t left_ms;
+
+	if (cl->hello || cl->hello_by_ns == 0)
+		return;
+	if (now_ns >= cl->hello_by_ns) {
+		count(&s->stats.hello_timeouts, 1);
+		srv_log(s, LOG_WARNING,
+			"client %" PRIu64 ": no HELLO within %" PRIu64 " ms: closed", cl->id,
+			s->conf.hello_timeout_ns / SL_NS_PER_MS);
+		client_gone(s, cl);
+		return;
+	}
+	left_ms = SL_MIN((cl->hello_by_ns - now_ns + SL_NS_PER_MS - 1) / SL_NS_PER_MS,
+			 (uint64_t)INT_MAX);
+	if (*timeout_ms < 0 || left_ms < (uint64_t)*timeout_ms)
+		*timeout_ms = (int)left_ms;
+}
+
 int
 sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms)
 {
+	uint64_t now_ns = sl_monotonic_ns();
 	nfds_t n = 1;
 	int rc;
 
@@ -926,6 +1045,9 @@ sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms)
 
 		if (cl->gone)
 			client_release(s, cl);
+		if (cl->fd < 0)
+			continue;
+		hello_deadline(s, cl, now_ns, &timeout_ms);
 		if (cl->fd < 0)
 			continue;
 		s->pfd[n] = (struct pollfd){.fd = cl->fd, .events = POLLIN};

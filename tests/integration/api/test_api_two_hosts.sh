@@ -88,7 +88,7 @@ mode=0600
 if [ "$case_name" = hostile ]; then
     # Anyone may reach the sockets (the run's directory too); the daemons let only root attach.
     mode=0666
-    extra=("clients = $CLIENTS" "allow_users = root")
+    extra=("clients = $CLIENTS" "uid_clients = $CLIENTS" "allow_users = root")
     chmod o+x "$SL_TMP"
 fi
 for h in a b; do

@@ -77,7 +77,7 @@ mrs__random_ops_match_a_model(void **state)
 	struct model_mr live[MAX_MRS];
 	uint32_t dead[DEAD] = {0};
 	unsigned n = 0, ndead = 0;
-	uint64_t hits = 0, misses = 0;
+	uint64_t hits = 0, misses = 0, del_len;
 	struct sl_rng rng;
 
 	(void)state;
@@ -115,17 +115,22 @@ mrs__random_ops_match_a_model(void **state)
 			uint64_t client = live[i].client + (sl_rng_below(&rng, 4) == 0);
 
 			if (client != live[i].client) {
-				assert_int_equal(
-					sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_LKEY]),
-					-ENOENT);
+				assert_int_equal(sl_chan_mrs_del(t, client,
+								 live[i].key[SL_CHAN_LKEY],
+								 &del_len),
+						 -ENOENT);
 				continue;
 			}
 			/* by its rkey: nothing (deregistration names the lkey) */
-			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_RKEY]),
-					 -ENOENT);
-			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_LKEY]), 0);
-			assert_int_equal(sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_LKEY]),
-					 -ENOENT);
+			assert_int_equal(
+				sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_RKEY], &del_len),
+				-ENOENT);
+			assert_int_equal(
+				sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_LKEY], &del_len), 0);
+			assert_int_equal(del_len, live[i].len);
+			assert_int_equal(
+				sl_chan_mrs_del(t, client, live[i].key[SL_CHAN_LKEY], &del_len),
+				-ENOENT);
 			dead[ndead++ % DEAD] = live[i].key[sl_rng_below(&rng, 2)];
 			live[i] = live[--n];
 		} else { /* find: a live key (a range around its region) or a dead one */
@@ -167,17 +172,19 @@ mrs_find__stale_key_after_reuse_misses(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t k1, k2;
+	uint64_t del_len;
 
 	(void)state;
 	assert_int_equal(add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k1), 0);
-	assert_int_equal(sl_chan_mrs_del(t, 1, k1), 0);
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1, &del_len), 0);
 	assert_null(find(t, 1, k1, 0x1000, 8, 0));
 	assert_int_equal(add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_READ, &k2), 0);
 	assert_int_equal(k1 & 0x7, k2 & 0x7); /* the same slot (3 bits name 4), a new draw */
 	assert_int_not_equal(k1, k2);
 	assert_null(find(t, 1, k1, 0x1000, 8, 0));
 	assert_ptr_equal(find(t, 1, k2, 0x1000, 8, 0), arena);
-	assert_int_equal(sl_chan_mrs_del(t, 1, k1), -ENOENT); /* the stale key frees nothing */
+	assert_int_equal(sl_chan_mrs_del(t, 1, k1, &del_len),
+			 -ENOENT); /* the stale key frees nothing */
 	assert_ptr_equal(find(t, 1, k2, 0x1000, 8, 0), arena);
 	assert_null(find(t, 1, 0, 0x1000, 8, 0));
 	assert_null(find(t, 1, 5, 0x1000, 8, 0)); /* a slot past the table */
@@ -189,11 +196,12 @@ mrs_find__another_clients_key_misses(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t k;
+	uint64_t del_len;
 
 	(void)state;
 	assert_int_equal(add(t, 1, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &k), 0);
 	assert_null(find(t, 2, k, 0x1000, 8, 0));
-	assert_int_equal(sl_chan_mrs_del(t, 2, k), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del(t, 2, k, &del_len), -ENOENT);
 	assert_int_equal(sl_chan_mrs_del_client(t, 2), 0);
 	assert_non_null(find(t, 1, k, 0x1000, 8, 0));
 	assert_int_equal(sl_chan_mrs_del_client(t, 1), 1);
@@ -208,6 +216,7 @@ mrs_find__clients_alike_below_2_32_are_distinct(void **state)
 	const uint64_t old = 7, young = old + (UINT64_C(1) << 32);
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t ko, ky;
+	uint64_t del_len;
 
 	(void)state;
 	assert_int_equal(add(t, old, 0x1000, 64, arena, SL_ACCESS_REMOTE_WRITE, &ko), 0);
@@ -216,7 +225,7 @@ mrs_find__clients_alike_below_2_32_are_distinct(void **state)
 	assert_null(find(t, old, ky, 0x1000, 8, 0));
 	assert_ptr_equal(find(t, old, ko, 0x1000, 8, 0), arena);
 	assert_ptr_equal(find(t, young, ky, 0x1000, 8, 0), arena + 64);
-	assert_int_equal(sl_chan_mrs_del(t, young, ko), -ENOENT);
+	assert_int_equal(sl_chan_mrs_del(t, young, ko, &del_len), -ENOENT);
 	assert_int_equal(sl_chan_mrs_del_client(t, old), 1); /* the old one leaves: only its own */
 	assert_null(find(t, old, ko, 0x1000, 8, 0));
 	assert_ptr_equal(find(t, young, ky, 0x1000, 8, 0), arena + 64);
@@ -284,6 +293,7 @@ mrs_find__an_lkey_is_no_rkey(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(4);
 	uint32_t lk, rk;
+	uint64_t del_len;
 
 	(void)state;
 	assert_int_equal(sl_chan_mrs_add(t, 1, 0x1000, 64, arena,
@@ -294,7 +304,7 @@ mrs_find__an_lkey_is_no_rkey(void **state)
 	assert_ptr_equal(sl_chan_mrs_find(t, 1, SL_CHAN_RKEY, rk, 0x1000, 8, 0), arena);
 	assert_null(sl_chan_mrs_find(t, 1, SL_CHAN_RKEY, lk, 0x1000, 8, 0));
 	assert_null(sl_chan_mrs_find(t, 1, SL_CHAN_LKEY, rk, 0x1000, 8, 0));
-	assert_int_equal(sl_chan_mrs_del(t, 1, lk), 0);
+	assert_int_equal(sl_chan_mrs_del(t, 1, lk, &del_len), 0);
 	assert_null(sl_chan_mrs_find(t, 1, SL_CHAN_RKEY, rk, 0x1000, 8, 0));
 	sl_chan_mrs_free(t);
 }
@@ -310,6 +320,7 @@ mrs_add__keys_carry_random_bits(void **state)
 {
 	struct sl_chan_mrs *t = sl_chan_mrs_create(1); /* one slot: 1 bit, 31 random */
 	static uint32_t keys[KEY_DRAWS][2], steps[KEY_DRAWS];
+	uint64_t del_len;
 	unsigned distinct = 0, distinct_steps = 0;
 
 	(void)state;
@@ -317,7 +328,7 @@ mrs_add__keys_carry_random_bits(void **state)
 		assert_int_equal(sl_chan_mrs_add(t, 1, 0, 64, arena, 0, &keys[i][SL_CHAN_LKEY],
 						 &keys[i][SL_CHAN_RKEY]),
 				 0);
-		assert_int_equal(sl_chan_mrs_del(t, 1, keys[i][SL_CHAN_LKEY]), 0);
+		assert_int_equal(sl_chan_mrs_del(t, 1, keys[i][SL_CHAN_LKEY], &del_len), 0);
 		if (i > 0) {
 			assert_int_not_equal(keys[i][SL_CHAN_LKEY], keys[i - 1][SL_CHAN_LKEY]);
 			assert_int_not_equal(keys[i][SL_CHAN_RKEY], keys[i - 1][SL_CHAN_RKEY]);

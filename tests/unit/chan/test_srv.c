@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "sl_chan_srv.h"
+#include "sl_time.h"
 
 /* --- the lane double ----------------------------------------------------------------------- */
 
@@ -1053,19 +1054,26 @@ refused(struct fx *f)
 	return r.status;
 }
 
-/* The server again, with f->conf's allow lists set to one uid and one gid. */
+/* The server again, with f->conf as the test changed it. */
 static void
-restart_allowing(struct fx *f, uid_t uid, gid_t gid)
+restart(struct fx *f)
 {
 	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
 
 	sl_chan_srv_free(f->s);
+	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
+	assert_non_null(f->s);
+}
+
+/* The server again, with f->conf's allow lists set to one uid and one gid. */
+static void
+restart_allowing(struct fx *f, uid_t uid, gid_t gid)
+{
 	f->conf.allow_uids[0] = uid;
 	f->conf.n_allow_uids = 1;
 	f->conf.allow_gids[0] = gid;
 	f->conf.n_allow_gids = 1;
-	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
-	assert_non_null(f->s);
+	restart(f);
 }
 
 static void
@@ -1088,6 +1096,155 @@ sl_chan_srv_poll__allow_lists_admit_by_uid_or_group(void **state)
 	restart_allowing(f, other, my_gid);
 	close(attach(f, NULL));
 	assert_int_equal(stats(f).clients_denied, 0);
+}
+
+static int32_t
+mr_dereg(struct fx *f, int fd, uint32_t lkey)
+{
+	struct sl_chan_req q = req(SL_CHAN_MR_DEREG);
+
+	q.u.mr_dereg.lkey = lkey;
+	return rpc(f, fd, &q).status;
+}
+
+static void
+sl_chan_srv_poll__mr_quotas_are_edquot(void **state)
+{
+	struct fx *f = *state;
+	uint32_t key;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	f->conf.client_mrs = 2;
+	f->conf.client_mr_bytes = 8192;
+	restart(f);
+	a = attach(f, NULL);
+	b = attach(f, NULL);
+	key = mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
+	/* 4096 + 8192 bytes: past client_mr_bytes, the pool far from empty */
+	assert_int_equal(mr_reg(f, a, BASE_VA, 8192, SL_ACCESS_LOCAL_WRITE).status, -EDQUOT);
+	assert_int_equal(stats(f).quota_mr_bytes, 1);
+	assert_int_equal(mr_reg(f, a, BASE_VA + 4096, 4096, SL_ACCESS_LOCAL_WRITE).status, 0);
+	/* a third region, of one byte: past client_mrs */
+	assert_int_equal(mr_reg(f, a, BASE_VA, 1, SL_ACCESS_LOCAL_WRITE).status, -EDQUOT);
+	assert_int_equal(stats(f).quota_mrs, 1);
+	assert_int_equal(stats(f).mrs, 2);
+	/* the other client has its own share */
+	assert_int_equal(mr_reg(f, b, BASE_VA, 8192, SL_ACCESS_LOCAL_WRITE).status, 0);
+	assert_int_equal(mr_reg(f, b, BASE_VA, 1, SL_ACCESS_LOCAL_WRITE).status, -EDQUOT);
+	assert_int_equal(stats(f).quota_mr_bytes, 2); /* its bytes, this time */
+	/* a deregistered region gives back its count and its bytes */
+	assert_int_equal(mr_dereg(f, a, key), 0);
+	assert_int_equal(mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).status, 0);
+	assert_int_equal(stats(f).quota_mrs, 1);
+	assert_int_equal(stats(f).quota_mr_bytes, 2);
+	close(a);
+	close(b);
+}
+
+static void
+sl_chan_srv_poll__cq_quota_is_edquot(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	f->conf.client_cqs = 1;
+	restart(f);
+	a = attach(f, NULL);
+	b = attach(f, NULL);
+	cq = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_not_equal(cq, 0);
+	assert_int_equal(cq_create(f, a, QP_OFF(0), 256).status, -EDQUOT);
+	assert_int_equal(stats(f).quota_cqs, 1);
+	assert_int_equal(stats(f).cqs, 1);
+	assert_int_equal(cq_create(f, b, CQ_OFF, 256).status, 0);
+	q = req(SL_CHAN_CQ_DESTROY);
+	q.u.cq_destroy.cq = cq;
+	assert_int_equal(rpc(f, a, &q).status, 0);
+	assert_int_equal(cq_create(f, a, QP_OFF(0), 256).status, 0);
+	close(a);
+	close(b);
+}
+
+static void
+sl_chan_srv_poll__qp_quota_is_edquot(void **state)
+{
+	struct fx *f = *state;
+	uint32_t cq_a, cq_b;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	f->conf.client_qps = 1;
+	restart(f);
+	a = attach(f, NULL);
+	b = attach(f, NULL);
+	cq_a = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	cq_b = cq_create(f, b, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, a, cq_a, 0).status, 0);
+	assert_int_equal(qp_create(f, a, cq_a, 1).status, -EDQUOT);
+	assert_int_equal(stats(f).quota_qps, 1);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_OPEN), 1); /* never asked */
+	assert_int_equal(qp_create(f, b, cq_b, 0).status, 0);
+	/* a client that left gives its share back: the next one in its slot has it whole */
+	close(a);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).qps, 1);
+	a = attach(f, NULL);
+	cq_a = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, a, cq_a, 0).status, 0);
+	close(a);
+	close(b);
+}
+
+static void
+sl_chan_srv_poll__uid_clients_is_edquot_at_connect(void **state)
+{
+	struct fx *f = *state;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	f->conf.uid_clients = 2;
+	restart(f);
+	a = attach(f, NULL);
+	b = attach(f, NULL);
+	assert_int_equal(refused(f), -EDQUOT); /* a free slot, but not for this uid */
+	assert_int_equal(stats(f).quota_uid_clients, 1);
+	assert_int_equal(stats(f).clients_refused, 0);
+	close(a);
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	close(attach(f, NULL));
+	close(b);
+}
+
+static void
+sl_chan_srv_poll__hello_deadline_closes_a_silent_connection(void **state)
+{
+	struct fx *f = *state;
+	uint64_t t0_ns;
+	int a, c;
+
+	fx_start(f, 4, 4);
+	f->conf.hello_timeout_ns = 20 * SL_NS_PER_MS;
+	restart(f);
+	a = attach(f, NULL); /* said HELLO in time: stays */
+	c = client_connect(f);
+	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0); /* accepted */
+	/* a poll waits no longer than the nearest deadline, whatever its own timeout */
+	t0_ns = sl_monotonic_ns();
+	assert_int_equal(sl_chan_srv_poll(f->s, 10000), 0);
+	assert_true(sl_monotonic_ns() - t0_ns < 5 * SL_NS_PER_S);
+	for (int i = 0; i < 50 && stats(f).hello_timeouts == 0; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(stats(f).hello_timeouts, 1);
+	assert_int_equal(recv(c, &(char){0}, 1, 0), 0); /* closed, nothing answered */
+	assert_int_equal(stats(f).clients_gone, 1);
+	assert_int_equal(mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).status, 0);
+	close(c);
+	close(a);
 }
 
 static void
@@ -1385,6 +1542,11 @@ main(void)
 		T(sl_chan_srv_poll__connect_and_cq_busy),
 		T(sl_chan_srv_poll__client_limit_is_emfile),
 		T(sl_chan_srv_poll__allow_lists_admit_by_uid_or_group),
+		T(sl_chan_srv_poll__mr_quotas_are_edquot),
+		T(sl_chan_srv_poll__cq_quota_is_edquot),
+		T(sl_chan_srv_poll__qp_quota_is_edquot),
+		T(sl_chan_srv_poll__uid_clients_is_edquot_at_connect),
+		T(sl_chan_srv_poll__hello_deadline_closes_a_silent_connection),
 		T(sl_chan_srv_poll__hang_up_releases_everything),
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
 		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),

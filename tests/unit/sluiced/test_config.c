@@ -511,6 +511,39 @@ sluiced_conf_load__api_keys(void **state)
 }
 
 static void
+sluiced_conf_load__api_quotas(void **state)
+{
+	static struct sluiced_conf c;
+	char path[2][20] = {"/tmp/sl-conf-XXXXXX", "/tmp/sl-conf-XXXXXX"};
+	char err[256];
+
+	(void)state;
+	assert_int_equal(load(&c,
+			      "[api]\nclient_mrs = 7\nclient_mr_bytes = 1MiB\nclient_cqs = 3\n"
+			      "client_qps = 2\nuid_clients = 5\nhello_timeout_ms = 250ms\n"
+			      "[port.0]\ndevice = net_ring0\n",
+			      err, sizeof(err), path[0]),
+			 0);
+	assert_string_equal(err, "");
+	assert_int_equal(c.api.client_mrs, 7);
+	assert_int_equal(c.api.client_mr_bytes, 1 << 20);
+	assert_int_equal(c.api.client_cqs, 3);
+	assert_int_equal(c.api.client_qps, 2);
+	assert_int_equal(c.api.uid_clients, 5);
+	assert_int_equal(c.api.hello_timeout_ns, 250 * SL_NS_PER_MS);
+	/* 0: a quarter of the pool, at least 1 */
+	assert_int_equal(load(&c,
+			      "[api]\nclients = 3\nmrs = 40\ncqs = 2\nqps = 9\nclient_mrs = 0\n"
+			      "[port.0]\ndevice = net_ring0\n",
+			      err, sizeof(err), path[1]),
+			 0);
+	assert_int_equal(c.api.client_mrs, 10);
+	assert_int_equal(c.api.client_cqs, 1);
+	assert_int_equal(c.api.client_qps, 2);
+	assert_int_equal(c.api.uid_clients, 1);
+}
+
+static void
 sluiced_conf_load__api_defaults(void **state)
 {
 	static struct sluiced_conf c;
@@ -531,6 +564,12 @@ sluiced_conf_load__api_defaults(void **state)
 	assert_string_equal(c.api.program, "dcqcn");
 	assert_int_equal(c.api.seg_bytes, SLUICED_API_SEG_BYTES); /* no [qp] */
 	assert_int_equal(c.api.stash_bytes, 4 << 20);
+	assert_int_equal(c.api.client_mrs, 1024);
+	assert_int_equal(c.api.client_mr_bytes, UINT64_C(1) << 34);
+	assert_int_equal(c.api.client_cqs, 64);
+	assert_int_equal(c.api.client_qps, 16);
+	assert_int_equal(c.api.uid_clients, 4);
+	assert_int_equal(c.api.hello_timeout_ns, 1000 * SL_NS_PER_MS);
 	/* [qp]'s segment size when [qp] runs QPs or names one */
 	assert_int_equal(load(&c,
 			      "[qp]\ncount = 2\n[api]\nenable = yes\n[port.0]\n"
@@ -571,6 +610,12 @@ sluiced_conf_load__api_errors_name_file_line_and_key(void **state)
 		 ":2: clients: expected a whole number in [1, 1024], got '0'\n"},
 		{"[api]\nmrs = 65536\n",
 		 ":2: mrs: expected a whole number in [1, 65535], got '65536'\n"},
+		{"[api]\nclient_qps = 4097\n",
+		 ":2: client_qps: expected a whole number in [0, 4096], got '4097'\n"},
+		{"[api]\nclient_mr_bytes = 0\n",
+		 ":2: client_mr_bytes: expected a whole number in [1, 1099511627776], got '0'\n"},
+		{"[api]\nhello_timeout_ms = 0\n",
+		 ":2: hello_timeout_ms: expected a whole number in [1, 3600000], got '0'\n"},
 		{"[api]\nseg_bytes = 10000\n",
 		 ":2: seg_bytes: expected a whole number in [0, 9000], got '10000'\n"},
 		{"[traffic]\nmode = check\n[api]\nenable = yes\n",
@@ -623,6 +668,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(sluiced_conf_load__qp_errors_name_file_line_and_key),
 		cmocka_unit_test(sluiced_conf_load__api_keys),
 		cmocka_unit_test(sluiced_conf_load__api_defaults),
+		cmocka_unit_test(sluiced_conf_load__api_quotas),
 		cmocka_unit_test(sluiced_conf_load__api_errors_name_file_line_and_key),
 	};
 
