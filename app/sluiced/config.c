@@ -274,6 +274,10 @@ static const struct sluiced_key keys[] = {
 	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "4194304",
 	     "none: a SEND without a posted RECV fails at once",
 	     "SEND payloads held until their RECV is posted, per lane"),
+	UINT("api", "stash_qp_bytes", API(stash_qp_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "0",
+	     "a quarter of stash_bytes",
+	     "of stash_bytes, what one QP may hold (counted in 256-byte chunks); a SEND past it is "
+	     "refused (stash_qp_refused)"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",

@@ -577,6 +577,7 @@ setup_chan(struct sluiced *d)
 		.sq_depth_max = SL_CHAN_QP_DEPTH_MAX,
 		.rq_depth_max = SL_CHAN_QP_DEPTH_MAX,
 		.stash_bytes = ac->stash_bytes,
+		.stash_qp_bytes = ac->stash_qp_bytes,
 	};
 
 	if (seg_fits(d, ac->seg_bytes, ac->seg_line ? ac->seg_line : ac->line) != 0)

@@ -62,11 +62,8 @@
 #include "lane_priv.h"
 #include "sl_time.h"
 
-#define LANE_BUDGET 32u              /**< ring entries one QP's ring gives per poll, at most */
-#define LANE_CALL_SLEEP_NS 50000u    /**< sl_chan_lane_call's sleep between checks */
-#define STASH_BYTES_PER_ENTRY 256u   /**< index entries: one per this many stash bytes ... */
-#define STASH_ENTRIES_MIN 64u        /**< ... and at least this many ... */
-#define STASH_ENTRIES_MAX (1u << 24) /**< ... and at most this many */
+#define LANE_BUDGET 32u           /**< ring entries one QP's ring gives per poll, at most */
+#define LANE_CALL_SLEEP_NS 50000u /**< sl_chan_lane_call's sleep between checks */
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, cmds, "mailbox commands answered"),
@@ -98,6 +95,9 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
 		"SENDs (or WRITEs with immediate) refused: no RECV and no stash room "
 		"(REM_OP_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, stash_qp_refused,
+		"SENDs (or WRITEs with immediate) refused: no RECV and their QP held its "
+		"stash_qp_bytes already (REM_OP_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, len_refused,
 		"SENDs longer than their RECV buffer (LOC_LEN_ERR)"),
 };
@@ -107,12 +107,13 @@ struct sl_chan_lane *
 sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 {
 	struct sl_chan_lane *cl;
-	uint64_t ents;
+	uint64_t chunks = SL_DIV_ROUND_UP(conf->stash_bytes, STASH_CHUNK_BYTES);
+	uint64_t qp_bytes = conf->stash_qp_bytes ? conf->stash_qp_bytes : conf->stash_bytes / 4;
 
 	if (conf->qps == 0 || conf->mrs == NULL || !sl_is_pow2(conf->sq_depth_max) ||
 	    !sl_is_pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
 	    conf->rq_depth_max > SL_CHAN_RING_MAX ||
-	    conf->qpn_base + (uint64_t)conf->qps > UINT32_MAX) {
+	    conf->qpn_base + (uint64_t)conf->qps > UINT32_MAX || chunks > UINT32_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -120,19 +121,20 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	if (cl == NULL)
 		return NULL;
 	cl->c = *conf;
-	ents = SL_MIN(SL_MAX(conf->stash_bytes / STASH_BYTES_PER_ENTRY, STASH_ENTRIES_MIN),
-		      STASH_ENTRIES_MAX);
-	cl->st.n = sl_align_pow2_u32((uint32_t)ents);
-	cl->st.bytes = conf->stash_bytes;
+	cl->st.n = (uint32_t)chunks;
+	cl->st.qp_chunks = (uint32_t)SL_MIN(SL_DIV_ROUND_UP(qp_bytes, STASH_CHUNK_BYTES), chunks);
 	cl->qp = calloc(conf->qps, sizeof(*cl->qp));
 	cl->active = calloc(conf->qps, sizeof(*cl->active));
 	cl->wr_mem = calloc((size_t)conf->qps * conf->sq_depth_max, sizeof(*cl->wr_mem));
 	cl->rcv_mem = calloc((size_t)conf->qps * conf->rq_depth_max, sizeof(*cl->rcv_mem));
-	cl->st.e = calloc(cl->st.n, sizeof(*cl->st.e));
-	cl->st.buf = conf->stash_bytes ? malloc(conf->stash_bytes) : NULL;
+	cl->st.ch = cl->st.n ? calloc(cl->st.n, sizeof(*cl->st.ch)) : NULL;
+	cl->st.buf = cl->st.n ? malloc((size_t)cl->st.n * STASH_CHUNK_BYTES) : NULL;
 	if (cl->qp == NULL || cl->active == NULL || cl->wr_mem == NULL || cl->rcv_mem == NULL ||
-	    cl->st.e == NULL || (conf->stash_bytes && cl->st.buf == NULL))
+	    (cl->st.n && (cl->st.ch == NULL || cl->st.buf == NULL)))
 		goto fail;
+	for (uint32_t i = 0; i < cl->st.n; i++)
+		cl->st.ch[i].next = i + 1;
+	cl->st.n_free = cl->st.n;
 	for (uint32_t i = 0; i < conf->qps; i++) {
 		cl->qp[i].qpn = conf->qpn_base + i;
 		cl->qp[i].wr = &cl->wr_mem[(size_t)i * conf->sq_depth_max];
@@ -151,7 +153,7 @@ sl_chan_lane_free(struct sl_chan_lane *cl)
 	if (cl == NULL)
 		return;
 	free(cl->st.buf);
-	free(cl->st.e);
+	free(cl->st.ch);
 	free(cl->rcv_mem);
 	free(cl->wr_mem);
 	free(cl->active);
@@ -324,10 +326,7 @@ qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_WR_FLUSH_ERR,
 				    SL_WC_RECV, r->len, 0);
 	}
-	if (q->stashed) {
-		sl_chan_lane_stash_drop(cl, q, cl->st.ehead);
-		q->stashed = 0;
-	}
+	sl_chan_lane_stash_drop(cl, q);
 }
 
 static void sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,

@@ -53,35 +53,35 @@ struct lqp {
 	uint32_t rcv_head, rcv_tail;
 	uint32_t res_send, res_recv; /**< CQ slots reserved on send_cq, recv_cq */
 	/* arrivals */
-	uint32_t stashed;   /**< its messages in the stash, whole or arriving */
-	uint32_t stash_cur; /**< stash index entry of the arriving message's first segment */
-	uint8_t rx_to;      /**< enum rx_to of the arriving message */
-	uint8_t *rx_ptr;    /**< WRITE: where its first byte goes */
-	uint32_t rx_len;    /**< WRITE: its length, bytes */
+	uint32_t stashed;          /**< its messages in the stash, whole or arriving */
+	uint32_t st_head, st_tail; /**< its stash chunks, oldest and newest (when st_chunks) */
+	uint32_t st_chunks;        /**< its stash chunks, STASH_CHUNK_BYTES each */
+	uint8_t rx_to;             /**< enum rx_to of the arriving message */
+	uint8_t *rx_ptr;           /**< WRITE: where its first byte goes */
+	uint32_t rx_len;           /**< WRITE: its length, bytes */
 };
 
-#define SE_FIRST (1u << 0)
-#define SE_LAST (1u << 1)
-#define SE_IMM (1u << 2)       /**< imm valid (on a last segment) */
-#define SE_WRITE_IMM (1u << 3) /**< a WRITE-with-immediate notice (no bytes) */
-#define SE_FREE (1u << 4)
+#define STASH_CHUNK_BYTES 256u /**< the stash's unit of space (lane_rx.c) */
 
-/* One stashed segment: its bytes end at byte position end of the stash ring. */
-struct stash_ent {
-	uint64_t end;
-	uint32_t lqp; /**< index of its QP in the lane */
-	uint32_t len; /**< bytes */
-	uint32_t imm;
-	uint32_t byte_len; /**< SE_WRITE_IMM: the WRITE's length */
+#define SE_LAST (1u << 0)      /**< the chunk ends its message */
+#define SE_IMM (1u << 1)       /**< imm valid (on a last chunk) */
+#define SE_WRITE_IMM (1u << 2) /**< a WRITE-with-immediate notice (no bytes) */
+
+/* One stash chunk: its bytes are buf[index * STASH_CHUNK_BYTES, + len). */
+struct stash_chunk {
+	uint32_t next;     /**< the next chunk of its QP's list or of the free list */
+	uint32_t imm;      /**< SE_IMM */
+	uint32_t byte_len; /**< SE_WRITE_IMM: the WRITE's length, bytes */
+	uint16_t len;      /**< bytes held, up to STASH_CHUNK_BYTES */
 	uint8_t flags;     /**< SE_* */
 };
 
 struct stash {
-	uint8_t *buf;
-	uint64_t bytes;           /**< size of buf */
-	uint64_t head, tail;      /**< byte positions, free-running */
-	struct stash_ent *e;      /**< index, [n], power of two */
-	uint32_t n, ehead, etail; /**< entries [ehead, etail), free-running */
+	uint8_t *buf;           /**< [n * STASH_CHUNK_BYTES] */
+	struct stash_chunk *ch; /**< [n] */
+	uint32_t n;             /**< chunks */
+	uint32_t free, n_free;  /**< the free list: its first chunk (when n_free), chunks */
+	uint32_t qp_chunks;     /**< chunks one QP may hold, at most */
 };
 
 struct sl_chan_lane {
@@ -153,7 +153,7 @@ void sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, u
 /* Deliver q's stashed messages, oldest first, while it has RECVs (lane_rx.c). */
 void sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q);
 
-/* Drop q's stash entries from index entry `from` on (all of them: from = st.ehead). */
-void sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q, uint32_t from);
+/* Free all of q's stash chunks: its stashed messages, whole or arriving, are gone (lane_rx.c). */
+void sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q);
 
 #endif /* SL_CHAN_LANE_PRIV_H */

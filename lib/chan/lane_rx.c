@@ -9,84 +9,119 @@
  * segment by segment at its offset; one longer than its buffer completes the RECV with
  * LOC_LEN_ERR and is refused (SL_XPORT_SYN_OP: the sender sees REM_OP_ERR). With no RECV posted
  * (or older messages of the QP still stashed, to keep the order) the segments are copied into
- * the lane's stash: a ring of stash_bytes bytes and an index with one entry per segment, freed
- * from the front as RECVs take the messages (a QP whose messages wait at the front holds the
- * space behind it). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
- * (rnr_refused). A WRITE's first segment is checked against the key table for the whole range
- * with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written); with an immediate, its last
- * segment consumes a RECV (or leaves a zero-byte notice in the stash) that completes as
- * RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no room for refuses
- * the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's answer is placed
- * into the destination recorded with the READ (its cookie names it). read_src serves a READ no
- * longer than the QP's max_msg_bytes, the cap of what the QP posts (else SL_XPORT_SYN_INVALID:
- * the requester sees REM_OP_ERR, as verbs' invalid request), over a range its key grants
- * REMOTE_READ (else SL_XPORT_SYN_ACCESS). A QP that refuses a message fails too (lane.c keeps it
- * open on the endpoint, whose receiver goes on refusing the peer's later packets), and a stashed
- * SEND longer than the RECV that takes it completes that RECV with LOC_LEN_ERR and fails the QP
- * (its sender saw success: the lane held the message, as an RDMA NIC's receive queue would have
- * refused it only with RNR).
+ * the lane's stash (below). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
+ * (rnr_refused; stash_qp_refused past its QP's share). A WRITE's first segment is checked against
+ * the key table for the whole range with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written);
+ * with an immediate, its last segment consumes a RECV (or leaves a zero-byte notice in the stash)
+ * that completes as RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no
+ * room for refuses the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's
+ * answer is placed into the destination recorded with the READ (its cookie names it). read_src
+ * serves a READ no longer than the QP's max_msg_bytes, the cap of what the QP posts (else
+ * SL_XPORT_SYN_INVALID: the requester sees REM_OP_ERR, as verbs' invalid request), over a range its
+ * key grants REMOTE_READ (else SL_XPORT_SYN_ACCESS). A QP that refuses a message fails too (lane.c
+ * keeps it open on the endpoint, whose receiver goes on refusing the peer's later packets), and a
+ * stashed SEND longer than the RECV that takes it completes that RECV with LOC_LEN_ERR and fails
+ * the QP (its sender saw success: the lane held the message, as an RDMA NIC's receive queue would
+ * have refused it only with RNR).
  *
- * The stash (per lane): byte positions and index entries count up freely; a segment never
- * wraps the byte ring (the bytes left at the end are skipped); an entry is freed in place and
- * the front moves past freed entries only, so the index stays in arrival order and a QP's
- * messages are found by a scan from the front (the index is small: one entry per
- * STASH_BYTES_PER_ENTRY bytes, lane.c).
+ * The stash (per lane): stash_bytes cut into chunks of STASH_CHUNK_BYTES, each with a small
+ * header (struct stash_chunk), and linked into lists by index: one free list (a stack) and one
+ * list per QP, oldest first, of the chunks holding its stashed messages back to back (a segment
+ * fills the room left in its message's newest chunk, then takes new ones; a message's last chunk
+ * says SE_LAST and carries its immediate; a zero-byte message or notice takes one empty chunk).
+ * A RECV takes its QP's oldest message off the front of the QP's list and frees its chunks,
+ * which any QP may take next: no QP's message waits in front of another's space, so a QP that
+ * never posts a RECV holds its own chunks and no more. A QP holds at most qp_chunks
+ * (stash_qp_bytes rounded up to chunks; stash_qp_refused counts the SEND past it) and the lane at
+ * most its free chunks (rnr_refused past them); either refusal fails the QP, whose chunks are all
+ * freed at once (so are a failed QP's). Invariants: every chunk is on exactly one list; n_free
+ * plus the QPs' st_chunks is n; per QP the list is in arrival order, so delivery order is kept.
+ * Cost: O(1) per chunk to take, deliver or free; a message's end is found by a walk of its own
+ * chunks.
  *
- * Units: bytes.
+ * Units: bytes; stash space is counted in chunks (STASH_CHUNK_BYTES each).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "lane_priv.h"
 
-/* Copy one segment of q's arriving message (or a notice, len 0) in; -ENOSPC if no room. */
+/* Chunk i's bytes. */
+static uint8_t *
+chunk_bytes(const struct stash *s, uint32_t i)
+{
+	return s->buf + (size_t)i * STASH_CHUNK_BYTES;
+}
+
+/* Take q's oldest chunk off its list onto the free list. */
+static void
+chunk_free_oldest(struct stash *s, struct lqp *q)
+{
+	uint32_t i = q->st_head;
+
+	q->st_head = s->ch[i].next;
+	q->st_chunks--;
+	s->ch[i].next = s->free;
+	s->free = i;
+	s->n_free++;
+}
+
+/*
+ * Copy one segment of q's arriving message (or a notice, len 0) in: the room left in the
+ * message's newest chunk first, then new chunks. A segment past the free chunks, or else past
+ * q's share, is refused whole (counted): -ENOSPC.
+ */
 static int
 stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t len, uint8_t flags,
 	  uint32_t imm, uint32_t byte_len)
 {
 	struct stash *s = &cl->st;
-	uint64_t pos = s->tail, off;
+	bool cont = q->st_chunks && !(s->ch[q->st_tail].flags & SE_LAST); /* the message goes on */
+	uint32_t done = cont ? SL_MIN(len, STASH_CHUNK_BYTES - s->ch[q->st_tail].len) : 0;
+	uint32_t need = len > done ? SL_DIV_ROUND_UP(len - done, STASH_CHUNK_BYTES) : !cont;
+	struct stash_chunk *t;
 
-	if (s->etail - s->ehead == s->n || len > s->bytes)
+	if (need > s->n_free) {
+		sl_stat_add(&cl->stats.rnr_refused, 1);
 		return -ENOSPC;
-	off = s->bytes ? pos % s->bytes : 0;
-	if (off + len > s->bytes)
-		pos += s->bytes - off; /* a segment never wraps: skip to the start */
-	if (pos + len - s->head > s->bytes)
+	}
+	if (q->st_chunks + (uint64_t)need > s->qp_chunks) {
+		sl_stat_add(&cl->stats.stash_qp_refused, 1);
 		return -ENOSPC;
-	if (len)
-		memcpy(s->buf + pos % s->bytes, data, len);
-	s->e[s->etail & (s->n - 1)] = (struct stash_ent){.end = pos + len,
-							 .lqp = (uint32_t)(q - cl->qp),
-							 .len = len,
-							 .imm = imm,
-							 .byte_len = byte_len,
-							 .flags = flags};
-	s->etail++;
-	s->tail = pos + len;
+	}
+	if (done) {
+		t = &s->ch[q->st_tail];
+		memcpy(chunk_bytes(s, q->st_tail) + t->len, data, done);
+		t->len += done;
+	}
+	for (; need; need--) {
+		uint32_t i = s->free, n = SL_MIN(len - done, STASH_CHUNK_BYTES);
+
+		s->free = s->ch[i].next;
+		s->n_free--;
+		s->ch[i] = (struct stash_chunk){.len = (uint16_t)n};
+		if (n)
+			memcpy(chunk_bytes(s, i), data + done, n);
+		done += n;
+		if (q->st_chunks++)
+			s->ch[q->st_tail].next = i;
+		else
+			q->st_head = i;
+		q->st_tail = i;
+	}
+	t = &s->ch[q->st_tail];
+	t->flags = flags;
+	t->imm = imm;
+	t->byte_len = byte_len;
 	return 0;
 }
 
-/* Move the front past freed entries. */
-static void
-stash_reclaim(struct stash *s)
-{
-	while (s->ehead != s->etail && (s->e[s->ehead & (s->n - 1)].flags & SE_FREE))
-		s->head = s->e[s->ehead++ & (s->n - 1)].end;
-	if (s->ehead == s->etail)
-		s->head = s->tail;
-}
-
-/* Free q's entries from index entry `from` on (all of them: from = ehead). */
 void
-sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q, uint32_t from)
+sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q)
 {
-	struct stash *s = &cl->st;
-
-	for (uint32_t i = from; i != s->etail; i++)
-		if (s->e[i & (s->n - 1)].lqp == (uint32_t)(q - cl->qp))
-			s->e[i & (s->n - 1)].flags |= SE_FREE;
-	stash_reclaim(s);
+	while (q->st_chunks)
+		chunk_free_oldest(&cl->st, q);
+	q->stashed = 0;
 }
 
 /*
@@ -97,61 +132,46 @@ void
 sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q)
 {
 	struct stash *s = &cl->st;
-	uint32_t me = (uint32_t)(q - cl->qp), mask = s->n - 1;
 
 	while (q->stashed && q->rcv_head != q->rcv_tail && q->state == LQP_CONNECTED) {
 		struct lrecv *r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
-		uint32_t first = s->ehead, i, total = 0;
-		const struct stash_ent *last;
+		uint32_t last = q->st_head, total = s->ch[last].len, k = 1, i;
+		struct stash_chunk l;
 
-		while (first != s->etail &&
-		       (s->e[first & mask].lqp != me || (s->e[first & mask].flags & SE_FREE)))
-			first++;
-		for (i = first; i != s->etail; i++) {
-			const struct stash_ent *e = &s->e[i & mask];
-
-			if (e->lqp != me || (e->flags & SE_FREE))
-				continue;
-			total += e->len;
-			if (e->flags & SE_LAST)
-				break;
+		while (!(s->ch[last].flags & SE_LAST)) {
+			if (k++ == q->st_chunks)
+				return; /* still arriving */
+			last = s->ch[last].next;
+			total += s->ch[last].len;
 		}
-		if (i == s->etail)
-			return; /* still arriving */
-		last = &s->e[i & mask];
+		l = s->ch[last];
 		q->stashed--;
 		q->rcv_head++;
 		if (total > r->len) {
 			sl_stat_add(&cl->stats.len_refused, 1);
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_LOC_LEN_ERR,
 					    SL_WC_RECV, total, 0);
-			sl_chan_lane_stash_drop(cl, q, first);
+			sl_chan_lane_stash_drop(cl, q);
 			lqp_error(q, true);
 			return;
 		}
 		total = 0;
-		for (uint32_t j = first; j != i + 1; j++) {
-			struct stash_ent *e = &s->e[j & mask];
-
-			if (e->lqp != me || (e->flags & SE_FREE))
-				continue;
-			if (e->len)
-				memcpy(r->ptr + total, s->buf + (e->end - e->len) % s->bytes,
-				       e->len);
-			total += e->len;
-			e->flags |= SE_FREE;
-		}
-		if (last->flags & SE_WRITE_IMM)
+		do {
+			i = q->st_head;
+			if (s->ch[i].len)
+				memcpy(r->ptr + total, chunk_bytes(s, i), s->ch[i].len);
+			total += s->ch[i].len;
+			chunk_free_oldest(s, q);
+		} while (i != last);
+		if (l.flags & SE_WRITE_IMM)
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ | SL_CHAN_PUT_IMM, r->wr_id,
-					    SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, last->byte_len,
-					    last->imm);
-		else if (last->flags & SE_IMM)
+					    SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, l.byte_len, l.imm);
+		else if (l.flags & SE_IMM)
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ | SL_CHAN_PUT_IMM, r->wr_id,
-					    SL_WC_SUCCESS, SL_WC_RECV, total, last->imm);
+					    SL_WC_SUCCESS, SL_WC_RECV, total, l.imm);
 		else
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_SUCCESS,
 					    SL_WC_RECV, total, 0);
-		stash_reclaim(s);
 	}
 }
 
@@ -166,10 +186,8 @@ write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t
 				    SL_WC_SUCCESS, SL_WC_RECV_RDMA_IMM, byte_len, imm);
 		return 0;
 	}
-	if (stash_put(cl, q, NULL, 0, SE_FIRST | SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len)) {
-		sl_stat_add(&cl->stats.rnr_refused, 1);
+	if (stash_put(cl, q, NULL, 0, SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len))
 		return SL_XPORT_SYN_OP;
-	}
 	q->stashed++;
 	sl_stat_add(&cl->stats.stash_msgs, 1);
 	return 0;
@@ -178,8 +196,7 @@ write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t
 static int
 recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
 {
-	uint8_t flags = (seg->first ? SE_FIRST : 0) | (seg->last ? SE_LAST : 0) |
-			(seg->has_imm ? SE_IMM : 0);
+	uint8_t flags = (seg->last ? SE_LAST : 0) | (seg->has_imm ? SE_IMM : 0);
 	struct lrecv *r;
 	uint8_t to;
 
@@ -187,7 +204,6 @@ recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *
 		q->rx_to = q->stashed == 0 && q->rcv_head != q->rcv_tail ? RX_RECV : RX_STASH;
 		if (q->rx_to == RX_STASH) {
 			q->stashed++;
-			q->stash_cur = cl->st.etail;
 			sl_stat_add(&cl->stats.stash_msgs, 1);
 		}
 	}
@@ -202,9 +218,7 @@ recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *
 				sl_chan_lane_stash_drain(cl, q);
 			return 0;
 		}
-		sl_chan_lane_stash_drop(cl, q, q->stash_cur);
-		q->stashed--;
-		sl_stat_add(&cl->stats.rnr_refused, 1);
+		sl_chan_lane_stash_drop(cl, q); /* the QP fails: none of them will be delivered */
 		return SL_XPORT_SYN_OP;
 	}
 	r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];

@@ -73,6 +73,7 @@ struct app_qp {
 
 static struct pair P;
 static uint64_t stash_bytes = 1u << 16;
+static uint64_t stash_qp_bytes = 1u << 16; /* one QP may fill the stash, unless a test says */
 
 /* --- the harness -------------------------------------------------------------------------- */
 
@@ -130,7 +131,8 @@ side_init(struct side *s)
 				       .qps = LANE_QPS,
 				       .sq_depth_max = 64,
 				       .rq_depth_max = 64,
-				       .stash_bytes = stash_bytes};
+				       .stash_bytes = stash_bytes,
+				       .stash_qp_bytes = stash_qp_bytes};
 
 	memset(s, 0, sizeof(*s));
 	s->mrs = sl_chan_mrs_create(64);
@@ -168,6 +170,7 @@ pair_teardown(void **state)
 		free(P.s[i].mem);
 	}
 	stash_bytes = 1u << 16;
+	stash_qp_bytes = 1u << 16;
 	return 0;
 }
 
@@ -609,6 +612,106 @@ lane_on_recv__stash_space_comes_back(void **state)
 	assert_int_equal(STAT(&P.s[1], rnr_refused), 0);
 	free(a);
 	free(b);
+}
+
+/* n SENDs of 4 KiB from a, its peer having posted no RECV: how many the peer's stash took. */
+static unsigned
+send_early(struct app_qp *a, uint8_t *src, uint32_t skey, unsigned n)
+{
+	struct sl_chan_cqe c[8];
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		fill(src + 4096 * i, 4096, 30 + i);
+		post_send(a, sqe(i, SL_WR_SEND, &P.s[0], src + 4096 * i, 4096, skey, true));
+	}
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 8), n);
+	for (unsigned i = 0; i < n; i++)
+		ok += c[i].status == SL_WC_SUCCESS;
+	return ok;
+}
+
+/*
+ * A QP whose application never posts a RECV holds its share of the stash (a quarter: 16 KiB of
+ * 64) at the front; another QP's early SENDs, more bytes in all than the whole stash, still go
+ * through the rest, and the first QP's messages are then delivered intact, in order.
+ */
+static void
+lane_on_recv__a_qp_without_recvs_keeps_no_one_else_out(void **state)
+{
+	enum { LEN = 4000, ROUNDS = 20 }; /* 80000 bytes through a 64 KiB stash */
+	struct app_qp *a1, *b1, *a2, *b2;
+	uint8_t *src = app_alloc(&P.s[0], 4 * 4096), *dst = app_alloc(&P.s[1], 4 * 4096);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 4 * 4096, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 4 * 4096, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a1, &b1, QPN_BASE, 16, 16);
+	qp_pair(&a2, &b2, QPN_BASE + 2, 16, 16);
+	assert_int_equal(send_early(a1, src, skey, 4), 4); /* its whole share */
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		fill(src, LEN, 60 + r);
+		post_send(a2, sqe(r, SL_WR_SEND, &P.s[0], src, LEN, skey, true));
+		run(RUN);
+		assert_int_equal(cq_poll(a2, 0, c, 8), 1);
+		expect_cqe(&c[0], r, SL_WC_SUCCESS, SL_WC_SEND, LEN);
+		post_recv(b2, 100 + r, dst, LEN, rkey);
+		run(2);
+		assert_int_equal(cq_poll(b2, 1, c, 8), 1);
+		expect_cqe(&c[0], 100 + r, SL_WC_SUCCESS, SL_WC_RECV, LEN);
+		assert_memory_equal(dst, src, LEN);
+	}
+	assert_int_equal(STAT(&P.s[1], rnr_refused), 0);
+	assert_int_equal(STAT(&P.s[1], stash_qp_refused), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		fill(src + 4096 * i, 4096, 30 + i);
+		post_recv(b1, 10 + i, dst + 4096 * i, 4096, rkey);
+	}
+	run(2);
+	assert_int_equal(cq_poll(b1, 1, c, 8), 4);
+	for (unsigned i = 0; i < 4; i++)
+		expect_cqe(&c[i], 10 + i, SL_WC_SUCCESS, SL_WC_RECV, 4096);
+	assert_memory_equal(dst, src, 4 * 4096);
+	free(a1);
+	free(b1);
+	free(a2);
+	free(b2);
+}
+
+/*
+ * A SEND past its QP's share of the stash is refused (REM_OP_ERR at the sender, counted in
+ * stash_qp_refused, not rnr_refused) though the stash has room; another QP has its own share.
+ */
+static void
+lane_on_recv__a_send_past_its_qps_share_is_refused(void **state)
+{
+	struct app_qp *a1, *b1, *a2, *b2;
+	uint8_t *src = app_alloc(&P.s[0], 5 * 4096), *dst = app_alloc(&P.s[1], 4 * 4096);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 5 * 4096, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 4 * 4096, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair(&a1, &b1, QPN_BASE, 16, 16);
+	assert_int_equal(send_early(a1, src, skey, 5), 4);
+	assert_int_equal(STAT(&P.s[1], stash_qp_refused), 1);
+	assert_int_equal(STAT(&P.s[1], rnr_refused), 0);
+	qp_pair(&a2, &b2, QPN_BASE + 2, 16, 16);
+	assert_int_equal(send_early(a2, src, skey, 4), 4);
+	for (unsigned i = 0; i < 4; i++)
+		post_recv(b2, 20 + i, dst + 4096 * i, 4096, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b2, 1, c, 8), 4);
+	for (unsigned i = 0; i < 4; i++)
+		expect_cqe(&c[i], 20 + i, SL_WC_SUCCESS, SL_WC_RECV, 4096);
+	assert_memory_equal(dst, src, 4 * 4096);
+	assert_int_equal(STAT(&P.s[1], stash_qp_refused), 1);
+	free(a1);
+	free(b1);
+	free(a2);
+	free(b2);
 }
 
 static void
@@ -1519,10 +1622,19 @@ rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 	free(b);
 }
 
+/* The stash's default share per QP: a quarter of it. */
+static int
+qp_share_setup(void **state)
+{
+	stash_qp_bytes = 0;
+	return pair_setup(state);
+}
+
 static int
 small_stash_setup(void **state)
 {
 	stash_bytes = 512;
+	stash_qp_bytes = 512;
 	return pair_setup(state);
 }
 
@@ -1538,6 +1650,11 @@ main(int argc, char **argv)
 						pair_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_on_recv__stash_space_comes_back, pair_setup,
 						pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_on_recv__a_qp_without_recvs_keeps_no_one_else_out, qp_share_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(lane_on_recv__a_send_past_its_qps_share_is_refused,
+						qp_share_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_poll__budget_bounds_each_ring, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_create__bad_conf_is_einval, pair_setup,
