@@ -7,11 +7,13 @@
  *
  * Input: records of 1 + sizeof(struct sl_chan_req) bytes (the last one short): a control byte,
  * then the request's bytes. Control bits 0-1: send the request whole, one byte short, one byte
- * long, or as it stands (a short tail); bit 2: attach an eventfd (the CQ_CREATE fd), bit 3: the
- * memfd again; bit 4: leave magic and version as the input has them (else they are made
- * right, so the handlers, not only the framing check, see random requests); bits 5-7: with bit
- * 4 clear, the type is (bits 5-7) + 1. Each request is served until its answer comes (or a few
- * rounds: a malformed one may get none).
+ * long, or as it stands (a short tail); bit 2: attach an eventfd (an fd where none belongs:
+ * only HELLO carries one), bit 3: the memfd again; bit 4: leave magic and version as the input
+ * has them (else they are made right, so the handlers, not only the framing check, see random
+ * requests); bits 5-7: with bit 4 clear, the type is (bits 5-7) + 1. Each request is served
+ * until its answer comes (or a few rounds: a malformed one may get none); the answer is read
+ * with its control data, and any fd it carries (CQ_CREATE's event fd) is closed, so the run
+ * does not run out of fds.
  * Checked: the server never dies; after the client hangs up it holds nothing for it (QPs, CQs,
  * MRs back to 0, one more client gone). Any violation aborts.
  */
@@ -151,17 +153,45 @@ send_msg(int fd, const void *buf, size_t len, int fd0, int fd1)
 	(void)sendmsg(fd, &m, MSG_NOSIGNAL); /* a server that hung up on us is fine */
 }
 
+/* Read one answer and close every fd that came with it. */
+static void
+recv_rsp(int fd)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct sl_chan_rsp r;
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof(r)};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ctl.buf,
+			   .msg_controllen = sizeof(ctl.buf)};
+
+	if (recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+		return;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int rfd;
+
+			memcpy(&rfd, CMSG_DATA(c) + i * sizeof(int), sizeof(rfd));
+			close(rfd);
+		}
+	}
+}
+
 /* Serve until the client has an answer to read (and read it), or a few rounds. */
 static void
 serve(int fd)
 {
 	for (int i = 0; i < 4; i++) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		struct sl_chan_rsp r;
 
 		check(sl_chan_srv_poll(srv, 0) == 0, "poll failed");
 		if (poll(&p, 1, 0) == 1) {
-			(void)recv(fd, &r, sizeof(r), MSG_DONTWAIT);
+			recv_rsp(fd);
 			return;
 		}
 	}
