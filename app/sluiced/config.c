@@ -271,11 +271,11 @@ static const struct sluiced_key keys[] = {
 	     "the endpoint's default (" SL_STR(SLUICED_QP_TIMEOUT_MS_DEFAULT) " ms)",
 	     "an application QP with work out and nothing acknowledged for this long fails: its "
 	     "work requests complete with a retry-exceeded error"),
-	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "4194304",
+	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "16777216",
 	     "none: a SEND without a posted RECV fails at once",
 	     "SEND payloads held until their RECV is posted, per lane"),
 	UINT("api", "stash_qp_bytes", API(stash_qp_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "0",
-	     "a quarter of stash_bytes",
+	     "all of stash_bytes",
 	     "of stash_bytes, what one QP may hold (counted in 256-byte chunks); a SEND past it is "
 	     "refused (stash_qp_refused)"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,

@@ -108,7 +108,7 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 {
 	struct sl_chan_lane *cl;
 	uint64_t chunks = SL_DIV_ROUND_UP(conf->stash_bytes, STASH_CHUNK_BYTES);
-	uint64_t qp_bytes = conf->stash_qp_bytes ? conf->stash_qp_bytes : conf->stash_bytes / 4;
+	uint64_t qp_bytes = conf->stash_qp_bytes ? conf->stash_qp_bytes : conf->stash_bytes;
 
 	if (conf->qps == 0 || conf->mrs == NULL || !sl_is_pow2(conf->sq_depth_max) ||
 	    !sl_is_pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||

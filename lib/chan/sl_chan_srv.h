@@ -83,7 +83,7 @@ struct sl_chan_srv_conf {
 					*   header, Ethernet, FCS, preamble, gap): told to
 					*   applications with the transport header's (QP_CREATE) */
 	uint64_t stash_bytes;          /**< per lane: SEND payloads that arrived before a RECV was
-					*   posted, bytes [4 MiB] */
+					*   posted, bytes [16 MiB in sluiced] */
 	uint64_t rto_ns;        /**< every application QP's initial RTO, ns [the endpoint's] */
 	uint64_t timeout_ns;    /**< every application QP's timeout, ns [the endpoint's] */
 	uint32_t qpn_base, qps; /**< lanes[0]'s application QPNs, as in its sl_chan_lane_conf */
@@ -200,7 +200,7 @@ struct sl_chan_lane_conf {
 	uint32_t qps;
 	uint32_t sq_depth_max, rq_depth_max; /**< ring sizes a QP may ask for, at most */
 	uint64_t stash_bytes;                /**< see struct sl_chan_srv_conf */
-	uint64_t stash_qp_bytes; /**< of stash_bytes, what one QP may hold, bytes (0: a quarter) */
+	uint64_t stash_qp_bytes; /**< of stash_bytes, what one QP may hold, bytes (0: all) */
 	const struct sl_chan_mrs *mrs;
 };
 

@@ -975,15 +975,8 @@ accept_all(struct sl_chan_srv *s)
 				(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 			continue;
 		}
-		if (quota_check(uid_clients(s, cred.uid), 1, s->conf.uid_clients,
-				&s->stats.quota_uid_clients) != 0) {
-			refuse(fd, -EDQUOT);
-			srv_log(s, LOG_WARNING,
-				"connection refused: pid %d uid %u has [api] uid_clients (%u) "
-				"clients already",
-				(int)cred.pid, (unsigned)cred.uid, s->conf.uid_clients);
-			continue;
-		}
+		/* The daemon full (EMFILE) before this user's share of it (EDQUOT): the first says
+		 * more to whoever meets both. */
 		for (uint32_t i = 0; i < s->conf.max_clients && cl == NULL; i++)
 			if (s->clients[i].fd < 0 && !s->clients[i].gone)
 				cl = &s->clients[i];
@@ -992,6 +985,15 @@ accept_all(struct sl_chan_srv *s)
 			count(&s->stats.clients_refused, 1);
 			srv_log(s, LOG_WARNING, "connection refused: %u clients already",
 				s->conf.max_clients);
+			continue;
+		}
+		if (quota_check(uid_clients(s, cred.uid), 1, s->conf.uid_clients,
+				&s->stats.quota_uid_clients) != 0) {
+			refuse(fd, -EDQUOT);
+			srv_log(s, LOG_WARNING,
+				"connection refused: pid %d uid %u has [api] uid_clients (%u) "
+				"clients already",
+				(int)cred.pid, (unsigned)cred.uid, s->conf.uid_clients);
 			continue;
 		}
 		cl->fd = fd;

@@ -565,7 +565,7 @@ sluiced_conf_load__api_defaults(void **state)
 	assert_int_equal(c.api.cqs, 256);
 	assert_string_equal(c.api.program, "dcqcn");
 	assert_int_equal(c.api.seg_bytes, SLUICED_API_SEG_BYTES); /* no [qp] */
-	assert_int_equal(c.api.stash_bytes, 4 << 20);
+	assert_int_equal(c.api.stash_bytes, 16 << 20);
 	assert_int_equal(c.api.client_mrs, 1024);
 	assert_int_equal(c.api.client_mr_bytes, UINT64_C(1) << 34);
 	assert_int_equal(c.api.client_cqs, 64);
