@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sl_api_priv.h"
+#include "sl_fdmsg.h"
 
 #define CTX_CALL_TIMEOUT_S 30 /**< a response takes at most this long, s (QP_DESTROY flushes) */
 
@@ -51,35 +52,6 @@ broken(struct sl_ctx *ctx, int err)
 {
 	ctx->broken = err;
 	return err;
-}
-
-static ssize_t
-send_req(int sock, const struct sl_chan_req *req, int fd)
-{
-	struct iovec iov = {.iov_base = (void *)req, .iov_len = sizeof(*req)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
-	do
-		n = sendmsg(sock, &m, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n;
 }
 
 /* The fd a response carried (SCM_RIGHTS), or -1; -2 if it carried more than one. */
@@ -128,7 +100,7 @@ sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_
 	req->magic = SL_CHAN_MAGIC;
 	req->version = SL_CHAN_VERSION;
 	req->seq = ++ctx->seq;
-	n = send_req(ctx->sock, req, fd);
+	n = sl_fdmsg_send(ctx->sock, req, sizeof(*req), fd, MSG_NOSIGNAL);
 	/* A daemon that refused the connection answered (seq 0) and hung up: read why. */
 	hung_up = n < 0 && (errno == EPIPE || errno == ECONNRESET);
 	if (n < 0 && !hung_up)

@@ -79,6 +79,7 @@
 
 #include "sl_chan_srv.h"
 #include "sl_common.h"
+#include "sl_fdmsg.h"
 #include "sl_pacer.h"
 #include "sl_proto.h"
 #include "sl_recv.h"
@@ -805,26 +806,9 @@ serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int
 static int
 send_rsp(int fd, const struct sl_chan_rsp *r, int rsp_fd)
 {
-	struct iovec iov = {.iov_base = (void *)r, .iov_len = sizeof(*r)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n = sl_fdmsg_send(fd, r, sizeof(*r), rsp_fd, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-	if (rsp_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.buf;
-		m.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &rsp_fd, sizeof(rsp_fd));
-	}
-	return sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof(*r) ? 0 : -1;
+	return n == (ssize_t)sizeof(*r) ? 0 : -1;
 }
 
 /*

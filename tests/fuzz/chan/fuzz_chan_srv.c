@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_chan_srv.c - the application channel's control half (lib/chan/srv.c) against whatever an
- * application may send it: a real server on a socket in a temporary directory, with a lane
+ * fuzz_chan_srv.c - the application channel's control half (lib/chan/fuzz_srv.c) against whatever
+ * an application may send it: a real server on a socket in a temporary directory, with a lane
  * double that answers every command at once (as tests/unit/chan/test_srv.c's), and per input
  * one client that says HELLO with a sealed 1 MiB memfd, then sends the input as requests.
  *
@@ -31,7 +31,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "sl_chan_srv.h"
+#include "fuzz_chan_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,66 +62,6 @@ sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 }
 
 static struct sl_chan_lane lane = {.base = QPN_BASE, .n = QPS};
-static struct sl_chan_srv *srv;
-static struct sl_chan_mrs *mrs;
-static char dir[64], path[96];
-
-static void
-check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_chan_srv: %s\n", what);
-		abort();
-	}
-}
-
-static struct sl_chan_srv_stats
-stats(void)
-{
-	struct sl_chan_srv_stats st;
-
-	sl_chan_srv_stats_get(srv, &st);
-	return st;
-}
-
-static void
-remove_dir(void)
-{
-	sl_chan_srv_free(srv);
-	sl_chan_mrs_free(mrs);
-	rmdir(dir);
-}
-
-static void
-start(void)
-{
-	struct sl_chan_lane *lanes[] = {&lane};
-	static struct sl_chan_srv_conf conf = {
-		.mode = 0600,
-		.uid = (uid_t)-1,
-		.gid = (gid_t)-1,
-		.max_clients = 4,
-		.max_mrs = 16,
-		.max_cqs = 8,
-		.host = "fuzz",
-		.default_program = "dcqcn",
-		.seg_bytes = 1024,
-		.frame_overhead_bytes = 44,
-		.stash_bytes = 1 << 20,
-		.qpn_base = QPN_BASE,
-		.qps = QPS,
-	};
-
-	snprintf(dir, sizeof(dir), "/tmp/sl_fuzz_chan.XXXXXX");
-	check(mkdtemp(dir) != NULL, "mkdtemp");
-	snprintf(path, sizeof(path), "%s/sluiced.sock", dir);
-	conf.socket_path = path;
-	mrs = sl_chan_mrs_create(16);
-	srv = mrs ? sl_chan_srv_create(&conf, lanes, 1, mrs) : NULL;
-	check(srv != NULL, "server not created");
-	atexit(remove_dir);
-}
-
 /* Send len bytes with up to 2 fds (-1: none). */
 static void
 send_msg(int fd, const void *buf, size_t len, int fd0, int fd1)
@@ -189,7 +129,7 @@ serve(int fd)
 	for (int i = 0; i < 4; i++) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 
-		check(sl_chan_srv_poll(srv, 0) == 0, "poll failed");
+		fuzz_check(sl_chan_srv_poll(fuzz_srv, 0) == 0, "poll failed");
 		if (poll(&p, 1, 0) == 1) {
 			recv_rsp(fd);
 			return;
@@ -202,9 +142,9 @@ memfd(void)
 {
 	int fd = memfd_create("fuzz", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	check(fd >= 0 && ftruncate(fd, MEM_BYTES) == 0 &&
-		      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
-	      "memfd");
+	fuzz_check(fd >= 0 && ftruncate(fd, MEM_BYTES) == 0 &&
+			   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
+		   "memfd");
 	return fd;
 }
 
@@ -220,12 +160,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t gone;
 	int fd, mfd;
 
-	if (srv == NULL)
-		start();
-	gone = stats().clients_gone;
+	if (fuzz_srv == NULL)
+		fuzz_srv_start("fuzz_chan_srv", &lane, 16, 8, QPN_BASE, QPS);
+	gone = fuzz_srv_stats().clients_gone;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	check(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect");
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", fuzz_srv_path);
+	fuzz_check(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect");
 	mfd = memfd();
 	send_msg(fd, &hello, sizeof(hello), mfd, -1);
 	serve(fd);
@@ -251,10 +191,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(fd);
 	close(mfd);
-	for (int i = 0; i < 50 && stats().clients_gone == gone; i++)
-		check(sl_chan_srv_poll(srv, 1) == 0, "poll failed");
-	check(stats().clients_gone == gone + 1, "the client's hang-up went unnoticed");
-	check(stats().qps == 0 && stats().cqs == 0 && stats().mrs == 0,
-	      "a gone client's QPs, CQs or MRs are still held");
+	for (int i = 0; i < 50 && fuzz_srv_stats().clients_gone == gone; i++)
+		fuzz_check(sl_chan_srv_poll(fuzz_srv, 1) == 0, "poll failed");
+	fuzz_check(fuzz_srv_stats().clients_gone == gone + 1,
+		   "the client's hang-up went unnoticed");
+	fuzz_check(fuzz_srv_stats().qps == 0 && fuzz_srv_stats().cqs == 0 &&
+			   fuzz_srv_stats().mrs == 0,
+		   "a gone client's QPs, CQs or MRs are still held");
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_chan_tenants.c - two applications on one channel server (lib/chan/srv.c), checked
+ * fuzz_chan_tenants.c - two applications on one channel server (lib/chan/fuzz_srv.c), checked
  * against a model of what each owns: a client is a protection domain, so nothing one of them
  * asks may reach or change what the other holds.
  *
@@ -54,7 +54,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "sl_chan_srv.h"
+#include "fuzz_chan_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -73,8 +73,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* --- the lane double ----------------------------------------------------------------------- */
 
-static void check(bool ok, const char *what);
-
 /* Every command is answered at once, with success; QP_OPEN's opener is kept per QPN. */
 struct sl_chan_lane {
 	uint32_t base, n;     /**< QPNs it owns */
@@ -92,18 +90,18 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	cl->cmds++;
 	switch (cmd->type) {
 	case SL_CHAN_CMD_QP_OPEN:
-		check(i < cl->n && cl->owner[i] == 0, "QP_OPEN of a QPN open already");
-		check(cmd->qp != NULL && cmd->qp->client == cmd->client &&
-			      cmd->qp->xqp.qpn == cmd->qpn &&
-			      cmd->qp->send_cq->client == cmd->client &&
-			      cmd->qp->recv_cq->client == cmd->client,
-		      "QP_OPEN with another client's CQ, or a conf not the client's");
+		fuzz_check(i < cl->n && cl->owner[i] == 0, "QP_OPEN of a QPN open already");
+		fuzz_check(cmd->qp != NULL && cmd->qp->client == cmd->client &&
+				   cmd->qp->xqp.qpn == cmd->qpn &&
+				   cmd->qp->send_cq->client == cmd->client &&
+				   cmd->qp->recv_cq->client == cmd->client,
+			   "QP_OPEN with another client's CQ, or a conf not the client's");
 		cl->owner[i] = cmd->client;
 		break;
 	case SL_CHAN_CMD_QP_CONNECT:
 	case SL_CHAN_CMD_QP_DESTROY:
-		check(i < cl->n && cl->owner[i] == cmd->client,
-		      "a command about a QP for a client that did not open it");
+		fuzz_check(i < cl->n && cl->owner[i] == cmd->client,
+			   "a command about a QP for a client that did not open it");
 		if (cmd->type == SL_CHAN_CMD_QP_DESTROY)
 			cl->owner[i] = 0;
 		break;
@@ -114,7 +112,7 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 		cl->gone_client = cmd->client;
 		break;
 	default:
-		check(false, "an unknown command");
+		fuzz_check(false, "an unknown command");
 	}
 	cmd->result = 0;
 	atomic_store_explicit(&cmd->done, true, memory_order_release);
@@ -153,66 +151,6 @@ struct tenant {
 };
 
 static struct sl_chan_lane lane = {.base = QPN_BASE, .n = QPS};
-static struct sl_chan_srv *srv;
-static struct sl_chan_mrs *mrs;
-static char dir[64], path[96];
-
-static void
-check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_chan_tenants: %s\n", what);
-		abort();
-	}
-}
-
-static struct sl_chan_srv_stats
-stats(void)
-{
-	struct sl_chan_srv_stats st;
-
-	sl_chan_srv_stats_get(srv, &st);
-	return st;
-}
-
-static void
-remove_dir(void)
-{
-	sl_chan_srv_free(srv);
-	sl_chan_mrs_free(mrs);
-	rmdir(dir);
-}
-
-static void
-start(void)
-{
-	struct sl_chan_lane *lanes[] = {&lane};
-	static struct sl_chan_srv_conf conf = {
-		.mode = 0600,
-		.uid = (uid_t)-1,
-		.gid = (gid_t)-1,
-		.max_clients = 4,
-		.max_mrs = MAX_MRS,
-		.max_cqs = MAX_CQS,
-		.host = "fuzz",
-		.default_program = "dcqcn",
-		.seg_bytes = 1024,
-		.frame_overhead_bytes = 44,
-		.stash_bytes = 1 << 20,
-		.qpn_base = QPN_BASE,
-		.qps = QPS,
-	};
-
-	snprintf(dir, sizeof(dir), "/tmp/sl_fuzz_tenants.XXXXXX");
-	check(mkdtemp(dir) != NULL, "mkdtemp");
-	snprintf(path, sizeof(path), "%s/sluiced.sock", dir);
-	conf.socket_path = path;
-	mrs = sl_chan_mrs_create(MAX_MRS);
-	srv = mrs ? sl_chan_srv_create(&conf, lanes, 1, mrs) : NULL;
-	check(srv != NULL, "server not created");
-	atexit(remove_dir);
-}
-
 /* --- the clients' side of the socket ------------------------------------------------------- */
 
 /* Send len bytes, with fd (SCM_RIGHTS) unless it is -1. */
@@ -238,7 +176,7 @@ send_msg(int fd, const void *buf, size_t len, int with_fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &with_fd, sizeof(with_fd));
 	}
-	check(sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)len, "send");
+	fuzz_check(sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)len, "send");
 }
 
 /* Read one answer into r if there is one; every fd it carried is closed. Returns the number of
@@ -280,15 +218,15 @@ await(const struct tenant *t, struct sl_chan_rsp *r)
 	for (int i = 0; i < 8; i++) {
 		struct pollfd p = {.fd = t->fd, .events = POLLIN};
 
-		check(sl_chan_srv_poll(srv, 0) == 0, "poll failed");
+		fuzz_check(sl_chan_srv_poll(fuzz_srv, 0) == 0, "poll failed");
 		if (poll(&p, 1, 0) == 1) {
 			int n = recv_rsp(t->fd, r);
 
-			check(n >= 0, "an answer of the wrong size");
+			fuzz_check(n >= 0, "an answer of the wrong size");
 			return n;
 		}
 	}
-	check(false, "a request went unanswered");
+	fuzz_check(false, "a request went unanswered");
 	return -1;
 }
 
@@ -297,9 +235,9 @@ memfd(void)
 {
 	int fd = memfd_create("fuzz", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	check(fd >= 0 && ftruncate(fd, MEM_BYTES) == 0 &&
-		      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
-	      "memfd");
+	fuzz_check(fd >= 0 && ftruncate(fd, MEM_BYTES) == 0 &&
+			   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0,
+		   "memfd");
 	return fd;
 }
 
@@ -316,13 +254,13 @@ attach(struct tenant *t, uint64_t base_va)
 	memset(t, 0, sizeof(*t));
 	t->base_va = base_va;
 	t->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	check(t->fd >= 0 && connect(t->fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect");
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", fuzz_srv_path);
+	fuzz_check(t->fd >= 0 && connect(t->fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect");
 	t->memfd = memfd();
 	send_msg(t->fd, &q, sizeof(q), t->memfd);
-	check(await(t, &r) == 0 && r.status == 0 && r.type == SL_CHAN_HELLO &&
-		      r.u.hello.client != 0,
-	      "HELLO refused");
+	fuzz_check(await(t, &r) == 0 && r.status == 0 && r.type == SL_CHAN_HELLO &&
+			   r.u.hello.client != 0,
+		   "HELLO refused");
 	t->id = r.u.hello.client;
 }
 
@@ -384,7 +322,7 @@ in_window(const struct tenant *t, uint64_t va, uint64_t len)
 static bool
 found(uint64_t client, enum sl_chan_key_kind kind, uint32_t key, uint64_t va, uint64_t len)
 {
-	return sl_chan_mrs_find(mrs, client, kind, key, va, len, 0) != NULL;
+	return sl_chan_mrs_find(fuzz_mrs, client, kind, key, va, len, 0) != NULL;
 }
 
 /* t's keys resolve for t (each under its own kind only) and, if other is live, never for it;
@@ -395,18 +333,18 @@ check_keys(const struct tenant *t, const struct tenant *other, bool live)
 	for (unsigned i = 0; i < t->n_mr; i++) {
 		const struct mr *m = &t->mr[i];
 
-		check(found(t->id, SL_CHAN_LKEY, m->lkey, m->va, m->len) == live &&
-			      found(t->id, SL_CHAN_RKEY, m->rkey, m->va, m->len) == live,
-		      live ? "a client's key does not resolve for it"
-			   : "a gone client's key resolves");
-		check(!found(t->id, SL_CHAN_LKEY, m->rkey, m->va, m->len) &&
-			      !found(t->id, SL_CHAN_RKEY, m->lkey, m->va, m->len),
-		      "an rkey resolves as an lkey or an lkey as an rkey");
-		check(!found(other->id, SL_CHAN_LKEY, m->lkey, m->va, m->len) &&
-			      !found(other->id, SL_CHAN_RKEY, m->rkey, m->va, m->len) &&
-			      !found(other->id, SL_CHAN_LKEY, m->lkey, m->va, 1) &&
-			      !found(other->id, SL_CHAN_RKEY, m->rkey, m->va, 1),
-		      "a client's key resolves for the other client");
+		fuzz_check(found(t->id, SL_CHAN_LKEY, m->lkey, m->va, m->len) == live &&
+				   found(t->id, SL_CHAN_RKEY, m->rkey, m->va, m->len) == live,
+			   live ? "a client's key does not resolve for it"
+				: "a gone client's key resolves");
+		fuzz_check(!found(t->id, SL_CHAN_LKEY, m->rkey, m->va, m->len) &&
+				   !found(t->id, SL_CHAN_RKEY, m->lkey, m->va, m->len),
+			   "an rkey resolves as an lkey or an lkey as an rkey");
+		fuzz_check(!found(other->id, SL_CHAN_LKEY, m->lkey, m->va, m->len) &&
+				   !found(other->id, SL_CHAN_RKEY, m->rkey, m->va, m->len) &&
+				   !found(other->id, SL_CHAN_LKEY, m->lkey, m->va, 1) &&
+				   !found(other->id, SL_CHAN_RKEY, m->rkey, m->va, 1),
+			   "a client's key resolves for the other client");
 	}
 }
 
@@ -423,11 +361,11 @@ check_lane(const struct tenant *const *live, unsigned n)
 		for (unsigned i = 0; i < live[j]->n_qp; i++) {
 			uint32_t k = live[j]->qp[i].qpn - QPN_BASE;
 
-			check(k < QPS && lane.owner[k] == live[j]->id,
-			      "a client's QP is not open on the lane under its name");
+			fuzz_check(k < QPS && lane.owner[k] == live[j]->id,
+				   "a client's QP is not open on the lane under its name");
 		}
 	}
-	check(open == modelled, "the lane holds a QP no live client owns");
+	fuzz_check(open == modelled, "the lane holds a QP no live client owns");
 }
 
 /* Everything the model says of both (b, c of the checks above). */
@@ -435,13 +373,13 @@ static void
 check_all(const struct tenant *t)
 {
 	const struct tenant *live[] = {&t[0], &t[1]};
-	struct sl_chan_srv_stats st = stats();
+	struct sl_chan_srv_stats st = fuzz_srv_stats();
 
 	check_keys(&t[0], &t[1], true);
 	check_keys(&t[1], &t[0], true);
-	check(st.mrs == t[0].n_mr + t[1].n_mr, "the server's MR count is not the model's");
-	check(st.cqs == t[0].n_cq + t[1].n_cq, "the server's CQ count is not the model's");
-	check(st.qps == t[0].n_qp + t[1].n_qp, "the server's QP count is not the model's");
+	fuzz_check(st.mrs == t[0].n_mr + t[1].n_mr, "the server's MR count is not the model's");
+	fuzz_check(st.cqs == t[0].n_cq + t[1].n_cq, "the server's CQ count is not the model's");
+	fuzz_check(st.qps == t[0].n_qp + t[1].n_qp, "the server's QP count is not the model's");
 	check_lane(live, 2);
 }
 
@@ -592,15 +530,17 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 {
 	int i;
 
-	check(n_fds == (q->type == SL_CHAN_CQ_CREATE), "an fd missing from or extra in an answer");
+	fuzz_check(n_fds == (q->type == SL_CHAN_CQ_CREATE),
+		   "an fd missing from or extra in an answer");
 	switch (q->type) {
 	case SL_CHAN_MR_REG:
-		check(r->u.mr_reg.lkey != 0 && r->u.mr_reg.rkey != 0 &&
-			      r->u.mr_reg.lkey != r->u.mr_reg.rkey &&
-			      !owns_key(t, r->u.mr_reg.lkey) && !owns_key(t, r->u.mr_reg.rkey) &&
-			      !owns_key(o, r->u.mr_reg.lkey) && !owns_key(o, r->u.mr_reg.rkey) &&
-			      t->n_mr < MAX_MRS,
-		      "MR_REG gave a key 0, twice, or unlike no live key");
+		fuzz_check(r->u.mr_reg.lkey != 0 && r->u.mr_reg.rkey != 0 &&
+				   r->u.mr_reg.lkey != r->u.mr_reg.rkey &&
+				   !owns_key(t, r->u.mr_reg.lkey) &&
+				   !owns_key(t, r->u.mr_reg.rkey) &&
+				   !owns_key(o, r->u.mr_reg.lkey) &&
+				   !owns_key(o, r->u.mr_reg.rkey) && t->n_mr < MAX_MRS,
+			   "MR_REG gave a key 0, twice, or unlike no live key");
 		t->mr[t->n_mr++] = (struct mr){.lkey = r->u.mr_reg.lkey,
 					       .rkey = r->u.mr_reg.rkey,
 					       .va = q->u.mr_reg.addr,
@@ -608,43 +548,44 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 		break;
 	case SL_CHAN_MR_DEREG:
 		i = mr_by_lkey(t, q->u.mr_dereg.lkey);
-		check(i >= 0, "MR_DEREG of no lkey the client owns succeeded");
+		fuzz_check(i >= 0, "MR_DEREG of no lkey the client owns succeeded");
 		t->mr[i] = t->mr[--t->n_mr];
 		break;
 	case SL_CHAN_CQ_CREATE:
-		check(r->u.cq_create.cq != 0 && cq_idx(t, r->u.cq_create.cq) < 0 &&
-			      cq_idx(o, r->u.cq_create.cq) < 0 && t->n_cq < MAX_CQS,
-		      "CQ_CREATE gave a handle already live");
+		fuzz_check(r->u.cq_create.cq != 0 && cq_idx(t, r->u.cq_create.cq) < 0 &&
+				   cq_idx(o, r->u.cq_create.cq) < 0 && t->n_cq < MAX_CQS,
+			   "CQ_CREATE gave a handle already live");
 		t->cq[t->n_cq++] = r->u.cq_create.cq;
 		break;
 	case SL_CHAN_CQ_DESTROY:
 		i = cq_idx(t, q->u.cq_destroy.cq);
-		check(i >= 0, "CQ_DESTROY of no CQ the client owns succeeded");
-		check(!cq_named(t, q->u.cq_destroy.cq), "CQ_DESTROY of a CQ a QP names succeeded");
+		fuzz_check(i >= 0, "CQ_DESTROY of no CQ the client owns succeeded");
+		fuzz_check(!cq_named(t, q->u.cq_destroy.cq),
+			   "CQ_DESTROY of a CQ a QP names succeeded");
 		t->cq[i] = t->cq[--t->n_cq];
 		break;
 	case SL_CHAN_QP_CREATE:
-		check(cq_idx(t, q->u.qp_create.send_cq) >= 0 &&
-			      cq_idx(t, q->u.qp_create.recv_cq) >= 0,
-		      "QP_CREATE on CQs the client does not own succeeded");
-		check(qp_idx(t, r->u.qp_create.qpn) < 0 && qp_idx(o, r->u.qp_create.qpn) < 0 &&
-			      t->n_qp < QPS,
-		      "QP_CREATE gave a QPN already live");
+		fuzz_check(cq_idx(t, q->u.qp_create.send_cq) >= 0 &&
+				   cq_idx(t, q->u.qp_create.recv_cq) >= 0,
+			   "QP_CREATE on CQs the client does not own succeeded");
+		fuzz_check(qp_idx(t, r->u.qp_create.qpn) < 0 && qp_idx(o, r->u.qp_create.qpn) < 0 &&
+				   t->n_qp < QPS,
+			   "QP_CREATE gave a QPN already live");
 		t->qp[t->n_qp++] = (struct qp){.qpn = r->u.qp_create.qpn,
 					       .send_cq = q->u.qp_create.send_cq,
 					       .recv_cq = q->u.qp_create.recv_cq};
 		break;
 	case SL_CHAN_QP_CONNECT:
-		check(qp_idx(t, q->u.qp_connect.qpn) >= 0,
-		      "QP_CONNECT of no QP the client owns succeeded");
+		fuzz_check(qp_idx(t, q->u.qp_connect.qpn) >= 0,
+			   "QP_CONNECT of no QP the client owns succeeded");
 		break;
 	case SL_CHAN_QP_DESTROY:
 		i = qp_idx(t, q->u.qp_destroy.qpn);
-		check(i >= 0, "QP_DESTROY of no QP the client owns succeeded");
+		fuzz_check(i >= 0, "QP_DESTROY of no QP the client owns succeeded");
 		t->qp[i] = t->qp[--t->n_qp];
 		break;
 	default:
-		check(false, "a second HELLO succeeded");
+		fuzz_check(false, "a second HELLO succeeded");
 	}
 }
 
@@ -652,7 +593,7 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 static void
 request(struct tenant *t, const struct tenant *o, struct sl_chan_req *q, size_t len)
 {
-	struct sl_chan_srv_stats before = stats(), after;
+	struct sl_chan_srv_stats before = fuzz_srv_stats(), after;
 	uint64_t cmds = lane.cmds;
 	bool other = names_other(q, t, o),
 	     well_formed = len == sizeof(*q) && q->magic == SL_CHAN_MAGIC;
@@ -662,16 +603,17 @@ request(struct tenant *t, const struct tenant *o, struct sl_chan_req *q, size_t 
 	q->seq = ++t->seq;
 	send_msg(t->fd, q, len, q->type == SL_CHAN_HELLO ? t->memfd : -1);
 	n_fds = await(t, &r);
-	after = stats();
-	check(r.seq == q->seq, "an answer to another request");
+	after = fuzz_srv_stats();
+	fuzz_check(r.seq == q->seq, "an answer to another request");
 	if (other)
-		check(r.status != 0 && lane.cmds == cmds,
-		      "a request naming the other client's object was served");
+		fuzz_check(r.status != 0 && lane.cmds == cmds,
+			   "a request naming the other client's object was served");
 	if (r.status != 0 || !well_formed) {
-		check(r.status != 0, "a malformed request was served");
-		check(n_fds == 0, "a refusal carried an fd");
-		check(after.mrs == before.mrs && after.cqs == before.cqs && after.qps == before.qps,
-		      "a refused request changed the server's MRs, CQs or QPs");
+		fuzz_check(r.status != 0, "a malformed request was served");
+		fuzz_check(n_fds == 0, "a refusal carried an fd");
+		fuzz_check(after.mrs == before.mrs && after.cqs == before.cqs &&
+				   after.qps == before.qps,
+			   "a refused request changed the server's MRs, CQs or QPs");
 		return;
 	}
 	learn(t, o, q, &r, n_fds);
@@ -683,19 +625,19 @@ check_hang_up(struct tenant *s, struct tenant *g)
 {
 	const struct tenant *live[] = {s};
 	struct sl_chan_srv_stats st;
-	uint64_t gone = stats().clients_gone;
+	uint64_t gone = fuzz_srv_stats().clients_gone;
 
 	close(g->fd);
 	close(g->memfd);
-	for (int i = 0; i < 50 && stats().clients_gone == gone; i++)
-		check(sl_chan_srv_poll(srv, 1) == 0, "poll failed");
-	st = stats();
-	check(st.clients_gone == gone + 1, "a client's hang-up went unnoticed");
-	check(lane.gone_client == g->id, "the lane was not told which client left");
+	for (int i = 0; i < 50 && fuzz_srv_stats().clients_gone == gone; i++)
+		fuzz_check(sl_chan_srv_poll(fuzz_srv, 1) == 0, "poll failed");
+	st = fuzz_srv_stats();
+	fuzz_check(st.clients_gone == gone + 1, "a client's hang-up went unnoticed");
+	fuzz_check(lane.gone_client == g->id, "the lane was not told which client left");
 	check_keys(g, s, false);
 	check_keys(s, g, true);
-	check(st.mrs == s->n_mr && st.cqs == s->n_cq && st.qps == s->n_qp,
-	      "after a hang-up the counts are not the survivor's");
+	fuzz_check(st.mrs == s->n_mr && st.cqs == s->n_cq && st.qps == s->n_qp,
+		   "after a hang-up the counts are not the survivor's");
 	check_lane(live, 1);
 	/* still served: it lets go of one of its objects */
 	if (s->n_qp) {
@@ -706,7 +648,7 @@ check_hang_up(struct tenant *s, struct tenant *g)
 
 		g->n_mr = g->n_cq = g->n_qp = 0; /* its handles are nobody's now */
 		request(s, g, &q, sizeof(q));
-		check(qp_idx(s, q.u.qp_destroy.qpn) < 0, "the survivor was not served");
+		fuzz_check(qp_idx(s, q.u.qp_destroy.qpn) < 0, "the survivor was not served");
 	}
 }
 
@@ -717,12 +659,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t gone;
 	unsigned first;
 
-	if (srv == NULL)
-		start();
-	gone = stats().clients_gone;
+	if (fuzz_srv == NULL)
+		fuzz_srv_start("fuzz_chan_tenants", &lane, MAX_MRS, MAX_CQS, QPN_BASE, QPS);
+	gone = fuzz_srv_stats().clients_gone;
 	attach(&t[0], BASE_VA_A);
 	attach(&t[1], BASE_VA_B);
-	check(t[0].id != t[1].id, "two clients with one number");
+	fuzz_check(t[0].id != t[1].id, "two clients with one number");
 	for (size_t off = 0, n = 0; off + REC_BYTES <= size && n < RECS_MAX;
 	     off += REC_BYTES, n++) {
 		const uint8_t ctl = data[off], *p = data + off + 1;
@@ -744,13 +686,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_hang_up(&t[!first], &t[first]);
 	close(t[!first].fd);
 	close(t[!first].memfd);
-	for (int i = 0; i < 50 && stats().clients_gone != gone + 2; i++)
-		check(sl_chan_srv_poll(srv, 1) == 0, "poll failed");
-	check(stats().clients_gone == gone + 2, "the second hang-up went unnoticed");
+	for (int i = 0; i < 50 && fuzz_srv_stats().clients_gone != gone + 2; i++)
+		fuzz_check(sl_chan_srv_poll(fuzz_srv, 1) == 0, "poll failed");
+	fuzz_check(fuzz_srv_stats().clients_gone == gone + 2, "the second hang-up went unnoticed");
 	check_keys(&t[!first], &t[first], false);
-	check(stats().qps == 0 && stats().cqs == 0 && stats().mrs == 0,
-	      "a gone client's QPs, CQs or MRs are still held");
+	fuzz_check(fuzz_srv_stats().qps == 0 && fuzz_srv_stats().cqs == 0 &&
+			   fuzz_srv_stats().mrs == 0,
+		   "a gone client's QPs, CQs or MRs are still held");
 	for (uint32_t k = 0; k < QPS; k++)
-		check(lane.owner[k] == 0, "the lane still holds a gone client's QP");
+		fuzz_check(lane.owner[k] == 0, "the lane still holds a gone client's QP");
 	return 0;
 }

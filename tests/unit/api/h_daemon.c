@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "h_daemon.h"
+#include "sl_fdmsg.h"
 
 #define H_QPN_BASE 100u
 #define H_KEY_BASE 0x1000u
@@ -385,19 +386,7 @@ h_request(struct h_daemon *d, struct h_client *cl)
 	else if (fd >= 0)
 		close(fd);
 	r.status = st;
-	iov = (struct iovec){.iov_base = &r, .iov_len = sizeof(r)};
-	m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1};
-	if (rsp_fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &rsp_fd, sizeof(rsp_fd));
-	}
-	n = sendmsg(cl->fd, &m, MSG_NOSIGNAL);
+	n = sl_fdmsg_send(cl->fd, &r, sizeof(r), rsp_fd, MSG_NOSIGNAL);
 	if (rsp_fd >= 0)
 		close(rsp_fd);
 	if (n != sizeof(r))
