@@ -292,6 +292,12 @@ sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct s
 	return sl_pacer_release_inline(p, from_ns, now_ns, out, max, pick);
 }
 
+void
+sl_pacer_clock(struct sl_pacer *p, uint64_t now_ns)
+{
+	p->clock_ns = SL_MAX(p->clock_ns, now_ns);
+}
+
 unsigned
 sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out, unsigned max)
 {

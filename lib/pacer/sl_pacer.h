@@ -115,6 +115,15 @@ int sl_pacer_flow_reset(struct sl_pacer *p, uint32_t flow);
  */
 int sl_pacer_backlog(struct sl_pacer *p, uint32_t flow, uint32_t npkts, uint32_t len_bytes);
 
+/*
+ * The caller's time is now_ns: a flow that becomes active from here on (sl_pacer_backlog on a
+ * flow with nothing queued) starts its schedule no earlier. A caller that stops dequeuing
+ * while nothing is due (its deadline far or SL_PACER_NEVER) tells the time before it backlogs;
+ * else the activation starts at its last dequeue, maybe seconds back, and the flow's first
+ * packets are all due at once (Tassel: then up to catchup_ns of them back to back).
+ */
+void sl_pacer_clock(struct sl_pacer *p, uint64_t now_ns);
+
 /* Packets due by now_ns, in departure order, at most max. */
 unsigned sl_pacer_dequeue_burst(struct sl_pacer *p, uint64_t now_ns, struct sl_pkt *out,
 				unsigned max);

@@ -124,6 +124,7 @@ struct sl_pacer {
 	uint64_t link_free_ns;        /**< the link is busy until then, ns */
 	struct sl_pacer_gap link_gap; /**< exact serialization at link_bps */
 	uint64_t last_now_ns;         /**< now_ns of the previous dequeue call */
+	uint64_t clock_ns;            /**< the latest time sl_pacer_clock told, ns */
 	uint64_t call_gap_sum_ns;     /**< dequeue call periods summed over this window, ns */
 	uint32_t call_count;          /**< calls in this window */
 	uint64_t lookahead_meas_ns;   /**< L measured over the last full window, ns */
@@ -131,6 +132,16 @@ struct sl_pacer {
 	struct sl_pacer_conf conf;    /**< as given, defaults filled in */
 	struct sl_pacer_stats stats;
 };
+
+/*
+ * The caller's time as the pacer last heard it, ns: a dequeue's now_ns, or a later
+ * sl_pacer_clock's. A flow that becomes active starts here (its activate hook's "now").
+ */
+static inline uint64_t
+sl_pacer_now(const struct sl_pacer *p)
+{
+	return SL_MAX(p->last_now_ns, p->clock_ns);
+}
 
 static inline struct sl_pacer_flow *
 sl_pacer_flow(const struct sl_pacer *p, uint32_t flow)

@@ -513,7 +513,7 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tassel *t = p->impl;
 	struct tassel_flow *tf = tflow(p, flow);
-	uint64_t v = vtime(p, t, SL_MAX(p->last_now_ns, t->t_base_ns));
+	uint64_t v = vtime(p, t, SL_MAX(sl_pacer_now(p), t->t_base_ns));
 
 	/*
 	 * WF2Q+: an idle flow restarts at max(F of its last packet, V), no credit for idling; one

@@ -103,7 +103,7 @@ sl_pacer_tsw_next_deadline(const struct sl_pacer *p)
 void
 sl_pacer_tsw_activate(struct sl_pacer *p, uint32_t flow)
 {
-	insert(p, flow, SL_MAX(p->last_now_ns, tsw_flow(p, flow)->next_ns));
+	insert(p, flow, SL_MAX(sl_pacer_now(p), tsw_flow(p, flow)->next_ns));
 }
 
 void

@@ -1399,6 +1399,8 @@ sl_sched_next_burst(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, uns
 	unsigned n;
 
 	sweep(s, now_ns);
+	/* Flows that got work since the last call start now, however long ago that call was. */
+	sl_pacer_clock(s->pacer, now_ns);
 	activate_all(s); /* flows the timers and events woke: their first packets may be due */
 	n = release(s, now_ns, out, max);
 	activate_all(s); /* flows the releases drained below queue_resume */

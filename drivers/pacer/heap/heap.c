@@ -97,7 +97,7 @@ wfq_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct wfq_flow *wf = wfq_flow(p, flow);
 
-	wf->next_ns = SL_MAX(wf->next_ns, p->last_now_ns);
+	wf->next_ns = SL_MAX(wf->next_ns, sl_pacer_now(p));
 	sl_pacer_heap_push(&((struct wfq *)p->impl)->waiting, wf->next_ns, flow);
 }
 

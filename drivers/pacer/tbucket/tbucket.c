@@ -119,7 +119,7 @@ tb_activate(struct sl_pacer *p, uint32_t flow)
 {
 	struct tb *t = p->impl;
 
-	sl_pacer_heap_push(&t->wake, conform_ns(p, t, flow, p->last_now_ns), flow);
+	sl_pacer_heap_push(&t->wake, conform_ns(p, t, flow, sl_pacer_now(p)), flow);
 }
 
 static void
@@ -130,9 +130,9 @@ tb_rate_changed(struct sl_pacer *p, uint32_t flow, uint64_t old_bps)
 	/* Tokens earned so far at the old rate; a new flow starts with a full bucket. */
 	if (old_bps == 0) {
 		tf->tokens = ((struct tb *)p->impl)->depth;
-		tf->last_ns = p->last_now_ns;
+		tf->last_ns = sl_pacer_now(p);
 	} else {
-		refill(p->impl, tf, old_bps, SL_MAX(p->last_now_ns, tf->last_ns), 0);
+		refill(p->impl, tf, old_bps, SL_MAX(sl_pacer_now(p), tf->last_ns), 0);
 	}
 }
 

@@ -383,6 +383,40 @@ tassel_catchup__new_owner_starts_afresh(void **state)
 				2 * SL_NS_PER_MS + i * 10000 + 1000);
 }
 
+/*
+ * A flow whose first packets come after the pacer was last dequeued long ago (a lane dequeues
+ * only when something is due) starts at the caller's clock, not at that last dequeue: told the
+ * time (sl_pacer_clock, as the scheduler does before it activates flows), the 100 packets
+ * leave 10 us apart from 1 s on. Untold, the flow's schedule would start at 0 and its first
+ * packets would all be due at once, up to catchup_ns (100 ms here) of them back to back.
+ */
+static void
+tassel_clock__a_flow_starts_when_the_caller_says(void **state)
+{
+	struct sl_pacer_conf c = test_conf(NULL, 1);
+	struct sl_pkt out[100];
+
+	(void)state;
+	c.catchup_ns = 100 * SL_NS_PER_MS;
+	for (int told = 0; told < 2; told++) {
+		struct sl_pacer *p = sl_pacer_create(&c);
+
+		assert_non_null(p);
+		assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
+		if (told)
+			sl_pacer_clock(p, SL_NS_PER_S);
+		assert_int_equal(sl_pacer_backlog(p, 0, 100, 1250), 0);
+		assert_int_equal(test_drain(p, SL_NS_PER_S, out, 100, 2 * SL_NS_PER_S), 100);
+		if (told)
+			for (uint64_t i = 0; i < 100; i++)
+				assert_in_range(out[i].tx_ns, SL_NS_PER_S + i * 10000,
+						SL_NS_PER_S + i * 10000 + 1000);
+		else /* the bug it guards against: all due at 1 s, back to back */
+			assert_true(out[99].tx_ns < SL_NS_PER_S + 100000);
+		sl_pacer_free(p);
+	}
+}
+
 int
 main(void)
 {
@@ -399,6 +433,7 @@ main(void)
 		cmocka_unit_test(tassel_catchup__makes_up_a_stall),
 		cmocka_unit_test(tassel_catchup__idling_earns_no_credit),
 		cmocka_unit_test(tassel_catchup__new_owner_starts_afresh),
+		cmocka_unit_test(tassel_clock__a_flow_starts_when_the_caller_says),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
