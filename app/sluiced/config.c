@@ -249,11 +249,11 @@ static const struct sluiced_key keys[] = {
 	      "completion queues one application may hold; one more is refused (EDQUOT)"),
 	COUNT("api", "client_qps", API(client_qps), 0, 4096, "0", "a quarter of qps, at least 1",
 	      "QPs one application may hold; one more is refused (EDQUOT)"),
-	COUNT("api", "uid_clients", API(uid_clients), 0, 1024, "0",
-	      "a quarter of clients, at least 1",
+	COUNT("api", "uid_clients", API(uid_clients), 0, 1024, "0", "clients (no limit per user)",
 	      "applications of one user (the connecting process's uid) at once; one more is "
-	      "refused at connect (EDQUOT). Set it to clients when every application runs as "
-	      "one user"),
+	      "refused at connect (EDQUOT). Set it (a quarter of clients, say) where users "
+	      "share the daemon; the default leaves it to clients, since the common host runs "
+	      "every application as one user"),
 	UINT("api", "hello_timeout_ms", API(hello_timeout_ns), SL_QTY_NS, SL_NS_PER_MS, 1, 3600000,
 	     "1000", NULL,
 	     "a connection that has not completed HELLO this long after it was accepted is "
@@ -856,7 +856,7 @@ check_api(struct sluiced_conf *c, FILE *err)
 	a->client_mrs = a->client_mrs ? a->client_mrs : share(a->mrs);
 	a->client_cqs = a->client_cqs ? a->client_cqs : share(a->cqs);
 	a->client_qps = a->client_qps ? a->client_qps : share(a->qps);
-	a->uid_clients = a->uid_clients ? a->uid_clients : share(a->clients);
+	a->uid_clients = a->uid_clients ? a->uid_clients : a->clients;
 	if (a->seg_bytes == 0)
 		a->seg_bytes =
 			c->qp.count || c->qp.seg_line ? c->qp.seg_bytes : SLUICED_API_SEG_BYTES;

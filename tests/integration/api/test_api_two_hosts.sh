@@ -29,11 +29,12 @@
 #              The memif rings are test_qp_pacing's (rsize=14); the window, 4096 packets, is
 #              6.9 ms at 5 Gbit/s: what a QP may have in flight must cover its rate over the
 #              peer's lcore gaps, or it runs dry on schedule while the peer holds the ACKs
-#              (docs/pacer.md, "Where a limit holds on a shared host"). The single QPs run
-#              with the default catch-up (10 ms); the 16 on daemons restarted with 100 ms,
-#              which covers host a's own lcore gaps then: with 34 processes on the 2 cores,
-#              gaps of 20-60 ms come several times a run, and 10 ms loses 1-3 % of every QP
-#              (the pacer's catchup_lost_ns, printed). Under the sanitizers
+#              (docs/pacer.md, "Where a limit holds on a shared host"). The daemons run with
+#              100 ms of catch-up ([qp] pace_catchup_us), not the default 10 ms, which covers
+#              gaps of a few ms: host a's lcore shares its core with sluice-perf processes (34
+#              of them in the 16-QP case) and whatever else the host runs, and gaps of 20-60 ms
+#              come several times a run; 10 ms then loses 1-3 % of a QP (the pacer's
+#              catchup_lost_ns, printed). Under the sanitizers
 #              (SLUICE_TEST_TIMEOUT_MULTIPLIER above 1) the daemons run several times slower,
 #              so every rate is a tenth.
 #   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
@@ -81,7 +82,7 @@ rto=1s timeout=10s extra=()
 [ "$case_name" = churn ] && rto=200ms timeout=1s
 if [ "$case_name" = pacing ]; then
     export SL_MEMIF_ARGS=,rsize=14
-    extra=("[qp]" "window_pkts = 4096")
+    extra=("[qp]" "window_pkts = 4096" "pace_catchup_us = 100000")
 fi
 mode=0600
 if [ "$case_name" = hostile ]; then
@@ -90,21 +91,16 @@ if [ "$case_name" = hostile ]; then
     extra=("clients = $CLIENTS" "uid_clients = $CLIENTS" "allow_users = root")
     chmod o+x "$SL_TMP"
 fi
-# start_hosts [CONFIG_LINE...]: both daemons, with these lines after extra's.
-start_hosts() {
-    for h in a b; do
-        kind=memif_client
-        [ "$h" = b ] && kind=memif_server
-        sl_config "$h" "$kind" "workers = 0" \
-            "[link]" "mode = extended" "replay = missing" "ring_order = 14" \
-            "keepalive_us = 100" "stuck_ms = 2s" "rate_mbps = 10000" \
-            "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = $mode" \
-            "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" "$@" \
-            >/dev/null
-    done
-    sl_start_memif_pair
-}
-start_hosts
+for h in a b; do
+    kind=memif_client
+    [ "$h" = b ] && kind=memif_server
+    sl_config "$h" "$kind" "workers = 0" \
+        "[link]" "mode = extended" "replay = missing" "ring_order = 14" \
+        "keepalive_us = 100" "stuck_ms = 2s" "rate_mbps = 10000" \
+        "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = $mode" \
+        "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" >/dev/null
+done
+sl_start_memif_pair
 SA=$SL_TMP/api-a.sock SB=$SL_TMP/api-b.sock
 
 # pair NAME TIMEOUT_S SERVER_CMD... -- CLIENT_CMD...: the server on b's socket, the client on
@@ -242,11 +238,7 @@ PY
     for r in $(r4 0.1 1 5); do
         rates "$r"
     done
-    # 16 QPs at once, measured by the daemons while every one of them runs, on daemons with
-    # 100 ms of catch-up (see above).
-    sl_stop a
-    sl_stop b
-    start_hosts "pace_catchup_us = 100000"
+    # 16 QPs at once, measured by the daemons while every one of them runs.
     # A QP catching up when a snapshot is taken is up to the catch-up behind its schedule, so a
     # window's rate is off by up to 100 ms / W at each end (typically +-0.7 % at 4 s here).
     W=${PACE_WINDOW_S:-8}

@@ -542,7 +542,7 @@ sluiced_conf_load__api_quotas(void **state)
 	assert_int_equal(c.api.client_mrs, 10);
 	assert_int_equal(c.api.client_cqs, 1);
 	assert_int_equal(c.api.client_qps, 2);
-	assert_int_equal(c.api.uid_clients, 1);
+	assert_int_equal(c.api.uid_clients, 3); /* clients: no limit per user */
 }
 
 static void
@@ -570,7 +570,7 @@ sluiced_conf_load__api_defaults(void **state)
 	assert_int_equal(c.api.client_mr_bytes, UINT64_C(1) << 34);
 	assert_int_equal(c.api.client_cqs, 64);
 	assert_int_equal(c.api.client_qps, 16);
-	assert_int_equal(c.api.uid_clients, 4);
+	assert_int_equal(c.api.uid_clients, 16);
 	assert_int_equal(c.api.hello_timeout_ns, 1000 * SL_NS_PER_MS);
 	assert_int_equal(c.api.stash_qp_bytes, 0);
 	/* [qp]'s segment size when [qp] runs QPs or names one */
