@@ -55,6 +55,7 @@
 #include <sys/un.h>
 
 #include "fuzz_chan_harness.h"
+#include "sl_fdmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -151,32 +152,14 @@ struct tenant {
 };
 
 static struct sl_chan_lane lane = {.base = QPN_BASE, .n = QPS};
+
 /* --- the clients' side of the socket ------------------------------------------------------- */
 
 /* Send len bytes, with fd (SCM_RIGHTS) unless it is -1. */
 static void
 send_msg(int fd, const void *buf, size_t len, int with_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (with_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		m.msg_control = ctl.buf;
-		m.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &with_fd, sizeof(with_fd));
-	}
-	fuzz_check(sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)len, "send");
+	fuzz_check(sl_fdmsg_send(fd, buf, len, with_fd, MSG_NOSIGNAL) == (ssize_t)len, "send");
 }
 
 /* Read one answer into r if there is one; every fd it carried is closed. Returns the number of
