@@ -36,6 +36,7 @@
 #include "sl_dp_xdp.h"
 #include "sl_link.h"
 #include "sl_stats.h"
+#include "sl_xhdr.h"
 
 #define SL_DP_MAX_PORTS 8
 #define SL_DP_MAX_QUEUES 64
@@ -50,7 +51,7 @@
  * and timestamp: SL_XHDR_MAX_LEN), which also covers every feedback frame and the link test
  * traffic's 18-byte header. The payload after it is the FCS's to protect.
  */
-#define SL_DP_VCODE_HDR_BYTES 44
+#define SL_DP_VCODE_HDR_BYTES SL_XHDR_MAX_LEN
 /*
  * Wire bytes of an Ethernet frame beyond its link header and body: the Ethernet header, FCS,
  * preamble with start delimiter (8) and the inter-frame gap (12). What a rate on the wire

@@ -23,7 +23,7 @@
  * Covered bytes: the link header with VCODE zeroed, the explicit ID (extended), then the body:
  * all of a control or filler frame's defined body, and the first min(body_len, scope_bytes)
  * bytes of a data frame. scope_bytes is a link setting, one fixed count for every data frame of
- * the lane: sluiced's header scope is SL_DP_VCODE_HDR_BYTES (44, the longest transport header,
+ * the lane: sluiced's header scope is SL_DP_VCODE_HDR_BYTES (48, the longest transport header,
  * whatever each frame's own header length; the Ethernet FCS covers the payload after it), its
  * frame scope SL_WIRE_SCOPE_ALL (the whole frame, RIFL).
  *

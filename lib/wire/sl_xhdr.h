@@ -3,7 +3,7 @@
  * sl_xhdr.h - the transport header and the feedback formats, after the link header
  * (docs/wire-format.md, "Transport header", is the specification with worked examples).
  *
- * Every transport frame starts with the 16-byte base header, modelled on RoCE's BTH:
+ * Every transport frame starts with the 20-byte base header, modelled on RoCE's BTH:
  *
  *   0      opcode   SEND / WRITE / READ (the InfiniBand RC opcode values 0x00-0x10), ACK 0x11,
  *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14, NAK 0x15
@@ -14,8 +14,11 @@
  *   4      pad      data: zero bytes after the payload (the Ethernet minimum), as BTH's
  *                   PadCnt; feedback: zero
  *   5-7    qpn      destination queue pair, 24 bits, as BTH
- *   8-11   psn      data: the packet sequence number; feedback: the cumulative ACK (RCV.NXT)
- *   12-15  msn      data: the message sequence number; feedback: 0
+ *   8-11   token    the destination QP's connection token: drawn at random by its daemon for
+ *                   this connection and learned by the sender when it connected; the receiver
+ *                   refuses a frame that does not carry it (docs/wire-format.md, "Connections")
+ *   12-15  psn      data: the packet sequence number; feedback: the cumulative ACK (RCV.NXT)
+ *   16-19  msn      data: the message sequence number; feedback: 0
  *
  * then, for data, in this order and only where the opcode or a flag asks for them:
  *   RETH   16 B     remote address (8), rkey (4), length (4): WRITE FIRST / ONLY, READ request
@@ -73,7 +76,7 @@ enum sl_xhdr_op {
 #define SL_XHDR_F_TRIMMED (1u << 4) /**< data: the payload was cut in the network (NDP) */
 #define SL_XHDR_F_DATA_ALL 0x1Fu
 
-#define SL_XHDR_BASE_LEN 16u
+#define SL_XHDR_BASE_LEN 20u
 #define SL_XHDR_RETH_LEN 16u
 #define SL_XHDR_IMM_LEN 4u
 #define SL_XHDR_TS_LEN 8u
@@ -107,6 +110,7 @@ struct sl_xhdr {
 	uint16_t tx_id;      /**< retransmissions of this PSN: 0 first sent, saturates at 3 */
 	uint8_t pad_bytes;   /**< zero bytes after the payload, to the frame minimum */
 	uint32_t qpn;        /**< destination queue pair, < 2^24 */
+	uint32_t token;      /**< the destination QP's connection token */
 	uint32_t psn;        /**< packet sequence number */
 	uint32_t msn;        /**< message sequence number */
 	uint64_t raddr;      /**< RETH: remote address */
@@ -127,6 +131,7 @@ struct sl_xfb {
 	uint8_t flags;       /**< ACK: SL_XFB_F_*; 0 otherwise */
 	uint8_t nholes;      /**< NACK: holes, newest first, <= SL_XFB_HOLES; 0 otherwise */
 	uint32_t qpn;        /**< the queue pair the feedback is for (the data's sender's) */
+	uint32_t token;      /**< that queue pair's connection token */
 	uint32_t ack_psn;    /**< cumulative: every PSN before it was delivered (NAK: the first
 			      *   PSN of the refused message) */
 	uint16_t acked_pkts; /**< ACK, NACK: packets accepted since the previous ACK or NACK */

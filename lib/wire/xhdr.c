@@ -3,12 +3,12 @@
  * xhdr.c - encode and decode the transport header and the feedback formats (sl_xhdr.h;
  * docs/wire-format.md, "Transport header").
  *
- * Both decoders read the 16-byte base header first: opcode, flags, tx_id, a 24-bit QPN, PSN
- * and MSN. A data opcode then decides which extensions follow (RETH for WRITE FIRST / ONLY and
- * READ requests, IMM for the "with immediate" opcodes) and flag TS adds the timestamp; a
- * feedback opcode decides its body. Nothing is read before its length was checked, and every
- * field the opcode or flags do not announce must be zero, so that one frame has exactly one
- * encoding (the fuzz targets check encode(decode(b)) == b).
+ * Both decoders read the 20-byte base header first: opcode, flags, tx_id, a 24-bit QPN, the
+ * destination QP's connection token, PSN and MSN. A data opcode then decides which extensions
+ * follow (RETH for WRITE FIRST / ONLY and READ requests, IMM for the "with immediate" opcodes) and
+ * flag TS adds the timestamp; a feedback opcode decides its body. Nothing is read before its length
+ * was checked, and every field the opcode or flags do not announce must be zero, so that one frame
+ * has exactly one encoding (the fuzz targets check encode(decode(b)) == b).
  */
 #include <errno.h>
 #include <string.h>
@@ -73,15 +73,16 @@ sl_xhdr_len(uint8_t opcode, uint8_t flags)
 
 static void
 put_base(uint8_t *buf, uint8_t op, uint8_t flags, uint16_t tx_id, uint8_t pad, uint32_t qpn,
-	 uint32_t psn, uint32_t msn)
+	 uint32_t token, uint32_t psn, uint32_t msn)
 {
 	buf[0] = op;
 	buf[1] = flags;
 	sl_put_be16(buf + 2, tx_id);
 	sl_put_be32(buf + 4, qpn);
 	buf[4] = pad;
-	sl_put_be32(buf + 8, psn);
-	sl_put_be32(buf + 12, msn);
+	sl_put_be32(buf + 8, token);
+	sl_put_be32(buf + 12, psn);
+	sl_put_be32(buf + 16, msn);
 }
 
 int
@@ -95,7 +96,8 @@ sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len)
 	n = sl_xhdr_len(h->opcode, h->flags);
 	if (len < n)
 		return -ENOSPC;
-	put_base(buf, h->opcode, h->flags, h->tx_id, h->pad_bytes, h->qpn, h->psn, h->msn);
+	put_base(buf, h->opcode, h->flags, h->tx_id, h->pad_bytes, h->qpn, h->token, h->psn,
+		 h->msn);
 	if (has_reth(h->opcode)) {
 		sl_put_be64(buf + off, h->raddr);
 		sl_put_be32(buf + off + 8, h->rkey);
@@ -131,8 +133,9 @@ sl_xhdr_decode(const uint8_t *buf, size_t len, struct sl_xhdr *h, struct sl_xhdr
 		return reject(rej, SL_XREJ_SHORT);
 	h->tx_id = sl_get_be16(buf + 2);
 	h->qpn = sl_get_be32(buf + 4) & SL_XHDR_QPN_MAX;
-	h->psn = sl_get_be32(buf + 8);
-	h->msn = sl_get_be32(buf + 12);
+	h->token = sl_get_be32(buf + 8);
+	h->psn = sl_get_be32(buf + 12);
+	h->msn = sl_get_be32(buf + 16);
 	if (has_reth(h->opcode)) {
 		h->raddr = sl_get_be64(buf + off);
 		h->rkey = sl_get_be32(buf + off + 8);
@@ -191,7 +194,7 @@ sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len)
 	if (len < n)
 		return -ENOSPC;
 	memset(buf, 0, n);
-	put_base(buf, fb->opcode, 0, 0, 0, fb->qpn, fb->ack_psn, 0);
+	put_base(buf, fb->opcode, 0, 0, 0, fb->qpn, fb->token, fb->ack_psn, 0);
 	switch (fb->opcode) {
 	case SL_XOP_ACK:
 		b[0] = flags;
@@ -296,12 +299,13 @@ sl_xfb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts, struct sl_xf
 	fb->opcode = buf[0];
 	if (!is_fb(fb->opcode))
 		return reject(rej, SL_XREJ_OPCODE);
-	if (buf[1] != 0 || !zero(buf, 2, 4) || !zero(buf, 12, 16))
+	if (buf[1] != 0 || !zero(buf, 2, 4) || !zero(buf, 16, 20))
 		return reject(rej, SL_XREJ_RESERVED);
 	if (buf[4] != 0)
 		return reject(rej, SL_XREJ_QPN);
 	fb->qpn = sl_get_be32(buf + 4);
-	fb->ack_psn = sl_get_be32(buf + 8);
+	fb->token = sl_get_be32(buf + 8);
+	fb->ack_psn = sl_get_be32(buf + 12);
 	blen = len - SL_XHDR_BASE_LEN;
 	switch (fb->opcode) {
 	case SL_XOP_ACK:

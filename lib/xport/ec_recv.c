@@ -100,6 +100,7 @@ send_actions(struct sl_xport *x, unsigned n)
 		struct sl_xfb fb;
 
 		sl_xport_fb_from_ec(a, x->qp[a->conn].peer_qpn, &fb);
+		fb.token = x->qp[a->conn].peer_token;
 		sl_xport_fbq_push(x->fbq, a->conn, &fb);
 	}
 }

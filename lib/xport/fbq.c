@@ -62,21 +62,22 @@ enum { HELD_NACK = 1u << 0, HELD_ACK = 1u << 1, HELD_CNP = 1u << 2, HELD_NAK = 1
 
 /* What one QP holds. */
 struct held {
-	struct sl_xfb nack; /**< HELD_NACK; older than ack */
-	struct sl_xfb ack;  /**< HELD_ACK */
-	uint32_t peer_qpn;  /**< the QP every held frame names */
-	uint32_t cnp_ack;   /**< HELD_CNP: the newest CNP's cumulative ACK */
-	uint32_t pull_ack;  /**< the newest held PULL's cumulative ACK (every one carries it) */
-	uint32_t pull_seq;  /**< pull_seq of the newest held PULL */
-	uint32_t pulls;     /**< PULLs held, the last one pull_seq */
-	uint32_t nak_ack;   /**< sticky NAK: the refused message's first PSN */
-	uint32_t nak_msn;   /**< sticky NAK: its MSN */
-	uint8_t nak_syn;    /**< sticky NAK: its syndrome (0: the QP refused nothing) */
-	uint32_t naks_sent; /**< NAK frames encoded since the QP was forgotten last */
-	uint8_t bits;       /**< HELD_* */
-	bool queued;        /**< in the holding FIFO */
-	bool ring_ack;      /**< the QP's latest frame in the ring is last_ack, at ring_pos */
-	bool ring_stale;    /**< ring_ack: the frame there is older; pop encodes last_ack */
+	struct sl_xfb nack;  /**< HELD_NACK; older than ack */
+	struct sl_xfb ack;   /**< HELD_ACK */
+	uint32_t peer_qpn;   /**< the QP every held frame names */
+	uint32_t peer_token; /**< and its connection token */
+	uint32_t cnp_ack;    /**< HELD_CNP: the newest CNP's cumulative ACK */
+	uint32_t pull_ack;   /**< the newest held PULL's cumulative ACK (every one carries it) */
+	uint32_t pull_seq;   /**< pull_seq of the newest held PULL */
+	uint32_t pulls;      /**< PULLs held, the last one pull_seq */
+	uint32_t nak_ack;    /**< sticky NAK: the refused message's first PSN */
+	uint32_t nak_msn;    /**< sticky NAK: its MSN */
+	uint8_t nak_syn;     /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint32_t naks_sent;  /**< NAK frames encoded since the QP was forgotten last */
+	uint8_t bits;        /**< HELD_* */
+	bool queued;         /**< in the holding FIFO */
+	bool ring_ack;       /**< the QP's latest frame in the ring is last_ack, at ring_pos */
+	bool ring_stale;     /**< ring_ack: the frame there is older; pop encodes last_ack */
 	uint32_t ring_first_psn; /**< ring_ack: the cumulative ACK the frame was pushed with */
 	uint32_t ring_pos;       /**< ring_ack: its position (pushes counted, not masked) */
 	struct sl_xfb last_ack;  /**< ring_ack: that ACK, decoded */
@@ -194,6 +195,7 @@ hold(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	unsigned folded = 0;
 
 	h->peer_qpn = fb->qpn;
+	h->peer_token = fb->token;
 	switch (fb->opcode) {
 	case SL_XOP_ACK:
 		if (h->bits & HELD_ACK) {
@@ -302,12 +304,13 @@ refresh(struct sl_xport_fbq *q, uint32_t pos)
 		settle(q, qpn);
 }
 
-/* The sticky NAK of QP qpn's held state h, naming peer QP peer_qpn. */
+/* The sticky NAK of QP qpn's held state h, naming peer QP peer_qpn with its token. */
 static struct sl_xfb
-nak_of(const struct held *h, uint32_t peer_qpn)
+nak_of(const struct held *h, uint32_t peer_qpn, uint32_t peer_token)
 {
 	return (struct sl_xfb){.opcode = SL_XOP_NAK,
 			       .qpn = peer_qpn,
+			       .token = peer_token,
 			       .ack_psn = h->nak_ack,
 			       .nak_msn = h->nak_msn,
 			       .syndrome = h->nak_syn};
@@ -319,7 +322,7 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 	struct sl_xfb nak;
 
 	if (q->held[qpn].nak_syn) { /* refused: whatever the receiver says, it says NAK */
-		nak = nak_of(&q->held[qpn], fb->qpn);
+		nak = nak_of(&q->held[qpn], fb->qpn, fb->token);
 		fb = &nak;
 	}
 	if (q->fifo_count == 0 && coalesce(q, qpn, fb))
@@ -350,7 +353,7 @@ drain(struct sl_xport_fbq *q, uint32_t qpn, struct held *h, struct sl_xport_tx_f
 	unsigned n = 0;
 
 	if ((h->bits & HELD_NAK) && n < max) {
-		struct sl_xfb nak = nak_of(h, h->peer_qpn);
+		struct sl_xfb nak = nak_of(h, h->peer_qpn, h->peer_token);
 
 		n += encode(q, qpn, &nak, &out[n]);
 		h->bits &= (uint8_t)~HELD_NAK;
@@ -364,8 +367,10 @@ drain(struct sl_xport_fbq *q, uint32_t qpn, struct held *h, struct sl_xport_tx_f
 		h->bits &= (uint8_t)~HELD_ACK;
 	}
 	if ((h->bits & HELD_CNP) && n < max) {
-		struct sl_xfb cnp = {
-			.opcode = SL_XOP_CNP, .qpn = h->peer_qpn, .ack_psn = h->cnp_ack};
+		struct sl_xfb cnp = {.opcode = SL_XOP_CNP,
+				     .qpn = h->peer_qpn,
+				     .token = h->peer_token,
+				     .ack_psn = h->cnp_ack};
 
 		n += encode(q, qpn, &cnp, &out[n]);
 		h->bits &= (uint8_t)~HELD_CNP;
@@ -373,6 +378,7 @@ drain(struct sl_xport_fbq *q, uint32_t qpn, struct held *h, struct sl_xport_tx_f
 	while (h->pulls && n < max) {
 		struct sl_xfb pull = {.opcode = SL_XOP_PULL,
 				      .qpn = h->peer_qpn,
+				      .token = h->peer_token,
 				      .ack_psn = h->pull_ack,
 				      .pull_seq = h->pull_seq - --h->pulls};
 

@@ -177,11 +177,15 @@ struct sl_xport_conf {
 struct sl_xport_qp_conf {
 	uint32_t qpn;               /**< local QP, < max_qps */
 	uint32_t peer_qpn;          /**< the peer's QP, < 2^24: data and feedback name it */
+	uint32_t token;             /**< this QP's connection token: a frame for it that
+				     *   carries another is refused (rx_bad_token) */
+	uint32_t peer_token;        /**< the peer QP's token, carried in every frame sent */
 	const char *proto;          /**< transport program (drivers/proto), by name (required) */
 	uint32_t seg_bytes;         /**< payload bytes per packet, 1..65535 (required) */
 	uint8_t recv_mode;          /**< enum sl_recv_mode, or SL_XPORT_RECV_EC (needs the
 				     *   endpoint's ec_drain_bps), of both ends [MELO] */
-	uint32_t first_psn;         /**< PSN of the first packet, both ways [0] */
+	uint32_t send_psn;          /**< PSN of this QP's first packet [0] */
+	uint32_t recv_psn;          /**< PSN of the peer's first packet [0] */
 	uint64_t init_rate_bps;     /**< rate programs' initial rate, bits/s [0: its rate limit] */
 	uint32_t init_wnd_segs;     /**< window programs' initial window, packets [W] */
 	uint32_t init_credit_bytes; /**< grant programs' tokens before the first PULL (about a
@@ -221,6 +225,7 @@ struct sl_xport_stats {
 	uint64_t rx_fb;
 	uint64_t rx_bad_header;
 	uint64_t rx_bad_qpn;
+	uint64_t rx_bad_token;
 	uint64_t rx_fb_out_of_range;
 	uint64_t rx_bad_sequence;
 	uint64_t rx_unsupported;

@@ -45,11 +45,13 @@ struct owed {
 struct xqp {
 	const struct sl_proto_ops *ops;
 	bool open;
-	bool failed;        /**< timed out or NAKed: the sender is gone, sends are refused */
-	bool ts;            /**< data carries its send time (the program reads echoes) */
-	uint8_t recv_mode;  /**< enum sl_recv_mode or SL_XPORT_RECV_EC */
-	uint32_t peer_qpn;  /**< the peer's QP: data and feedback we send name it */
-	uint32_t seg_bytes; /**< payload bytes per packet */
+	bool failed;         /**< timed out or NAKed: the sender is gone, sends are refused */
+	bool ts;             /**< data carries its send time (the program reads echoes) */
+	uint8_t recv_mode;   /**< enum sl_recv_mode or SL_XPORT_RECV_EC */
+	uint32_t peer_qpn;   /**< the peer's QP: data and feedback we send name it */
+	uint32_t peer_token; /**< the peer QP's connection token: every frame we send carries it */
+	uint32_t token;      /**< ours: a frame for this QP carrying another is refused */
+	uint32_t seg_bytes;  /**< payload bytes per packet */
 	struct sl_xport_fb_flow ff;
 	/* send queue: [sq_head, sq_tail) posted or owed, not completed; indexes count up, masked */
 	uint32_t sq_head, sq_tail;
@@ -80,7 +82,7 @@ struct xqp {
 	uint8_t rx_op;      /**< enum sl_xport_op */
 	/* receive side: the loss the transport is repairing (sl_xport_recovery_hist) */
 	bool rx_gap;         /**< a packet arrived beyond one missing: the gap is open */
-	uint32_t rx_max_psn; /**< highest PSN arrived (first_psn - 1 at open) */
+	uint32_t rx_max_psn; /**< highest PSN arrived (recv_psn - 1 at open) */
 	uint32_t rx_gap_psn; /**< rx_gap: the first PSN that was missing */
 	uint64_t rx_gap_ns;  /**< rx_gap: when the packet beyond it arrived, ns */
 	uint8_t rx_refused; /**< the syndrome this QP refused a message with: it delivers no more */

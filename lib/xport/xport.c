@@ -57,6 +57,9 @@ static const struct sl_stat_desc stat_desc[] = {
 		"refused: malformed header (by reason below)"),
 	SL_STAT(struct sl_xport_stats, rx_bad_qpn,
 		"refused: no such open QP (or feedback for a failed one)"),
+	SL_STAT(struct sl_xport_stats, rx_bad_token,
+		"refused: not the connection token of the QP it names (a frame from any QP but "
+		"the connected one, or from the QP's predecessor)"),
 	SL_STAT(struct sl_xport_stats, rx_fb_out_of_range,
 		"refused: feedback naming PSNs never sent or long acked"),
 	SL_STAT(struct sl_xport_stats, rx_bad_sequence,
@@ -303,7 +306,7 @@ int
 sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t now_ns)
 {
 	const struct sl_proto_ops *ops = qc->proto ? sl_proto_find(qc->proto) : NULL;
-	struct sl_recv_conn_conf cc = {.isn = qc->first_psn, .mode = qc->recv_mode};
+	struct sl_recv_conn_conf cc = {.isn = qc->recv_psn, .mode = qc->recv_mode};
 	struct sl_flow_conf fc = {0};
 	struct xqp *q;
 	int rc;
@@ -328,7 +331,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	fc.init_credit_bytes = qc->init_credit_bytes;
 	if (ops->credit == SL_CREDIT_GRANT && fc.init_credit_bytes == 0)
 		fc.init_credit_bytes = SL_XPORT_GRANT_SEGS * qc->seg_bytes;
-	fc.first_seq = qc->first_psn;
+	fc.first_seq = qc->send_psn;
 	if (ops->credit != SL_CREDIT_GRANT)
 		fc.max_rate_bps = qc->max_rate_bps ? qc->max_rate_bps : x->c.line_bps;
 	fc.init_rate_bps = qc->init_rate_bps ? qc->init_rate_bps : fc.max_rate_bps;
@@ -339,7 +342,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	rc = sl_sched_flow_add(x->e, qc->qpn, &fc);
 	if (rc)
 		return rc;
-	rc = qc->recv_mode == SL_XPORT_RECV_EC ? sl_xp_ec_open(x, qc->qpn, qc->first_psn)
+	rc = qc->recv_mode == SL_XPORT_RECV_EC ? sl_xp_ec_open(x, qc->qpn, qc->recv_psn)
 					       : sl_recv_conn_open(x->r, qc->qpn, &cc);
 	if (rc)
 		goto undo_flow;
@@ -347,24 +350,26 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	q->ops = ops;
 	q->recv_mode = qc->recv_mode;
 	q->peer_qpn = qc->peer_qpn;
+	q->token = qc->token;
+	q->peer_token = qc->peer_token;
 	q->seg_bytes = qc->seg_bytes;
 	q->ts = (ops->feedback & SL_PROTO_FB_ECHO) != 0;
 	q->ff = (struct sl_xport_fb_flow){.seg_bytes = qc->seg_bytes,
 					  .sack = (ops->feedback & SL_PROTO_FB_SACK) != 0,
 					  .ts = q->ts,
-					  .mark_psn = qc->first_psn,
+					  .mark_psn = qc->send_psn,
 					  .relost = &q->st.pkts_relost};
 	if (qc->recv_mode == SL_RECV_MELO && (ops->feedback & SL_PROTO_FB_NACK)) {
-		rc = sl_recv_rtx_flow_open(x->rtx, qc->qpn, qc->first_psn);
+		rc = sl_recv_rtx_flow_open(x->rtx, qc->qpn, qc->send_psn);
 		if (rc)
 			goto undo_conn;
 		q->ff.tracked = true;
 	}
-	q->acked_psn = qc->first_psn;
-	q->rx_max_psn = qc->first_psn - 1;
+	q->acked_psn = qc->send_psn;
+	q->rx_max_psn = qc->recv_psn - 1;
 	q->progress_ns = now_ns;
 	q->timeout_ns = qc->timeout_ns ? qc->timeout_ns : SL_XPORT_QP_TIMEOUT_NS;
-	q->next_psn = qc->first_psn;
+	q->next_psn = qc->send_psn;
 	q->open = true;
 	return 0;
 undo_conn:
@@ -642,6 +647,7 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 		return;
 	}
 	fb.qpn = x->qp[a->conn].peer_qpn;
+	fb.token = x->qp[a->conn].peer_token;
 	sl_xport_fbq_push(x->fbq, a->conn, &fb);
 }
 
@@ -654,6 +660,7 @@ refuse(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint8_t syn)
 {
 	struct sl_xfb nak = {.opcode = SL_XOP_NAK,
 			     .qpn = q->peer_qpn,
+			     .token = q->peer_token,
 			     .ack_psn = q->rx_psn,
 			     .nak_msn = q->rx_msn,
 			     .syndrome = syn};
@@ -857,6 +864,10 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 		return;
 	}
 	q = open_qp(x, fb.qpn);
+	if (q != NULL && fb.token != q->token) {
+		sl_stat_add(&x->st.rx_bad_token, 1);
+		return;
+	}
 	if (q != NULL && fb.opcode == SL_XOP_NAK) {
 		rx_nak(x, fb.qpn, q, &fb, now_ns);
 		return;
@@ -920,6 +931,8 @@ sl_xport_rx_burst(struct sl_xport *x, uint64_t now_ns, const struct sl_xport_rx_
 			sl_stat_add(&x->st.rx_bad_header, 1);
 		} else if ((q = open_qp(x, h.qpn)) == NULL) {
 			sl_stat_add(&x->st.rx_bad_qpn, 1);
+		} else if (h.token != q->token) {
+			sl_stat_add(&x->st.rx_bad_token, 1);
 		} else {
 			gap_watch(q, h.psn, now_ns);
 			sl_stat_add(&q->st.wire_bytes_received, f->len + x->c.frame_overhead_bytes);
@@ -998,6 +1011,7 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 		  (q->ts ? SL_XHDR_F_TS : 0);
 	h.tx_id = s->tx_id;
 	h.qpn = q->peer_qpn;
+	h.token = q->peer_token;
 	h.psn = s->seq;
 	h.msn = m->msn;
 	h.ts_ns = q->ts ? now_ns : 0;

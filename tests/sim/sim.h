@@ -42,7 +42,7 @@
 #define SIM_NEVER UINT64_MAX
 #define SIM_MAX_HOSTS 64u
 #define SIM_MAX_DROPS 64u
-#define SIM_FB_MAX_BYTES 36u /**< room for one feedback frame (SL_XFB_MAX_LEN), bytes */
+#define SIM_FB_MAX_BYTES 40u /**< room for one feedback frame (SL_XFB_MAX_LEN), bytes */
 
 struct sim;
 

@@ -9,10 +9,13 @@
 #ifndef SIM_FB_H
 #define SIM_FB_H
 
+#include <assert.h>
 #include <errno.h>
 
 #include "sim.h"
 #include "sl_xhdr.h"
+
+static_assert(SIM_FB_MAX_BYTES >= SL_XFB_MAX_LEN, "a control packet holds any feedback frame");
 
 /*
  * Queue fb on host's link as a control packet of type (enum sim_pkt_type) to host `to`, for flow

@@ -10,11 +10,13 @@
 --   - the link header: SYN, META, VCODE and, in extended mode, the 32-bit frame ID;
 --   - control frames (IDLE, PAUSE_REQ, RETRANS_REQ, LEAVE, LEAVE_ACK, and the extended
 --     argument), filler / flow-control frames (plain, pause, resume);
---   - the body of a data frame: the transport header (opcode, flags, pad, QPN, PSN, MSN, then
---     RETH, immediate and timestamp where the opcode and flags put them, and the payload) or a
---     feedback frame (ACK with its SACK / echo / ECN fields, NACK with its holes as PSNs, CNP,
---     PULL, NAK with the refused message's MSN and syndrome), or the link test traffic's payload header (magic 'SLT1', whose first byte is no
---     transport opcode).
+--   - the body of a data frame: the transport header (the 20-byte base header: opcode, flags,
+--     tx_id, pad, QPN, the destination QP's connection token, PSN, MSN; then RETH, immediate and
+--     timestamp where the opcode and flags put them, and the payload) or a feedback frame (the
+--     base header with its QPN, token and cumulative ACK, then from byte 20 the body: ACK with
+--     its SACK / echo / ECN fields, NACK with its holes as PSNs, CNP, PULL, NAK with the refused
+--     message's MSN and syndrome), or the link test traffic's payload header (magic 'SLT1',
+--     whose first byte is no transport opcode).
 --
 -- VCODE: for every frame the dissector computes CRC-12 over the covered bytes (VCODE zeroed)
 -- and XORs it with VCODE, which gives the frame ID modulo 4096 the sender stamped
@@ -24,18 +26,20 @@
 -- and says, per frame, whether its ID is the one that direction expects next, a replay of an
 -- earlier one (after a RETRANS_REQ), or ahead of it (frames missing from the capture), with an
 -- expert note on the last two. Which body bytes VCODE covers is a link setting (header scope:
--- the first `scope_bytes` body bytes, a fixed 44 in sluiced whatever the frame's own header
--- length; frame scope: all): set it in the preferences (Edit > Preferences > Protocols >
--- SLUICE, or -o sluice.scope_bytes:N; 0 means the whole frame).
+-- the first `scope_bytes` body bytes, a fixed 48 in sluiced, the longest transport header,
+-- whatever the frame's own header length; frame scope: all): set it in the preferences
+-- (Edit > Preferences > Protocols > SLUICE, or -o sluice.scope_bytes:N; 0 means the whole
+-- frame).
 --
 -- Display filter fields: sluice.syn, sluice.meta, sluice.vcode, sluice.frame_id,
 -- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
--- sluice.test.seq, sluice.test.len, sluice.x.opcode, sluice.x.flags, sluice.x.qpn, sluice.x.psn,
--- sluice.x.msn, sluice.x.pad, sluice.x.payload_len, sluice.fb.ack_psn, sluice.fb.hole_psn,
--- sluice.fb.nak_msn, sluice.fb.syndrome, ...
+-- sluice.test.seq, sluice.test.len, sluice.x.opcode, sluice.x.flags, sluice.x.qpn,
+-- sluice.x.token, sluice.x.psn, sluice.x.msn, sluice.x.pad, sluice.x.payload_len,
+-- sluice.fb.ack_psn, sluice.fb.hole_psn, sluice.fb.nak_msn, sluice.fb.syndrome, ...
 
 local ETHERTYPE = 0x88B5
-local VCODE_HDR_BYTES = 44 -- SL_DP_VCODE_HDR_BYTES, lib/dp/sl_dp.h
+local VCODE_HDR_BYTES = 48 -- SL_DP_VCODE_HDR_BYTES (lib/dp/sl_dp.h) = SL_XHDR_MAX_LEN
+local XHDR_BASE_LEN = 20 -- SL_XHDR_BASE_LEN: feedback bodies start here
 local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/dp/sl_dp_traffic.h (host byte order: little endian)
 
 local sluice = Proto("sluice", "sluice link")
@@ -98,6 +102,8 @@ local f = {
         base.DEC),
     x_pad = ProtoField.uint8("sluice.x.pad", "Pad bytes", base.DEC),
     x_qpn = ProtoField.uint24("sluice.x.qpn", "Destination QP", base.DEC),
+    x_token = ProtoField.uint32("sluice.x.token", "Connection token (the destination QP's)",
+        base.HEX),
     x_psn = ProtoField.uint32("sluice.x.psn", "PSN", base.DEC),
     x_msn = ProtoField.uint32("sluice.x.msn", "MSN", base.DEC),
     x_raddr = ProtoField.uint64("sluice.x.raddr", "Remote address", base.HEX),
@@ -159,7 +165,7 @@ sluice.experts = { ef.malformed, ef.bad_vcode, ef.replay, ef.gap }
 sluice.prefs.extended = Pref.bool("Extended mode", false,
     "The link header carries a 32-bit frame ID (link mode = extended)")
 sluice.prefs.scope_bytes = Pref.uint("VCODE scope (body bytes)", VCODE_HDR_BYTES,
-    "Data body bytes VCODE covers: header scope, a fixed 44 (SL_DP_VCODE_HDR_BYTES, the longest "
+    "Data body bytes VCODE covers: header scope, a fixed 48 (SL_DP_VCODE_HDR_BYTES, the longest "
         .. "transport header, whatever the frame's own); 0 = the whole frame")
 
 -- CRC-12, polynomial 0x02F, init 0, MSB first, no reflection, no final XOR (docs/wire-format.md 2.4).
@@ -223,49 +229,54 @@ local function track(pinfo, kind, implied)
 end
 
 -- A transport frame (data header + payload, or feedback); returns an Info string or nil.
+-- Base header (lib/wire/sl_xhdr.h): 0 opcode, 1 flags, 2-3 tx_id, 4 pad, 5-7 QPN, 8-11 token,
+-- 12-15 PSN (feedback: cumulative ACK), 16-19 MSN (feedback: 0); a feedback body from byte 20.
 local function dissect_transport(tvb, tree)
     local len = tvb:len()
-    if len < 16 then return nil end
+    if len < XHDR_BASE_LEN then return nil end
     local op = tvb(0, 1):uint()
     if op_names[op] == nil then return nil end
     local t = tree:add(sluice, tvb(), "sluice transport, " .. op_names[op])
     t:add(f.x_opcode, tvb(0, 1))
     local qpn = bit32.band(tvb(4, 4):uint(), 0xFFFFFF)
-    local psn = tvb(8, 4):uint()
+    local psn = tvb(12, 4):uint()
     if op >= XOP_ACK then
+        local b = XHDR_BASE_LEN -- the body
         t:add(f.x_qpn, tvb(5, 3))
-        t:add(f.fb_ack_psn, tvb(8, 4))
+        t:add(f.x_token, tvb(8, 4))
+        t:add(f.fb_ack_psn, tvb(12, 4))
         local info = string.format("%s qp %d ack %d", op_names[op], qpn, psn)
-        if op == XOP_ACK and len >= 36 then
-            local fl = tvb(16, 1):uint()
-            t:add(f.fb_flags, tvb(16, 1))
-            t:add(f.fb_acked, tvb(18, 2))
-            if bit32.band(fl, 4) ~= 0 then t:add(f.fb_ce, tvb(20, 2)) end
-            if bit32.band(fl, 3) ~= 0 then t:add(f.fb_echo_tx_id, tvb(22, 2)) end
+        if op == XOP_ACK and len >= b + 20 then
+            local fl = tvb(b, 1):uint()
+            t:add(f.fb_flags, tvb(b, 1))
+            t:add(f.fb_acked, tvb(b + 2, 2))
+            if bit32.band(fl, 4) ~= 0 then t:add(f.fb_ce, tvb(b + 4, 2)) end
+            if bit32.band(fl, 3) ~= 0 then t:add(f.fb_echo_tx_id, tvb(b + 6, 2)) end
             if bit32.band(fl, 1) ~= 0 then
-                t:add(f.fb_sack_psn, tvb(24, 4))
-                info = info .. " sack " .. tvb(24, 4):uint()
+                t:add(f.fb_sack_psn, tvb(b + 8, 4))
+                info = info .. " sack " .. tvb(b + 8, 4):uint()
             end
-            if bit32.band(fl, 2) ~= 0 then t:add(f.fb_echo_ns, tvb(28, 8)) end
-        elseif op == XOP_NACK and len >= 24 then
-            local n = tvb(16, 1):uint()
-            t:add(f.fb_nholes, tvb(16, 1))
-            t:add(f.fb_acked, tvb(18, 2))
-            t:add(f.fb_ce, tvb(20, 2))
+            if bit32.band(fl, 2) ~= 0 then t:add(f.fb_echo_ns, tvb(b + 12, 8)) end
+        elseif op == XOP_NACK and len >= b + 8 then
+            local n = tvb(b, 1):uint()
+            t:add(f.fb_nholes, tvb(b, 1))
+            t:add(f.fb_acked, tvb(b + 2, 2))
+            t:add(f.fb_ce, tvb(b + 4, 2))
             for i = 0, n - 1 do
-                local o = 24 + 4 * i
+                local o = b + 8 + 4 * i
                 if o + 4 > len then break end
                 local start = (psn + tvb(o, 2):uint()) % 4294967296
                 t:add(f.fb_hole_psn, tvb(o, 2), start)
                 t:add(f.fb_hole_len, tvb(o + 2, 2))
                 info = info .. string.format(" hole %d+%d", start, tvb(o + 2, 2):uint())
             end
-        elseif op == XOP_PULL and len >= 20 then
-            t:add(f.fb_pull_seq, tvb(16, 4))
-        elseif op == XOP_NAK and len >= 24 then
-            t:add(f.fb_nak_msn, tvb(16, 4))
-            t:add(f.fb_syndrome, tvb(20, 1))
-            info = info .. string.format(" msn %d syndrome %d", tvb(16, 4):uint(), tvb(20, 1):uint())
+        elseif op == XOP_PULL and len >= b + 4 then
+            t:add(f.fb_pull_seq, tvb(b, 4))
+        elseif op == XOP_NAK and len >= b + 8 then
+            t:add(f.fb_nak_msn, tvb(b, 4))
+            t:add(f.fb_syndrome, tvb(b + 4, 1))
+            info = info .. string.format(" msn %d syndrome %d", tvb(b, 4):uint(),
+                tvb(b + 4, 1):uint())
         end
         return info
     end
@@ -279,9 +290,10 @@ local function dissect_transport(tvb, tree)
     t:add(f.x_tx_id, tvb(2, 2))
     t:add(f.x_pad, tvb(4, 1))
     t:add(f.x_qpn, tvb(5, 3))
-    t:add(f.x_psn, tvb(8, 4))
-    t:add(f.x_msn, tvb(12, 4))
-    local off = 16
+    t:add(f.x_token, tvb(8, 4))
+    t:add(f.x_psn, tvb(12, 4))
+    t:add(f.x_msn, tvb(16, 4))
+    local off = XHDR_BASE_LEN
     if reth_ops[op] and len >= off + 16 then
         t:add(f.x_raddr, tvb(off, 8))
         t:add(f.x_rkey, tvb(off + 8, 4))
@@ -304,7 +316,7 @@ local function dissect_transport(tvb, tree)
     t:add(f.x_payload_len, plen):set_generated()
     if plen > 0 then t:add(f.x_payload, tvb(off, plen)) end
     return string.format("%s qp %d psn %d msn %d, %d B%s", op_names[op], qpn, psn,
-        tvb(12, 4):uint(), plen, bit32.band(fl, 0x02) ~= 0 and " (rtx)" or "")
+        tvb(16, 4):uint(), plen, bit32.band(fl, 0x02) ~= 0 and " (rtx)" or "")
 end
 
 local function dissect_test_payload(tvb, tree)

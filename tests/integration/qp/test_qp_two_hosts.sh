@@ -99,7 +99,7 @@ if [ "$case_name" = lossless ]; then
     "$SL_SLUICED" --no-huge -m 512 --no-pci --file-prefix "$SL_ID-bad" --log-level=lib.eal:error \
         --vdev net_ring0 -- --config "$SL_TMP/bad.ini" >/dev/null 2>"$SL_TMP/bad.log" || rc=$?
     [ "$rc" -eq 2 ] || sl_fail "seg_bytes = 4000: exit status $rc, not 2"
-    grep -q "^$SL_TMP/bad.ini:5: seg_bytes: 4000 payload bytes and a transport header of up to 44 do not fit in one mbuf" \
+    grep -q "^$SL_TMP/bad.ini:5: seg_bytes: 4000 payload bytes and a transport header of up to 48 do not fit in one mbuf" \
         "$SL_TMP/bad.log" || sl_fail "seg_bytes = 4000: $(cat "$SL_TMP/bad.log")"
 fi
 

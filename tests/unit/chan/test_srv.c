@@ -873,17 +873,17 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	assert_string_equal(f->lane[0].qp[1].xqp.proto, "reno");
 	assert_int_equal(f->lane[0].qp[1].max_msg_bytes, 4096);
 	/* the answer tells what the pacer charges a packet: segment, transport header (reno's:
-	 * 16 bytes, no timestamp), link and Ethernet overhead */
+	 * 20 bytes, no timestamp), link and Ethernet overhead */
 	assert_int_equal(r.u.qp_create.seg_bytes, 1024);
-	assert_int_equal(r.u.qp_create.pkt_wire_bytes, 16 + 44);
-	/* a payload rate for 1500-byte messages: 2 packets of 1024 + 60 wire bytes each */
+	assert_int_equal(r.u.qp_create.pkt_wire_bytes, 20 + 44);
+	/* a payload rate for 1500-byte messages: 2 packets of 1024 + 64 wire bytes each */
 	q = qp_req(cq, QP_OFF(2), QP_OFF(2) + 32768);
 	snprintf(q.u.qp_create.program, sizeof(q.u.qp_create.program), "reno");
 	q.u.qp_create.rate_limit_bps = 1500000000;
 	q.u.qp_create.rate_msg_bytes = 1500;
 	r = rpc(f, fd, &q);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(f->lane[0].qp[2].xqp.max_rate_bps, UINT64_C(1500000000) * 2168 / 1500);
+	assert_int_equal(f->lane[0].qp[2].xqp.max_rate_bps, UINT64_C(1500000000) * 2176 / 1500);
 	assert_int_equal(stats(f).qps, 3);
 	assert_int_equal(f->lane[1].n_cmds, 0); /* application QPs live on lanes[0] */
 	close(fd);

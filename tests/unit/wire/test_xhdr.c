@@ -46,6 +46,7 @@ expect_same_xhdr(const struct sl_xhdr *a, const struct sl_xhdr *b)
 	assert_int_equal(a->tx_id, b->tx_id);
 	assert_int_equal(a->pad_bytes, b->pad_bytes);
 	assert_int_equal(a->qpn, b->qpn);
+	assert_int_equal(a->token, b->token);
 	assert_int_equal(a->psn, b->psn);
 	assert_int_equal(a->msn, b->msn);
 	assert_int_equal(a->raddr, b->raddr);
@@ -62,6 +63,7 @@ expect_same_xfb(const struct sl_xfb *a, const struct sl_xfb *b)
 	assert_int_equal(a->flags, b->flags);
 	assert_int_equal(a->nholes, b->nholes);
 	assert_int_equal(a->qpn, b->qpn);
+	assert_int_equal(a->token, b->token);
 	assert_int_equal(a->ack_psn, b->ack_psn);
 	assert_int_equal(a->acked_pkts, b->acked_pkts);
 	assert_int_equal(a->ce_pkts, b->ce_pkts);
@@ -104,30 +106,32 @@ expect_fb_reject(const uint8_t *buf, size_t len, uint32_t window, enum sl_xhdr_r
  * docs/wire-format.md, example X1: a SEND ONLY asking for an ACK, with a timestamp, as first
  * sent: tx_id 0 (the scheduler's count of earlier transmissions), flag RTX clear.
  */
-static const uint8_t send_only_ts[] = {0x04, 0x09, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02,
-				       0xff, 0xff, 0xff, 0xf0, 0x00, 0x00, 0x00, 0x07,
+static const uint8_t send_only_ts[] = {0x04, 0x09, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x1f, 0x2e,
+				       0x3d, 0x4c, 0xff, 0xff, 0xff, 0xf0, 0x00, 0x00, 0x00, 0x07,
 				       0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x90};
 
 /* Example X2: a WRITE ONLY with immediate: RETH, then IMM. */
-static const uint8_t write_only_imm[] = {0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
-					 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00,
-					 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0xab,
-					 0xcd, 0x00, 0x00, 0x10, 0x00, 0xde, 0xad, 0xbe, 0xef};
+static const uint8_t write_only_imm[] = {
+	0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0xa0, 0xb0, 0xc0, 0xd0, 0x00, 0x00,
+	0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+	0x00, 0x00, 0xab, 0xcd, 0x00, 0x00, 0x10, 0x00, 0xde, 0xad, 0xbe, 0xef};
 
 /* Example X3: an ACK with SACK, echo and ECN count. */
-static const uint8_t ack_all[] = {0x11, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0xff,
-				  0xff, 0xff, 0xf0, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00,
-				  0x00, 0x03, 0x00, 0x01, 0x00, 0x02, 0xff, 0xff, 0xff,
-				  0xf5, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x9a};
+static const uint8_t ack_all[] = {0x11, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0f,
+				  0xfe, 0xe0, 0xff, 0xff, 0xff, 0xf0, 0x00, 0x00, 0x00, 0x00,
+				  0x07, 0x00, 0x00, 0x03, 0x00, 0x01, 0x00, 0x02, 0xff, 0xff,
+				  0xff, 0xf5, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78, 0x9a};
 
 /* Example X4: a NACK with two holes, newest first, as offsets from the cumulative ACK. */
-static const uint8_t nack_two[] = {0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
-				   0x64, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x04, 0x00, 0x00,
-				   0x00, 0x00, 0x00, 0x0a, 0x00, 0x02, 0x00, 0x04, 0x00, 0x03};
+static const uint8_t nack_two[] = {0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00,
+				   0xbe, 0xef, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00,
+				   0x00, 0x00, 0x02, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00,
+				   0x00, 0x00, 0x0a, 0x00, 0x02, 0x00, 0x04, 0x00, 0x03};
 
 /* Example X5: a PULL. */
-static const uint8_t pull9[] = {0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00,
-				0x00, 0x32, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
+static const uint8_t pull9[] = {0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07,
+				0x5e, 0xed, 0x00, 0x05, 0x00, 0x00, 0x00, 0x32,
+				0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09};
 
 static void
 sl_xhdr_encode__worked_examples(void **state)
@@ -136,11 +140,13 @@ sl_xhdr_encode__worked_examples(void **state)
 			    .flags = SL_XHDR_F_ACKREQ | SL_XHDR_F_TS,
 			    .tx_id = 0,
 			    .qpn = 0x102,
+			    .token = 0x1f2e3d4c,
 			    .psn = 0xfffffff0,
 			    .msn = 7,
 			    .ts_ns = 0x1234567890ull};
 	struct sl_xhdr b = {.opcode = SL_XOP_WRITE_ONLY_IMM,
 			    .qpn = 0x10,
+			    .token = 0xa0b0c0d0,
 			    .psn = 1,
 			    .msn = 2,
 			    .raddr = 0x1000,
@@ -153,7 +159,7 @@ sl_xhdr_encode__worked_examples(void **state)
 	(void)state;
 	assert_int_equal(sl_xhdr_encode(&a, out, sizeof(out)), sizeof(send_only_ts));
 	assert_memory_equal(out, send_only_ts, sizeof(send_only_ts));
-	assert_int_equal(sl_xhdr_decode(send_only_ts, sizeof(send_only_ts), &d, NULL), 24);
+	assert_int_equal(sl_xhdr_decode(send_only_ts, sizeof(send_only_ts), &d, NULL), 28);
 	expect_same_xhdr(&d, &a);
 	/* X1's first retransmission: flag RTX and tx_id 1, every other byte the same. */
 	a.flags |= SL_XHDR_F_RTX;
@@ -165,13 +171,13 @@ sl_xhdr_encode__worked_examples(void **state)
 	assert_memory_equal(out + 4, send_only_ts + 4, sizeof(send_only_ts) - 4);
 	assert_int_equal(sl_xhdr_encode(&b, out, sizeof(out)), sizeof(write_only_imm));
 	assert_memory_equal(out, write_only_imm, sizeof(write_only_imm));
-	assert_int_equal(sl_xhdr_decode(write_only_imm, sizeof(write_only_imm), &d, NULL), 36);
+	assert_int_equal(sl_xhdr_decode(write_only_imm, sizeof(write_only_imm), &d, NULL), 40);
 	expect_same_xhdr(&d, &b);
 }
 
 /* Example X6: a NAK: QP 7 refused message 9 (first PSN 100) with syndrome 1 (access). */
-static const uint8_t nak9[] = {0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07,
-			       0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0x00,
+static const uint8_t nak9[] = {0x15, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x5e, 0xed,
+			       0x00, 0x07, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0x00,
 			       0x00, 0x00, 0x00, 0x09, 0x01, 0x00, 0x00, 0x00};
 
 static void
@@ -180,6 +186,7 @@ sl_xfb_encode__worked_examples(void **state)
 	struct sl_xfb ack = {.opcode = SL_XOP_ACK,
 			     .flags = SL_XFB_F_SACK | SL_XFB_F_ECHO | SL_XFB_F_ECN,
 			     .qpn = 0x10203,
+			     .token = 0x0c0ffee0,
 			     .ack_psn = 0xfffffff0,
 			     .acked_pkts = 3,
 			     .ce_pkts = 1,
@@ -189,12 +196,18 @@ sl_xfb_encode__worked_examples(void **state)
 	struct sl_xfb nack = {.opcode = SL_XOP_NACK,
 			      .nholes = 2,
 			      .qpn = 5,
+			      .token = 0x00beef00,
 			      .ack_psn = 100,
 			      .acked_pkts = 4,
 			      .hole = {{110, 2}, {104, 3}}};
-	struct sl_xfb pull = {.opcode = SL_XOP_PULL, .qpn = 7, .ack_psn = 50, .pull_seq = 9};
-	struct sl_xfb nak = {
-		.opcode = SL_XOP_NAK, .qpn = 7, .ack_psn = 100, .nak_msn = 9, .syndrome = 1};
+	struct sl_xfb pull = {
+		.opcode = SL_XOP_PULL, .qpn = 7, .token = 0x5eed0005, .ack_psn = 50, .pull_seq = 9};
+	struct sl_xfb nak = {.opcode = SL_XOP_NAK,
+			     .qpn = 7,
+			     .token = 0x5eed0007,
+			     .ack_psn = 100,
+			     .nak_msn = 9,
+			     .syndrome = 1};
 	struct sl_xfb cnp = {.opcode = SL_XOP_CNP, .qpn = 7}, d;
 	uint8_t out[SL_XFB_MAX_LEN];
 	const struct {
@@ -234,6 +247,7 @@ sl_xhdr__random_headers_round_trip(void **state)
 		h.flags = (uint8_t)(next() & SL_XHDR_F_DATA_ALL);
 		h.tx_id = (uint16_t)next();
 		h.qpn = (uint32_t)next() & SL_XHDR_QPN_MAX;
+		h.token = (uint32_t)next();
 		h.psn = (uint32_t)next();
 		h.msn = (uint32_t)next();
 		h.pad_bytes = (uint8_t)(next() % 9); /* buf has 8 bytes after the longest header */
@@ -273,6 +287,7 @@ sl_xfb__random_feedback_round_trips(void **state)
 
 		fb.opcode = ops[next() % SL_ARRAY_SIZE(ops)];
 		fb.qpn = (uint32_t)next() & SL_XHDR_QPN_MAX;
+		fb.token = (uint32_t)next();
 		if (fb.opcode != SL_XOP_CNP)
 			fb.ack_psn = (uint32_t)next();
 		if (fb.opcode == SL_XOP_ACK) {
@@ -378,12 +393,12 @@ sl_xhdr_decode__every_reason(void **state)
 	b[1] = 0x20;
 	expect_data_reject(b, sizeof(send_only_ts), SL_XREJ_FLAGS);
 	b[1] = 0;
-	b[4] = 9; /* 9 pad bytes announced, 8 after the 16-byte header */
+	b[4] = 9; /* 9 pad bytes announced, 8 after the 20-byte header */
 	expect_data_reject(b, sizeof(send_only_ts), SL_XREJ_SHORT);
 	/* A READ request for nothing. */
 	memcpy(b, write_only_imm, sizeof(write_only_imm));
 	b[0] = SL_XOP_READ_REQ;
-	b[28] = b[29] = b[30] = b[31] = 0;
+	b[32] = b[33] = b[34] = b[35] = 0;
 	expect_data_reject(b, sizeof(write_only_imm), SL_XREJ_RETH_LEN_ZERO);
 }
 
@@ -404,51 +419,51 @@ sl_xfb_decode__every_reason(void **state)
 	b[1] = SL_XHDR_F_ACKREQ; /* base flags are data's */
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_RESERVED);
 	b[1] = 0;
-	b[13] = 1; /* MSN */
+	b[17] = 1; /* MSN */
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_RESERVED);
-	b[13] = 0;
+	b[17] = 0;
 	b[4] = 1;
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_QPN);
 	b[4] = 0;
-	b[16] = 0x08; /* unknown ACK flag */
+	b[20] = 0x08; /* unknown ACK flag */
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_FLAGS);
-	b[16] = SL_XFB_F_SACK | SL_XFB_F_ECHO; /* no ECN flag, but a CE count */
+	b[20] = SL_XFB_F_SACK | SL_XFB_F_ECHO; /* no ECN flag, but a CE count */
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_STRAY);
-	b[16] = 0x07;
-	b[17] = 1;
+	b[20] = 0x07;
+	b[21] = 1;
 	expect_fb_reject(b, sizeof(ack_all), 1024, SL_XREJ_RESERVED);
 
 	memcpy(b, nack_two, sizeof(nack_two));
-	b[16] = 3; /* three holes announced, two present */
+	b[20] = 3; /* three holes announced, two present */
 	expect_fb_reject(b, sizeof(nack_two), 1024, SL_XREJ_SHORT);
-	b[16] = 4;
+	b[20] = 4;
 	expect_fb_reject(b, sizeof(nack_two), 1024, SL_XREJ_HOLES);
-	b[16] = 2;
-	b[22] = 1;
+	b[20] = 2;
+	b[26] = 1;
 	expect_fb_reject(b, sizeof(nack_two), 1024, SL_XREJ_RESERVED);
-	b[22] = 0;
-	b[27] = 0; /* first hole of length 0 */
+	b[26] = 0;
+	b[31] = 0; /* first hole of length 0 */
 	expect_fb_reject(b, sizeof(nack_two), 1024, SL_XREJ_HOLE_RANGE);
-	b[27] = 2;
+	b[31] = 2;
 	/* The first hole ends at offset 12: inside a window of 12, outside one of 11. */
-	assert_int_equal(sl_xfb_decode(b, sizeof(nack_two), 12, &(struct sl_xfb){0}, NULL), 32);
+	assert_int_equal(sl_xfb_decode(b, sizeof(nack_two), 12, &(struct sl_xfb){0}, NULL), 36);
 	expect_fb_reject(b, sizeof(nack_two), 11, SL_XREJ_HOLE_RANGE);
 
 	memcpy(b, nak9, sizeof(nak9));
 	expect_fb_reject(b, sizeof(nak9) - 1, 1024, SL_XREJ_SHORT);
-	b[13] = 9; /* the MSN goes in the body, not the base header */
+	b[17] = 9; /* the MSN goes in the body, not the base header */
 	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_RESERVED);
-	b[13] = 0;
-	for (unsigned k = 21; k < 24; k++) { /* each reserved byte of the body */
+	b[17] = 0;
+	for (unsigned k = 25; k < 28; k++) { /* each reserved byte of the body */
 		b[k] = 0x80;
 		expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_RESERVED);
 		b[k] = 0;
 	}
-	b[20] = 0; /* no reason given */
+	b[24] = 0; /* no reason given */
 	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_SYNDROME);
-	b[20] = SL_XFB_SYN_MAX + 1;
+	b[24] = SL_XFB_SYN_MAX + 1;
 	expect_fb_reject(b, sizeof(nak9), 1024, SL_XREJ_SYNDROME);
-	b[20] = SL_XFB_SYN_MAX;
+	b[24] = SL_XFB_SYN_MAX;
 	assert_int_equal(sl_xfb_decode(b, sizeof(nak9), 1024, &(struct sl_xfb){0}, NULL),
 			 sizeof(nak9));
 	assert_string_equal(sl_xhdr_reject_name(SL_XREJ_HOLE_RANGE), "hole_range");

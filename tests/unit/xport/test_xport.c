@@ -297,7 +297,8 @@ qp_conf(const struct run *r, uint32_t q, uint32_t epoch)
 				      .proto = r->proto,
 				      .seg_bytes = 1024,
 				      .recv_mode = r->recv_mode,
-				      .first_psn = (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
+				      .send_psn = (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
+				      .recv_psn = (UINT32_MAX - 100 * q) + epoch * 0x40000000u,
 				      .init_rate_bps = 4 * SL_BPS_PER_GBPS,
 				      .rto_ns = r->rto_ns ? r->rto_ns : 200 * SL_NS_PER_US,
 				      .timeout_ns = r->qp_timeout_ns,
@@ -1191,7 +1192,8 @@ app_run(struct app *app, const struct app_run *ar, struct app_result *res)
 
 	struct sl_xport_qp_conf qc = {.proto = ar->proto ? ar->proto : "dcqcn",
 				      .seg_bytes = SEG,
-				      .first_psn = UINT32_MAX - 40, /* both ways */
+				      .send_psn = UINT32_MAX - 40,
+				      .recv_psn = UINT32_MAX - 40,
 				      .rto_ns = 200 * SL_NS_PER_US,
 				      .timeout_ns = ar->qp_timeout_ns};
 
