@@ -132,10 +132,11 @@ sl_perf_print_banner(FILE *f, const struct sl_perf_args *a, const char *device)
 }
 
 void
-sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t rkey, uint64_t vaddr)
+sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t psn, uint32_t rkey,
+		      uint64_t vaddr)
 {
 	fprintf(f, " %s address: LID %#04x QPN %#06x PSN %#08x RKey %#08x VAddr %#016" PRIx64 "\n",
-		side, 0u, qpn, 0u, rkey, vaddr);
+		side, 0u, qpn, psn, rkey, vaddr);
 }
 
 void

@@ -39,11 +39,13 @@ struct sl_perf_result {
 void sl_perf_print_banner(FILE *f, const struct sl_perf_args *a, const char *device);
 
 /*
- * One QP's address line after the banner, perftest's (side "local" or "remote"): its QPN, and
- * the key and address of the buffer the peer's WRITEs and READs name. sluice numbers packets
- * from 0 on every QP, so the PSN is 0; there is no LID.
+ * One QP's address line after the banner, perftest's (side "local" or "remote"): its QPN, the
+ * PSN of its first packet (the daemon's random draw), and the key and address of the buffer the
+ * peer's WRITEs and READs name. There is no LID. The connection token is not printed: it is
+ * what lets a frame reach the QP.
  */
-void sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t rkey, uint64_t vaddr);
+void sl_perf_print_address(FILE *f, const char *side, uint32_t qpn, uint32_t psn, uint32_t rkey,
+			   uint64_t vaddr);
 
 /* The table's header: the dashed line and the column names (MiB/sec or Gb/sec). */
 void sl_perf_print_header(FILE *f, const struct sl_perf_args *a);

@@ -842,9 +842,9 @@ sl_perf_run(const struct sl_perf_args *a)
 		struct sl_qp_info mine;
 
 		sl_qp_info(r.q[i].qp, r.q[i].mr, &mine);
-		sl_perf_print_address(stdout, "local", mine.qpn, mine.rkey, mine.addr);
-		sl_perf_print_address(stdout, "remote", r.q[i].peer.qpn, r.q[i].peer.rkey,
-				      r.q[i].peer.addr);
+		sl_perf_print_address(stdout, "local", mine.qpn, mine.psn, mine.rkey, mine.addr);
+		sl_perf_print_address(stdout, "remote", r.q[i].peer.qpn, r.q[i].peer.psn,
+				      r.q[i].peer.rkey, r.q[i].peer.addr);
 	}
 	sl_perf_print_header(stdout, a);
 	fflush(stdout); /* a script waits for the addresses to know the run has begun */

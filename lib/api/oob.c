@@ -5,8 +5,9 @@
  *
  * Wire. A message is a 12-byte header in network byte order,
  *     magic u32 "SLOB" | type u16 | count u16 | length u32 (payload bytes)
- * then length bytes: INFO carries count struct sl_qp_info, each 56 bytes written field by field
- * in network byte order (qpn u32, rkey u32, addr u64, len u64, host 32 bytes, NUL-padded);
+ * then length bytes: INFO carries count struct sl_qp_info, each 64 bytes written field by field
+ * in network byte order (qpn u32, psn u32, token u32, rkey u32, addr u64, len u64, host 32
+ * bytes, NUL-padded);
  * SWAP carries count 0 and the caller's bytes. A barrier (sl_oob_sync) is a single byte, 0xA5,
  * each way. Both ends send, then receive, the same kind of message: a header that is not the one
  * expected (magic, type, count, length) is -EPROTO at once, before its payload is waited for.
@@ -34,7 +35,7 @@
 
 #define OOB_MAGIC 0x534C4F42u /**< "SLOB" */
 #define OOB_HDR_BYTES 12u
-#define OOB_INFO_BYTES 56u
+#define OOB_INFO_BYTES 64u
 #define OOB_SYNC_BYTE 0xA5u
 #define OOB_RETRY_MS 100 /**< a refused connect is tried again after this, ms */
 
@@ -354,20 +355,24 @@ sl_oob_exchange(struct sl_oob *o, const struct sl_qp_info *mine, struct sl_qp_in
 		uint8_t *p = buf + (size_t)i * OOB_INFO_BYTES;
 
 		sl_put_be32(p, mine[i].qpn);
-		sl_put_be32(p + 4, mine[i].rkey);
-		sl_put_be64(p + 8, mine[i].addr);
-		sl_put_be64(p + 16, mine[i].len);
-		strncpy((char *)p + 24, mine[i].host, sizeof(mine[i].host) - 1);
+		sl_put_be32(p + 4, mine[i].psn);
+		sl_put_be32(p + 8, mine[i].token);
+		sl_put_be32(p + 12, mine[i].rkey);
+		sl_put_be64(p + 16, mine[i].addr);
+		sl_put_be64(p + 24, mine[i].len);
+		strncpy((char *)p + 32, mine[i].host, sizeof(mine[i].host) - 1);
 	}
 	rc = oob_msg(o, OOB_INFO, (uint16_t)n, buf, buf, len);
 	for (unsigned i = 0; !rc && i < n; i++) {
 		const uint8_t *p = buf + (size_t)i * OOB_INFO_BYTES;
 
 		theirs[i].qpn = sl_get_be32(p);
-		theirs[i].rkey = sl_get_be32(p + 4);
-		theirs[i].addr = sl_get_be64(p + 8);
-		theirs[i].len = sl_get_be64(p + 16);
-		memcpy(theirs[i].host, p + 24, sizeof(theirs[i].host));
+		theirs[i].psn = sl_get_be32(p + 4);
+		theirs[i].token = sl_get_be32(p + 8);
+		theirs[i].rkey = sl_get_be32(p + 12);
+		theirs[i].addr = sl_get_be64(p + 16);
+		theirs[i].len = sl_get_be64(p + 24);
+		memcpy(theirs[i].host, p + 32, sizeof(theirs[i].host));
 		theirs[i].host[sizeof(theirs[i].host) - 1] = '\0';
 	}
 	free(buf);

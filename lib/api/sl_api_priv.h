@@ -62,6 +62,8 @@ struct sl_qp {
 	uint32_t sq_depth, rq_depth;  /**< entries, powers of two */
 	uint32_t sq_prod, rq_prod;    /**< our copies of the producer indexes */
 	uint32_t qpn;
+	uint32_t psn;   /**< its first packet's PSN, the daemon's draw */
+	uint32_t token; /**< its connection token, the daemon's draw */
 	uint32_t max_msg_bytes;
 	uint32_t seg_bytes;      /**< the daemon's payload bytes per packet */
 	uint32_t pkt_wire_bytes; /**< wire bytes charged per packet beyond its segment */

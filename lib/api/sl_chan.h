@@ -188,7 +188,9 @@ struct sl_chan_req {
 		} qp_create;
 		struct {
 			uint32_t qpn;
-			uint32_t peer_qpn;
+			uint32_t peer_qpn;   /**< the peer's sl_qp_info: its QP, */
+			uint32_t peer_psn;   /**< the PSN its first packet carries, */
+			uint32_t peer_token; /**< and the token frames to it carry */
 		} qp_connect;
 		struct {
 			uint32_t qpn;
@@ -221,6 +223,9 @@ struct sl_chan_rsp {
 			uint32_t seg_bytes;      /**< payload bytes per packet */
 			uint32_t pkt_wire_bytes; /**< wire bytes each packet is charged beyond
 						  *   its segment (headers, FCS, gap) */
+			uint32_t psn;            /**< the PSN of this QP's first packet (random) */
+			uint32_t token;          /**< this QP's connection token (random): frames
+						  *   for it must carry it */
 		} qp_create;
 		uint8_t raw[112];
 	} u;

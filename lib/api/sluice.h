@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 2                             /**< the channel version this header speaks */
+#define SL_API_VERSION 3                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
 #define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
 #define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */
@@ -229,18 +229,25 @@ uint64_t sl_qp_wire_bytes(const struct sl_qp *qp, uint64_t msg_bytes);
  * the out-of-band wire (sl_oob_*); host order here. */
 struct sl_qp_info {
 	uint32_t qpn;
-	uint32_t rkey; /**< the MR's rkey (0: none) */
-	uint64_t addr; /**< the MR's address in its owner's space (0: none) */
-	uint64_t len;  /**< the MR's length, bytes */
-	char host[32]; /**< the daemon's host name (sl_ctx_host), informative */
+	uint32_t psn;   /**< the PSN the QP's first packet carries: random per QP */
+	uint32_t token; /**< the QP's connection token, random per QP: the daemon refuses a frame
+			 *   for the QP that does not carry it, so only a peer given this info can
+			 *   reach the QP */
+	uint32_t rkey;  /**< the MR's rkey (0: none) */
+	uint64_t addr;  /**< the MR's address in its owner's space (0: none) */
+	uint64_t len;   /**< the MR's length, bytes */
+	char host[32];  /**< the daemon's host name (sl_ctx_host), informative */
 };
 
 /* Fill info for qp and mr (mr NULL: no memory region). */
 void sl_qp_info(const struct sl_qp *qp, const struct sl_mr *mr, struct sl_qp_info *info);
 
 /*
- * Connect to the peer's QP (RTS): from now on work requests flow. 0, -EINVAL (bad QPN),
- * -EISCONN (already connected), -EAGAIN (as sl_qp_create's EAGAIN: still not connected).
+ * Connect to the peer's QP (RTS): from now on work requests flow, their frames carry the peer's
+ * token, and the peer's packets are expected from its psn. peer is what the peer's sl_qp_info
+ * gave (sl_oob_exchange carries it): a QP accepts frames only from the QP its application gave
+ * its info to. 0, -EINVAL (bad QPN, token 0), -EISCONN (already connected), -EAGAIN (as
+ * sl_qp_create's EAGAIN: still not connected).
  */
 int sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer);
 

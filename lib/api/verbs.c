@@ -384,6 +384,8 @@ sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr)
 	if (rc)
 		goto fail;
 	qp->qpn = rsp.u.qp_create.qpn;
+	qp->psn = rsp.u.qp_create.psn;
+	qp->token = rsp.u.qp_create.token;
 	qp->seg_bytes = rsp.u.qp_create.seg_bytes;
 	qp->pkt_wire_bytes = rsp.u.qp_create.pkt_wire_bytes;
 	sl_api_link_add(&ctx->qps, &qp->link);
@@ -433,6 +435,8 @@ sl_qp_info(const struct sl_qp *qp, const struct sl_mr *mr, struct sl_qp_info *in
 {
 	memset(info, 0, sizeof(*info));
 	info->qpn = qp->qpn;
+	info->psn = qp->psn;
+	info->token = qp->token;
 	if (mr) {
 		info->rkey = mr->rkey;
 		info->addr = (uint64_t)(uintptr_t)mr->addr;
@@ -454,6 +458,8 @@ sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer)
 		return -EISCONN;
 	req.u.qp_connect.qpn = qp->qpn;
 	req.u.qp_connect.peer_qpn = peer->qpn;
+	req.u.qp_connect.peer_psn = peer->psn;
+	req.u.qp_connect.peer_token = peer->token;
 	rc = sl_api_call(qp->ctx, &req, -1, &rsp, NULL);
 	if (!rc)
 		qp->connected = true;

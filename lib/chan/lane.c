@@ -391,7 +391,6 @@ cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xp
 		return -ENOENT;
 	if (q->state != LQP_OPEN)
 		return -EISCONN;
-	q->c->xqp.peer_qpn = cmd->peer_qpn;
 	rc = sl_xport_qp_open(x, &q->c->xqp, now_ns);
 	if (rc)
 		return rc;

@@ -168,14 +168,16 @@ struct sl_chan_qp_conf {
 	struct sl_chan_ring *sq, *rq; /**< in the daemon's mapping, checked to lie in mem */
 	uint32_t sq_depth, rq_depth;
 	uint32_t max_msg_bytes;
-	struct sl_xport_qp_conf xqp; /**< qpn chosen by the control half; peer_qpn set by
-				      *   CONNECT; proto points into this struct's program[] */
+	struct sl_xport_qp_conf xqp; /**< qpn, send_psn and token chosen by the control half at
+				      *   create; peer_qpn, recv_psn and peer_token written by it
+				      *   before CONNECT; proto points into program[] */
 	char program[SL_NAME_MAX];
 };
 
 enum sl_chan_cmd_type {
 	SL_CHAN_CMD_QP_OPEN,     /**< open the QP (not yet connected): arg qp */
-	SL_CHAN_CMD_QP_CONNECT,  /**< open it on the endpoint toward peer_qpn, start its rings */
+	SL_CHAN_CMD_QP_CONNECT,  /**< open it on the endpoint toward its conf's peer, start its
+				  *   rings */
 	SL_CHAN_CMD_QP_DESTROY,  /**< flush and close it; the lane lets go of qp and its CQs */
 	SL_CHAN_CMD_CLIENT_GONE, /**< destroy every QP of client (it hung up) */
 };
@@ -185,8 +187,7 @@ struct sl_chan_cmd {
 	uint8_t type; /**< enum sl_chan_cmd_type */
 	uint64_t client;
 	uint32_t qpn;
-	uint32_t peer_qpn;
-	struct sl_chan_qp_conf *qp; /**< QP_OPEN */
+	struct sl_chan_qp_conf *qp; /**< QP_OPEN; QP_CONNECT: the same conf, its peer filled */
 	int result;                 /**< 0 or -errno, written by the lane before done */
 	_Atomic bool done;          /**< the lane answered (release) */
 };

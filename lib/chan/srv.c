@@ -71,6 +71,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -176,6 +177,7 @@ struct qp {
 	struct client *cl;
 	struct sl_chan_qp_conf conf; /**< what the lane was given (it keeps a pointer) */
 	struct pending p;            /**< the last command */
+	uint32_t last_token;         /**< the token of this slot's previous QP: not drawn again */
 };
 
 struct sl_chan_srv {
@@ -237,7 +239,7 @@ answered(struct pending *p)
  */
 static int
 call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_t type,
-     uint64_t client, uint32_t qpn, uint32_t peer_qpn, struct sl_chan_qp_conf *qp)
+     uint64_t client, uint32_t qpn, struct sl_chan_qp_conf *qp)
 {
 	int rc;
 
@@ -245,7 +247,6 @@ call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_
 	p->c.type = type;
 	p->c.client = client;
 	p->c.qpn = qpn;
-	p->c.peer_qpn = peer_qpn;
 	p->c.qp = qp;
 	p->queued = true;
 	rc = sl_chan_lane_call(lane, &p->c, SL_CHAN_SRV_CMD_NS);
@@ -269,7 +270,7 @@ qp_free(struct sl_chan_srv *s, struct qp *q)
 	q->cl->qps--;
 	s->cqs[q->conf.send_cq->id - 1].qps--;
 	s->cqs[q->conf.recv_cq->id - 1].qps--;
-	memset(q, 0, sizeof(*q));
+	*q = (struct qp){.last_token = q->last_token};
 	count(&s->stats.qps, -1);
 }
 
@@ -308,8 +309,8 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	for (unsigned i = 0; i < s->n_lanes; i++) {
 		struct pending *p = &cl->bye[i];
 
-		if (p->unposted && call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, 0,
-					NULL) == -ETIMEDOUT)
+		if (p->unposted &&
+		    call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, NULL) == -ETIMEDOUT)
 			srv_log(s, LOG_WARNING,
 				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
 				"its memory stays mapped until it does",
@@ -689,6 +690,29 @@ qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	return 0;
 }
 
+/*
+ * qp's connection identity, from the kernel's CSPRNG: the PSN of its first packet and its token,
+ * which every frame for it must carry. The token is never the slot's previous one, so the QPN
+ * reused refuses whatever its predecessor's peer still sends, and never 0, the built-in [qp]
+ * traffic's (an application cannot connect to token 0: do_qp_connect). 0, or -errno.
+ */
+static int
+qp_identity(struct qp *qp)
+{
+	uint32_t w[2];
+
+	do {
+		ssize_t n = getrandom(w, sizeof(w), 0);
+
+		if (n != (ssize_t)sizeof(w))
+			return n < 0 ? -errno : -EIO;
+	} while (w[1] == qp->last_token || w[1] == 0);
+	qp->conf.xqp.send_psn = w[0];
+	qp->conf.xqp.token = w[1];
+	qp->last_token = w[1];
+	return 0;
+}
+
 static int
 do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	     struct sl_chan_rsp *r)
@@ -706,17 +730,19 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 			qp = &s->qps[i];
 	if (qp == NULL)
 		return -EMFILE;
+	qp->conf = conf;
+	rc = qp_identity(qp);
+	if (rc != 0)
+		return rc;
 	qp->state = QP_OPEN;
 	qp->cl = cl;
-	qp->conf = conf;
 	qp->conf.xqp.qpn = s->conf.qpn_base + (uint32_t)(qp - s->qps);
 	qp->conf.xqp.proto = qp->conf.program;
 	cl->qps++;
 	s->cqs[conf.send_cq->id - 1].qps++;
 	s->cqs[conf.recv_cq->id - 1].qps++;
 	count(&s->stats.qps, 1);
-	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, 0,
-		  &qp->conf);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, &qp->conf);
 	if (rc == -ETIMEDOUT)
 		return rc; /* the lane may open it later: the slot stays (qp_reap) */
 	if (rc != 0) {
@@ -726,6 +752,8 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	r->u.qp_create.qpn = qp->conf.xqp.qpn;
 	r->u.qp_create.seg_bytes = qp->conf.xqp.seg_bytes;
 	r->u.qp_create.pkt_wire_bytes = pkt_wire_bytes(s, sl_proto_find(qp->conf.program));
+	r->u.qp_create.psn = qp->conf.xqp.send_psn;
+	r->u.qp_create.token = qp->conf.xqp.token;
 	return 0;
 }
 
@@ -735,14 +763,19 @@ do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 	struct qp *qp = qp_of(s, cl, q->u.qp_connect.qpn);
 	int rc;
 
-	if (qp == NULL || q->u.qp_connect.peer_qpn >= (1u << 24))
+	if (qp == NULL || q->u.qp_connect.peer_qpn >= (1u << 24) || q->u.qp_connect.peer_token == 0)
 		return -EINVAL;
 	if (!answered(&qp->p))
 		return -EBUSY;
 	if (qp->state == QP_CONNECTED)
 		return -EISCONN;
+	/* the lane reads the peer from the conf once it takes the command (the mailbox orders
+	 * these stores before it); nothing of the lane's reads them before */
+	qp->conf.xqp.peer_qpn = q->u.qp_connect.peer_qpn;
+	qp->conf.xqp.recv_psn = q->u.qp_connect.peer_psn;
+	qp->conf.xqp.peer_token = q->u.qp_connect.peer_token;
 	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
-		  q->u.qp_connect.peer_qpn, NULL);
+		  &qp->conf);
 	if (rc == 0)
 		qp->state = QP_CONNECTED;
 	return rc;
@@ -758,8 +791,7 @@ do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -ENOENT;
 	if (!answered(&qp->p))
 		return -EBUSY;
-	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, 0,
-		  NULL);
+	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, NULL);
 	if (rc == -ETIMEDOUT)
 		return rc; /* freed when the lane answers (qp_reap) */
 	if (qp->p.unposted)

@@ -495,6 +495,8 @@ build(struct sl_chan_req *q, uint8_t ctl, const uint8_t *p, const struct tenant 
 	case SL_CHAN_QP_CONNECT:
 		q->u.qp_connect.qpn = pick_qpn(t, o, pick, p[0]);
 		q->u.qp_connect.peer_qpn = p[1] & 0x80 ? u32_at(p + 4) : u32_at(p + 4) & 0xffffff;
+		q->u.qp_connect.peer_psn = u32_at(p + 8);
+		q->u.qp_connect.peer_token = p[1] & 0x40 ? 0 : u32_at(p + 8) | 1;
 		break;
 	case SL_CHAN_QP_DESTROY:
 		q->u.qp_destroy.qpn = pick_qpn(t, o, pick, p[0]);
@@ -554,6 +556,7 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 		fuzz_check(qp_idx(t, r->u.qp_create.qpn) < 0 && qp_idx(o, r->u.qp_create.qpn) < 0 &&
 				   t->n_qp < QPS,
 			   "QP_CREATE gave a QPN already live");
+		fuzz_check(r->u.qp_create.token != 0, "QP_CREATE drew token 0");
 		t->qp[t->n_qp++] = (struct qp){.qpn = r->u.qp_create.qpn,
 					       .send_cq = q->u.qp_create.send_cq,
 					       .recv_cq = q->u.qp_create.recv_cq};
@@ -561,6 +564,8 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 	case SL_CHAN_QP_CONNECT:
 		fuzz_check(qp_idx(t, q->u.qp_connect.qpn) >= 0,
 			   "QP_CONNECT of no QP the client owns succeeded");
+		fuzz_check(q->u.qp_connect.peer_token != 0,
+			   "QP_CONNECT to token 0 (the built-in traffic's) succeeded");
 		break;
 	case SL_CHAN_QP_DESTROY:
 		i = qp_idx(t, q->u.qp_destroy.qpn);

@@ -72,10 +72,22 @@ struct app_qp {
 };
 
 static struct pair P;
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull; /* the tests' draws, reproducible */
 static uint64_t stash_bytes = 1u << 16;
 static uint64_t stash_qp_bytes = 1u << 16; /* one QP may fill the stash, unless a test says */
 
 /* --- the harness -------------------------------------------------------------------------- */
+
+/* splitmix64: what the daemon's CSPRNG draws, reproducibly (tests only). */
+static uint32_t
+draw(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 16);
+}
 
 static const uint8_t *
 frame_bytes(void *ctx, void *handle, uint32_t *len)
@@ -323,7 +335,10 @@ qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_
 		.max_msg_bytes = 1u << 16,
 		.program = "reno",
 	};
+	/* a connection identity drawn as the control half draws it (srv.c's qp_identity) */
 	a->qc.xqp = (struct sl_xport_qp_conf){.qpn = qpn,
+					      .token = draw(),
+					      .send_psn = draw(),
 					      .proto = a->qc.program,
 					      .seg_bytes = SEG,
 					      .rto_ns = 200 * SL_NS_PER_US,
@@ -339,10 +354,20 @@ qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_
 static int
 qp_connect(struct app_qp *a, uint32_t peer_qpn)
 {
+	a->qc.xqp.peer_qpn = peer_qpn;
 	return lane_cmd(a->s, &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_CONNECT,
 						    .client = a->qc.client,
 						    .qpn = a->qc.xqp.qpn,
-						    .peer_qpn = peer_qpn});
+						    .qp = &a->qc});
+}
+
+/* Connect a to b as an application does with b's sl_qp_info: its QPN, first PSN and token. */
+static int
+qp_join(struct app_qp *a, const struct app_qp *b)
+{
+	a->qc.xqp.recv_psn = b->qc.xqp.send_psn;
+	a->qc.xqp.peer_token = b->qc.xqp.token;
+	return qp_connect(a, b->qc.xqp.qpn);
 }
 
 /* A connected pair: a on side 0 (qpn), b on side 1 (qpn + 1). */
@@ -351,8 +376,8 @@ qp_pair(struct app_qp **a, struct app_qp **b, uint32_t qpn, uint32_t sq_depth, u
 {
 	*a = qp_new(&P.s[0], CLIENT, qpn, sq_depth, 64, cq_depth);
 	*b = qp_new(&P.s[1], CLIENT, qpn + 1, sq_depth, 64, cq_depth);
-	assert_int_equal(qp_connect(*a, qpn + 1), 0);
-	assert_int_equal(qp_connect(*b, qpn), 0);
+	assert_int_equal(qp_join(*a, *b), 0);
+	assert_int_equal(qp_join(*b, *a), 0);
 }
 
 static int
@@ -1622,6 +1647,170 @@ rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 	free(b);
 }
 
+/* --- the peer host's guesses --------------------------------------------------------------- */
+
+#define FORGED 100000u   /* frames the attacker forges */
+#define FORGED_BYTES 64u /* payload of each data frame it forges */
+#define LEGIT 8u         /* messages each way between the victim and its connected peer */
+
+/* Frame i of the attack on victim v (side 0), into buf: its length. */
+static uint32_t
+forge(uint8_t *buf, unsigned i, const struct app_qp *v, uint32_t vrkey, uint64_t vaddr)
+{
+	static const uint8_t ops[] = {SL_XOP_SEND_ONLY, SL_XOP_SEND_FIRST, SL_XOP_WRITE_ONLY,
+				      SL_XOP_READ_REQ,  SL_XOP_ACK,        SL_XOP_NAK};
+	uint8_t op = ops[i % SL_ARRAY_SIZE(ops)];
+	/* half at the victim's QPN, the rest at every QPN of the endpoint and past it, and now and
+	 * then anywhere in the 24 bits */
+	uint32_t qpn = i % 2 == 0    ? v->qc.xqp.qpn
+		       : i % 14 == 1 ? draw() & SL_XHDR_QPN_MAX
+				     : (i / 2) % (XPORT_QPS * 4);
+	uint32_t token = draw();
+	int n;
+
+	if (token == v->qc.xqp.token) /* the one guess in 2^32 that is right is not forged */
+		token++;
+	if (sl_xhdr_op_is_data(op)) {
+		/* PSNs all around the one the victim expects next, its real rkey a third of the
+		 * time and a guessed one otherwise */
+		struct sl_xhdr h = {.opcode = op,
+				    .qpn = qpn,
+				    .token = token,
+				    .psn = v->qc.xqp.recv_psn + (i % 256) - 128,
+				    .msn = i % 16,
+				    .raddr = vaddr + (i % 8) * FORGED_BYTES,
+				    .rkey = i % 3 == 0 ? vrkey : draw(),
+				    .rlen_bytes = FORGED_BYTES};
+
+		n = sl_xhdr_encode(&h, buf, SL_XHDR_MAX_LEN);
+		assert_true(n > 0);
+		if (op == SL_XOP_READ_REQ)
+			return (uint32_t)n;
+		memset(buf + n, 0xEE, FORGED_BYTES);
+		return (uint32_t)n + FORGED_BYTES;
+	}
+	/* feedback to the victim as a sender: ACKs that would complete its messages, NAKs that
+	 * would fail its QP */
+	n = sl_xfb_encode(&(struct sl_xfb){.opcode = op,
+					   .qpn = qpn,
+					   .token = token,
+					   .ack_psn = v->qc.xqp.send_psn + (i % 256) - 128,
+					   .acked_pkts = 1,
+					   .nak_msn = i % 16,
+					   .syndrome = 1},
+			  buf, SL_XFB_MAX_LEN);
+	assert_true(n > 0);
+	return (uint32_t)n;
+}
+
+/* Put frame buf (len bytes) on the wire from side 1 to side 0. */
+static void
+inject(const uint8_t *buf, uint32_t len)
+{
+	struct frame *f = malloc(sizeof(*f) + len);
+
+	assert_non_null(f);
+	assert_true(P.w[1].n < WIRE_MAX);
+	f->len = len;
+	memcpy(f->buf, buf, len);
+	P.w[1].f[P.w[1].n++] = f;
+}
+
+/*
+ * An application on the peer host forges FORGED frames at the victim's QP v (side 0), which is
+ * connected to p (side 1) and busy with it: every QPN, PSNs around the victim's next ones, its
+ * real rkey and guessed ones, SENDs, WRITEs, READ requests, ACKs and NAKs, each with a token
+ * that is not v's. Nothing is delivered, completed or failed: v's receive buffers and memory
+ * stay as they were, its traffic with p completes intact, and each forged frame is counted as
+ * refused. Then one SEND with v's token at its next PSN is delivered, so the checks do see a
+ * delivery when there is one.
+ */
+static void
+rdma__forged_frames_reach_nothing(void **state)
+{
+	struct app_qp *v, *p;
+	uint8_t *vmem = app_alloc(&P.s[0], 4096), *vrecv = app_alloc(&P.s[0], 2 * LEGIT * SEG);
+	uint8_t *vsrc = app_alloc(&P.s[0], SEG), *psrc = app_alloc(&P.s[1], LEGIT * SEG);
+	uint8_t *precv = app_alloc(&P.s[1], LEGIT * SEG), before[4096];
+	uint8_t *zero = calloc(1, LEGIT * SEG), frame[SL_XHDR_MAX_LEN + FORGED_BYTES];
+	uint32_t vrkey, vkey = mr_reg_keys(&P.s[0], CLIENT, vmem, 4096,
+					   SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE |
+						   SL_ACCESS_REMOTE_READ,
+					   &vrkey);
+	uint32_t vrkey_recv =
+		mr_reg(&P.s[0], CLIENT, vrecv, 2 * LEGIT * SEG, SL_ACCESS_LOCAL_WRITE);
+	uint32_t vskey = mr_reg(&P.s[0], CLIENT, vsrc, SEG, 0);
+	uint32_t pskey = mr_reg(&P.s[1], CLIENT, psrc, LEGIT * SEG, 0);
+	uint32_t prkey = mr_reg(&P.s[1], CLIENT, precv, LEGIT * SEG, SL_ACCESS_LOCAL_WRITE);
+	struct sl_xport_stats st;
+	struct sl_chan_cqe c[2 * LEGIT];
+	unsigned injected = 0;
+
+	(void)state;
+	(void)vkey;
+	assert_non_null(zero);
+	qp_pair(&v, &p, QPN_BASE, 16, 16);
+	fill(vmem, 4096, 7);
+	memcpy(before, vmem, sizeof(before));
+	fill(vsrc, SEG, 8);
+	for (unsigned k = 0; k < 2 * LEGIT; k++)
+		post_recv(v, k, vrecv + k * SEG, SEG, vrkey_recv);
+	for (unsigned k = 0; k < LEGIT; k++) {
+		fill(psrc + k * SEG, SEG, 100 + k);
+		post_recv(p, k, precv + k * SEG, SEG, prkey);
+		post_send(p, sqe(k, SL_WR_SEND, &P.s[1], psrc + k * SEG, SEG, pskey, true));
+		post_send(v, sqe(k, SL_WR_SEND, &P.s[0], vsrc, SEG, vskey, true));
+	}
+	while (injected < FORGED) {
+		unsigned batch = SL_MIN(FORGED - injected, WIRE_MAX / 2 - P.w[1].n);
+
+		for (unsigned k = 0; k < batch; k++, injected++)
+			inject(frame, forge(frame, injected, v, vrkey, va(&P.s[0], vmem)));
+		step();
+	}
+	run(RUN);
+	/* the victim's traffic, both ways, and nothing else */
+	assert_int_equal(cq_poll(v, 1, c, SL_ARRAY_SIZE(c)), LEGIT);
+	for (unsigned k = 0; k < LEGIT; k++) {
+		expect_cqe(&c[k], k, SL_WC_SUCCESS, SL_WC_RECV, SEG);
+		assert_memory_equal(vrecv + k * SEG, psrc + k * SEG, SEG);
+	}
+	assert_memory_equal(vrecv + LEGIT * SEG, zero, LEGIT * SEG);
+	assert_memory_equal(vmem, before, sizeof(before));
+	assert_int_equal(cq_poll(v, 0, c, SL_ARRAY_SIZE(c)), LEGIT);
+	for (unsigned k = 0; k < LEGIT; k++)
+		expect_cqe(&c[k], k, SL_WC_SUCCESS, SL_WC_SEND, SEG);
+	assert_int_equal(cq_poll(p, 1, c, SL_ARRAY_SIZE(c)), LEGIT);
+	for (unsigned k = 0; k < LEGIT; k++)
+		assert_memory_equal(precv + k * SEG, vsrc, SEG);
+	assert_int_equal(STAT(&P.s[0], stash_msgs), 0);
+	sl_xport_stats_get(P.s[0].x, &st);
+	assert_int_equal(st.rx_bad_token + st.rx_bad_qpn, FORGED);
+	assert_true(st.rx_bad_token >= FORGED / 2); /* half named the victim's QPN */
+	assert_int_equal(st.rx_bad_header, 0);
+	assert_int_equal(st.rx_refused + st.rx_nak, 0);
+	/* the same SEND with the victim's token, at the PSN and MSN it expects next: delivered */
+	{
+		struct sl_xhdr h = {.opcode = SL_XOP_SEND_ONLY,
+				    .qpn = v->qc.xqp.qpn,
+				    .token = v->qc.xqp.token,
+				    .psn = v->qc.xqp.recv_psn + LEGIT,
+				    .msn = LEGIT};
+		int n = sl_xhdr_encode(&h, frame, SL_XHDR_MAX_LEN);
+
+		assert_true(n > 0);
+		memset(frame + n, 0xEE, FORGED_BYTES);
+		inject(frame, (uint32_t)n + FORGED_BYTES);
+	}
+	run(RUN);
+	assert_int_equal(cq_poll(v, 1, c, SL_ARRAY_SIZE(c)), 1);
+	expect_cqe(&c[0], LEGIT, SL_WC_SUCCESS, SL_WC_RECV, FORGED_BYTES);
+	assert_int_equal(vrecv[LEGIT * SEG], 0xEE);
+	free(zero);
+	free(v);
+	free(p);
+}
+
 /* A share per QP of a quarter of the stash, as a deployment whose applications share a lane
  * would set it. */
 static int
@@ -1707,6 +1896,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(
 			rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err, pair_setup,
 			pair_teardown),
+		cmocka_unit_test_setup_teardown(rdma__forged_frames_reach_nothing, pair_setup,
+						pair_teardown),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "rdma") == 0)

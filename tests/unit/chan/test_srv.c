@@ -976,6 +976,48 @@ sl_chan_srv_poll__a_lane_refusal_frees_the_qpn(void **state)
 	close(fd);
 }
 
+/*
+ * Every QP gets a connection identity of its own: a token and a first PSN with random bits
+ * (never token 0, the built-in traffic's), handed to the lane and returned; a QPN created again
+ * never gets its previous token, so frames of the QP before it are refused.
+ */
+static void
+sl_chan_srv_poll__qp_identity_is_random_and_fresh_on_reuse(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_req q;
+	uint32_t cq, tok_or = 0, tok_and = ~0u, psn_or = 0, psn_and = ~0u, last = 0;
+	int fd;
+
+	fx_start(f, 4, 4);
+	fd = attach(f, NULL);
+	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	for (unsigned i = 0; i < 24; i++) {
+		struct sl_chan_rsp r = qp_create(f, fd, cq, 0);
+		const struct sl_chan_qp_conf *c = &f->lane[0].qp[f->lane[0].n_cmds - 1];
+
+		assert_int_equal(r.status, 0);
+		assert_int_equal(r.u.qp_create.qpn, QPN_BASE); /* the same slot every time */
+		assert_int_equal(c->xqp.token, r.u.qp_create.token);
+		assert_int_equal(c->xqp.send_psn, r.u.qp_create.psn);
+		assert_int_not_equal(r.u.qp_create.token, 0);
+		assert_int_not_equal(r.u.qp_create.token, last);
+		last = r.u.qp_create.token;
+		tok_or |= last;
+		tok_and &= last;
+		psn_or |= r.u.qp_create.psn;
+		psn_and &= r.u.qp_create.psn;
+		q = req(SL_CHAN_QP_DESTROY);
+		q.u.qp_destroy.qpn = QPN_BASE;
+		assert_int_equal(rpc(f, fd, &q).status, 0);
+	}
+	/* draws, not a counter: across 24 of them nearly every bit of both took both values (a
+	 * given bit stays put with probability 2^-23; fewer than 24 of 32 varying is 10^-50) */
+	assert_true(__builtin_popcount(tok_or & ~tok_and) >= 24);
+	assert_true(__builtin_popcount(psn_or & ~psn_and) >= 24);
+	close(fd);
+}
+
 static void
 sl_chan_srv_poll__connect_and_cq_busy(void **state)
 {
@@ -993,10 +1035,15 @@ sl_chan_srv_poll__connect_and_cq_busy(void **state)
 	q.u.qp_connect.peer_qpn = 1u << 24;
 	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
 	q.u.qp_connect.peer_qpn = 7;
+	q.u.qp_connect.peer_psn = 0xfffffff0;
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL); /* token 0: the built-in traffic's */
+	q.u.qp_connect.peer_token = 0x5eed;
 	assert_int_equal(rpc(f, fd, &q).status, 0);
 	assert_int_equal(f->lane[0].log[1].type, SL_CHAN_CMD_QP_CONNECT);
 	assert_int_equal(f->lane[0].log[1].qpn, qpn);
-	assert_int_equal(f->lane[0].log[1].peer_qpn, 7);
+	assert_int_equal(f->lane[0].log[1].qp->xqp.peer_qpn, 7);
+	assert_int_equal(f->lane[0].log[1].qp->xqp.recv_psn, 0xfffffff0);
+	assert_int_equal(f->lane[0].log[1].qp->xqp.peer_token, 0x5eed);
 	assert_int_equal(rpc(f, fd, &q).status, -EISCONN);
 	q = req(SL_CHAN_CQ_DESTROY);
 	q.u.cq_destroy.cq = cq;
@@ -1437,6 +1484,7 @@ sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
 	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
 	conn.u.qp_connect.qpn = QPN_BASE;
 	conn.u.qp_connect.peer_qpn = 7;
+	conn.u.qp_connect.peer_token = 0x5eed;
 	destroy.u.qp_destroy.qpn = QPN_BASE;
 	f->lane[0].full = true;
 	assert_int_equal(rpc(f, fd, &conn).status, -EAGAIN);
@@ -1539,6 +1587,7 @@ main(void)
 		T(sl_chan_srv_poll__qp_create_refuses_bad_rings_and_names),
 		T(sl_chan_srv_poll__qpn_exhaustion_is_emfile),
 		T(sl_chan_srv_poll__a_lane_refusal_frees_the_qpn),
+		T(sl_chan_srv_poll__qp_identity_is_random_and_fresh_on_reuse),
 		T(sl_chan_srv_poll__connect_and_cq_busy),
 		T(sl_chan_srv_poll__client_limit_is_emfile),
 		T(sl_chan_srv_poll__allow_lists_admit_by_uid_or_group),

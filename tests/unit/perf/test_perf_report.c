@@ -72,11 +72,11 @@ sl_perf_print_address__perftests_line(void **state)
 
 	(void)state;
 	f = mem();
-	sl_perf_print_address(f, "local", 0x11, 0x10002, UINT64_C(0x7f52a8e35000));
-	sl_perf_print_address(f, "remote", 0, 0, 0);
+	sl_perf_print_address(f, "local", 0x11, 0x9a3f01, 0x10002, UINT64_C(0x7f52a8e35000));
+	sl_perf_print_address(f, "remote", 0, 0, 0, 0);
 	fclose(f);
 	/* printf's "%#0Nx" as perftest uses it: 0x counts in the width, and a 0 gets no 0x */
-	assert_string_equal(buf, " local address: LID 0000 QPN 0x0011 PSN 00000000 RKey 0x010002 "
+	assert_string_equal(buf, " local address: LID 0000 QPN 0x0011 PSN 0x9a3f01 RKey 0x010002 "
 				 "VAddr 0x007f52a8e35000\n"
 				 " remote address: LID 0000 QPN 000000 PSN 00000000 RKey 00000000 "
 				 "VAddr 0000000000000000\n");
