@@ -43,6 +43,14 @@
  *       Run as a user the daemon's [api] allow_users does not name, on a socket whose mode
  *       lets it connect: sl_ctx_open must fail with EACCES.
  *
+ *   api_hostile -S sock peer-guess
+ *       An application on the peer host of another's QP, which it was never given: GUESS_QPS
+ *       QPs, QP i connected to QPN i of the other host (lowest-free-first numbering puts the
+ *       other applications' QPs among the first few) with a first PSN and a token it can only
+ *       guess (drawn at random). Each QP posts a SEND and a WRITE to a random address under a
+ *       random rkey, both signaled. Every work request must complete with an error, none with
+ *       success; prints "peer-guess: N work requests, each refused (status ...)".
+ *
  * Exit status: 0 when every check held, 1 otherwise (each failure printed), 2 on usage.
  */
 
@@ -59,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -80,6 +89,9 @@
 #define FLOOD_PAUSE_NS 1000000L
 #define HELLO_BYTES (2u << 20) /**< the raw HELLOs' memory: one 2 MiB huge page */
 #define CONN_MAX_DEFAULT 64u   /**< contexts conn-flood opens at most */
+#define GUESS_QPS 4            /**< QPs peer-guess connects to guessed QPNs */
+#define GUESS_BYTES 64u        /**< each of its SENDs and WRITEs, bytes */
+#define GUESS_TIMEOUT_MS 60000 /**< its work requests fail within this (a QP times out) */
 
 static volatile sig_atomic_t stop;
 static int failures;
@@ -620,6 +632,86 @@ denied(const char *sock)
 	return failures ? 1 : 0;
 }
 
+/* --- the peer host's guesses -------------------------------------------------------------- */
+
+static int
+peer_guess(const char *sock)
+{
+	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
+	struct sl_qp_attr attr = {.sq_depth = 4, .rq_depth = 4};
+	struct sl_qp *qp[GUESS_QPS];
+	struct sl_mr *mr;
+	struct sl_cq *cq;
+	uint8_t *buf;
+	uint32_t done = 0, ok = 0, status = SL_WC_SUCCESS;
+	uint64_t deadline;
+	int rc;
+
+	if (ctx == NULL)
+		die("sl_ctx_open", errno);
+	cq = sl_cq_create(ctx, 4 * GUESS_QPS);
+	buf = sl_mem_alloc(ctx, GUESS_BYTES);
+	if (cq == NULL || buf == NULL)
+		die("sl_cq_create / sl_mem_alloc", errno);
+	memset(buf, 0xEE, GUESS_BYTES);
+	mr = sl_mr_reg(ctx, buf, GUESS_BYTES, SL_ACCESS_LOCAL_WRITE);
+	if (mr == NULL)
+		die("sl_mr_reg", errno);
+	attr.send_cq = attr.recv_cq = cq;
+	for (uint32_t i = 0; i < GUESS_QPS; i++) {
+		struct sl_qp_info guess = {.qpn = i};
+		uint32_t r[4];
+		struct sl_wr wr[2] = {
+			{.wr_id = 2 * i, .opcode = SL_WR_SEND},
+			{.wr_id = 2 * i + 1, .opcode = SL_WR_WRITE},
+		};
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			die("getrandom", errno);
+		guess.psn = r[0];
+		guess.token = r[1];
+		qp[i] = sl_qp_create(ctx, &attr);
+		if (qp[i] == NULL)
+			die("sl_qp_create", errno);
+		if ((rc = sl_qp_connect(qp[i], &guess)) != 0)
+			die("sl_qp_connect", -rc);
+		for (int k = 0; k < 2; k++) {
+			wr[k].flags = SL_WR_F_SIGNALED;
+			wr[k].lkey = sl_mr_lkey(mr);
+			wr[k].addr = buf;
+			wr[k].len = GUESS_BYTES;
+		}
+		wr[1].raddr = (uint64_t)r[2] << 32 | r[3];
+		wr[1].rkey = r[2] ^ r[3];
+		if ((rc = sl_post_send(qp[i], wr, 2)) != 2)
+			die("sl_post_send", rc < 0 ? -rc : EIO);
+	}
+	deadline = now_ns() + GUESS_TIMEOUT_MS * UINT64_C(1000000);
+	while (done < 2 * GUESS_QPS && now_ns() < deadline) {
+		struct sl_wc wc[8];
+		int n = sl_cq_poll(cq, wc, 8);
+
+		if (n < 0)
+			die("sl_cq_poll", -n);
+		for (int k = 0; k < n; k++) {
+			done++;
+			ok += wc[k].status == SL_WC_SUCCESS;
+			if (wc[k].status != SL_WC_SUCCESS && status == SL_WC_SUCCESS)
+				status = wc[k].status;
+		}
+		if (n == 0)
+			usleep(1000);
+	}
+	printf("peer-guess: %u work requests on %d QPs, %u completed, %u succeeded (first "
+	       "refusal: %s)\n",
+	       2 * GUESS_QPS, GUESS_QPS, done, ok, sl_wc_status_str(status));
+	CHECK(done == 2 * GUESS_QPS, "%u of %d work requests completed in %d ms", done,
+	      2 * GUESS_QPS, GUESS_TIMEOUT_MS);
+	CHECK(ok == 0, "%u work requests on guessed QPs succeeded", ok);
+	sl_ctx_close(ctx);
+	return failures ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -654,10 +746,10 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || sock == NULL || bytes == 0 || rounds > ROUNDS_MAX || max == 0) {
-		fprintf(stderr,
-			"usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
-			"[-d dir] [-c max] victim-server|victim-client HOST|"
-			"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied\n");
+		fprintf(stderr, "usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
+				"[-d dir] [-c max] victim-server|victim-client HOST|"
+				"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied|"
+				"peer-guess\n");
 		return 2;
 	}
 	const char *mode = argv[optind], *host = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -676,6 +768,8 @@ main(int argc, char **argv)
 		return conn_flood(sock, max);
 	if (strcmp(mode, "denied") == 0)
 		return denied(sock);
+	if (strcmp(mode, "peer-guess") == 0)
+		return peer_guess(sock);
 	fprintf(stderr, "api_hostile: unknown mode %s\n", mode);
 	return 2;
 }

@@ -59,8 +59,12 @@
 #              them); too many applications: contexts opened until one fails, which fails
 #              with EMFILE once HOSTILE_CLIENTS are attached (clients_refused counts it); a
 #              user the daemons' [api] allow_users (root) leaves out, on a socket whose mode
-#              (0666) lets anyone connect: EACCES (clients_denied counts it). A victim runs
-#              throughout the three, its every round trip checked, and must go on being
+#              (0666) lets anyone connect: EACCES (clients_denied counts it); the peer host's
+#              guesses: an application on host a connects QPs to host b's first QPNs (the
+#              victim's among them) with a first PSN and a token it can only guess, and SENDs
+#              and WRITEs on each: every one must fail, and host b must refuse their frames
+#              (xport/rx_bad_token, at least one: a guess named the victim's QP). A victim runs
+#              throughout the four, its every round trip checked, and must go on being
 #              served after each.
 #              Both daemons stay up and end with no client's QP, CQ or MR left.
 source "$(dirname "$0")/../lib/hosts.sh"
@@ -505,6 +509,17 @@ hostile)
     [ $((d1 - d0)) -eq 1 ] || sl_fail "clients_denied rose by $((d1 - d0)), want 1"
     alive "a user not allowed"
     served_more "the denied user"
+    bad() { sl_tel b /sluice/qps "totals/xport/rx_bad_$1"; }
+    t0=$(bad token) q0=$(bad qpn)
+    "$HOSTILE" -S "$SA" peer-guess >"$SL_TMP/guess.out" 2>&1 ||
+        sl_fail "peer-guess: $(cat "$SL_TMP/guess.out")"
+    cat "$SL_TMP/guess.out"
+    t1=$(bad token) q1=$(bad qpn)
+    sl_log "host b refused the guesses' frames: rx_bad_token +$((t1 - t0)), rx_bad_qpn +$((q1 - q0))"
+    [ $((t1 - t0)) -gt 0 ] || sl_fail "no guess named a QP of host b's: the victim was not tried"
+    [ $((t1 - t0 + q1 - q0)) -ge 8 ] || sl_fail "host b refused fewer frames than were sent"
+    alive "the peer host's guesses"
+    served_more "the guesses"
     kill -0 "$vc" || sl_fail "the victim stopped: $(cat "$SL_TMP/bg.client")"
     kill -TERM "$vc"
     wait "$vc" || sl_fail "victim client: $(cat "$SL_TMP/bg.client")"
