@@ -43,6 +43,20 @@
  *       Run as a user the daemon's [api] allow_users does not name, on a socket whose mode
  *       lets it connect: sl_ctx_open must fail with EACCES.
  *
+ *   api_hostile -S sock hog
+ *       One application takes all it may: CQs, then QPs, then MRs (one 4 KiB buffer registered
+ *       over and over) until the daemon refuses one, which must be EDQUOT each time (its share,
+ *       [api] client_cqs, client_qps, client_mrs, not the pool). Prints "hog: holding N CQs,
+ *       N QPs, N MRs" and holds them until SIGTERM, so that another application can be shown
+ *       to be served beside it.
+ *
+ *   api_hostile -S sock [-c n] idle
+ *       n raw connections to the socket that never say HELLO, filling the daemon's client
+ *       table beside the application already attached: a context opened meanwhile must fail
+ *       with EMFILE; the daemon must close every one of them ([api] hello_timeout_ms), and a
+ *       context then attaches. Prints "idle: n connections without HELLO, n closed by the
+ *       daemon within N ms".
+ *
  *   api_hostile -S sock peer-guess
  *       An application on the peer host of another's QP, which it was never given: GUESS_QPS
  *       QPs, QP i connected to QPN i of the other host (lowest-free-first numbering puts the
@@ -632,6 +646,99 @@ denied(const char *sock)
 	return failures ? 1 : 0;
 }
 
+/* --- one application's share, and connections that never say HELLO ------------------------ */
+
+/* Count in made the objects make yields until it yields NULL, which must be for EDQUOT. */
+#define HOG(what, made, make)                                                                      \
+	do {                                                                                       \
+		while ((make) != NULL)                                                             \
+			(made)++;                                                                  \
+		CHECK(errno == EDQUOT, "hog: %s %u: %s, want EDQUOT", what, (made) + 1,            \
+		      strerror(errno));                                                            \
+	} while (0)
+
+static int
+hog(const char *sock)
+{
+	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
+	struct sl_cq *cq, *first = NULL;
+	struct sl_qp_attr attr = {.sq_depth = 4, .rq_depth = 4};
+	uint32_t cqs = 0, qps = 0, mrs = 0;
+	uint8_t *buf;
+
+	catch_stop();
+	if (ctx == NULL)
+		die("sl_ctx_open", errno);
+	buf = sl_mem_alloc(ctx, 4096);
+	if (buf == NULL)
+		die("sl_mem_alloc", errno);
+	HOG("CQ", cqs, (cq = sl_cq_create(ctx, 4)) ? (first = first ? first : cq) : NULL);
+	if (first == NULL)
+		die("sl_cq_create", errno);
+	attr.send_cq = attr.recv_cq = first;
+	HOG("QP", qps, sl_qp_create(ctx, &attr));
+	HOG("MR", mrs, sl_mr_reg(ctx, buf, 4096, SL_ACCESS_LOCAL_WRITE));
+	printf("hog: holding %u CQs, %u QPs, %u MRs\n", cqs, qps, mrs);
+	while (!stop)
+		pause();
+	sl_ctx_close(ctx);
+	return failures ? 1 : 0;
+}
+
+static int
+idle(const char *sock, uint32_t n)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct pollfd *p = calloc(n, sizeof(*p));
+	struct sl_ctx *ctx;
+	uint64_t t0 = now_ns(), waited_ms = 0;
+	uint32_t open = n;
+
+	if (p == NULL)
+		die("calloc", ENOMEM);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	for (uint32_t i = 0; i < n; i++) {
+		p[i].fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		p[i].events = POLLIN;
+		if (p[i].fd < 0 || connect(p[i].fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			die("connecting to the daemon", errno);
+	}
+	ctx = sl_ctx_open(sock, NULL);
+	CHECK(ctx == NULL && errno == EMFILE,
+	      "a context beside %u idle connections: %s, want EMFILE", n,
+	      ctx ? "attached" : strerror(errno));
+	if (ctx)
+		sl_ctx_close(ctx);
+	while (open > 0 && waited_ms < TIMEOUT_MS) {
+		char b[8];
+
+		if (poll(p, n, 100) < 0 && errno != EINTR)
+			die("poll", errno);
+		for (uint32_t i = 0; i < n; i++)
+			if (p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    read(p[i].fd, b, sizeof(b)) <= 0) {
+				close(p[i].fd);
+				p[i].fd = -1; /* poll skips it from now on */
+				open--;
+			}
+		waited_ms = (now_ns() - t0) / 1000000u;
+	}
+	printf("idle: %u connections without HELLO, %u closed by the daemon within %" PRIu64
+	       " ms\n",
+	       n, n - open, waited_ms);
+	CHECK(open == 0, "%u of %u connections without HELLO still open after %d ms", open, n,
+	      TIMEOUT_MS);
+	ctx = sl_ctx_open(sock, NULL);
+	CHECK(ctx != NULL, "a context after the idle connections went: %s", strerror(errno));
+	if (ctx)
+		sl_ctx_close(ctx);
+	for (uint32_t i = 0; i < n; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+	free(p);
+	return failures ? 1 : 0;
+}
+
 /* --- the peer host's guesses -------------------------------------------------------------- */
 
 static int
@@ -749,7 +856,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
 				"[-d dir] [-c max] victim-server|victim-client HOST|"
 				"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied|"
-				"peer-guess\n");
+				"peer-guess|hog|idle\n");
 		return 2;
 	}
 	const char *mode = argv[optind], *host = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -770,6 +877,10 @@ main(int argc, char **argv)
 		return denied(sock);
 	if (strcmp(mode, "peer-guess") == 0)
 		return peer_guess(sock);
+	if (strcmp(mode, "hog") == 0)
+		return hog(sock);
+	if (strcmp(mode, "idle") == 0)
+		return idle(sock, max);
 	fprintf(stderr, "api_hostile: unknown mode %s\n", mode);
 	return 2;
 }

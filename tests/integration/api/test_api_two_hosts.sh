@@ -63,9 +63,13 @@
 #              guesses: an application on host a connects QPs to host b's first QPNs (the
 #              victim's among them) with a first PSN and a token it can only guess, and SENDs
 #              and WRITEs on each: every one must fail, and host b must refuse their frames
-#              (xport/rx_bad_token, at least one: a guess named the victim's QP). A victim runs
-#              throughout the four, its every round trip checked, and must go on being
-#              served after each.
+#              (xport/rx_bad_token, at least one: a guess named the victim's QP); one
+#              application taking its whole share of CQs, QPs and MRs (each refused EDQUOT at
+#              the end, quota_* count them) while a second victim run, its own objects made
+#              beside it, is served within the same latency bound as under the CQ flood; connections that never say HELLO filling the client table
+#              (a context then fails EMFILE) until the daemon closes them (hello_timeouts
+#              counts them) and a context attaches again. A victim runs throughout the six,
+#              its every round trip checked, and must go on being served after each.
 #              Both daemons stay up and end with no client's QP, CQ or MR left.
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
@@ -520,6 +524,35 @@ hostile)
     [ $((t1 - t0 + q1 - q0)) -ge 8 ] || sl_fail "host b refused fewer frames than were sent"
     alive "the peer host's guesses"
     served_more "the guesses"
+    api() { sl_tel a /sluice/api "$1"; }
+    qc0=$(api quota_cqs) qq0=$(api quota_qps) qm0=$(api quota_mrs)
+    "$HOSTILE" -S "$SA" hog >"$SL_TMP/hog.out" 2>&1 &
+    hp=$!
+    at_hog=${#SL_AT_EXIT[@]}
+    SL_AT_EXIT+=("kill -TERM $hp 2>/dev/null")
+    until_ok "the hog holding its share" 20 in_file holding "$SL_TMP/hog.out"
+    cat "$SL_TMP/hog.out"
+    victim hog $((port + 5))
+    read -r mh <"$SL_TMP/hog.med"
+    sl_log "victim median round trip beside the hog: ${mh} us (${m0} us before any attacker)"
+    python3 -c "import sys; sys.exit(0 if $mh <= 2 * $m0 + $FLOOR_US else 1)" ||
+        sl_fail "beside the hog the median round trip is $mh us, over 2 x $m0 + $FLOOR_US us"
+    kill -TERM "$hp"
+    wait "$hp" || sl_fail "hog: $(cat "$SL_TMP/hog.out")"
+    unset "SL_AT_EXIT[$at_hog]"
+    [ $(($(api quota_cqs) - qc0)) -eq 1 ] && [ $(($(api quota_qps) - qq0)) -eq 1 ] &&
+        [ $(($(api quota_mrs) - qm0)) -eq 1 ] || sl_fail "quota_cqs, _qps, _mrs: not one refusal each"
+    alive "the hog"
+    served_more "the hog"
+    until_ok "host a serving only the victim" 20 attached
+    h0=$(api hello_timeouts)
+    "$HOSTILE" -S "$SA" -c $((CLIENTS - 1)) idle >"$SL_TMP/idle.out" 2>&1 ||
+        sl_fail "idle: $(cat "$SL_TMP/idle.out")"
+    cat "$SL_TMP/idle.out"
+    [ $(($(api hello_timeouts) - h0)) -eq $((CLIENTS - 1)) ] ||
+        sl_fail "hello_timeouts rose by $(($(api hello_timeouts) - h0)), want $((CLIENTS - 1))"
+    alive "the idle connections"
+    served_more "the idle connections"
     kill -0 "$vc" || sl_fail "the victim stopped: $(cat "$SL_TMP/bg.client")"
     kill -TERM "$vc"
     wait "$vc" || sl_fail "victim client: $(cat "$SL_TMP/bg.client")"
