@@ -29,6 +29,12 @@ wait_checked() {
         [ "$got" -gt "$seen" ] && { seen=$got; t0=$(date +%s); }
         sleep 0.2
     done
+    # Every link counter of both ends, to tell what the stuck link was doing.
+    local l
+    for l in a b; do
+        echo "---- host $l: /sluice/link" >&2
+        sl_tel "$l" /sluice/link >&2 || true
+    done
     sl_fail "rate $rate: $h checked $got of $frames payloads, none more for ${stall_s} s (a: $(sl_tel a /sluice/link state), b: $(sl_tel b /sluice/link state))"
 }
 
