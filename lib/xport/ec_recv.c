@@ -99,8 +99,8 @@ send_actions(struct sl_xport *x, unsigned n)
 		const struct sl_ec_action *a = &x->ec_act[i];
 		struct sl_xfb fb;
 
-		sl_xport_fb_from_ec(a, x->qp[a->conn].peer_qpn, &fb);
-		fb.token = x->qp[a->conn].peer_token;
+		sl_xport_fb_from_ec(a, a->conn, &fb);
+		sl_xp_fb_to_peer(&x->qp[a->conn], &fb);
 		sl_xport_fbq_push(x->fbq, a->conn, &fb);
 	}
 }

@@ -23,9 +23,9 @@
 int sl_xport_fb_from_recv(const struct sl_recv_action *a, struct sl_xfb *fb);
 
 /*
- * The wire form of an endpoint-congestion target's action (lib/ec) to the connection's peer
- * QP qpn: IACK and DACK as ACKs, a NACK as a NACK naming the expected PSN, with its one hole
- * when it is selective (hole_len > 0).
+ * The wire form of an endpoint-congestion target's action (lib/ec), naming QP qpn: IACK and
+ * DACK as ACKs, a NACK as a NACK naming the expected PSN, with its one hole when it is selective
+ * (hole_len > 0). The endpoint then addresses it to the connection's peer (QPN and token).
  */
 void sl_xport_fb_from_ec(const struct sl_ec_action *a, uint32_t qpn, struct sl_xfb *fb);
 

@@ -117,6 +117,14 @@ struct sl_xport {
 	struct sl_xport_stats st;
 };
 
+/* Address feedback fb of QP q to q's peer: the peer's QPN and its connection token. */
+static inline void
+sl_xp_fb_to_peer(const struct xqp *q, struct sl_xfb *fb)
+{
+	fb->qpn = q->peer_qpn;
+	fb->token = q->peer_token;
+}
+
 /* --- xport.c ------------------------------------------------------------------------------- */
 
 /*

@@ -646,8 +646,7 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 		sl_stat_add(&x->st.fb_encode_errors, 1);
 		return;
 	}
-	fb.qpn = x->qp[a->conn].peer_qpn;
-	fb.token = x->qp[a->conn].peer_token;
+	sl_xp_fb_to_peer(&x->qp[a->conn], &fb);
 	sl_xport_fbq_push(x->fbq, a->conn, &fb);
 }
 
@@ -658,13 +657,10 @@ queue_fb(struct sl_xport *x, const struct sl_recv_action *a)
 static void
 refuse(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint8_t syn)
 {
-	struct sl_xfb nak = {.opcode = SL_XOP_NAK,
-			     .qpn = q->peer_qpn,
-			     .token = q->peer_token,
-			     .ack_psn = q->rx_psn,
-			     .nak_msn = q->rx_msn,
-			     .syndrome = syn};
+	struct sl_xfb nak = {
+		.opcode = SL_XOP_NAK, .ack_psn = q->rx_psn, .nak_msn = q->rx_msn, .syndrome = syn};
 
+	sl_xp_fb_to_peer(q, &nak);
 	q->rx_refused = syn;
 	sl_stat_add(&q->st.refusals, 1);
 	sl_stat_add(&x->st.rx_refused, 1);

@@ -661,7 +661,7 @@ static int
 hog(const char *sock)
 {
 	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
-	struct sl_cq *cq, *first = NULL;
+	struct sl_cq *first;
 	struct sl_qp_attr attr = {.sq_depth = 4, .rq_depth = 4};
 	uint32_t cqs = 0, qps = 0, mrs = 0;
 	uint8_t *buf;
@@ -672,9 +672,11 @@ hog(const char *sock)
 	buf = sl_mem_alloc(ctx, 4096);
 	if (buf == NULL)
 		die("sl_mem_alloc", errno);
-	HOG("CQ", cqs, (cq = sl_cq_create(ctx, 4)) ? (first = first ? first : cq) : NULL);
+	first = sl_cq_create(ctx, 4); /* the QPs' */
 	if (first == NULL)
 		die("sl_cq_create", errno);
+	cqs = 1;
+	HOG("CQ", cqs, sl_cq_create(ctx, 4));
 	attr.send_cq = attr.recv_cq = first;
 	HOG("QP", qps, sl_qp_create(ctx, &attr));
 	HOG("MR", mrs, sl_mr_reg(ctx, buf, 4096, SL_ACCESS_LOCAL_WRITE));

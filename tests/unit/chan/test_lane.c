@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "sl_chan_srv.h"
+#include "sl_rng.h"
 
 #define MEM_BYTES (UINT64_C(1) << 20)
 #define BASE_VA UINT64_C(0x7f0000000000) /* where the fake application "mapped" its memory */
@@ -72,21 +73,30 @@ struct app_qp {
 };
 
 static struct pair P;
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull; /* the tests' draws, reproducible */
+static struct sl_rng rng; /* the tests' draws, reproducible: seeded by pair_setup */
 static uint64_t stash_bytes = 1u << 16;
 static uint64_t stash_qp_bytes = 1u << 16; /* one QP may fill the stash, unless a test says */
 
 /* --- the harness -------------------------------------------------------------------------- */
 
-/* splitmix64: what the daemon's CSPRNG draws, reproducibly (tests only). */
+/* 32 random bits, as the daemon's CSPRNG draws them, reproducibly (tests only). */
 static uint32_t
 draw(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	return (uint32_t)(sl_rng_next(&rng) >> 32);
+}
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint32_t)((z ^ (z >> 31)) >> 16);
+/* A frame of len bytes, zeroed, appended to wire w: its bytes. */
+static uint8_t *
+wire_put(struct wire *w, uint32_t len)
+{
+	struct frame *f = calloc(1, sizeof(*f) + len);
+
+	assert_non_null(f);
+	assert_true(w->n < WIRE_MAX);
+	f->len = len;
+	w->f[w->n++] = f;
+	return f->buf;
 }
 
 static const uint8_t *
@@ -164,6 +174,7 @@ pair_setup(void **state)
 {
 	(void)state;
 	memset(&P, 0, sizeof(P));
+	sl_rng_seed(&rng, 7);
 	side_init(&P.s[0]);
 	side_init(&P.s[1]);
 	return 0;
@@ -205,16 +216,12 @@ step(void)
 		sl_xport_rx_burst(s->x, P.now, rx, n);
 		n = sl_xport_tx_burst(s->x, P.now, tx, SL_ARRAY_SIZE(tx));
 		for (unsigned k = 0; k < n; k++) {
-			uint32_t len = tx[k].hdr_len + tx[k].payload_len + tx[k].pad_bytes;
-			struct frame *f = calloc(1, sizeof(*f) + len);
+			uint8_t *b =
+				wire_put(out, tx[k].hdr_len + tx[k].payload_len + tx[k].pad_bytes);
 
-			assert_non_null(f);
-			assert_true(out->n < WIRE_MAX);
-			f->len = len;
-			memcpy(f->buf, tx[k].hdr, tx[k].hdr_len);
+			memcpy(b, tx[k].hdr, tx[k].hdr_len);
 			if (tx[k].payload_len)
-				memcpy(f->buf + tx[k].hdr_len, tx[k].payload, tx[k].payload_len);
-			out->f[out->n++] = f;
+				memcpy(b + tx[k].hdr_len, tx[k].payload, tx[k].payload_len);
 		}
 	}
 	P.now += STEP_NS;
@@ -1707,13 +1714,7 @@ forge(uint8_t *buf, unsigned i, const struct app_qp *v, uint32_t vrkey, uint64_t
 static void
 inject(const uint8_t *buf, uint32_t len)
 {
-	struct frame *f = malloc(sizeof(*f) + len);
-
-	assert_non_null(f);
-	assert_true(P.w[1].n < WIRE_MAX);
-	f->len = len;
-	memcpy(f->buf, buf, len);
-	P.w[1].f[P.w[1].n++] = f;
+	memcpy(wire_put(&P.w[1], len), buf, len);
 }
 
 /*
