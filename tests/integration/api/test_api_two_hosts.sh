@@ -195,6 +195,15 @@ PY
     ;;
 pacing)
     TOL=${TOL:-0.01} RUN_S=${RUN_S:-3}
+    # verdict CHECK...: runs CHECK (a line a QP, a failing one marked FAIL), which fails the test
+    # with its failing lines.
+    verdict() {
+        local out rc=0
+        out=$("$@") || rc=$?
+        echo "$out"
+        [ "$rc" -eq 0 ] ||
+            sl_fail "a QP's rate is off its limit by more than $TOL:$(grep "<-- FAIL" <<<"$out")"
+    }
     # rates LIMIT_GBITS...: one sluice-perf pair per limit, all at once, each for about RUN_S
     # seconds; then every client's JSON, with the hosts' polling gaps over the run, is checked.
     rates() {
@@ -219,8 +228,8 @@ pacing)
         done
         gap1=$(sl_tel a /sluice/ports p0/poll_gap_ns) t1=$(date +%s%N)
         gapb1=$(sl_tel b /sluice/ports p0/poll_gap_ns)
-        python3 - "$SL_TMP" "$TOL" "$((gap1 - gap0))" "$((gapb1 - gapb0))" "$((t1 - t0))" "$@" \
-            <<'PY' ||
+        verdict python3 - "$SL_TMP" "$TOL" "$((gap1 - gap0))" "$((gapb1 - gapb0))" \
+            "$((t1 - t0))" "$@" <<'PY'
 import json, sys
 tmp, tol, gap_ns, gapb_ns, span_ns = sys.argv[1], float(sys.argv[2]), *map(int, sys.argv[3:6])
 limits = [float(x) for x in sys.argv[6:]]
@@ -238,7 +247,6 @@ for i, limit in enumerate(limits):
         bad.append(i)
 sys.exit(1 if bad else 0)
 PY
-            sl_fail "a QP's rate is off its limit by more than $TOL"
     }
     scale=1
     [ "${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}" -gt 1 ] && scale=0.1
@@ -303,7 +311,7 @@ PY
     snap_qps 1
     kill -TERM "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
-    python3 - "$SL_TMP" "$TOL" <<'PY' || sl_fail "a QP's rate is off its limit by more than $TOL"
+    verdict python3 - "$SL_TMP" "$TOL" <<'PY'
 import json, sys
 tmp, tol = sys.argv[1], float(sys.argv[2])
 raw = [json.load(open(f"{tmp}/mix{i}.json")) for i in (0, 1)]

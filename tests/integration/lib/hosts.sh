@@ -33,9 +33,12 @@ SL_TMP=$(mktemp -d "/tmp/sluice-$SL_ID.XXXX")
 SL_NS_LIST=()
 declare -A SL_PID SL_NS SL_IF SL_MAC SL_IP
 SL_OK=0
+SL_FAILED=
 
 sl_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-sl_fail() { sl_log "FAIL: $*"; exit 1; }
+# A failure's reason is said again after the daemons' logs (sl_cleanup): a CI log is read from its
+# end, and make test shows a failed test's last lines only.
+sl_fail() { SL_FAILED=$*; sl_log "FAIL: $*"; exit 1; }
 
 sl_require_root() {
     if [ "$(id -u)" -ne 0 ]; then
@@ -67,6 +70,7 @@ sl_cleanup() {
             echo "---- $f" >&2
             tail -n 40 "$f" >&2
         done
+        [ -z "$SL_FAILED" ] || sl_log "FAIL (said above, before the logs): $SL_FAILED"
     fi
     for ns in "${SL_NS_LIST[@]}"; do
         ip netns del "$ns" 2>/dev/null || true
