@@ -44,8 +44,8 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_pacer_stats, paused_calls, "dequeue calls while paused"),
 	SL_STAT(struct sl_pacer_stats, beyond_horizon, "timestamps clamped to a wheel horizon"),
 	SL_STAT(struct sl_pacer_stats, catchup_restarts,
-		"Tassel: flows that ran dry behind their schedule (their caller stalled) and "
-		"restarted behind it, to catch up"),
+		"Tassel: flows that ran dry behind their schedule (their caller stalled, or had "
+		"no TX room for their packets) and restarted behind it, to catch up"),
 	SL_STAT(struct sl_pacer_stats, catchup_lost_ns,
 		"Tassel: ns of those flows' schedules given up, beyond catchup_ns: stalls longer "
 		"than the catch-up"),

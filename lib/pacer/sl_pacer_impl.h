@@ -84,6 +84,7 @@ struct sl_pacer_run {
 struct sl_pacer_flow_ctr {
 	uint64_t tx_pkts;  /**< packets dequeued */
 	uint64_t tx_bytes; /**< frame bytes dequeued */
+	uint64_t left_ns;  /**< departure time of the last one, ns */
 };
 
 struct sl_pacer_ops {
@@ -167,6 +168,7 @@ sl_pacer_emit(struct sl_pacer *p, struct sl_pkt *pkt, uint64_t tau_ns)
 	pkt->tx_ns = tau_ns;
 	c->tx_pkts++;
 	c->tx_bytes += pkt->len_bytes;
+	c->left_ns = tau_ns;
 	p->stats.tx_pkts++;
 	p->link_free_ns =
 		tau_ns +

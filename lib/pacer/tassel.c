@@ -49,7 +49,12 @@
  *     link leaves it so) restarts at max(F, V - catchup_ns) instead: its packets are already
  *     due and go back to back (the modelled link and WF2Q+'s finish order still apply) until
  *     it is on schedule; the part of the lateness beyond catchup_ns is lost and counted
- *     (catchup_lost_ns). A flow that runs dry on time (nothing more to send) still restarts at
+ *     (catchup_lost_ns). Lateness also accrues after a flow's FIFO ran out on time while its
+ *     admitted packets wait in the packet tier past their F (the caller's TX room held them:
+ *     a slow peer): the engine announces more only as packets leave, so the flow looks dry
+ *     though it never stopped sending. Its next activation counts the lag up to when its last
+ *     packet left as late (without this, each such wait cost a low-rate flow up to a packet's
+ *     time). A flow that runs dry on time (nothing more to send) restarts at
  *     V, so idling earns no credit and a new flow does not burst; one that ran dry late and
  *     then idles keeps at most catchup_ns of credit. No flow gets more than catchup_ns x R
  *     ahead of where a stall left it. The credit is its owner's: a flow handed to a new one
@@ -87,8 +92,10 @@ enum tassel_flow_state {
 struct tassel_flow {
 	uint64_t next_ns;        /**< S_flow: virtual start of the head packet, ns */
 	struct sl_pacer_gap gap; /**< exact len / R with carried remainder */
-	uint32_t carry;          /**< batch fraction carried, 1/65536 packet */
-	uint32_t state;          /**< enum tassel_flow_state */
+	uint32_t admitted;       /**< packets it put in the packet tier, mod 2^32: with the
+				  *   packets dequeued, says whether some are still there */
+	uint16_t carry;          /**< batch fraction carried, 1/65536 packet */
+	uint16_t state;          /**< enum tassel_flow_state */
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
@@ -191,6 +198,24 @@ vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 	if (sl_likely(t->scale_bps == p->link_bps))
 		return t->v_base_ns + dt;
 	return t->v_base_ns + (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+}
+
+/*
+ * V at an instant t_ns that may precede the last rebase: before it, V is taken back at the
+ * current scale (exact while the link is not oversubscribed, else close), never below 0.
+ */
+static inline uint64_t
+vtime_past(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
+{
+	uint64_t dt, dv;
+
+	if (t_ns >= t->t_base_ns)
+		return vtime(p, t, t_ns);
+	dt = t->t_base_ns - t_ns;
+	dv = t->scale_bps == p->link_bps
+		     ? dt
+		     : (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+	return t->v_base_ns > dv ? t->v_base_ns - dv : 0;
 }
 
 /* Earliest real time at which V reaches v_ns. */
@@ -361,7 +386,7 @@ batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wi
 	}
 	units = (uint64_t)((rl << TASSEL_CARRY_BITS) / one) + tf->carry;
 	n = (uint32_t)SL_MIN(units >> TASSEL_CARRY_BITS, (uint64_t)UINT32_MAX);
-	tf->carry = (uint32_t)(units & (TASSEL_CARRY_ONE - 1));
+	tf->carry = (uint16_t)(units & (TASSEL_CARRY_ONE - 1));
 	if (p->conf.batch_max != 0 && n > p->conf.batch_max)
 		n = p->conf.batch_max;
 	return n;
@@ -443,6 +468,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			e->len = f->q_len;
 			__builtin_prefetch(&p->ctr[flow], 1); /* counted when it leaves */
 			tf->next_ns = e->f_ns;
+			tf->admitted++;
 			if (slot < t->next_slot) {
 				elig_push(t, e->f_ns, i);
 			} else {
@@ -517,16 +543,25 @@ tassel_activate(struct sl_pacer *p, uint32_t flow)
 
 	/*
 	 * WF2Q+: an idle flow restarts at max(F of its last packet, V), no credit for idling; one
-	 * that ran dry late, at max(F, V - catchup_ns) (see the essay).
+	 * that ran dry late, at max(F, V - catchup_ns) (see the essay). Late, too, is the part of
+	 * its lag it spent with packets still in the packet tier: up to when its last one left
+	 * (now, if one is still there).
 	 */
-	uint64_t behind_ns = tf->next_ns < v ? v - tf->next_ns : 0;
-	uint64_t credit_ns = tf->state == TF_LATE ? SL_MIN(p->conf.catchup_ns, behind_ns) : 0;
+	uint64_t behind_ns = tf->next_ns < v ? v - tf->next_ns : 0, late_ns = 0, credit_ns;
 
 	if (tf->state == TF_LATE) {
-		p->stats.catchup_restarts++;
-		p->stats.catchup_lost_ns += behind_ns - credit_ns;
+		late_ns = behind_ns;
 	} else if (tf->next_ns != 0) { /* 0: it never sent */
-		p->stats.idle_ns += behind_ns;
+		bool in_tier = tf->admitted != (uint32_t)p->ctr[flow].tx_pkts;
+		uint64_t left_v = in_tier ? v : SL_MIN(vtime_past(p, t, p->ctr[flow].left_ns), v);
+
+		late_ns = left_v > tf->next_ns ? left_v - tf->next_ns : 0;
+		p->stats.idle_ns += behind_ns - late_ns;
+	}
+	credit_ns = SL_MIN(p->conf.catchup_ns, late_ns);
+	if (late_ns != 0) {
+		p->stats.catchup_restarts++;
+		p->stats.catchup_lost_ns += late_ns - credit_ns;
 	}
 	tf->next_ns = SL_MAX(tf->next_ns, v - credit_ns);
 	tf->state = TF_ACTIVE;

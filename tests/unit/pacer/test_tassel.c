@@ -253,14 +253,21 @@ tassel_admit__survives_lookahead_changes(void **state)
 	sl_pacer_free(p);
 }
 
+/* What the caller does to the flow during [from_ns, from_ns + 2 ms). */
+enum caller_fault {
+	STALL, /**< no call at all (a descheduled lcore) */
+	HOLD,  /**< calls, but with TX room for one packet per 20 us (a slow peer) */
+};
+
 /*
- * The engine's way of feeding a paced flow: at most 11 packets announced ahead, topped up after
- * every dequeue call. One flow at 1 Gbps, 1250 B (10 us apart), called every us from 0 to
- * end_ns except during [stall_ns, stall_ns + 2 ms) (a descheduled lcore). Returns the packets
- * released; none may leave before its place in the schedule (i x 10 us).
+ * The engine's way of feeding a paced flow: at most 11 packets announced and not yet released,
+ * topped up after every dequeue call. One flow at 1 Gbps, 1250 B (10 us apart), called every
+ * us from 0 to end_ns, the fault at from_ns. Returns the packets released (their times in out,
+ * the pacer's counters in st); none may leave before its place in the schedule (i x 10 us).
  */
 static unsigned
-fed_run(uint64_t catchup_ns, uint64_t stall_ns, uint64_t end_ns, struct sl_pkt *out, unsigned cap)
+fed_run(uint64_t catchup_ns, enum caller_fault fault, uint64_t from_ns, uint64_t end_ns,
+	struct sl_pkt *out, unsigned cap, struct sl_pacer_stats *st)
 {
 	struct sl_pacer_conf c = test_conf(NULL, 1);
 	struct sl_pacer *p;
@@ -271,9 +278,14 @@ fed_run(uint64_t catchup_ns, uint64_t stall_ns, uint64_t end_ns, struct sl_pkt *
 	assert_non_null(p);
 	assert_int_equal(sl_pacer_set_rate(p, 0, SL_BPS_PER_GBPS), 0);
 	for (uint64_t t = 0; t < end_ns && n < cap; t += 1000) {
-		if (t >= stall_ns && t < stall_ns + 2 * SL_NS_PER_MS)
-			continue;
-		n += sl_pacer_dequeue_burst(p, t, out + n, cap - n);
+		unsigned room = cap - n;
+
+		if (t >= from_ns && t < from_ns + 2 * SL_NS_PER_MS) {
+			if (fault == STALL)
+				continue;
+			room = t / 1000 % 20 == 0;
+		}
+		n += sl_pacer_dequeue_burst(p, t, out + n, room);
 		if (announced - n < 11) {
 			assert_int_equal(sl_pacer_backlog(p, 0, 11 - (announced - n), 1250), 0);
 			announced = n + 11;
@@ -281,6 +293,7 @@ fed_run(uint64_t catchup_ns, uint64_t stall_ns, uint64_t end_ns, struct sl_pkt *
 	}
 	for (unsigned i = 0; i < n; i++)
 		assert_true(out[i].tx_ns >= (uint64_t)i * 10000);
+	sl_pacer_stats_get(p, st);
 	sl_pacer_free(p);
 	return n;
 }
@@ -289,19 +302,46 @@ static void
 tassel_catchup__makes_up_a_stall(void **state)
 {
 	struct sl_pkt *out = calloc(2000, sizeof(*out));
+	const uint64_t at = 3 * SL_NS_PER_MS, end = 10 * SL_NS_PER_MS;
+	struct sl_pacer_stats st;
 
 	(void)state;
 	/* No stall: packets 0..999 by 10 ms (the 1000th is due at 10 ms itself). */
-	assert_int_equal(fed_run(0, UINT64_MAX / 2, 10 * SL_NS_PER_MS, out, 2000), 1000);
+	assert_int_equal(fed_run(0, STALL, UINT64_MAX / 2, end, out, 2000, &st), 1000);
 	/* A 2 ms stall without catch-up: the 11 announced packets go, 189 are lost for good. */
-	assert_int_equal(fed_run(0, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000), 811);
+	assert_int_equal(fed_run(0, STALL, at, end, out, 2000, &st), 811);
 	/* With 5 ms of catch-up the flow is back on schedule well before 10 ms ... */
-	assert_int_equal(fed_run(5 * SL_NS_PER_MS, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000),
-			 1000);
+	assert_int_equal(fed_run(5 * SL_NS_PER_MS, STALL, at, end, out, 2000, &st), 1000);
 	assert_int_equal(out[999].tx_ns, 999 * 10000);
 	/* ... and 1 ms of it makes up 1 ms of what the 11 did not: 811 + 100. */
-	assert_int_equal(fed_run(SL_NS_PER_MS, 3 * SL_NS_PER_MS, 10 * SL_NS_PER_MS, out, 2000),
-			 911);
+	assert_int_equal(fed_run(SL_NS_PER_MS, STALL, at, end, out, 2000, &st), 911);
+	free(out);
+}
+
+static void
+tassel_catchup__makes_up_packets_held_past_their_time(void **state)
+{
+	/*
+	 * For 2 ms the caller has TX room for half the flow's rate: its admitted packets wait in
+	 * the packet tier past their finish times, so its FIFO runs out though it never stopped
+	 * sending (the engine announces more only as packets leave). That lag is lateness, not
+	 * idling: with catch-up the flow is back on schedule by 10 ms; without, it loses what the
+	 * hold kept back, as after a stall: 100 packets less the 11 outstanding, which go late
+	 * (811 + 100 left in the hold). The loss is counted as lost catch-up, none as idling.
+	 */
+	struct sl_pkt *out = calloc(2000, sizeof(*out));
+	const uint64_t at = 3 * SL_NS_PER_MS, end = 10 * SL_NS_PER_MS;
+	struct sl_pacer_stats st;
+
+	(void)state;
+	assert_int_equal(fed_run(5 * SL_NS_PER_MS, HOLD, at, end, out, 2000, &st), 1000);
+	assert_int_equal(out[999].tx_ns, 999 * 10000);
+	assert_true(st.catchup_restarts > 0);
+	assert_int_equal(st.catchup_lost_ns, 0);
+	assert_int_equal(st.idle_ns, 0);
+	assert_int_equal(fed_run(0, HOLD, at, end, out, 2000, &st), 911);
+	assert_int_equal(st.catchup_lost_ns, 89 * 10 * SL_NS_PER_US);
+	assert_int_equal(st.idle_ns, 0);
 	free(out);
 }
 
@@ -431,6 +471,7 @@ main(void)
 		cmocka_unit_test(tassel_lookahead__measured_from_call_period),
 		cmocka_unit_test(tassel_admit__survives_lookahead_changes),
 		cmocka_unit_test(tassel_catchup__makes_up_a_stall),
+		cmocka_unit_test(tassel_catchup__makes_up_packets_held_past_their_time),
 		cmocka_unit_test(tassel_catchup__idling_earns_no_credit),
 		cmocka_unit_test(tassel_catchup__new_owner_starts_afresh),
 		cmocka_unit_test(tassel_clock__a_flow_starts_when_the_caller_says),
