@@ -290,6 +290,31 @@ struct sl_chan_srv_stats {
 
 extern const struct sl_stat_table sl_chan_srv_stat_table;
 
+/* An application's connection, from accept to release. */
+enum sl_chan_client_state {
+	SL_CHAN_CLIENT_FREE,     /**< no client in the slot */
+	SL_CHAN_CLIENT_ACCEPTED, /**< connected, no HELLO yet: closed at hello_timeout_ns */
+	SL_CHAN_CLIENT_ATTACHED, /**< HELLO done: its memory is mapped, it may make objects */
+	SL_CHAN_CLIENT_GONE,     /**< hung up: what it held waits for the lanes to let go */
+};
+
+/*
+ * One application as the daemon serves it, for telemetry: every field a whole word, taken
+ * from one instant (sl_chan_srv_clients).
+ */
+struct sl_chan_client_view {
+	uint64_t id;       /**< its number (protection domain), never reused */
+	uint64_t state;    /**< enum sl_chan_client_state */
+	uint64_t pid;      /**< SO_PEERCRED at accept */
+	uint64_t uid;      /**< SO_PEERCRED at accept */
+	uint64_t mrs;      /**< memory regions held */
+	uint64_t mr_bytes; /**< their lengths' sum, bytes */
+	uint64_t cqs;      /**< CQs held */
+	uint64_t qps;      /**< QPs held */
+	uint64_t requests; /**< requests served */
+	uint64_t refused;  /**< of them, answered with an error */
+};
+
 /*
  * Listen at conf->socket_path (an old socket file there is replaced) and serve the lanes
  * given (application QPs go to lanes[0] today: the first lane's link is the peer host).
@@ -306,6 +331,15 @@ int sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms);
 void sl_chan_srv_free(struct sl_chan_srv *s);
 
 void sl_chan_srv_stats_get(const struct sl_chan_srv *s, struct sl_chan_srv_stats *st);
+
+/*
+ * Any thread, while s lives: the clients in the table now (every state but FREE), each row
+ * consistent in itself, at most max of them into out. Returns how many were written.
+ */
+unsigned sl_chan_srv_clients(const struct sl_chan_srv *s, struct sl_chan_client_view *out,
+			     unsigned max);
+
+const char *sl_chan_client_state_name(enum sl_chan_client_state state);
 
 /*
  * Whether HELLO may map a file as an application's memory of bytes, from what was read of it:

@@ -143,9 +143,8 @@ struct pending {
 };
 
 struct client {
-	int fd;       /**< the connection; -1: slot free, or a ghost (see gone) */
-	bool gone;    /**< hung up; waits for the lanes' answers to CLIENT_GONE */
-	bool hello;   /**< HELLO done: mem is mapped */
+	enum sl_chan_client_state state;
+	int fd;       /**< the connection while ACCEPTED or ATTACHED, else -1 */
 	uint64_t id;  /**< protection domain, from first_client, never reused */
 	int memfd;    /**< -1: none */
 	uint8_t *mem; /**< the daemon's mapping */
@@ -160,6 +159,11 @@ struct client {
 	uint64_t mr_bytes; /**< the sum of their lengths, bytes */
 	uint32_t cqs;
 	uint32_t qps;
+	uint64_t requests; /**< requests served */
+	uint64_t refused;  /**< of them, answered with an error */
+	/* what other threads read of it (sl_chan_srv_clients): a copy, under a sequence count */
+	uint64_t view_seq; /**< odd while view is being written */
+	struct sl_chan_client_view view;
 };
 
 struct cq {
@@ -219,6 +223,61 @@ static void
 count(uint64_t *counter, int64_t n)
 {
 	sl_stat_add(counter, (uint64_t)n);
+}
+
+/* --- the clients as other threads see them ------------------------------------------------ */
+
+/*
+ * A client's row is copied into its view after everything that changes it (an accept, a
+ * request served, a hang-up, the release), under a sequence count: odd while the copy is
+ * written. A reader on another thread (telemetry) takes the row whole or tries again; every
+ * word is read and written with relaxed atomics, the count with acquire and release.
+ */
+static void
+publish(struct client *cl)
+{
+	const struct sl_chan_client_view v = {
+		.id = cl->id,
+		.state = cl->state,
+		.pid = (uint64_t)cl->pid,
+		.uid = cl->uid,
+		.mrs = cl->mrs,
+		.mr_bytes = cl->mr_bytes,
+		.cqs = cl->cqs,
+		.qps = cl->qps,
+		.requests = cl->requests,
+		.refused = cl->refused,
+	};
+	uint64_t *dst = (uint64_t *)&cl->view;
+
+	__atomic_store_n(&cl->view_seq, cl->view_seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < sizeof(v) / sizeof(uint64_t); i++)
+		__atomic_store_n(&dst[i], ((const uint64_t *)&v)[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->view_seq, cl->view_seq + 1, __ATOMIC_RELEASE);
+}
+
+/* A consistent copy of cl's view into *v. */
+static void
+view_read(const struct client *cl, struct sl_chan_client_view *v)
+{
+	const uint64_t *src = (const uint64_t *)&cl->view;
+	uint64_t seq;
+
+	do {
+		while ((seq = __atomic_load_n(&cl->view_seq, __ATOMIC_ACQUIRE)) & 1)
+			;
+		for (size_t i = 0; i < sizeof(*v) / sizeof(uint64_t); i++)
+			((uint64_t *)v)[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n(&cl->view_seq, __ATOMIC_RELAXED) != seq);
+}
+
+/* Connected: its fd is polled for requests and hang-ups. */
+static bool
+connected(const struct client *cl)
+{
+	return cl->state == SL_CHAN_CLIENT_ACCEPTED || cl->state == SL_CHAN_CLIENT_ATTACHED;
 }
 
 /* --- commands to lanes --------------------------------------------------------------------- */
@@ -343,8 +402,8 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 		close(cl->memfd);
 	cl->mem = NULL;
 	cl->memfd = -1;
-	cl->hello = false;
-	cl->gone = false;
+	cl->state = SL_CHAN_CLIENT_FREE;
+	publish(cl);
 	return true;
 }
 
@@ -354,7 +413,8 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 {
 	close(cl->fd);
 	cl->fd = -1;
-	cl->gone = true;
+	cl->state = SL_CHAN_CLIENT_GONE;
+	publish(cl);
 	for (unsigned i = 0; i < s->n_lanes; i++)
 		cl->bye[i].unposted = true; /* client_release tells the lanes */
 	count(&s->stats.clients_gone, 1);
@@ -469,7 +529,7 @@ do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, 
 	void *mem;
 	int rc;
 
-	if (cl->hello)
+	if (cl->state != SL_CHAN_CLIENT_ACCEPTED)
 		return -EPROTO;
 	rc = bytes == 0 || bytes > SL_CHAN_MEM_MAX || q->u.hello.base_va > UINT64_MAX - bytes
 		     ? -EINVAL
@@ -486,7 +546,7 @@ do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, 
 	cl->base_va = q->u.hello.base_va;
 	cl->memfd = *fd;
 	*fd = -1;
-	cl->hello = true;
+	cl->state = SL_CHAN_CLIENT_ATTACHED;
 	snprintf(r->u.hello.host, sizeof(r->u.hello.host), "%s", s->host);
 	r->u.hello.client = cl->id;
 	return 0;
@@ -814,7 +874,7 @@ serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int
 {
 	if (q->type == SL_CHAN_HELLO)
 		return do_hello(s, cl, q, fd, r);
-	if (!cl->hello)
+	if (cl->state != SL_CHAN_CLIENT_ATTACHED)
 		return -EPROTO;
 	switch (q->type) {
 	case SL_CHAN_MR_REG:
@@ -880,6 +940,7 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 				memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 	}
 	count(&s->stats.requests, 1);
+	cl->requests++;
 	bad = n != (ssize_t)sizeof(q) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	      q.magic != SL_CHAN_MAGIC || q.version != SL_CHAN_VERSION || q.type < SL_CHAN_HELLO ||
 	      q.type > SL_CHAN_TYPE_MAX || n_fds != fds_wanted(q.type);
@@ -902,9 +963,11 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 		close(fd); /* not kept by the request */
 	if (rc != 0) {
 		count(&s->stats.requests_refused, 1);
+		cl->refused++;
 		srv_log(s, LOG_DEBUG, "client %" PRIu64 ": request %u (seq %u) refused: %s", cl->id,
 			q.type, q.seq, strerror(-rc));
 	}
+	publish(cl);
 	r.status = rc;
 	if (n < (ssize_t)offsetof(struct sl_chan_req, rsvd))
 		return 1; /* no header to answer (nothing was served, so no rsp_fd) */
@@ -966,7 +1029,7 @@ uid_clients(const struct sl_chan_srv *s, uid_t uid)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < s->conf.max_clients; i++)
-		n += (s->clients[i].fd >= 0 || s->clients[i].gone) && s->clients[i].uid == uid;
+		n += s->clients[i].state != SL_CHAN_CLIENT_FREE && s->clients[i].uid == uid;
 	return n;
 }
 
@@ -994,7 +1057,7 @@ accept_all(struct sl_chan_srv *s)
 		/* The daemon full (EMFILE) before this user's share of it (EDQUOT): the first says
 		 * more to whoever meets both. */
 		for (uint32_t i = 0; i < s->conf.max_clients && cl == NULL; i++)
-			if (s->clients[i].fd < 0 && !s->clients[i].gone)
+			if (s->clients[i].state == SL_CHAN_CLIENT_FREE)
 				cl = &s->clients[i];
 		if (cl == NULL) {
 			refuse(fd, -EMFILE);
@@ -1012,12 +1075,16 @@ accept_all(struct sl_chan_srv *s)
 				(int)cred.pid, (unsigned)cred.uid, s->conf.uid_clients);
 			continue;
 		}
+		cl->state = SL_CHAN_CLIENT_ACCEPTED;
 		cl->fd = fd;
 		cl->id = s->next_id++;
 		cl->pid = cred.pid;
 		cl->uid = cred.uid;
+		cl->requests = 0;
+		cl->refused = 0;
 		cl->hello_by_ns =
 			s->conf.hello_timeout_ns ? sl_monotonic_ns() + s->conf.hello_timeout_ns : 0;
+		publish(cl);
 		count(&s->stats.clients_accepted, 1);
 		srv_log(s, LOG_INFO, "client %" PRIu64 ": pid %d uid %u gid %u", cl->id,
 			(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
@@ -1033,7 +1100,7 @@ hello_deadline(struct sl_chan_srv *s, struct client *cl, uint64_t now_ns, int *t
 {
 	uint64_t left_ms;
 
-	if (cl->hello || cl->hello_by_ns == 0)
+	if (cl->state != SL_CHAN_CLIENT_ACCEPTED || cl->hello_by_ns == 0)
 		return;
 	if (now_ns >= cl->hello_by_ns) {
 		count(&s->stats.hello_timeouts, 1);
@@ -1061,12 +1128,12 @@ sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms)
 	for (uint32_t i = 0; i < s->conf.max_clients; i++) {
 		struct client *cl = &s->clients[i];
 
-		if (cl->gone)
+		if (cl->state == SL_CHAN_CLIENT_GONE)
 			client_release(s, cl);
-		if (cl->fd < 0)
+		if (!connected(cl))
 			continue;
 		hello_deadline(s, cl, now_ns, &timeout_ms);
-		if (cl->fd < 0)
+		if (!connected(cl))
 			continue;
 		s->pfd[n] = (struct pollfd){.fd = cl->fd, .events = POLLIN};
 		s->pcl[n++] = cl;
@@ -1234,9 +1301,9 @@ sl_chan_srv_free(struct sl_chan_srv *s)
 	for (uint32_t i = 0; s->clients != NULL && i < s->conf.max_clients; i++) {
 		struct client *cl = &s->clients[i];
 
-		if (cl->fd >= 0)
+		if (connected(cl))
 			client_gone(s, cl);
-		if (cl->gone && !client_release(s, cl))
+		if (cl->state == SL_CHAN_CLIENT_GONE && !client_release(s, cl))
 			kept = true;
 	}
 	if (kept)
@@ -1256,6 +1323,31 @@ sl_chan_srv_free(struct sl_chan_srv *s)
 	free(s->pfd);
 	free(s->pcl);
 	free(s);
+}
+
+unsigned
+sl_chan_srv_clients(const struct sl_chan_srv *s, struct sl_chan_client_view *out, unsigned max)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < s->conf.max_clients && n < max; i++) {
+		view_read(&s->clients[i], &out[n]);
+		n += out[n].state != SL_CHAN_CLIENT_FREE;
+	}
+	return n;
+}
+
+const char *
+sl_chan_client_state_name(enum sl_chan_client_state state)
+{
+	static const char *const names[] = {
+		[SL_CHAN_CLIENT_FREE] = "free",
+		[SL_CHAN_CLIENT_ACCEPTED] = "accepted",
+		[SL_CHAN_CLIENT_ATTACHED] = "attached",
+		[SL_CHAN_CLIENT_GONE] = "gone",
+	};
+
+	return (unsigned)state < SL_ARRAY_SIZE(names) ? names[state] : "?";
 }
 
 void

@@ -1294,6 +1294,77 @@ sl_chan_srv_poll__hello_deadline_closes_a_silent_connection(void **state)
 	close(a);
 }
 
+/* The row of client id among n, or NULL. */
+static const struct sl_chan_client_view *
+row_of(const struct sl_chan_client_view *v, unsigned n, uint64_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+static void
+sl_chan_srv_clients__a_row_per_application_through_its_life(void **state)
+{
+	struct fx *f = *state;
+	struct sl_chan_client_view v[4];
+	const struct sl_chan_client_view *r;
+	uint64_t a_id, b_id;
+	uint32_t cq;
+	int a, b;
+
+	fx_start(f, 4, 4);
+	assert_int_equal(sl_chan_srv_clients(f->s, v, 4), 0);
+	a = attach(f, &a_id);
+	assert_int_equal(mr_reg(f, a, BASE_VA, 8192, SL_ACCESS_LOCAL_WRITE).status, 0);
+	cq = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, a, cq, 0).status, 0);
+	assert_int_equal(mr_reg(f, a, BASE_VA, 0, SL_ACCESS_LOCAL_WRITE).status, -EINVAL);
+	b = client_connect(f);
+	assert_int_equal(mr_reg(f, b, BASE_VA, 4096, 0).status, -EPROTO); /* no HELLO yet */
+	b_id = a_id + 1;
+
+	assert_int_equal(sl_chan_srv_clients(f->s, v, 4), 2);
+	r = row_of(v, 2, a_id);
+	assert_non_null(r);
+	assert_int_equal(r->state, SL_CHAN_CLIENT_ATTACHED);
+	assert_string_equal(sl_chan_client_state_name(r->state), "attached");
+	assert_int_equal(r->pid, (uint64_t)getpid());
+	assert_int_equal(r->uid, (uint64_t)getuid());
+	assert_int_equal(r->mrs, 1);
+	assert_int_equal(r->mr_bytes, 8192);
+	assert_int_equal(r->cqs, 1);
+	assert_int_equal(r->qps, 1);
+	assert_int_equal(r->requests, 5); /* HELLO, MR, CQ, QP, the refused MR */
+	assert_int_equal(r->refused, 1);
+	r = row_of(v, 2, b_id);
+	assert_non_null(r);
+	assert_int_equal(r->state, SL_CHAN_CLIENT_ACCEPTED);
+	assert_int_equal(r->requests, 1);
+	assert_int_equal(r->refused, 1);
+	assert_int_equal(r->qps, 0);
+	assert_int_equal(sl_chan_srv_clients(f->s, v, 1), 1); /* no more than asked */
+
+	/* Gone while a lane holds its QP's command: a ghost, still holding it; then released. */
+	f->lane[0].hang = true;
+	close(a);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(sl_chan_srv_clients(f->s, v, 4), 2);
+	r = row_of(v, 2, a_id);
+	assert_non_null(r);
+	assert_int_equal(r->state, SL_CHAN_CLIENT_GONE);
+	assert_string_equal(sl_chan_client_state_name(r->state), "gone");
+	assert_int_equal(r->qps, 1);
+	lane_wake(&f->lane[0]);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
+	assert_int_equal(sl_chan_srv_clients(f->s, v, 4), 1);
+	assert_int_equal(v[0].id, b_id);
+	close(b);
+}
+
 static void
 sl_chan_srv_poll__hang_up_releases_everything(void **state)
 {
@@ -1596,6 +1667,7 @@ main(void)
 		T(sl_chan_srv_poll__qp_quota_is_edquot),
 		T(sl_chan_srv_poll__uid_clients_is_edquot_at_connect),
 		T(sl_chan_srv_poll__hello_deadline_closes_a_silent_connection),
+		T(sl_chan_srv_clients__a_row_per_application_through_its_life),
 		T(sl_chan_srv_poll__hang_up_releases_everything),
 		T(sl_chan_srv_poll__clients_cannot_reach_each_other),
 		T(sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32),
