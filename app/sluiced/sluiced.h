@@ -46,7 +46,7 @@ struct sluiced {
 };
 
 /* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps,
- * /sluice/qp and, with [api], /sluice/api. 0 or -errno. */
+ * /sluice/qp and, with [api], /sluice/api and /sluice/clients. 0 or -errno. */
 int sluiced_telemetry_register(struct sluiced *d);
 
 /*

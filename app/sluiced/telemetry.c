@@ -25,6 +25,8 @@
  *                      and adapter
  * /sluice/api         applications ([api]): the socket, every counter of the control half
  *                      (sl_chan_srv_stat_table) and lane/<counter> of the lane half serving them
+ * /sluice/clients     applications ([api]), one row each (arrays: id, state, pid, uid, mrs,
+ *                      mr_bytes, cqs, qps, requests, refused), at most 64, and listed
  * Per-lane counters of the glue are arrays indexed by queue: q/<counter>.
  */
 #include <errno.h>
@@ -650,6 +652,51 @@ handle_api(const char *cmd, const char *params, struct rte_tel_data *out)
 	return 0;
 }
 
+/* Rows of at most this many applications: ten arrays of 64 fit in a telemetry answer. */
+#define CLIENTS_LISTED 64u
+
+static int
+handle_clients(const char *cmd, const char *params, struct rte_tel_data *out)
+{
+	static const char *const cols[] = {"id",  "pid", "uid",      "mrs",    "mr_bytes",
+					   "cqs", "qps", "requests", "refused"};
+	struct sl_chan_srv *srv = __atomic_load_n(&daemon_state->srv, __ATOMIC_ACQUIRE);
+	struct sl_chan_client_view v[CLIENTS_LISTED];
+	struct rte_tel_data *col[SL_ARRAY_SIZE(cols)], *state;
+	unsigned n = srv != NULL ? sl_chan_srv_clients(srv, v, CLIENTS_LISTED) : 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(out);
+	tel_dict_u64(out, "listed", n);
+	state = rte_tel_data_alloc();
+	if (state)
+		rte_tel_data_start_array(state, RTE_TEL_STRING_VAL);
+	for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++) {
+		col[c] = rte_tel_data_alloc();
+		if (col[c])
+			rte_tel_data_start_array(col[c], TEL_U64_VAL);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const uint64_t row[] = {v[i].id,  v[i].pid,      v[i].uid,
+					v[i].mrs, v[i].mr_bytes, v[i].cqs,
+					v[i].qps, v[i].requests, v[i].refused};
+
+		static_assert(SL_ARRAY_SIZE(row) == SL_ARRAY_SIZE(cols), "a value per column");
+		for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++)
+			if (col[c])
+				tel_array_u64(col[c], row[c]);
+		if (state)
+			rte_tel_data_add_array_string(
+				state,
+				sl_chan_client_state_name((enum sl_chan_client_state)v[i].state));
+	}
+	tel_array_add(out, "state", state);
+	for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++)
+		tel_array_add(out, cols[c], col[c]);
+	return 0;
+}
+
 /* "<qpn>" or "<qpn>,<port>". */
 static int
 handle_qp(const char *cmd, const char *params, struct rte_tel_data *out)
@@ -735,6 +782,11 @@ sluiced_telemetry_register(struct sluiced *d)
 			"/sluice/api", handle_api,
 			"Applications: socket, control counters, lane half's (lane/...). No "
 			"parameters");
+	if (rc == 0 && d->conf.api.enable)
+		rc = rte_telemetry_register_cmd("/sluice/clients", handle_clients,
+						"Applications, one row each: id, state, pid, uid, "
+						"MRs and their bytes, CQs, "
+						"QPs, requests served and refused. No parameters");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd(
 			"/sluice/qp", handle_qp,

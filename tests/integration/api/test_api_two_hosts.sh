@@ -65,8 +65,10 @@
 #              and WRITEs on each: every one must fail, and host b must refuse their frames
 #              (xport/rx_bad_token, at least one: a guess named the victim's QP); one
 #              application taking its whole share of CQs, QPs and MRs (each refused EDQUOT at
-#              the end, quota_* count them) while a second victim run, its own objects made
-#              beside it, is served within the same latency bound as under the CQ flood; connections that never say HELLO filling the client table
+#              the end, quota_* count them; /sluice/clients shows it in a row of its own,
+#              holding that share, beside the victim's) while a second victim run, its own
+#              objects made beside it, is served within the same latency bound as under the CQ
+#              flood; connections that never say HELLO filling the client table
 #              (a context then fails EMFILE) until the daemon closes them (hello_timeouts
 #              counts them) and a context attaches again. A victim runs throughout the six,
 #              its every round trip checked, and must go on being served after each.
@@ -540,6 +542,21 @@ hostile)
     SL_AT_EXIT+=("kill -TERM $hp 2>/dev/null")
     until_ok "the hog holding its share" 20 in_file holding "$SL_TMP/hog.out"
     cat "$SL_TMP/hog.out"
+    # Host a's telemetry shows each application in a row of its own: the hog's whole share
+    # beside the background victim (one QP).
+    read -r hc hq hm < <(awk '/holding/ {print $3, $5, $7}' "$SL_TMP/hog.out")
+    cols=()
+    for k in state cqs qps mrs; do
+        cols+=("$(sl_tel a /sluice/clients "$k")")
+    done
+    sl_log "host a's /sluice/clients: state ${cols[0]} cqs ${cols[1]} qps ${cols[2]} mrs ${cols[3]}"
+    python3 -c '
+import json, sys
+want = ("attached", *map(int, sys.argv[1:4]))
+rows = list(zip(*(json.loads(c) for c in sys.argv[4:8])))
+sys.exit(0 if want in rows and any(r[0] == "attached" and r[2] >= 1 and r != want
+                                   for r in rows) else 1)' "$hc" "$hq" "$hm" "${cols[@]}" ||
+        sl_fail "/sluice/clients: no row of the hog's $hc CQs, $hq QPs, $hm MRs and the victim's"
     victim hog $((port + 5))
     read -r mh <"$SL_TMP/hog.med"
     sl_log "victim median round trip beside the hog: ${mh} us (${m0} us before any attacker)"
