@@ -189,15 +189,20 @@ ft_next_key(const struct tassel *t)
 	return due == UINT64_MAX ? SL_PACER_NEVER : due;
 }
 
+/* dt ns of real time in V at the current scale. */
+static inline uint64_t
+vspan(const struct sl_pacer *p, const struct tassel *t, uint64_t dt)
+{
+	if (sl_likely(t->scale_bps == p->link_bps))
+		return dt;
+	return (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+}
+
 /* V at real time t_ns >= t_base_ns. */
 static inline uint64_t
 vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 {
-	uint64_t dt = t_ns - t->t_base_ns;
-
-	if (sl_likely(t->scale_bps == p->link_bps))
-		return t->v_base_ns + dt;
-	return t->v_base_ns + (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+	return t->v_base_ns + vspan(p, t, t_ns - t->t_base_ns);
 }
 
 /*
@@ -207,14 +212,11 @@ vtime(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 static inline uint64_t
 vtime_past(const struct sl_pacer *p, const struct tassel *t, uint64_t t_ns)
 {
-	uint64_t dt, dv;
+	uint64_t dv;
 
 	if (t_ns >= t->t_base_ns)
 		return vtime(p, t, t_ns);
-	dt = t->t_base_ns - t_ns;
-	dv = t->scale_bps == p->link_bps
-		     ? dt
-		     : (uint64_t)((unsigned __int128)dt * p->link_bps / t->scale_bps);
+	dv = vspan(p, t, t->t_base_ns - t_ns);
 	return t->v_base_ns > dv ? t->v_base_ns - dv : 0;
 }
 
