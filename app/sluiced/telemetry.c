@@ -567,6 +567,51 @@ tel_array_add(struct rte_tel_data *out, const char *key, struct rte_tel_data *a)
 		rte_tel_data_free(a);
 }
 
+/*
+ * A table sent as one array per column (telemetry dicts are flat): n columns of u64 and one of
+ * strings, filled a row at a time. An array telemetry could not allocate is left out.
+ */
+struct tel_columns {
+	const char *const *names; /**< [n] */
+	const char *str_name;
+	unsigned int n;
+	struct rte_tel_data *col[16];
+	struct rte_tel_data *str;
+};
+
+static void
+tel_columns_start(struct tel_columns *t)
+{
+	t->str = rte_tel_data_alloc();
+	if (t->str)
+		rte_tel_data_start_array(t->str, RTE_TEL_STRING_VAL);
+	for (unsigned int c = 0; c < t->n; c++) {
+		t->col[c] = rte_tel_data_alloc();
+		if (t->col[c])
+			rte_tel_data_start_array(t->col[c], TEL_U64_VAL);
+	}
+}
+
+/* One row: v[n] and the string. */
+static void
+tel_columns_row(struct tel_columns *t, const uint64_t *v, const char *str)
+{
+	for (unsigned int c = 0; c < t->n; c++)
+		if (t->col[c])
+			tel_array_u64(t->col[c], v[c]);
+	if (t->str)
+		rte_tel_data_add_array_string(t->str, str);
+}
+
+/* The columns into out, under their names. */
+static void
+tel_columns_add(struct tel_columns *t, struct rte_tel_data *out)
+{
+	for (unsigned int c = 0; c < t->n; c++)
+		tel_array_add(out, t->names[c], t->col[c]);
+	tel_array_add(out, t->str_name, t->str);
+}
+
 static int
 handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 {
@@ -574,20 +619,14 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 					   "posted",  "completed", "received",
 					   "checked", "pkts_rtx",  "wire_bytes_received"};
 	const struct sluiced *d = daemon_state;
-	struct rte_tel_data *col[SL_ARRAY_SIZE(cols)], *proto;
+	struct tel_columns t = {.names = cols, .n = SL_ARRAY_SIZE(cols), .str_name = "proto"};
 	unsigned int listed = 0;
 
+	static_assert(SL_ARRAY_SIZE(cols) <= SL_ARRAY_SIZE(t.col), "columns");
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(out);
-	proto = rte_tel_data_alloc();
-	if (proto)
-		rte_tel_data_start_array(proto, RTE_TEL_STRING_VAL);
-	for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++) {
-		col[c] = rte_tel_data_alloc();
-		if (col[c])
-			rte_tel_data_start_array(col[c], TEL_U64_VAL);
-	}
+	tel_columns_start(&t);
 	for (unsigned int i = 0; i < d->nb_ports; i++)
 		for (uint32_t qpn = 0; qpn < qpn_end(d) && listed < QPS_LISTED; qpn++) {
 			uint16_t lane;
@@ -601,19 +640,13 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 			v[0] = qpn, v[1] = i, v[2] = lane, v[3] = s.st.msgs_posted;
 			v[4] = s.st.msgs_completed, v[5] = s.st.msgs_received, v[6] = s.checked;
 			v[7] = s.st.pkts_rtx, v[8] = s.st.wire_bytes_received;
-			for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
-				if (col[c])
-					tel_array_u64(col[c], v[c]);
-			if (proto)
-				rte_tel_data_add_array_string(proto, qp_proto(d, a, qpn));
+			tel_columns_row(&t, v, qp_proto(d, a, qpn));
 			listed++;
 		}
 	/* When these counters were read, on the daemon's clock: two replies give rates. */
 	tel_dict_u64(out, "now_ns", sl_tsc_clock_now_ns(&d->clock));
 	tel_dict_u64(out, "listed", listed);
-	for (unsigned int c = 0; c < SL_ARRAY_SIZE(cols); c++)
-		tel_array_add(out, cols[c], col[c]);
-	tel_array_add(out, "proto", proto);
+	tel_columns_add(&t, out);
 	qp_totals_view(d, "totals/", false, &tel_ops, out);
 	return 0;
 }
@@ -662,38 +695,25 @@ handle_clients(const char *cmd, const char *params, struct rte_tel_data *out)
 					   "cqs", "qps", "requests", "refused"};
 	struct sl_chan_srv *srv = __atomic_load_n(&daemon_state->srv, __ATOMIC_ACQUIRE);
 	struct sl_chan_client_view v[CLIENTS_LISTED];
-	struct rte_tel_data *col[SL_ARRAY_SIZE(cols)], *state;
+	struct tel_columns t = {.names = cols, .n = SL_ARRAY_SIZE(cols), .str_name = "state"};
 	unsigned n = srv != NULL ? sl_chan_srv_clients(srv, v, CLIENTS_LISTED) : 0;
 
+	static_assert(SL_ARRAY_SIZE(cols) <= SL_ARRAY_SIZE(t.col), "columns");
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(out);
 	tel_dict_u64(out, "listed", n);
-	state = rte_tel_data_alloc();
-	if (state)
-		rte_tel_data_start_array(state, RTE_TEL_STRING_VAL);
-	for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++) {
-		col[c] = rte_tel_data_alloc();
-		if (col[c])
-			rte_tel_data_start_array(col[c], TEL_U64_VAL);
-	}
+	tel_columns_start(&t);
 	for (unsigned i = 0; i < n; i++) {
 		const uint64_t row[] = {v[i].id,  v[i].pid,      v[i].uid,
 					v[i].mrs, v[i].mr_bytes, v[i].cqs,
 					v[i].qps, v[i].requests, v[i].refused};
 
 		static_assert(SL_ARRAY_SIZE(row) == SL_ARRAY_SIZE(cols), "a value per column");
-		for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++)
-			if (col[c])
-				tel_array_u64(col[c], row[c]);
-		if (state)
-			rte_tel_data_add_array_string(
-				state,
+		tel_columns_row(&t, row,
 				sl_chan_client_state_name((enum sl_chan_client_state)v[i].state));
 	}
-	tel_array_add(out, "state", state);
-	for (unsigned c = 0; c < SL_ARRAY_SIZE(cols); c++)
-		tel_array_add(out, cols[c], col[c]);
+	tel_columns_add(&t, out);
 	return 0;
 }
 
