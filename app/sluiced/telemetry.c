@@ -97,6 +97,7 @@ port_view(const struct sluiced *d, unsigned int i, const char *prefix, const str
 	ops->u64(ctx, KEY("port_id"), p->port_id);
 	ops->u64(ctx, KEY("socket_id"), (uint64_t)(p->socket_id < 0 ? 0 : p->socket_id));
 	ops->u64(ctx, KEY("queues"), p->nb_queues);
+	ops->u64(ctx, KEY("rx_ring_frames"), p->rx_ring_frames);
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 	ops->str(ctx, KEY("mac"), mac);
 	sl_dp_port_peer(p, &peer);

@@ -132,6 +132,38 @@ lane_release(void *ctx, void *const *handles, unsigned n)
 	rte_pktmbuf_free_bulk((struct rte_mbuf **)(uintptr_t)handles, n);
 }
 
+/*
+ * The replay ring must outlast the receive rings. A frame that a peer's full receive ring
+ * dropped is found missing only once the peer has worked through that ring (R frames), and
+ * the NACK reaches this end only once it has worked through its own ring of the peer's frames
+ * (R more, the peer's ring taken to be the size of ours); all that time this end goes on
+ * sending, up to twice as fast as the peer takes frames (the rate halves each time a replay
+ * repeats, link_rate.c). So the lost frame is some R + 2R + 2R frames back, and 16 more for the
+ * rollback, when its replay begins: in a replay ring of fewer than 8 R it may have been
+ * evicted, and then no replay can bring it (faithful mode: the episode never ends; extended:
+ * nack_outside_ring): over veth + AF_PACKET with a 2^11 ring and a CPU hog, receive rings of
+ * 1024 and 512 frames left the link stuck in some runs, 256 in none (docs/results/link.md).
+ * Only where the receiver can be overrun (adapt_rate) and frames are replayed; a warning, not
+ * a refusal: a deeper ring is a risk under overload, not a certain loss.
+ */
+#define RX_RINGS_PER_REPLAY_RING 8u
+
+static void
+check_rx_ring(const struct sl_dp_port *p, const struct sl_link_conf *lc)
+{
+	uint64_t ring = UINT64_C(1) << lc->ring_order;
+
+	if (!lc->adapt_rate || lc->replay == SL_LINK_REPLAY_NONE ||
+	    ring >= (uint64_t)RX_RINGS_PER_REPLAY_RING * p->rx_ring_frames)
+		return;
+	SL_DP_LOG(WARNING,
+		  "%s: receive rings of %u frames, more than the link's replay ring of %" PRIu64
+		  " frames outlasts (%" PRIu64 " at most): a frame lost at the end of a full ring "
+		  "may be evicted before its NACK comes, and then never recovered (docs/link.md, "
+		  "\"Short receive rings\")",
+		  p->name, p->rx_ring_frames, ring, ring / RX_RINGS_PER_REPLAY_RING);
+}
+
 int
 sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *conf,
 		struct rte_mempool *pool, char *err, size_t errlen)
@@ -158,9 +190,11 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	 * can, so no more than half of one goes into its silence (the peer's ring is taken to be
 	 * the size of ours).
 	 */
-	lc.silent_frames = p->shares_memory ? 0 : SL_MIN(lc.silent_frames, conf->rx_desc / 2u);
+	lc.silent_frames = p->shares_memory ? 0 : SL_MIN(lc.silent_frames, p->rx_ring_frames / 2u);
 	/* Likewise a memif receiver never drops for overload: its losses are the wire's. */
 	lc.adapt_rate = lc.adapt_rate && !p->shares_memory;
+	if (q == 0)
+		check_rx_ring(p, &lc);
 	l->link = sl_link_create(&lc);
 	if (l->link == NULL) {
 		snprintf(err, errlen, "%s: lane %u: link settings rejected: %s", p->name, q,

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_bus.h>
 #include <rte_dev.h>
@@ -88,6 +90,75 @@ port_bottom(uint16_t port_id, unsigned int depth, char *name, const char **drive
 }
 
 /*
+ * The AF_PACKET PMD ignores the descriptor counts of queue setup: each queue's ring (receive and
+ * transmit alike) holds the framecnt devarg's frames, fixed when the device is probed, and its
+ * default is 512 whatever [port] rx_desc says. The receive ring's size matters to the link
+ * (lane_life.c: the replay ring must outlast it), so a port that is AF_PACKET itself and whose
+ * --vdev sized no ring (no framecnt, framesz or blocksz) is probed again with
+ * framecnt = rx_desc, rounded down to whole pages of the PMD's 2048-byte frames. Under
+ * net_impair, or sized by its --vdev, it keeps what the --vdev says (af_packet_frames()).
+ */
+#define AF_PACKET_DEFAULT_FRAMES 512u /* frames per ring without framecnt (the PMD's default) */
+#define AF_PACKET_FRAME_BYTES 2048u   /* bytes per frame without framesz (the PMD's default) */
+
+static int
+af_packet_size_ring(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, char *err,
+		    size_t errlen)
+{
+	unsigned int per_page = (unsigned int)getpagesize() / AF_PACKET_FRAME_BYTES, frames;
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	char args[512], value[64];
+	int rc;
+
+	if (rte_eth_dev_info_get(p->port_id, &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_af_packet") != 0 || info.device == NULL)
+		return 0;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL ||
+	    sl_dp_devarg(da->args, "framecnt", value, sizeof(value)) ||
+	    sl_dp_devarg(da->args, "framesz", value, sizeof(value)) ||
+	    sl_dp_devarg(da->args, "blocksz", value, sizeof(value)))
+		return 0;
+	per_page = per_page ? per_page : 1;
+	frames = SL_MAX(conf->rx_desc / per_page, 1u) * per_page;
+	if (frames == AF_PACKET_DEFAULT_FRAMES)
+		return 0;
+	if ((size_t)snprintf(args, sizeof(args), "%s,framecnt=%u", da->args, frames) >=
+	    sizeof(args)) {
+		snprintf(err, errlen, "%s: devargs too long to add framecnt=%u", p->name, frames);
+		return -E2BIG;
+	}
+	rc = rte_eal_hotplug_remove("vdev", p->name);
+	if (rc == 0)
+		rc = rte_eal_hotplug_add("vdev", p->name, args);
+	if (rc == 0)
+		rc = rte_eth_dev_get_port_by_name(p->name, &p->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen,
+			 "%s: probing it again with framecnt=%u ([port] rx_desc) failed: %s",
+			 p->name, frames, strerror(rc < 0 ? -rc : rc));
+		return rc < 0 ? rc : -rc;
+	}
+	SL_DP_LOG(INFO, "%s: AF_PACKET probed again with framecnt=%u ([port] rx_desc)", p->name,
+		  frames);
+	return 0;
+}
+
+/* Frames in each receive ring of an AF_PACKET port with these devargs (af_packet_size_ring()). */
+static uint32_t
+af_packet_frames(const char *args)
+{
+	char value[16];
+	unsigned long n;
+
+	if (args == NULL || !sl_dp_devarg(args, "framecnt", value, sizeof(value)))
+		return AF_PACKET_DEFAULT_FRAMES;
+	n = strtoul(value, NULL, 10);
+	return n ? (uint32_t)SL_MIN(n, UINT32_MAX) : AF_PACKET_DEFAULT_FRAMES;
+}
+
+/*
  * Two facts about the bottom port. Does its memory belong to its peer as much as to us? memif
  * maps the rings and buffers of both ends into both processes, and when one end closes the
  * other's control thread unmaps them while its lcore may be inside a burst on them: the
@@ -107,6 +178,8 @@ port_identify(struct sl_dp_port *p)
 	if ((strcmp(driver, "net_af_xdp") == 0 || strcmp(driver, "net_af_packet") == 0) &&
 	    args != NULL && !sl_dp_devarg(args, "iface", p->kernel_if, sizeof(p->kernel_if)))
 		p->kernel_if[0] = '\0';
+	if (strcmp(driver, "net_af_packet") == 0)
+		p->rx_ring_frames = af_packet_frames(args);
 	if (!p->shares_memory)
 		return;
 	p->burst_lock = sl_dp_memif_guard(bottom, args, why, sizeof(why));
@@ -146,6 +219,9 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 		snprintf(err, errlen, "no DPDK port named '%s' (ports: %s)", conf->device, ports);
 		return -ENODEV;
 	}
+	rc = af_packet_size_ring(p, conf, err, errlen);
+	if (rc != 0)
+		return rc;
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: cannot read device info: %s", p->name, strerror(-rc));
@@ -189,6 +265,8 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 		snprintf(err, errlen, "%s: descriptor counts rejected: %s", p->name, strerror(-rc));
 		return rc;
 	}
+	if (p->rx_ring_frames == 0)
+		p->rx_ring_frames = nb_rxd;
 	for (uint16_t q = 0; q < p->nb_queues; q++) {
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nb_rxd, (unsigned int)p->socket_id, NULL,
 					    pool);

@@ -151,6 +151,7 @@ struct sl_dp_port {
 	bool shares_memory;         /**< memif (or impaired memif): see the lane's life above */
 	rte_spinlock_t *burst_lock; /**< held across each burst (memif_guard.c), or NULL */
 	char kernel_if[32];         /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	uint32_t rx_ring_frames;    /**< frames each receive queue's ring holds (port.c) */
 	bool af_xdp;                /**< the bottom port is AF_XDP (on kernel_if) */
 	bool tx_chains;             /**< the device sends chained mbufs (TX MULTI_SEGS) */
 	struct sl_dp_xdp_claim xdp_claim; /**< the interface's, while the port is open */

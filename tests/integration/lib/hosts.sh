@@ -107,12 +107,12 @@ sl_topo_memif() {
 }
 
 # The --vdev argument for host h's port of the given kind (SL_MEMIF_ARGS: more memif devargs,
-# e.g. ",rsize=14").
+# e.g. ",rsize=14"; SL_AF_PACKET_ARGS: more AF_PACKET devargs, e.g. ",framecnt=1024").
 sl_vdev() {
     local h=$1 kind=$2
     case $kind in
         af_xdp) echo "net_af_xdp0,iface=${SL_IF[$h]},xdp_prog=$SL_XDP_PROG" ;;
-        af_packet) echo "net_af_packet0,iface=${SL_IF[$h]}" ;;
+        af_packet) echo "net_af_packet0,iface=${SL_IF[$h]}${SL_AF_PACKET_ARGS:-}" ;;
         memif_server) echo "net_memif0,role=server,id=0,socket=$SL_TMP/memif.sock${SL_MEMIF_ARGS:-}" ;;
         memif_client) echo "net_memif0,role=client,id=0,socket=$SL_TMP/memif.sock${SL_MEMIF_ARGS:-}" ;;
         *) sl_fail "unknown port kind $kind" ;;

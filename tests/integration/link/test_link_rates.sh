@@ -6,7 +6,8 @@
 # lcores take less than that on a shared machine, so the kernel drops frames at their sockets;
 # the link must come up within a second anyway and deliver every payload exactly once, in
 # order, both ways (docs/link.md, "Rate": the slot clock halves its rate when a replay
-# repeats, and no more than half the ring goes into a silent peer). Prints, per rate, the
+# repeats, no more than half the ring goes into a silent peer, and the receive rings are short
+# enough for the replay ring to outlast them). Prints, per rate, the
 # kernel's drops at each host and what the link did about them.
 # usage: test_link_rates.sh af_xdp|af_packet
 source "$(dirname "$0")/../lib/hosts.sh"
@@ -51,6 +52,12 @@ for rate in 0 5000 10000; do
     # under the sanitizers), telemetry's own latency (about 0.1 s a query) included.
     sl_wait_peer_up a "$slow"
     sl_wait_peer_up b "$slow"
+    # The default [port] rx_desc sizes the receive ring, AF_PACKET's too (its PMD takes only
+    # the framecnt devarg: sluiced probes it again), so the 2^11 replay ring outlasts it.
+    for h in a b; do
+        ring=$(sl_tel "$h" /sluice/ports p0/rx_ring_frames)
+        [ "$ring" -eq 256 ] || sl_fail "$h: receive ring of $ring frames, not rx_desc's 256"
+    done
     wait_checked b $((20 * slow))
     wait_checked a $((20 * slow))
     # The kernel's drops while the traffic ran (a stopping host's socket drops what its peer
