@@ -297,20 +297,20 @@ wr_retire(struct lqp *q)
 }
 
 /*
- * q goes to ERROR: closed on the endpoint unless it refused an arrival (its messages there
- * complete as flushed through on_complete), the work request waiting for room and every RECV
- * held complete as flushed, its stash entries are dropped.
+ * q goes to ERROR, or to REFUSING (it refused an arrival and stays open on the endpoint): its
+ * messages there complete as flushed through on_complete once it is closed, the work request
+ * waiting for room and every RECV held complete as flushed, its stash entries are dropped.
  */
 static void
-qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
+qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
+	enum lqp_state to)
 {
-	q->state = LQP_ERROR;
-	q->err_pending = false;
+	bool on_endpoint = (LQP_ON_ENDPOINT >> q->state) & 1;
+
+	q->state = (uint8_t)to;
 	q->rx_to = RX_NONE;
-	if (q->xopen && !q->keep_open) {
-		q->xopen = false;
+	if (on_endpoint && to == LQP_ERROR)
 		(void)sl_xport_qp_close(x, q->qpn, now_ns);
-	}
 	if (q->has_pend) {
 		struct lwr *w = &q->wr[(q->wr_tail - 1) & (q->c->sq_depth - 1)];
 
@@ -329,6 +329,16 @@ qp_fail(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 	sl_chan_lane_stash_drop(cl, q);
 }
 
+/* Carry out a failure a callback marked (FAILED, REFUSED); nothing in other states. */
+static void
+qp_fail_marked(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
+{
+	if (q->state == LQP_FAILED)
+		qp_fail(cl, q, x, now_ns, LQP_ERROR);
+	else if (q->state == LQP_REFUSED)
+		qp_fail(cl, q, x, now_ns, LQP_REFUSING);
+}
+
 static void sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
 		    uint32_t budget);
 static void rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns,
@@ -342,8 +352,7 @@ static void
 qp_destroy(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
 {
 	if (q->state != LQP_OPEN) {
-		q->keep_open = false;
-		qp_fail(cl, q, x, now_ns);
+		qp_fail(cl, q, x, now_ns, LQP_ERROR);
 		sq_poll(cl, q, x, now_ns, q->c->sq_depth);
 		rq_poll(cl, q, x, now_ns, q->c->rq_depth);
 		q->c->send_cq->reserved -= q->res_send;
@@ -394,7 +403,6 @@ cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xp
 	rc = sl_xport_qp_open(x, &q->c->xqp, now_ns);
 	if (rc)
 		return rc;
-	q->xopen = true;
 	q->state = LQP_CONNECTED;
 	cl->active[cl->n_active++] = (uint32_t)(q - cl->qp);
 	return 0;
@@ -480,13 +488,14 @@ post_pend(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t n
 		q->has_pend = false;
 		sl_stat_add(&cl->stats.wr_posted, 1);
 	} else if (rc == -EPIPE) {
-		qp_fail(cl, q, x, now_ns); /* the endpoint failed the QP: this one flushes */
+		qp_fail(cl, q, x, now_ns,
+			LQP_ERROR); /* the endpoint failed the QP: this one flushes */
 	} else if (rc != -ENOBUFS) {
 		/* the endpoint does not serve it: GENERAL_ERR after the flushes before it */
 		sl_stat_add(&cl->stats.wr_bad, 1);
 		q->has_pend = false;
 		q->wr_tail--;
-		qp_fail(cl, q, x, now_ns);
+		qp_fail(cl, q, x, now_ns, LQP_ERROR);
 		sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, w->wr_id, SL_WC_GENERAL_ERR,
 				    wc_opcode(w->opcode), w->len, 0);
 	}
@@ -503,7 +512,7 @@ ring_prod(struct sl_chan_lane *cl, struct lqp *q, struct sl_chan_ring *r, uint32
 		return true;
 	q->ring_bad = true;
 	sl_stat_add(&cl->stats.bad_ring, 1);
-	lqp_error(q, false);
+	lqp_failed(q);
 	return false;
 }
 
@@ -536,7 +545,7 @@ sq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 		}
 		status = wr_check(cl, q, &e, &buf);
 		if (status != SL_WC_SUCCESS) {
-			qp_fail(cl, q, x, now_ns);
+			qp_fail(cl, q, x, now_ns, LQP_ERROR);
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_SEND_CQ, e.wr_id, status,
 					    wc_opcode(e.opcode), e.len, 0);
 			continue;
@@ -597,7 +606,7 @@ rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now
 					       e.addr, e.len, SL_ACCESS_LOCAL_WRITE);
 		if (e.len && ptr == NULL) {
 			sl_stat_add(&cl->stats.wr_loc_prot, 1);
-			qp_fail(cl, q, x, now_ns);
+			qp_fail(cl, q, x, now_ns, LQP_ERROR);
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, e.wr_id, SL_WC_LOC_PROT_ERR,
 					    SL_WC_RECV, e.len, 0);
 			continue;
@@ -633,14 +642,11 @@ sl_chan_lane_poll(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns)
 	for (uint32_t i = 0; i < cl->n_active; i++) {
 		struct lqp *q = &cl->qp[cl->active[i]];
 
-		if (q->err_pending)
-			qp_fail(cl, q, x, now_ns);
+		qp_fail_marked(cl, q, x, now_ns);
 		rq_poll(cl, q, x, now_ns, LANE_BUDGET);
-		if (q->err_pending)
-			qp_fail(cl, q, x, now_ns);
+		qp_fail_marked(cl, q, x, now_ns);
 		sq_poll(cl, q, x, now_ns, LANE_BUDGET);
-		if (q->err_pending)
-			qp_fail(cl, q, x, now_ns);
+		qp_fail_marked(cl, q, x, now_ns);
 	}
 }
 
@@ -650,9 +656,9 @@ sl_chan_lane_session(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_n
 	for (uint32_t i = 0; i < cl->n_active; i++) {
 		struct lqp *q = &cl->qp[cl->active[i]];
 
-		q->keep_open = false; /* the endpoint's QP belongs to the old session */
-		if (q->state == LQP_CONNECTED || q->err_pending || q->xopen)
-			qp_fail(cl, q, x, now_ns);
+		/* The endpoint's QP belongs to the old session. */
+		if ((LQP_ON_ENDPOINT >> q->state) & 1)
+			qp_fail(cl, q, x, now_ns, LQP_ERROR);
 	}
 }
 
@@ -680,6 +686,6 @@ sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, 
 	else
 		cq_unreserve(q, false);
 	if (status != SL_WC_SUCCESS)
-		lqp_error(q, false);
+		lqp_failed(q);
 	wr_retire(q);
 }

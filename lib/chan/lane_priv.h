@@ -10,7 +10,36 @@
 
 #define LANE_MBOX 64u /**< commands queued at once, at most */
 
-enum lqp_state { LQP_FREE, LQP_OPEN, LQP_CONNECTED, LQP_ERROR };
+/*
+ * A QP's life on its lane. Endpoint callbacks may not complete work, so a failure found in one
+ * is only marked (lqp_failed(), lqp_refused()) and carried out by the next poll (lane.c,
+ * qp_fail()):
+ *
+ *   FREE      -> OPEN       QP_OPEN: its rings and CQs are known
+ *   OPEN      -> CONNECTED  QP_CONNECT: open on the endpoint
+ *   CONNECTED -> FAILED     a completion in error or a bad ring index, in a callback
+ *   CONNECTED -> REFUSED    it refused an arrival (no RECV, no access, too long), in a callback
+ *   FAILED    -> ERROR      the next poll: closed on the endpoint, its work flushed
+ *   REFUSED   -> REFUSING   the next poll: its work flushed, but it stays open on the endpoint,
+ *                           whose receiver answers the peer's later packets with the refusal
+ *                           (closing it would leave the peer to time out instead)
+ *   CONNECTED, FAILED, REFUSED, REFUSING -> ERROR   destroyed, or a new link session (the
+ *                           endpoint's QP belongs to the old one): closed and flushed
+ *   any       -> FREE       QP_DESTROY, or its application gone
+ */
+enum lqp_state {
+	LQP_FREE,
+	LQP_OPEN,
+	LQP_CONNECTED,
+	LQP_FAILED,
+	LQP_REFUSED,
+	LQP_REFUSING,
+	LQP_ERROR,
+};
+
+/* The states in which a QP is open on the endpoint. */
+#define LQP_ON_ENDPOINT                                                                            \
+	((1u << LQP_CONNECTED) | (1u << LQP_FAILED) | (1u << LQP_REFUSED) | (1u << LQP_REFUSING))
 
 /* Where the segments of the message arriving on a QP go. */
 enum rx_to { RX_NONE, RX_RECV, RX_STASH, RX_WRITE };
@@ -35,12 +64,8 @@ struct lrecv {
 struct lqp {
 	struct sl_chan_qp_conf *c;
 	uint32_t qpn;
-	uint8_t state;    /**< enum lqp_state */
-	bool err_pending; /**< failed inside a callback: carried out at the next poll */
-	bool keep_open;   /**< it refused an arrival: stays open on the endpoint, whose
-			   *   receiver answers the peer's later packets with the refusal */
-	bool xopen;       /**< open on the endpoint */
-	bool ring_bad;    /**< an index was out of range: its rings are not read any more */
+	uint8_t state; /**< enum lqp_state */
+	bool ring_bad; /**< an index was out of range: its rings are not read any more */
 	uint32_t sq_cons, rq_cons; /**< the lane's consumer indexes */
 	/* work requests taken: [wr_head, wr_tail), masked by sq_depth; has_pend: the newest
 	 * waits for endpoint room as pend */
@@ -110,7 +135,7 @@ lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
 	return (states >> q->state) & 1 ? q : NULL;
 }
 
-#define LQP_LIVE ((1u << LQP_CONNECTED) | (1u << LQP_ERROR))
+#define LQP_LIVE (LQP_ON_ENDPOINT | (1u << LQP_ERROR)) /**< connected once, not destroyed */
 
 /*
  * A message of len bytes is one q may carry: what the application posts (a SEND's or WRITE's
@@ -123,19 +148,23 @@ lqp_msg_fits(const struct lqp *q, uint32_t len)
 	return len <= q->c->max_msg_bytes;
 }
 
+/* Mark q failed from inside an endpoint callback: the next poll closes and flushes it. */
+static inline void
+lqp_failed(struct lqp *q)
+{
+	if (q->state == LQP_CONNECTED)
+		q->state = LQP_FAILED;
+}
+
 /*
- * Mark q failed from inside an endpoint callback: the next poll carries it out. keep_open: the
- * failure is a refused arrival, and the endpoint keeps the QP so that its receiver goes on
- * telling the peer (closing it would leave the peer to time out instead).
+ * Mark q failed from inside an endpoint callback for refusing an arrival: the next poll
+ * flushes it, and the endpoint keeps it to go on telling the peer (REFUSING).
  */
 static inline void
-lqp_error(struct lqp *q, bool keep_open)
+lqp_refused(struct lqp *q)
 {
-	if (q->state == LQP_CONNECTED) {
-		q->state = LQP_ERROR;
-		q->err_pending = true;
-		q->keep_open = keep_open;
-	}
+	if (q->state == LQP_CONNECTED)
+		q->state = LQP_REFUSED;
 }
 
 /* Where sl_chan_lane_cq_put() writes a completion, and what it carries besides its length. */

@@ -152,7 +152,7 @@ sl_chan_lane_stash_drain(struct sl_chan_lane *cl, struct lqp *q)
 			sl_chan_lane_cq_put(cl, q, SL_CHAN_PUT_RECV_CQ, r->wr_id, SL_WC_LOC_LEN_ERR,
 					    SL_WC_RECV, total, 0);
 			sl_chan_lane_stash_drop(cl, q);
-			lqp_error(q, true);
+			lqp_refused(q);
 			return;
 		}
 		total = 0;
@@ -304,7 +304,7 @@ sl_chan_lane_on_recv(struct sl_chan_lane *cl, const struct sl_xport_rx_seg *seg,
 		break;
 	}
 	if (syn)
-		lqp_error(q, true);
+		lqp_refused(q);
 	return syn;
 }
 
@@ -318,14 +318,14 @@ sl_chan_lane_read_src(struct sl_chan_lane *cl, uint32_t qpn, uint64_t raddr, uin
 		return SL_XPORT_SYN_OP;
 	if (!lqp_msg_fits(q, len)) {
 		sl_stat_add(&cl->stats.read_len_refused, 1);
-		lqp_error(q, true);
+		lqp_refused(q);
 		return SL_XPORT_SYN_INVALID;
 	}
 	*src = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_RKEY, rkey, raddr, len,
 				SL_ACCESS_REMOTE_READ);
 	if (*src == NULL) {
 		sl_stat_add(&cl->stats.read_refused, 1);
-		lqp_error(q, true);
+		lqp_refused(q);
 		return SL_XPORT_SYN_ACCESS;
 	}
 	return 0;
