@@ -38,11 +38,23 @@ enum sluiced_traffic_mode {
 	SLUICED_TRAFFIC_BOTH,
 };
 
+/* [link] reliability, in the order of its choices. */
+enum sluiced_reliability {
+	SLUICED_RELIABILITY_LINK = 0,   /**< the link replays (RIFL) */
+	SLUICED_RELIABILITY_END_TO_END, /**< no replay: the transport recovers */
+};
+
+/* [link] vcode_scope, in the order of its choices. */
+enum sluiced_vcode_scope {
+	SLUICED_VCODE_HEADER = 0, /**< link + transport header */
+	SLUICED_VCODE_FRAME,      /**< the whole frame */
+};
+
 /* [link]: the reliable link of every lane (docs/link.md). */
 struct sluiced_link_conf {
-	unsigned int reliability;    /**< 0 = link (replay), 1 = end-to-end (no replay) */
+	unsigned int reliability;    /**< enum sluiced_reliability */
 	unsigned int mode;           /**< enum sl_wire_mode */
-	unsigned int vcode_scope;    /**< 0 = link + transport header, 1 = whole frame */
+	unsigned int vcode_scope;    /**< enum sluiced_vcode_scope */
 	unsigned int replay;         /**< enum sl_link_replay */
 	uint32_t ring_order;         /**< k of the 2^k-frame replay ring; 0 = from rate x RTT */
 	uint64_t rate_bps;           /**< link rate for sizing, bits/s */

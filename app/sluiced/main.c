@@ -370,9 +370,10 @@ link_settings(struct sluiced *d)
 	l->fmt.mode = (enum sl_wire_mode)lc->mode;
 	l->line_bps = lc->rate_bps; /* every frame the link sends keeps to the line */
 	l->wire_overhead_bytes = SL_DP_ETH_WIRE_BYTES;
-	l->fmt.scope_bytes = lc->vcode_scope ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
+	l->fmt.scope_bytes =
+		lc->vcode_scope == SLUICED_VCODE_FRAME ? SL_WIRE_SCOPE_ALL : SL_DP_VCODE_HDR_BYTES;
 	l->replay = (enum sl_link_replay)lc->replay;
-	if (lc->reliability) {
+	if (lc->reliability == SLUICED_RELIABILITY_END_TO_END) {
 		/* End to end: the transport recovers; the link verifies each frame by its ID. */
 		if (l->fmt.mode != SL_WIRE_MODE_EXTENDED || l->replay != SL_LINK_REPLAY_RING) {
 			fprintf(stderr,
@@ -392,7 +393,7 @@ link_settings(struct sluiced *d)
 		return -1;
 	}
 	order = (int)lc->ring_order;
-	if (order == 0 && lc->reliability)
+	if (order == 0 && lc->reliability == SLUICED_RELIABILITY_END_TO_END)
 		order = SL_LINK_ORDER_MIN; /* the ring only holds frames until evicted */
 	else if (order == 0)
 		order = sl_link_ring_order(&l->fmt, lc->rate_bps, lc->rtt_ns,
@@ -520,6 +521,21 @@ setup_traffic(struct sluiced *d)
 		}
 	}
 	return 0;
+}
+
+/* What the built-in traffic does with each QP of a [qp] direction (enum sl_xport_traffic_role). */
+static unsigned
+qp_roles(unsigned int direction)
+{
+	switch ((enum sluiced_qp_direction)direction) {
+	case SLUICED_QP_SEND:
+		return SL_XPORT_TRAFFIC_SEND;
+	case SLUICED_QP_RECV:
+		return SL_XPORT_TRAFFIC_CHECK;
+	case SLUICED_QP_BOTH:
+		break;
+	}
+	return SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK;
 }
 
 /* The QP conf of qpn from [qp]. */
@@ -703,8 +719,7 @@ setup_qps(struct sluiced *d)
 			d->qp[i][q] = a;
 			for (uint32_t qpn = q; qpn < qc->count; qpn += p->nb_queues) {
 				struct sl_xport_qp_conf xc = qp_conf(qc, qpn);
-				int rc = sl_dp_qp_open(a, &xc, qc->direction != SLUICED_QP_RECV,
-						       qc->direction != SLUICED_QP_SEND, now);
+				int rc = sl_dp_qp_open(a, &xc, qp_roles(qc->direction), now);
 
 				if (rc != 0) {
 					fprintf(stderr, "%s:%u: count: %s: QP %u (%s): %s\n",
@@ -884,7 +899,7 @@ traffic_done(const struct sluiced *d, struct done_watch *w, uint64_t now)
 		w->rx_frames = rx;
 		w->quiet_ns = now;
 	}
-	return now - w->quiet_ns >= (d->conf.link.reliability /* 1: end to end */
+	return now - w->quiet_ns >= (d->conf.link.reliability == SLUICED_RELIABILITY_END_TO_END
 					     ? SL_MAX(SLUICED_DONE_QUIET_MIN_NS,
 						      SLUICED_DONE_QUIET_RTOS * d->conf.qp.rto_ns)
 					     : SLUICED_DONE_QUIET_MIN_NS);

@@ -92,7 +92,6 @@ SL_STAT_TABLE_DEFINE(sl_dp_qp_stat_table, struct sl_dp_qp_stats, stat_desc);
 /* How a QP was opened. */
 struct qp_conf {
 	struct sl_xport_qp_conf xc;
-	bool send, recv;
 };
 
 /*
@@ -354,7 +353,7 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 }
 
 int
-sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, bool recv,
+sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, unsigned roles,
 	      uint64_t now_ns)
 {
 	int rc;
@@ -363,11 +362,11 @@ sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, 
 		return -EINVAL;
 	rc = sl_xport_qp_open(a->x, qc, now_ns);
 	if (rc == 0)
-		rc = sl_xport_traffic_qp(a->t, qc->qpn, qc->peer_qpn, send, recv);
+		rc = sl_xport_traffic_qp(a->t, qc->qpn, qc->peer_qpn, roles);
 	if (rc != 0)
 		return rc;
 	a->open[qc->qpn] = true;
-	a->conf[qc->qpn] = (struct qp_conf){.xc = *qc, .send = send, .recv = recv};
+	a->conf[qc->qpn] = (struct qp_conf){.xc = *qc};
 	a->qpns[a->n_qps++] = qc->qpn;
 	return 0;
 }

@@ -123,11 +123,11 @@ void sl_dp_qp_free(struct sl_dp_qp *a);
 
 /*
  * Open QP qc->qpn on the endpoint at now_ns and give it traffic: it sends messages to the
- * peer's qc->peer_qpn (send) and/or checks what it receives (recv). 0 or the endpoint's or the
- * traffic's -errno. Before the lane runs. qc is copied (a new link session reopens the QP
- * from it); the program name it points to must outlive the adapter.
+ * peer's qc->peer_qpn and/or checks what it receives (roles: enum sl_xport_traffic_role bits).
+ * 0 or the endpoint's or the traffic's -errno. Before the lane runs. qc is copied (a new link
+ * session reopens the QP from it); the program name it points to must outlive the adapter.
  */
-int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, bool send, bool recv,
+int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, unsigned roles,
 		  uint64_t now_ns);
 
 /* struct sl_dp_app callbacks; ctx is the struct sl_dp_qp. */

@@ -75,13 +75,19 @@ struct sl_xport_traffic;
 struct sl_xport_traffic *sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf);
 void sl_xport_traffic_free(struct sl_xport_traffic *t);
 
+/* What the traffic does with a QP: sl_xport_traffic_qp()'s roles, bits of a word. */
+enum sl_xport_traffic_role {
+	SL_XPORT_TRAFFIC_SEND = 1u << 0,  /**< post messages to the peer's QP */
+	SL_XPORT_TRAFFIC_CHECK = 1u << 1, /**< check the messages that arrive */
+};
+
 /*
- * QP qpn of the endpoint sends to the peer's QP peer_qpn (send) and/or receives (recv). The
- * stream a QP receives is named by the receiver's QP number, so both ends agree on it.
- * 0 or -EINVAL.
+ * QP qpn of the endpoint sends to the peer's QP peer_qpn and/or checks what it receives (roles:
+ * enum sl_xport_traffic_role bits, at least one). The stream a QP receives is named by the
+ * receiver's QP number, so both ends agree on it. 0 or -EINVAL.
  */
-int sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, bool send,
-			bool recv);
+int sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn,
+			unsigned roles);
 
 /*
  * QP qpn starts a new session with its peer (the endpoint closed and reopened it: MSNs start

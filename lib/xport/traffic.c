@@ -169,19 +169,20 @@ ready_push(struct sl_xport_traffic *t, uint32_t qpn)
 }
 
 int
-sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, bool send,
-		    bool recv)
+sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, unsigned roles)
 {
+	const unsigned all = SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK;
 	struct tqp *q;
 
-	if (qpn >= t->c.max_qps || peer_qpn > SL_XHDR_QPN_MAX || t->q[qpn].send || t->q[qpn].recv)
+	if (qpn >= t->c.max_qps || peer_qpn > SL_XHDR_QPN_MAX || t->q[qpn].send || t->q[qpn].recv ||
+	    roles == 0 || (roles & ~all) != 0)
 		return -EINVAL;
 	q = &t->q[qpn];
-	q->send = send;
-	q->recv = recv;
+	q->send = (roles & SL_XPORT_TRAFFIC_SEND) != 0;
+	q->recv = (roles & SL_XPORT_TRAFFIC_CHECK) != 0;
 	q->peer_qpn = peer_qpn;
-	t->nsend += send;
-	t->nrecv += recv;
+	t->nsend += q->send;
+	t->nrecv += q->recv;
 	ready_push(t, qpn);
 	return 0;
 }

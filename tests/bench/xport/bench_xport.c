@@ -195,7 +195,8 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 					      .rto_ns = 200 * SL_NS_PER_US};
 
 		if (sl_xport_qp_open(h->x, &qc, 0) != 0 ||
-		    sl_xport_traffic_qp(h->t, q, q, true, true) != 0) {
+		    sl_xport_traffic_qp(h->t, q, q,
+					SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK) != 0) {
 			fprintf(stderr, "bench-xport: cannot open QP %u with %s\n", q, o->proto);
 			exit(1);
 		}

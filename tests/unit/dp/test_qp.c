@@ -70,7 +70,9 @@ adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 			.rto_ns = SL_NS_PER_S,
 		};
 
-		assert_int_equal(sl_dp_qp_open(a, &qc, true, true, 0), 0);
+		assert_int_equal(
+			sl_dp_qp_open(a, &qc, SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK, 0),
+			0);
 	}
 	return a;
 }

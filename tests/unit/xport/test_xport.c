@@ -316,7 +316,10 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 		struct sl_xport_qp_conf qc = qp_conf(r, q, epoch);
 
 		assert_int_equal(sl_xport_qp_open(s->x, &qc, now), 0);
-		assert_int_equal(sl_xport_traffic_qp(s->t, q, q, true, true), 0);
+		assert_int_equal(
+			sl_xport_traffic_qp(s->t, q, q,
+					    SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK),
+			0);
 	}
 }
 
@@ -1809,7 +1812,10 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 						      .timeout_ns = 10 * SL_NS_PER_S};
 
 			assert_int_equal(sl_xport_qp_open(s[i].x, &qc, 0), 0);
-			assert_int_equal(sl_xport_traffic_qp(s[i].t, q, q, i == 0, i == 1), 0);
+			assert_int_equal(sl_xport_traffic_qp(s[i].t, q, q,
+							     i == 0 ? SL_XPORT_TRAFFIC_SEND
+								    : SL_XPORT_TRAFFIC_CHECK),
+					 0);
 		}
 	}
 	for (uint64_t now = 0; now < t1; now += STEP_NS) {
