@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sluiced.h - the daemon's state, shared by main.c (lifecycle), telemetry.c (read-only views)
- * and the worker loops.
+ * sluiced.h - the daemon's state, shared by main.c (lifecycle), ports.c and serve.c (start-up),
+ * telemetry.c (read-only views) and the worker loops.
  */
 #ifndef SLUICED_H
 #define SLUICED_H
@@ -9,6 +9,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <rte_log.h>
 
 #include "config.h"
 #include "sl_chan_srv.h"
@@ -44,6 +47,29 @@ struct sluiced {
 	unsigned int numa_nodes; /**< NUMA nodes libnuma reports (1 without NUMA) */
 	volatile bool stop;      /**< set by SIGINT/SIGTERM or --duration-s */
 };
+
+/* The daemon's log lines (main.c registers the type). */
+extern int sluiced_logtype;
+#define LOG(level, fmt, ...)                                                                       \
+	rte_log(RTE_LOG_##level, sluiced_logtype, "sluiced: " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * Start-up, in main()'s order; each returns 0, or -1 after a `file:line:` message on stderr.
+ * ports.c: map every [port] device to its ethdev port (pid[], indexed as conf.port); the
+ * [link] settings every lane takes; the pools' size, then the pools; open every port.
+ */
+int sluiced_resolve_ports(const struct sluiced *d, uint16_t *pid);
+int sluiced_link_settings(struct sluiced *d);
+int sluiced_pool_size(struct sluiced *d);
+int sluiced_create_pools(struct sluiced *d, const uint16_t *pid);
+int sluiced_open_ports(struct sluiced *d, const uint16_t *pid);
+/* Warn when a worker lcore sits on another NUMA node than a port it polls. */
+void sluiced_check_numa(struct sluiced *d);
+/* serve.c: the link test traffic ([traffic]), the built-in QPs ([qp]), the applications' server
+ * ([api]). */
+int sluiced_setup_traffic(struct sluiced *d);
+int sluiced_setup_qps(struct sluiced *d);
+int sluiced_setup_srv(struct sluiced *d);
 
 /* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps,
  * /sluice/qp and, with [api], /sluice/api and /sluice/clients. 0 or -errno. */
