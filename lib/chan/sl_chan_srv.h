@@ -3,9 +3,10 @@
  * sl_chan_srv.h - the daemon's side of the application channel (lib/api/sl_chan.h), in two
  * halves that meet only through the structures below:
  *
- *   the control half (srv.c, mr.c) runs on a control thread: it listens on the unix socket,
- *   serves each application's requests, maps its shared memory, keeps its memory regions, CQs
- *   and QPs, and hands QP work to the lane that owns the QP through the lane's mailbox;
+ *   the control half (srv.c, srv_req.c, mr.c) runs on a control thread: it listens on the unix
+ *   socket, serves each application's requests, maps its shared memory, keeps its memory
+ *   regions, CQs and QPs, and hands QP work to the lane that owns the QP through the lane's
+ *   mailbox;
  *
  *   the lane half (lane.c) runs on the lane's lcore, inside the QP adapter's poll (lib/dp/qp.c):
  *   it takes mailbox commands, consumes the QPs' send and receive rings into the transport

@@ -2,7 +2,8 @@
 /*
  * srv.c - the control half of the application channel (sl_chan_srv.h): the unix socket, each
  * application's requests, its shared memory, memory regions, CQs and QPs, and the commands that
- * hand QPs to a lane. Plain POSIX, one control thread, no DPDK.
+ * hand QPs to a lane. Plain POSIX, one control thread, no DPDK. This file keeps the socket, the
+ * clients' life and the commands; srv_req.c serves each request by the rules below.
  *
  * Clients. A connection is a client: a protection domain numbered from 1 upwards, never
  * reused, so a key or a QP of a client that left can never be taken for a new one's. The
@@ -71,28 +72,20 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 
 #include "sl_chan_srv.h"
 #include "sl_common.h"
 #include "sl_fdmsg.h"
-#include "sl_pacer.h"
 #include "sl_proto.h"
-#include "sl_recv.h"
 #include "sl_time.h"
+#include "srv_priv.h"
 
-#define SL_CHAN_SRV_CMD_NS (1 * SL_NS_PER_S) /**< a lane answers a command within this, ns */
-#define SL_CHAN_MSG_DEFAULT (1u << 20)       /**< max_msg_bytes when a QP names none, bytes */
-#define RING_ALIGN 64u                       /**< a ring's offset is a multiple of this */
-#define FDS_MAX 4u                           /**< fds read from one message, at most */
-#define REQS_PER_POLL 16u                    /**< requests served per client per poll */
-#define SOCKET_TMP_SUFFIX ".new"             /**< the socket file's name until it listens */
-#define ACCESS_ALL (SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ)
+#define FDS_MAX 4u               /**< fds read from one message, at most */
+#define REQS_PER_POLL 16u        /**< requests served per client per poll */
+#define SOCKET_TMP_SUFFIX ".new" /**< the socket file's name until it listens */
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_srv_stats, clients_accepted, "applications connected"),
@@ -134,78 +127,7 @@ static const struct sl_stat_desc stat_desc[] = {
 };
 SL_STAT_TABLE_DEFINE(sl_chan_srv_stat_table, struct sl_chan_srv_stats, stat_desc);
 
-/* A command and whether a lane may still answer it (it timed out). */
-struct pending {
-	struct sl_chan_cmd c;
-	bool queued;   /**< posted, not answered yet: c must stay where it is */
-	bool unposted; /**< c was not posted: the lane's mailbox was full (a CLIENT_GONE: or
-			*   the client just left); the slot is free */
-};
-
-struct client {
-	enum sl_chan_client_state state;
-	int fd;       /**< the connection while ACCEPTED or ATTACHED, else -1 */
-	uint64_t id;  /**< protection domain, from first_client, never reused */
-	int memfd;    /**< -1: none */
-	uint8_t *mem; /**< the daemon's mapping */
-	uint64_t mem_bytes;
-	uint64_t base_va;
-	struct pending *bye;  /**< [n_lanes] CLIENT_GONE */
-	pid_t pid;            /**< SO_PEERCRED at accept */
-	uid_t uid;            /**< SO_PEERCRED at accept: uid_clients counts by it */
-	uint64_t hello_by_ns; /**< monotonic: closed if no HELLO by then (0: no deadline) */
-	/* what it holds, against its quotas */
-	uint32_t mrs;      /**< memory regions */
-	uint64_t mr_bytes; /**< the sum of their lengths, bytes */
-	uint32_t cqs;
-	uint32_t qps;
-	uint64_t requests; /**< requests served */
-	uint64_t refused;  /**< of them, answered with an error */
-	/* what other threads read of it (sl_chan_srv_clients): a copy, under a sequence count */
-	uint64_t view_seq; /**< odd while view is being written */
-	struct sl_chan_client_view view;
-};
-
-struct cq {
-	struct sl_chan_cq cq;
-	bool used;
-	uint32_t qps; /**< QPs that name it */
-	uint64_t off; /**< its ring in the client's memory, bytes */
-	uint64_t bytes;
-};
-
-enum qp_state { QP_FREE, QP_OPEN, QP_CONNECTED };
-
-struct qp {
-	enum qp_state state;
-	struct client *cl;
-	struct sl_chan_qp_conf conf; /**< what the lane was given (it keeps a pointer) */
-	struct pending p;            /**< the last command */
-	uint32_t last_token;         /**< the token of this slot's previous QP: not drawn again */
-};
-
-struct sl_chan_srv {
-	struct sl_chan_srv_conf conf;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char host[SL_CHAN_HOST_MAX];
-	char program[SL_NAME_MAX];
-	int lfd;
-	struct sl_chan_lane **lanes;
-	unsigned n_lanes;
-	struct sl_chan_mrs *mrs;
-	uint64_t next_id;
-	struct client *clients; /**< [max_clients] */
-	struct cq *cqs;         /**< [max_cqs]: handle = index + 1 */
-	struct qp *qps;         /**< [qps]: QPN = qpn_base + index */
-	struct pollfd *pfd;     /**< [1 + max_clients] */
-	struct client **pcl;    /**< [1 + max_clients]: the client of pfd[i] */
-	struct sl_chan_srv_stats stats;
-};
-
-static void srv_log(const struct sl_chan_srv *s, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
+void
 srv_log(const struct sl_chan_srv *s, int level, const char *fmt, ...)
 {
 	char buf[256];
@@ -219,8 +141,8 @@ srv_log(const struct sl_chan_srv *s, int level, const char *fmt, ...)
 	s->conf.log(s->conf.log_ctx, level, "%s", buf);
 }
 
-static void
-count(uint64_t *counter, int64_t n)
+void
+srv_count(uint64_t *counter, int64_t n)
 {
 	sl_stat_add(counter, (uint64_t)n);
 }
@@ -282,23 +204,19 @@ connected(const struct client *cl)
 
 /* --- commands to lanes --------------------------------------------------------------------- */
 
-/* The lane answered p (or it was never posted). */
-static bool
-answered(struct pending *p)
+/* (srv_priv.h) */
+bool
+srv_answered(struct pending *p)
 {
 	if (p->queued && atomic_load_explicit(&p->c.done, memory_order_acquire))
 		p->queued = false;
 	return !p->queued;
 }
 
-/*
- * Post a command in p to lane and wait for its answer: the lane's answer, -ETIMEDOUT (p stays
- * queued until the lane answers), or -EAGAIN (the lane's mailbox was full: p was not posted,
- * p->unposted says so, and p is free again).
- */
-static int
-call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_t type,
-     uint64_t client, uint32_t qpn, struct sl_chan_qp_conf *qp)
+/* (srv_priv.h) */
+int
+srv_call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_t type,
+	 uint64_t client, uint32_t qpn, struct sl_chan_qp_conf *qp)
 {
 	int rc;
 
@@ -313,44 +231,44 @@ call(struct sl_chan_srv *s, struct sl_chan_lane *lane, struct pending *p, uint8_
 	p->unposted = rc == -EAGAIN && !atomic_load_explicit(&p->c.done, memory_order_acquire);
 	if (p->unposted) {
 		p->queued = false;
-		count(&s->stats.mailbox_full, 1);
+		srv_count(&s->stats.mailbox_full, 1);
 		return rc;
 	}
 	/* the lane may answer between its call's last look and the deadline: that answer stands
 	 * (taken for a timeout, it would leave the caller waiting for what is already done) */
-	return answered(p) ? p->c.result : -ETIMEDOUT;
+	return srv_answered(p) ? p->c.result : -ETIMEDOUT;
 }
 
 /* --- releasing ----------------------------------------------------------------------------- */
 
-static void
-qp_free(struct sl_chan_srv *s, struct qp *q)
+void
+srv_qp_free(struct sl_chan_srv *s, struct qp *q)
 {
 	q->cl->qps--;
 	s->cqs[q->conf.send_cq->id - 1].qps--;
 	s->cqs[q->conf.recv_cq->id - 1].qps--;
 	*q = (struct qp){.last_token = q->last_token};
-	count(&s->stats.qps, -1);
+	srv_count(&s->stats.qps, -1);
 }
 
-static void
-cq_free(struct sl_chan_srv *s, struct client *cl, struct cq *c)
+void
+srv_cq_free(struct sl_chan_srv *s, struct client *cl, struct cq *c)
 {
 	cl->cqs--;
 	close(c->cq.event_fd);
 	memset(c, 0, sizeof(*c));
-	count(&s->stats.cqs, -1);
+	srv_count(&s->stats.cqs, -1);
 }
 
 /* A slot whose command timed out: free it once the lane answered (OPEN refused, DESTROY). */
 static void
 qp_reap(struct sl_chan_srv *s, struct qp *q)
 {
-	if (q->state == QP_FREE || q->p.queued == false || !answered(&q->p))
+	if (q->state == QP_FREE || q->p.queued == false || !srv_answered(&q->p))
 		return;
 	if (q->p.c.type == SL_CHAN_CMD_QP_DESTROY ||
 	    (q->p.c.type == SL_CHAN_CMD_QP_OPEN && q->p.c.result != 0))
-		qp_free(s, q);
+		srv_qp_free(s, q);
 	else if (q->p.c.type == SL_CHAN_CMD_QP_CONNECT && q->p.c.result == 0)
 		q->state = QP_CONNECTED;
 }
@@ -368,32 +286,32 @@ client_release(struct sl_chan_srv *s, struct client *cl)
 	for (unsigned i = 0; i < s->n_lanes; i++) {
 		struct pending *p = &cl->bye[i];
 
-		if (p->unposted &&
-		    call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0, NULL) == -ETIMEDOUT)
+		if (p->unposted && srv_call(s, s->lanes[i], p, SL_CHAN_CMD_CLIENT_GONE, cl->id, 0,
+					    NULL) == -ETIMEDOUT)
 			srv_log(s, LOG_WARNING,
 				"client %" PRIu64 ": lane %u did not answer CLIENT_GONE: "
 				"its memory stays mapped until it does",
 				cl->id, i);
-		out |= p->unposted || !answered(p);
+		out |= p->unposted || !srv_answered(p);
 	}
 	if (out)
 		return false;
 	for (uint32_t i = 0; i < s->conf.qps; i++)
-		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl && !answered(&s->qps[i].p))
+		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl && !srv_answered(&s->qps[i].p))
 			return false;
 	for (uint32_t i = 0; i < s->conf.qps; i++)
 		if (s->qps[i].state != QP_FREE && s->qps[i].cl == cl)
-			qp_free(s, &s->qps[i]);
+			srv_qp_free(s, &s->qps[i]);
 	for (uint32_t i = 0; i < s->conf.max_cqs; i++)
 		if (s->cqs[i].used && s->cqs[i].cq.client == cl->id)
-			cq_free(s, cl, &s->cqs[i]);
+			srv_cq_free(s, cl, &s->cqs[i]);
 	/*
 	 * Its keys last as long as its QPs and the mapping they point into: dropped before the
 	 * lanes destroyed the QPs, they would have those QPs answer their peers' WRITEs and READs
 	 * with an access refusal instead of silence (the peer would read "remote access error"
 	 * where its peer simply went away); a ghost's stay, and resolve only for its own QPs.
 	 */
-	count(&s->stats.mrs, -(int64_t)sl_chan_mrs_del_client(s->mrs, cl->id));
+	srv_count(&s->stats.mrs, -(int64_t)sl_chan_mrs_del_client(s->mrs, cl->id));
 	cl->mrs = 0;
 	cl->mr_bytes = 0;
 	if (cl->mem != NULL)
@@ -417,7 +335,7 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 	publish(cl);
 	for (unsigned i = 0; i < s->n_lanes; i++)
 		cl->bye[i].unposted = true; /* client_release tells the lanes */
-	count(&s->stats.clients_gone, 1);
+	srv_count(&s->stats.clients_gone, 1);
 	srv_log(s, LOG_INFO,
 		"client %" PRIu64 " gone: pid %d uid %u held %u MRs (%" PRIu64
 		" bytes), %u CQs, %u QPs",
@@ -425,474 +343,7 @@ client_gone(struct sl_chan_srv *s, struct client *cl)
 	client_release(s, cl);
 }
 
-/* --- requests ------------------------------------------------------------------------------ */
-
-/* [off, off + bytes) lies in a memory of mem_bytes. */
-static bool
-in_mem(uint64_t off, uint64_t bytes, uint64_t mem_bytes)
-{
-	return off <= mem_bytes && bytes <= mem_bytes - off;
-}
-
-static bool
-overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
-{
-	return a < b + b_bytes && b < a + a_bytes;
-}
-
-/*
- * May a client holding held (of anything) take n more under limit (0: no limit)? 0, or -EDQUOT
- * counted in *refusals. The one check of every quota.
- */
-static int
-quota_check(uint64_t held, uint64_t n, uint64_t limit, uint64_t *refusals)
-{
-	if (limit != 0 && (n > limit || held > limit - n)) {
-		count(refusals, 1);
-		return -EDQUOT;
-	}
-	return 0;
-}
-
-/* Wire bytes the pacer charges a packet of a QP running ops beyond its segment. */
-static uint32_t
-pkt_wire_bytes(const struct sl_chan_srv *s, const struct sl_proto_ops *ops)
-{
-	return sl_xport_hdr_bytes(ops) + s->conf.frame_overhead_bytes;
-}
-
-/* A ring of depth entries of esize bytes at off: aligned, inside the memory, depth 2^k. */
-static bool
-ring_ok(const struct client *cl, uint64_t off, uint32_t depth, uint32_t esize)
-{
-	return depth >= 1 && depth <= SL_CHAN_RING_MAX && sl_is_pow2(depth) &&
-	       off % RING_ALIGN == 0 &&
-	       in_mem(off, SL_CHAN_RING_BYTES(depth, esize), cl->mem_bytes);
-}
-
-/*
- * The lanes touch an application's memory (its rings, the buffers its MRs name) with plain loads
- * and stores on their lcores: a page of it must never vanish under them (SIGBUS kills the
- * daemon), nor may a touch sleep on anything the application controls (the lane would stall
- * every QP it serves). Only a memfd on tmpfs (shmem) holds to both:
- *
- *  - tmpfs: a hole the application punches (fallocate PUNCH_HOLE, madvise MADV_REMOVE) is
- *    filled with a fresh zeroed page at the next touch: the application loses its own data, the
- *    daemon takes an ordinary fault. Only a truncation would leave the mapping past the end of
- *    the file (SIGBUS there): hence F_SEAL_SHRINK, required. A tmpfs file carrying it is a
- *    memfd (every other is born sealed with F_SEAL_SEAL alone), and memfds live on the kernel's
- *    own tmpfs mount, which has no size limit: the fill cannot fail for want of space.
- *  - hugetlbfs (a memfd made with MFD_HUGETLB): F_SEAL_SHRINK does not stop a punched hole,
- *    which returns the page to the huge page pool, and the next touch is a SIGBUS when the pool
- *    is empty. Its f_type is HUGETLBFS_MAGIC, not TMPFS_MAGIC: refused by the type check.
- *  - any other file system (a disk, NFS, FUSE): a fault may wait on a device, a server or a
- *    process the application runs (a FUSE server that never answers). Such a file cannot carry
- *    seals at all (F_GET_SEALS fails), which refuses it before any question to its file system.
- *
- * F_SEAL_GROW is not required: the daemon maps mem_bytes once, and growth past that changes
- * nothing it maps. Nor is F_SEAL_SEAL: seals are never removed, and none added later reaches the
- * daemon's mapping (F_SEAL_WRITE cannot be added while a shared writable mapping exists,
- * F_SEAL_FUTURE_WRITE spares the mappings made before it).
- */
-int
-sl_chan_srv_mem_check(int seals, uint64_t fs_type, mode_t mode, uint64_t size, uint64_t bytes)
-{
-	if (seals < 0 || fs_type != TMPFS_MAGIC || !S_ISREG(mode) || size != bytes)
-		return -EINVAL;
-	return seals & F_SEAL_SHRINK ? 0 : -EPERM;
-}
-
-/*
- * What sl_chan_srv_mem_check decides on, read in an order the application cannot turn against
- * the daemon: the seals first, since F_GET_SEALS asks no file system and only shmem and
- * hugetlbfs files answer it (fstatfs or fstat of a file on FUSE could wait on its server); the
- * size last, once F_SEAL_SHRINK is known, so that the file cannot shrink after it was read.
- */
-static int
-mem_check(int fd, uint64_t bytes)
-{
-	int seals = fcntl(fd, F_GET_SEALS);
-	struct statfs fs = {0};
-	struct stat st = {0};
-
-	if (seals >= 0 && (fstatfs(fd, &fs) != 0 || fstat(fd, &st) != 0))
-		return -errno;
-	return sl_chan_srv_mem_check(seals, (uint64_t)fs.f_type, st.st_mode, (uint64_t)st.st_size,
-				     bytes);
-}
-
-static int
-do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
-	 struct sl_chan_rsp *r)
-{
-	uint64_t bytes = q->u.hello.mem_bytes;
-	void *mem;
-	int rc;
-
-	if (cl->state != SL_CHAN_CLIENT_ACCEPTED)
-		return -EPROTO;
-	rc = bytes == 0 || bytes > SL_CHAN_MEM_MAX || q->u.hello.base_va > UINT64_MAX - bytes
-		     ? -EINVAL
-		     : mem_check(*fd, bytes);
-	if (rc != 0) {
-		count(&s->stats.hello_mem_refused, 1);
-		return rc;
-	}
-	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	if (mem == MAP_FAILED)
-		return -errno;
-	cl->mem = mem;
-	cl->mem_bytes = bytes;
-	cl->base_va = q->u.hello.base_va;
-	cl->memfd = *fd;
-	*fd = -1;
-	cl->state = SL_CHAN_CLIENT_ATTACHED;
-	snprintf(r->u.hello.host, sizeof(r->u.hello.host), "%s", s->host);
-	r->u.hello.client = cl->id;
-	return 0;
-}
-
-static int
-do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
-	  struct sl_chan_rsp *r)
-{
-	uint64_t va = q->u.mr_reg.addr, len = q->u.mr_reg.len;
-	uint32_t access = q->u.mr_reg.access;
-	int rc;
-
-	if (len == 0 || va < cl->base_va || !in_mem(va - cl->base_va, len, cl->mem_bytes) ||
-	    (access & ~ACCESS_ALL) ||
-	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE)))
-		return -EINVAL;
-	rc = quota_check(cl->mrs, 1, s->conf.client_mrs, &s->stats.quota_mrs);
-	if (rc == 0)
-		rc = quota_check(cl->mr_bytes, len, s->conf.client_mr_bytes,
-				 &s->stats.quota_mr_bytes);
-	if (rc == 0)
-		rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access,
-				     &r->u.mr_reg.lkey, &r->u.mr_reg.rkey);
-	if (rc != 0)
-		return rc;
-	cl->mrs++;
-	cl->mr_bytes += len;
-	count(&s->stats.mrs, 1);
-	return 0;
-}
-
-static int
-do_mr_dereg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
-{
-	uint64_t len;
-	int rc = sl_chan_mrs_del(s->mrs, cl->id, q->u.mr_dereg.lkey, &len);
-
-	if (rc != 0)
-		return rc;
-	cl->mrs--;
-	cl->mr_bytes -= len;
-	count(&s->stats.mrs, -1);
-	return 0;
-}
-
-/*
- * A CQ's event fd (see the top of this file): *mine, the daemon's end, never blocks a send and
- * takes no data; *theirs goes to the application.
- */
-static int
-event_pair(int *mine, int *theirs)
-{
-	int sv[2];
-
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
-		return -errno;
-	if (shutdown(sv[0], SHUT_RD) != 0) {
-		int rc = -errno;
-
-		close(sv[0]);
-		close(sv[1]);
-		return rc;
-	}
-	*mine = sv[0];
-	*theirs = sv[1];
-	return 0;
-}
-
-static int
-do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *rsp_fd,
-	     struct sl_chan_rsp *r)
-{
-	uint64_t off = q->u.cq_create.ring_off;
-	uint32_t depth = q->u.cq_create.depth;
-	struct cq *c = NULL;
-	int event_fd, rc;
-
-	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)))
-		return -EINVAL;
-	rc = quota_check(cl->cqs, 1, s->conf.client_cqs, &s->stats.quota_cqs);
-	if (rc != 0)
-		return rc;
-	for (uint32_t i = 0; i < s->conf.max_cqs && c == NULL; i++)
-		if (!s->cqs[i].used)
-			c = &s->cqs[i];
-	if (c == NULL)
-		return -ENOSPC;
-	rc = event_pair(&event_fd, rsp_fd);
-	if (rc != 0)
-		return rc;
-	*c = (struct cq){
-		.cq = {.id = (uint32_t)(c - s->cqs) + 1,
-		       .client = cl->id,
-		       .ring = sl_chan_ring_at(cl->mem, off),
-		       .depth = depth,
-		       .event_fd = event_fd},
-		.used = true,
-		.off = off,
-		.bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)),
-	};
-	cl->cqs++;
-	count(&s->stats.cqs, 1);
-	r->u.cq_create.cq = c->cq.id;
-	return 0;
-}
-
-/* The client's CQ with handle id, or NULL. */
-static struct cq *
-cq_of(struct sl_chan_srv *s, const struct client *cl, uint32_t id)
-{
-	struct cq *c = id >= 1 && id <= s->conf.max_cqs ? &s->cqs[id - 1] : NULL;
-
-	return c != NULL && c->used && c->cq.client == cl->id ? c : NULL;
-}
-
-static int
-do_cq_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
-{
-	struct cq *c = cq_of(s, cl, q->u.cq_destroy.cq);
-
-	if (c == NULL)
-		return -ENOENT;
-	if (c->qps != 0)
-		return -EBUSY;
-	cq_free(s, cl, c);
-	return 0;
-}
-
-/* The client's QP qpn, or NULL. */
-static struct qp *
-qp_of(struct sl_chan_srv *s, const struct client *cl, uint32_t qpn)
-{
-	struct qp *q =
-		qpn - s->conf.qpn_base < s->conf.qps ? &s->qps[qpn - s->conf.qpn_base] : NULL;
-
-	return q != NULL && q->state != QP_FREE && q->cl == cl ? q : NULL;
-}
-
-/* Check QP_CREATE's request and fill conf from it; 0 or -errno. */
-static int
-qp_check(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
-	 struct sl_chan_qp_conf *conf)
-{
-	const __typeof__(q->u.qp_create) *a = &q->u.qp_create;
-	uint64_t sq_bytes = SL_CHAN_RING_BYTES(a->sq_depth, sizeof(struct sl_chan_sqe));
-	uint64_t rq_bytes = SL_CHAN_RING_BYTES(a->rq_depth, sizeof(struct sl_chan_rqe));
-	struct cq *scq = cq_of(s, cl, a->send_cq), *rcq = cq_of(s, cl, a->recv_cq);
-	const struct sl_proto_ops *ops;
-	char program[SL_NAME_MAX];
-	uint64_t wire_bps;
-
-	if (scq == NULL || rcq == NULL ||
-	    !ring_ok(cl, a->sq_off, a->sq_depth, sizeof(struct sl_chan_sqe)) ||
-	    !ring_ok(cl, a->rq_off, a->rq_depth, sizeof(struct sl_chan_rqe)) ||
-	    overlap(a->sq_off, sq_bytes, a->rq_off, rq_bytes) ||
-	    overlap(a->sq_off, sq_bytes, scq->off, scq->bytes) ||
-	    overlap(a->sq_off, sq_bytes, rcq->off, rcq->bytes) ||
-	    overlap(a->rq_off, rq_bytes, scq->off, scq->bytes) ||
-	    overlap(a->rq_off, rq_bytes, rcq->off, rcq->bytes) ||
-	    a->max_msg_bytes > SL_XPORT_MSG_MAX ||
-	    (a->rate_limit_bps != 0 && a->rate_limit_bps < SL_PACER_RATE_MIN_BPS) ||
-	    memchr(a->program, '\0', sizeof(a->program)) == NULL ||
-	    memchr(a->pacer, '\0', sizeof(a->pacer)) == NULL ||
-	    (a->receiver != SL_RECEIVER_MELO && a->receiver != SL_RECEIVER_GBN))
-		return -EINVAL;
-	snprintf(program, sizeof(program), "%s", a->program[0] ? a->program : s->program);
-	ops = sl_proto_find(program);
-	if (ops == NULL || (a->pacer[0] != '\0' && strcmp(a->pacer, "tassel") != 0))
-		return -ENOENT;
-	wire_bps = a->rate_limit_bps;
-	if (a->rate_msg_bytes != 0) {
-		/* a payload rate for messages of rate_msg_bytes: what the wire carries for them */
-		unsigned __int128 w = (unsigned __int128)a->rate_limit_bps *
-				      sl_chan_wire_bytes(s->conf.seg_bytes, pkt_wire_bytes(s, ops),
-							 a->rate_msg_bytes) /
-				      a->rate_msg_bytes;
-
-		wire_bps = w > UINT64_MAX ? UINT64_MAX : (uint64_t)w;
-	}
-	*conf = (struct sl_chan_qp_conf){
-		.client = cl->id,
-		.mrs = s->mrs,
-		.mem = cl->mem,
-		.mem_bytes = cl->mem_bytes,
-		.base_va = cl->base_va,
-		.send_cq = &scq->cq,
-		.recv_cq = &rcq->cq,
-		.sq = sl_chan_ring_at(cl->mem, a->sq_off),
-		.rq = sl_chan_ring_at(cl->mem, a->rq_off),
-		.sq_depth = a->sq_depth,
-		.rq_depth = a->rq_depth,
-		.max_msg_bytes = a->max_msg_bytes ? a->max_msg_bytes : SL_CHAN_MSG_DEFAULT,
-		.xqp = {.seg_bytes = s->conf.seg_bytes,
-			.rto_ns = s->conf.rto_ns,
-			.timeout_ns = s->conf.timeout_ns,
-			.recv_mode = a->receiver == SL_RECEIVER_GBN ? SL_RECV_GBN : SL_RECV_MELO,
-			.max_rate_bps = ops->credit == SL_CREDIT_GRANT ? 0 : wire_bps},
-	};
-	memcpy(conf->program, program, sizeof(program));
-	return 0;
-}
-
-/*
- * qp's connection identity, from the kernel's CSPRNG: the PSN of its first packet and its token,
- * which every frame for it must carry. The token is never the slot's previous one, so the QPN
- * reused refuses whatever its predecessor's peer still sends, and never 0, the built-in [qp]
- * traffic's (an application cannot connect to token 0: do_qp_connect). 0, or -errno.
- */
-static int
-qp_identity(struct qp *qp)
-{
-	uint32_t w[2];
-
-	do {
-		ssize_t n = getrandom(w, sizeof(w), 0);
-
-		if (n != (ssize_t)sizeof(w))
-			return n < 0 ? -errno : -EIO;
-	} while (w[1] == qp->last_token || w[1] == 0);
-	qp->conf.xqp.send_psn = w[0];
-	qp->conf.xqp.token = w[1];
-	qp->last_token = w[1];
-	return 0;
-}
-
-static int
-do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
-	     struct sl_chan_rsp *r)
-{
-	struct sl_chan_qp_conf conf;
-	struct qp *qp = NULL;
-	int rc = qp_check(s, cl, q, &conf);
-
-	if (rc == 0)
-		rc = quota_check(cl->qps, 1, s->conf.client_qps, &s->stats.quota_qps);
-	if (rc != 0)
-		return rc;
-	for (uint32_t i = 0; i < s->conf.qps && qp == NULL; i++)
-		if (s->qps[i].state == QP_FREE)
-			qp = &s->qps[i];
-	if (qp == NULL)
-		return -EMFILE;
-	qp->conf = conf;
-	rc = qp_identity(qp);
-	if (rc != 0)
-		return rc;
-	qp->state = QP_OPEN;
-	qp->cl = cl;
-	qp->conf.xqp.qpn = s->conf.qpn_base + (uint32_t)(qp - s->qps);
-	qp->conf.xqp.proto = qp->conf.program;
-	cl->qps++;
-	s->cqs[conf.send_cq->id - 1].qps++;
-	s->cqs[conf.recv_cq->id - 1].qps++;
-	count(&s->stats.qps, 1);
-	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn, &qp->conf);
-	if (rc == -ETIMEDOUT)
-		return rc; /* the lane may open it later: the slot stays (qp_reap) */
-	if (rc != 0) {
-		qp_free(s, qp);
-		return rc;
-	}
-	r->u.qp_create.qpn = qp->conf.xqp.qpn;
-	r->u.qp_create.seg_bytes = qp->conf.xqp.seg_bytes;
-	r->u.qp_create.pkt_wire_bytes = pkt_wire_bytes(s, sl_proto_find(qp->conf.program));
-	r->u.qp_create.psn = qp->conf.xqp.send_psn;
-	r->u.qp_create.token = qp->conf.xqp.token;
-	return 0;
-}
-
-static int
-do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
-{
-	struct qp *qp = qp_of(s, cl, q->u.qp_connect.qpn);
-	int rc;
-
-	if (qp == NULL || q->u.qp_connect.peer_qpn >= (1u << 24) || q->u.qp_connect.peer_token == 0)
-		return -EINVAL;
-	if (!answered(&qp->p))
-		return -EBUSY;
-	if (qp->state == QP_CONNECTED)
-		return -EISCONN;
-	/* the lane reads the peer from the conf once it takes the command (the mailbox orders
-	 * these stores before it); nothing of the lane's reads them before */
-	qp->conf.xqp.peer_qpn = q->u.qp_connect.peer_qpn;
-	qp->conf.xqp.recv_psn = q->u.qp_connect.peer_psn;
-	qp->conf.xqp.peer_token = q->u.qp_connect.peer_token;
-	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
-		  &qp->conf);
-	if (rc == 0)
-		qp->state = QP_CONNECTED;
-	return rc;
-}
-
-static int
-do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q)
-{
-	struct qp *qp = qp_of(s, cl, q->u.qp_destroy.qpn);
-	int rc;
-
-	if (qp == NULL)
-		return -ENOENT;
-	if (!answered(&qp->p))
-		return -EBUSY;
-	rc = call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn, NULL);
-	if (rc == -ETIMEDOUT)
-		return rc; /* freed when the lane answers (qp_reap) */
-	if (qp->p.unposted)
-		return rc; /* the lane never saw it: the QP is still open there */
-	qp_free(s, qp);
-	return rc;
-}
-
-/* The fds a request of type must carry. */
-static unsigned
-fds_wanted(uint16_t type)
-{
-	return type == SL_CHAN_HELLO;
-}
-
-/* Serve q into r; *fd is the fd q carried (taken: set to -1), *rsp_fd one to send with r. */
-static int
-serve(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, int *fd,
-      struct sl_chan_rsp *r, int *rsp_fd)
-{
-	if (q->type == SL_CHAN_HELLO)
-		return do_hello(s, cl, q, fd, r);
-	if (cl->state != SL_CHAN_CLIENT_ATTACHED)
-		return -EPROTO;
-	switch (q->type) {
-	case SL_CHAN_MR_REG:
-		return do_mr_reg(s, cl, q, r);
-	case SL_CHAN_MR_DEREG:
-		return do_mr_dereg(s, cl, q);
-	case SL_CHAN_CQ_CREATE:
-		return do_cq_create(s, cl, q, rsp_fd, r);
-	case SL_CHAN_CQ_DESTROY:
-		return do_cq_destroy(s, cl, q);
-	case SL_CHAN_QP_CREATE:
-		return do_qp_create(s, cl, q, r);
-	case SL_CHAN_QP_CONNECT:
-		return do_qp_connect(s, cl, q);
-	default:
-		return do_qp_destroy(s, cl, q);
-	}
-}
+/* --- serving connections ------------------------------------------------------------------- */
 
 /* Send r on the connection fd, with rsp_fd (SCM_RIGHTS) unless it is -1; 0 or -1. */
 static int
@@ -939,30 +390,30 @@ serve_one(struct sl_chan_srv *s, struct client *cl)
 			if (n_fds < FDS_MAX)
 				memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 	}
-	count(&s->stats.requests, 1);
+	srv_count(&s->stats.requests, 1);
 	cl->requests++;
 	bad = n != (ssize_t)sizeof(q) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	      q.magic != SL_CHAN_MAGIC || q.version != SL_CHAN_VERSION || q.type < SL_CHAN_HELLO ||
-	      q.type > SL_CHAN_TYPE_MAX || n_fds != fds_wanted(q.type);
+	      q.type > SL_CHAN_TYPE_MAX || n_fds != srv_fds_wanted(q.type);
 	memset(&r, 0, sizeof(r));
 	r.magic = SL_CHAN_MAGIC;
 	r.version = SL_CHAN_VERSION;
 	r.type = q.type;
 	r.seq = q.seq;
 	if (bad) {
-		count(&s->stats.bad_messages, 1);
+		srv_count(&s->stats.bad_messages, 1);
 		rc = -EPROTO;
 	} else {
 		fd = n_fds ? fds[0] : -1;
 		n_fds = 0;
-		rc = serve(s, cl, &q, &fd, &r, &rsp_fd);
+		rc = srv_serve(s, cl, &q, &fd, &r, &rsp_fd);
 	}
 	for (unsigned i = 0; i < n_fds; i++)
 		close(fds[i]);
 	if (fd >= 0)
 		close(fd); /* not kept by the request */
 	if (rc != 0) {
-		count(&s->stats.requests_refused, 1);
+		srv_count(&s->stats.requests_refused, 1);
 		cl->refused++;
 		srv_log(s, LOG_DEBUG, "client %" PRIu64 ": request %u (seq %u) refused: %s", cl->id,
 			q.type, q.seq, strerror(-rc));
@@ -1047,7 +498,7 @@ accept_all(struct sl_chan_srv *s)
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
 		    !cred_allowed(&s->conf, fd, &cred)) {
 			refuse(fd, -EACCES);
-			count(&s->stats.clients_denied, 1);
+			srv_count(&s->stats.clients_denied, 1);
 			srv_log(s, LOG_WARNING,
 				"connection refused: pid %d uid %u gid %u is not in [api] "
 				"allow_users or allow_groups",
@@ -1061,13 +512,13 @@ accept_all(struct sl_chan_srv *s)
 				cl = &s->clients[i];
 		if (cl == NULL) {
 			refuse(fd, -EMFILE);
-			count(&s->stats.clients_refused, 1);
+			srv_count(&s->stats.clients_refused, 1);
 			srv_log(s, LOG_WARNING, "connection refused: %u clients already",
 				s->conf.max_clients);
 			continue;
 		}
-		if (quota_check(uid_clients(s, cred.uid), 1, s->conf.uid_clients,
-				&s->stats.quota_uid_clients) != 0) {
+		if (srv_quota_check(uid_clients(s, cred.uid), 1, s->conf.uid_clients,
+				    &s->stats.quota_uid_clients) != 0) {
 			refuse(fd, -EDQUOT);
 			srv_log(s, LOG_WARNING,
 				"connection refused: pid %d uid %u has [api] uid_clients (%u) "
@@ -1085,7 +536,7 @@ accept_all(struct sl_chan_srv *s)
 		cl->hello_by_ns =
 			s->conf.hello_timeout_ns ? sl_monotonic_ns() + s->conf.hello_timeout_ns : 0;
 		publish(cl);
-		count(&s->stats.clients_accepted, 1);
+		srv_count(&s->stats.clients_accepted, 1);
 		srv_log(s, LOG_INFO, "client %" PRIu64 ": pid %d uid %u gid %u", cl->id,
 			(int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
 	}
@@ -1103,7 +554,7 @@ hello_deadline(struct sl_chan_srv *s, struct client *cl, uint64_t now_ns, int *t
 	if (cl->state != SL_CHAN_CLIENT_ACCEPTED || cl->hello_by_ns == 0)
 		return;
 	if (now_ns >= cl->hello_by_ns) {
-		count(&s->stats.hello_timeouts, 1);
+		srv_count(&s->stats.hello_timeouts, 1);
 		srv_log(s, LOG_WARNING,
 			"client %" PRIu64 ": no HELLO within %" PRIu64 " ms: closed", cl->id,
 			s->conf.hello_timeout_ns / SL_NS_PER_MS);

@@ -342,7 +342,7 @@ qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_
 		.max_msg_bytes = 1u << 16,
 		.program = "reno",
 	};
-	/* a connection identity drawn as the control half draws it (srv.c's qp_identity) */
+	/* a connection identity drawn as the control half draws it (srv_req.c's qp_identity) */
 	a->qc.xqp = (struct sl_xport_qp_conf){.qpn = qpn,
 					      .token = draw(),
 					      .send_psn = draw(),
@@ -1055,7 +1055,7 @@ lane_call__destroy_flushes_everything_taken(void **state)
 	free(b);
 }
 
-/* A CQ's event socket pair as srv.c makes it: [0] the daemon's end, [1] the application's. */
+/* A CQ's event socket pair as srv_req.c makes it: [0] the daemon's end, [1] the application's. */
 static void
 event_pair(int sv[2])
 {
