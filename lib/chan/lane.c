@@ -488,8 +488,8 @@ post_pend(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t n
 		q->has_pend = false;
 		sl_stat_add(&cl->stats.wr_posted, 1);
 	} else if (rc == -EPIPE) {
-		qp_fail(cl, q, x, now_ns,
-			LQP_ERROR); /* the endpoint failed the QP: this one flushes */
+		/* the endpoint failed the QP: this one flushes */
+		qp_fail(cl, q, x, now_ns, LQP_ERROR);
 	} else if (rc != -ENOBUFS) {
 		/* the endpoint does not serve it: GENERAL_ERR after the flushes before it */
 		sl_stat_add(&cl->stats.wr_bad, 1);

@@ -106,26 +106,22 @@ af_packet_size_ring(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, ch
 		    size_t errlen)
 {
 	unsigned int per_page = (unsigned int)getpagesize() / AF_PACKET_FRAME_BYTES, frames;
-	struct rte_eth_dev_info info;
-	const struct rte_devargs *da;
-	char args[512], value[64];
+	char name[RTE_ETH_NAME_MAX_LEN], args[512], value[64];
+	const char *driver, *old;
 	int rc;
 
-	if (rte_eth_dev_info_get(p->port_id, &info) != 0 || info.driver_name == NULL ||
-	    strcmp(info.driver_name, "net_af_packet") != 0 || info.device == NULL)
-		return 0;
-	da = rte_dev_devargs(info.device);
-	if (da == NULL || da->args == NULL ||
-	    sl_dp_devarg(da->args, "framecnt", value, sizeof(value)) ||
-	    sl_dp_devarg(da->args, "framesz", value, sizeof(value)) ||
-	    sl_dp_devarg(da->args, "blocksz", value, sizeof(value)))
+	/* depth 1: the port itself; a net_impair port, and what it stacks on, keep their rings */
+	if (!port_bottom(p->port_id, 1, name, &driver, &old) ||
+	    strcmp(driver, "net_af_packet") != 0 || old == NULL ||
+	    sl_dp_devarg(old, "framecnt", value, sizeof(value)) ||
+	    sl_dp_devarg(old, "framesz", value, sizeof(value)) ||
+	    sl_dp_devarg(old, "blocksz", value, sizeof(value)))
 		return 0;
 	per_page = per_page ? per_page : 1;
 	frames = SL_MAX(conf->rx_desc / per_page, 1u) * per_page;
 	if (frames == AF_PACKET_DEFAULT_FRAMES)
 		return 0;
-	if ((size_t)snprintf(args, sizeof(args), "%s,framecnt=%u", da->args, frames) >=
-	    sizeof(args)) {
+	if ((size_t)snprintf(args, sizeof(args), "%s,framecnt=%u", old, frames) >= sizeof(args)) {
 		snprintf(err, errlen, "%s: devargs too long to add framecnt=%u", p->name, frames);
 		return -E2BIG;
 	}
