@@ -41,7 +41,7 @@
 #include <rte_mempool.h>
 #include <rte_version.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "capture.h"
 #include "sluiced.h"
 

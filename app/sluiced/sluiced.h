@@ -14,9 +14,8 @@
 #include <rte_log.h>
 
 #include "config.h"
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_dp.h"
-#include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
 #include "sl_time.h"
 

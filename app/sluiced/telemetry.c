@@ -21,7 +21,7 @@
  * /sluice/qp,<qpn>[,<port>]  one QP (port 0 unless given): now_ns (the daemon's clock as
  *                      it read them), every counter of
  *                      sl_xport_qp_stat_table, its checked messages, info/<field> (the lane's
- *                      latest snapshot, sl_dp_qp.h), lane/<counter> of its endpoint's traffic
+ *                      latest snapshot, sl_dp.h), lane/<counter> of its endpoint's traffic
  *                      and adapter
  * /sluice/api         applications ([api]): the socket, every counter of the control half
  *                      (sl_chan_srv_stat_table) and lane/<counter> of the lane half serving them

@@ -12,7 +12,7 @@
  * our mapping, then closed: the mapping keeps it alive.
  *
  * A request is one struct sl_chan_req, its response one struct sl_chan_rsp, one outstanding at a
- * time (sl_chan.h). A response that is not exactly one well-formed answer to the request just
+ * time (sl_chan_abi.h). A response that is not exactly one well-formed answer to the request just
  * sent (size, magic, version, type, seq, status <= 0), a hang-up or a timeout break the channel:
  * the context can then only be closed, every call returns the error that broke it.
  */
@@ -25,7 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sl_api_priv.h"
+#include "api_priv.h"
 #include "sl_fdmsg.h"
 
 #define CTX_CALL_TIMEOUT_S 30 /**< a response takes at most this long, s (QP_DESTROY flushes) */
@@ -128,7 +128,7 @@ sl_api_call(struct sl_ctx *ctx, struct sl_chan_req *req, int fd, struct sl_chan_
 	if (hung_up)
 		return broken(ctx, -ECONNRESET);
 	got = rsp_fd_of(&m);
-	/* An fd comes with a successful answer that promises one (sl_chan.h), and only then. */
+	/* An fd comes with a successful answer that promises one (sl_chan_abi.h), and only then. */
 	if ((size_t)n != sizeof(*rsp) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    rsp->magic != SL_CHAN_MAGIC || rsp->version != SL_CHAN_VERSION ||
 	    rsp->type != req->type || rsp->seq != req->seq || rsp->status > 0 || got == -2 ||

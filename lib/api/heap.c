@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * heap.c - the allocator over a context's shared memory (sl_api_heap.h).
+ * heap.c - the allocator over a context's shared memory (heap.h).
  *
  * Model. The memory [0, bytes) is cut into blocks that tile it exactly, each free or in use,
  * each a multiple of 64 bytes long and starting on a 64-byte boundary. The blocks form one list
@@ -29,7 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sl_api_heap.h"
+#include "heap.h"
 
 #define HEAP_CLASSES 29u /**< 64 B << 28 = 2^34 B: SL_CHAN_MEM_MAX */
 

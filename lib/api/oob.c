@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sl_api_priv.h"
+#include "api_priv.h"
 #include "sl_common.h"
 
 #define OOB_MAGIC 0x534C4F42u /**< "SLOB" */

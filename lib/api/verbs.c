@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * verbs.c - memory regions, completion queues, queue pairs and the work requests that flow
- * through their rings (sluice.h; the rings' layout is sl_chan.h's).
+ * through their rings (sluice.h; the rings' layout is sl_chan_abi.h's).
  *
  * Rings. The library produces into a QP's SQ and RQ and consumes its CQs; it keeps its own copy
  * of the index it owns and reads the daemon's with an acquire load, so an entry is reused only
@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sl_api_priv.h"
+#include "api_priv.h"
 #include "sl_common.h"
 
 #define QP_DEPTH_DEFAULT 128u                  /**< sq_depth, rq_depth when 0 */

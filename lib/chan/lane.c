@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lane.c - the lane half of the daemon's application channel (sl_chan_srv.h): on the lane's
+ * lane.c - the lane half of the daemon's application channel (sl_chan.h): on the lane's
  * lcore, the applications' rings go into the transport endpoint and what the endpoint hands
  * back goes into the applications' memory and completion queues. No lock, no allocation after
  * create, no system call but the event fd's write.
@@ -238,8 +238,9 @@ sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64
 	__atomic_store_n(&cq->ring->prod, ++cq->prod, __ATOMIC_RELEASE);
 	cq_unreserve(q, recv);
 	sl_stat_add(&cl->stats.cqes, 1);
-	/* Store-load order (sl_chan.h, "no lost wake-up"): the application arms, then reads prod;
-	 * we publish prod, then read armed. Without a full fence both could read the old value. */
+	/* Store-load order (sl_chan_abi.h, "no lost wake-up"): the application arms, then reads
+	 * prod; we publish prod, then read armed. Without a full fence both could read the old
+	 * value. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_RELAXED) == 1 &&
 	    __atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {

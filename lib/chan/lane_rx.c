@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lane_rx.c - the lane half's arrivals (sl_chan_srv.h): what the endpoint delivers on an
+ * lane_rx.c - the lane half's arrivals (sl_chan.h): what the endpoint delivers on an
  * application QP goes into the application's memory and receive CQ, and READs are answered
  * from its memory (read_src).
  *

@@ -20,7 +20,7 @@
  * its kind with acquire and compares it whole before reading the fields, so it never sees a
  * half-written entry. del stores 0 first; a lane that found the key just before may still use
  * the pointer, which stays valid because the client's memory stays mapped until the client is
- * gone from every lane (sl_chan_srv.h, "Threads"). A slot freed by del is reused only by a
+ * gone from every lane (sl_chan.h, "Threads"). A slot freed by del is reused only by a
  * later add, so a find racing a del + add on the same slot reads either key; the fields it then
  * reads may belong to the new entry, which is why find compares the key once more after reading
  * them.
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_common.h"
 
 #define SLOTS_MAX 65535u /**< max_mrs, at most: slot + 1 in 16 bits leaves 16 random bits */

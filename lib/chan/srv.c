@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * srv.c - the control half of the application channel (sl_chan_srv.h): the unix socket, each
+ * srv.c - the control half of the application channel (sl_chan.h): the unix socket, each
  * application's requests, its shared memory, memory regions, CQs and QPs, and the commands that
  * hand QPs to a lane. Plain POSIX, one control thread, no DPDK. This file keeps the socket, the
  * clients' life and the commands; srv_req.c serves each request by the rules below.
@@ -76,7 +76,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_common.h"
 #include "sl_fdmsg.h"
 #include "sl_proto.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * eal.c - leave the EAL cleanly: park its interrupt thread, release, remove the runtime directory
- * (see sl_dp_eal.h).
+ * (see sl_dp.h).
  *
  * Why park. DPDK 22.11's rte_eal_cleanup() unmaps DPDK memory (rte_eal_memory_detach) while the
  * EAL interrupt thread still runs, and that thread reads every registered source's interrupt
@@ -36,8 +36,8 @@
 #include <rte_eal.h>
 #include <rte_interrupts.h>
 
-#include "sl_dp_eal.h"
-#include "sl_dp_log.h"
+#include "sl_dp.h"
+#include "dp_log.h"
 
 #define EAL_FILES_MAX 64 /* files the signal handler can remove; EAL makes about 5 */
 #define PARK_WAIT_US (10u * 1000u * 1000u) /**< longest wait for the thread to park, us */

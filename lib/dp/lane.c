@@ -32,8 +32,8 @@
 #include <rte_ethdev.h>
 #include <rte_memcpy.h>
 
-#include "sl_dp_lane.h"
-#include "sl_dp_log.h"
+#include "lane.h"
+#include "dp_log.h"
 
 static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_pkts, "frames received"),
@@ -249,7 +249,7 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 	struct rte_mbuf *frames[SL_DP_BURST];
 	unsigned int n_out, taken = 0, n = 0;
 
-	/* A chain's first mbuf holds all the link reads of a body (sl_dp_qp.h); the rest counts. */
+	/* A chain's first mbuf holds all the link reads of a body (sl_dp.h); the rest counts. */
 	for (unsigned int i = 0; i < l->n_pending; i++) {
 		struct rte_mbuf *m = l->pending[i];
 

@@ -43,8 +43,9 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
-#include "sl_dp_lane.h"
-#include "sl_dp_log.h"
+#include "lane.h"
+#include "lane_life.h"
+#include "dp_log.h"
 
 RTE_LOG_REGISTER(sl_dp_logtype, sluice.dp, INFO);
 

@@ -48,10 +48,10 @@
 #include <rte_alarm.h>
 #include <rte_version.h>
 
-#include "sl_dp_eal.h"
-#include "sl_dp_ethdev_abi.h"
-#include "sl_dp_lane.h"
-#include "sl_dp_log.h"
+#include "sl_dp.h"
+#include "sl_dp_driver.h"
+#include "lane.h"
+#include "dp_log.h"
 
 #define CLOSE_WAIT_US (10u * 1000u * 1000u) /**< longest wait for the alarm's close, us */
 

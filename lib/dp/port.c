@@ -16,9 +16,9 @@
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
 
-#include "sl_dp_lane.h"
-#include "sl_dp_log.h"
-#include "sl_dp_xdp.h"
+#include "lane.h"
+#include "dp_log.h"
+#include "xdp.h"
 
 void
 sl_dp_port_list(char *buf, size_t len)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * qp.c - queue pairs on a lane (sl_dp_qp.h): the endpoint's frames in and out of mbufs.
+ * qp.c - queue pairs on a lane (sl_dp.h): the endpoint's frames in and out of mbufs.
  *
  * TX. A poll posts at most SL_DP_QP_POST_BUDGET messages (none until the lane has seen its
  * peer up once: a QP whose first packets waited for a peer still starting would time out), then,
@@ -61,8 +61,8 @@
 #include <rte_memcpy.h>
 #include <rte_memzone.h>
 
-#include "sl_dp_log.h"
-#include "sl_dp_qp.h"
+#include "dp_log.h"
+#include "sl_dp.h"
 
 #define INFO_WORDS ((sizeof(struct sl_xport_qp_info) + 7) / 8)
 #define REGION_REFS_MAX 60000u /**< attach no more while the region has this many (uint16_t) */

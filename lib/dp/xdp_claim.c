@@ -31,8 +31,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "sl_dp_log.h"
-#include "sl_dp_xdp.h"
+#include "dp_log.h"
+#include "xdp.h"
 
 #define CLAIM_DIR "/run/sluice"
 #define STEER_PROG_NAME "sl_xdp_steer"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cal.c - the calendar queue of sl_pacer_cal.h: circular FIFO buckets indexed by a
+ * cal.c - the calendar queue of cal.h: circular FIFO buckets indexed by a
  * hierarchical FFS bitmap (Eiffel's cFFS, NSDI'19 section 4) or scanned bucket by bucket
  * (Carousel's timing wheel, SIGCOMM'17 section 4).
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_pacer_cal.h"
+#include "cal.h"
 
 #define CAL_SLOTS_MAX (UINT32_C(1) << 24)
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ffs.c - allocation of the hierarchical find-first-set bitmap (sl_pacer_ffs.h).
+ * ffs.c - allocation of the hierarchical find-first-set bitmap (ffs.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_pacer_ffs.h"
+#include "ffs.h"
 
 int
 sl_pacer_ffs_init(struct sl_pacer_ffs *b, uint32_t nbits)

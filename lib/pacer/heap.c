@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * heap.c - allocation and arbitrary-position updates of the 4-ary heap (sl_pacer_heap.h); the
+ * heap.c - allocation and arbitrary-position updates of the 4-ary heap (sl_pacer_driver.h); the
  * fast push/pop/retop are inline in the header.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_pacer_heap.h"
+#include "sl_pacer_driver.h"
 
 int
 sl_pacer_heap_init(struct sl_pacer_heap *h, uint32_t cap, uint32_t n_ids)

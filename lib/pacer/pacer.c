@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_pacer_impl.h"
+#include "sl_pacer_driver.h"
 #include "sl_registry.h"
 
 #define LOOKAHEAD_MAX_DEFAULT_NS (20 * SL_NS_PER_US)

@@ -68,10 +68,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_pacer_cal.h"
-#include "sl_pacer_ffs.h"
-#include "sl_pacer_heap.h"
-#include "sl_pacer_impl.h"
+#include "cal.h"
+#include "ffs.h"
+#include "sl_pacer_driver.h"
 
 #define TASSEL_SLOT_NS_DEFAULT 1u
 #define TASSEL_FLOW_SLOT_NS 256u                   /**< flow calendar bucket, ns */

@@ -5,7 +5,7 @@
  * Model (Carousel, Saeed et al., SIGCOMM'17, section 4; Eiffel, Saeed et al., NSDI'19,
  * section 4). Rate limiting becomes a timestamp per packet: a backlogged flow has its head
  * packet in the wheel, stamped ts = max(t_enqueue, ts_prev + len_prev / R) (earliest
- * departure time), and sits in a bucket of a circular array of FIFO buckets (sl_pacer_cal.h) of
+ * departure time), and sits in a bucket of a circular array of FIFO buckets (cal.h) of
  * width g (slot_ns) covering the horizon H (horizon_ns), k = floor(ts / g), released once the
  * bucket's last ns has passed, so a packet is never early and up to g - 1 ns late. Released flows
  * leave in bucket order, FIFO within a bucket, each when the modelled link is free; its next packet
@@ -27,8 +27,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sl_pacer_cal.h"
-#include "sl_pacer_tsw.h"
+#include "cal.h"
+#include "sl_pacer_driver.h"
 
 #define TSW_SLOT_NS_DEFAULT SL_NS_PER_US
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pool.c - MELO's shared bits pool (see sl_recv_pool.h for the model): construction, whole-chain
+ * pool.c - MELO's shared bits pool (see pool.h for the model): construction, whole-chain
  * release, and the audit walks the invariant tests use. The per-packet operations (take, return,
  * grow at the tail, shrink at the head, bit access) are inline in the header.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_recv_pool.h"
+#include "pool.h"
 
 static int
 conf_check(const struct sl_recv_pool_conf *conf)

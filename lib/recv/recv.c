@@ -52,7 +52,7 @@
 #include <string.h>
 
 #include "sl_recv.h"
-#include "sl_recv_pool.h"
+#include "pool.h"
 #include "sl_seq.h"
 
 /** The paper's on-chip fields with 32-bit PSNs: 24 B (the paper's 20 B uses 24-bit PSNs). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rtx.c - MELO's sender-side bitmap (section 3.2.4 of the paper; model in sl_recv_rtx.h).
+ * rtx.c - MELO's sender-side bitmap (section 3.2.4 of the paper; model in sl_recv.h).
  *
  * Per flow: head_psn (no mark lies before it: the take cursor), nack_high (one past the highest
  * PSN a NACK marked), the chain start_ptr..end_ptr in the tracker's bits pool, and the count of
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_recv_pool.h"
-#include "sl_recv_rtx.h"
+#include "pool.h"
+#include "sl_recv.h"
 #include "sl_seq.h"
 
 struct sl_recv_rtx_flow {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * crc12.c - CRC-12 (poly 0x02F, init 0, MSB first, no reflection, no xorout; see sl_crc12.h).
+ * crc12.c - CRC-12 (poly 0x02F, init 0, MSB first, no reflection, no xorout; see crc12.h).
  *
  * Slice-by-8. The register r holds the CRC in bits 31..20 of a uint32_t, so the polynomial
  * becomes SL_CRC12_POLY << 20 and one byte step is r = (r << 8) ^ T0[(r >> 24) ^ byte], exactly
@@ -55,7 +55,7 @@
  */
 #include <stdbool.h>
 
-#include "sl_crc12.h"
+#include "crc12.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

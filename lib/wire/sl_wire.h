@@ -33,13 +33,16 @@
 #ifndef SL_WIRE_H
 #define SL_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sl_common.h"
-#include "sl_crc12.h"
 
 #define SL_WIRE_ETHERTYPE 0x88B5u /**< IEEE 802 local experimental EtherType 1 */
+
+#define SL_CRC12_MASK                                                                              \
+	0xFFFu /**< VCODE bits: a CRC-12 (crc12.c) XOR the low 12 bits of the frame ID */
 
 #define SL_WIRE_SYN_DATA 0x1u
 #define SL_WIRE_SYN_CTRL 0x2u
@@ -153,5 +156,200 @@ size_t sl_wire_encode_filler(const struct sl_wire_fmt *fmt, uint8_t *out, uint32
  */
 size_t sl_wire_encode_ctrl(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t id, uint16_t key,
 			   uint32_t arg);
+
+/*
+ * The transport header and the feedback formats, after the link header
+ * (docs/wire-format.md, "Transport header", is the specification with worked examples).
+ *
+ * Every transport frame starts with the 20-byte base header, modelled on RoCE's BTH:
+ *
+ *   0      opcode   SEND / WRITE / READ (the InfiniBand RC opcode values 0x00-0x10), ACK 0x11,
+ *                   and sluice's NACK 0x12, CNP 0x13, PULL 0x14, NAK 0x15
+ *   1      flags    SL_XHDR_F_*: ACK request, retransmission, ECN CE, timestamp, trimmed
+ *   2-3    tx_id    data: the sender's retransmission count of this PSN, 0 on the first
+ *                   transmission, 1..3 after, staying at 3 (rtx-cnt, Tonic (NSDI 2020),
+ *                   section 3.2.3); flag RTX is set exactly when it is not 0; feedback: 0
+ *   4      pad      data: zero bytes after the payload (the Ethernet minimum), as BTH's
+ *                   PadCnt; feedback: zero
+ *   5-7    qpn      destination queue pair, 24 bits, as BTH
+ *   8-11   token    the destination QP's connection token: drawn at random by its daemon for
+ *                   this connection and learned by the sender when it connected; the receiver
+ *                   refuses a frame that does not carry it (docs/wire-format.md, "Connections")
+ *   12-15  psn      data: the packet sequence number; feedback: the cumulative ACK (RCV.NXT)
+ *   16-19  msn      data: the message sequence number; feedback: 0
+ *
+ * then, for data, in this order and only where the opcode or a flag asks for them:
+ *   RETH   16 B     remote address (8), rkey (4), length (4): WRITE FIRST / ONLY, READ request
+ *   IMM     4 B     immediate data: SEND / WRITE LAST or ONLY "with immediate"
+ *   TS      8 B     the sender's send time, ns (flag TS), echoed by ACKs for RTT samples
+ * and the payload; for feedback, the opcode's body (ACK 20 B, NACK 8 + 4 per hole, CNP none,
+ * PULL 4 B, NAK 8 B: the refused message's MSN, the syndrome, 3 reserved bytes).
+ * PSNs are 32-bit and wrap (the scheduler's sequence space), not BTH's 24 bits: at 100 Gbit/s
+ * and 4 KB segments 24 bits wrap in 5 s, and nothing here needs the 8 bits back.
+ *
+ * Decoders check every length, opcode, reserved bit and count; each rejection has a reason
+ * (enum sl_xhdr_reject) counted in a struct the caller owns. Encoding is canonical (fields the
+ * flags do not announce are zero), so decode(encode(x)) == x and encode(decode(b)) == b.
+ * Pure C, no DPDK, no allocation.
+ */
+/* Opcodes (byte 0). 0x00-0x11 are InfiniBand's RC opcodes. */
+enum sl_xhdr_op {
+	SL_XOP_SEND_FIRST = 0x00,
+	SL_XOP_SEND_MIDDLE = 0x01,
+	SL_XOP_SEND_LAST = 0x02,
+	SL_XOP_SEND_LAST_IMM = 0x03,
+	SL_XOP_SEND_ONLY = 0x04,
+	SL_XOP_SEND_ONLY_IMM = 0x05,
+	SL_XOP_WRITE_FIRST = 0x06,
+	SL_XOP_WRITE_MIDDLE = 0x07,
+	SL_XOP_WRITE_LAST = 0x08,
+	SL_XOP_WRITE_LAST_IMM = 0x09,
+	SL_XOP_WRITE_ONLY = 0x0A,
+	SL_XOP_WRITE_ONLY_IMM = 0x0B,
+	SL_XOP_READ_REQ = 0x0C,
+	SL_XOP_READ_RESP_FIRST = 0x0D,
+	SL_XOP_READ_RESP_MIDDLE = 0x0E,
+	SL_XOP_READ_RESP_LAST = 0x0F,
+	SL_XOP_READ_RESP_ONLY = 0x10,
+	SL_XOP_ACK = 0x11,  /**< cumulative ACK (+ SACK, echo, ECN count) */
+	SL_XOP_NACK = 0x12, /**< cumulative ACK + up to 3 holes (MELO) or go-back-N */
+	SL_XOP_CNP = 0x13,  /**< DCQCN congestion notification */
+	SL_XOP_PULL = 0x14, /**< NDP pull: one more packet may be sent */
+	SL_XOP_NAK = 0x15,  /**< the receiver refused a message: its MSN and why (syndrome) */
+	SL_XOP_MAX = SL_XOP_NAK,
+};
+
+/* Base header flags (byte 1). */
+#define SL_XHDR_F_ACKREQ (1u << 0)  /**< data: answer with an ACK now */
+#define SL_XHDR_F_RTX (1u << 1)     /**< data: a retransmission */
+#define SL_XHDR_F_CE (1u << 2)      /**< data: ECN Congestion Experienced on the way */
+#define SL_XHDR_F_TS (1u << 3)      /**< data: an 8-byte send timestamp follows */
+#define SL_XHDR_F_TRIMMED (1u << 4) /**< data: the payload was cut in the network (NDP) */
+#define SL_XHDR_F_DATA_ALL 0x1Fu
+
+#define SL_XHDR_BASE_LEN 20u
+#define SL_XHDR_RETH_LEN 16u
+#define SL_XHDR_IMM_LEN 4u
+#define SL_XHDR_TS_LEN 8u
+#define SL_XHDR_MAX_LEN (SL_XHDR_BASE_LEN + SL_XHDR_RETH_LEN + SL_XHDR_IMM_LEN + SL_XHDR_TS_LEN)
+#define SL_XHDR_QPN_MAX 0xFFFFFFu /**< 24-bit queue pair numbers */
+
+/* Feedback bodies after the base header. */
+#define SL_XFB_ACK_LEN 20u
+#define SL_XFB_NACK_LEN(nholes) (8u + 4u * (nholes))
+#define SL_XFB_PULL_LEN 4u
+#define SL_XFB_NAK_LEN 8u
+#define SL_XFB_HOLES 3u /**< holes per NACK: the 3 most recent, as MELO */
+#define SL_XFB_MAX_LEN (SL_XHDR_BASE_LEN + SL_XFB_ACK_LEN) /**< longest feedback frame */
+
+/*
+ * NAK syndromes (feedback body byte 4), 1..SL_XFB_SYN_MAX: why the receiver refused a message.
+ * The transport endpoint names them (enum sl_xport_syndrome); the wire only bounds them.
+ */
+#define SL_XFB_SYN_MAX 3u
+
+/* ACK flags (feedback body). */
+#define SL_XFB_F_SACK (1u << 0) /**< sack_psn is valid */
+#define SL_XFB_F_ECHO (1u << 1) /**< echo_tx_ns (and echo_tx_id) are valid */
+#define SL_XFB_F_ECN (1u << 2)  /**< ce_pkts is valid */
+#define SL_XFB_F_ALL 0x07u
+
+/* A data (or READ request) frame's header, decoded. */
+struct sl_xhdr {
+	uint8_t opcode;      /**< enum sl_xhdr_op, data opcodes only */
+	uint8_t flags;       /**< SL_XHDR_F_* */
+	uint16_t tx_id;      /**< retransmissions of this PSN: 0 first sent, saturates at 3 */
+	uint8_t pad_bytes;   /**< zero bytes after the payload, to the frame minimum */
+	uint32_t qpn;        /**< destination queue pair, < 2^24 */
+	uint32_t token;      /**< the destination QP's connection token */
+	uint32_t psn;        /**< packet sequence number */
+	uint32_t msn;        /**< message sequence number */
+	uint64_t raddr;      /**< RETH: remote address */
+	uint32_t rkey;       /**< RETH: remote key */
+	uint32_t rlen_bytes; /**< RETH: length of the whole operation, bytes */
+	uint32_t imm;        /**< IMM: immediate data */
+	uint64_t ts_ns;      /**< TS: send time, ns */
+};
+
+struct sl_xfb_hole {
+	uint32_t start_psn; /**< first missing PSN */
+	uint16_t len_pkts;  /**< missing packets, >= 1 */
+};
+
+/* A feedback frame, decoded. */
+struct sl_xfb {
+	uint8_t opcode;      /**< SL_XOP_ACK, NACK, CNP, PULL or NAK */
+	uint8_t flags;       /**< ACK: SL_XFB_F_*; 0 otherwise */
+	uint8_t nholes;      /**< NACK: holes, newest first, <= SL_XFB_HOLES; 0 otherwise */
+	uint32_t qpn;        /**< the queue pair the feedback is for (the data's sender's) */
+	uint32_t token;      /**< that queue pair's connection token */
+	uint32_t ack_psn;    /**< cumulative: every PSN before it was delivered (NAK: the first
+			      *   PSN of the refused message) */
+	uint16_t acked_pkts; /**< ACK, NACK: packets accepted since the previous ACK or NACK */
+	uint16_t ce_pkts;    /**< ACK with ECN, NACK: of those, ECN-CE marked */
+	uint32_t sack_psn;   /**< ACK with SACK: the out-of-order PSN that caused it */
+	uint16_t echo_tx_id; /**< ACK with SACK or ECHO: tx_id of the newest packet covered */
+	uint64_t echo_tx_ns; /**< ACK with ECHO: send time of the newest packet covered, ns */
+	struct sl_xfb_hole hole[SL_XFB_HOLES]; /**< NACK holes */
+	uint32_t pull_seq;                     /**< PULL: per-QP pull counter, from 1 */
+	uint32_t nak_msn;                      /**< NAK: MSN of the refused message */
+	uint8_t syndrome;                      /**< NAK: 1..SL_XFB_SYN_MAX */
+};
+
+/* Why a decoder refused a frame. */
+enum sl_xhdr_reject {
+	SL_XREJ_SHORT,         /**< shorter than its opcode, flags, hole count or pad need */
+	SL_XREJ_OPCODE,        /**< unknown opcode, or feedback where data was expected (or back) */
+	SL_XREJ_RESERVED,      /**< a reserved bit or byte is not zero */
+	SL_XREJ_QPN,           /**< feedback: QPN above 24 bits (byte 4 not zero) */
+	SL_XREJ_FLAGS,         /**< a flag this opcode cannot carry */
+	SL_XREJ_STRAY,         /**< a field the flags do not announce is not zero */
+	SL_XREJ_HOLES,         /**< more than 3 holes */
+	SL_XREJ_HOLE_RANGE,    /**< a hole of length 0 or past the window */
+	SL_XREJ_RETH_LEN_ZERO, /**< a READ request for 0 bytes */
+	SL_XREJ_SYNDROME,      /**< a NAK with syndrome 0 or above SL_XFB_SYN_MAX */
+	SL_XREJ_MAX,
+};
+
+/* Rejections by reason; the caller owns it (a lane, a QP table, a test). */
+struct sl_xhdr_rejects {
+	uint64_t n[SL_XREJ_MAX];
+};
+
+/* Counter name of a reason ("short", "opcode", ...), for telemetry. */
+const char *sl_xhdr_reject_name(enum sl_xhdr_reject r);
+
+/* The opcode is a data opcode (SEND, WRITE, READ request or response). */
+bool sl_xhdr_op_is_data(uint8_t opcode);
+
+/* Header bytes a data frame with this opcode and flags takes: base + RETH + IMM + TS. */
+size_t sl_xhdr_len(uint8_t opcode, uint8_t flags);
+
+/*
+ * Encode a data header into buf. Returns the bytes written, -EINVAL (not a data opcode, a QPN
+ * above 24 bits, an unknown flag) or -ENOSPC (len too small).
+ */
+int sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len);
+
+/*
+ * Decode a data header from buf (len bytes: header, payload and pad). Returns the header bytes
+ * (the payload starts there and is len - that - h->pad_bytes long) or -EBADMSG; each rejection
+ * is counted in rej (may be NULL).
+ */
+int sl_xhdr_decode(const uint8_t *buf, size_t len, struct sl_xhdr *h, struct sl_xhdr_rejects *rej);
+
+/*
+ * Encode a feedback frame (base header and body) into buf. Returns the bytes written, -EINVAL
+ * (not a feedback opcode, more than 3 holes, a hole of length 0 or more than 65535 PSNs past
+ * ack_psn, a QPN above 24 bits, a NAK syndrome outside 1..SL_XFB_SYN_MAX) or -ENOSPC.
+ */
+int sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len);
+
+/*
+ * Decode a feedback frame of len bytes. window_pkts bounds each hole (offset from ack_psn +
+ * length). Returns the bytes consumed or -EBADMSG, counting the reason in rej (may be NULL).
+ */
+int sl_xfb_decode(const uint8_t *buf, size_t len, uint32_t window_pkts, struct sl_xfb *fb,
+		  struct sl_xhdr_rejects *rej);
 
 #endif /* SL_WIRE_H */

@@ -9,6 +9,7 @@
  * the ID comparison to the caller (sl_wire_vcode_ok), because only the link knows which ID it
  * expects. All multi-byte fields are big-endian, written byte by byte (no alignment needed).
  */
+#include "crc12.h"
 #include "sl_common.h"
 #include "sl_wire.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * xhdr.c - encode and decode the transport header and the feedback formats (sl_xhdr.h;
+ * xhdr.c - encode and decode the transport header and the feedback formats (sl_wire.h;
  * docs/wire-format.md, "Transport header").
  *
  * Both decoders read the 20-byte base header first: opcode, flags, tx_id, a 24-bit QPN, the
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sl_common.h"
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 
 static const char *const reject_names[SL_XREJ_MAX] = {
 	[SL_XREJ_SHORT] = "short",

@@ -43,8 +43,8 @@
 #include <stdlib.h>
 
 #include "sl_time.h"
-#include "sl_xport_fbq.h"
-#include "sl_xport_int.h"
+#include "fbq.h"
+#include "xport_priv.h"
 
 int
 sl_xp_ec_create(struct sl_xport *x)

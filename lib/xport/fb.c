@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fb.c - receiver feedback <-> its wire form (sl_xport_fb.h). */
+/* fb.c - receiver feedback <-> its wire form (sl_xport.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "sl_common.h"
-#include "sl_xport_fb.h"
+#include "sl_xport.h"
 
 static_assert(SL_RECV_NACK_HOLES == SL_XFB_HOLES, "a NACK carries the same holes on the wire");
 static_assert(SL_RECV_FBF_SACK == SL_XFB_F_SACK && SL_RECV_FBF_ECHO == SL_XFB_F_ECHO &&

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fbq.c - the endpoint's outgoing feedback (sl_xport_fbq.h): a ring of frames, and per QP what
+ * fbq.c - the endpoint's outgoing feedback (fbq.h): a ring of frames, and per QP what
  * the ring had no room for.
  *
  * The receiver answers data as it arrives: an ACK per ack_every_pkts packets or ack_delay_ns, a
@@ -46,7 +46,7 @@
 
 #include "sl_common.h"
 #include "sl_seq.h"
-#include "sl_xport_fbq.h"
+#include "fbq.h"
 
 /*
  * An ACK frame covers at most this many PSNs past the cumulative ACK it was pushed with, so a

@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "sl_proto.h"
-#include "sl_xport_proto.h"
+#include "sl_xport.h"
 
 static_assert(SL_PROTO_FB_SACK == SL_RECV_FB_SACK && SL_PROTO_FB_ECHO == SL_RECV_FB_ECHO &&
 		      SL_PROTO_FB_ECN == SL_RECV_FB_ECN && SL_PROTO_FB_CNP == SL_RECV_FB_CNP &&

@@ -25,7 +25,7 @@
  * checks against the QP timeout: no ACK and no answer segment for that long fails it, as a
  * resend without progress does.
  */
-#include "sl_xport_int.h"
+#include "xport_priv.h"
 
 void
 sl_xp_reading_add(struct sl_xport *x, uint32_t qpn, struct xqp *q)

@@ -39,7 +39,7 @@
 #include "sl_recv.h"
 #include "sl_sched.h"
 #include "sl_stats.h"
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 
 #define SL_XPORT_MSG_MAX (UINT32_C(1) << 30) /**< largest message, bytes */
 #define SL_XPORT_SQ_DEFAULT 128u             /**< messages in flight per QP by default */
@@ -392,5 +392,69 @@ const struct sl_hist *sl_xport_recovery_hist(const struct sl_xport *x);
 
 /* The endpoint-congestion target's: 0, or -ENOENT without one (ec_drain_bps 0). */
 int sl_xport_ec_stats_get(const struct sl_xport *x, struct sl_ec_stats *st);
+
+/*
+ * Where the receiver's feedback meets the wire: lib/recv decides what to
+ * answer (struct sl_recv_action, struct sl_recv_fb) and lib/wire owns how it looks on the wire
+ * (struct sl_xfb, sl_wire.h); neither includes the other, and the transport endpoint, which
+ * uses both, converts between them here. Field for field; nothing is computed.
+ */
+/*
+ * The wire form of a feedback action (type ACK, NACK, CNP or PULL; conn is the QPN).
+ * 0, or -EINVAL for a data action.
+ */
+int sl_xport_fb_from_recv(const struct sl_recv_action *a, struct sl_xfb *fb);
+
+/*
+ * The wire form of an endpoint-congestion target's action (lib/ec), naming QP qpn: IACK and
+ * DACK as ACKs, a NACK as a NACK naming the expected PSN, with its one hole when it is selective
+ * (hole_len > 0). The endpoint then addresses it to the connection's peer (QPN and token).
+ */
+void sl_xport_fb_from_ec(const struct sl_ec_action *a, uint32_t qpn, struct sl_xfb *fb);
+
+/* The receiver's form of a decoded feedback frame, as lib/recv's sender-side tracker takes it. */
+void sl_xport_fb_to_recv(const struct sl_xfb *fb, struct sl_recv_fb *out);
+
+/* How a sending flow reads its peer's feedback (sl_xport_fb_events). */
+struct sl_xport_fb_flow {
+	uint32_t seg_bytes; /**< a PULL grants one segment, bytes */
+	bool sack;          /**< hand ACKs' SACK blocks to the program */
+	bool ts;            /**< hand ACKs' echoed send times to the program */
+	bool tracked;       /**< NACKs go through the MELO tracker (the flow is open in it) */
+	uint64_t rto_seen;  /**< the engine's RTO count when the tracker last looked */
+	uint32_t mark_psn;  /**< the engine's snd_max when a NACK last marked PSNs: a packet at or
+			     *   beyond it was first sent after every retransmission marked then */
+	uint64_t *relost;   /**< tracked: PSNs NACKed again because their retransmission was
+			     *   lost are counted here (NULL: not counted) */
+};
+
+/*
+ * The scheduler events of one decoded feedback frame for flow of engine e, at most max (>= 1):
+ * an ACK is one event (cumulative ACK, the SACK, ECN count and echoed send time the flow
+ * reads); a CNP or PULL maps to its event type. A NACK of a tracked flow goes through lib/recv's
+ * sender-side tracker rtx (sl_recv.h): an RTO the engine fired since the last NACK clears the
+ * tracker first, the holes mark only PSNs no earlier NACK marked, and each newly marked range
+ * becomes one SL_EV_NACK event (at least one event, for the cumulative ACK); so does each hole an
+ * earlier NACK marked when the receiver has since received a packet first sent after that
+ * marking (fb.c, "Lost retransmissions"); an untracked NACK
+ * names its newest hole, or the expected PSN for go-back-N. ACKs of a tracked flow shrink the
+ * tracker. An untracked NACK that names a hole carries SL_EVF_HOLE. Returns the number of events
+ * written.
+ */
+unsigned sl_xport_fb_events(struct sl_sched *e, struct sl_recv_rtx *rtx, uint32_t flow,
+			    struct sl_xport_fb_flow *ff, const struct sl_xfb *x,
+			    struct sl_event *ev, unsigned max);
+
+/*
+ * Where a transport program meets its peer's receiver: the feedback a
+ * program reads is declared in its ops table (lib/sched), the receiver that sends it is
+ * configured per connection (lib/recv); the transport endpoint, which uses both, joins them.
+ */
+/*
+ * Feedback for the registered program proto (struct sl_proto_ops.feedback and
+ * .ack_every_pkts): fills cc->fb and cc->ack_every_pkts, leaves isn and mode.
+ * 0, -EINVAL (NULL argument) or -ENOENT (no such program).
+ */
+int sl_xport_recv_conf_for_proto(const char *proto, struct sl_recv_conn_conf *cc);
 
 #endif /* SL_XPORT_H */

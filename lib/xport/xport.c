@@ -40,9 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_xport_fbq.h"
-#include "sl_xport_int.h"
-#include "sl_xport_proto.h"
+#include "fbq.h"
+#include "xport_priv.h"
+#include "sl_xport.h"
 
 #define XP_RX_BATCH 32u   /**< data frames handed to the receiver per call */
 #define XP_FBQ_SLOTS 256u /**< feedback frames the ring keeps (more are held per QP) */

@@ -72,7 +72,7 @@ struct sim_pkt {
 	uint64_t ts_ns;       /**< data: send time; ack: its echo */
 	uint8_t last;         /**< data: the last segment of a push (the sender wants an ACK) */
 	uint8_t fb_len;       /**< control from lib/recv: bytes of fb, 0 for the reference */
-	uint8_t fb[SIM_FB_MAX_BYTES]; /**< feedback frame as on the wire (sl_xhdr.h) */
+	uint8_t fb[SIM_FB_MAX_BYTES]; /**< feedback frame as on the wire (sl_wire.h) */
 };
 
 /* ---- event core ---- */

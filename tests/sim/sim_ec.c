@@ -7,7 +7,7 @@
 
 #include "sim_ec.h"
 #include "sim_fb.h"
-#include "sl_xport_fb.h"
+#include "sl_xport.h"
 #include "sl_time.h"
 
 /* What each policy runs: the sender's program and the target's two switches. */

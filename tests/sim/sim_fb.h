@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sim_fb.h - a receiver plug-in's way out: one feedback frame, encoded with sl_xfb_encode
- * exactly as it would go on the wire (sl_xhdr.h), in a control packet toward the flow's sender.
+ * exactly as it would go on the wire (sl_wire.h), in a control packet toward the flow's sender.
  * The sender decodes it (sim_sched.c); cumack and seq are filled too, so traces and the
  * reference-shaped counters keep working. Shared by lib/recv's plug-in (sim_librecv.c) and
  * lib/ec's (sim_ec.c).
@@ -13,7 +13,7 @@
 #include <errno.h>
 
 #include "sim.h"
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 
 static_assert(SIM_FB_MAX_BYTES >= SL_XFB_MAX_LEN, "a control packet holds any feedback frame");
 

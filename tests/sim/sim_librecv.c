@@ -5,8 +5,7 @@
 
 #include "sim_fb.h"
 #include "sim_librecv.h"
-#include "sl_xport_fb.h"
-#include "sl_xport_proto.h"
+#include "sl_xport.h"
 
 struct lr_flow {
 	struct sim_recv_flow_stats st;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sim_sched.h"
-#include "sl_xport_fb.h"
+#include "sl_xport.h"
 
 #define SIM_BACKLOG_CHUNK (UINT32_C(1) << 16) /**< segments pushed at a time when backlogged */
 #define SIM_NONE UINT32_MAX

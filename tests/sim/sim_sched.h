@@ -12,8 +12,8 @@
  * timestamps); a NACK, PULL or CNP maps to its event type.
  *
  * Feedback from lib/recv (a control packet with fb bytes) is decoded with sl_xfb_decode
- * (sl_xhdr.h). For a MELO flow (recovery SL_RECV_MELO, with the rtx tracker on) a NACK goes through
- * lib/recv's sender-side tracker (sl_recv_rtx.h): its holes rebuild the receiver's bitmap in the
+ * (sl_wire.h). For a MELO flow (recovery SL_RECV_MELO, with the rtx tracker on) a NACK goes through
+ * lib/recv's sender-side tracker (sl_recv.h): its holes rebuild the receiver's bitmap in the
  * tracker's own pool, PSNs already marked by an earlier NACK are not marked again, and the newly
  * marked ranges are taken at once and handed to the engine as one SL_EV_NACK event each, which the
  * program (drivers/proto/melo "melo") marks for retransmission; cumulative ACKs shrink the
@@ -24,7 +24,7 @@
 #define SIM_SCHED_H
 
 #include "sim.h"
-#include "sl_recv_rtx.h"
+#include "sl_recv.h"
 #include "sl_sched.h"
 
 /* What a simulated flow is: endpoints, program, size and what its acks carry. */

@@ -71,7 +71,7 @@ local status_names = {
     [5] = "explicit ID does not match VCODE",
 }
 
--- Transport (lib/wire/sl_xhdr.h).
+-- Transport (lib/wire/sl_wire.h).
 local op_names = {
     [0x00] = "SEND FIRST", [0x01] = "SEND MIDDLE", [0x02] = "SEND LAST",
     [0x03] = "SEND LAST with immediate", [0x04] = "SEND ONLY", [0x05] = "SEND ONLY with immediate",
@@ -229,7 +229,7 @@ local function track(pinfo, kind, implied)
 end
 
 -- A transport frame (data header + payload, or feedback); returns an Info string or nil.
--- Base header (lib/wire/sl_xhdr.h): 0 opcode, 1 flags, 2-3 tx_id, 4 pad, 5-7 QPN, 8-11 token,
+-- Base header (lib/wire/sl_wire.h): 0 opcode, 1 flags, 2-3 tx_id, 4 pad, 5-7 QPN, 8-11 token,
 -- 12-15 PSN (feedback: cumulative ACK), 16-19 MSN (feedback: 0); a feedback body from byte 20.
 local function dissect_transport(tvb, tree)
     local len = tvb:len()

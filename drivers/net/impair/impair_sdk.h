@@ -5,11 +5,11 @@
  * A PMD needs DPDK's driver headers (ethdev_driver.h, bus_vdev_driver.h). DPDK installs them
  * only when built with -Denable_driver_sdk=true, and Debian's libdpdk-dev (22.11) is not, so
  * when meson does not find them (SL_HAVE_DRIVER_SDK unset) this file declares the part of the
- * 22.11 driver ABI the PMD touches beyond lib/dp/sl_dp_ethdev_abi.h (the leading members of
+ * 22.11 driver ABI the PMD touches beyond lib/dp/sl_dp_driver.h (the leading members of
  * struct rte_eth_dev and struct rte_eth_dev_data): the full slot layout of struct eth_dev_ops
  * (unused slots as padding so every slot DPDK reads past ours is NULL), struct rte_vdev_driver
  * and the exported driver functions. These are ABI facts of DPDK 22.11 (ABI 23), so the
- * fallback is refused for any other release (sl_dp_ethdev_abi.h); the probe also checks the
+ * fallback is refused for any other release (sl_dp_driver.h); the probe also checks the
  * layout at run time (impair_abi_check in rte_eth_impair.c) before touching a port.
  */
 #ifndef SL_IMPAIR_SDK_H
@@ -21,7 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_version.h>
 
-#include "sl_dp_ethdev_abi.h"
+#include "sl_dp_driver.h"
 
 #ifdef SL_HAVE_DRIVER_SDK
 

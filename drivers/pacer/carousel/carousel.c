@@ -5,7 +5,7 @@
  * conf.slot_ns (default 1 us) over conf.horizon_ns (default 1 s), slots visited one by one as
  * time passes. The engine and its model are in lib/pacer/tsw.c.
  */
-#include "sl_pacer_tsw.h"
+#include "sl_pacer_driver.h"
 
 static int
 carousel_init(struct sl_pacer *p)

@@ -5,9 +5,9 @@
  * bucket queue (cFFS), bucket width conf.slot_ns (default 1 us) over conf.horizon_ns (default
  * 1 s); the next non-empty bucket is found in O(log_64 buckets) word operations instead of a
  * slot-by-slot scan. The engine and its model are in lib/pacer/tsw.c, the bitmap in
- * lib/pacer/sl_pacer_ffs.h.
+ * lib/pacer/private/ffs.h.
  */
-#include "sl_pacer_tsw.h"
+#include "sl_pacer_driver.h"
 
 static int
 cffs_init(struct sl_pacer *p)

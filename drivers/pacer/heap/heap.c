@@ -16,8 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sl_pacer_heap.h"
-#include "sl_pacer_impl.h"
+#include "sl_pacer_driver.h"
 
 struct wfq_flow {
 	uint64_t next_ns;        /**< S of the head packet; F once it is eligible, ns */

@@ -36,7 +36,7 @@
 #include <rte_sched.h>
 #pragma GCC diagnostic pop
 
-#include "sl_pacer_impl.h"
+#include "sl_pacer_driver.h"
 
 #define RTE_SCHED_INFLIGHT 2u        /**< packets per flow held inside rte_sched */
 #define RTE_SCHED_QSIZE 16u          /**< best-effort queue size, packets (power of two) */

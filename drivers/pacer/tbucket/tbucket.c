@@ -17,8 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sl_pacer_heap.h"
-#include "sl_pacer_impl.h"
+#include "sl_pacer_driver.h"
 
 struct tb_flow {
 	uint64_t tokens;  /**< bits x 1e9 at last_ns */

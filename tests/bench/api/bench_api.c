@@ -69,7 +69,7 @@
 #endif
 
 #include "bench_callgrind.h"
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_rng.h"
 #include "sl_time.h"
 #include "sluice.h"

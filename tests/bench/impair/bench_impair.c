@@ -38,7 +38,7 @@
 #include <valgrind/callgrind.h>
 #endif
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "bench_callgrind.h"
 #include "impair_engine.h"
 

@@ -44,7 +44,6 @@
 #include "link_pair.h"
 #include "sl_rng.h"
 #include "sl_wire.h"
-#include "sl_xhdr.h"
 
 /*
  * The header scope sluiced runs with: SL_DP_VCODE_HDR_BYTES (lib/dp/sl_dp.h), which is the

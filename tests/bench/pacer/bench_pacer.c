@@ -29,7 +29,7 @@
 
 #include <rte_eal.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "pacer_harness.h"
 #include "sl_rng.h"
 #include "sl_time.h"

@@ -28,7 +28,6 @@
 
 #include "bench_callgrind.h"
 #include "sl_recv.h"
-#include "sl_recv_rtx.h"
 #include "sl_rng.h"
 
 #define CONNS 64

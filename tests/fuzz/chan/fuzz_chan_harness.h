@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 
 extern struct sl_chan_srv *fuzz_srv; /**< the server, once fuzz_srv_start returned */
 extern struct sl_chan_mrs *fuzz_mrs; /**< its key table */

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "sl_recv.h"
-#include "sl_recv_rtx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_recv_rtx.h"
-#include "sl_xport_fb.h"
+#include "sl_recv.h"
+#include "sl_xport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

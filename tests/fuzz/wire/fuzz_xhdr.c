@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -29,7 +29,7 @@
  *       came only after the client was stopped. Both print their WRITE count at the end.
  *
  *   api_hostile -S sock -d dir hello-mem
- *       Speaks the raw channel (sl_chan.h): HELLOs whose memory could vanish under the daemon
+ *       Speaks the raw channel (sl_chan_abi.h): HELLOs whose memory could vanish under the daemon
  *       must be refused: a huge-page memfd (MFD_HUGETLB) and a file outside tmpfs (an
  *       O_TMPFILE in dir) with -EINVAL, a memfd not sealed against shrinking with -EPERM; a
  *       sealed memfd on tmpfs, last, is accepted (the raw client speaks the channel right).
@@ -85,7 +85,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include <sl_chan.h>
+#include <sl_chan_abi.h>
 #include <sluice.h>
 
 #define TIMEOUT_MS 10000

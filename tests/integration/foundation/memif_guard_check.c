@@ -24,7 +24,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include "sl_dp_lane.h"
+#include "lane.h"
 
 #define WAIT_S 10u
 

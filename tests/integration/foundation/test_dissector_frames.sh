@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The dissector (usertools/wireshark/sluice.lua) on one hand-built frame of each transport
-# feedback opcode and a WRITE with immediate, laid out as lib/wire/sl_xhdr.h puts them (the
+# feedback opcode and a WRITE with immediate, laid out as lib/wire/sl_wire.h puts them (the
 # 20-byte base header: opcode, flags, tx_id, pad, 24-bit QPN, the destination QP's connection
 # token, PSN, MSN; a feedback body from byte 20): tshark must name each opcode and read back
 # every field written, the token of every frame included, with no malformed item. A two-host

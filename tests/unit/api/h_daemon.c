@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * h_daemon.c - the fake sluiced of libsluice's tests (h_daemon.h). It follows sl_chan.h as the
+ * h_daemon.c - the fake sluiced of libsluice's tests (h_daemon.h). It follows sl_chan_abi.h as the
  * real daemon must, in one thread and without a transport: "the wire" between two QPs is a
  * memcpy from one client's memory to another's (or the same one's).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * h_daemon.h - a fake sluiced for libsluice's tests: a thread that listens on a SOCK_SEQPACKET
- * socket, answers its clients' requests as sl_chan.h says, maps each client's memory through
+ * socket, answers its clients' requests as sl_chan_abi.h says, maps each client's memory through
  * the fd its HELLO brings, and, while its lane runs, consumes the QPs' send and receive rings
  * and produces completions. A QP's peer is any other QP it serves, of the same client or of
  * another (two processes on one fake daemon stand for two hosts): work between them moves
@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sl_chan.h"
+#include "sl_chan_abi.h"
 
 #define H_MAX 16                    /**< MRs and CQs per client, QPs in all */
 #define H_CLIENTS 4                 /**< clients at once */

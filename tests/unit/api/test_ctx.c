@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "h_daemon.h"
-#include "sl_api_priv.h"
+#include "api_priv.h"
 
 static int
 setup(void **state)

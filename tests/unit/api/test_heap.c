@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sl_api_heap.h"
+#include "heap.h"
 
 #define MEM (UINT64_C(16) << 20)
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "h_daemon.h"
-#include "sl_api_priv.h"
+#include "api_priv.h"
 
 #define BUF 65536
 

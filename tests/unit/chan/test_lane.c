@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_rng.h"
 
 #define MEM_BYTES (UINT64_C(1) << 20)

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_rng.h"
 
 #define MAX_MRS 32u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests for lib/chan/srv.c: a real server on a real socket in a temporary directory, and a
- * client written here with raw sl_chan.h messages (not libsluice). The lane half is a test
+ * client written here with raw sl_chan_abi.h messages (not libsluice). The lane half is a test
  * double below: sl_chan_lane_call records each command and answers it at once (or, "hanging",
  * never; or, its mailbox "full", refuses it unposted), sl_chan_lane_owns states the lane's QPN
  * range.
@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_time.h"
 
 /* --- the lane double ----------------------------------------------------------------------- */

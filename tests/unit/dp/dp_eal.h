@@ -13,7 +13,6 @@
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
-#include "sl_dp_eal.h"
 #include "sl_dp.h"
 
 static inline int

@@ -15,9 +15,8 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "sl_dp_eal.h"
-#include "dp_eal.h"
 #include "sl_dp.h"
+#include "dp_eal.h"
 #include "sl_dp_traffic.h"
 
 static struct rte_mempool *pool;

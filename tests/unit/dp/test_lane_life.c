@@ -26,9 +26,9 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "sl_dp_eal.h"
-#include "dp_eal.h"
 #include "sl_dp.h"
+#include "dp_eal.h"
+#include "lane_life.h"
 
 /* --- sl_dp_lane_transition ----------------------------------------------------------------- */
 

@@ -19,9 +19,8 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "dp_eal.h"
-#include "sl_dp_qp.h"
 
 #define MSGS 40
 #define QPS 3

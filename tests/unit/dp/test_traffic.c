@@ -13,7 +13,7 @@
 
 #include <rte_mbuf.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "dp_eal.h"
 #include "sl_dp_traffic.h"
 

@@ -20,7 +20,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include <rte_mbuf.h>
 
 #define BURST 32

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "sl_pacer_ffs.h"
+#include "ffs.h"
 #include "sl_rng.h"
 
 static uint32_t

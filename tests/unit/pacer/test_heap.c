@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "sl_pacer_heap.h"
+#include "sl_pacer_driver.h"
 #include "sl_rng.h"
 
 #define N 5000u

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "pacer_test_util.h"
-#include "sl_pacer_impl.h"
+#include "sl_pacer_driver.h"
 
 static void
 sl_pacer_create__rejects_bad_conf(void **state)

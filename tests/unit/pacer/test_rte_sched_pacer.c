@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <rte_eal.h>
 
-#include "sl_dp_eal.h"
+#include "sl_dp.h"
 #include "pacer_test_util.h"
 #include "sl_time.h"
 

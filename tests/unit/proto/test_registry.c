@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "harness.h"
-#include "sl_xport_proto.h"
+#include "sl_xport.h"
 
 #define FB_ALL                                                                                     \
 	(SL_PROTO_FB_SACK | SL_PROTO_FB_ECHO | SL_PROTO_FB_ECN | SL_PROTO_FB_CNP |                 \

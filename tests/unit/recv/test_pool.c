@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sl_recv_pool.h"
+#include "pool.h"
 
 static struct sl_recv_pool *
 pool_new(uint32_t pool_bits, uint32_t block_bits)

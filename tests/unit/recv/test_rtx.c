@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "sl_recv.h"
-#include "sl_recv_rtx.h"
 #include "sl_rng.h"
 
 static struct sl_recv_rtx *

@@ -16,15 +16,13 @@
 #include <cmocka.h>
 
 #include "impair_engine.h"
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_dp.h"
-#include "sl_dp_qp.h"
 #include "sl_dp_traffic.h"
 #include "sl_ec.h"
 #include "sl_link.h"
 #include "sl_pacer.h"
 #include "sl_recv.h"
-#include "sl_recv_rtx.h"
 #include "sl_sched.h"
 #include "sl_xport.h"
 #include "sl_xport_traffic.h"

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sl_crc12.h"
+#include "crc12.h"
 #include "sl_rng.h"
 
 /* Seed r and fill buf from it; the test goes on drawing from r. */

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "sl_common.h"
-#include "sl_crc12.h"
+#include "crc12.h"
 #include "sl_wire.h"
 
 static const struct sl_wire_fmt faithful = {SL_WIRE_MODE_FAITHFUL, 16};

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sl_common.h"
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

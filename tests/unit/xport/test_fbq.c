@@ -18,7 +18,7 @@
 
 #include "sl_rng.h"
 #include "sl_seq.h"
-#include "sl_xport_fbq.h"
+#include "fbq.h"
 
 #define QPS 8u
 #define RING 16u

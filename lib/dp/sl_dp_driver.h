@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_dp_ethdev_abi.h - the part of DPDK's ethdev driver interface sluice reads: a device's
+ * sl_dp_driver.h - the part of DPDK's ethdev driver interface sluice reads: a device's
  * struct rte_eth_dev and struct rte_eth_dev_data, found by name.
  *
  * Two users: the net_impair PMD (drivers/net/impair), which is a driver, and lib/dp's memif
@@ -12,8 +12,8 @@
  * release, and each user checks the layout at run time before trusting it (impair_abi_check in
  * rte_eth_impair.c, memif_guard_check in memif_guard.c).
  */
-#ifndef SL_DP_ETHDEV_ABI_H
-#define SL_DP_ETHDEV_ABI_H
+#ifndef SL_DP_DRIVER_H
+#define SL_DP_DRIVER_H
 
 #include <rte_ethdev.h>
 #include <rte_version.h>
@@ -69,4 +69,4 @@ struct rte_eth_dev *rte_eth_dev_allocated(const char *name);
 
 #endif /* SL_HAVE_DRIVER_SDK */
 
-#endif /* SL_DP_ETHDEV_ABI_H */
+#endif /* SL_DP_DRIVER_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_chan.h - the channel between libsluice and sluiced: control messages on the unix socket,
+ * sl_chan_abi.h - the channel between libsluice and sluiced: control messages on the unix socket,
  * and the layout of the rings in the shared memory. Both sides include this file and nothing
  * else of each other; docs/api.md is the specification.
  *
@@ -37,8 +37,8 @@
  * ring's size away from its own (the QP fails: SL_CHAN_BAD_RING); it copies each entry out
  * before checking it, so the application cannot change it between check and use.
  */
-#ifndef SL_CHAN_H
-#define SL_CHAN_H
+#ifndef SL_CHAN_ABI_H
+#define SL_CHAN_ABI_H
 
 #include <assert.h>
 #include <stdbool.h>
@@ -232,4 +232,4 @@ struct sl_chan_rsp {
 };
 static_assert(sizeof(struct sl_chan_rsp) == 128, "responses are 128 bytes");
 
-#endif /* SL_CHAN_H */
+#endif /* SL_CHAN_ABI_H */

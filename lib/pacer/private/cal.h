@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_pacer_cal.h - a calendar queue of ids over a circular array of FIFO buckets with a
- * hierarchical find-first-set index (sl_pacer_ffs.h): Eiffel's cFFS bucket queue.
+ * cal.h - a calendar queue of ids over a circular array of FIFO buckets with a
+ * hierarchical find-first-set index (ffs.h): Eiffel's cFFS bucket queue.
  *
  * An id with key t (ns) goes to bucket k = t / slot_ns and is due once the caller's time x has
  * passed the bucket's last ns ((k + 1) slot_ns - 1 <= x): never early, less than one slot late.
@@ -11,12 +11,12 @@
  * FFS index (O(log_64 slots)) or by visiting every bucket in turn (Carousel's wheel).
  * O(1) insert, no allocation after init; each id may be in the calendar once.
  */
-#ifndef SL_PACER_CAL_H
-#define SL_PACER_CAL_H
+#ifndef PACER_CAL_H
+#define PACER_CAL_H
 
 #include <stdint.h>
 
-#include "sl_pacer_ffs.h"
+#include "ffs.h"
 
 #define SL_PACER_CAL_NONE UINT32_MAX
 
@@ -72,4 +72,4 @@ sl_pacer_cal_empty(const struct sl_pacer_cal *c)
 /* Earliest x at which a bucket becomes due (ready ids excluded); UINT64_MAX if none. */
 uint64_t sl_pacer_cal_next_due(const struct sl_pacer_cal *c);
 
-#endif /* SL_PACER_CAL_H */
+#endif /* PACER_CAL_H */

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_xport_int.h - the transport endpoint's own state, shared by its sources and no one else:
+ * xport_priv.h - the transport endpoint's own state, shared by its sources and no one else:
  * xport.c (QPs, send queues, the RX and TX bursts), read.c (WRITE placement, READ requests,
  * answers and the READs awaiting them) and ec_recv.c (the endpoint-congestion receive mode). Not
  * installed; callers use sl_xport.h.
  */
-#ifndef SL_XPORT_INT_H
-#define SL_XPORT_INT_H
+#ifndef XPORT_XPORT_PRIV_H
+#define XPORT_XPORT_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sl_recv_rtx.h"
+#include "sl_recv.h"
 #include "sl_xport.h"
-#include "sl_xport_fb.h"
 
 #define XP_RD_MASK (SL_XPORT_READS_MAX - 1)
 
@@ -213,4 +212,4 @@ void sl_xp_reads_timeout(struct sl_xport *x, uint64_t now_ns);
 /* The earliest of those QPs' timeouts, ns. */
 uint64_t sl_xp_reads_deadline(const struct sl_xport *x);
 
-#endif /* SL_XPORT_INT_H */
+#endif /* XPORT_XPORT_PRIV_H */

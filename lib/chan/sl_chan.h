@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_chan_srv.h - the daemon's side of the application channel (lib/api/sl_chan.h), in two
+ * sl_chan.h - the daemon's side of the application channel (lib/api/sl_chan_abi.h), in two
  * halves that meet only through the structures below:
  *
  *   the control half (srv.c, srv_req.c, mr.c) runs on a control thread: it listens on the unix
@@ -28,15 +28,15 @@
  *
  * Units: bytes, ns.
  */
-#ifndef SL_CHAN_SRV_H
-#define SL_CHAN_SRV_H
+#ifndef SL_CHAN_H
+#define SL_CHAN_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sl_chan.h"
+#include "sl_chan_abi.h"
 #include "sl_stats.h"
 #include "sl_xport.h"
 
@@ -350,4 +350,4 @@ const char *sl_chan_client_state_name(enum sl_chan_client_state state);
  */
 int sl_chan_srv_mem_check(int seals, uint64_t fs_type, mode_t mode, uint64_t size, uint64_t bytes);
 
-#endif /* SL_CHAN_SRV_H */
+#endif /* SL_CHAN_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_recv_pool.h - MELO's shared bits pool (Lu et al., APNet'17, section 3.2.3 and Fig. 3).
+ * pool.h - MELO's shared bits pool (Lu et al., APNet'17, section 3.2.3 and Fig. 3).
  *
  * One pool per side per instance holds every connection's bitmap. The pool is cut into equal
  * blocks (8 bits by default); a connection's bitmap is a chain of blocks linked by a next_ptr
@@ -20,8 +20,8 @@
  * each, 3 Kb per side. Up to 256 blocks use 8-bit next/avail entries; larger pools (the pool-size
  * sweep) use 16-bit entries. Units: bits and blocks, as the names say.
  */
-#ifndef SL_RECV_POOL_H
-#define SL_RECV_POOL_H
+#ifndef RECV_POOL_H
+#define RECV_POOL_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -219,4 +219,4 @@ int sl_recv_pool_chain_mark(const struct sl_recv_pool *p, uint16_t start, uint16
 			    uint8_t *seen);
 int sl_recv_pool_check(const struct sl_recv_pool *p, const uint8_t *seen);
 
-#endif /* SL_RECV_POOL_H */
+#endif /* RECV_POOL_H */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_dp_lane.h - inside lib/dp only: what port.c, lane.c and lane_life.c ask of each other.
+ * lane.h - inside lib/dp only: what port.c, lane.c and lane_life.c ask of each other.
  * lane_life.c owns a lane's life (creation, states, teardown); lane.c does the work each state
  * polls with (the RX and TX bursts) and the actions that touch the TX backlog.
  */
-#ifndef SL_DP_LANE_H
-#define SL_DP_LANE_H
+#ifndef DP_LANE_H
+#define DP_LANE_H
 
 #include "sl_dp.h"
 
@@ -48,4 +48,4 @@ rte_spinlock_t *sl_dp_memif_guard(const char *name, const char *args, char *why,
  */
 void sl_dp_memif_close(uint16_t port_id);
 
-#endif /* SL_DP_LANE_H */
+#endif /* DP_LANE_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_api_heap.h - libsluice's allocator over a context's shared memory (heap.c), private to
+ * heap.h - libsluice's allocator over a context's shared memory (heap.c), private to
  * lib/api. It hands out offsets into [0, bytes); its bookkeeping lives in private memory, never
  * in the shared memory it manages, so neither a stray write by the application nor the daemon
  * can corrupt it.
  *
  * Units: bytes.
  */
-#ifndef SL_API_HEAP_H
-#define SL_API_HEAP_H
+#ifndef API_HEAP_H
+#define API_HEAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,4 +39,4 @@ struct sl_api_heap_stats {
 
 void sl_api_heap_stats_get(const struct sl_api_heap *h, struct sl_api_heap_stats *st);
 
-#endif /* SL_API_HEAP_H */
+#endif /* API_HEAP_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * srv_priv.h - what the control half's two files share (srv.c: the socket, the clients' life,
- * commands to lanes; srv_req.c: each request). Not part of any contract: sl_chan_srv.h is.
+ * commands to lanes; srv_req.c: each request). Not part of any contract: sl_chan.h is.
  */
 #ifndef SL_CHAN_SRV_PRIV_H
 #define SL_CHAN_SRV_PRIV_H
@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 #include "sl_common.h"
 #include "sl_time.h"
 

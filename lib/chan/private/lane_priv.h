@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lane_priv.h - what the lane half's files share (lane.c: mailbox, rings, completions, QP
- * life; lane_rx.c: arrivals and the stash). Not part of any contract: sl_chan_srv.h is.
+ * life; lane_rx.c: arrivals and the stash). Not part of any contract: sl_chan.h is.
  */
 #ifndef SL_CHAN_LANE_PRIV_H
 #define SL_CHAN_LANE_PRIV_H
 
-#include "sl_chan_srv.h"
+#include "sl_chan.h"
 
 #define LANE_MBOX 64u /**< commands queued at once, at most */
 

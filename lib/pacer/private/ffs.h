@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_pacer_ffs.h - a hierarchical find-first-set bitmap over a circular index space, as in
+ * ffs.h - a hierarchical find-first-set bitmap over a circular index space, as in
  * Eiffel's cFFS (Saeed et al., NSDI'19, section 4): level 0 has one bit per bucket, each level
  * above one bit per non-zero word below, so finding the first non-empty bucket at or after any
  * index takes at most 2 x levels word operations (4 levels cover 16M buckets). The search wraps
@@ -9,8 +9,8 @@
  *
  * Used by Tassel's packet-tier timing wheel, the Carousel wheel's timer and the cFFS baseline.
  */
-#ifndef SL_PACER_FFS_H
-#define SL_PACER_FFS_H
+#ifndef PACER_FFS_H
+#define PACER_FFS_H
 
 #include <stdint.h>
 
@@ -117,4 +117,4 @@ sl_pacer_ffs_clear_next(struct sl_pacer_ffs *b, uint32_t i)
 	return sl_pacer_ffs_from(b, (i + 1) & (b->nbits - 1));
 }
 
-#endif /* SL_PACER_FFS_H */
+#endif /* PACER_FFS_H */

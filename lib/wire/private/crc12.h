@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_crc12.h - the CRC-12 of RIFL's verification code.
+ * crc12.h - the CRC-12 of RIFL's verification code.
  *
  * Parameters (RIFL RTL vcode_gen.sv / vcode_val.sv, github.com/swift-link/RIFL; the paper names
  * the width and cites Koopman's tables): polynomial 0x02F in normal form
@@ -27,15 +27,16 @@
  * 12-bit CRC uses the same slicing scheme as a 32-bit MSB-first CRC; the result is the top 12
  * bits.
  */
-#ifndef SL_CRC12_H
-#define SL_CRC12_H
+#ifndef WIRE_CRC12_H
+#define WIRE_CRC12_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sl_wire.h"
+
 #define SL_CRC12_POLY 0x02Fu /**< x^12 + x^5 + x^3 + x^2 + x + 1, normal form (RIFL RTL) */
-#define SL_CRC12_MASK 0xFFFu
 /**
  * bytes: from this length sl_crc12 folds (when it can). Folding needs one whole 16-byte block
  * and already wins there (bench-link op crc12_crossover: 16 bytes, 51 against 87 instructions).
@@ -55,4 +56,4 @@ uint16_t sl_crc12_bitwise(uint16_t crc, const void *data, size_t len);
 /* True when sl_crc12_clmul (and so sl_crc12 on long inputs) folds with PCLMULQDQ. */
 bool sl_crc12_clmul_available(void);
 
-#endif /* SL_CRC12_H */
+#endif /* WIRE_CRC12_H */

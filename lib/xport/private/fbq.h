@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_xport_fbq.h - the endpoint's outgoing feedback: what the receiver decided to answer, kept
+ * fbq.h - the endpoint's outgoing feedback: what the receiver decided to answer, kept
  * until tx_burst has room to send it, and never lost (fbq.c explains how).
  */
-#ifndef SL_XPORT_FBQ_H
-#define SL_XPORT_FBQ_H
+#ifndef XPORT_FBQ_H
+#define XPORT_FBQ_H
 
-#include "sl_xhdr.h"
+#include "sl_wire.h"
 #include "sl_xport.h"
 
 struct sl_xport_fbq;
@@ -48,4 +48,4 @@ void sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn);
 /* Bytes the queue keeps per QP. */
 size_t sl_xport_fbq_bytes_per_qp(void);
 
-#endif /* SL_XPORT_FBQ_H */
+#endif /* XPORT_FBQ_H */

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sl_api_priv.h - what libsluice's files share (ctx.c, verbs.c): the objects behind sluice.h's
+ * api_priv.h - what libsluice's files share (ctx.c, verbs.c): the objects behind sluice.h's
  * opaque types and the control channel's call. Private to lib/api.
  */
-#ifndef SL_API_PRIV_H
-#define SL_API_PRIV_H
+#ifndef API_API_PRIV_H
+#define API_API_PRIV_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sl_api_heap.h"
-#include "sl_chan.h"
+#include "heap.h"
+#include "sl_chan_abi.h"
 #include "sluice.h"
 
 /* The functions of sluice.h: the only symbols libsluice.so exports (-fvisibility=hidden). */
@@ -98,4 +98,4 @@ void sl_api_objects_close(struct sl_ctx *ctx);
 void sl_api_link_add(struct sl_api_link *head, struct sl_api_link *l);
 void sl_api_link_del(struct sl_api_link *l);
 
-#endif /* SL_API_PRIV_H */
+#endif /* API_API_PRIV_H */
