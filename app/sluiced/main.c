@@ -306,7 +306,7 @@ traffic_done(const struct sluiced *d, struct done_watch *w, uint64_t now)
 		for (unsigned int q = 0; q < d->port[i].nb_queues; q++) {
 			const struct sl_dp_qp *a = d->qp[i][q];
 
-			if (a != NULL && !sl_dp_qp_finished(a))
+			if (d->msgs[i][q] != NULL && !sl_traffic_qps_finished(d->msgs[i][q]))
 				return false;
 			if (a != NULL)
 				rx += SL_STAT_READ(sl_dp_qp_stats_get, struct sl_dp_qp_stats, a,
@@ -387,6 +387,8 @@ shutdown_all(struct sluiced *d)
 		rte_free(d->traffic[i]);
 		d->traffic[i] = NULL;
 		for (unsigned int q = 0; q < SL_DP_MAX_QUEUES; q++) {
+			sl_traffic_qps_free(d->msgs[i][q]);
+			d->msgs[i][q] = NULL;
 			sl_dp_qp_free(d->qp[i][q]);
 			d->qp[i][q] = NULL;
 		}

@@ -31,7 +31,7 @@ sluiced_setup_traffic(struct sluiced *d)
 		return 0;
 	for (unsigned int i = 0; i < d->nb_ports; i++) {
 		struct sl_dp_port *p = &d->port[i];
-		struct sl_dp_traffic_conf c = {
+		struct sl_traffic_link_conf c = {
 			.send = tc->mode == SLUICED_TRAFFIC_SEND ||
 				tc->mode == SLUICED_TRAFFIC_BOTH,
 			.check = tc->mode == SLUICED_TRAFFIC_CHECK ||
@@ -51,7 +51,7 @@ sluiced_setup_traffic(struct sluiced *d)
 			return -1;
 		}
 		for (uint16_t q = 0; q < p->nb_queues; q++) {
-			if (sl_dp_traffic_init(&d->traffic[i][q], &c) != 0) {
+			if (sl_traffic_link_init(&d->traffic[i][q], &c) != 0) {
 				fprintf(stderr,
 					"%s:%u: body_bytes: %u bytes do not fit in one mbuf "
 					"of mbuf_data_room = %u after %u bytes of headroom\n",
@@ -60,8 +60,8 @@ sluiced_setup_traffic(struct sluiced *d)
 				return -1;
 			}
 			p->lane[q].app = (struct sl_dp_app){
-				.produce = sl_dp_traffic_produce,
-				.consume = sl_dp_traffic_consume,
+				.produce = sl_traffic_link_produce,
+				.consume = sl_traffic_link_consume,
 				.ctx = &d->traffic[i][q],
 			};
 		}
@@ -69,19 +69,19 @@ sluiced_setup_traffic(struct sluiced *d)
 	return 0;
 }
 
-/* What the built-in traffic does with each QP of a [qp] direction (enum sl_xport_traffic_role). */
+/* What the built-in traffic does with each QP of a [qp] direction (enum sl_traffic_msg_role). */
 static unsigned
 qp_roles(unsigned int direction)
 {
 	switch ((enum sluiced_qp_direction)direction) {
 	case SLUICED_QP_SEND:
-		return SL_XPORT_TRAFFIC_SEND;
+		return SL_TRAFFIC_MSG_SEND;
 	case SLUICED_QP_RECV:
-		return SL_XPORT_TRAFFIC_CHECK;
+		return SL_TRAFFIC_MSG_CHECK;
 	case SLUICED_QP_BOTH:
 		break;
 	}
-	return SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK;
+	return SL_TRAFFIC_MSG_SEND | SL_TRAFFIC_MSG_CHECK;
 }
 
 /*
@@ -240,6 +240,14 @@ sluiced_setup_qps(struct sluiced *d)
 		for (uint16_t q = 0; q < p->nb_queues; q++) {
 			struct sl_chan_lane *chan = i == 0 && q == 0 ? d->chan : NULL;
 			uint32_t max_qps = qc->count + (chan ? d->conf.api.qps : 0);
+			struct sl_traffic_msg_conf tc = {
+				.max_qps = max_qps,
+				.min_bytes = qc->msg_min_bytes,
+				.max_bytes = qc->msg_max_bytes,
+				.msgs = qc->msgs,
+				.seed = qc->seed,
+				.check = qc->check != 0,
+			};
 			struct sl_dp_qp_conf c = {
 				.lane = &p->lane[q],
 				.pool = p->lane[q].pool,
@@ -254,17 +262,10 @@ sluiced_setup_qps(struct sluiced *d)
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.ec_drain_bps = qc->recv == SL_XPORT_RECV_EC ? ec_drain_bps(d) : 0,
 				.ec = ec_conf(&d->conf.ec),
+				.region_bytes = sl_traffic_msg_pattern_bytes(&tc),
 				.tx_attach_mbufs = attach_mbufs(d, p, &d->conf.port[i]),
-				.traffic =
-					{
-						.max_qps = max_qps,
-						.min_bytes = qc->msg_min_bytes,
-						.max_bytes = qc->msg_max_bytes,
-						.msgs = qc->msgs,
-						.seed = qc->seed,
-						.check = qc->check != 0,
-					},
 			};
+			struct sl_traffic_qps *t = NULL;
 			struct sl_dp_qp *a;
 
 			if (q >= qc->count && chan == NULL)
@@ -278,9 +279,21 @@ sluiced_setup_qps(struct sluiced *d)
 				return -1;
 			}
 			d->qp[i][q] = a;
+			if (q < qc->count) {
+				t = sl_traffic_qps_create(a, &tc);
+				if (t == NULL) {
+					fprintf(stderr,
+						"%s:%u: count: %s: cannot create the traffic of "
+						"lane %u: %s\n",
+						d->conf.path, qc->count_line, p->name, q,
+						strerror(errno));
+					return -1;
+				}
+				d->msgs[i][q] = t;
+			}
 			for (uint32_t qpn = q; qpn < qc->count; qpn += p->nb_queues) {
 				struct sl_xport_qp_conf xc = qp_conf(qc, qpn);
-				int rc = sl_dp_qp_open(a, &xc, qp_roles(qc->direction), now);
+				int rc = sl_traffic_qps_open(t, &xc, qp_roles(qc->direction), now);
 
 				if (rc != 0) {
 					fprintf(stderr, "%s:%u: count: %s: QP %u (%s): %s\n",

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "sl_chan.h"
 #include "sl_dp.h"
-#include "sl_dp_traffic.h"
+#include "sl_traffic.h"
 #include "sl_time.h"
 
 struct sluiced {
@@ -29,10 +29,12 @@ struct sluiced {
 						 *   as their UMEM needs (lib/dp/pool.c) */
 	struct sl_dp_port port[SL_DP_MAX_PORTS];
 	unsigned int nb_ports;
-	struct sl_link_conf link;                       /**< every lane's link settings */
-	struct sl_dp_traffic *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
-	/** [qp]: queue pairs per port and lane (NULL: none on that lane) */
+	struct sl_link_conf link;                         /**< every lane's link settings */
+	struct sl_traffic_link *traffic[SL_DP_MAX_PORTS]; /**< per port, one per lane; NULL: off */
+	/** [qp] or [api]: the QP adapter per port and lane (NULL: none on that lane) */
 	struct sl_dp_qp *qp[SL_DP_MAX_PORTS][SL_DP_MAX_QUEUES];
+	/** [qp]: the built-in traffic on each adapter's QPs (NULL: none on that lane) */
+	struct sl_traffic_qps *msgs[SL_DP_MAX_PORTS][SL_DP_MAX_QUEUES];
 	/* [api]: applications (NULL: off) */
 	struct sl_chan_mrs *mrs;   /**< the key table of every application's memory regions */
 	struct sl_chan_lane *chan; /**< the lane half on port 0's lane 0 */

@@ -202,7 +202,7 @@ static void
 traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 {
 	static const char *const modes[] = {"off", "send", "check", "both"};
-	struct sl_dp_traffic_stats sum = {0};
+	struct sl_traffic_link_stats sum = {0};
 	struct sl_hist h;
 	uint64_t replays = 0, now;
 
@@ -211,14 +211,15 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 		const struct sl_dp_port *p = &d->port[i];
 
 		for (unsigned int q = 0; q < p->nb_queues && d->traffic[i]; q++) {
-			struct sl_dp_traffic_stats t;
+			struct sl_traffic_link_stats t;
 
-			sl_stats_snapshot(&t, &d->traffic[i][q].stats, sl_dp_traffic_stat_table.n);
-			for (unsigned int s = 0; s < sl_dp_traffic_stat_table.n; s++) {
-				size_t off = sl_dp_traffic_stat_table.desc[s].offset;
+			sl_stats_snapshot(&t, &d->traffic[i][q].stats,
+					  sl_traffic_link_stat_table.n);
+			for (unsigned int s = 0; s < sl_traffic_link_stat_table.n; s++) {
+				size_t off = sl_traffic_link_stat_table.desc[s].offset;
 				uint64_t *dst = (uint64_t *)((char *)&sum + off);
-				uint64_t v = sl_stat_get(&t, &sl_dp_traffic_stat_table.desc[s]);
-				const char *name = sl_dp_traffic_stat_table.desc[s].name;
+				uint64_t v = sl_stat_get(&t, &sl_traffic_link_stat_table.desc[s]);
+				const char *name = sl_traffic_link_stat_table.desc[s].name;
 
 				/* Times: the earliest start and the latest end; first_seq: the
 				 * latest start, so any lane that began mid-stream shows. */
@@ -237,16 +238,16 @@ traffic_view(const struct sluiced *d, const struct view_ops *ops, void *ctx)
 		}
 	}
 	ops->str(ctx, "traffic", modes[d->conf.traffic.mode]);
-	for (unsigned int s = 0; s < sl_dp_traffic_stat_table.n; s++)
-		ops->u64(ctx, sl_dp_traffic_stat_table.desc[s].name,
-			 sl_stat_get(&sum, &sl_dp_traffic_stat_table.desc[s]));
+	for (unsigned int s = 0; s < sl_traffic_link_stat_table.n; s++)
+		ops->u64(ctx, sl_traffic_link_stat_table.desc[s].name,
+			 sl_stat_get(&sum, &sl_traffic_link_stat_table.desc[s]));
 	ops->u64(ctx, "replays", replays);
 	/* Rates are numbers in bit/s, each with its window: first to last delivery (what the
 	 * link carried while payloads came), and first delivery to now (falls in a stall). */
 	now = sl_tsc_clock_now_ns(&d->clock);
-	ops->u64(ctx, "goodput_bps", sl_dp_traffic_goodput_bps(&sum, sum.last_ns));
+	ops->u64(ctx, "goodput_bps", sl_traffic_link_goodput_bps(&sum, sum.last_ns));
 	ops->u64(ctx, "goodput_window_ns", sum.delivered ? sum.last_ns - sum.first_ns : 0);
-	ops->u64(ctx, "goodput_to_now_bps", sl_dp_traffic_goodput_bps(&sum, now));
+	ops->u64(ctx, "goodput_to_now_bps", sl_traffic_link_goodput_bps(&sum, now));
 	ops->u64(ctx, "goodput_to_now_window_ns", sum.delivered ? now - sum.first_ns : 0);
 	ops->u64(ctx, "recovery_us_p50", sl_hist_quantile(&h, 0.50) / SL_NS_PER_US);
 	ops->u64(ctx, "recovery_us_p99", sl_hist_quantile(&h, 0.99) / SL_NS_PER_US);
@@ -301,12 +302,31 @@ struct qp_summary {
 	uint64_t checked;
 };
 
-static void
-qp_summary_get(const struct sl_dp_qp *a, uint32_t qpn, struct qp_summary *s)
+/* The built-in message traffic on port i's lane (NULL: none there). */
+static const struct sl_traffic_msg *
+lane_msgs(const struct sluiced *d, unsigned int i, uint16_t lane)
 {
+	return d->msgs[i][lane] != NULL ? sl_traffic_qps_msgs(d->msgs[i][lane]) : NULL;
+}
+
+/* The message traffic's counters (all 0 without it). */
+static void
+msgs_stats_get(const struct sl_traffic_msg *t, struct sl_traffic_msg_stats *ts)
+{
+	memset(ts, 0, sizeof(*ts));
+	if (t != NULL)
+		sl_traffic_msg_stats_get(t, ts);
+}
+
+static void
+qp_summary_get(const struct sluiced *d, unsigned int i, uint16_t lane, const struct sl_dp_qp *a,
+	       uint32_t qpn, struct qp_summary *s)
+{
+	const struct sl_traffic_msg *t = lane_msgs(d, i, lane);
+
 	memset(s, 0, sizeof(*s));
 	sl_dp_qp_lifetime_stats(a, qpn, &s->st);
-	s->checked = sl_xport_traffic_qp_checked(sl_dp_qp_traffic(a), qpn);
+	s->checked = t != NULL ? sl_traffic_msg_qp_checked(t, qpn) : 0;
 }
 
 /* Everything of one QP: its counters, checked messages, info snapshot, its lane's counters. */
@@ -316,11 +336,11 @@ qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_d
 {
 	struct qp_summary s;
 	struct sl_xport_qp_info info;
-	struct sl_xport_traffic_stats ts;
+	struct sl_traffic_msg_stats ts;
 	struct sl_dp_qp_stats as;
 	char key[96];
 
-	qp_summary_get(a, qpn, &s);
+	qp_summary_get(d, i, lane, a, qpn, &s);
 	ops->u64(ctx, "qpn", qpn);
 	ops->u64(ctx, "port", i);
 	ops->u64(ctx, "lane", lane);
@@ -347,10 +367,10 @@ qp_view(const struct sluiced *d, unsigned int i, uint32_t qpn, const struct sl_d
 		ops->u64(ctx, "info/rto_fired", info.rto_fired);
 		ops->u64(ctx, "info/recv_blocks", info.recv_blocks);
 	}
-	sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
-	for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++) {
-		snprintf(key, sizeof(key), "lane/%s", sl_xport_traffic_stat_table.desc[k].name);
-		ops->u64(ctx, key, sl_stat_get(&ts, &sl_xport_traffic_stat_table.desc[k]));
+	msgs_stats_get(lane_msgs(d, i, lane), &ts);
+	for (unsigned int k = 0; k < sl_traffic_msg_stat_table.n; k++) {
+		snprintf(key, sizeof(key), "lane/%s", sl_traffic_msg_stat_table.desc[k].name);
+		ops->u64(ctx, key, sl_stat_get(&ts, &sl_traffic_msg_stat_table.desc[k]));
 	}
 	sl_dp_qp_stats_get(a, &as);
 	for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++) {
@@ -365,7 +385,7 @@ static void
 qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	       const struct view_ops *ops, void *ctx)
 {
-	struct sl_xport_traffic_stats sum = {0};
+	struct sl_traffic_msg_stats sum = {0};
 	struct sl_dp_qp_stats asum = {0};
 	struct sl_xport_qp_stats qsum = {0};
 	struct sl_xport_stats xsum = {0};
@@ -382,7 +402,8 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	for (unsigned int i = 0; i < d->nb_ports; i++)
 		for (unsigned int q = 0; q < d->port[i].nb_queues; q++) {
 			const struct sl_dp_qp *a = d->qp[i][q];
-			struct sl_xport_traffic_stats ts;
+			const struct sl_traffic_msg *t = lane_msgs(d, i, (uint16_t)q);
+			struct sl_traffic_msg_stats ts;
 			struct sl_dp_qp_stats as;
 			struct sl_xport_stats xs;
 			struct sl_pacer_stats ps;
@@ -406,20 +427,21 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 			     qpn += d->port[i].nb_queues) {
 				struct qp_summary s;
 
-				qp_summary_get(a, qpn, &s);
+				qp_summary_get(d, i, (uint16_t)q, a, qpn, &s);
 				sl_stats_accumulate(&qsum, &s.st, &sl_xport_qp_stat_table);
 				checked += s.checked;
 				qps++;
 			}
-			sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
-			sl_stats_accumulate(&sum, &ts, &sl_xport_traffic_stat_table);
+			msgs_stats_get(t, &ts);
+			sl_stats_accumulate(&sum, &ts, &sl_traffic_msg_stat_table);
 			if (ts.first_rx_ns && (first == 0 || ts.first_rx_ns < first))
 				first = ts.first_rx_ns;
 			last = SL_MAX(last, ts.last_rx_ns);
 			sl_dp_qp_stats_get(a, &as);
 			sl_stats_accumulate(&asum, &as, &sl_dp_qp_stat_table);
 			if (at_exit) {
-				sl_hist_merge(&h, sl_xport_traffic_latency(sl_dp_qp_traffic(a)));
+				if (t != NULL)
+					sl_hist_merge(&h, sl_traffic_msg_latency(t));
 				sl_hist_merge(&rh, sl_xport_recovery_hist(sl_dp_qp_xport(a)));
 			}
 		}
@@ -428,13 +450,13 @@ qp_totals_view(const struct sluiced *d, const char *prefix, bool at_exit,
 	for (unsigned int k = 0; k < sl_xport_qp_stat_table.n; k++)
 		ops->u64(ctx, KEY(sl_xport_qp_stat_table.desc[k].name),
 			 sl_stat_get(&qsum, &sl_xport_qp_stat_table.desc[k]));
-	for (unsigned int k = 0; k < sl_xport_traffic_stat_table.n; k++) {
-		const char *name = sl_xport_traffic_stat_table.desc[k].name;
+	for (unsigned int k = 0; k < sl_traffic_msg_stat_table.n; k++) {
+		const char *name = sl_traffic_msg_stat_table.desc[k].name;
 
 		if (strcmp(name, "first_rx_ns") == 0 || strcmp(name, "last_rx_ns") == 0)
 			continue;
 		snprintf(key, sizeof(key), "%straffic/%s", prefix, name);
-		ops->u64(ctx, key, sl_stat_get(&sum, &sl_xport_traffic_stat_table.desc[k]));
+		ops->u64(ctx, key, sl_stat_get(&sum, &sl_traffic_msg_stat_table.desc[k]));
 	}
 	for (unsigned int k = 0; k < sl_dp_qp_stat_table.n; k++) {
 		snprintf(key, sizeof(key), "%slane/%s", prefix, sl_dp_qp_stat_table.desc[k].name);
@@ -637,7 +659,7 @@ handle_qps(const char *cmd, const char *params, struct rte_tel_data *out)
 
 			if (a == NULL)
 				continue;
-			qp_summary_get(a, qpn, &s);
+			qp_summary_get(d, i, lane, a, qpn, &s);
 			v[0] = qpn, v[1] = i, v[2] = lane, v[3] = s.st.msgs_posted;
 			v[4] = s.st.msgs_completed, v[5] = s.st.msgs_received, v[6] = s.checked;
 			v[7] = s.st.pkts_rtx, v[8] = s.st.wire_bytes_received;
@@ -874,15 +896,15 @@ qp_report_json(const struct sluiced *d, FILE *f)
 		for (uint32_t qpn = 0; qpn < d->conf.qp.count; qpn++) {
 			uint16_t lane;
 			const struct sl_dp_qp *a = qp_adapter(d, i, qpn, &lane);
-			const struct sl_xport_traffic *t;
-			struct sl_xport_traffic_stats ts;
+			const struct sl_traffic_msg *t;
+			struct sl_traffic_msg_stats ts;
 			struct sl_xport_qp_info info;
 			struct qp_summary s;
 
 			if (a == NULL)
 				continue;
-			t = sl_dp_qp_traffic(a);
-			qp_summary_get(a, qpn, &s);
+			t = lane_msgs(d, i, lane);
+			qp_summary_get(d, i, lane, a, qpn, &s);
 			j.first = true;
 			fputc('{', f);
 			json_u64(&j, "qp", qpn);
@@ -906,7 +928,7 @@ qp_report_json(const struct sluiced *d, FILE *f)
 				json_u64(&j, "qp_failed", info.failed);
 				json_u64(&j, "pace_bps", info.pace_bps);
 			}
-			sl_xport_traffic_qp_stats_get(t, qpn, &ts);
+			sl_traffic_msg_qp_stats_get(t, qpn, &ts);
 			json_u64(&j, "out_of_order", ts.out_of_order);
 			json_u64(&j, "bad_content", ts.bad_content);
 			json_u64(&j, "bad_length", ts.bad_length);
@@ -916,9 +938,9 @@ qp_report_json(const struct sluiced *d, FILE *f)
 						       ts.last_rx_ns - ts.first_rx_ns)
 					 : 0);
 			json_u64(&j, "lane_latency_p50_ns",
-				 sl_hist_quantile(sl_xport_traffic_latency(t), 0.50));
+				 sl_hist_quantile(sl_traffic_msg_latency(t), 0.50));
 			json_u64(&j, "lane_latency_p99_ns",
-				 sl_hist_quantile(sl_xport_traffic_latency(t), 0.99));
+				 sl_hist_quantile(sl_traffic_msg_latency(t), 0.99));
 			fputs("}\n", f);
 		}
 	j.first = true;

@@ -2,8 +2,8 @@
 /*
  * qp.c - queue pairs on a lane (sl_dp.h): the endpoint's frames in and out of mbufs.
  *
- * TX. A poll posts at most SL_DP_QP_POST_BUDGET messages (none until the lane has seen its
- * peer up once: a QP whose first packets waited for a peer still starting would time out), then,
+ * TX. A poll lets the user post (sl_dp_qp_user.poll; not until the lane has seen its peer up
+ * once: a QP whose first packets waited for a peer still starting would time out), then,
  * when the endpoint may have work (sl_xport_next_deadline() <= now), tops the spare mbufs up to
  * what the lane asked for in one bulk allocation (halving the request while the pool is short),
  * asks tx_burst for at most as many frames as there are spares, and copies each frame into its
@@ -11,8 +11,9 @@
  * and link headers. So the endpoint hands out no frame the adapter cannot build, and spares left
  * over wait for the next poll instead of going back to the pool.
  *
- * Payload by reference. The traffic's pattern, which every built-in message is a slice of, lives
- * in an IOVA-contiguous memzone the adapter owns (struct payload_region). On a port that sends
+ * Payload by reference. The user's payload region (conf.region_bytes: the built-in traffic's
+ * pattern, which every one of its messages is a slice of) lives in an IOVA-contiguous memzone the
+ * adapter owns (struct payload_region). On a port that sends
  * chained mbufs (conf.tx_attach_mbufs), a frame with at least SL_DP_QP_ATTACH_MIN bytes of payload
  * is two mbufs: the first holds the transport header and the payload up to SL_DP_QP_HEAD_BYTES of
  * body (what the link's integrity check reads must be contiguous; SL_DP_VCODE_HDR_BYTES of it), the
@@ -33,14 +34,16 @@
  * restart every QP with them (sl_dp_qp_session(), the lane's session hook). Each QP is closed
  * (its outstanding messages complete as failed: sent, perhaps delivered, never confirmed; its
  * reorder buffer is released), reopened from the configuration it was opened with (PSNs and
- * MSNs from the start), and its traffic restarted (the count toward msgs goes on; the checker
- * expects the peer's stream from MSN 0). Posting waits for the peer again, as at start. So
+ * MSNs from the start), and its user told (user.restart: the built-in traffic's count toward msgs
+ * goes on; its checker expects the peer's stream from MSN 0). Posting waits for the peer again,
+ * as at start. So
  * every message is delivered or reported failed to its sender, and none is delivered twice:
  * nothing is resent across sessions.
  *
- * Applications. With a lane half of the channel (conf.chan), the endpoint's callbacks come to
- * the adapter, which hands each to the lane half when it owns the QP and to the traffic
- * otherwise (a READ for a traffic QP is refused: the traffic serves none). The lane's tick
+ * Users. The endpoint's callbacks come to the adapter, which hands each to the lane half of the
+ * channel (conf.chan) when it owns the QP and to the user (sl_dp_qp_serve()) otherwise; with
+ * no user, what arrives for its QPs is refused as an invalid request, and a READ for one of its
+ * QPs is refused likewise (the built-in traffic serves none). The lane's tick
  * (sl_dp_qp_tick) polls the lane half on every poll in every state of the lane's life, so its
  * commands are answered while the peer is still away or the port is down.
  *
@@ -95,7 +98,7 @@ struct qp_conf {
 };
 
 /*
- * The traffic's pattern, in an IOVA-contiguous memzone that begins with this header; frames
+ * The user's payload region, in an IOVA-contiguous memzone that begins with this header; frames
  * attach to it by reference (see the top).
  */
 struct payload_region {
@@ -116,9 +119,8 @@ struct sl_dp_qp {
 	struct sl_dp_lane *lane;   /**< posting waits for its peer (NULL: does not wait) */
 	struct sl_chan_lane *chan; /**< applications' QPs (NULL: none) */
 	bool started;              /**< the peer was up once: messages flow */
-	bool finished;             /**< the traffic finished (written by the lane's lcore) */
+	struct sl_dp_qp_user user; /**< the QPs opened with sl_dp_qp_open() (no callbacks: none) */
 	struct sl_xport *x;
-	struct sl_xport_traffic *t;
 	struct rte_mempool *pool;
 	uint32_t max_qps;
 	uint32_t *qpns; /**< [max_qps] QPs open here, n_qps of them */
@@ -130,7 +132,7 @@ struct sl_dp_qp {
 	struct info_slot *info;           /**< [max_qps] */
 	uint32_t info_next;               /**< index into qpns of the next snapshot */
 	uint64_t info_due_ns;             /**< next round of snapshots starts here */
-	struct payload_region *region;    /**< the traffic's pattern (NULL: attach nothing) */
+	struct payload_region *region;    /**< the user's payload region (NULL: attach nothing) */
 	struct rte_mempool *attach_pool;  /**< mbufs without data room, for attached payloads */
 	struct rte_mbuf *spare[SL_DP_BURST];
 	unsigned int n_spare;
@@ -158,7 +160,7 @@ frame_release(void *ctx, void *handle)
 	rte_pktmbuf_free(handle);
 }
 
-/* The endpoint's callbacks: the applications' QPs to the lane half, the rest to the traffic. */
+/* The endpoint's callbacks: the applications' QPs to the lane half, the rest to the user. */
 static int
 on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
@@ -166,7 +168,9 @@ on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 
 	if (a->chan != NULL && sl_chan_lane_owns(a->chan, seg->qpn))
 		return sl_chan_lane_on_recv(a->chan, seg, now_ns);
-	return sl_xport_traffic_on_recv(a->t, seg, now_ns);
+	if (a->user.on_recv == NULL)
+		return SL_XPORT_SYN_INVALID;
+	return a->user.on_recv(a->user.ctx, seg, now_ns);
 }
 
 static void
@@ -176,8 +180,8 @@ on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 
 	if (a->chan != NULL && sl_chan_lane_owns(a->chan, c->qpn))
 		sl_chan_lane_on_complete(a->chan, c, now_ns);
-	else
-		sl_xport_traffic_on_complete(a->t, c, now_ns);
+	else if (a->user.on_complete != NULL)
+		a->user.on_complete(a->user.ctx, c, now_ns);
 }
 
 static int
@@ -236,12 +240,11 @@ region_put(struct payload_region *r)
 struct sl_dp_qp *
 sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 {
-	struct sl_xport_traffic_conf tc = conf->traffic;
 	struct sl_dp_qp *a;
 	struct sl_xport_conf xc;
 	int err = ENOMEM;
 
-	if (conf->pool == NULL || conf->max_qps == 0 || conf->traffic.max_qps != conf->max_qps) {
+	if (conf->pool == NULL || conf->max_qps == 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -268,19 +271,16 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL ||
 	    a->before == NULL)
 		goto fail;
-	tc.pattern = NULL;
-	if (conf->tx_attach_mbufs) {
+	if (conf->tx_attach_mbufs && conf->region_bytes) {
 		static uint32_t adapters; /* memzone and mempool names are process-wide */
 		uint32_t serial = __atomic_fetch_add(&adapters, 1, __ATOMIC_RELAXED);
 		char name[RTE_MEMPOOL_NAMESIZE];
 
-		a->region =
-			region_create(sl_xport_traffic_pattern_bytes(&tc), conf->socket_id, serial);
+		a->region = region_create(conf->region_bytes, conf->socket_id, serial);
 		if (a->region == NULL) {
 			err = errno;
 			goto fail;
 		}
-		tc.pattern = a->region->buf;
 		snprintf(name, sizeof(name), "sl_qp_attach_%u", serial);
 		a->attach_pool = rte_pktmbuf_pool_create(name, conf->tx_attach_mbufs, 0, 0, 0,
 							 conf->socket_id);
@@ -288,11 +288,6 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 			err = rte_errno;
 			goto fail;
 		}
-	}
-	a->t = sl_xport_traffic_create(&tc);
-	if (a->t == NULL) {
-		err = errno;
-		goto fail;
 	}
 	memset(&xc, 0, sizeof(xc));
 	xc.max_qps = conf->max_qps;
@@ -329,7 +324,6 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 	if (a == NULL)
 		return;
 	sl_xport_free(a->x);
-	sl_xport_traffic_free(a->t);
 	region_put(a->region);
 	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
 	rte_pktmbuf_free_bulk(a->attach_spare, a->n_attach_spare);
@@ -340,7 +334,7 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 			rte_mempool_free(a->attach_pool);
 		else
 			SL_DP_LOG(WARNING,
-				  "QP adapter freed with %u frames out that carry its pattern by "
+				  "QP adapter freed with %u frames out that carry its region by "
 				  "reference: their pool is left allocated",
 				  out);
 	}
@@ -352,17 +346,26 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 	rte_free(a);
 }
 
+void
+sl_dp_qp_serve(struct sl_dp_qp *a, const struct sl_dp_qp_user *u)
+{
+	a->user = *u;
+}
+
+uint8_t *
+sl_dp_qp_region(const struct sl_dp_qp *a)
+{
+	return a->region != NULL ? a->region->buf : NULL;
+}
+
 int
-sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, unsigned roles,
-	      uint64_t now_ns)
+sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, uint64_t now_ns)
 {
 	int rc;
 
 	if (qc->qpn >= a->max_qps)
 		return -EINVAL;
 	rc = sl_xport_qp_open(a->x, qc, now_ns);
-	if (rc == 0)
-		rc = sl_xport_traffic_qp(a->t, qc->qpn, qc->peer_qpn, roles);
 	if (rc != 0)
 		return rc;
 	a->open[qc->qpn] = true;
@@ -401,7 +404,8 @@ sl_dp_qp_session(void *ctx, uint64_t now_ns)
 			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
 			continue;
 		}
-		sl_xport_traffic_qp_restart(a->t, c->xc.qpn);
+		if (a->user.restart != NULL)
+			a->user.restart(a->user.ctx, c->xc.qpn);
 		sl_stat_add(&a->stats.qp_restarts, 1);
 	}
 	if (a->chan != NULL)
@@ -428,18 +432,6 @@ const struct sl_xport *
 sl_dp_qp_xport(const struct sl_dp_qp *a)
 {
 	return a->x;
-}
-
-const struct sl_xport_traffic *
-sl_dp_qp_traffic(const struct sl_dp_qp *a)
-{
-	return a->t;
-}
-
-bool
-sl_dp_qp_finished(const struct sl_dp_qp *a)
-{
-	return __atomic_load_n(&a->finished, __ATOMIC_ACQUIRE);
 }
 
 int
@@ -621,11 +613,8 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	info_refresh(a, now_ns);
 	if (sl_unlikely(!a->started))
 		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
-	if (a->started) {
-		sl_xport_traffic_post(a->t, a->x, now_ns, SL_DP_QP_POST_BUDGET);
-		if (sl_unlikely(!a->finished) && sl_xport_traffic_finished(a->t))
-			__atomic_store_n(&a->finished, true, __ATOMIC_RELEASE);
-	}
+	if (a->started && a->user.poll != NULL)
+		a->user.poll(a->user.ctx, a->x, now_ns);
 	if (max == 0 || sl_xport_next_deadline(a->x) > now_ns)
 		return 0;
 	max = SL_MIN(max, (unsigned int)SL_DP_BURST);

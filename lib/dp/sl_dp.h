@@ -38,7 +38,6 @@
 #include "sl_wire.h"
 #include "sl_chan.h"
 #include "sl_xport.h"
-#include "sl_xport_traffic.h"
 
 #define SL_DP_MAX_PORTS 8
 #define SL_DP_MAX_QUEUES 64
@@ -127,7 +126,8 @@ struct sl_dp_port_conf {
 };
 
 /*
- * Payload producer and consumer of a lane (the link test traffic today, the transport later).
+ * Payload producer and consumer of a lane (the QP adapter below, or lib/traffic's link test
+ * traffic).
  * produce: fill up to max payload mbufs whose data is the link body (transport header +
  * payload, at least SL_DP_MIN_BODY bytes) with headroom for the Ethernet and link headers;
  * return the count. consume: take n delivered mbufs whose data starts at the body (ownership
@@ -305,13 +305,13 @@ void sl_dp_eal_remove_on_signal(void);
 bool sl_dp_eal_wait_for(const atomic_bool *flag, unsigned int timeout_us);
 
 /*
- * Queue pairs on a lane: the transport endpoint (lib/xport) and its built-in
- * message traffic (sl_xport_traffic.h) plugged into a lane as its producer and consumer
- * (struct sl_dp_app), on top of the reliable link ("reliability = link": every transport frame
- * is one link body, which the link delivers exactly once and in order).
+ * Queue pairs on a lane: the QP adapter plugs the transport endpoint (lib/xport) into a lane as
+ * its producer and consumer (struct sl_dp_app), on top of the reliable link ("reliability = link":
+ * every transport frame is one link body, which the link delivers exactly once and in order).
  *
- * produce: post messages (a bounded budget; none before the lane has first seen its peer up,
- * so that no QP times out on a peer that is not there yet), then ask the endpoint for no more
+ * produce: poll the user (struct sl_dp_qp_user, which posts its messages; not before the lane
+ * has first seen its peer up, so that no QP times out on a peer that is not there yet), then
+ * ask the endpoint for no more
  * frames than mbufs are at hand (taken from the pool in bulk, leftovers kept for the next poll),
  * and build each frame in its mbuf after RTE_PKTMBUF_HEADROOM, where the lane writes the Ethernet
  * and link headers: transport header, payload, zero padding (the endpoint pads to SL_DP_MIN_BODY).
@@ -323,13 +323,14 @@ bool sl_dp_eal_wait_for(const atomic_bool *flag, unsigned int timeout_us);
  * than an mbuf's room) would be lost to the transport, its retransmission the only repair:
  * counted in tx_lost, which stays 0 when seg_bytes fits the mbufs (sluiced checks it).
  *
- * Applications' QPs (libsluice, lib/chan): an adapter given a lane half of the channel
- * (conf.chan) shares its endpoint between the built-in traffic's QPs and the applications' QP
- * range that the lane half owns. The endpoint's callbacks go to the lane half for its QPs
- * (sl_chan_lane_owns) and to the traffic for the rest; produce runs the lane half's poll (its
+ * Two users may share the endpoint. Applications' QPs (libsluice, lib/chan): an adapter given a
+ * lane half of the channel (conf.chan) gives it the QP range the lane half owns. The QPs opened
+ * with sl_dp_qp_open() are the user's (sl_dp_qp_serve(): sluiced's built-in traffic,
+ * lib/traffic). The endpoint's callbacks go to the lane half for its QPs (sl_chan_lane_owns)
+ * and to the user for the rest; produce runs the lane half's poll (its
  * mailbox commands, its QPs' rings) before asking the endpoint for frames, whether or not the
  * peer is up, so that the control thread's commands are answered; a new link session fails
- * the applications' QPs (sl_chan_lane_session) as it restarts the traffic's.
+ * the applications' QPs (sl_chan_lane_session) as it restarts the user's (user.restart).
  *
  * Telemetry runs on another thread: counters are written by the lane's lcore with relaxed
  * stores and read with sl_stats_snapshot(); sl_xport_qp_info_get() reads scheduler state that
@@ -338,13 +339,6 @@ bool sl_dp_eal_wait_for(const atomic_bool *flag, unsigned int timeout_us);
  */
 #define SL_DP_QP_INFO_NS (10 * SL_NS_PER_MS) /**< QP info snapshot period, ns */
 #define SL_DP_QP_INFO_PER_POLL 4u            /**< QP info snapshots refreshed per produce call */
-/*
- * Messages posted per produce call, at most: one transmit burst of one-packet messages. Posting
- * more than a poll can send only lengthens the send queues: with 1000 QPs, 64 a poll halved the
- * rate (0.7 - 0.8 Mpps of 64 B messages over memif against 1.8 at 32); 16 left a single QP
- * unable to fill a burst.
- */
-#define SL_DP_QP_POST_BUDGET SL_DP_BURST
 
 /*
  * Payload by reference (qp.c): a frame's payload of at least SL_DP_QP_ATTACH_MIN bytes goes as an
@@ -358,7 +352,7 @@ struct sl_dp_qp_conf {
 	struct sl_dp_lane *lane;   /**< messages are posted once its peer is up (NULL: at once) */
 	struct rte_mempool *pool;  /**< payload mbufs; bodies start after RTE_PKTMBUF_HEADROOM */
 	int socket_id;             /**< NUMA node of the adapter's memory (SOCKET_ID_ANY) */
-	uint32_t max_qps;          /**< QPNs [0, max_qps) may open on this lane: the traffic's and,
+	uint32_t max_qps;          /**< QPNs [0, max_qps) may open on this lane: the user's and,
 				    *   with chan, the applications' range above them */
 	struct sl_chan_lane *chan; /**< the applications' QPs on this lane (NULL: none) */
 	uint32_t window_pkts;      /**< endpoint window, packets (0: the endpoint's default) */
@@ -367,18 +361,37 @@ struct sl_dp_qp_conf {
 	uint64_t line_bps;         /**< the port's line rate, bits/s: the link the endpoint's pacer
 				    *   shares among the QPs (0: the endpoint's default) */
 	uint64_t pace_catchup_ns;  /**< the endpoint's pace_catchup_ns (0: none) */
-	uint32_t frame_overhead_bytes;        /**< wire bytes of a frame beyond the transport's: the
-					       *   link header, SL_DP_ETH_WIRE_BYTES */
-	uint64_t ec_drain_bps;                /**< the endpoint's ec_drain_bps (0: no target) */
-	struct sl_ec_conf ec;                 /**< the endpoint's ec */
-	struct sl_xport_traffic_conf traffic; /**< message sizes, count, seed, check (its pattern
-					       *   is the adapter's: traffic.pattern is ignored) */
+	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's: the
+					*   link header, SL_DP_ETH_WIRE_BYTES */
+	uint64_t ec_drain_bps;         /**< the endpoint's ec_drain_bps (0: no target) */
+	struct sl_ec_conf ec;          /**< the endpoint's ec */
 	/**
-	 * Large payloads go by reference (qp.c), in mbufs of a pool of this many the adapter makes
-	 * (no data room: 128 B each); 0: every payload is copied. Only for a port that sends
-	 * chained mbufs and a link whose check reads at most SL_DP_VCODE_HDR_BYTES of a body.
+	 * Bytes of the payload region (sl_dp_qp_region()): memory the adapter owns and keeps until
+	 * the last frame that points into it is freed, whose large payloads go by reference. 0:
+	 * none. Used only with tx_attach_mbufs.
+	 */
+	size_t region_bytes;
+	/**
+	 * Large payloads in the region go by reference (qp.c), in mbufs of a pool of this many the
+	 * adapter makes (no data room: 128 B each); 0: every payload is copied. Only for a port
+	 * that sends chained mbufs and a link whose check reads at most SL_DP_VCODE_HDR_BYTES of
+	 * a body.
 	 */
 	uint32_t tx_attach_mbufs;
+};
+
+/*
+ * The user of the QPs opened with sl_dp_qp_open(): the endpoint's callbacks for them
+ * (struct sl_xport_conf's on_recv and on_complete), and a poll, each on the lane's lcore.
+ */
+struct sl_dp_qp_user {
+	int (*on_recv)(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns);
+	void (*on_complete)(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns);
+	/** every produce once the lane has seen its peer up: post messages on x */
+	void (*poll)(void *ctx, struct sl_xport *x, uint64_t now_ns);
+	/** QP qpn was closed and reopened in a new session of the link (qp.c, "Sessions") */
+	void (*restart)(void *ctx, uint32_t qpn);
+	void *ctx;
 };
 
 /* Counters of the adapter, each described once in sl_dp_qp_stat_table (docs/counters.md). */
@@ -399,25 +412,29 @@ extern const struct sl_stat_table sl_dp_qp_stat_table;
 
 struct sl_dp_qp;
 
-/* An adapter with its endpoint and traffic; NULL and errno (EINVAL, ENOMEM, or the endpoint's). */
+/* An adapter with its endpoint; NULL and errno (EINVAL, ENOMEM, or the endpoint's). */
 struct sl_dp_qp *sl_dp_qp_create(const struct sl_dp_qp_conf *conf);
 
 /*
- * Free the endpoint (releasing every frame it holds), the traffic and the spare mbufs; call it
+ * Free the endpoint (releasing every frame it holds) and the spare mbufs; call it
  * once every frame it built is freed (its lane's port closed). A frame still out keeps the
- * pattern it points into (which its free releases) and the pool of its attach mbuf, which is
+ * region it points into (which its free releases) and the pool of its attach mbuf, which is
  * then never freed (logged).
  */
 void sl_dp_qp_free(struct sl_dp_qp *a);
 
+/* The user's QPs are now u's (*u is copied). Before the lane runs. */
+void sl_dp_qp_serve(struct sl_dp_qp *a, const struct sl_dp_qp_user *u);
+
+/* The payload region, conf.region_bytes of it; NULL when there is none. */
+uint8_t *sl_dp_qp_region(const struct sl_dp_qp *a);
+
 /*
- * Open QP qc->qpn on the endpoint at now_ns and give it traffic: it sends messages to the
- * peer's qc->peer_qpn and/or checks what it receives (roles: enum sl_xport_traffic_role bits).
- * 0 or the endpoint's or the traffic's -errno. Before the lane runs. qc is copied (a new link
- * session reopens the QP from it); the program name it points to must outlive the adapter.
+ * Open the user's QP qc->qpn on the endpoint at now_ns. 0 or the endpoint's -errno (-EINVAL: qpn
+ * not below max_qps). Before the lane runs. qc is copied (a new link session reopens the QP from
+ * it); the program name it points to must outlive the adapter.
  */
-int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, unsigned roles,
-		  uint64_t now_ns);
+int sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, uint64_t now_ns);
 
 /* struct sl_dp_app callbacks; ctx is the struct sl_dp_qp. */
 unsigned sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max);
@@ -447,15 +464,7 @@ int sl_dp_qp_info_get(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp
  * endpoint (any thread). */
 bool sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn);
 
-/* The endpoint and the traffic: their *_stats_get are safe from any thread; the rest (the
- * latency histogram) belongs to the lane's lcore, or to anyone once the lane has stopped. */
+/* The endpoint: its *_stats_get are safe from any thread. */
 const struct sl_xport *sl_dp_qp_xport(const struct sl_dp_qp *a);
-const struct sl_xport_traffic *sl_dp_qp_traffic(const struct sl_dp_qp *a);
-
-/*
- * The built-in traffic has finished (sl_xport_traffic_finished(), as the lane's lcore last saw
- * it; any thread): never with [qp] msgs = 0.
- */
-bool sl_dp_qp_finished(const struct sl_dp_qp *a);
 
 #endif /* SL_DP_H */

@@ -40,7 +40,7 @@
 local ETHERTYPE = 0x88B5
 local VCODE_HDR_BYTES = 48 -- SL_DP_VCODE_HDR_BYTES (lib/dp/sl_dp.h) = SL_XHDR_MAX_LEN
 local XHDR_BASE_LEN = 20 -- SL_XHDR_BASE_LEN: feedback bodies start here
-local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/dp/sl_dp_traffic.h (host byte order: little endian)
+local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/traffic/sl_traffic.h (host byte order: little endian)
 
 local sluice = Proto("sluice", "sluice link")
 

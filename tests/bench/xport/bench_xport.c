@@ -36,7 +36,7 @@
 #include "sl_link.h"
 #include "sl_rng.h"
 #include "sl_xport.h"
-#include "sl_xport_traffic.h"
+#include "sl_traffic.h"
 
 #define QPS 4u
 #define SEG_BYTES 1024u
@@ -79,7 +79,7 @@ struct wire {
 
 struct host {
 	struct sl_xport *x;
-	struct sl_xport_traffic *t;
+	struct sl_traffic_msg *t;
 	struct sl_link *l;
 	struct sl_link_tx_desc pending[PENDING_MAX];
 	unsigned n_pending;
@@ -141,12 +141,12 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 				   .min_frame_bytes = MIN_BODY,
 				   .frame = frame_bytes,
 				   .release = frame_release};
-	struct sl_xport_traffic_conf tc = {.max_qps = QPS,
-					   .min_bytes = 1,
-					   .max_bytes = 65536,
-					   .msgs = o->msgs,
-					   .seed = 42,
-					   .check = true};
+	struct sl_traffic_msg_conf tc = {.max_qps = QPS,
+					 .min_bytes = 1,
+					 .max_bytes = 65536,
+					 .msgs = o->msgs,
+					 .seed = 42,
+					 .check = true};
 	struct sl_link_conf lc = {.fmt = {SL_WIRE_MODE_FAITHFUL, MIN_BODY},
 				  .replay = SL_LINK_REPLAY_RING,
 				  .keepalive_ns = 100 * SL_NS_PER_US,
@@ -175,9 +175,9 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 	lc.line_bps = o->rate_bps; /* the link's own frames keep to the wire, as the daemon's */
 	lc.wire_overhead_bytes = WIRE_EXTRA;
 	h->l = sl_link_create(&lc);
-	h->t = sl_xport_traffic_create(&tc);
-	xc.on_recv = sl_xport_traffic_on_recv;
-	xc.on_complete = sl_xport_traffic_on_complete;
+	h->t = sl_traffic_msg_create(&tc);
+	xc.on_recv = sl_traffic_msg_on_recv;
+	xc.on_complete = sl_traffic_msg_on_complete;
 	xc.ctx = h->t;
 	h->x = sl_xport_create(&xc);
 	if (h->l == NULL || h->t == NULL || h->x == NULL) {
@@ -195,8 +195,8 @@ host_init(struct host *h, enum mode m, const struct opts *o, uint64_t rtt_ns)
 					      .rto_ns = 200 * SL_NS_PER_US};
 
 		if (sl_xport_qp_open(h->x, &qc, 0) != 0 ||
-		    sl_xport_traffic_qp(h->t, q, q,
-					SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK) != 0) {
+		    sl_traffic_msg_qp(h->t, q, q, SL_TRAFFIC_MSG_SEND | SL_TRAFFIC_MSG_CHECK) !=
+			    0) {
 			fprintf(stderr, "bench-xport: cannot open QP %u with %s\n", q, o->proto);
 			exit(1);
 		}
@@ -210,7 +210,7 @@ host_fini(struct host *h)
 		buf_free(h->pending[i].handle);
 	sl_xport_free(h->x);
 	sl_link_free(h->l);
-	sl_xport_traffic_free(h->t);
+	sl_traffic_msg_free(h->t);
 }
 
 /* Receive what the wire delivered by now: link first, then the transport. */
@@ -311,10 +311,10 @@ static bool
 finished(struct host *hs, uint64_t msgs)
 {
 	for (int i = 0; i < 2; i++) {
-		struct sl_xport_traffic_stats st;
+		struct sl_traffic_msg_stats st;
 
-		sl_xport_traffic_stats_get(hs[i].t, &st);
-		if (!sl_xport_traffic_done(hs[i].t) || st.received < msgs * QPS)
+		sl_traffic_msg_stats_get(hs[i].t, &st);
+		if (!sl_traffic_msg_done(hs[i].t) || st.received < msgs * QPS)
 			return false;
 	}
 	return true;
@@ -325,7 +325,7 @@ run(enum mode m, double loss, const struct opts *o)
 {
 	static struct wire w[2];
 	struct host hs[2];
-	struct sl_xport_traffic_stats st[2];
+	struct sl_traffic_msg_stats st[2];
 	struct sl_hist lat;
 	uint64_t now = 0, limit = o->limit_ns, rtt_ns = o->sizing_rtt_ns;
 	uint64_t bytes = 0, resent_link = 0, resent_xport = 0, wire_bytes = 0, first = UINT64_MAX,
@@ -341,16 +341,16 @@ run(enum mode m, double loss, const struct opts *o)
 	for (; now < limit && !finished(hs, o->msgs); now += STEP_NS)
 		for (int i = 0; i < 2; i++) {
 			host_rx(&hs[i], &w[1 - i], now);
-			sl_xport_traffic_post(hs[i].t, hs[i].x, now, 64);
+			sl_traffic_msg_post(hs[i].t, hs[i].x, now, 64);
 			host_tx(&hs[i], &w[i], o, now);
 		}
 	sl_hist_reset(&lat);
 	for (int i = 0; i < 2; i++) {
 		struct sl_xport_stats xs;
 
-		sl_xport_traffic_stats_get(hs[i].t, &st[i]);
+		sl_traffic_msg_stats_get(hs[i].t, &st[i]);
 		sl_xport_stats_get(hs[i].x, &xs);
-		sl_hist_merge(&lat, sl_xport_traffic_latency(hs[i].t));
+		sl_hist_merge(&lat, sl_traffic_msg_latency(hs[i].t));
 		bytes += st[i].bytes_received;
 		first = SL_MIN(first, st[i].first_rx_ns);
 		last = SL_MAX(last, st[i].last_rx_ns);

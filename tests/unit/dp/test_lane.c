@@ -17,11 +17,11 @@
 
 #include "sl_dp.h"
 #include "dp_eal.h"
-#include "sl_dp_traffic.h"
+#include "sl_traffic.h"
 
 static struct rte_mempool *pool;
 static struct sl_dp_port port;
-static struct sl_dp_traffic traffic;
+static struct sl_traffic_link traffic;
 static uint64_t now_ns;
 
 static int
@@ -106,7 +106,7 @@ sl_dp_lane_poll__counts_foreign_and_chained_frames(void **state)
 static void
 sl_dp_lane_poll__payloads_delivered_once_in_order(void **state)
 {
-	struct sl_dp_traffic_conf tc = {
+	struct sl_traffic_link_conf tc = {
 		.send = true,
 		.check = true,
 		.body_bytes = 512,
@@ -116,9 +116,9 @@ sl_dp_lane_poll__payloads_delivered_once_in_order(void **state)
 	struct sl_dp_lane *l = &port.lane[0];
 
 	(void)state;
-	assert_int_equal(sl_dp_traffic_init(&traffic, &tc), 0);
-	l->app = (struct sl_dp_app){.produce = sl_dp_traffic_produce,
-				    .consume = sl_dp_traffic_consume,
+	assert_int_equal(sl_traffic_link_init(&traffic, &tc), 0);
+	l->app = (struct sl_dp_app){.produce = sl_traffic_link_produce,
+				    .consume = sl_traffic_link_consume,
 				    .ctx = &traffic};
 	poll_for(20 * SL_NS_PER_MS);
 	assert_int_equal(traffic.stats.generated, 5000);

@@ -19,8 +19,9 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "sl_dp.h"
 #include "dp_eal.h"
+#include "sl_dp.h"
+#include "sl_traffic.h"
 
 #define MSGS 40
 #define QPS 3
@@ -42,24 +43,65 @@ teardown(void **state)
 	return test_dp_eal_pool_free(pool);
 }
 
+/* The adapters of a test and the built-in traffic serving each. */
+static struct {
+	struct sl_dp_qp *a;
+	struct sl_traffic_qps *t;
+} users[4];
+
+static const struct sl_traffic_msg *
+traffic_of(const struct sl_dp_qp *a)
+{
+	for (unsigned int i = 0; i < SL_ARRAY_SIZE(users); i++)
+		if (users[i].a == a)
+			return sl_traffic_qps_msgs(users[i].t);
+	fail_msg("no traffic serves the adapter");
+	return NULL;
+}
+
+/* The adapter and its traffic go. */
+static void
+qp_free(struct sl_dp_qp *a)
+{
+	for (unsigned int i = 0; i < SL_ARRAY_SIZE(users); i++)
+		if (users[i].a == a) {
+			sl_traffic_qps_free(users[i].t);
+			users[i].a = NULL;
+			users[i].t = NULL;
+		}
+	sl_dp_qp_free(a);
+}
+
 static struct sl_dp_qp *
 adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 {
+	const struct sl_traffic_msg_conf tc = {
+		.max_qps = QPS,
+		.min_bytes = 1,
+		.max_bytes = 20000,
+		.msgs = msgs,
+		.seed = 3,
+		.check = true,
+	};
 	struct sl_dp_qp_conf c = {
 		.tx_attach_mbufs = tx_attach_mbufs,
+		.region_bytes = sl_traffic_msg_pattern_bytes(&tc),
 		.pool = mp,
 		.socket_id = SOCKET_ID_ANY,
 		.max_qps = QPS,
-		.traffic = {.max_qps = QPS,
-			    .min_bytes = 1,
-			    .max_bytes = 20000,
-			    .msgs = msgs,
-			    .seed = 3,
-			    .check = true},
 	};
 	struct sl_dp_qp *a = sl_dp_qp_create(&c);
+	struct sl_traffic_qps *t;
+	unsigned int slot = 0;
 
 	assert_non_null(a);
+	t = sl_traffic_qps_create(a, &tc);
+	assert_non_null(t);
+	while (slot < SL_ARRAY_SIZE(users) && users[slot].a != NULL)
+		slot++;
+	assert_true(slot < SL_ARRAY_SIZE(users));
+	users[slot].a = a;
+	users[slot].t = t;
 	for (uint32_t q = 0; q < QPS; q++) {
 		struct sl_xport_qp_conf qc = {
 			.qpn = q,
@@ -70,7 +112,7 @@ adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 		};
 
 		assert_int_equal(
-			sl_dp_qp_open(a, &qc, SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK, 0),
+			sl_traffic_qps_open(t, &qc, SL_TRAFFIC_MSG_SEND | SL_TRAFFIC_MSG_CHECK, 0),
 			0);
 	}
 	return a;
@@ -139,10 +181,10 @@ run_until_checked(struct sl_dp_qp *a, struct sl_dp_qp *b)
 		carry(a, b, now);
 		carry(b, a, now);
 		for (uint32_t q = 0; q < QPS; q++)
-			done &= sl_xport_traffic_qp_checked(sl_dp_qp_traffic(a), q) == MSGS &&
-				sl_xport_traffic_qp_checked(sl_dp_qp_traffic(b), q) == MSGS;
-		if (done && sl_xport_traffic_done(sl_dp_qp_traffic(a)) &&
-		    sl_xport_traffic_done(sl_dp_qp_traffic(b)))
+			done &= sl_traffic_msg_qp_checked(traffic_of(a), q) == MSGS &&
+				sl_traffic_msg_qp_checked(traffic_of(b), q) == MSGS;
+		if (done && sl_traffic_msg_done(traffic_of(a)) &&
+		    sl_traffic_msg_done(traffic_of(b)))
 			return;
 	}
 	fail_msg("not every QP checked %d messages", MSGS);
@@ -151,10 +193,10 @@ run_until_checked(struct sl_dp_qp *a, struct sl_dp_qp *b)
 static void
 check_clean(const struct sl_dp_qp *a)
 {
-	struct sl_xport_traffic_stats ts;
+	struct sl_traffic_msg_stats ts;
 	struct sl_dp_qp_stats as;
 
-	sl_xport_traffic_stats_get(sl_dp_qp_traffic(a), &ts);
+	sl_traffic_msg_stats_get(traffic_of(a), &ts);
 	sl_dp_qp_stats_get(a, &as);
 	assert_int_equal(ts.checked, QPS * MSGS);
 	assert_int_equal(ts.out_of_order + ts.bad_length + ts.bad_content, 0);
@@ -190,18 +232,18 @@ sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
 	}
 	sl_dp_qp_session(a, now);
 	sl_dp_qp_session(b, now);
-	for (int poll = 0; poll < 200000 && !(sl_xport_traffic_done(sl_dp_qp_traffic(a)) &&
-					      sl_xport_traffic_done(sl_dp_qp_traffic(b)));
+	for (int poll = 0; poll < 200000 && !(sl_traffic_msg_done(traffic_of(a)) &&
+					      sl_traffic_msg_done(traffic_of(b)));
 	     poll++, now += 1000) {
 		carry(a, b, now);
 		carry(b, a, now);
 	}
 	for (int i = 0; i < 2; i++) {
-		struct sl_xport_traffic_stats ts, peer;
+		struct sl_traffic_msg_stats ts, peer;
 		struct sl_dp_qp_stats as;
 
-		sl_xport_traffic_stats_get(sl_dp_qp_traffic(ends[i]), &ts);
-		sl_xport_traffic_stats_get(sl_dp_qp_traffic(ends[1 - i]), &peer);
+		sl_traffic_msg_stats_get(traffic_of(ends[i]), &ts);
+		sl_traffic_msg_stats_get(traffic_of(ends[1 - i]), &peer);
 		sl_dp_qp_stats_get(ends[i], &as);
 		assert_int_equal(as.qp_restarts, QPS);
 		assert_int_equal(as.qp_restart_failed, 0);
@@ -227,8 +269,8 @@ sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
 		assert_int_equal(completed, ts.completed);
 		assert_int_equal(failed, ts.failed);
 	}
-	sl_dp_qp_free(a);
-	sl_dp_qp_free(b);
+	qp_free(a);
+	qp_free(b);
 	assert_int_equal(rte_mempool_avail_count(pool), avail);
 }
 
@@ -250,8 +292,8 @@ sl_dp_qp_produce__short_pool_delays_loses_nothing(void **state)
 	check_clean(b);
 	sl_dp_qp_stats_get(a, &as);
 	assert_true(as.pool_short > 0);
-	sl_dp_qp_free(a);
-	sl_dp_qp_free(b);
+	qp_free(a);
+	qp_free(b);
 	assert_int_equal(rte_mempool_avail_count(small), 12);
 	rte_mempool_free(small);
 }
@@ -279,7 +321,7 @@ sl_dp_qp_produce__frame_longer_than_an_mbuf_is_lost(void **state)
 	sl_dp_qp_stats_get(a, &as);
 	assert_true(as.tx_lost > 0);
 	assert_int_equal(n, as.tx_frames);
-	sl_dp_qp_free(a);
+	qp_free(a);
 	assert_int_equal(rte_mempool_avail_count(tiny), 255);
 	rte_mempool_free(tiny);
 }
@@ -302,8 +344,8 @@ sl_dp_qp_info_get__snapshot_once_polled(void **state)
 	assert_int_equal(info.seg_bytes, 1024);
 	assert_int_equal(info.rto_ns, SL_NS_PER_S);
 	assert_false(info.failed);
-	sl_dp_qp_free(a);
-	sl_dp_qp_free(b);
+	qp_free(a);
+	qp_free(b);
 }
 
 /* Blocks allocated from DPDK's heaps, every socket. */
@@ -342,8 +384,8 @@ back_to_back(uint32_t attach_mbufs, struct sl_dp_qp_stats *as, struct sl_dp_qp_s
 	assert_int_equal(as->tx_frames, bs->rx_frames);
 	assert_int_equal(as->tx_bytes, bs->rx_bytes);
 	assert_int_equal(bs->tx_frames, as->rx_frames);
-	sl_dp_qp_free(a);
-	sl_dp_qp_free(b);
+	qp_free(a);
+	qp_free(b);
 	assert_int_equal(rte_mempool_avail_count(pool), avail);
 	assert_int_equal(heap_blocks(), blocks);
 }
@@ -396,7 +438,7 @@ sl_dp_qp_free__a_frame_out_keeps_the_pattern(void **state)
 	}
 	assert_non_null(held);
 	rte_pktmbuf_read(held, 0, held->pkt_len, before);
-	sl_dp_qp_free(a);
+	qp_free(a);
 	rte_pktmbuf_read(held, 0, held->pkt_len, after);
 	assert_memory_equal(before, after, held->pkt_len);
 	blocks = heap_blocks();
@@ -410,19 +452,27 @@ sl_dp_qp_create__rejects_bad_conf(void **state)
 	struct sl_dp_qp_conf c = {
 		.pool = pool,
 		.socket_id = SOCKET_ID_ANY,
-		.max_qps = 2,
-		.traffic = {.max_qps = 3, .min_bytes = 1, .max_bytes = 10},
+		.max_qps = 0,
 	};
+	const struct sl_traffic_msg_conf tc = {.max_qps = 2, .min_bytes = 0, .max_bytes = 10};
+	struct sl_dp_qp *a;
 
 	(void)state;
 	errno = 0;
-	assert_null(sl_dp_qp_create(&c)); /* the traffic's QPs differ from the endpoint's */
+	assert_null(sl_dp_qp_create(&c)); /* no QP */
 	assert_int_equal(errno, EINVAL);
-	c.traffic.max_qps = 2;
-	c.traffic.min_bytes = 0;
+	c.max_qps = 2;
+	c.pool = NULL;
 	errno = 0;
-	assert_null(sl_dp_qp_create(&c)); /* the traffic refuses */
+	assert_null(sl_dp_qp_create(&c)); /* no pool */
 	assert_int_equal(errno, EINVAL);
+	c.pool = pool;
+	a = sl_dp_qp_create(&c);
+	assert_non_null(a);
+	errno = 0;
+	assert_null(sl_traffic_qps_create(a, &tc)); /* the traffic refuses */
+	assert_int_equal(errno, EINVAL);
+	sl_dp_qp_free(a);
 }
 
 int

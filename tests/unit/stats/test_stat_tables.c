@@ -18,14 +18,14 @@
 #include "impair_engine.h"
 #include "sl_chan.h"
 #include "sl_dp.h"
-#include "sl_dp_traffic.h"
+#include "sl_traffic.h"
 #include "sl_ec.h"
 #include "sl_link.h"
 #include "sl_pacer.h"
 #include "sl_recv.h"
 #include "sl_sched.h"
 #include "sl_xport.h"
-#include "sl_xport_traffic.h"
+#include "sl_traffic.h"
 
 static const struct {
 	const struct sl_stat_table *t;
@@ -36,7 +36,7 @@ static const struct {
 	 "sluiced: `/sluice/link` (`lane/<name>` per lane), the exit JSON (`p<i>/link/<name>`)"},
 	{&sl_dp_lane_stat_table, "`struct sl_dp_lane.stats`",
 	 "sluiced: `/sluice/ports` (`q/<name>` per queue), the exit JSON (`p<i>/<name>`)"},
-	{&sl_dp_traffic_stat_table, "`struct sl_dp_traffic.stats`",
+	{&sl_traffic_link_stat_table, "`struct sl_traffic_link.stats`",
 	 "sluiced: `/sluice/traffic`, the exit JSON's second line (summed over lanes)"},
 	{&sl_dp_qp_stat_table, "sl_dp_qp_stats_get()",
 	 "sluiced: `/sluice/qp,<qpn>` (`lane/<name>`), sums in `/sluice/qps` "
@@ -47,7 +47,7 @@ static const struct {
 	{&sl_xport_qp_stat_table, "sl_xport_qp_stats_get()",
 	 "sluiced: `/sluice/qp,<qpn>`, sums in `/sluice/qps` (`totals/<name>`) and the exit "
 	 "JSON (`qps/<name>`)"},
-	{&sl_xport_traffic_stat_table, "sl_xport_traffic_stats_get()",
+	{&sl_traffic_msg_stat_table, "sl_traffic_msg_stats_get()",
 	 "sluiced: `/sluice/qp,<qpn>` (`lane/<name>`, its lane's endpoint), sums in "
 	 "`/sluice/qps` (`totals/traffic/<name>`) and the exit JSON (`qps/traffic/<name>`)"},
 	{&sl_chan_srv_stat_table, "sl_chan_srv_stats_get()",

@@ -29,7 +29,7 @@
 
 #include "sl_rng.h"
 #include "sl_xport.h"
-#include "sl_xport_traffic.h"
+#include "sl_traffic.h"
 
 #define STEP_NS 1000u
 #define WIRE_PKTS_PER_STEP 2u
@@ -59,11 +59,11 @@ struct app;
 
 struct side {
 	struct sl_xport *x;
-	struct sl_xport_traffic *t; /**< the built-in traffic, or NULL ... */
-	struct app *app;            /**< ... an application (a posts, b serves), or neither: */
-	uint64_t ok, failed;        /**< ... completions counted, everything accepted */
-	int who;                    /**< app: 0 a, 1 b */
-	uint64_t live_frames;       /**< handles the endpoint holds or the wire carries */
+	struct sl_traffic_msg *t; /**< the built-in traffic, or NULL ... */
+	struct app *app;          /**< ... an application (a posts, b serves), or neither: */
+	uint64_t ok, failed;      /**< ... completions counted, everything accepted */
+	int who;                  /**< app: 0 a, 1 b */
+	uint64_t live_frames;     /**< handles the endpoint holds or the wire carries */
 };
 
 static uint64_t frames_alive;
@@ -233,7 +233,7 @@ side_step(struct side *s, struct wire *in, struct wire *out, uint64_t now_ns, un
 	while ((n = wire_take(in, now_ns, rx, SL_ARRAY_SIZE(rx))) > 0)
 		sl_xport_rx_burst(s->x, now_ns, rx, n);
 	if (s->t)
-		sl_xport_traffic_post(s->t, s->x, now_ns, 64);
+		sl_traffic_msg_post(s->t, s->x, now_ns, 64);
 	n = max ? sl_xport_tx_burst(s->x, now_ns, tx, SL_MIN(max, WIRE_PKTS_PER_STEP)) : 0;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = tx[i].hdr_len + tx[i].payload_len + tx[i].pad_bytes;
@@ -267,7 +267,7 @@ struct run {
 };
 
 struct result {
-	struct sl_xport_traffic_stats t[2];
+	struct sl_traffic_msg_stats t[2];
 	struct sl_xport_stats x[2];
 	struct sl_ec_stats ec[2]; /**< the EC targets' (zeros without) */
 	struct sl_hist recovery;  /**< both endpoints' loss to delivery */
@@ -317,22 +317,21 @@ open_qps(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 
 		assert_int_equal(sl_xport_qp_open(s->x, &qc, now), 0);
 		assert_int_equal(
-			sl_xport_traffic_qp(s->t, q, q,
-					    SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK),
+			sl_traffic_msg_qp(s->t, q, q, SL_TRAFFIC_MSG_SEND | SL_TRAFFIC_MSG_CHECK),
 			0);
 	}
 }
 
-static struct sl_xport_traffic *
+static struct sl_traffic_msg *
 traffic_new(const struct run *r)
 {
-	struct sl_xport_traffic_conf tc = {.max_qps = nqps(r),
-					   .min_bytes = r->min_bytes,
-					   .max_bytes = r->max_bytes,
-					   .msgs = r->msgs,
-					   .seed = r->seed,
-					   .check = true};
-	struct sl_xport_traffic *t = sl_xport_traffic_create(&tc);
+	struct sl_traffic_msg_conf tc = {.max_qps = nqps(r),
+					 .min_bytes = r->min_bytes,
+					 .max_bytes = r->max_bytes,
+					 .msgs = r->msgs,
+					 .seed = r->seed,
+					 .check = true};
+	struct sl_traffic_msg *t = sl_traffic_msg_create(&tc);
 
 	assert_non_null(t);
 	return t;
@@ -352,7 +351,7 @@ on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 
 	if (s->app)
 		return app_recv(s, seg);
-	return s->t ? sl_xport_traffic_on_recv(s->t, seg, now_ns) : 0;
+	return s->t ? sl_traffic_msg_on_recv(s->t, seg, now_ns) : 0;
 }
 
 static void
@@ -363,7 +362,7 @@ on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 	if (s->app)
 		app_complete(s, c);
 	else if (s->t)
-		sl_xport_traffic_on_complete(s->t, c, now_ns);
+		sl_traffic_msg_on_complete(s->t, c, now_ns);
 	else if (c->status == 0)
 		s->ok++;
 	else
@@ -404,7 +403,7 @@ run_pair(const struct run *r, struct result *res)
 		w[i].reorder = r->reorder;
 		sl_rng_seed(&w[i].rng, r->seed * 2 + (uint64_t)i);
 		side_init(&s[i], r, 0, 0);
-		assert_false(sl_xport_traffic_finished(s[i].t));
+		assert_false(sl_traffic_msg_finished(s[i].t));
 	}
 	for (; now < limit; now += STEP_NS) {
 		for (int i = 0; i < 2 && r->hostile > 0; i++)
@@ -414,19 +413,19 @@ run_pair(const struct run *r, struct result *res)
 
 		side_step(&s[0], &w[1], &w[0], now, WIRE_PKTS_PER_STEP);
 		side_step(&s[1], &w[0], &w[1], now, stalled ? 0 : WIRE_PKTS_PER_STEP);
-		if (sl_xport_traffic_done(s[0].t) && sl_xport_traffic_done(s[1].t)) {
-			struct sl_xport_traffic_stats a, b;
+		if (sl_traffic_msg_done(s[0].t) && sl_traffic_msg_done(s[1].t)) {
+			struct sl_traffic_msg_stats a, b;
 
-			sl_xport_traffic_stats_get(s[0].t, &a);
-			sl_xport_traffic_stats_get(s[1].t, &b);
+			sl_traffic_msg_stats_get(s[0].t, &a);
+			sl_traffic_msg_stats_get(s[1].t, &b);
 			if (a.received == r->msgs * nqps(r) && b.received == r->msgs * nqps(r)) {
-				assert_true(sl_xport_traffic_finished(s[0].t));
-				assert_true(sl_xport_traffic_finished(s[1].t));
+				assert_true(sl_traffic_msg_finished(s[0].t));
+				assert_true(sl_traffic_msg_finished(s[1].t));
 				break;
 			}
 			/* Done sending is not done: a side still receiving has not finished. */
-			assert_false(sl_xport_traffic_finished(a.received < b.received ? s[0].t
-										       : s[1].t));
+			assert_false(
+				sl_traffic_msg_finished(a.received < b.received ? s[0].t : s[1].t));
 		}
 	}
 	res->end_ns = now;
@@ -439,14 +438,14 @@ run_pair(const struct run *r, struct result *res)
 		      SL_STAT_READ(sl_xport_stats_get, struct sl_xport_stats, s[0].x, tx_rtx),
 		      w[0].lost + w[1].lost);
 	for (int i = 0; i < 2; i++) {
-		sl_xport_traffic_stats_get(s[i].t, &res->t[i]);
+		sl_traffic_msg_stats_get(s[i].t, &res->t[i]);
 		sl_xport_stats_get(s[i].x, &res->x[i]);
 		assert_int_equal(sl_xport_ec_stats_get(s[i].x, &res->ec[i]),
 				 r->ec_drain_bps ? 0 : -ENOENT);
 		sl_hist_merge(&res->recovery, sl_xport_recovery_hist(s[i].x));
 		res->rtx += res->x[i].tx_rtx;
 		{ /* the QPs' shares add up to the endpoint's counters */
-			struct sl_xport_traffic_stats q;
+			struct sl_traffic_msg_stats q;
 			uint64_t checked = 0, bytes = 0;
 
 			for (uint32_t k = 0; k < nqps(r); k++) {
@@ -457,7 +456,7 @@ run_pair(const struct run *r, struct result *res)
 				assert_int_equal(sl_xport_qp_info_get(s[i].x, k, &qi), 0);
 				res->relost += qs.pkts_relost;
 				res->rtos += qi.rto_fired;
-				assert_int_equal(sl_xport_traffic_qp_stats_get(s[i].t, k, &q), 0);
+				assert_int_equal(sl_traffic_msg_qp_stats_get(s[i].t, k, &q), 0);
 				checked += q.checked;
 				bytes += q.bytes_received;
 				assert_true(q.last_rx_ns >= q.first_rx_ns);
@@ -471,7 +470,7 @@ run_pair(const struct run *r, struct result *res)
 	for (int i = 0; i < 2; i++) {
 		wire_free(&w[i]);
 		sl_xport_free(s[i].x);
-		sl_xport_traffic_free(s[i].t);
+		sl_traffic_msg_free(s[i].t);
 	}
 	assert_int_equal(frames_alive, 0); /* every handle released exactly once */
 }
@@ -744,10 +743,10 @@ static bool
 both_checked_all(struct side *s)
 {
 	for (int i = 0; i < 2; i++) {
-		struct sl_xport_traffic_stats st;
+		struct sl_traffic_msg_stats st;
 
-		sl_xport_traffic_stats_get(s[i].t, &st);
-		if (!sl_xport_traffic_done(s[i].t) || st.checked < (uint64_t)QPS * 100)
+		sl_traffic_msg_stats_get(s[i].t, &st);
+		if (!sl_traffic_msg_done(s[i].t) || st.checked < (uint64_t)QPS * 100)
 			return false;
 	}
 	return true;
@@ -756,9 +755,9 @@ both_checked_all(struct side *s)
 static bool
 running_a_while(struct side *s)
 {
-	struct sl_xport_traffic_stats st;
+	struct sl_traffic_msg_stats st;
 
-	sl_xport_traffic_stats_get(s[0].t, &st);
+	sl_traffic_msg_stats_get(s[0].t, &st);
 	return st.checked >= 20;
 }
 
@@ -778,7 +777,7 @@ start_then_restart_side_1(struct side s[2], struct wire w[2], const struct run *
 	}
 	assert_true(run_until(s, w, now, SL_NS_PER_S, running_a_while));
 	sl_xport_free(s[1].x);
-	sl_xport_traffic_free(s[1].t);
+	sl_traffic_msg_free(s[1].t);
 	side_init(&s[1], r, 1, *now);
 	assert_true(run_until(s, w, now, *now + SL_NS_PER_S, both_failed));
 }
@@ -806,12 +805,12 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 				.qp_timeout_ns = 5 * SL_NS_PER_MS,
 				.seed = 51 + i};
 		struct side s[2] = {0};
-		struct sl_xport_traffic_stats st;
+		struct sl_traffic_msg_stats st;
 		uint64_t now = 0;
 
 		start_then_restart_side_1(s, w, &r, 77, &now);
 		for (int k = 0; k < 2; k++) {
-			sl_xport_traffic_stats_get(s[k].t, &st);
+			sl_traffic_msg_stats_get(s[k].t, &st);
 			/* Every message posted was completed or reported failed; none twice. */
 			assert_int_equal(st.completed + st.failed, st.posted);
 			assert_true(k == 1 || st.failed > 0);
@@ -825,13 +824,13 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 		for (int k = 0; k < 2; k++) {
 			for (uint32_t q = 0; q < QPS; q++)
 				assert_int_equal(sl_xport_qp_close(s[k].x, q, now), 0);
-			sl_xport_traffic_free(s[k].t);
+			sl_traffic_msg_free(s[k].t);
 			s[k].t = traffic_new(&r);
 			open_qps(&s[k], &r, 2, now);
 		}
 		assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_checked_all));
 		for (int k = 0; k < 2; k++) {
-			sl_xport_traffic_stats_get(s[k].t, &st);
+			sl_traffic_msg_stats_get(s[k].t, &st);
 			assert_int_equal(st.checked, (uint64_t)QPS * r.msgs);
 			assert_int_equal(st.failed, 0);
 		}
@@ -840,7 +839,7 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 		for (int k = 0; k < 2; k++) {
 			wire_free(&w[k]);
 			sl_xport_free(s[k].x);
-			sl_xport_traffic_free(s[k].t);
+			sl_traffic_msg_free(s[k].t);
 		}
 		assert_int_equal(frames_alive, 0);
 	}
@@ -849,13 +848,13 @@ xport__peer_restart_fails_qps_and_the_survivor_goes_on(void **state)
 static bool
 both_done(struct side *s)
 {
-	return sl_xport_traffic_done(s[0].t) && sl_xport_traffic_done(s[1].t);
+	return sl_traffic_msg_done(s[0].t) && sl_traffic_msg_done(s[1].t);
 }
 
 /*
  * The daemon's restart of a session (lib/dp/qp.c, sl_dp_qp_session()) with the same traffic: QPs
  * that failed (the peer restarted and their timeout passed) are closed and reopened, and the
- * traffic told (sl_xport_traffic_qp_restart()). A failed QP refuses the traffic's next post,
+ * traffic told (sl_traffic_msg_qp_restart()). A failed QP refuses the traffic's next post,
  * which then waits for a completion that a failed QP never brings: the restart itself queues the
  * QP again, so it posts the rest of its msgs in the new session (it used to post nothing more:
  * qp-restart-memif-kill stalled with a's stream short of one QP's messages).
@@ -872,7 +871,7 @@ xport__traffic_posts_again_after_a_failed_qp_restarts(void **state)
 			.qp_timeout_ns = 5 * SL_NS_PER_MS,
 			.seed = 71};
 	struct side s[2] = {0};
-	struct sl_xport_traffic_stats st;
+	struct sl_traffic_msg_stats st;
 	uint64_t now = 0;
 
 	(void)state;
@@ -880,18 +879,18 @@ xport__traffic_posts_again_after_a_failed_qp_restarts(void **state)
 	/* The failed QPs' traffic has tried to post and been refused. */
 	now += STEP_NS;
 	for (int k = 0; k < 2; k++)
-		sl_xport_traffic_post(s[k].t, s[k].x, now, 64);
+		sl_traffic_msg_post(s[k].t, s[k].x, now, 64);
 	for (int k = 0; k < 2; k++)
 		for (uint32_t q = 0; q < QPS; q++) {
 			struct sl_xport_qp_conf qc = qp_conf(&r, q, 2);
 
 			assert_int_equal(sl_xport_qp_close(s[k].x, q, now), 0);
 			assert_int_equal(sl_xport_qp_open(s[k].x, &qc, now), 0);
-			assert_int_equal(sl_xport_traffic_qp_restart(s[k].t, q), 0);
+			assert_int_equal(sl_traffic_msg_qp_restart(s[k].t, q), 0);
 		}
 	assert_true(run_until(s, w, &now, now + SL_NS_PER_S, both_done));
 	for (int k = 0; k < 2; k++) {
-		sl_xport_traffic_stats_get(s[k].t, &st);
+		sl_traffic_msg_stats_get(s[k].t, &st);
 		assert_int_equal(st.posted, (uint64_t)QPS * r.msgs);
 		assert_int_equal(st.completed + st.failed, st.posted);
 		assert_true(st.failed > 0 && st.completed > 0);
@@ -900,7 +899,7 @@ xport__traffic_posts_again_after_a_failed_qp_restarts(void **state)
 	for (int k = 0; k < 2; k++) {
 		wire_free(&w[k]);
 		sl_xport_free(s[k].x);
-		sl_xport_traffic_free(s[k].t);
+		sl_traffic_msg_free(s[k].t);
 	}
 	assert_int_equal(frames_alive, 0);
 }
@@ -1779,7 +1778,7 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 	struct lcore cpu[2] = {{.share = r->share, .max_gap_ns = r->max_gap_ns},
 			       {.share = r->share, .max_gap_ns = r->max_gap_ns}};
 	uint64_t t0 = SL_NS_PER_S / 2, t1 = 3 * SL_NS_PER_S, wire0[3] = {0};
-	struct sl_xport_traffic_conf tc = {
+	struct sl_traffic_msg_conf tc = {
 		.max_qps = 3, .min_bytes = 4096, .max_bytes = 4096, .seed = seed, .check = true};
 
 	for (int i = 0; i < 2; i++) {
@@ -1798,7 +1797,7 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 		memset(&w[i], 0, sizeof(w[i]));
 		sl_rng_seed(&w[i].rng, seed * 2 + (uint64_t)i);
 		sl_rng_seed(&cpu[i].rng, seed * 7 + (uint64_t)i);
-		s[i].t = sl_xport_traffic_create(&tc);
+		s[i].t = sl_traffic_msg_create(&tc);
 		s[i].x = sl_xport_create(&xc);
 		assert_non_null(s[i].t);
 		assert_non_null(s[i].x);
@@ -1812,9 +1811,9 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 						      .timeout_ns = 10 * SL_NS_PER_S};
 
 			assert_int_equal(sl_xport_qp_open(s[i].x, &qc, 0), 0);
-			assert_int_equal(sl_xport_traffic_qp(s[i].t, q, q,
-							     i == 0 ? SL_XPORT_TRAFFIC_SEND
-								    : SL_XPORT_TRAFFIC_CHECK),
+			assert_int_equal(sl_traffic_msg_qp(s[i].t, q, q,
+							   i == 0 ? SL_TRAFFIC_MSG_SEND
+								  : SL_TRAFFIC_MSG_CHECK),
 					 0);
 		}
 	}
@@ -1831,12 +1830,12 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 			side_step(&s[1], &w[0], &w[1], now, WIRE_PKTS_PER_STEP);
 	}
 	for (uint32_t q = 0; q < 3; q++) {
-		struct sl_xport_traffic_stats ts;
+		struct sl_traffic_msg_stats ts;
 		struct sl_xport_qp_stats qs;
 		double bps;
 
 		assert_int_equal(sl_xport_qp_stats_get(s[1].x, q, &qs), 0);
-		assert_int_equal(sl_xport_traffic_qp_stats_get(s[1].t, q, &ts), 0);
+		assert_int_equal(sl_traffic_msg_qp_stats_get(s[1].t, q, &ts), 0);
 		assert_int_equal(ts.checked, ts.received); /* in order, right length and bytes */
 		bps = (double)(qs.wire_bytes_received - wire0[q]) * 8 / ((double)(t1 - t0) / 1e9);
 		err_out[q] = bps / (double)limit_bps[q] - 1;
@@ -1852,7 +1851,7 @@ paced_through_stalls(const struct stall_run *r, uint64_t seed, double err_out[3]
 	for (int i = 0; i < 2; i++) {
 		wire_free(&w[i]);
 		sl_xport_free(s[i].x);
-		sl_xport_traffic_free(s[i].t);
+		sl_traffic_msg_free(s[i].t);
 	}
 }
 

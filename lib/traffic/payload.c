@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * traffic.c - link test traffic generator and checker (see sl_dp_traffic.h for the payload
+ * payload.c - link test traffic generator and checker (see sl_traffic.h for the payload
  * format and the checker's rules). Rates are token buckets one burst deep (struct
- * sl_dp_throttle): credit accrues at rate / body bits since an anchor, and when more than
+ * sl_traffic_throttle): credit accrues at rate / body bits since an anchor, and when more than
  * SL_DP_BURST payloads are owed the anchor moves up so that exactly a burst is. A generator
  * held back by a flow-control pause therefore resumes at its rate, not with a line-rate burst
  * of everything it could have sent meanwhile: such a burst arrives faster than the peer's
@@ -13,7 +13,7 @@
 
 #include <rte_hash_crc.h>
 
-#include "sl_dp_traffic.h"
+#include "sl_traffic.h"
 #include "sl_time.h"
 
 #define TRAFFIC_MAGIC 0x31544c53u /* "SLT1" little-endian */
@@ -23,25 +23,25 @@
 #define OFF_PATTERN 18
 
 static const struct sl_stat_desc stat_desc[] = {
-	SL_STAT(struct sl_dp_traffic_stats, generated, "payloads generated"),
-	SL_STAT(struct sl_dp_traffic_stats, gen_nombuf, "generation skipped: pool empty"),
-	SL_STAT(struct sl_dp_traffic_stats, delivered, "payloads checked in order"),
-	SL_STAT(struct sl_dp_traffic_stats, first_seq, "sequence number of the first payload"),
-	SL_STAT(struct sl_dp_traffic_stats, lost, "sequence numbers missing"),
-	SL_STAT(struct sl_dp_traffic_stats, duplicated, "payloads seen twice"),
-	SL_STAT(struct sl_dp_traffic_stats, reordered, "payloads after a later one"),
-	SL_STAT(struct sl_dp_traffic_stats, corrupted_accepted, "damaged payloads delivered"),
-	SL_STAT(struct sl_dp_traffic_stats, bytes, "body bytes checked"),
-	SL_STAT(struct sl_dp_traffic_stats, first_ns, "time of the first delivery, ns"),
-	SL_STAT(struct sl_dp_traffic_stats, last_ns, "time of the last delivery, ns"),
+	SL_STAT(struct sl_traffic_link_stats, generated, "payloads generated"),
+	SL_STAT(struct sl_traffic_link_stats, gen_nombuf, "generation skipped: pool empty"),
+	SL_STAT(struct sl_traffic_link_stats, delivered, "payloads checked in order"),
+	SL_STAT(struct sl_traffic_link_stats, first_seq, "sequence number of the first payload"),
+	SL_STAT(struct sl_traffic_link_stats, lost, "sequence numbers missing"),
+	SL_STAT(struct sl_traffic_link_stats, duplicated, "payloads seen twice"),
+	SL_STAT(struct sl_traffic_link_stats, reordered, "payloads after a later one"),
+	SL_STAT(struct sl_traffic_link_stats, corrupted_accepted, "damaged payloads delivered"),
+	SL_STAT(struct sl_traffic_link_stats, bytes, "body bytes checked"),
+	SL_STAT(struct sl_traffic_link_stats, first_ns, "time of the first delivery, ns"),
+	SL_STAT(struct sl_traffic_link_stats, last_ns, "time of the last delivery, ns"),
 };
-SL_STAT_TABLE_DEFINE(sl_dp_traffic_stat_table, struct sl_dp_traffic_stats, stat_desc);
+SL_STAT_TABLE_DEFINE(sl_traffic_link_stat_table, struct sl_traffic_link_stats, stat_desc);
 
 int
-sl_dp_traffic_init(struct sl_dp_traffic *t, const struct sl_dp_traffic_conf *conf)
+sl_traffic_link_init(struct sl_traffic_link *t, const struct sl_traffic_link_conf *conf)
 {
 	/* Payloads start after the mbuf's default headroom, where the lane writes its headers. */
-	if (conf->body_bytes < SL_DP_TRAFFIC_MIN_BODY ||
+	if (conf->body_bytes < SL_TRAFFIC_LINK_MIN_BODY ||
 	    (uint32_t)conf->body_bytes + RTE_PKTMBUF_HEADROOM >
 		    rte_pktmbuf_data_room_size(conf->pool))
 		return -EINVAL;
@@ -98,7 +98,8 @@ credit(uint64_t rate_bps, uint64_t start_ns, uint64_t now_ns, uint16_t len_bytes
 
 /* Payloads of len_bytes that rate_bps allows at now_ns, at most SL_DP_BURST. */
 static uint64_t
-throttle_allow(struct sl_dp_throttle *th, uint64_t rate_bps, uint16_t len_bytes, uint64_t now_ns)
+throttle_allow(struct sl_traffic_throttle *th, uint64_t rate_bps, uint16_t len_bytes,
+	       uint64_t now_ns)
 {
 	uint64_t owed;
 
@@ -119,9 +120,9 @@ throttle_allow(struct sl_dp_throttle *th, uint64_t rate_bps, uint16_t len_bytes,
 }
 
 unsigned
-sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
+sl_traffic_link_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 {
-	struct sl_dp_traffic *t = ctx;
+	struct sl_traffic_link *t = ctx;
 	uint64_t allow = max;
 	unsigned n = 0;
 
@@ -150,9 +151,9 @@ sl_dp_traffic_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 }
 
 static void
-check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_ns)
+check_one(struct sl_traffic_link *t, const uint8_t *b, uint16_t len, uint64_t now_ns)
 {
-	struct sl_dp_traffic_stats *s = &t->stats;
+	struct sl_traffic_link_stats *s = &t->stats;
 	uint32_t magic, crc;
 	uint64_t seq;
 	uint16_t blen;
@@ -160,7 +161,7 @@ check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_
 	memcpy(&magic, b, 4);
 	memcpy(&blen, b + OFF_LEN, 2);
 	memcpy(&crc, b + OFF_CRC, 4);
-	if (len < SL_DP_TRAFFIC_MIN_BODY || magic != TRAFFIC_MAGIC || blen != len ||
+	if (len < SL_TRAFFIC_LINK_MIN_BODY || magic != TRAFFIC_MAGIC || blen != len ||
 	    crc != body_crc(b, len)) {
 		s->corrupted_accepted++;
 		return;
@@ -174,7 +175,7 @@ check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_
 	if (seq >= t->expected) {
 		uint64_t gap = seq - t->expected;
 
-		for (uint64_t k = 0; k < SL_MIN(gap, (uint64_t)SL_DP_TRAFFIC_WINDOW); k++) {
+		for (uint64_t k = 0; k < SL_MIN(gap, (uint64_t)SL_TRAFFIC_LINK_WINDOW); k++) {
 			uint64_t q = t->expected + k;
 
 			t->seen[(q / 64) % SL_ARRAY_SIZE(t->seen)] &= ~(UINT64_C(1) << (q % 64));
@@ -185,7 +186,7 @@ check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_
 		uint64_t *w = &t->seen[(seq / 64) % SL_ARRAY_SIZE(t->seen)];
 		uint64_t bit = UINT64_C(1) << (seq % 64);
 
-		if (t->expected - seq > SL_DP_TRAFFIC_WINDOW || (*w & bit)) {
+		if (t->expected - seq > SL_TRAFFIC_LINK_WINDOW || (*w & bit)) {
 			s->duplicated++;
 			return;
 		}
@@ -201,9 +202,9 @@ check_one(struct sl_dp_traffic *t, const uint8_t *b, uint16_t len, uint64_t now_
 }
 
 unsigned
-sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
+sl_traffic_link_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
 {
-	struct sl_dp_traffic *t = ctx;
+	struct sl_traffic_link *t = ctx;
 
 	if (t->conf.consume_bps)
 		n = (unsigned)SL_MIN((uint64_t)n, throttle_allow(&t->take, t->conf.consume_bps,
@@ -219,7 +220,7 @@ sl_dp_traffic_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned 
 }
 
 uint64_t
-sl_dp_traffic_goodput_bps(const struct sl_dp_traffic_stats *s, uint64_t until_ns)
+sl_traffic_link_goodput_bps(const struct sl_traffic_link_stats *s, uint64_t until_ns)
 {
 	if (s->delivered == 0 || until_ns <= s->first_ns)
 		return 0;

@@ -1,29 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* traffic.c - built-in message generator and checker of an endpoint (sl_xport_traffic.h). */
+/* msg.c - built-in message generator and checker of an endpoint (sl_traffic.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sl_xport_traffic.h"
+#include "sl_traffic.h"
 
 static const struct sl_stat_desc stat_desc[] = {
-	SL_STAT(struct sl_xport_traffic_stats, posted, "messages posted"),
-	SL_STAT(struct sl_xport_traffic_stats, completed, "messages acknowledged whole"),
-	SL_STAT(struct sl_xport_traffic_stats, failed,
+	SL_STAT(struct sl_traffic_msg_stats, posted, "messages posted"),
+	SL_STAT(struct sl_traffic_msg_stats, completed, "messages acknowledged whole"),
+	SL_STAT(struct sl_traffic_msg_stats, failed,
 		"messages completed with an error (QP failed)"),
-	SL_STAT(struct sl_xport_traffic_stats, bytes_completed, "message bytes acknowledged"),
-	SL_STAT(struct sl_xport_traffic_stats, received, "messages delivered to the checker"),
-	SL_STAT(struct sl_xport_traffic_stats, checked,
+	SL_STAT(struct sl_traffic_msg_stats, bytes_completed, "message bytes acknowledged"),
+	SL_STAT(struct sl_traffic_msg_stats, received, "messages delivered to the checker"),
+	SL_STAT(struct sl_traffic_msg_stats, checked,
 		"messages delivered once, in order, length and bytes right"),
-	SL_STAT(struct sl_xport_traffic_stats, bytes_received, "message bytes delivered"),
-	SL_STAT(struct sl_xport_traffic_stats, out_of_order,
+	SL_STAT(struct sl_traffic_msg_stats, bytes_received, "message bytes delivered"),
+	SL_STAT(struct sl_traffic_msg_stats, out_of_order,
 		"segments whose msn or offset does not continue the stream"),
-	SL_STAT(struct sl_xport_traffic_stats, bad_length, "messages of the wrong length"),
-	SL_STAT(struct sl_xport_traffic_stats, bad_content, "messages with a wrong byte"),
-	SL_STAT(struct sl_xport_traffic_stats, first_rx_ns, "time of the first delivery, ns"),
-	SL_STAT(struct sl_xport_traffic_stats, last_rx_ns, "time of the last delivery, ns"),
+	SL_STAT(struct sl_traffic_msg_stats, bad_length, "messages of the wrong length"),
+	SL_STAT(struct sl_traffic_msg_stats, bad_content, "messages with a wrong byte"),
+	SL_STAT(struct sl_traffic_msg_stats, first_rx_ns, "time of the first delivery, ns"),
+	SL_STAT(struct sl_traffic_msg_stats, last_rx_ns, "time of the last delivery, ns"),
 };
-SL_STAT_TABLE_DEFINE(sl_xport_traffic_stat_table, struct sl_xport_traffic_stats, stat_desc);
+SL_STAT_TABLE_DEFINE(sl_traffic_msg_stat_table, struct sl_traffic_msg_stats, stat_desc);
 
 struct tqp {
 	bool send, recv;
@@ -35,13 +35,13 @@ struct tqp {
 	/* checker: the message in progress */
 	uint32_t rx_msn;
 	uint32_t rx_off;
-	bool rx_bad;                      /**< it already failed a check */
-	struct sl_xport_traffic_stats st; /**< this QP's share of the counters */
+	bool rx_bad;                    /**< it already failed a check */
+	struct sl_traffic_msg_stats st; /**< this QP's share of the counters */
 };
 
-struct sl_xport_traffic {
-	struct sl_xport_traffic_conf c;
-	uint8_t *pattern; /**< sl_xport_traffic_pattern_bytes(), filled once */
+struct sl_traffic_msg {
+	struct sl_traffic_msg_conf c;
+	uint8_t *pattern; /**< sl_traffic_msg_pattern_bytes(), filled once */
 	bool own_pattern; /**< allocated here (conf.pattern was NULL) */
 	struct tqp *q;    /**< [max_qps] */
 	/* Sending QPs that may have room and messages left, each once, served in turn: posting
@@ -51,7 +51,7 @@ struct sl_xport_traffic {
 	uint32_t nsend; /**< sending QPs */
 	uint32_t nrecv; /**< receiving QPs */
 	uint64_t done_qps;
-	struct sl_xport_traffic_stats st;
+	struct sl_traffic_msg_stats st;
 	struct sl_hist latency_ns;
 };
 
@@ -64,7 +64,7 @@ struct sl_xport_traffic {
 
 /* A delivery at now_ns in a window of counters. */
 static void
-rx_time(struct sl_xport_traffic_stats *st, uint64_t now_ns)
+rx_time(struct sl_traffic_msg_stats *st, uint64_t now_ns)
 {
 	if (st->first_rx_ns == 0)
 		__atomic_store_n(&st->first_rx_ns, now_ns, __ATOMIC_RELAXED);
@@ -82,14 +82,14 @@ mix(uint64_t z)
 }
 
 static uint64_t
-msg_hash(const struct sl_xport_traffic *t, uint32_t stream, uint32_t msn)
+msg_hash(const struct sl_traffic_msg *t, uint32_t stream, uint32_t msn)
 {
 	return mix(t->c.seed ^ mix(((uint64_t)stream << 32) | msn));
 }
 
 /* Log-uniform: a power-of-two band first, then a size within it. */
 static uint32_t
-msg_size(const struct sl_xport_traffic *t, uint64_t h)
+msg_size(const struct sl_traffic_msg *t, uint64_t h)
 {
 	uint32_t lo = t->c.min_bytes, hi = t->c.max_bytes, e_lo, e_hi, e, b_lo, b_hi;
 
@@ -106,13 +106,13 @@ msg_size(const struct sl_xport_traffic *t, uint64_t h)
 static uint32_t
 msg_start(uint64_t h)
 {
-	return (uint32_t)((h >> 8) % (SL_XPORT_TRAFFIC_START_SPAN / 8)) * 8;
+	return (uint32_t)((h >> 8) % (SL_TRAFFIC_MSG_START_SPAN / 8)) * 8;
 }
 
-struct sl_xport_traffic *
-sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
+struct sl_traffic_msg *
+sl_traffic_msg_create(const struct sl_traffic_msg_conf *conf)
 {
-	struct sl_xport_traffic *t;
+	struct sl_traffic_msg *t;
 	uint64_t x;
 	size_t n;
 
@@ -125,13 +125,13 @@ sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
 	if (t == NULL)
 		return NULL;
 	t->c = *conf;
-	n = sl_xport_traffic_pattern_bytes(conf);
+	n = sl_traffic_msg_pattern_bytes(conf);
 	t->own_pattern = conf->pattern == NULL;
 	t->pattern = t->own_pattern ? malloc(n) : conf->pattern;
 	t->q = calloc(conf->max_qps, sizeof(*t->q));
 	t->ready = calloc(conf->max_qps, sizeof(*t->ready));
 	if (t->pattern == NULL || t->q == NULL || t->ready == NULL) {
-		sl_xport_traffic_free(t);
+		sl_traffic_msg_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -145,7 +145,7 @@ sl_xport_traffic_create(const struct sl_xport_traffic_conf *conf)
 }
 
 void
-sl_xport_traffic_free(struct sl_xport_traffic *t)
+sl_traffic_msg_free(struct sl_traffic_msg *t)
 {
 	if (t == NULL)
 		return;
@@ -158,7 +158,7 @@ sl_xport_traffic_free(struct sl_xport_traffic *t)
 
 /* Queue a sending QP that has messages left, unless it is queued already. */
 static void
-ready_push(struct sl_xport_traffic *t, uint32_t qpn)
+ready_push(struct sl_traffic_msg *t, uint32_t qpn)
 {
 	struct tqp *q = &t->q[qpn];
 
@@ -169,17 +169,17 @@ ready_push(struct sl_xport_traffic *t, uint32_t qpn)
 }
 
 int
-sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn, unsigned roles)
+sl_traffic_msg_qp(struct sl_traffic_msg *t, uint32_t qpn, uint32_t peer_qpn, unsigned roles)
 {
-	const unsigned all = SL_XPORT_TRAFFIC_SEND | SL_XPORT_TRAFFIC_CHECK;
+	const unsigned all = SL_TRAFFIC_MSG_SEND | SL_TRAFFIC_MSG_CHECK;
 	struct tqp *q;
 
 	if (qpn >= t->c.max_qps || peer_qpn > SL_XHDR_QPN_MAX || t->q[qpn].send || t->q[qpn].recv ||
 	    roles == 0 || (roles & ~all) != 0)
 		return -EINVAL;
 	q = &t->q[qpn];
-	q->send = (roles & SL_XPORT_TRAFFIC_SEND) != 0;
-	q->recv = (roles & SL_XPORT_TRAFFIC_CHECK) != 0;
+	q->send = (roles & SL_TRAFFIC_MSG_SEND) != 0;
+	q->recv = (roles & SL_TRAFFIC_MSG_CHECK) != 0;
 	q->peer_qpn = peer_qpn;
 	t->nsend += q->send;
 	t->nrecv += q->recv;
@@ -188,7 +188,7 @@ sl_xport_traffic_qp(struct sl_xport_traffic *t, uint32_t qpn, uint32_t peer_qpn,
 }
 
 int
-sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn)
+sl_traffic_msg_qp_restart(struct sl_traffic_msg *t, uint32_t qpn)
 {
 	struct tqp *q;
 
@@ -206,8 +206,7 @@ sl_xport_traffic_qp_restart(struct sl_xport_traffic *t, uint32_t qpn)
 }
 
 unsigned
-sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t now_ns,
-		      unsigned budget)
+sl_traffic_msg_post(struct sl_traffic_msg *t, struct sl_xport *x, uint64_t now_ns, unsigned budget)
 {
 	unsigned posted = 0;
 
@@ -240,9 +239,9 @@ sl_xport_traffic_post(struct sl_xport_traffic *t, struct sl_xport *x, uint64_t n
 }
 
 void
-sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
+sl_traffic_msg_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 {
-	struct sl_xport_traffic *t = ctx;
+	struct sl_traffic_msg *t = ctx;
 	struct tqp *q = &t->q[c->qpn];
 
 	q->completed++;
@@ -259,9 +258,9 @@ sl_xport_traffic_on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t n
 }
 
 int
-sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
+sl_traffic_msg_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 {
-	struct sl_xport_traffic *t = ctx;
+	struct sl_traffic_msg *t = ctx;
 	struct tqp *q = &t->q[seg->qpn];
 	uint64_t h;
 	uint32_t size;
@@ -309,41 +308,41 @@ sl_xport_traffic_on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t 
 }
 
 bool
-sl_xport_traffic_done(const struct sl_xport_traffic *t)
+sl_traffic_msg_done(const struct sl_traffic_msg *t)
 {
 	return t->c.msgs && t->done_qps == t->nsend;
 }
 
 bool
-sl_xport_traffic_finished(const struct sl_xport_traffic *t)
+sl_traffic_msg_finished(const struct sl_traffic_msg *t)
 {
-	return sl_xport_traffic_done(t) && t->st.received >= t->c.msgs * t->nrecv;
+	return sl_traffic_msg_done(t) && t->st.received >= t->c.msgs * t->nrecv;
 }
 
 void
-sl_xport_traffic_stats_get(const struct sl_xport_traffic *t, struct sl_xport_traffic_stats *st)
+sl_traffic_msg_stats_get(const struct sl_traffic_msg *t, struct sl_traffic_msg_stats *st)
 {
-	sl_stats_snapshot(st, &t->st, sl_xport_traffic_stat_table.n);
+	sl_stats_snapshot(st, &t->st, sl_traffic_msg_stat_table.n);
 }
 
 uint64_t
-sl_xport_traffic_qp_checked(const struct sl_xport_traffic *t, uint32_t qpn)
+sl_traffic_msg_qp_checked(const struct sl_traffic_msg *t, uint32_t qpn)
 {
 	return qpn < t->c.max_qps ? __atomic_load_n(&t->q[qpn].st.checked, __ATOMIC_RELAXED) : 0;
 }
 
 int
-sl_xport_traffic_qp_stats_get(const struct sl_xport_traffic *t, uint32_t qpn,
-			      struct sl_xport_traffic_stats *st)
+sl_traffic_msg_qp_stats_get(const struct sl_traffic_msg *t, uint32_t qpn,
+			    struct sl_traffic_msg_stats *st)
 {
 	if (qpn >= t->c.max_qps)
 		return -ENOENT;
-	sl_stats_snapshot(st, &t->q[qpn].st, sl_xport_traffic_stat_table.n);
+	sl_stats_snapshot(st, &t->q[qpn].st, sl_traffic_msg_stat_table.n);
 	return 0;
 }
 
 const struct sl_hist *
-sl_xport_traffic_latency(const struct sl_xport_traffic *t)
+sl_traffic_msg_latency(const struct sl_traffic_msg *t)
 {
 	return &t->latency_ns;
 }
