@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "bench_callgrind.h"
+#include "crc12.h"
 #include "link_pair.h"
 #include "sl_rng.h"
 #include "sl_wire.h"
