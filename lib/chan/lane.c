@@ -85,6 +85,8 @@ static const struct sl_stat_desc stat_desc[] = {
 		"QPs failed because a ring index was out of range"),
 	SL_STAT(struct sl_chan_lane_stats, write_refused,
 		"WRITEs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, write_len_refused,
+		"WRITEs refused: longer than the QP's max_msg_bytes (REM_OP_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, read_refused,
 		"READs refused: key, range or access (REM_ACCESS_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, read_len_refused,

@@ -11,7 +11,8 @@
  * (or older messages of the QP still stashed, to keep the order) the segments are copied into
  * the lane's stash (below). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
  * (rnr_refused; stash_qp_refused past its QP's share). A WRITE's first segment is checked against
- * the key table for the whole range with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS, nothing written);
+ * the QP's max_msg_bytes (else SL_XPORT_SYN_INVALID: REM_OP_ERR at the sender, nothing written)
+ * and against the key table for the whole range with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS);
  * with an immediate, its last segment consumes a RECV (or leaves a zero-byte notice in the stash)
  * that completes as RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no
  * room for refuses the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's
@@ -245,6 +246,11 @@ static int
 recv_write(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *seg)
 {
 	if (seg->first) {
+		if (!lqp_msg_fits(q, seg->total_len)) {
+			q->rx_to = RX_NONE;
+			sl_stat_add(&cl->stats.write_len_refused, 1);
+			return SL_XPORT_SYN_INVALID;
+		}
 		q->rx_to = RX_WRITE;
 		q->rx_len = seg->total_len;
 		q->rx_ptr = sl_chan_mrs_find(q->c->mrs, q->c->client, SL_CHAN_RKEY, seg->rkey,

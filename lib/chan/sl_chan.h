@@ -214,17 +214,18 @@ struct sl_chan_lane_stats {
 	uint64_t wr_bad;      /**< refused at once: opcode, length */
 	uint64_t recv_posted;
 	uint64_t cqes;
-	uint64_t cq_full_waits;    /**< a QP's SQ waited for room on its CQ */
-	uint64_t events;           /**< CQ events signalled */
-	uint64_t events_unsent;    /**< CQ events the application's full (or closed) end refused */
-	uint64_t bad_ring;         /**< QPs failed because a ring index was out of range */
-	uint64_t write_refused;    /**< WRITEs refused (key, range, access) */
-	uint64_t read_refused;     /**< READs refused: key, range, access */
-	uint64_t read_len_refused; /**< READs refused: longer than the QP's max_msg_bytes */
-	uint64_t stash_msgs;       /**< SENDs held until a RECV came */
-	uint64_t rnr_refused;      /**< SENDs refused: no RECV and no stash room */
-	uint64_t stash_qp_refused; /**< SENDs refused: no RECV, their QP's stash share full */
-	uint64_t len_refused;      /**< SENDs longer than their RECV buffer */
+	uint64_t cq_full_waits;     /**< a QP's SQ waited for room on its CQ */
+	uint64_t events;            /**< CQ events signalled */
+	uint64_t events_unsent;     /**< CQ events the application's full (or closed) end refused */
+	uint64_t bad_ring;          /**< QPs failed because a ring index was out of range */
+	uint64_t write_refused;     /**< WRITEs refused (key, range, access) */
+	uint64_t write_len_refused; /**< WRITEs refused: longer than the QP's max_msg_bytes */
+	uint64_t read_refused;      /**< READs refused: key, range, access */
+	uint64_t read_len_refused;  /**< READs refused: longer than the QP's max_msg_bytes */
+	uint64_t stash_msgs;        /**< SENDs held until a RECV came */
+	uint64_t rnr_refused;       /**< SENDs refused: no RECV and no stash room */
+	uint64_t stash_qp_refused;  /**< SENDs refused: no RECV, their QP's stash share full */
+	uint64_t len_refused;       /**< SENDs longer than their RECV buffer */
 };
 
 extern const struct sl_stat_table sl_chan_lane_stat_table;

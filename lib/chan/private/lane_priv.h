@@ -139,8 +139,9 @@ lqp_of(struct sl_chan_lane *cl, uint32_t qpn, unsigned states)
 
 /*
  * A message of len bytes is one q may carry: what the application posts (a SEND's or WRITE's
- * bytes, and the bytes a READ asks the peer for) and what a peer's READ asks q to send back are
- * held to the same max_msg_bytes, by this one check.
+ * bytes, and the bytes a READ asks the peer for), what a peer's READ asks q to send back and
+ * what a peer's WRITE brings are held to the same max_msg_bytes, by this one check (a peer's
+ * SEND is held to the RECV that takes it, or to the QP's stash share).
  */
 static inline bool
 lqp_msg_fits(const struct lqp *q, uint32_t len)

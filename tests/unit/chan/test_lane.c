@@ -1654,6 +1654,42 @@ rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 	free(b);
 }
 
+/*
+ * A WRITE bringing the target more than the target QP's max_msg_bytes: REM_OP_ERR at the
+ * requester, no byte placed (the region would have held it), counted at the target.
+ */
+static void
+rdma__write_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
+{
+	struct app_qp *a, *b;
+	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
+	uint8_t zero[1024] = {0};
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, 0);
+	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_WRITE);
+	struct sl_chan_sqe e;
+	struct sl_chan_cqe c[4];
+
+	(void)state;
+	qp_pair(&a, &b, QPN_BASE, 16, 16);
+	b->qc.max_msg_bytes = 512;
+	fill(abuf, 1024, 5);
+	e = sqe(1, SL_WR_WRITE, &P.s[0], abuf, 600, akey, true);
+	e.raddr = va(&P.s[1], bbuf);
+	e.rkey = bkey;
+	post_send(a, e);
+	run(RUN);
+	assert_int_equal(cq_poll(a, 0, c, 4), 1);
+	assert_int_equal(c[0].wr_id, 1);
+	assert_int_equal(c[0].status, SL_WC_REM_OP_ERR);
+	assert_int_equal(c[0].opcode, SL_WC_WRITE);
+	assert_memory_equal(bbuf, zero, sizeof(zero));
+	assert_int_equal(STAT(&P.s[1], write_len_refused), 1);
+	assert_int_equal(qp_destroy(a), 0);
+	assert_int_equal(qp_destroy(b), 0);
+	free(a);
+	free(b);
+}
+
 /* --- the peer host's guesses --------------------------------------------------------------- */
 
 #define FORGED 100000u   /* frames the attacker forges */
@@ -1896,6 +1932,9 @@ main(int argc, char **argv)
 						small_stash_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(
 			rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			rdma__write_over_the_targets_max_msg_bytes_is_rem_op_err, pair_setup,
 			pair_teardown),
 		cmocka_unit_test_setup_teardown(rdma__forged_frames_reach_nothing, pair_setup,
 						pair_teardown),
