@@ -33,9 +33,10 @@
  *     q = floor(T_hi mu / x^64) = T_hi ^ hi64(T_hi * (mu - x^64)),
  *     T mod Q = T_lo ^ lo64(q * (Q - x^64)),
  * exact over GF(2) because deg T < 2 deg Q. The CRC is that remainder shifted right by 52.
- * About 0.52 instructions per byte (35 per 64 bytes) plus about 45 per call, against 3.4 per
- * byte for slice-by-8: folding wins from its first whole block (16 bytes: 51 instructions
- * against 87 in bench-link), so sl_crc12 keeps slice-by-8 only below 16 bytes.
+ * About 0.52 instructions per byte (35 per 64 bytes) plus 40 (64 bytes) to 64 (long frames) per
+ * call, against 3.4 per byte for slice-by-8: folding takes fewer instructions from its first
+ * whole block (16 bytes: 45 against 69 in bench-link, op crc12_crossover), so sl_crc12 keeps
+ * slice-by-8 only below 16 bytes.
  *
  * The constants are computed from the definition at program start: x^k mod Q for k = 64 is
  * Q - x^64 = 0x02F << 52, and each further power is one LFSR step (shift left, XOR 0x02F << 52

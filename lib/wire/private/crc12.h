@@ -16,7 +16,7 @@
  *                      tail; about 3.4 instructions per byte;
  *   sl_crc12_clmul   - x86-64 with PCLMULQDQ: folds 16-byte blocks with carry-less multiplies
  *                      (a last partial block is shifted in with PSHUFB) and ends with a Barrett
- *                      reduction; about 0.52 instructions per byte plus about 45 per call.
+ *                      reduction; about 0.52 instructions per byte plus 40 to 64 per call.
  *                      Elsewhere (another CPU or architecture, or fewer than 16 bytes) it is
  *                      sl_crc12_slice8.
  * sl_crc12, the one the wire code calls, is sl_crc12_clmul from SL_CRC12_CLMUL_MIN_BYTES bytes
@@ -39,7 +39,8 @@
 #define SL_CRC12_POLY 0x02Fu /**< x^12 + x^5 + x^3 + x^2 + x + 1, normal form (RIFL RTL) */
 /**
  * bytes: from this length sl_crc12 folds (when it can). Folding needs one whole 16-byte block
- * and already wins there (bench-link op crc12_crossover: 16 bytes, 51 against 87 instructions).
+ * and already takes fewer instructions there (bench-link op crc12_crossover: 16 bytes, 45 against
+ * 69).
  */
 #define SL_CRC12_CLMUL_MIN_BYTES 16u
 
