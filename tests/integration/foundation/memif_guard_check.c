@@ -58,16 +58,28 @@ wait_link(uint16_t port, uint16_t status)
 	return false;
 }
 
+/*
+ * Configure and start the port. A memif client's start connects to the server's socket once
+ * and fails if that connect is refused, which happened under ASan although the server had said
+ * "listening"; so a failed start is tried again, START_TRIES times START_WAIT_US apart (the
+ * script waits as long for "holding").
+ */
+#define START_TRIES 100
+#define START_WAIT_US 100000u
+
 static int
 port_start(uint16_t port, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf = {0};
+	int rc = -1;
 
 	if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
 	    rte_eth_rx_queue_setup(port, 0, 256, rte_socket_id(), NULL, pool) != 0 ||
 	    rte_eth_tx_queue_setup(port, 0, 256, rte_socket_id(), NULL) != 0)
 		return -1;
-	return rte_eth_dev_start(port);
+	for (int i = 0; i < START_TRIES && (rc = rte_eth_dev_start(port)) != 0; i++)
+		usleep(START_WAIT_US);
+	return rc;
 }
 
 static int
