@@ -1619,25 +1619,28 @@ rdma__refused_sends_are_rem_op_err(void **state)
 }
 
 /*
- * A READ asking the target for more than the target QP's max_msg_bytes: REM_OP_ERR at the
- * requester (verbs' remote invalid request), no byte placed, counted at the target.
+ * A READ or WRITE of 600 bytes between 1024-byte regions whose target QP's max_msg_bytes is 512:
+ * REM_OP_ERR at the requester (verbs' remote invalid request), no byte placed where it would
+ * have gone (the requester's buffer for a READ, the target's for a WRITE). The caller checks
+ * the target's counter.
  */
 static void
-rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
+over_the_targets_max_msg_bytes(uint8_t opcode)
 {
+	bool read = opcode == SL_WR_READ;
 	struct app_qp *a, *b;
 	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
 	uint8_t zero[1024] = {0};
-	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, SL_ACCESS_LOCAL_WRITE);
-	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_READ);
+	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, read ? SL_ACCESS_LOCAL_WRITE : 0);
+	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 1024,
+				      read ? SL_ACCESS_REMOTE_READ : SL_ACCESS_REMOTE_WRITE);
 	struct sl_chan_sqe e;
 	struct sl_chan_cqe c[4];
 
-	(void)state;
 	qp_pair(&a, &b, QPN_BASE, 16, 16);
 	b->qc.max_msg_bytes = 512;
-	fill(bbuf, 1024, 3);
-	e = sqe(1, SL_WR_READ, &P.s[0], abuf, 600, akey, true);
+	fill(read ? bbuf : abuf, 1024, read ? 3 : 5);
+	e = sqe(1, opcode, &P.s[0], abuf, 600, akey, true);
 	e.raddr = va(&P.s[1], bbuf);
 	e.rkey = bkey;
 	post_send(a, e);
@@ -1645,49 +1648,28 @@ rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 	assert_int_equal(cq_poll(a, 0, c, 4), 1);
 	assert_int_equal(c[0].wr_id, 1);
 	assert_int_equal(c[0].status, SL_WC_REM_OP_ERR);
-	assert_int_equal(c[0].opcode, SL_WC_READ);
-	assert_memory_equal(abuf, zero, sizeof(zero));
-	assert_int_equal(STAT(&P.s[1], read_len_refused), 1);
+	assert_int_equal(c[0].opcode, read ? SL_WC_READ : SL_WC_WRITE);
+	assert_memory_equal(read ? abuf : bbuf, zero, sizeof(zero));
 	assert_int_equal(qp_destroy(a), 0);
 	assert_int_equal(qp_destroy(b), 0);
 	free(a);
 	free(b);
 }
 
-/*
- * A WRITE bringing the target more than the target QP's max_msg_bytes: REM_OP_ERR at the
- * requester, no byte placed (the region would have held it), counted at the target.
- */
+static void
+rdma__read_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
+{
+	(void)state;
+	over_the_targets_max_msg_bytes(SL_WR_READ);
+	assert_int_equal(STAT(&P.s[1], read_len_refused), 1);
+}
+
 static void
 rdma__write_over_the_targets_max_msg_bytes_is_rem_op_err(void **state)
 {
-	struct app_qp *a, *b;
-	uint8_t *abuf = app_alloc(&P.s[0], 1024), *bbuf = app_alloc(&P.s[1], 1024);
-	uint8_t zero[1024] = {0};
-	uint32_t akey = mr_reg(&P.s[0], CLIENT, abuf, 1024, 0);
-	uint32_t bkey = mr_reg_remote(&P.s[1], CLIENT, bbuf, 1024, SL_ACCESS_REMOTE_WRITE);
-	struct sl_chan_sqe e;
-	struct sl_chan_cqe c[4];
-
 	(void)state;
-	qp_pair(&a, &b, QPN_BASE, 16, 16);
-	b->qc.max_msg_bytes = 512;
-	fill(abuf, 1024, 5);
-	e = sqe(1, SL_WR_WRITE, &P.s[0], abuf, 600, akey, true);
-	e.raddr = va(&P.s[1], bbuf);
-	e.rkey = bkey;
-	post_send(a, e);
-	run(RUN);
-	assert_int_equal(cq_poll(a, 0, c, 4), 1);
-	assert_int_equal(c[0].wr_id, 1);
-	assert_int_equal(c[0].status, SL_WC_REM_OP_ERR);
-	assert_int_equal(c[0].opcode, SL_WC_WRITE);
-	assert_memory_equal(bbuf, zero, sizeof(zero));
+	over_the_targets_max_msg_bytes(SL_WR_WRITE);
 	assert_int_equal(STAT(&P.s[1], write_len_refused), 1);
-	assert_int_equal(qp_destroy(a), 0);
-	assert_int_equal(qp_destroy(b), 0);
-	free(a);
-	free(b);
 }
 
 /* --- the peer host's guesses --------------------------------------------------------------- */
