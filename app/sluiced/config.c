@@ -278,6 +278,11 @@ static const struct sluiced_key keys[] = {
 	     "all of stash_bytes",
 	     "of stash_bytes, what one QP may hold (counted in 256-byte chunks); a SEND past it is "
 	     "refused (stash_qp_refused)"),
+	UINT("api", "client_stash_bytes", API(client_stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824,
+	     "0", "a quarter of stash_bytes",
+	     "of each lane's stash_bytes, what one application's QPs there may hold together; a "
+	     "SEND past it is refused (stash_client_refused), so that an application that never "
+	     "posts RECVs leaves the rest to the others"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
@@ -856,6 +861,7 @@ check_api(struct sluiced_conf *c, FILE *err)
 	a->client_mrs = a->client_mrs ? a->client_mrs : share(a->mrs);
 	a->client_cqs = a->client_cqs ? a->client_cqs : share(a->cqs);
 	a->client_qps = a->client_qps ? a->client_qps : share(a->qps);
+	a->client_stash_bytes = a->client_stash_bytes ? a->client_stash_bytes : a->stash_bytes / 4;
 	a->uid_clients = a->uid_clients ? a->uid_clients : a->clients;
 	if (a->seg_bytes == 0)
 		a->seg_bytes =

@@ -161,9 +161,10 @@ struct sluiced_api_conf {
 	char program[SL_PROTO_NAME_MAX]; /**< program of a QP that names none */
 	uint32_t seg_bytes;      /**< payload per packet, bytes; 0: resolved at load (see keys[]) */
 	uint64_t stash_bytes;    /**< SENDs held before their RECV, per lane, bytes */
-	uint64_t stash_qp_bytes; /**< of stash_bytes, one QP's share, bytes; 0 = a quarter */
-	uint64_t rto_ns;         /**< application QPs' initial RTO, ns */
-	uint64_t timeout_ns;     /**< application QPs' timeout, ns; 0 = the endpoint's default */
+	uint64_t stash_qp_bytes; /**< of stash_bytes, one QP's share, bytes; 0 = all */
+	uint64_t client_stash_bytes; /**< of stash_bytes, one application's share, bytes */
+	uint64_t rto_ns;             /**< application QPs' initial RTO, ns */
+	uint64_t timeout_ns; /**< application QPs' timeout, ns; 0 = the endpoint's default */
 	/* resolved from the strings */
 	uint32_t mode_bits; /**< mode as a number */
 	int64_t uid, gid;   /**< -1: the daemon's */

@@ -155,6 +155,7 @@ setup_chan(struct sluiced *d)
 		.rq_depth_max = SL_CHAN_QP_DEPTH_MAX,
 		.stash_bytes = ac->stash_bytes,
 		.stash_qp_bytes = ac->stash_qp_bytes,
+		.client_stash_bytes = ac->client_stash_bytes,
 	};
 
 	if (seg_fits(d, ac->seg_bytes, ac->seg_line ? ac->seg_line : ac->line) != 0)

@@ -97,6 +97,9 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
 		"SENDs (or WRITEs with immediate) refused: no RECV and no stash room "
 		"(REM_OP_ERR at the sender)"),
+	SL_STAT(struct sl_chan_lane_stats, stash_client_refused,
+		"SENDs (or WRITEs with immediate) refused: its application's QPs held "
+		"client_stash_bytes already (REM_OP_ERR at the sender)"),
 	SL_STAT(struct sl_chan_lane_stats, stash_qp_refused,
 		"SENDs (or WRITEs with immediate) refused: no RECV and their QP held its "
 		"stash_qp_bytes already (REM_OP_ERR at the sender)"),
@@ -111,6 +114,8 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	struct sl_chan_lane *cl;
 	uint64_t chunks = SL_DIV_ROUND_UP(conf->stash_bytes, STASH_CHUNK_BYTES);
 	uint64_t qp_bytes = conf->stash_qp_bytes ? conf->stash_qp_bytes : conf->stash_bytes;
+	uint64_t client_bytes =
+		conf->client_stash_bytes ? conf->client_stash_bytes : conf->stash_bytes;
 
 	if (conf->qps == 0 || conf->mrs == NULL || !sl_is_pow2(conf->sq_depth_max) ||
 	    !sl_is_pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
@@ -125,6 +130,9 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	cl->c = *conf;
 	cl->st.n = (uint32_t)chunks;
 	cl->st.qp_chunks = (uint32_t)SL_MIN(SL_DIV_ROUND_UP(qp_bytes, STASH_CHUNK_BYTES), chunks);
+	cl->st.client_chunks =
+		(uint32_t)SL_MIN(SL_DIV_ROUND_UP(client_bytes, STASH_CHUNK_BYTES), chunks);
+	cl->st.holder = calloc(conf->qps, sizeof(*cl->st.holder));
 	cl->qp = calloc(conf->qps, sizeof(*cl->qp));
 	cl->active = calloc(conf->qps, sizeof(*cl->active));
 	cl->wr_mem = calloc((size_t)conf->qps * conf->sq_depth_max, sizeof(*cl->wr_mem));
@@ -132,7 +140,7 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	cl->st.ch = cl->st.n ? calloc(cl->st.n, sizeof(*cl->st.ch)) : NULL;
 	cl->st.buf = cl->st.n ? malloc((size_t)cl->st.n * STASH_CHUNK_BYTES) : NULL;
 	if (cl->qp == NULL || cl->active == NULL || cl->wr_mem == NULL || cl->rcv_mem == NULL ||
-	    (cl->st.n && (cl->st.ch == NULL || cl->st.buf == NULL)))
+	    cl->st.holder == NULL || (cl->st.n && (cl->st.ch == NULL || cl->st.buf == NULL)))
 		goto fail;
 	for (uint32_t i = 0; i < cl->st.n; i++)
 		cl->st.ch[i].next = i + 1;
@@ -156,6 +164,7 @@ sl_chan_lane_free(struct sl_chan_lane *cl)
 		return;
 	free(cl->st.buf);
 	free(cl->st.ch);
+	free(cl->st.holder);
 	free(cl->rcv_mem);
 	free(cl->wr_mem);
 	free(cl->active);
@@ -366,10 +375,32 @@ qp_destroy(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t 
 				break;
 			}
 	}
+	q->holder->qps--;
 	*q = (struct lqp){.qpn = q->qpn, .wr = q->wr, .rcv = q->rcv};
 }
 
 /* --- commands ----------------------------------------------------------------------------- */
+
+/*
+ * The stash holder of client's QPs: the entry its other QPs here hold, else a free one (one of
+ * qps entries is always free to a QP being opened: the lane has qps QP slots).
+ */
+static struct stash_holder *
+stash_holder_of(struct stash *s, uint32_t qps, uint64_t client)
+{
+	struct stash_holder *free_one = NULL;
+
+	for (uint32_t i = 0; i < qps; i++) {
+		struct stash_holder *h = &s->holder[i];
+
+		if (h->qps && h->client == client)
+			return h;
+		if (!h->qps && free_one == NULL)
+			free_one = h;
+	}
+	*free_one = (struct stash_holder){.client = client};
+	return free_one;
+}
 
 static int
 cmd_open(struct sl_chan_lane *cl, struct sl_chan_qp_conf *qc)
@@ -388,6 +419,8 @@ cmd_open(struct sl_chan_lane *cl, struct sl_chan_qp_conf *qc)
 	if (q->state != LQP_FREE)
 		return -EEXIST;
 	q->c = qc;
+	q->holder = stash_holder_of(&cl->st, cl->c.qps, qc->client);
+	q->holder->qps++;
 	q->state = LQP_OPEN;
 	return 0;
 }

@@ -32,11 +32,15 @@
  * says SE_LAST and carries its immediate; a zero-byte message or notice takes one empty chunk).
  * A RECV takes its QP's oldest message off the front of the QP's list and frees its chunks,
  * which any QP may take next: no QP's message waits in front of another's space, so a QP that
- * never posts a RECV holds its own chunks and no more. A QP holds at most qp_chunks
- * (stash_qp_bytes rounded up to chunks; stash_qp_refused counts the SEND past it) and the lane at
- * most its free chunks (rnr_refused past them); either refusal fails the QP, whose chunks are all
- * freed at once (so are a failed QP's). Invariants: every chunk is on exactly one list; n_free
- * plus the QPs' st_chunks is n; per QP the list is in arrival order, so delivery order is kept.
+ * never posts a RECV holds its own chunks and no more. Three bounds, checked in this order: the
+ * lane's free chunks (rnr_refused past them); an application's share, client_chunks
+ * (client_stash_bytes rounded up to chunks) over all its QPs on the lane, kept in a holder entry
+ * its QPs share (stash_client_refused), so that an application that never posts RECVs, however
+ * many QPs it opens, leaves the rest of the stash to the others; and a QP's share, qp_chunks
+ * (stash_qp_bytes; stash_qp_refused). Any refusal fails the QP, whose chunks are all freed at
+ * once (so are a failed QP's). Invariants: every chunk is on exactly one list; n_free plus the
+ * QPs' st_chunks is n; a holder's chunks is the sum of its QPs' st_chunks; per QP the list is in
+ * arrival order, so delivery order is kept.
  * Cost: O(1) per chunk to take, deliver or free; a message's end is found by a walk of its own
  * chunks.
  *
@@ -62,6 +66,7 @@ chunk_free_oldest(struct stash *s, struct lqp *q)
 
 	q->st_head = s->ch[i].next;
 	q->st_chunks--;
+	q->holder->chunks--;
 	s->ch[i].next = s->free;
 	s->free = i;
 	s->n_free++;
@@ -86,6 +91,10 @@ stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t 
 		sl_stat_add(&cl->stats.rnr_refused, 1);
 		return -ENOSPC;
 	}
+	if (q->holder->chunks + (uint64_t)need > s->client_chunks) {
+		sl_stat_add(&cl->stats.stash_client_refused, 1);
+		return -ENOSPC;
+	}
 	if (q->st_chunks + (uint64_t)need > s->qp_chunks) {
 		sl_stat_add(&cl->stats.stash_qp_refused, 1);
 		return -ENOSPC;
@@ -104,6 +113,7 @@ stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t 
 		if (n)
 			memcpy(chunk_bytes(s, i), data + done, n);
 		done += n;
+		q->holder->chunks++;
 		if (q->st_chunks++)
 			s->ch[q->st_tail].next = i;
 		else

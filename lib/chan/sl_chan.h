@@ -202,7 +202,9 @@ struct sl_chan_lane_conf {
 	uint32_t qps;
 	uint32_t sq_depth_max, rq_depth_max; /**< ring sizes a QP may ask for, at most */
 	uint64_t stash_bytes;                /**< see struct sl_chan_srv_conf */
-	uint64_t stash_qp_bytes; /**< of stash_bytes, what one QP may hold, bytes (0: all) */
+	uint64_t stash_qp_bytes;     /**< of stash_bytes, what one QP may hold, bytes (0: all) */
+	uint64_t client_stash_bytes; /**< of stash_bytes, what one application's QPs may hold
+				      *   together, bytes (0: all) */
 	const struct sl_chan_mrs *mrs;
 };
 
@@ -224,8 +226,10 @@ struct sl_chan_lane_stats {
 	uint64_t read_len_refused;  /**< READs refused: longer than the QP's max_msg_bytes */
 	uint64_t stash_msgs;        /**< SENDs held until a RECV came */
 	uint64_t rnr_refused;       /**< SENDs refused: no RECV and no stash room */
-	uint64_t stash_qp_refused;  /**< SENDs refused: no RECV, their QP's stash share full */
-	uint64_t len_refused;       /**< SENDs longer than their RECV buffer */
+	uint64_t stash_client_refused; /**< SENDs refused: no RECV, their application's stash
+					*   share full */
+	uint64_t stash_qp_refused;     /**< SENDs refused: no RECV, their QP's stash share full */
+	uint64_t len_refused;          /**< SENDs longer than their RECV buffer */
 };
 
 extern const struct sl_stat_table sl_chan_lane_stat_table;

@@ -61,6 +61,8 @@ struct lrecv {
 	uint32_t len; /**< bytes */
 };
 
+struct stash_holder;
+
 struct lqp {
 	struct sl_chan_qp_conf *c;
 	uint32_t qpn;
@@ -78,12 +80,13 @@ struct lqp {
 	uint32_t rcv_head, rcv_tail;
 	uint32_t res_send, res_recv; /**< CQ slots reserved on send_cq, recv_cq */
 	/* arrivals */
-	uint32_t stashed;          /**< its messages in the stash, whole or arriving */
-	uint32_t st_head, st_tail; /**< its stash chunks, oldest and newest (when st_chunks) */
-	uint32_t st_chunks;        /**< its stash chunks, STASH_CHUNK_BYTES each */
-	uint8_t rx_to;             /**< enum rx_to of the arriving message */
-	uint8_t *rx_ptr;           /**< WRITE: where its first byte goes */
-	uint32_t rx_len;           /**< WRITE: its length, bytes */
+	uint32_t stashed;            /**< its messages in the stash, whole or arriving */
+	uint32_t st_head, st_tail;   /**< its stash chunks, oldest and newest (when st_chunks) */
+	uint32_t st_chunks;          /**< its stash chunks, STASH_CHUNK_BYTES each */
+	struct stash_holder *holder; /**< its application's hold on the stash (not FREE) */
+	uint8_t rx_to;               /**< enum rx_to of the arriving message */
+	uint8_t *rx_ptr;             /**< WRITE: where its first byte goes */
+	uint32_t rx_len;             /**< WRITE: its length, bytes */
 };
 
 #define STASH_CHUNK_BYTES 256u /**< the stash's unit of space (lane_rx.c) */
@@ -101,12 +104,21 @@ struct stash_chunk {
 	uint8_t flags;     /**< SE_* */
 };
 
+/* One application's hold on a lane's stash: what its QPs there hold together (lane_rx.c). */
+struct stash_holder {
+	uint64_t client; /**< whose (while qps) */
+	uint32_t qps;    /**< its QPs open on the lane (0: the entry is free) */
+	uint32_t chunks; /**< its QPs' stash chunks together */
+};
+
 struct stash {
-	uint8_t *buf;           /**< [n * STASH_CHUNK_BYTES] */
-	struct stash_chunk *ch; /**< [n] */
-	uint32_t n;             /**< chunks */
-	uint32_t free, n_free;  /**< the free list: its first chunk (when n_free), chunks */
-	uint32_t qp_chunks;     /**< chunks one QP may hold, at most */
+	uint8_t *buf;                /**< [n * STASH_CHUNK_BYTES] */
+	struct stash_chunk *ch;      /**< [n] */
+	uint32_t n;                  /**< chunks */
+	uint32_t free, n_free;       /**< the free list: its first chunk (when n_free), chunks */
+	uint32_t qp_chunks;          /**< chunks one QP may hold, at most */
+	uint32_t client_chunks;      /**< chunks one application's QPs may hold together, at most */
+	struct stash_holder *holder; /**< [qps]: an application has at most qps QPs here */
 };
 
 struct sl_chan_lane {

@@ -75,7 +75,8 @@ struct app_qp {
 static struct pair P;
 static struct sl_rng rng; /* the tests' draws, reproducible: seeded by pair_setup */
 static uint64_t stash_bytes = 1u << 16;
-static uint64_t stash_qp_bytes = 1u << 16; /* one QP may fill the stash, unless a test says */
+static uint64_t stash_qp_bytes = 1u << 16;     /* one QP may fill the stash, unless a test says */
+static uint64_t client_stash_bytes = 1u << 16; /* so may one application, unless a test says */
 
 /* --- the harness -------------------------------------------------------------------------- */
 
@@ -154,7 +155,8 @@ side_init(struct side *s)
 				       .sq_depth_max = 64,
 				       .rq_depth_max = 64,
 				       .stash_bytes = stash_bytes,
-				       .stash_qp_bytes = stash_qp_bytes};
+				       .stash_qp_bytes = stash_qp_bytes,
+				       .client_stash_bytes = client_stash_bytes};
 
 	memset(s, 0, sizeof(*s));
 	s->mrs = sl_chan_mrs_create(64);
@@ -194,6 +196,7 @@ pair_teardown(void **state)
 	}
 	stash_bytes = 1u << 16;
 	stash_qp_bytes = 1u << 16;
+	client_stash_bytes = 1u << 16;
 	return 0;
 }
 
@@ -378,13 +381,21 @@ qp_join(struct app_qp *a, const struct app_qp *b)
 }
 
 /* A connected pair: a on side 0 (qpn), b on side 1 (qpn + 1). */
+/* QP qpn of side 0 (CLIENT's) connected to qpn + 1 of side 1, b_client's. */
+static void
+qp_pair_to(struct app_qp **a, struct app_qp **b, uint32_t qpn, uint32_t sq_depth, uint32_t cq_depth,
+	   uint64_t b_client)
+{
+	*a = qp_new(&P.s[0], CLIENT, qpn, sq_depth, 64, cq_depth);
+	*b = qp_new(&P.s[1], b_client, qpn + 1, sq_depth, 64, cq_depth);
+	assert_int_equal(qp_join(*a, *b), 0);
+	assert_int_equal(qp_join(*b, *a), 0);
+}
+
 static void
 qp_pair(struct app_qp **a, struct app_qp **b, uint32_t qpn, uint32_t sq_depth, uint32_t cq_depth)
 {
-	*a = qp_new(&P.s[0], CLIENT, qpn, sq_depth, 64, cq_depth);
-	*b = qp_new(&P.s[1], CLIENT, qpn + 1, sq_depth, 64, cq_depth);
-	assert_int_equal(qp_join(*a, *b), 0);
-	assert_int_equal(qp_join(*b, *a), 0);
+	qp_pair_to(a, b, qpn, sq_depth, cq_depth, CLIENT);
 }
 
 static int
@@ -744,6 +755,57 @@ lane_on_recv__a_send_past_its_qps_share_is_refused(void **state)
 	free(b1);
 	free(a2);
 	free(b2);
+}
+
+/*
+ * An application's QPs on a lane hold at most its share of the stash together (a quarter, 16
+ * KiB of 64, in this test's setup): one that never posts RECVs fills it through one QP and is
+ * refused on its second (stash_client_refused) though that QP and the lane have room; another
+ * application's early SENDs take their own share, and are delivered intact once it posts
+ * RECVs. Destroying the first application's QPs gives its share back.
+ */
+static void
+lane_on_recv__an_application_holds_its_share_over_all_its_qps(void **state)
+{
+	enum { HOG = CLIENT + 1 };
+	struct app_qp *a1, *b1, *a2, *b2, *a3, *b3;
+	uint8_t *src = app_alloc(&P.s[0], 4 * 4096), *dst = app_alloc(&P.s[1], 4 * 4096);
+	uint32_t skey = mr_reg(&P.s[0], CLIENT, src, 4 * 4096, 0);
+	uint32_t rkey = mr_reg(&P.s[1], CLIENT, dst, 4 * 4096, SL_ACCESS_LOCAL_WRITE);
+	struct sl_chan_cqe c[8];
+
+	(void)state;
+	qp_pair_to(&a1, &b1, QPN_BASE, 16, 16, HOG);
+	qp_pair_to(&a2, &b2, QPN_BASE + 2, 16, 16, HOG);
+	qp_pair(&a3, &b3, QPN_BASE + 4, 16, 16);
+	assert_int_equal(send_early(a1, src, skey, 4), 4); /* the hog's whole share */
+	assert_int_equal(send_early(a2, src, skey, 1), 0);
+	assert_int_equal(STAT(&P.s[1], stash_client_refused), 1);
+	assert_int_equal(send_early(a3, src, skey, 4), 4);
+	for (unsigned i = 0; i < 4; i++)
+		post_recv(b3, 20 + i, dst + 4096 * i, 4096, rkey);
+	run(2);
+	assert_int_equal(cq_poll(b3, 1, c, 8), 4);
+	for (unsigned i = 0; i < 4; i++)
+		expect_cqe(&c[i], 20 + i, SL_WC_SUCCESS, SL_WC_RECV, 4096);
+	assert_memory_equal(dst, src, 4 * 4096);
+	assert_int_equal(STAT(&P.s[1], rnr_refused), 0);
+	assert_int_equal(STAT(&P.s[1], stash_qp_refused), 0);
+	assert_int_equal(STAT(&P.s[1], stash_client_refused), 1);
+	/* the hog goes: its share is free for its next QP */
+	assert_int_equal(qp_destroy(b1), 0);
+	assert_int_equal(qp_destroy(b2), 0);
+	free(a1);
+	free(b1);
+	qp_pair_to(&a1, &b1, QPN_BASE + 6, 16, 16, HOG);
+	assert_int_equal(send_early(a1, src, skey, 4), 4);
+	assert_int_equal(STAT(&P.s[1], stash_client_refused), 1);
+	free(a1);
+	free(b1);
+	free(a2);
+	free(b2);
+	free(a3);
+	free(b3);
 }
 
 static void
@@ -1839,6 +1901,14 @@ qp_share_setup(void **state)
 	return pair_setup(state);
 }
 
+/* An application's share of a quarter of the stash, sluiced's default. */
+static int
+client_share_setup(void **state)
+{
+	client_stash_bytes = stash_bytes / 4;
+	return pair_setup(state);
+}
+
 static int
 small_stash_setup(void **state)
 {
@@ -1864,6 +1934,9 @@ main(int argc, char **argv)
 			pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_on_recv__a_send_past_its_qps_share_is_refused,
 						qp_share_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			lane_on_recv__an_application_holds_its_share_over_all_its_qps,
+			client_share_setup, pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_poll__budget_bounds_each_ring, pair_setup,
 						pair_teardown),
 		cmocka_unit_test_setup_teardown(lane_create__bad_conf_is_einval, pair_setup,

@@ -486,7 +486,7 @@ sluiced_conf_load__api_keys(void **state)
 			      "owner = root\ngroup = root\nallow_users = root, 1000\n"
 			      "allow_groups = 0\nqps = 8\nclients = 2\nmrs = 100\n"
 			      "cqs = 10\nprogram = reno\nseg_bytes = 2KiB\nstash_bytes = 1MiB\n"
-			      "stash_qp_bytes = 64KiB\n"
+			      "stash_qp_bytes = 64KiB\nclient_stash_bytes = 512KiB\n"
 			      "[port.0]\ndevice = net_ring0\n",
 			      err, sizeof(err), path),
 			 0);
@@ -510,6 +510,7 @@ sluiced_conf_load__api_keys(void **state)
 	assert_int_equal(c.api.seg_line, 14);
 	assert_int_equal(c.api.stash_bytes, 1 << 20);
 	assert_int_equal(c.api.stash_qp_bytes, 64 << 10);
+	assert_int_equal(c.api.client_stash_bytes, 512 << 10);
 }
 
 static void
@@ -573,6 +574,7 @@ sluiced_conf_load__api_defaults(void **state)
 	assert_int_equal(c.api.uid_clients, 16);
 	assert_int_equal(c.api.hello_timeout_ns, 1000 * SL_NS_PER_MS);
 	assert_int_equal(c.api.stash_qp_bytes, 0);
+	assert_int_equal(c.api.client_stash_bytes, 4 << 20); /* a quarter of stash_bytes */
 	/* [qp]'s segment size when [qp] runs QPs or names one */
 	assert_int_equal(load(&c,
 			      "[qp]\ncount = 2\n[api]\nenable = yes\n[port.0]\n"
