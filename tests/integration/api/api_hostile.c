@@ -28,6 +28,22 @@
  *       "cq-flood: QP failed" and goes on until its own SIGTERM; the test checks that this
  *       came only after the client was stopped. Both print their WRITE count at the end.
  *
+ *   api_hostile -S sock -p port stash-hog-server
+ *   api_hostile -S sock -p port stash-hog-client HOST
+ *       An application that never posts a RECV: the client SENDs 64 KiB on each of its
+ *       STASH_HOG_QPS QPs in turn, one at a time, into the server's daemon's stash, until a
+ *       SEND is refused, which must be REM_OP_ERR (its application's share of the stash,
+ *       [api] client_stash_bytes, is full); the messages of its other QPs stay held. Prints
+ *       "stash-hog: N SENDs of B bytes held by the peer's stash, then refused: ..."; both sides
+ *       hold on until SIGTERM.
+ *
+ *   api_hostile -S sock -p port stash-early-server
+ *   api_hostile -S sock -p port stash-early-client HOST
+ *       A well-behaved application that SENDs before its peer has posted a RECV: the client's
+ *       STASH_EARLY_MSGS SENDs of 64 KiB (3 MiB) must all succeed, held in the server's
+ *       daemon's stash; only then does the server post its RECVs, and it checks every byte
+ *       of every message and their order.
+ *
  *   api_hostile -S sock -d dir hello-mem
  *       Speaks the raw channel (sl_chan_abi.h): HELLOs whose memory could vanish under the daemon
  *       must be refused: a huge-page memfd (MFD_HUGETLB) and a file outside tmpfs (an
@@ -104,6 +120,16 @@
 #define HELLO_BYTES (2u << 20) /**< the raw HELLOs' memory: one 2 MiB huge page */
 #define CONN_MAX_DEFAULT 64u   /**< contexts conn-flood opens at most */
 #define GUESS_QPS 4            /**< QPs peer-guess connects to guessed QPNs */
+#define APP_QPS_MAX 8          /**< QPs of one app_open(), at most */
+#define STASH_HOG_QPS 8        /**< QPs of a stash hog */
+#define STASH_MSG_BYTES 65536u /**< each SEND of the stash hog and the early sender, bytes */
+/*
+ * The early sender's SENDs: 3 MiB, within its own share of the peer's stash (a quarter of 16
+ * MiB by default), and more than a hog of STASH_HOG_QPS QPs would leave of the whole stash
+ * without shares (it holds all but what its refused QP freed: an eighth).
+ */
+#define STASH_EARLY_MSGS 48u
+#define STASH_EARLY_DEPTH 64u  /**< its QPs' ring depth: room for them all at once */
 #define GUESS_BYTES 64u        /**< each of its SENDs and WRITEs, bytes */
 #define GUESS_TIMEOUT_MS 60000 /**< its work requests fail within this (a QP times out) */
 
@@ -160,46 +186,62 @@ pattern(uint32_t round, uint32_t i)
 struct app {
 	struct sl_ctx *ctx;
 	struct sl_cq *cq;
-	struct sl_qp *qp;
+	struct sl_qp *qp[APP_QPS_MAX];
+	unsigned n_qps;
 	struct sl_mr *mr;
 	uint8_t *buf;
 	struct sl_oob *oob;
-	struct sl_qp_info peer;
+	struct sl_qp_info peer[APP_QPS_MAX];
 };
 
-/* A context, one CQ and one QP on it, bytes of registered memory; connected to the peer. */
+/*
+ * A context, one CQ of cq_depth and n QPs of depth entries each on it, bytes of registered
+ * memory; connected to the peer's n QPs.
+ */
 static void
-app_open(struct app *a, const char *sock, const char *host, uint16_t port, size_t bytes)
+app_open(struct app *a, const char *sock, const char *host, uint16_t port, size_t bytes, unsigned n,
+	 uint32_t depth, uint32_t cq_depth)
 {
-	struct sl_qp_attr attr;
-	struct sl_qp_info mine;
+	struct sl_qp_info mine[APP_QPS_MAX];
 	int rc;
 
 	a->ctx = sl_ctx_open(sock, NULL);
 	if (a->ctx == NULL)
 		die("sl_ctx_open", errno);
-	a->cq = sl_cq_create(a->ctx, 64);
+	a->cq = sl_cq_create(a->ctx, cq_depth);
 	if (a->cq == NULL)
 		die("sl_cq_create", errno);
-	attr = (struct sl_qp_attr){
-		.send_cq = a->cq, .recv_cq = a->cq, .sq_depth = 16, .rq_depth = 16};
-	a->qp = sl_qp_create(a->ctx, &attr);
-	if (a->qp == NULL)
-		die("sl_qp_create", errno);
 	a->buf = sl_mem_alloc(a->ctx, bytes);
 	if (a->buf == NULL)
 		die("sl_mem_alloc", errno);
 	a->mr = sl_mr_reg(a->ctx, a->buf, bytes, SL_ACCESS_LOCAL_WRITE);
 	if (a->mr == NULL)
 		die("sl_mr_reg", errno);
-	sl_qp_info(a->qp, a->mr, &mine);
+	a->n_qps = n;
+	for (unsigned q = 0; q < n; q++) {
+		struct sl_qp_attr attr = {
+			.send_cq = a->cq, .recv_cq = a->cq, .sq_depth = depth, .rq_depth = depth};
+
+		a->qp[q] = sl_qp_create(a->ctx, &attr);
+		if (a->qp[q] == NULL)
+			die("sl_qp_create", errno);
+		sl_qp_info(a->qp[q], a->mr, &mine[q]);
+	}
 	a->oob = host ? sl_oob_connect(host, port, TIMEOUT_MS) : sl_oob_accept(port, TIMEOUT_MS);
 	if (a->oob == NULL)
 		die(host ? "sl_oob_connect" : "sl_oob_accept", errno);
-	if ((rc = sl_oob_exchange(a->oob, &mine, &a->peer, 1)) != 0)
+	if ((rc = sl_oob_exchange(a->oob, mine, a->peer, n)) != 0)
 		die("sl_oob_exchange", -rc);
-	if ((rc = sl_qp_connect(a->qp, &a->peer)) != 0)
-		die("sl_qp_connect", -rc);
+	for (unsigned q = 0; q < n; q++)
+		if ((rc = sl_qp_connect(a->qp[q], &a->peer[q])) != 0)
+			die("sl_qp_connect", -rc);
+}
+
+static void
+app_close(struct app *a)
+{
+	sl_oob_close(a->oob);
+	sl_ctx_close(a->ctx);
 }
 
 /* --- victim -------------------------------------------------------------------------------- */
@@ -211,66 +253,71 @@ struct seen {
 };
 
 /*
- * Until sends and recvs reach the counts asked for, sleeping on the CQ's event fd between
- * completions (TIMEOUT_MS at most each): poll, arm, poll again, then wait on the fd.
+ * The next completion on cq, sleeping on its event fd while there is none (TIMEOUT_MS at most):
+ * poll, arm, poll again, then wait on the fd.
  */
-static void
-await(struct sl_cq *cq, struct seen *s, uint32_t sends, uint32_t recvs)
+static struct sl_wc
+next_wc(struct sl_cq *cq)
 {
 	struct pollfd p = {.fd = sl_cq_event_fd(cq), .events = POLLIN};
-	struct sl_wc wc[8];
+	struct sl_wc wc;
 	uint64_t ev;
 
-	while (s->sends < sends || s->recvs < recvs) {
-		int n = sl_cq_poll(cq, wc, 8);
+	for (;;) {
+		int n = sl_cq_poll(cq, &wc, 1);
 
 		if (n == 0) {
 			sl_cq_arm(cq);
-			n = sl_cq_poll(cq, wc, 8);
-		}
-		if (n == 0) {
-			int rc;
-
-			do
-				rc = poll(&p, 1, TIMEOUT_MS);
-			while (rc < 0 && errno == EINTR);
-			if (rc != 1)
-				die("waiting on the event fd", rc == 0 ? ETIMEDOUT : errno);
-			while (read(p.fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
-				;
-			continue;
+			n = sl_cq_poll(cq, &wc, 1);
 		}
 		if (n < 0)
 			die("sl_cq_poll", -n);
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != SL_WC_SUCCESS) {
-				fprintf(stderr, "api_hostile: wr %" PRIu64 " failed: %s\n",
-					wc[i].wr_id, sl_wc_status_str(wc[i].status));
-				exit(1);
-			}
-			if (wc[i].opcode == SL_WC_RECV) {
-				s->recvs++;
-				s->len = wc[i].byte_len;
-				s->imm = wc[i].imm;
-			} else {
-				s->sends++;
-			}
+		if (n == 1)
+			return wc;
+		do
+			n = poll(&p, 1, TIMEOUT_MS);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			die("waiting on the event fd", n == 0 ? ETIMEDOUT : errno);
+		while (read(p.fd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev))
+			;
+	}
+}
+
+/* Until sends and recvs reach the counts asked for, each completion successful. */
+static void
+await(struct sl_cq *cq, struct seen *s, uint32_t sends, uint32_t recvs)
+{
+	while (s->sends < sends || s->recvs < recvs) {
+		struct sl_wc wc = next_wc(cq);
+
+		if (wc.status != SL_WC_SUCCESS) {
+			fprintf(stderr, "api_hostile: wr %" PRIu64 " failed: %s\n", wc.wr_id,
+				sl_wc_status_str(wc.status));
+			exit(1);
+		}
+		if (wc.opcode == SL_WC_RECV) {
+			s->recvs++;
+			s->len = wc.byte_len;
+			s->imm = wc.imm;
+		} else {
+			s->sends++;
 		}
 	}
 }
 
 static void
-post_recv(struct app *a, uint8_t *p, uint32_t bytes)
+post_recv(struct app *a, unsigned q, uint8_t *p, uint32_t bytes)
 {
 	struct sl_recv_wr r = {.lkey = sl_mr_lkey(a->mr), .addr = p, .len = bytes};
-	int rc = sl_post_recv(a->qp, &r, 1);
+	int rc = sl_post_recv(a->qp[q], &r, 1);
 
 	if (rc != 1)
 		die("sl_post_recv", rc < 0 ? -rc : EIO);
 }
 
 static void
-post_send(struct app *a, uint8_t *p, uint32_t bytes, uint32_t imm)
+post_send(struct app *a, unsigned q, uint8_t *p, uint32_t bytes, uint32_t imm)
 {
 	struct sl_wr w = {.opcode = SL_WR_SEND_WITH_IMM,
 			  .flags = SL_WR_F_SIGNALED,
@@ -278,7 +325,7 @@ post_send(struct app *a, uint8_t *p, uint32_t bytes, uint32_t imm)
 			  .addr = p,
 			  .len = bytes,
 			  .imm = imm};
-	int rc = sl_post_send(a->qp, &w, 1);
+	int rc = sl_post_send(a->qp[q], &w, 1);
 
 	if (rc != 1)
 		die("sl_post_send", rc < 0 ? -rc : EIO);
@@ -319,10 +366,10 @@ victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint3
 	uint8_t *tx, *rx;
 	uint32_t r;
 
-	app_open(&a, sock, host, port, 2 * (size_t)bytes);
+	app_open(&a, sock, host, port, 2 * (size_t)bytes, 1, 16, 64);
 	tx = a.buf;
 	rx = a.buf + bytes;
-	post_recv(&a, rx, bytes);
+	post_recv(&a, 0, rx, bytes);
 	if (sl_oob_sync(a.oob) != 0)
 		die("sl_oob_sync", EPROTO);
 	printf("victim: connected\n");
@@ -342,12 +389,12 @@ victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint3
 			for (uint32_t i = 0; i < bytes; i++)
 				tx[i] = pattern(r, i);
 			t0 = now_ns();
-			post_send(&a, tx, bytes, last ? IMM_LAST : 0);
+			post_send(&a, 0, tx, bytes, last ? IMM_LAST : 0);
 			await(a.cq, &seen, r + 1, r + 1);
 			rtt[r] = now_ns() - t0;
 			if (check_msg("victim-client", rx, &seen, bytes, r))
 				return 1;
-			post_recv(&a, rx, bytes);
+			post_recv(&a, 0, rx, bytes);
 			if (last)
 				break;
 			if (rounds == 0 && (r + 1) % PROGRESS_ROUNDS == 0)
@@ -365,17 +412,100 @@ victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint3
 			if (check_msg("victim-server", rx, &seen, bytes, r))
 				return 1;
 			memcpy(tx, rx, bytes);
-			post_recv(&a, rx, bytes);
-			post_send(&a, tx, bytes, seen.imm);
+			post_recv(&a, 0, rx, bytes);
+			post_send(&a, 0, tx, bytes, seen.imm);
 			if (seen.imm == IMM_LAST)
 				break;
 		}
 		await(a.cq, &seen, r + 1, 0);
 		printf("victim: %u messages checked and echoed\n", r + 1);
 	}
-	sl_oob_close(a.oob);
-	sl_ctx_close(a.ctx);
+	app_close(&a);
 	return 0;
+}
+
+/* --- the early-SEND stash -------------------------------------------------------------------- */
+
+/*
+ * The hog's receiving side never posts a RECV: every SEND its peer makes is held in the lane's
+ * stash. Its sending side SENDs STASH_MSG_BYTES on each of its QPs in turn, one at a time, until
+ * one is refused, which must be REM_OP_ERR (its application's share of the stash is full); the
+ * other QPs' messages stay held. Both then hold on until SIGTERM.
+ */
+static int
+stash_hog(const char *sock, const char *host, uint16_t port)
+{
+	struct app a;
+	uint32_t held = 0;
+	struct sl_wc wc = {.status = SL_WC_SUCCESS};
+
+	catch_stop();
+	app_open(&a, sock, host, port, STASH_MSG_BYTES, STASH_HOG_QPS, 4, 16);
+	if (sl_oob_sync(a.oob) != 0)
+		die("sl_oob_sync", EPROTO);
+	printf("stash-hog: connected\n");
+	for (unsigned q = 0; host && !stop && wc.status == SL_WC_SUCCESS; q = (q + 1) % a.n_qps) {
+		post_send(&a, q, a.buf, STASH_MSG_BYTES, 0);
+		wc = next_wc(a.cq);
+		held += wc.status == SL_WC_SUCCESS;
+	}
+	if (host) {
+		printf("stash-hog: %u SENDs of %u bytes held by the peer's stash, then refused: "
+		       "%s\n",
+		       held, STASH_MSG_BYTES, sl_wc_status_str(wc.status));
+		CHECK(wc.status == SL_WC_REM_OP_ERR, "the refusal is %s, want %s",
+		      sl_wc_status_str(wc.status), sl_wc_status_str(SL_WC_REM_OP_ERR));
+	}
+	while (!stop)
+		pause();
+	app_close(&a);
+	return failures ? 1 : 0;
+}
+
+/*
+ * A well-behaved application that SENDs before its peer posts RECVs: the client's
+ * STASH_EARLY_MSGS SENDs must all succeed (held in the peer's stash), then the server posts its
+ * RECVs and checks every byte of every message, in order.
+ */
+static int
+stash_early(const char *sock, const char *host, uint16_t port)
+{
+	struct app a;
+	struct seen seen = {0};
+
+	app_open(&a, sock, host, port, (size_t)STASH_EARLY_MSGS * STASH_MSG_BYTES, 1,
+		 STASH_EARLY_DEPTH, 2 * STASH_EARLY_DEPTH);
+	if (sl_oob_sync(a.oob) != 0)
+		die("sl_oob_sync", EPROTO);
+	for (uint32_t m = 0; host && m < STASH_EARLY_MSGS; m++) {
+		uint8_t *p = a.buf + (size_t)m * STASH_MSG_BYTES;
+
+		for (uint32_t i = 0; i < STASH_MSG_BYTES; i++)
+			p[i] = pattern(m, i);
+		post_send(&a, 0, p, STASH_MSG_BYTES, m);
+	}
+	if (host) {
+		await(a.cq, &seen, STASH_EARLY_MSGS, 0);
+		printf("stash-early: %u SENDs of %u bytes held by the peer before its RECVs\n",
+		       STASH_EARLY_MSGS, STASH_MSG_BYTES);
+	}
+	if (sl_oob_sync(a.oob) != 0) /* the server posts its RECVs only now */
+		die("sl_oob_sync", EPROTO);
+	for (uint32_t m = 0; !host && m < STASH_EARLY_MSGS; m++)
+		post_recv(&a, 0, a.buf + (size_t)m * STASH_MSG_BYTES, STASH_MSG_BYTES);
+	for (uint32_t m = 0; !host && m < STASH_EARLY_MSGS; m++) {
+		await(a.cq, &seen, 0, m + 1);
+		CHECK(seen.imm == m, "message %u arrived as %u", m, seen.imm);
+		if (check_msg("stash-early", a.buf + (size_t)m * STASH_MSG_BYTES, &seen,
+			      STASH_MSG_BYTES, m))
+			failures++;
+	}
+	if (!host)
+		printf("stash-early: %u messages checked\n", STASH_EARLY_MSGS);
+	if (sl_oob_sync(a.oob) != 0) /* the client stays until they were checked */
+		die("sl_oob_sync", EPROTO);
+	app_close(&a);
+	return failures ? 1 : 0;
 }
 
 /* --- CQ event flood ------------------------------------------------------------------------ */
@@ -857,7 +987,9 @@ main(int argc, char **argv)
 	if (optind >= argc || sock == NULL || bytes == 0 || rounds > ROUNDS_MAX || max == 0) {
 		fprintf(stderr, "usage: api_hostile -S socket [-p port] [-n rounds] [-s bytes] "
 				"[-d dir] [-c max] victim-server|victim-client HOST|"
-				"cq-flood-server|cq-flood-client HOST|hello-mem|conn-flood|denied|"
+				"cq-flood-server|cq-flood-client HOST|stash-hog-server|"
+				"stash-hog-client HOST|stash-early-server|stash-early-client HOST|"
+				"hello-mem|conn-flood|denied|"
 				"peer-guess|hog|idle\n");
 		return 2;
 	}
@@ -867,6 +999,14 @@ main(int argc, char **argv)
 		return victim(sock, NULL, port, 0, bytes);
 	if (strcmp(mode, "victim-client") == 0 && host)
 		return victim(sock, host, port, rounds, bytes);
+	if (strcmp(mode, "stash-hog-server") == 0)
+		return stash_hog(sock, NULL, port);
+	if (strcmp(mode, "stash-hog-client") == 0 && host)
+		return stash_hog(sock, host, port);
+	if (strcmp(mode, "stash-early-server") == 0)
+		return stash_early(sock, NULL, port);
+	if (strcmp(mode, "stash-early-client") == 0 && host)
+		return stash_early(sock, host, port);
 	if (strcmp(mode, "cq-flood-server") == 0)
 		return cq_flood(sock, NULL, port);
 	if (strcmp(mode, "cq-flood-client") == 0 && host)

@@ -70,7 +70,13 @@
 #              objects made beside it, is served within the same latency bound as under the CQ
 #              flood; connections that never say HELLO filling the client table
 #              (a context then fails EMFILE) until the daemon closes them (hello_timeouts
-#              counts them) and a context attaches again. A victim runs throughout the six,
+#              counts them) and a context attaches again. Before the idle connections, the
+#              early-SEND stash: an application that never posts RECVs SENDs into host b's
+#              stash on eight QPs until one SEND is refused REM_OP_ERR (its share, [api]
+#              client_stash_bytes, is full: stash_client_refused counts it), while another
+#              application's 3 MiB of SENDs made before its peer's RECVs are all held and then
+#              delivered, every byte checked, and a third victim run is served within the
+#              latency bound. A victim runs throughout the seven,
 #              its every round trip checked, and must go on being served after each.
 #              Both daemons stay up and end with no client's QP, CQ or MR left.
 source "$(dirname "$0")/../lib/hosts.sh"
@@ -435,16 +441,30 @@ hostile)
         awk '/rtt_us/ {print $(NF - 4)}' "$SL_TMP/$1.client" >"$SL_TMP/$1.med"
     }
 
+    # attackers NAME PORT MODE: api_hostile's MODE-server on host b and MODE-client on host a
+    # in the background, output in $SL_TMP/NAME.{server,client}; their pids in att_s and
+    # att_c. An attacker runs until told to stop: a failing test must stop it too (and only
+    # then: once reaped, its pid may be another process's), by SL_AT_EXIT[att_at].
+    attackers() {
+        "$HOSTILE" -S "$SB" -p "$2" "$3-server" >"$SL_TMP/$1.server" 2>&1 &
+        att_s=$!
+        "$HOSTILE" -S "$SA" -p "$2" "$3-client" 127.0.0.1 >"$SL_TMP/$1.client" 2>&1 &
+        att_c=$!
+        att_at=${#SL_AT_EXIT[@]}
+        SL_AT_EXIT+=("kill -TERM $att_s $att_c 2>/dev/null")
+    }
+    # within_bound DESC MEDIAN: a victim's median round trip (us) under an attack is at most
+    # 2 x its median before any attacker plus FLOOR_US.
+    within_bound() {
+        sl_log "victim median round trip $1: $2 us ($m0 us before any attacker)"
+        python3 -c "import sys; sys.exit(0 if $2 <= 2 * $m0 + $FLOOR_US else 1)" ||
+            sl_fail "$1 the median round trip is $2 us, over 2 x $m0 + $FLOOR_US us"
+    }
+
     # CQ events the application never reads.
     victim before $port
-    "$HOSTILE" -S "$SB" -p $((port + 1)) cq-flood-server >"$SL_TMP/flood.server" 2>&1 &
-    fs=$!
-    "$HOSTILE" -S "$SA" -p $((port + 1)) cq-flood-client 127.0.0.1 >"$SL_TMP/flood.client" 2>&1 &
-    fc=$!
-    # A flooder runs until told to stop: a failing test must stop it too (and only then:
-    # once reaped, its pid may be another process's).
-    at=${#SL_AT_EXIT[@]}
-    SL_AT_EXIT+=("kill -TERM $fs $fc 2>/dev/null")
+    attackers flood $((port + 1)) cq-flood
+    fs=$att_s fc=$att_c at=$att_at
     until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.client"
     until_ok "the flooders connected" 20 in_file flooding "$SL_TMP/flood.server"
     until_ok "host a refusing CQ events" 20 gt a lane/events_unsent 0
@@ -468,9 +488,8 @@ hostile)
     read -r m0 <"$SL_TMP/before.med"
     read -r m1 <"$SL_TMP/during.med"
     read -r m2 <"$SL_TMP/after.med"
-    sl_log "victim median round trip: ${m0} us before, ${m1} us under the CQ flood, ${m2} us after"
-    python3 -c "import sys; sys.exit(0 if $m1 <= 2 * $m0 + $FLOOR_US else 1)" ||
-        sl_fail "under the flood the median round trip is $m1 us, over 2 x $m0 + $FLOOR_US us"
+    sl_log "victim median round trip after the CQ flood: ${m2} us"
+    within_bound "under the CQ flood" "$m1"
 
     # Memory that can vanish, too many applications and a user not allowed, beside a victim
     # running throughout.
@@ -559,9 +578,7 @@ sys.exit(0 if want in rows and any(r[0] == "attached" and r[2] >= 1 and r != wan
         sl_fail "/sluice/clients: no row of the hog's $hc CQs, $hq QPs, $hm MRs and the victim's"
     victim hog $((port + 5))
     read -r mh <"$SL_TMP/hog.med"
-    sl_log "victim median round trip beside the hog: ${mh} us (${m0} us before any attacker)"
-    python3 -c "import sys; sys.exit(0 if $mh <= 2 * $m0 + $FLOOR_US else 1)" ||
-        sl_fail "beside the hog the median round trip is $mh us, over 2 x $m0 + $FLOOR_US us"
+    within_bound "beside the hog" "$mh"
     kill -TERM "$hp"
     wait "$hp" || sl_fail "hog: $(cat "$SL_TMP/hog.out")"
     unset "SL_AT_EXIT[$at_hog]"
@@ -569,6 +586,29 @@ sys.exit(0 if want in rows and any(r[0] == "attached" and r[2] >= 1 and r != wan
         [ $(($(api quota_mrs) - qm0)) -eq 1 ] || sl_fail "quota_cqs, _qps, _mrs: not one refusal each"
     alive "the hog"
     served_more "the hog"
+    until_ok "host a serving only the victim" 20 attached
+    # The early-SEND stash: an application that never posts RECVs takes what it can of host
+    # b's stash; another's early SENDs are still held and delivered, and a victim run beside it
+    # is served within the latency bound.
+    sc0=$(sl_tel b /sluice/api lane/stash_client_refused)
+    attackers shog $((port + 6)) stash-hog
+    ss=$att_s sc=$att_c at_shog=$att_at
+    until_ok "the stash hog refused" 60 in_file refused "$SL_TMP/shog.client"
+    cat "$SL_TMP/shog.client"
+    sc1=$(sl_tel b /sluice/api lane/stash_client_refused)
+    [ $((sc1 - sc0)) -eq 1 ] || sl_fail "stash_client_refused rose by $((sc1 - sc0)), want 1"
+    pair stash-early 120 "$HOSTILE" -S "$SB" -p $((port + 7)) stash-early-server -- \
+        "$HOSTILE" -S "$SA" -p $((port + 7)) stash-early-client 127.0.0.1
+    cat "$SL_TMP/stash-early.client" "$SL_TMP/stash-early.server"
+    victim stash $((port + 8))
+    read -r ms <"$SL_TMP/stash.med"
+    within_bound "beside the stash hog" "$ms"
+    kill -TERM "$sc" "$ss"
+    wait "$sc" || sl_fail "stash hog client: $(cat "$SL_TMP/shog.client")"
+    wait "$ss" || sl_fail "stash hog server: $(cat "$SL_TMP/shog.server")"
+    unset "SL_AT_EXIT[$at_shog]"
+    alive "the stash hog"
+    served_more "the stash hog"
     until_ok "host a serving only the victim" 20 attached
     h0=$(api hello_timeouts)
     "$HOSTILE" -S "$SA" -c $((CLIENTS - 1)) idle >"$SL_TMP/idle.out" 2>&1 ||

@@ -60,10 +60,16 @@ sl_cleanup() {
     # Daemons started in a subshell ($(...) of a script's function) are not in SL_PID here, and
     # a subshell that fails runs no EXIT trap: every process of this run's file prefixes goes.
     pkill -KILL -f -- "--file-prefix $SL_ID-" 2>/dev/null || true
-    wait 2>/dev/null || true
+    # The daemons are reaped before the test's own undoing; everything else after it, since
+    # what a test started in the background (an attacker told to stop by SIGTERM) may run
+    # until its SL_AT_EXIT command stops it.
+    if [ "${#SL_PID[@]}" -gt 0 ]; then
+        wait "${SL_PID[@]}" 2>/dev/null || true
+    fi
     for c in "${SL_AT_EXIT[@]}"; do
         eval "$c" || true
     done
+    wait 2>/dev/null || true
     if [ "$rc" -ne 0 ] && [ "$SL_OK" -eq 0 ]; then
         for f in "$SL_TMP"/*.log "$SL_TMP"/*.out; do
             [ -s "$f" ] || continue
