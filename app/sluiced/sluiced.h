@@ -72,13 +72,14 @@ int sluiced_setup_traffic(struct sluiced *d);
 int sluiced_setup_qps(struct sluiced *d);
 int sluiced_setup_srv(struct sluiced *d);
 
-/* Register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps,
+/* telemetry.c: register /sluice/info, /sluice/ports, /sluice/link, /sluice/traffic, /sluice/qps,
  * /sluice/qp and, with [api], /sluice/api and /sluice/clients. 0 or -errno. */
 int sluiced_telemetry_register(struct sluiced *d);
 
 /*
- * The exit report: one JSON line with every port (and its links' totals); with test traffic,
- * a second line with the checker's summary; with queue pairs, one line per QP and a totals line.
+ * report.c: the exit report: one JSON line with every port (and its links' totals); with test
+ * traffic, a second line with the checker's summary; with queue pairs, one line per QP and a totals
+ * line.
  */
 void sluiced_report_json(const struct sluiced *d, FILE *f);
 
