@@ -63,7 +63,8 @@ sl_cleanup() {
     # The daemons are reaped before the test's own undoing; everything else after it, since
     # what a test started in the background (an attacker told to stop by SIGTERM) may run
     # until its SL_AT_EXIT command stops it.
-    if [ "${#SL_PID[@]}" -gt 0 ]; then
+    # ("${#SL_PID[@]}" is an unbound variable to set -u before the first daemon starts.)
+    if [ -n "${SL_PID[*]-}" ]; then
         wait "${SL_PID[@]}" 2>/dev/null || true
     fi
     for c in "${SL_AT_EXIT[@]}"; do
