@@ -94,8 +94,10 @@ qp_report_json(const struct sluiced *d, FILE *f)
 			json_u64(&j, "pkts_rtx", s.st.pkts_rtx);
 			json_u64(&j, "nacks", s.st.nacks);
 			json_u64(&j, "wire_bytes_received", s.st.wire_bytes_received);
-			/* The lanes have stopped: their scheduler state may be read here. */
-			if (sl_xport_qp_info_get(sl_dp_qp_xport(a), qpn, &info) == 0) {
+			/* The lanes have stopped: their scheduler state may be read here (a QP
+			 * waiting for its connection exchange: its last session's snapshot). */
+			if (sl_xport_qp_info_get(sl_dp_qp_xport(a), qpn, &info) == 0 ||
+			    sl_dp_qp_info_get(a, qpn, &info) == 0) {
 				json_u64(&j, "rto_fired", info.rto_fired);
 				json_u64(&j, "qp_failed", info.failed);
 				json_u64(&j, "pace_bps", info.pace_bps);

@@ -141,7 +141,8 @@ seg_fits(const struct sluiced *d, uint32_t seg_bytes, unsigned int line)
 }
 
 /*
- * [api]: the key table and the lane half of port 0's lane 0, whose QPNs follow [qp]'s.
+ * [api]: the key table and the lane half of port 0's lane 0, whose QPNs follow [qp]'s and
+ * their exchange QP (sluiced_app_qpn_base()).
  * 0, or -1 after a message.
  */
 static int
@@ -149,7 +150,7 @@ setup_chan(struct sluiced *d)
 {
 	const struct sluiced_api_conf *ac = &d->conf.api;
 	struct sl_chan_lane_conf c = {
-		.qpn_base = d->conf.qp.count,
+		.qpn_base = sluiced_app_qpn_base(&d->conf),
 		.qps = ac->qps,
 		.sq_depth_max = SL_CHAN_QP_DEPTH_MAX,
 		.rq_depth_max = SL_CHAN_QP_DEPTH_MAX,
@@ -240,7 +241,8 @@ sluiced_setup_qps(struct sluiced *d)
 
 		for (uint16_t q = 0; q < p->nb_queues; q++) {
 			struct sl_chan_lane *chan = i == 0 && q == 0 ? d->chan : NULL;
-			uint32_t max_qps = qc->count + (chan ? d->conf.api.qps : 0);
+			uint32_t max_qps =
+				sluiced_app_qpn_base(&d->conf) + (chan ? d->conf.api.qps : 0);
 			struct sl_traffic_msg_conf tc = {
 				.max_qps = max_qps,
 				.min_bytes = qc->msg_min_bytes,
@@ -255,6 +257,7 @@ sluiced_setup_qps(struct sluiced *d)
 				.socket_id = p->socket_id,
 				.max_qps = max_qps,
 				.chan = chan,
+				.exchange_qpn = sluiced_exchange_qpn(&d->conf),
 				.window_pkts = qc->window_pkts,
 				.sq_depth = qp_sq_depth(d),
 				.line_bps = d->conf.link.rate_bps,
@@ -357,7 +360,7 @@ sluiced_setup_srv(struct sluiced *d)
 		.frame_overhead_bytes = sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 		.rto_ns = ac->rto_ns,
 		.timeout_ns = ac->timeout_ns,
-		.qpn_base = d->conf.qp.count,
+		.qpn_base = sluiced_app_qpn_base(&d->conf),
 		.qps = ac->qps,
 		.log = api_log,
 	};

@@ -83,4 +83,21 @@ int sluiced_telemetry_register(struct sluiced *d);
  */
 void sluiced_report_json(const struct sluiced *d, FILE *f);
 
+/*
+ * QPNs of a lane: [qp]'s built-in QPs [0, count), their exchange QP at count (lib/dp's
+ * exchange.c: both daemons agree on their tokens and first PSNs there), then the applications'
+ * ([api], port 0's lane 0) from sluiced_app_qpn_base().
+ */
+static inline uint32_t
+sluiced_exchange_qpn(const struct sluiced_conf *c)
+{
+	return c->qp.count; /* 0 without [qp] QPs: no exchange */
+}
+
+static inline uint32_t
+sluiced_app_qpn_base(const struct sluiced_conf *c)
+{
+	return c->qp.count ? c->qp.count + 1 : 0;
+}
+
 #endif /* SLUICED_H */

@@ -216,7 +216,7 @@ static const char *const recv_modes[] = {
 uint32_t
 sluiced_qpn_end(const struct sluiced *d)
 {
-	return d->conf.qp.count + (d->chan ? d->conf.api.qps : 0);
+	return d->chan ? sluiced_app_qpn_base(&d->conf) + d->conf.api.qps : d->conf.qp.count;
 }
 
 /* The adapter that carries qpn on port i, with its lane; NULL when none does. */
@@ -228,7 +228,8 @@ sluiced_qp_adapter(const struct sluiced *d, unsigned int i, uint32_t qpn, uint16
 
 	if (i >= d->nb_ports || qpn >= sluiced_qpn_end(d) || p->nb_queues == 0)
 		return NULL;
-	if (qpn >= d->conf.qp.count) { /* an application's: port 0's lane 0 */
+	if (qpn >= sluiced_app_qpn_base(&d->conf) &&
+	    d->chan) { /* an application's: port 0's lane 0 */
 		*lane = 0;
 		a = i == 0 ? d->qp[0][0] : NULL;
 		return a && sl_dp_qp_has(a, qpn) ? a : NULL;

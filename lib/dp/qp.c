@@ -33,12 +33,14 @@
  * other re-initialize too: either way both ends' links start afresh, so both ends' adapters
  * restart every QP with them (sl_dp_qp_session(), the lane's session hook). Each QP is closed
  * (its outstanding messages complete as failed: sent, perhaps delivered, never confirmed; its
- * reorder buffer is released), reopened from the configuration it was opened with (PSNs and
- * MSNs from the start), and its user told (user.restart: the built-in traffic's count toward msgs
- * goes on; its checker expects the peer's stream from MSN 0). Posting waits for the peer again,
- * as at start. So
- * every message is delivered or reported failed to its sender, and none is delivered twice:
- * nothing is resent across sessions.
+ * reorder buffer is released) and its user told (user.restart: the built-in traffic's count
+ * toward msgs goes on; its checker expects the peer's stream from MSN 0). Without a connection
+ * exchange it reopens at once from the configuration it was opened with (PSNs and MSNs from the
+ * start); with one (conf.exchange_qpn, exchange.c), it stays closed until the session's round
+ * has agreed a new token and first PSN with the peer (enum user_qps), so the old session's
+ * frames are refused by their token. Posting waits for the peer again, as at start. So every
+ * message is delivered or reported failed to its sender, and none is delivered twice: nothing
+ * is resent across sessions.
  *
  * Users. The endpoint's callbacks come to the adapter, which hands each to the lane half of the
  * channel (conf.chan) when it owns the QP and to the user (sl_dp_qp_serve()) otherwise; with
@@ -65,6 +67,7 @@
 #include <rte_memzone.h>
 
 #include "dp_log.h"
+#include "exchange.h"
 #include "sl_dp.h"
 
 #define INFO_WORDS ((sizeof(struct sl_xport_qp_info) + 7) / 8)
@@ -89,12 +92,37 @@ static const struct sl_stat_desc stat_desc[] = {
 		"QPs closed and reopened because the link began a new session"),
 	SL_STAT(struct sl_dp_qp_stats, qp_restart_failed,
 		"QPs the endpoint would not reopen (closed for good)"),
+	SL_STAT(struct sl_dp_qp_stats, exchanges,
+		"connection exchanges agreed with the peer: the QPs opened with its tokens and "
+		"first PSNs"),
+	SL_STAT(struct sl_dp_qp_stats, exchange_failed,
+		"connection exchanges whose exchange QP failed (the peer did not answer): begun "
+		"again with new draws"),
+	SL_STAT(struct sl_dp_qp_stats, exchange_refused,
+		"peer offers refused: not naming each QP's peer exactly once with a token (the "
+		"QPs stay closed until the next session)"),
 };
 SL_STAT_TABLE_DEFINE(sl_dp_qp_stat_table, struct sl_dp_qp_stats, stat_desc);
 
-/* How a QP was opened. */
-struct qp_conf {
-	struct sl_xport_qp_conf xc;
+/*
+ * Where the user's QPs stand. Without an exchange they open at once (OPEN); with one, each
+ * session's round (exchange.c) opens them:
+ *
+ *   IDLE     -> OFFERED   the peer is up: identities drawn, our offer posted
+ *   OFFERED  -> OPENED    the peer's offer arrived: each QP opened with its peer's token and
+ *                         first PSN; nothing is posted yet
+ *   OPENED   -> OPEN      the peer acknowledged our offer: its QPs are open, messages flow
+ *   OFFERED  -> REFUSED   the peer's offer did not fit our QPs: they stay closed
+ *   OFFERED, OPENED -> IDLE   the exchange QP failed: the QPs close, the next poll begins
+ *                         another round
+ *   any      -> IDLE      a new session of the link (sl_dp_qp_session())
+ */
+enum user_qps {
+	USER_QPS_IDLE,
+	USER_QPS_OFFERED,
+	USER_QPS_OPENED,
+	USER_QPS_OPEN,
+	USER_QPS_REFUSED,
 };
 
 /*
@@ -120,6 +148,8 @@ struct sl_dp_qp {
 	struct sl_chan_lane *chan; /**< applications' QPs (NULL: none) */
 	bool started;              /**< the peer was up once: messages flow */
 	struct sl_dp_qp_user user; /**< the QPs opened with sl_dp_qp_open() (no callbacks: none) */
+	struct qp_exchange *ex;    /**< their connection exchange (NULL: none) */
+	uint8_t user_qps;          /**< enum user_qps */
 	struct sl_xport *x;
 	struct rte_mempool *pool;
 	uint32_t max_qps;
@@ -127,7 +157,8 @@ struct sl_dp_qp {
 	uint32_t n_qps;
 	uint32_t app_base, n_app; /**< the applications' QPNs (the lane half's), [base, base + n) */
 	bool *open;               /**< [max_qps] */
-	struct qp_conf *conf;     /**< [max_qps] how each open QP was opened, to reopen it */
+	struct sl_xport_qp_conf *conf;    /**< [max_qps] how each open QP was opened, to reopen it
+					   *   (with an exchange, its identity of this session) */
 	struct sl_xport_qp_stats *before; /**< [max_qps] counters of the sessions that ended */
 	struct info_slot *info;           /**< [max_qps] */
 	uint32_t info_next;               /**< index into qpns of the next snapshot */
@@ -168,6 +199,8 @@ on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 
 	if (a->chan != NULL && sl_chan_lane_owns(a->chan, seg->qpn))
 		return sl_chan_lane_on_recv(a->chan, seg, now_ns);
+	if (a->ex != NULL && seg->qpn == qp_exchange_qpn(a->ex))
+		return qp_exchange_on_recv(a->ex, seg);
 	if (a->user.on_recv == NULL)
 		return SL_XPORT_SYN_INVALID;
 	return a->user.on_recv(a->user.ctx, seg, now_ns);
@@ -180,6 +213,8 @@ on_complete(void *ctx, const struct sl_xport_cqe *c, uint64_t now_ns)
 
 	if (a->chan != NULL && sl_chan_lane_owns(a->chan, c->qpn))
 		sl_chan_lane_on_complete(a->chan, c, now_ns);
+	else if (a->ex != NULL && c->qpn == qp_exchange_qpn(a->ex))
+		qp_exchange_on_complete(a->ex, c);
 	else if (a->user.on_complete != NULL)
 		a->user.on_complete(a->user.ctx, c, now_ns);
 }
@@ -256,6 +291,7 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	if (a->chan != NULL)
 		sl_chan_lane_range(a->chan, &a->app_base, &a->n_app);
 	a->started = conf->lane == NULL;
+	a->user_qps = conf->exchange_qpn ? USER_QPS_IDLE : USER_QPS_OPEN;
 	a->pool = conf->pool;
 	a->max_qps = conf->max_qps;
 	a->qpns = rte_zmalloc_socket("sl_dp_qp", sizeof(a->qpns[0]) * conf->max_qps, 0,
@@ -271,6 +307,16 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	if (a->qpns == NULL || a->open == NULL || a->info == NULL || a->conf == NULL ||
 	    a->before == NULL)
 		goto fail;
+	if (conf->exchange_qpn) {
+		if (conf->exchange_qpn >= conf->max_qps ||
+		    (a->chan != NULL && sl_chan_lane_owns(a->chan, conf->exchange_qpn))) {
+			err = EINVAL;
+			goto fail;
+		}
+		a->ex = qp_exchange_create(conf->exchange_qpn, conf->max_qps, conf->socket_id);
+		if (a->ex == NULL)
+			goto fail;
+	}
 	if (conf->tx_attach_mbufs && conf->region_bytes) {
 		static uint32_t adapters; /* memzone and mempool names are process-wide */
 		uint32_t serial = __atomic_fetch_add(&adapters, 1, __ATOMIC_RELAXED);
@@ -324,6 +370,7 @@ sl_dp_qp_free(struct sl_dp_qp *a)
 	if (a == NULL)
 		return;
 	sl_xport_free(a->x);
+	qp_exchange_free(a->ex);
 	region_put(a->region);
 	rte_pktmbuf_free_bulk(a->spare, a->n_spare);
 	rte_pktmbuf_free_bulk(a->attach_spare, a->n_attach_spare);
@@ -363,15 +410,77 @@ sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, uint64_t no
 {
 	int rc;
 
-	if (qc->qpn >= a->max_qps)
+	if (qc->qpn >= a->max_qps || (a->ex != NULL && qc->qpn == qp_exchange_qpn(a->ex)))
 		return -EINVAL;
-	rc = sl_xport_qp_open(a->x, qc, now_ns);
+	rc = sl_xport_qp_open(a->x, qc, now_ns); /* with an exchange: only to check qc */
 	if (rc != 0)
 		return rc;
 	a->open[qc->qpn] = true;
-	a->conf[qc->qpn] = (struct qp_conf){.xc = *qc};
+	a->conf[qc->qpn] = *qc;
 	a->qpns[a->n_qps++] = qc->qpn;
-	return 0;
+	if (a->user_qps == USER_QPS_OPEN)
+		return 0;
+	(void)sl_xport_qp_close(a->x, qc->qpn, now_ns); /* it opens once a round agrees */
+	/* the exchange QP listens from the first QP on (its program and timers) */
+	return a->n_qps == 1 ? qp_exchange_listen(a->ex, a->x, qc, now_ns) : 0;
+}
+
+/* The user's QPs close on the endpoint (with an exchange: before a new round). */
+static void
+user_qps_close(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < a->n_qps; i++)
+		(void)sl_xport_qp_close(a->x, a->qpns[i], now_ns);
+}
+
+/* With an exchange: carry this session's round one step further (the states: user_qps). */
+static void
+exchange_step(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	switch (a->user_qps) {
+	case USER_QPS_IDLE:
+		if (a->n_qps == 0)
+			a->user_qps = USER_QPS_OPEN;
+		else if (qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns) == 0 &&
+			 qp_exchange_offer(a->ex, a->x, a->conf, a->qpns, a->n_qps, now_ns) == 0)
+			a->user_qps = USER_QPS_OFFERED;
+		return;
+	case USER_QPS_OFFERED:
+		switch (qp_exchange_poll(a->ex, a->conf, a->qpns, a->n_qps)) {
+		case QP_EXCHANGE_PENDING:
+			return;
+		case QP_EXCHANGE_FAILED:
+			break;
+		case QP_EXCHANGE_REFUSED:
+			a->user_qps = USER_QPS_REFUSED;
+			sl_stat_add(&a->stats.exchange_refused, 1);
+			return;
+		case QP_EXCHANGE_ARRIVED:
+			for (uint32_t i = 0; i < a->n_qps; i++)
+				if (sl_xport_qp_open(a->x, &a->conf[a->qpns[i]], now_ns) != 0)
+					sl_stat_add(&a->stats.qp_restart_failed, 1);
+			a->user_qps = USER_QPS_OPENED;
+			return;
+		}
+		break;
+	case USER_QPS_OPENED:
+		if (qp_exchange_acked(a->ex)) {
+			a->user_qps = USER_QPS_OPEN;
+			sl_stat_add(&a->stats.exchanges, 1);
+			return;
+		}
+		if (!qp_exchange_failed(a->ex))
+			return;
+		user_qps_close(a, now_ns);
+		break;
+	default:
+		return;
+	}
+	/* the exchange QP failed: another round, with new draws */
+	qp_exchange_end(a->ex, a->x, now_ns);
+	(void)qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns);
+	a->user_qps = USER_QPS_IDLE;
+	sl_stat_add(&a->stats.exchange_failed, 1);
 }
 
 void
@@ -383,30 +492,46 @@ sl_dp_qp_tick(void *ctx, uint64_t now_ns)
 		sl_chan_lane_poll(a->chan, a->x, now_ns);
 }
 
+static void info_write(struct info_slot *s, const struct sl_xport_qp_info *info);
+
 void
 sl_dp_qp_session(void *ctx, uint64_t now_ns)
 {
 	struct sl_dp_qp *a = ctx;
+	bool was_open = a->user_qps == USER_QPS_OPEN || a->user_qps == USER_QPS_OPENED;
 
 	for (uint32_t i = 0; i < a->n_qps; i++) {
-		const struct qp_conf *c = &a->conf[a->qpns[i]];
+		const struct sl_xport_qp_conf *c = &a->conf[a->qpns[i]];
 		struct sl_xport_qp_stats st;
 		struct sl_xport_qp_info info;
 
 		/* The session's counters, with what the close fails (its posted, uncompleted). */
-		if (sl_xport_qp_stats_get(a->x, c->xc.qpn, &st) == 0 &&
-		    sl_xport_qp_info_get(a->x, c->xc.qpn, &info) == 0) {
+		if (was_open && sl_xport_qp_stats_get(a->x, c->qpn, &st) == 0 &&
+		    sl_xport_qp_info_get(a->x, c->qpn, &info) == 0) {
 			st.msgs_failed += info.sq_used;
-			sl_stats_accumulate(&a->before[c->xc.qpn], &st, &sl_xport_qp_stat_table);
+			sl_stats_accumulate(&a->before[c->qpn], &st, &sl_xport_qp_stat_table);
+			/* a QP that waits for a round stays closed: its info is the session's last
+			 */
+			info_write(&a->info[c->qpn], &info);
 		}
-		if (sl_xport_qp_close(a->x, c->xc.qpn, now_ns) != 0 ||
-		    sl_xport_qp_open(a->x, &c->xc, now_ns) != 0) {
+		if (was_open && sl_xport_qp_close(a->x, c->qpn, now_ns) != 0) {
 			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
 			continue;
 		}
+		/* without an exchange, it reopens from its configuration; with one, a round does */
+		if (a->ex == NULL && sl_xport_qp_open(a->x, c, now_ns) != 0) {
+			sl_stat_add(&a->stats.qp_restart_failed, 1);
+			continue;
+		}
 		if (a->user.restart != NULL)
-			a->user.restart(a->user.ctx, c->xc.qpn);
+			a->user.restart(a->user.ctx, c->qpn);
 		sl_stat_add(&a->stats.qp_restarts, 1);
+	}
+	if (a->ex != NULL) {
+		qp_exchange_end(a->ex, a->x, now_ns);
+		if (a->n_qps)
+			(void)qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns);
+		a->user_qps = USER_QPS_IDLE;
 	}
 	if (a->chan != NULL)
 		sl_chan_lane_session(a->chan, a->x, now_ns);
@@ -613,7 +738,9 @@ sl_dp_qp_produce(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned max)
 	info_refresh(a, now_ns);
 	if (sl_unlikely(!a->started))
 		a->started = sl_dp_lane_peer_up(a->lane, now_ns);
-	if (a->started && a->user.poll != NULL)
+	if (sl_unlikely(a->user_qps != USER_QPS_OPEN) && a->started)
+		exchange_step(a, now_ns);
+	if (a->started && a->user_qps == USER_QPS_OPEN && a->user.poll != NULL)
 		a->user.poll(a->user.ctx, a->x, now_ns);
 	if (max == 0 || sl_xport_next_deadline(a->x) > now_ns)
 		return 0;

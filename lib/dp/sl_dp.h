@@ -355,12 +355,18 @@ struct sl_dp_qp_conf {
 	uint32_t max_qps;          /**< QPNs [0, max_qps) may open on this lane: the user's and,
 				    *   with chan, the applications' range above them */
 	struct sl_chan_lane *chan; /**< the applications' QPs on this lane (NULL: none) */
-	uint32_t window_pkts;      /**< endpoint window, packets (0: the endpoint's default) */
-	uint32_t sq_depth;         /**< messages a QP may have posted and not completed, a power
-				    *   of two (0: the endpoint's default) */
-	uint64_t line_bps;         /**< the port's line rate, bits/s: the link the endpoint's pacer
-				    *   shares among the QPs (0: the endpoint's default) */
-	uint64_t pace_catchup_ns;  /**< the endpoint's pace_catchup_ns (0: none) */
+	/**
+	 * The QP on which this adapter and its peer's agree on their QPs' tokens and first PSNs,
+	 * each session (exchange.c): the same QPN at both ends, below max_qps and outside the
+	 * applications' range. 0: none, the QPs open with the identities they were given.
+	 */
+	uint32_t exchange_qpn;
+	uint32_t window_pkts;     /**< endpoint window, packets (0: the endpoint's default) */
+	uint32_t sq_depth;        /**< messages a QP may have posted and not completed, a power
+				   *   of two (0: the endpoint's default) */
+	uint64_t line_bps;        /**< the port's line rate, bits/s: the link the endpoint's pacer
+				   *   shares among the QPs (0: the endpoint's default) */
+	uint64_t pace_catchup_ns; /**< the endpoint's pace_catchup_ns (0: none) */
 	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's: the
 					*   link header, SL_DP_ETH_WIRE_BYTES */
 	uint64_t ec_drain_bps;         /**< the endpoint's ec_drain_bps (0: no target) */
@@ -406,6 +412,9 @@ struct sl_dp_qp_stats {
 	uint64_t info_refreshes;
 	uint64_t qp_restarts;
 	uint64_t qp_restart_failed;
+	uint64_t exchanges;
+	uint64_t exchange_failed;
+	uint64_t exchange_refused;
 };
 
 extern const struct sl_stat_table sl_dp_qp_stat_table;
@@ -456,7 +465,8 @@ int sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xp
 
 /*
  * The latest snapshot of QP qpn's info (any thread): 0, -ENOENT (not open here) or -EAGAIN (no
- * snapshot yet, or the lane kept rewriting it while this read).
+ * snapshot yet, or the lane kept rewriting it while this read). A QP of the user's closed for a
+ * connection exchange (conf.exchange_qpn) keeps its last session's final info.
  */
 int sl_dp_qp_info_get(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_info *info);
 

@@ -35,12 +35,15 @@
 -- sluice.implied_id, sluice.kind, sluice.key, sluice.arg, sluice.fc, sluice.id_status,
 -- sluice.test.seq, sluice.test.len, sluice.x.opcode, sluice.x.flags, sluice.x.qpn,
 -- sluice.x.token, sluice.x.psn, sluice.x.msn, sluice.x.pad, sluice.x.payload_len,
--- sluice.fb.ack_psn, sluice.fb.hole_psn, sluice.fb.nak_msn, sluice.fb.syndrome, ...
+-- sluice.fb.ack_psn, sluice.fb.hole_psn, sluice.fb.nak_msn, sluice.fb.syndrome,
+-- sluice.xc.count, sluice.xc.qpn, sluice.xc.token, sluice.xc.psn (a connection exchange offer:
+-- a SEND FIRST or ONLY with token 0 whose payload starts with its magic), ...
 
 local ETHERTYPE = 0x88B5
 local VCODE_HDR_BYTES = 48 -- SL_DP_VCODE_HDR_BYTES (lib/dp/sl_dp.h) = SL_XHDR_MAX_LEN
 local XHDR_BASE_LEN = 20 -- SL_XHDR_BASE_LEN: feedback bodies start here
 local TEST_MAGIC = 0x534C5431 -- 'SLT1', lib/traffic/sl_traffic.h (host byte order: little endian)
+local EXCHANGE_MAGIC = 0x534C5843 -- 'SLXC', lib/dp/exchange.c (big endian)
 
 local sluice = Proto("sluice", "sluice link")
 
@@ -113,6 +116,10 @@ local f = {
     x_ts_ns = ProtoField.uint64("sluice.x.ts_ns", "Send time, ns", base.DEC),
     x_payload_len = ProtoField.uint32("sluice.x.payload_len", "Payload length", base.DEC),
     x_payload = ProtoField.bytes("sluice.x.payload", "Payload"),
+    xc_count = ProtoField.uint32("sluice.xc.count", "QPs offered", base.DEC),
+    xc_qpn = ProtoField.uint32("sluice.xc.qpn", "QPN", base.DEC),
+    xc_token = ProtoField.uint32("sluice.xc.token", "Its connection token", base.HEX),
+    xc_psn = ProtoField.uint32("sluice.xc.psn", "Its first PSN", base.DEC),
     fb_ack_psn = ProtoField.uint32("sluice.fb.ack_psn", "Cumulative ACK (RCV.NXT)", base.DEC),
     fb_flags = ProtoField.uint8("sluice.fb.flags", "ACK flags (SACK 1, ECHO 2, ECN 4)", base.HEX),
     fb_acked = ProtoField.uint16("sluice.fb.acked_pkts", "Packets accepted since the last", base.DEC),
@@ -315,6 +322,23 @@ local function dissect_transport(tvb, tree)
     end
     t:add(f.x_payload_len, plen):set_generated()
     if plen > 0 then t:add(f.x_payload, tvb(off, plen)) end
+    -- docs/wire-format.md, "Connections": magic, count, then (qpn, token, psn) per QP; the
+    -- entries this segment holds (an offer longer than a segment continues in the next)
+    if (op == 0x00 or op == 0x04) and tvb(8, 4):uint() == 0 and plen >= 8 and
+        tvb(off, 4):uint() == EXCHANGE_MAGIC then
+        local count = tvb(off + 4, 4):uint()
+        local xt = t:add(sluice, tvb(off, plen), "Connection exchange offer")
+        xt:add(f.xc_count, tvb(off + 4, 4))
+        local e = off + 8
+        for i = 0, count - 1 do
+            if e + 12 > off + plen then break end
+            local et = xt:add(sluice, tvb(e, 12), string.format("QP entry %d", i))
+            et:add(f.xc_qpn, tvb(e, 4))
+            et:add(f.xc_token, tvb(e + 4, 4))
+            et:add(f.xc_psn, tvb(e + 8, 4))
+            e = e + 12
+        end
+    end
     return string.format("%s qp %d psn %d msn %d, %d B%s", op_names[op], qpn, psn,
         tvb(16, 4):uint(), plen, bit32.band(fl, 0x02) ~= 0 and " (rtx)" or "")
 end

@@ -155,44 +155,68 @@ sl_wait_exit b 10
 # retransmission is a new link frame).
 tshark "${lua[@]}" -o sluice.extended:TRUE -r "$SL_TMP/qp.pcapng" -T fields -E separator=/t \
     -e frame.packet_flags_direction -e sluice.x.opcode -e _ws.malformed \
-    -e _ws.expert.severity -e sluice.kind >"$SL_TMP/qp.fields" 2>/dev/null ||
+    -e _ws.expert.severity -e sluice.kind -e sluice.x.qpn -e sluice.x.token -e sluice.x.psn -e sluice.xc.count \
+    >"$SL_TMP/qp.fields" 2>/dev/null ||
     sl_fail "tshark could not dissect the capture"
 check_capture_counters "$(wc -l <"$SL_TMP/qp.fields")"
 # Every frame the port received is in the file, once (outbound ones are checked below).
 qp_in=$(awk -F'\t' '$1 == "0x00000001"' "$SL_TMP/qp.fields" | wc -l)
 qp_rx=$(report_fields p0/rx_pkts)
 [ "$qp_in" -eq "$qp_rx" ] || sl_fail "QP traffic: captured $qp_in inbound frames, a received $qp_rx"
-python3 - "$SL_TMP/qp.fields" "$(sl_report_line)" <<'PY' || sl_fail "dissector, QP traffic: see above"
+# The QPs' counters count their own frames; the connection exchange's (on QPN [qp] count, token
+# 0: docs/wire-format.md, "Connections") are counted apart, and every frame of a QP of the
+# traffic carries its connection's token, never 0, from a first PSN drawn at random.
+python3 - "$SL_TMP/qp.fields" "$(sl_report_line)" 3 <<'PY' || sl_fail "dissector, QP traffic: see above"
 import json, sys
-rep = json.loads(sys.argv[2])
-n, bad = {}, 0
+rep, exchange_qpn = json.loads(sys.argv[2]), int(sys.argv[3])
+n, bad, xc, tokens, first_psn = {}, 0, {}, {}, {}
 for line in open(sys.argv[1]):
-    d, op, malformed, sev, kind = line.rstrip("\n").split("\t")[:5]
+    d, op, malformed, sev, kind, qpn, token, psn, offered = \
+        (line.rstrip("\n").split("\t") + [""] * 9)[:9]
     if malformed or any(int(x, 0) >= 0x00800000 for x in sev.split(",") if x) or not kind:
         bad += 1
     if not op:
         continue  # a filler or a control frame
-    op = int(op, 0)
+    op, qpn, token = int(op, 0), int(qpn, 0), int(token, 0)
     cls = "data" if op <= 0x10 else {0x11: "ack", 0x12: "nack", 0x13: "cnp"}.get(op, "other_fb")
     key = ("out" if d.endswith("2") else "in") + "_" + cls
+    if qpn == exchange_qpn:
+        xc[key] = xc.get(key, 0) + 1
+        tokens.setdefault("exchange", set()).add(token)
+        if offered:  # an offer, decoded: it names the 3 QPs
+            xc["offer_" + key] = xc.get("offer_" + key, 0) + (int(offered) == 3)
+        continue
     n[key] = n.get(key, 0) + 1
-fb_out = sum(v for k, v in n.items() if k.startswith("out_") and k != "out_data")
+    tokens.setdefault("traffic", set()).add(token)
+    if key == "out_data":
+        first_psn.setdefault(qpn, int(psn, 0))
+fb_out = sum(v for k, v in list(n.items()) + list(xc.items())
+             if k.startswith("out_") and k != "out_data")
+ok = tokens.get("exchange") == {0} and 0 not in tokens.get("traffic", {0})
+print(f"  exchange QP {exchange_qpn}: {xc}, tokens {sorted(tokens.get('exchange', []))}; "
+      f"the traffic's tokens {len(tokens.get('traffic', []))} distinct, none 0: "
+      f"{0 not in tokens.get('traffic', {0})}; first PSNs {first_psn}")
+# our offer sent and acknowledged, the peer's arrived; first PSNs drawn (all 0: 2^-96)
+ok &= min(xc.get(k, 0) for k in ("out_data", "in_ack", "in_data", "offer_out_data",
+                                   "offer_in_data")) >= 1
+ok &= len(first_psn) == 3 and any(first_psn.values())
 checks = [("outbound data frames", n.get("out_data", 0),
            rep["qps/pkts_sent"] + rep["qps/pkts_rtx"], "pkts_sent + pkts_rtx"),
           ("inbound ACKs", n.get("in_ack", 0), rep["qps/acks"], "acks"),
           ("inbound NACKs", n.get("in_nack", 0), rep["qps/nacks"], "nacks"),
           ("inbound CNPs", n.get("in_cnp", 0), rep["qps/cnps"], "cnps"),
           ("outbound feedback frames", fb_out, rep["qps/xport/tx_fb"], "xport/tx_fb")]
-ok = bad == 0 and n.get("in_nack", 0) > 0 and rep["qps/checked"] == 900
+ok &= bad == 0 and n.get("in_nack", 0) > 0 and rep["qps/checked"] == 900
 for what, got, want, counter in checks:
     print(f"  {what}: {got} in the capture, a's {counter} {want}")
     ok &= got == want
 print(f"  frames malformed, flagged or not decoded: {bad}; a checked {rep['qps/checked']} of 900")
-for k in ("rx_bad_header", "rx_bad_qpn", "rx_fb_out_of_range", "rx_bad_sequence", "rx_unsupported"):
+for k in ("rx_bad_header", "rx_bad_qpn", "rx_bad_token", "rx_fb_out_of_range",
+          "rx_bad_sequence", "rx_unsupported"):
     ok &= rep["qps/xport/" + k] == 0  # every received frame was one the transport counted
 sys.exit(0 if ok else 1)
 PY
-sl_log "dissector, QP traffic: every transport frame decoded; data, ACK, NACK, CNP and feedback counts equal a's counters"
+sl_log "dissector, QP traffic: every transport frame decoded; data, ACK, NACK, CNP and feedback counts equal a's counters; the QPs' tokens and first PSNs came from the exchange"
 
 # 2. dpdk-dumpcap against a running daemon on hugepages (a secondary process cannot map
 # --no-huge memory). Hugepages are reserved for the test and given back.

@@ -6,9 +6,12 @@
  * that does not fit an mbuf is counted lost, every mbuf returns to the pool, a new link session
  * restarts every QP without a message lost track of or delivered twice, the QP info
  * snapshot appears once the lane has polled, and on a port that sends chains a large payload
- * goes by reference into the pattern, which a frame still out keeps until it is freed.
+ * goes by reference into the pattern, which a frame still out keeps until it is freed; with a
+ * connection exchange, each session's QPs carry tokens drawn anew, and a frame with another
+ * token (forged, or of an earlier session) is refused.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +25,7 @@
 #include "dp_eal.h"
 #include "sl_dp.h"
 #include "sl_traffic.h"
+#include "sl_wire.h"
 
 #define MSGS 40
 #define QPS 3
@@ -72,8 +76,14 @@ qp_free(struct sl_dp_qp *a)
 	sl_dp_qp_free(a);
 }
 
+/*
+ * An adapter whose QPs 0..qps-1 (at most QPS) carry the built-in traffic (msgs messages each),
+ * its frames with at least SL_DP_QP_ATTACH_MIN bytes of payload by reference if
+ * tx_attach_mbufs; with exchange, the QPs' identities agreed on QP QPS each session.
+ */
 static struct sl_dp_qp *
-adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
+adapter_qps(struct rte_mempool *mp, uint32_t qps, uint64_t msgs, uint32_t tx_attach_mbufs,
+	    bool exchange)
 {
 	const struct sl_traffic_msg_conf tc = {
 		.max_qps = QPS,
@@ -88,7 +98,8 @@ adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 		.region_bytes = sl_traffic_msg_pattern_bytes(&tc),
 		.pool = mp,
 		.socket_id = SOCKET_ID_ANY,
-		.max_qps = QPS,
+		.max_qps = exchange ? QPS + 1 : QPS,
+		.exchange_qpn = exchange ? QPS : 0,
 	};
 	struct sl_dp_qp *a = sl_dp_qp_create(&c);
 	struct sl_traffic_qps *t;
@@ -102,7 +113,7 @@ adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 	assert_true(slot < SL_ARRAY_SIZE(users));
 	users[slot].a = a;
 	users[slot].t = t;
-	for (uint32_t q = 0; q < QPS; q++) {
+	for (uint32_t q = 0; q < qps; q++) {
 		struct sl_xport_qp_conf qc = {
 			.qpn = q,
 			.peer_qpn = q,
@@ -119,9 +130,15 @@ adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs)
 }
 
 static struct sl_dp_qp *
+adapter_conf(struct rte_mempool *mp, uint64_t msgs, uint32_t tx_attach_mbufs, bool exchange)
+{
+	return adapter_qps(mp, QPS, msgs, tx_attach_mbufs, exchange);
+}
+
+static struct sl_dp_qp *
 adapter_msgs(struct rte_mempool *mp, uint64_t msgs)
 {
-	return adapter_conf(mp, msgs, 0);
+	return adapter_conf(mp, msgs, 0, false);
 }
 
 static struct sl_dp_qp *
@@ -152,6 +169,32 @@ flatten(struct rte_mbuf *m)
 	return one;
 }
 
+/*
+ * What carry() notes of the frames into one adapter (the view of someone on the wire): the
+ * token the last frame to each QP carried (transport header bytes 8-11, big-endian, after the
+ * QPN in bytes 5-7) and a copy of the first data frame to QP 0 (op below SL_XOP_ACK).
+ */
+static struct {
+	const struct sl_dp_qp *to; /**< NULL: note nothing */
+	uint32_t token[QPS + 1];
+	struct rte_mbuf *data0;
+} wire;
+
+static void
+note(const struct rte_mbuf *m)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t qpn = (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
+
+	if (qpn > QPS)
+		return;
+	wire.token[qpn] = rte_be_to_cpu_32(*(const unaligned_uint32_t *)(h + 8));
+	if (qpn == 0 && h[0] < SL_XOP_ACK && wire.data0 == NULL) {
+		wire.data0 = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+		assert_non_null(wire.data0);
+	}
+}
+
 /* Move what from produces to to; check every frame's place and size. */
 static unsigned
 carry(struct sl_dp_qp *from, struct sl_dp_qp *to, uint64_t now)
@@ -164,9 +207,63 @@ carry(struct sl_dp_qp *from, struct sl_dp_qp *to, uint64_t now)
 		assert_true(m[i]->data_len >= SL_DP_MIN_BODY);
 		if (m[i]->nb_segs > 1)
 			m[i] = flatten(m[i]);
+		if (to == wire.to)
+			note(m[i]);
 	}
 	assert_int_equal(sl_dp_qp_consume(to, now, m, n), n);
 	return n;
+}
+
+/* Poll both polls times, 1 us apart from now; returns the time after. */
+static uint64_t
+run_polls(struct sl_dp_qp *a, struct sl_dp_qp *b, uint64_t now, int polls)
+{
+	for (int poll = 0; poll < polls; poll++, now += 1000) {
+		carry(a, b, now);
+		carry(b, a, now);
+	}
+	return now;
+}
+
+/* Both ends' counts of agreed exchanges reach n (or too many polls); returns the time then. */
+static uint64_t
+run_until_exchanged(struct sl_dp_qp *a, struct sl_dp_qp *b, uint64_t now, uint64_t n)
+{
+	for (int poll = 0; poll < 1000; poll++, now += 1000) {
+		struct sl_dp_qp_stats as, bs;
+
+		carry(a, b, now);
+		carry(b, a, now);
+		sl_dp_qp_stats_get(a, &as);
+		sl_dp_qp_stats_get(b, &bs);
+		if (as.exchanges == n && bs.exchanges == n)
+			return now;
+	}
+	fail_msg("no exchange number %" PRIu64 " within 1000 polls", n);
+	return now;
+}
+
+/* Poll both until the traffic of both is done (or too many polls). */
+static uint64_t
+run_until_done(struct sl_dp_qp *a, struct sl_dp_qp *b, uint64_t now)
+{
+	for (int poll = 0; poll < 200000 && !(sl_traffic_msg_done(traffic_of(a)) &&
+					      sl_traffic_msg_done(traffic_of(b)));
+	     poll++, now += 1000) {
+		carry(a, b, now);
+		carry(b, a, now);
+	}
+	assert_true(sl_traffic_msg_done(traffic_of(a)) && sl_traffic_msg_done(traffic_of(b)));
+	return now;
+}
+
+static uint64_t
+rx_bad_token(const struct sl_dp_qp *a)
+{
+	struct sl_xport_stats xs;
+
+	sl_xport_stats_get(sl_dp_qp_xport(a), &xs);
+	return xs.rx_bad_token;
 }
 
 /* Poll both until every QP of both has checked MSGS messages (or too many polls). */
@@ -226,18 +323,10 @@ sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
 	uint64_t now = 1000;
 
 	(void)state;
-	for (int poll = 0; poll < 40; poll++, now += 1000) {
-		carry(a, b, now);
-		carry(b, a, now);
-	}
+	now = run_polls(a, b, now, 40);
 	sl_dp_qp_session(a, now);
 	sl_dp_qp_session(b, now);
-	for (int poll = 0; poll < 200000 && !(sl_traffic_msg_done(traffic_of(a)) &&
-					      sl_traffic_msg_done(traffic_of(b)));
-	     poll++, now += 1000) {
-		carry(a, b, now);
-		carry(b, a, now);
-	}
+	run_until_done(a, b, now);
 	for (int i = 0; i < 2; i++) {
 		struct sl_traffic_msg_stats ts, peer;
 		struct sl_dp_qp_stats as;
@@ -272,6 +361,106 @@ sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing(void **state)
 	qp_free(a);
 	qp_free(b);
 	assert_int_equal(rte_mempool_avail_count(pool), avail);
+}
+
+/*
+ * With a connection exchange, each session's QPs open with tokens the two ends drew for it and
+ * agreed on the exchange QP (which alone carries token 0): none 0, none a previous session's. A
+ * frame of the session before, replayed, is refused and counted, and so is one whose token was
+ * forged to 0; neither reaches the traffic, which completes every message or reports it failed
+ * and checks every one it receives.
+ */
+static void
+sl_dp_qp_session__each_session_agrees_new_tokens(void **state)
+{
+	const uint64_t msgs = 400; /* more than a send queue holds: some in flight at the restart */
+	unsigned avail = rte_mempool_avail_count(pool);
+	struct sl_dp_qp *a = adapter_conf(pool, msgs, 0, true);
+	struct sl_dp_qp *b = adapter_conf(pool, msgs, 0, true);
+	uint32_t first[QPS + 1];
+	struct rte_mbuf *replayed, *forged;
+	uint64_t now;
+
+	(void)state;
+	wire.to = b;
+	now = run_polls(a, b, run_until_exchanged(a, b, 1000, 1), 40);
+	memcpy(first, wire.token, sizeof(first));
+	assert_int_equal(first[QPS], 0); /* the exchange QP's */
+	for (uint32_t q = 0; q < QPS; q++)
+		assert_int_not_equal(first[q], 0);
+	assert_non_null(wire.data0);
+	replayed = wire.data0;
+
+	sl_dp_qp_session(a, now);
+	sl_dp_qp_session(b, now);
+	now = run_polls(a, b, run_until_exchanged(a, b, now, 2), 40);
+	for (uint32_t q = 0; q < QPS; q++)
+		assert_true(wire.token[q] != 0 && wire.token[q] != first[q]);
+	forged = rte_pktmbuf_copy(replayed, pool, 0, UINT32_MAX);
+	assert_non_null(forged);
+	memset(rte_pktmbuf_mtod_offset(forged, uint8_t *, 8), 0, 4);
+	assert_int_equal(rx_bad_token(b), 0);
+	assert_int_equal(sl_dp_qp_consume(b, now, &replayed, 1), 1);
+	assert_int_equal(rx_bad_token(b), 1);
+	assert_int_equal(sl_dp_qp_consume(b, now, &forged, 1), 1);
+	assert_int_equal(rx_bad_token(b), 2);
+	wire.to = NULL;
+	run_until_done(a, b, now);
+
+	for (int i = 0; i < 2; i++) {
+		const struct sl_dp_qp *end = i ? b : a;
+		struct sl_traffic_msg_stats ts;
+		struct sl_dp_qp_stats as;
+
+		sl_traffic_msg_stats_get(traffic_of(end), &ts);
+		sl_dp_qp_stats_get(end, &as);
+		assert_int_equal(as.exchanges, 2);
+		assert_int_equal(as.exchange_failed + as.exchange_refused, 0);
+		assert_int_equal(as.qp_restarts, QPS);
+		assert_int_equal(ts.posted, QPS * msgs);
+		assert_int_equal(ts.completed + ts.failed, QPS * msgs);
+		assert_int_equal(ts.out_of_order + ts.bad_length + ts.bad_content, 0);
+	}
+	wire.data0 = NULL;
+	qp_free(a);
+	qp_free(b);
+	assert_int_equal(rte_mempool_avail_count(pool), avail);
+}
+
+/*
+ * Two ends whose offers do not fit each other (one names QPS QPs, the other QPS - 1): each
+ * refuses the other's, counts it, and keeps its QPs closed: no message is posted, no data frame
+ * leaves but the offer, and a new session tries again.
+ */
+static void
+sl_dp_qp_session__an_offer_that_does_not_fit_keeps_the_qps_closed(void **state)
+{
+	struct sl_dp_qp *a = adapter_conf(pool, MSGS, 0, true);
+	struct sl_dp_qp *b = adapter_qps(pool, QPS - 1, MSGS, 0, true);
+	uint64_t now = 1000;
+
+	(void)state;
+	for (int round = 1; round <= 2; round++) {
+		now = run_polls(a, b, now, 200);
+		for (int i = 0; i < 2; i++) {
+			const struct sl_dp_qp *end = i ? b : a;
+			struct sl_traffic_msg_stats ts;
+			struct sl_dp_qp_stats as;
+			struct sl_xport_stats xs;
+
+			sl_traffic_msg_stats_get(traffic_of(end), &ts);
+			sl_dp_qp_stats_get(end, &as);
+			sl_xport_stats_get(sl_dp_qp_xport(end), &xs);
+			assert_int_equal(as.exchange_refused, round);
+			assert_int_equal(as.exchanges + as.exchange_failed, 0);
+			assert_int_equal(ts.posted, 0);
+			assert_int_equal(xs.tx_data, round); /* the offers */
+		}
+		sl_dp_qp_session(a, now);
+		sl_dp_qp_session(b, now);
+	}
+	qp_free(a);
+	qp_free(b);
 }
 
 /* A pool smaller than a burst: sending waits for mbufs, nothing is lost. */
@@ -373,8 +562,8 @@ back_to_back(uint32_t attach_mbufs, struct sl_dp_qp_stats *as, struct sl_dp_qp_s
 {
 	unsigned avail = rte_mempool_avail_count(pool);
 	size_t blocks = heap_blocks();
-	struct sl_dp_qp *a = adapter_conf(pool, MSGS, attach_mbufs);
-	struct sl_dp_qp *b = adapter_conf(pool, MSGS, attach_mbufs);
+	struct sl_dp_qp *a = adapter_conf(pool, MSGS, attach_mbufs, false);
+	struct sl_dp_qp *b = adapter_conf(pool, MSGS, attach_mbufs, false);
 
 	run_until_checked(a, b);
 	check_clean(a);
@@ -420,7 +609,7 @@ sl_dp_qp_produce__large_payloads_go_by_reference(void **state)
 static void
 sl_dp_qp_free__a_frame_out_keeps_the_pattern(void **state)
 {
-	struct sl_dp_qp *a = adapter_conf(pool, MSGS, 255);
+	struct sl_dp_qp *a = adapter_conf(pool, MSGS, 255, false);
 	struct rte_mbuf *m[SL_DP_BURST], *held = NULL;
 	static uint8_t before[UINT16_MAX], after[UINT16_MAX];
 	size_t blocks;
@@ -483,6 +672,8 @@ main(void)
 		cmocka_unit_test(sl_dp_qp_produce__short_pool_delays_loses_nothing),
 		cmocka_unit_test(sl_dp_qp_produce__frame_longer_than_an_mbuf_is_lost),
 		cmocka_unit_test(sl_dp_qp_session__restart_mid_stream_loses_track_of_nothing),
+		cmocka_unit_test(sl_dp_qp_session__each_session_agrees_new_tokens),
+		cmocka_unit_test(sl_dp_qp_session__an_offer_that_does_not_fit_keeps_the_qps_closed),
 		cmocka_unit_test(sl_dp_qp_info_get__snapshot_once_polled),
 		cmocka_unit_test(sl_dp_qp_produce__large_payloads_go_by_reference),
 		cmocka_unit_test(sl_dp_qp_free__a_frame_out_keeps_the_pattern),
