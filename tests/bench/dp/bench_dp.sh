@@ -32,14 +32,25 @@
 # each ratio the median of the rounds' ratios (sluice against its round's raw run, api against
 # its round's sluice run). A ratio from one round says little: one 1000-QP cell of one round gave
 # 3.2 against a raw run in its slow mode.
-# --callgrind: instead, where one daemon's instructions go, per message and by module: one cell
-# (64 B messages, 1 QP) over a veth pair with AF_PACKET (the memif PMD's control thread does not
-# survive valgrind), host a under callgrind for 20 s of its run, then one JSON line per module
-# {"bench": "dp-instr", "module", "instr_per_msg", "share"} (lib/<name>, drivers/<name>, DPDK
-# libraries and PMDs, libc, ...) and a total: every instruction the process ran (start-up, idle
-# polls and the ACKs it received included) over the messages it completed. Then, over the same
-# veth, dpdk-testpmd txonly (64 B frames) under callgrind for 20 s as the raw sender, counted the
-# same way: {"bench": "dp-instr-raw", "instr_per_pkt", "pkts"}, and the budget the goal implies
+# --callgrind: instead, where each daemon's instructions go, per message and by module, in a
+# steady window: over a veth pair with AF_PACKET (the memif PMD's control thread does not survive
+# valgrind), the measured host under callgrind with instrumentation off through start-up and
+# CG_WARM (3) s of traffic, then on for CG_SECS (10) s; telemetry at the window's two ends gives
+# the messages a completed or b checked in it. Each cell runs twice: the sender (host a) measured
+# while b runs at full speed, then the receiver (host b, checking every byte) with a under
+# callgrind as well, so that a sends no faster than b takes in. Cells (NAME: message bytes x
+# QPs): 64B-1qp, 64B-1000qp, 64B-1000qp-half-limited (every other QP held to 1 Gbit/s: the
+# pacer's wheel at work) and 4KiB-1qp (one 4096-B segment a message, jumbo frames on the veth).
+# Per cell, one JSON line per module {"bench": "dp-instr", "cell", "module", "instr_per_msg",
+# "share"} (lib/<name>, drivers/<name>, DPDK libraries and PMDs, libc, ...) for the sender and
+# likewise "dp-instr-recv" for the receiver, then their totals (every instruction the process
+# ran in the window, idle polls, telemetry answers and the feedback it handled included, over its
+# messages); the sender's total line {"bench": "dp-instr", "cell", "module": "total",
+# "instr_per_msg", "recv_instr_per_msg", "msgs", "recv_msgs", "msg_bytes", "qps",
+# "rate_limit_mbps", "window_s"} and, where a window saw the link replay or begin a new session,
+# "send_note" / "recv_note" (a new session: that side's figure is null, left out). Then dpdk-testpmd
+# txonly (64 B frames) on the same veth under callgrind, counted over the same kind of window:
+# {"bench": "dp-instr-raw", "instr_per_pkt", "pkts"}, and the budget the goal implies
 # {"bench": "dp-instr-budget", "instr_ratio", "goal_instr_ratio"}: at equal instructions per
 # cycle, 50 % of raw's packets per second leaves the daemon's sender at most twice the raw
 # sender's instructions a packet (docs/transport.md, "What the goals would take").
@@ -61,6 +72,7 @@ sl_require_root
 [ "${1:-}" = --quick ] && quick=1
 [ "${1:-}" = --callgrind ] && callgrind=1
 secs=$((quick ? 2 : 5)) warm=1
+CG_WARM=${CG_WARM:-3} CG_SECS=${CG_SECS:-10} # --callgrind: seconds before the window, and in it
 command -v dpdk-testpmd >/dev/null || sl_fail "dpdk-testpmd not found (Debian package 'dpdk')"
 
 # The payload per packet for a message size: the message itself up to 1024 B (a rate program's
@@ -171,28 +183,122 @@ api() {
         "$SL_TMP/perf.json"
 }
 
-# Instructions per message by module of host a (the sender), from callgrind (see the top).
-instructions() {
-    local h kind dir
-    sl_topo_veth
+# One end of a profile's window: a's messages completed, b's checked, both hosts' QP restarts
+# (a new link session) and link replays.
+window_ends() {
+    echo "$(sl_tel a /sluice/qps totals/msgs_completed) $(sl_tel b /sluice/qps totals/checked)" \
+        "$(sl_tel a /sluice/qps totals/lane/qp_restarts) $(sl_tel b /sluice/qps totals/lane/qp_restarts)" \
+        "$(sl_tel a /sluice/link replays) $(sl_tel b /sluice/link replays)"
+}
+
+# profile_cell SIDE NAME MSG_BYTES QPS [LIMITS]: hosts a (sending) and b (receiving) of one cell
+# over the veth pair, the measured one under callgrind with instrumentation off: SIDE send, a
+# (b runs at full speed and never falls behind); recv, b, and a too, so that it sends no faster
+# than a receiver under callgrind takes in (a receiver overrun loses frames in AF_PACKET's ring,
+# and the figure would count the link's replays). Once b has checked messages for CG_WARM s,
+# the hosts under callgrind count for CG_SECS s (callgrind_control -i on / off), and telemetry at
+# the window's two ends (window_ends) goes to NAME.SIDE.window. LIMITS: the QPs'
+# rate_limit_mbps list (0: the line). Leaves NAME.SIDE.annotate, the measured host's profile.
+profile_cell() {
+    local side=$1 name=$2 msg=$3 qps=$4 limits=${5:-0} seg h dir room SL_AF_PACKET_ARGS=
+    local -a wrapped=(a)
+    [ "$side" = recv ] && wrapped=(a b)
+    seg=$(seg_of "$msg") room=$(room_of "$msg")
+    # A frame of a 4 KiB segment needs jumbo frames on the veth and AF_PACKET ring frames of 8 KiB
+    # (a ring frame holds its header and sockaddr too: at 4256 B the transmit ring never drained),
+    # and an mbuf as large as a ring frame.
+    if [ "$msg" -gt 1024 ]; then
+        SL_AF_PACKET_ARGS=",blocksz=8192,framesz=8192" room=8320
+    fi
     for h in a b; do
+        ip -n "${SL_NS[$h]}" link set "${SL_IF[$h]}" mtu $((msg > 1024 ? 9000 : 1500))
         dir=send
         [ "$h" = b ] && dir=recv
-        sl_config "$h" af_packet "[link]" "rate_mbps = 100000" "rtt_us = 10" \
-            "[qp]" "count = 1" "seg_bytes = 64" "msg_min_bytes = 64" "msg_max_bytes = 64" \
-            "msgs = 0" "direction = $dir" "check = yes" "rto_us = 1s" "timeout_ms = 10s" \
-            >/dev/null
+        sl_config "$h" af_packet "mbuf_data_room = $room" \
+            "[link]" "rate_mbps = 100000" "rtt_us = 10" \
+            "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
+            "msg_max_bytes = $msg" "msgs = 0" "direction = $dir" "check = yes" \
+            "rate_limit_mbps = $limits" "rto_us = 1s" "timeout_ms = 30s" >/dev/null
+        # deep receive rings ([port.0] is the file's last section): the host under callgrind
+        # takes in what a full-speed peer sends (1000 QPs' feedback) in bursts between its polls
+        echo "rx_desc = 4096" >>"$SL_TMP/$h.ini"
     done
-    sl_start b "$SL_TMP/b.ini" af_packet -l 1
-    sl_wait_ready b 10
-    SL_WRAP="valgrind --tool=callgrind --callgrind-out-file=$SL_TMP/a.callgrind" \
-        sl_start a "$SL_TMP/a.ini" af_packet -l 0 -- --duration-s 20
-    wait "${SL_PID[a]}" || sl_fail "host a under callgrind exited with status $?"
-    unset "SL_PID[a]"
-    sl_stop b INT
-    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/a.callgrind" >"$SL_TMP/a.annotate"
+    for h in b a; do
+        case " ${wrapped[*]} " in
+        *" $h "*)
+            SL_WRAP="valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$SL_TMP/$h.callgrind" \
+                sl_start "$h" "$SL_TMP/$h.ini" af_packet ;;
+        *) sl_start "$h" "$SL_TMP/$h.ini" af_packet ;;
+        esac
+        sl_wait_ready "$h" 120
+    done
+    sl_wait_peer_up a 120
+    for _ in $(seq 1200); do
+        [ "$(sl_tel b /sluice/qps totals/checked)" -gt 0 ] && break
+        sleep 0.1
+    done
+    [ "$(sl_tel b /sluice/qps totals/checked)" -gt 0 ] || sl_fail "$name: b checked nothing"
+    sleep "$CG_WARM"
+    for h in "${wrapped[@]}"; do callgrind_control -i on "${SL_PID[$h]}" >/dev/null; done
+    window_ends >"$SL_TMP/$name.$side.window"
+    sleep "$CG_SECS"
+    window_ends >>"$SL_TMP/$name.$side.window"
+    for h in "${wrapped[@]}"; do callgrind_control -i off "${SL_PID[$h]}" >/dev/null; done
+    for h in a b; do
+        kill -INT "${SL_PID[$h]}"
+        wait "${SL_PID[$h]}" || sl_fail "$name: host $h exited with status $?"
+        unset "SL_PID[$h]"
+    done
+    h=a
+    [ "$side" = recv ] && h=b
+    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/$h.callgrind" \
+        >"$SL_TMP/$name.$side.annotate"
+}
+
+# The frames testpmd has sent so far: the last of its periodic port statistics (TX-packets).
+tx_total() { grep -oE "TX-packets: +[0-9]+" "$SL_TMP/rawcg.log" | tail -1 | grep -oE "[0-9]+$"; }
+
+# dpdk-testpmd txonly on host a's veth (64 B frames) under callgrind, counted like the daemon:
+# instrumentation on from CG_WARM s after its start for CG_SECS s, the frames it sent in that
+# window from its port statistics at the window's two ends. Leaves raw.annotate, raw.window.
+raw_profile() {
+    local pre=$SL_ID-rawcg pid s0 s1
+    ip netns exec "${SL_NS[a]}" valgrind --tool=callgrind --instr-atstart=no \
+        --callgrind-out-file="$SL_TMP/raw.callgrind" dpdk-testpmd -l 0,1 --no-huge -m 512 \
+        --no-pci --file-prefix "$pre" --log-level=lib.eal:error \
+        --vdev "net_af_packet0,iface=${SL_IF[a]}" -- --total-num-mbufs 8192 \
+        --forward-mode=txonly --txpkts=64 --stats-period 1 >"$SL_TMP/rawcg.log" 2>&1 &
+    pid=$!
+    sleep "$CG_WARM"
+    [ -n "$(tx_total)" ] || sleep "$CG_WARM"
+    callgrind_control -i on "$pid" >/dev/null
+    s0=$(tx_total)
+    sleep "$CG_SECS"
+    s1=$(tx_total)
+    callgrind_control -i off "$pid" >/dev/null
+    kill -INT "$pid"
+    wait "$pid" || true
+    rm -rf "/var/run/dpdk/$pre"
+    [ -n "$s0" ] && [ -n "$s1" ] || sl_fail "testpmd under callgrind printed no statistics"
+    echo "$((s1 - s0))" >"$SL_TMP/raw.window"
+    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/raw.callgrind" >"$SL_TMP/raw.annotate" ||
+        sl_fail "testpmd under callgrind left no profile: $(tail -3 "$SL_TMP/rawcg.log")"
+}
+
+# Instructions per message by module, sender and receiver, for each cell (see the top).
+instructions() {
+    local cell
+    local -a cells=("64B-1qp 64 1" "64B-1000qp 64 1000" "64B-1000qp-half-limited 64 1000 0,1000"
+        "4KiB-1qp 4096 1")
+    sl_topo_veth
+    for cell in "${cells[@]}"; do
+        # shellcheck disable=SC2086
+        profile_cell send $cell
+        # shellcheck disable=SC2086
+        profile_cell recv $cell
+    done
     raw_profile
-    python3 - "$SL_TMP/a.annotate" "$SL_TMP/a.out" "$SL_TMP/raw.annotate" "$SL_TMP/rawcg.log" <<'PY'
+    python3 - "$SL_TMP" "$CG_SECS" "${cells[@]}" <<'PY'
 import collections, json, re, sys
 
 def costs(annotate):
@@ -202,53 +308,69 @@ def costs(annotate):
         if m and "PROGRAM TOTALS" not in line:
             yield int(m.group(1).replace(",", "")), m.group(2)
 
-msgs = 0
-for line in open(sys.argv[2]):
-    o = json.loads(line)
-    msgs = o.get("qps/msgs_completed", msgs)
-if msgs == 0:
-    sys.exit("host a completed no message under callgrind")
-sent = [int(x) for x in re.findall(r"TX-total:\s+(\d+)", open(sys.argv[4]).read())]
-if not sent or sent[-1] == 0:
-    sys.exit("testpmd txonly under callgrind sent nothing")
-tot = collections.Counter()
-for n, where in costs(sys.argv[1]):
-    k = re.search(r"/((?:lib|drivers|app)/[a-z_]+(?:/[a-z_]+)?)/[a-z_0-9]+\.[ch]:", where)
-    pmd, lib = re.search(r"librte_net_([a-z_]+)", where), re.search(r"librte_([a-z_]+)", where)
-    key = (k.group(1) if k else "dpdk pmd " + pmd.group(1) if pmd else
-           "dpdk " + lib.group(1) if lib else "libc" if "libc.so" in where else
-           "ld.so" if "ld-linux" in where else
-           "dpdk headers, inlined" if "/include/dpdk/" in where else
-           "compiler intrinsics, inlined" if "/gcc/" in where else "other")
-    tot[key] += n
-total = sum(tot.values())
-for key, n in tot.most_common():
-    if n / msgs >= 1:
-        print(json.dumps({"bench": "dp-instr", "module": key, "instr_per_msg": round(n / msgs),
-                          "share": round(n / total, 4)}))
-print(json.dumps({"bench": "dp-instr", "module": "total", "instr_per_msg": round(total / msgs),
-                  "msgs": msgs, "msg_bytes": 64, "qps": 1}))
-per_pkt = sum(n for n, _ in costs(sys.argv[3])) / sent[-1]
-print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
-                  "instr_per_pkt": round(per_pkt), "pkts": sent[-1], "frame_bytes": 64}))
-print(json.dumps({"bench": "dp-instr-budget", "instr_ratio": round(total / msgs / per_pkt, 2),
-                  "goal_instr_ratio": 2.0}))
-PY
-}
+def modules(annotate):
+    tot = collections.Counter()
+    for n, where in costs(annotate):
+        k = re.search(r"/((?:lib|drivers|app)/[a-z_]+(?:/[a-z_]+)?)/[a-z_0-9]+\.[ch]:", where)
+        pmd, lib = re.search(r"librte_net_([a-z_]+)", where), re.search(r"librte_([a-z_]+)", where)
+        key = (k.group(1).removesuffix("/private") if k else
+               "dpdk pmd " + pmd.group(1) if pmd else
+               "dpdk " + lib.group(1) if lib else "libc" if "libc.so" in where else
+               "ld.so" if "ld-linux" in where else
+               "dpdk headers, inlined" if "/include/dpdk/" in where else
+               "compiler intrinsics, inlined" if "/gcc/" in where else "other")
+        tot[key] += n
+    return tot
 
-# dpdk-testpmd txonly on host a's veth (64 B frames) under callgrind for 20 s: raw.annotate, and
-# rawcg.log with the frames it sent (every instruction of the run over them, start-up included,
-# as for the daemon).
-raw_profile() {
-    local pre=$SL_ID-rawcg
-    ip netns exec "${SL_NS[a]}" timeout -s INT 20 valgrind --tool=callgrind \
-        --callgrind-out-file="$SL_TMP/raw.callgrind" dpdk-testpmd -l 0,1 --no-huge -m 512 \
-        --no-pci --file-prefix "$pre" --log-level=lib.eal:error \
-        --vdev "net_af_packet0,iface=${SL_IF[a]}" -- --total-num-mbufs 8192 \
-        --forward-mode=txonly --txpkts=64 --stats-period 5 >"$SL_TMP/rawcg.log" 2>&1 || true
-    rm -rf "/var/run/dpdk/$pre"
-    callgrind_annotate --auto=no --threshold=100 "$SL_TMP/raw.callgrind" >"$SL_TMP/raw.annotate" ||
-        sl_fail "testpmd under callgrind left no profile: $(tail -3 "$SL_TMP/rawcg.log")"
+tmp, window_s = sys.argv[1], int(sys.argv[2])
+raw_pkts = int(open(f"{tmp}/raw.window").read())
+if raw_pkts == 0:
+    sys.exit("testpmd txonly under callgrind sent nothing in its window")
+per_pkt = sum(n for n, _ in costs(f"{tmp}/raw.annotate")) / raw_pkts
+budget = None
+for cell in sys.argv[3:]:
+    name, msg, qps, *limits = cell.split()
+    total, msgs, note = {}, {}, {}
+    for side, count in (("send", 0), ("recv", 1)):
+        w0, w1 = ([int(x) for x in line.split()] for line in open(f"{tmp}/{name}.{side}.window"))
+        d = [y - x for x, y in zip(w0, w1)]  # completed, checked, restarts a, b, replays a, b
+        msgs[side] = d[count]
+        if msgs[side] <= 0:
+            sys.exit(f"{name}, {side}: a completed {d[0]}, b checked {d[1]} messages in the window")
+        if d[2] or d[3]:
+            note[side] = (f"the link began a new session in the window ({d[2]} QP restarts on a, "
+                          f"{d[3]} on b): not counted")
+            continue
+        if d[4] or d[5]:
+            note[side] = f"{d[4] + d[5]} link replays in the window, counted"
+        tot = modules(f"{tmp}/{name}.{side}.annotate")
+        total[side] = sum(tot.values())
+        for key, n in tot.most_common():
+            if n / msgs[side] >= 1:
+                print(json.dumps({"bench": "dp-instr" if side == "send" else "dp-instr-recv",
+                                  "cell": name, "module": key,
+                                  "instr_per_msg": round(n / msgs[side]),
+                                  "share": round(n / total[side], 4)}))
+    per_msg = {k: round(v / msgs[k]) for k, v in total.items()}
+    if "recv" in total:
+        print(json.dumps({"bench": "dp-instr-recv", "cell": name, "module": "total",
+                          "instr_per_msg": per_msg["recv"], "msgs": msgs["recv"]}))
+    line = {"bench": "dp-instr", "cell": name, "module": "total",
+            "instr_per_msg": per_msg.get("send"), "recv_instr_per_msg": per_msg.get("recv"),
+            "msgs": msgs["send"], "recv_msgs": msgs["recv"], "msg_bytes": int(msg),
+            "qps": int(qps), "rate_limit_mbps": limits[0] if limits else "0",
+            "window_s": window_s}
+    line.update({side + "_note": text for side, text in note.items()})
+    print(json.dumps(line))
+    if name == "64B-1qp" and "send" in per_msg:
+        budget = per_msg["send"] / per_pkt
+print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
+                  "instr_per_pkt": round(per_pkt), "pkts": raw_pkts, "frame_bytes": 64,
+                  "window_s": window_s}))
+if budget is not None:
+    print(json.dumps({"bench": "dp-instr-budget", "cell": "64B-1qp",
+                      "instr_ratio": round(budget, 2), "goal_instr_ratio": 2.0}))
+PY
 }
 
 if [ "$callgrind" -eq 1 ]; then
