@@ -425,161 +425,6 @@ sl_dp_qp_open(struct sl_dp_qp *a, const struct sl_xport_qp_conf *qc, uint64_t no
 	return a->n_qps == 1 ? qp_exchange_listen(a->ex, a->x, qc, now_ns) : 0;
 }
 
-/* The user's QPs close on the endpoint (with an exchange: before a new round). */
-static void
-user_qps_close(struct sl_dp_qp *a, uint64_t now_ns)
-{
-	for (uint32_t i = 0; i < a->n_qps; i++)
-		(void)sl_xport_qp_close(a->x, a->qpns[i], now_ns);
-}
-
-/* With an exchange: carry this session's round one step further (the states: user_qps). */
-static void
-exchange_step(struct sl_dp_qp *a, uint64_t now_ns)
-{
-	switch (a->user_qps) {
-	case USER_QPS_IDLE:
-		if (a->n_qps == 0)
-			a->user_qps = USER_QPS_OPEN;
-		else if (qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns) == 0 &&
-			 qp_exchange_offer(a->ex, a->x, a->conf, a->qpns, a->n_qps, now_ns) == 0)
-			a->user_qps = USER_QPS_OFFERED;
-		return;
-	case USER_QPS_OFFERED:
-		switch (qp_exchange_poll(a->ex, a->conf, a->qpns, a->n_qps)) {
-		case QP_EXCHANGE_PENDING:
-			return;
-		case QP_EXCHANGE_FAILED:
-			break;
-		case QP_EXCHANGE_REFUSED:
-			a->user_qps = USER_QPS_REFUSED;
-			sl_stat_add(&a->stats.exchange_refused, 1);
-			return;
-		case QP_EXCHANGE_ARRIVED:
-			for (uint32_t i = 0; i < a->n_qps; i++)
-				if (sl_xport_qp_open(a->x, &a->conf[a->qpns[i]], now_ns) != 0)
-					sl_stat_add(&a->stats.qp_restart_failed, 1);
-			a->user_qps = USER_QPS_OPENED;
-			return;
-		}
-		break;
-	case USER_QPS_OPENED:
-		if (qp_exchange_acked(a->ex)) {
-			a->user_qps = USER_QPS_OPEN;
-			sl_stat_add(&a->stats.exchanges, 1);
-			return;
-		}
-		if (!qp_exchange_failed(a->ex))
-			return;
-		user_qps_close(a, now_ns);
-		break;
-	default:
-		return;
-	}
-	/* the exchange QP failed: another round, with new draws */
-	qp_exchange_end(a->ex, a->x, now_ns);
-	(void)qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns);
-	a->user_qps = USER_QPS_IDLE;
-	sl_stat_add(&a->stats.exchange_failed, 1);
-}
-
-void
-sl_dp_qp_tick(void *ctx, uint64_t now_ns)
-{
-	struct sl_dp_qp *a = ctx;
-
-	if (a->chan != NULL)
-		sl_chan_lane_poll(a->chan, a->x, now_ns);
-}
-
-static void info_write(struct info_slot *s, const struct sl_xport_qp_info *info);
-
-void
-sl_dp_qp_session(void *ctx, uint64_t now_ns)
-{
-	struct sl_dp_qp *a = ctx;
-	bool was_open = a->user_qps == USER_QPS_OPEN || a->user_qps == USER_QPS_OPENED;
-
-	for (uint32_t i = 0; i < a->n_qps; i++) {
-		const struct sl_xport_qp_conf *c = &a->conf[a->qpns[i]];
-		struct sl_xport_qp_stats st;
-		struct sl_xport_qp_info info;
-
-		/* The session's counters, with what the close fails (its posted, uncompleted). */
-		if (was_open && sl_xport_qp_stats_get(a->x, c->qpn, &st) == 0 &&
-		    sl_xport_qp_info_get(a->x, c->qpn, &info) == 0) {
-			st.msgs_failed += info.sq_used;
-			sl_stats_accumulate(&a->before[c->qpn], &st, &sl_xport_qp_stat_table);
-			/* a QP that waits for a round stays closed: its info is the session's last
-			 */
-			info_write(&a->info[c->qpn], &info);
-		}
-		if (was_open && sl_xport_qp_close(a->x, c->qpn, now_ns) != 0) {
-			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
-			continue;
-		}
-		/* without an exchange, it reopens from its configuration; with one, a round does */
-		if (a->ex == NULL && sl_xport_qp_open(a->x, c, now_ns) != 0) {
-			sl_stat_add(&a->stats.qp_restart_failed, 1);
-			continue;
-		}
-		if (a->user.restart != NULL)
-			a->user.restart(a->user.ctx, c->qpn);
-		sl_stat_add(&a->stats.qp_restarts, 1);
-	}
-	if (a->ex != NULL) {
-		qp_exchange_end(a->ex, a->x, now_ns);
-		if (a->n_qps)
-			(void)qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns);
-		a->user_qps = USER_QPS_IDLE;
-	}
-	if (a->chan != NULL)
-		sl_chan_lane_session(a->chan, a->x, now_ns);
-	a->started = a->lane == NULL;
-}
-
-bool
-sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn)
-{
-	struct sl_xport_qp_stats st;
-
-	if (qpn >= a->max_qps)
-		return false;
-	if (a->open[qpn])
-		return true;
-	/* an application's QP while it is open on the endpoint (connected, or failed and not yet
-	 * destroyed) */
-	return a->chan != NULL && sl_chan_lane_owns(a->chan, qpn) &&
-	       sl_xport_qp_stats_get(a->x, qpn, &st) == 0;
-}
-
-const struct sl_xport *
-sl_dp_qp_xport(const struct sl_dp_qp *a)
-{
-	return a->x;
-}
-
-int
-sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_stats *st)
-{
-	struct sl_xport_qp_stats before;
-	int rc = sl_xport_qp_stats_get(a->x, qpn, st);
-
-	if (rc != 0)
-		memset(st, 0, sizeof(*st));
-	if (qpn >= a->max_qps)
-		return rc;
-	sl_stats_snapshot(&before, &a->before[qpn], sl_xport_qp_stat_table.n);
-	sl_stats_accumulate(st, &before, &sl_xport_qp_stat_table);
-	return rc;
-}
-
-void
-sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st)
-{
-	sl_stats_snapshot(st, &a->stats, sl_dp_qp_stat_table.n);
-}
-
 /* --- QP info snapshots --------------------------------------------------------------------- */
 
 static void
@@ -649,6 +494,162 @@ info_refresh(struct sl_dp_qp *a, uint64_t now_ns)
 		a->info_next = 0;
 		a->info_due_ns = now_ns + SL_DP_QP_INFO_NS;
 	}
+}
+/* The user's QPs close on the endpoint (with an exchange: before a new round). */
+static void
+user_qps_close(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < a->n_qps; i++)
+		(void)sl_xport_qp_close(a->x, a->qpns[i], now_ns);
+}
+
+/* With an exchange: end its round and listen for the next one, the user's QPs closed. */
+static void
+exchange_restart(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	qp_exchange_end(a->ex, a->x, now_ns);
+	if (a->n_qps)
+		(void)qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns);
+	a->user_qps = USER_QPS_IDLE;
+}
+
+/* With an exchange: carry this session's round one step further (the states: user_qps). */
+static void
+exchange_step(struct sl_dp_qp *a, uint64_t now_ns)
+{
+	switch (a->user_qps) {
+	case USER_QPS_IDLE:
+		if (a->n_qps == 0)
+			a->user_qps = USER_QPS_OPEN;
+		else if (qp_exchange_listen(a->ex, a->x, &a->conf[a->qpns[0]], now_ns) == 0 &&
+			 qp_exchange_offer(a->ex, a->x, a->conf, a->qpns, a->n_qps, now_ns) == 0)
+			a->user_qps = USER_QPS_OFFERED;
+		return;
+	case USER_QPS_OFFERED:
+		switch (qp_exchange_poll(a->ex, a->conf, a->qpns, a->n_qps)) {
+		case QP_EXCHANGE_PENDING:
+			return;
+		case QP_EXCHANGE_FAILED:
+			break;
+		case QP_EXCHANGE_REFUSED:
+			a->user_qps = USER_QPS_REFUSED;
+			sl_stat_add(&a->stats.exchange_refused, 1);
+			return;
+		case QP_EXCHANGE_ARRIVED:
+			for (uint32_t i = 0; i < a->n_qps; i++)
+				if (sl_xport_qp_open(a->x, &a->conf[a->qpns[i]], now_ns) != 0)
+					sl_stat_add(&a->stats.qp_restart_failed, 1);
+			a->user_qps = USER_QPS_OPENED;
+			return;
+		}
+		break;
+	case USER_QPS_OPENED:
+		if (qp_exchange_acked(a->ex)) {
+			a->user_qps = USER_QPS_OPEN;
+			sl_stat_add(&a->stats.exchanges, 1);
+			return;
+		}
+		if (!qp_exchange_failed(a->ex))
+			return;
+		user_qps_close(a, now_ns);
+		break;
+	default:
+		return;
+	}
+	/* the exchange QP failed: another round, with new draws */
+	exchange_restart(a, now_ns);
+	sl_stat_add(&a->stats.exchange_failed, 1);
+}
+
+void
+sl_dp_qp_tick(void *ctx, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+
+	if (a->chan != NULL)
+		sl_chan_lane_poll(a->chan, a->x, now_ns);
+}
+
+void
+sl_dp_qp_session(void *ctx, uint64_t now_ns)
+{
+	struct sl_dp_qp *a = ctx;
+	bool was_open = a->user_qps == USER_QPS_OPEN || a->user_qps == USER_QPS_OPENED;
+
+	for (uint32_t i = 0; i < a->n_qps; i++) {
+		const struct sl_xport_qp_conf *c = &a->conf[a->qpns[i]];
+		struct sl_xport_qp_stats st;
+		struct sl_xport_qp_info info;
+
+		/* The session's counters, with what the close fails (its posted, uncompleted). */
+		if (was_open && sl_xport_qp_stats_get(a->x, c->qpn, &st) == 0 &&
+		    sl_xport_qp_info_get(a->x, c->qpn, &info) == 0) {
+			st.msgs_failed += info.sq_used;
+			sl_stats_accumulate(&a->before[c->qpn], &st, &sl_xport_qp_stat_table);
+			/* a QP that waits for a round stays closed: its info is the session's last
+			 */
+			info_write(&a->info[c->qpn], &info);
+		}
+		if (was_open && sl_xport_qp_close(a->x, c->qpn, now_ns) != 0) {
+			sl_stat_add(&a->stats.qp_restart_failed, 1); /* refused from now on */
+			continue;
+		}
+		/* without an exchange, it reopens from its configuration; with one, a round does */
+		if (a->ex == NULL && sl_xport_qp_open(a->x, c, now_ns) != 0) {
+			sl_stat_add(&a->stats.qp_restart_failed, 1);
+			continue;
+		}
+		if (a->user.restart != NULL)
+			a->user.restart(a->user.ctx, c->qpn);
+		sl_stat_add(&a->stats.qp_restarts, 1);
+	}
+	if (a->ex != NULL)
+		exchange_restart(a, now_ns);
+	if (a->chan != NULL)
+		sl_chan_lane_session(a->chan, a->x, now_ns);
+	a->started = a->lane == NULL;
+}
+
+bool
+sl_dp_qp_has(const struct sl_dp_qp *a, uint32_t qpn)
+{
+	struct sl_xport_qp_stats st;
+
+	if (qpn >= a->max_qps)
+		return false;
+	if (a->open[qpn])
+		return true;
+	/* an application's QP while it is open on the endpoint (connected, or failed and not yet
+	 * destroyed) */
+	return a->chan != NULL && sl_chan_lane_owns(a->chan, qpn) &&
+	       sl_xport_qp_stats_get(a->x, qpn, &st) == 0;
+}
+
+const struct sl_xport *
+sl_dp_qp_xport(const struct sl_dp_qp *a)
+{
+	return a->x;
+}
+
+int
+sl_dp_qp_lifetime_stats(const struct sl_dp_qp *a, uint32_t qpn, struct sl_xport_qp_stats *st)
+{
+	struct sl_xport_qp_stats before;
+	int rc = sl_xport_qp_stats_get(a->x, qpn, st);
+
+	if (rc != 0)
+		memset(st, 0, sizeof(*st));
+	if (qpn >= a->max_qps)
+		return rc;
+	sl_stats_snapshot(&before, &a->before[qpn], sl_xport_qp_stat_table.n);
+	sl_stats_accumulate(st, &before, &sl_xport_qp_stat_table);
+	return rc;
+}
+
+void
+sl_dp_qp_stats_get(const struct sl_dp_qp *a, struct sl_dp_qp_stats *st)
+{
+	sl_stats_snapshot(st, &a->stats, sl_dp_qp_stat_table.n);
 }
 
 /* --- the lane's producer and consumer ------------------------------------------------------ */
