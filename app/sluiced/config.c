@@ -213,7 +213,7 @@ static const struct sluiced_key keys[] = {
 	COUNT("ec", "fair_ratio_pct", EC(fair_ratio_pct), 100, 100000, "150", NULL,
 	      "fairness: a QP above this % of the slowest's accepted packets counts as fast"),
 	ENUM("api", "enable", API(enable), "no|yes", "no",
-	     "serve applications (libsluice) on port 0's first lane: its link's peer is their "
+	     "serve applications (libsluice) on port 0's lanes: their links' peer is their "
 	     "peer host"),
 	STRING("api", "socket", API(socket), SL_SOCKET_DEFAULT,
 	       "the control socket applications attach to (its directory is created, 0755)"),

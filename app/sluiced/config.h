@@ -148,7 +148,7 @@ struct sluiced_api_conf {
 	char group[SLUICED_NAME_MAX];    /**< group name, "-": the daemon's */
 	char allow_users[256];           /**< users (names or uids, commas) who may attach; "-" */
 	char allow_groups[256];          /**< groups (names or gids, commas) who may attach; "-" */
-	uint32_t qps;                    /**< application QPNs on port 0's lane 0 */
+	uint32_t qps;                    /**< application QPNs, on port 0's lanes */
 	uint32_t clients;                /**< applications at once */
 	uint32_t mrs;                    /**< memory regions, all applications together */
 	uint32_t cqs;                    /**< CQs, all applications together */

@@ -13,10 +13,10 @@
  * line of the checker's summary, queue pairs a line per QP and a line of totals.
  *
  * Applications ([api]): a control thread (plain POSIX) serves the unix socket (lib/chan's
- * control half) and hands QPs to the lane half on port 0's lane 0, which that lane's QP adapter
- * polls. At a stop the control thread frees the server first, which tells the lane every
- * client is gone and waits for its answers, so the lanes keep running until it is done
- * (lanes_stop()); then they drain and leave as without applications.
+ * control half) and hands each QP, when it connects, to the lane half on one of port 0's
+ * lanes, which that lane's QP adapter polls. At a stop the control thread frees the server first,
+ * which tells the lane every client is gone and waits for its answers, so the lanes keep running
+ * until it is done (lanes_stop()); then they drain and leave as without applications.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -393,8 +393,11 @@ shutdown_all(struct sluiced *d)
 			d->qp[i][q] = NULL;
 		}
 	}
-	sl_chan_lane_free(d->chan);
-	d->chan = NULL;
+	for (unsigned int q = 0; q < d->nb_chans; q++) {
+		sl_chan_lane_free(d->chan[q]);
+		d->chan[q] = NULL;
+	}
+	d->nb_chans = 0;
 	sl_chan_mrs_free(d->mrs);
 	d->mrs = NULL;
 	for (unsigned int n = 0; n < RTE_MAX_NUMA_NODES; n++) {

@@ -2,7 +2,8 @@
 /*
  * serve.c - what sluiced's lanes carry, from its configuration: the link test traffic
  * ([traffic]), the built-in queue pairs and their transport programs ([qp], [ec]), and the
- * applications' channel ([api]: the lane half on port 0's lane 0, the control half's server).
+ * applications' channel ([api]: a lane half on each of port 0's lanes, the control half's
+ * server).
  * Each step returns 0, or -1 after a `file:line:` message on stderr.
  */
 #include <errno.h>
@@ -141,8 +142,9 @@ seg_fits(const struct sluiced *d, uint32_t seg_bytes, unsigned int line)
 }
 
 /*
- * [api]: the key table and the lane half of port 0's lane 0, whose QPNs follow [qp]'s and
- * their exchange QP (sluiced_app_qpn_base()).
+ * [api]: the key table and a lane half on each of port 0's lanes, each able to carry any of the
+ * applications' QPNs, which follow [qp]'s and their exchange QP (sluiced_app_qpn_base()): a QP
+ * is placed on its lane when it connects (lib/chan/srv.c, "Lanes").
  * 0, or -1 after a message.
  */
 static int
@@ -162,12 +164,22 @@ setup_chan(struct sluiced *d)
 	if (seg_fits(d, ac->seg_bytes, ac->seg_line ? ac->seg_line : ac->line) != 0)
 		return -1;
 	d->mrs = sl_chan_mrs_create(ac->mrs);
-	c.mrs = d->mrs;
-	d->chan = d->mrs ? sl_chan_lane_create(&c) : NULL;
-	if (d->chan == NULL) {
-		fprintf(stderr, "%s:%u: [api]: cannot create the lane half: %s\n", d->conf.path,
+	if (d->mrs == NULL) {
+		fprintf(stderr, "%s:%u: [api]: cannot create the key table: %s\n", d->conf.path,
 			ac->line, strerror(errno));
 		return -1;
+	}
+	c.mrs = d->mrs;
+	for (uint16_t q = 0; q < d->port[0].nb_queues; q++) {
+		c.index = q;
+		d->chan[q] = sl_chan_lane_create(&c);
+		if (d->chan[q] == NULL) {
+			fprintf(stderr,
+				"%s:%u: [api]: cannot create the lane half of lane %u: %s\n",
+				d->conf.path, ac->line, q, strerror(errno));
+			return -1;
+		}
+		d->nb_chans = q + 1u;
 	}
 	return 0;
 }
@@ -223,7 +235,7 @@ qp_sq_depth(const struct sluiced *d)
 /*
  * Queue pairs: with [qp] count, on every port, lane q of a port gets an endpoint with the QPNs
  * that are q modulo the lanes, each talking to the peer's QP of the same number; with [api],
- * port 0's lane 0 gets one in any case, whose QPNs [count, count + qps) are the applications'.
+ * each of port 0's lanes gets one in any case, able to carry any of the applications' QPNs.
  * 0, or -1 after a message (configuration errors name the file and line).
  */
 int
@@ -240,7 +252,7 @@ sluiced_setup_qps(struct sluiced *d)
 		struct sl_dp_port *p = &d->port[i];
 
 		for (uint16_t q = 0; q < p->nb_queues; q++) {
-			struct sl_chan_lane *chan = i == 0 && q == 0 ? d->chan : NULL;
+			struct sl_chan_lane *chan = i == 0 && q < d->nb_chans ? d->chan[q] : NULL;
 			uint32_t max_qps =
 				sluiced_app_qpn_base(&d->conf) + (chan ? d->conf.api.qps : 0);
 			struct sl_traffic_msg_conf tc = {
@@ -372,7 +384,7 @@ sluiced_setup_srv(struct sluiced *d)
 		c.allow_uids[i] = (uid_t)ac->allow_uids[i];
 	for (uint32_t i = 0; i < ac->n_allow_gids; i++)
 		c.allow_gids[i] = (gid_t)ac->allow_gids[i];
-	d->srv = sl_chan_srv_create(&c, &d->chan, 1, d->mrs);
+	d->srv = sl_chan_srv_create(&c, d->chan, d->nb_chans, d->mrs);
 	if (d->srv == NULL) {
 		fprintf(stderr, "%s:%u: socket: cannot listen at '%s': %s\n", d->conf.path,
 			ac->line, ac->socket, strerror(errno));

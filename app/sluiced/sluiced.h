@@ -36,10 +36,11 @@ struct sluiced {
 	/** [qp]: the built-in traffic on each adapter's QPs (NULL: none on that lane) */
 	struct sl_traffic_qps *msgs[SL_DP_MAX_PORTS][SL_DP_MAX_QUEUES];
 	/* [api]: applications (NULL: off) */
-	struct sl_chan_mrs *mrs;   /**< the key table of every application's memory regions */
-	struct sl_chan_lane *chan; /**< the lane half on port 0's lane 0 */
-	struct sl_chan_srv *srv;   /**< the control half; the control thread frees it at stop */
-	pthread_t ctl;             /**< the control thread */
+	struct sl_chan_mrs *mrs; /**< the key table of every application's memory regions */
+	struct sl_chan_lane *chan[SL_DP_MAX_QUEUES]; /**< the lane half on each of port 0's lanes */
+	unsigned int nb_chans;                       /**< port 0's lanes: 0 without [api] */
+	struct sl_chan_srv *srv; /**< the control half; the control thread frees it at stop */
+	pthread_t ctl;           /**< the control thread */
 	bool ctl_started;
 	bool lanes_may_stop; /**< after stop: the control thread is done with the lanes (atomic) */
 	struct sl_dp_worker worker[RTE_MAX_LCORE]; /**< indexed by worker number */
@@ -86,7 +87,7 @@ void sluiced_report_json(const struct sluiced *d, FILE *f);
 /*
  * QPNs of a lane: [qp]'s built-in QPs [0, count), their exchange QP at count (lib/dp's
  * exchange.c: both daemons agree on their tokens and first PSNs there), then the applications'
- * ([api], port 0's lane 0) from sluiced_app_qpn_base().
+ * ([api], on port 0's lanes) from sluiced_app_qpn_base().
  */
 static inline uint32_t
 sluiced_exchange_qpn(const struct sluiced_conf *c)

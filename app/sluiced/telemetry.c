@@ -261,7 +261,13 @@ handle_api(const char *cmd, const char *params, struct rte_tel_data *out)
 		sl_chan_srv_stats_get(srv, &ss);
 		stats_view(&sl_chan_srv_stat_table, &ss, "", &tel_ops, out);
 	}
-	sl_chan_lane_stats_get(d->chan, &ls);
+	memset(&ls, 0, sizeof(ls));
+	for (unsigned int q = 0; q < d->nb_chans; q++) {
+		struct sl_chan_lane_stats one;
+
+		sl_chan_lane_stats_get(d->chan[q], &one);
+		sl_stats_accumulate(&ls, &one, &sl_chan_lane_stat_table);
+	}
 	stats_view(&sl_chan_lane_stat_table, &ls, "lane/", &tel_ops, out);
 	return 0;
 }

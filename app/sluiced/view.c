@@ -216,7 +216,7 @@ static const char *const recv_modes[] = {
 uint32_t
 sluiced_qpn_end(const struct sluiced *d)
 {
-	return d->chan ? sluiced_app_qpn_base(&d->conf) + d->conf.api.qps : d->conf.qp.count;
+	return d->nb_chans ? sluiced_app_qpn_base(&d->conf) + d->conf.api.qps : d->conf.qp.count;
 }
 
 /* The adapter that carries qpn on port i, with its lane; NULL when none does. */
@@ -228,11 +228,16 @@ sluiced_qp_adapter(const struct sluiced *d, unsigned int i, uint32_t qpn, uint16
 
 	if (i >= d->nb_ports || qpn >= sluiced_qpn_end(d) || p->nb_queues == 0)
 		return NULL;
-	if (qpn >= sluiced_app_qpn_base(&d->conf) &&
-	    d->chan) { /* an application's: port 0's lane 0 */
-		*lane = 0;
-		a = i == 0 ? d->qp[0][0] : NULL;
-		return a && sl_dp_qp_has(a, qpn) ? a : NULL;
+	if (qpn >= sluiced_app_qpn_base(&d->conf) && d->nb_chans) {
+		/* an application's: on the port 0 lane it was placed on when it connected */
+		for (uint16_t q = 0; i == 0 && q < d->nb_chans; q++) {
+			a = d->qp[0][q];
+			if (a && sl_dp_qp_has(a, qpn)) {
+				*lane = q;
+				return a;
+			}
+		}
+		return NULL;
 	}
 	*lane = (uint16_t)(qpn % p->nb_queues);
 	a = d->qp[i][*lane];

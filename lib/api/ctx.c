@@ -173,6 +173,9 @@ ctx_hello(struct sl_ctx *ctx, int memfd)
 	memcpy(ctx->host, rsp.u.hello.host, SL_CHAN_HOST_MAX);
 	ctx->host[SL_CHAN_HOST_MAX] = '\0';
 	ctx->client = rsp.u.hello.client;
+	ctx->cq_rings = rsp.u.hello.cq_rings;
+	if (ctx->cq_rings == 0 || ctx->cq_rings > SL_CHAN_CQ_RINGS_MAX)
+		return -EPROTO;
 	return 0;
 }
 

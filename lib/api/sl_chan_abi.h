@@ -24,13 +24,17 @@
  * of index i is i & (2^k - 1). One side produces, the other consumes:
  *     SQ  application -> daemon   struct sl_chan_sqe   send work requests
  *     RQ  application -> daemon   struct sl_chan_rqe   receive buffers
- *     CQ  daemon -> application   struct sl_chan_cqe   completions (the lane's lcore only)
+ *     CQ  daemon -> application   struct sl_chan_cqe   completions (one lane's lcore a ring)
  * The producer writes entries, then publishes prod with a release store; the consumer reads
  * prod with an acquire load, reads entries, then publishes cons with a release store.
- * A CQ's event: the application stores armed = 1 and then loads prod; the daemon stores prod
- * and then loads (and clears) armed. Each side keeps that store-then-load in order with a
- * sequentially consistent store or a full fence between them, so an arm never misses a
- * completion that its next poll did not see.
+ * A CQ is cq_rings rings of its depth, one after the other (HELLO tells cq_rings: the lanes
+ * that serve applications), ring i produced by lane i alone, so that QPs on several lanes can
+ * complete into one CQ with no lock between the lanes; a QP's completions are all in its lane's
+ * ring, in order. The application polls every ring of the CQ.
+ * A CQ's event: the application stores armed = 1 in the first ring and then loads every
+ * ring's prod; a lane stores its ring's prod and then loads (and clears) the first ring's armed.
+ * Each side keeps that store-then-load in order with a sequentially consistent store or a full
+ * fence between them, so an arm never misses a completion that its next poll did not see.
  *
  * The daemon trusts nothing in the memory. It keeps its own copy of the index it owns and
  * never reads it back; it reads the other index once per poll and refuses a value more than a
@@ -51,6 +55,7 @@
 #define SL_CHAN_RING_MAX (1u << 16)         /**< entries of a ring, at most */
 #define SL_CHAN_MEM_MAX (UINT64_C(1) << 34) /**< shared memory per context, bytes, at most */
 #define SL_CHAN_HOST_MAX 32
+#define SL_CHAN_CQ_RINGS_MAX 64u /**< rings of a CQ (lanes serving applications), at most */
 
 /* --- rings -------------------------------------------------------------------------------- */
 
@@ -168,7 +173,8 @@ struct sl_chan_req {
 			uint32_t lkey;
 		} mr_dereg;
 		struct {
-			uint64_t ring_off; /**< CQ ring, struct sl_chan_cqe entries */
+			uint64_t ring_off; /**< the CQ's first ring (of HELLO's cq_rings),
+					    *   struct sl_chan_cqe entries */
 			uint32_t depth;    /**< entries, power of two */
 		} cq_create;
 		struct {
@@ -209,8 +215,10 @@ struct sl_chan_rsp {
 	union {
 		struct {
 			char host[SL_CHAN_HOST_MAX]; /**< [sluiced] name */
-			uint64_t client; /**< the daemon's number for this context, never
-					  *   reused (64 bits: it cannot wrap) */
+			uint64_t client;   /**< the daemon's number for this context, never
+					    *   reused (64 bits: it cannot wrap) */
+			uint32_t cq_rings; /**< rings a CQ has (1..SL_CHAN_CQ_RINGS_MAX): every
+					    *   CQ_CREATE names that many, one after the other */
 		} hello;
 		struct {
 			uint32_t lkey, rkey;

@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 3                             /**< the channel version this header speaks */
+#define SL_API_VERSION 4                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
 #define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
 #define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */
@@ -200,18 +200,18 @@ struct sl_qp_attr {
 };
 
 /*
- * A QP on the daemon's first lane (its link to the peer host), in state INIT: work requests may
- * be posted once connected. NULL and errno: EINVAL (bad attr), ENOENT (no such program or
- * pacer), EMFILE (the daemon has no free QPN for applications), EDQUOT (this context holds
- * [api] client_qps QPs), ENOMEM, EAGAIN (the daemon's
- * lane has stopped taking commands: nothing was done; try again later).
+ * A QP, in state INIT: receives may be posted at once, sends once connected. The daemon places
+ * it on one of its lanes toward the peer host when it connects (docs/api.md, "Lanes"). NULL and
+ * errno: EINVAL (bad attr), ENOENT (no such program or pacer), EMFILE (the daemon has no free
+ * QPN for applications), EDQUOT (this context holds [api] client_qps QPs), ENOMEM.
  */
 struct sl_qp *sl_qp_create(struct sl_ctx *ctx, const struct sl_qp_attr *attr);
 
 /*
  * Destroy: outstanding work requests complete with SL_WC_WR_FLUSH_ERR (they are on the CQ
  * when this returns), the peer's outstanding requests complete with an error there. 0 or
- * -errno; -EAGAIN as sl_qp_create's EAGAIN (the QP is untouched and still the caller's).
+ * -errno; -EAGAIN (the daemon's lane has stopped taking commands: the QP is untouched and still
+ * the caller's; try again later).
  */
 int sl_qp_destroy(struct sl_qp *qp);
 
@@ -246,8 +246,8 @@ void sl_qp_info(const struct sl_qp *qp, const struct sl_mr *mr, struct sl_qp_inf
  * Connect to the peer's QP (RTS): from now on work requests flow, their frames carry the peer's
  * token, and the peer's packets are expected from its psn. peer is what the peer's sl_qp_info
  * gave (sl_oob_exchange carries it): a QP accepts frames only from the QP its application gave
- * its info to. 0, -EINVAL (bad QPN, token 0), -EISCONN (already connected), -EAGAIN (as
- * sl_qp_create's EAGAIN: still not connected).
+ * its info to. 0, -EINVAL (bad QPN, token 0), -EISCONN (already connected), -EAGAIN (the
+ * lane it goes to has stopped taking commands: still not connected; try again later).
  */
 int sl_qp_connect(struct sl_qp *qp, const struct sl_qp_info *peer);
 

@@ -10,7 +10,11 @@
  * entry below it complete. Never more than a ring's size is outstanding: room is size - (prod -
  * cons), and a cons that claims more room than that (the daemon's bug) is taken as none.
  *
- * Events. sl_cq_arm sets the ring's armed word; the daemon, after publishing a completion,
+ * Completion queues. A CQ is one ring per lane of the daemon (sl_chan_abi.h); a poll takes
+ * what each ring holds, starting one ring further each time, so that no lane's completions
+ * wait behind another's.
+ *
+ * Events. sl_cq_arm sets the first ring's armed word; a lane, after publishing a completion,
  * reads armed and, if set, clears it and writes 8 bytes to the CQ's event fd. A completion
  * published before the arm is not signalled, hence the loop: poll until empty, arm, poll again,
  * then wait on the fd. For that loop to lose nothing, "store armed, then load prod" here and
@@ -209,7 +213,9 @@ sl_cq_create(struct sl_ctx *ctx, uint32_t depth)
 	cq->depth = depth;
 	cq->link.prev = cq->link.next = &cq->link;
 	cq->event_fd = -1;
-	cq->ring = sl_api_mem_alloc(ctx, SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)));
+	cq->rings = ctx->cq_rings;
+	cq->ring = sl_api_mem_alloc(
+		ctx, cq->rings * SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)));
 	if (!cq->ring) {
 		rc = -errno;
 		goto fail;
@@ -255,20 +261,28 @@ cq_qp_failed(const struct sl_cq *cq, uint32_t qpn)
 			atomic_store_explicit(&cq->qps[i]->failed, true, memory_order_relaxed);
 }
 
-SL_API_EXPORT int
-sl_cq_poll(struct sl_cq *cq, struct sl_wc *wc, int max)
+/* Ring i of cq. */
+static struct sl_chan_ring *
+cq_ring(const struct sl_cq *cq, uint32_t i)
 {
-	uint32_t avail, n;
+	return (struct sl_chan_ring *)(void *)((uint8_t *)cq->ring +
+					       i * SL_CHAN_RING_BYTES(cq->depth,
+								      sizeof(struct sl_chan_cqe)));
+}
 
-	if (!cq || max < 0 || (max && !wc))
-		return -EINVAL;
-	avail = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE) - cq->cons;
-	n = avail < (uint32_t)max ? avail : (uint32_t)max;
-	for (uint32_t i = 0; i < n; i++) {
+/* Up to max completions of ring i of cq into wc; how many. */
+static uint32_t
+cq_ring_poll(struct sl_cq *cq, uint32_t i, struct sl_wc *wc, uint32_t max)
+{
+	struct sl_chan_ring *r = cq_ring(cq, i);
+	uint32_t avail = __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE) - cq->cons[i];
+	uint32_t n = avail < max ? avail : max;
+
+	for (uint32_t k = 0; k < n; k++) {
 		const struct sl_chan_cqe *e =
-			sl_chan_ring_entry(cq->ring, cq->cons + i, cq->depth, sizeof(*e));
+			sl_chan_ring_entry(r, cq->cons[i] + k, cq->depth, sizeof(*e));
 
-		wc[i] = (struct sl_wc){.wr_id = e->wr_id,
+		wc[k] = (struct sl_wc){.wr_id = e->wr_id,
 				       .status = e->status,
 				       .opcode = e->opcode,
 				       .flags = e->flags,
@@ -279,9 +293,24 @@ sl_cq_poll(struct sl_cq *cq, struct sl_wc *wc, int max)
 			cq_qp_failed(cq, e->qpn);
 	}
 	if (n) {
-		cq->cons += n;
-		__atomic_store_n(&cq->ring->cons, cq->cons, __ATOMIC_RELEASE);
+		cq->cons[i] += n;
+		__atomic_store_n(&r->cons, cq->cons[i], __ATOMIC_RELEASE);
 	}
+	return n;
+}
+
+SL_API_EXPORT int
+sl_cq_poll(struct sl_cq *cq, struct sl_wc *wc, int max)
+{
+	uint32_t n = 0;
+
+	if (!cq || max < 0 || (max && !wc))
+		return -EINVAL;
+	for (uint32_t k = 0, i = cq->next; k < cq->rings && n < (uint32_t)max; k++) {
+		n += cq_ring_poll(cq, i, wc + n, (uint32_t)max - n);
+		i = i + 1 == cq->rings ? 0 : i + 1;
+	}
+	cq->next = cq->next + 1 == cq->rings ? 0 : cq->next + 1;
 	return (int)n;
 }
 

@@ -12,8 +12,9 @@
  * not polled for LANE_MBOX timeouts, and a command finding it full is refused at once (-EAGAIN)
  * rather than holding the control thread for room that is not coming.
  *
- * A QP's life: FREE -> OPEN (QP_OPEN: the conf is kept) -> CONNECTED (QP_CONNECT: opened on
- * the endpoint, its rings read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). It
+ * A QP's life: FREE -> CONNECTED (QP_CONNECT: its conf kept, opened on the endpoint, its rings
+ * read from now on) -> ERROR -> FREE (QP_DESTROY or CLIENT_GONE). A QP comes to the lane only
+ * when it connects: the control half places it then on the lane its two QPNs name (srv.c). It
  * goes to ERROR like a verbs QP: a work request the lane refuses, a completion with an error,
  * a message it refuses to place, a ring index out of range, or a new link session. Failing
  * closes it on the endpoint (the messages there complete with -ECANCELED: flushed; a QP that
@@ -117,9 +118,9 @@ sl_chan_lane_create(const struct sl_chan_lane_conf *conf)
 	uint64_t client_bytes =
 		conf->client_stash_bytes ? conf->client_stash_bytes : conf->stash_bytes;
 
-	if (conf->qps == 0 || conf->mrs == NULL || !sl_is_pow2(conf->sq_depth_max) ||
-	    !sl_is_pow2(conf->rq_depth_max) || conf->sq_depth_max > SL_CHAN_RING_MAX ||
-	    conf->rq_depth_max > SL_CHAN_RING_MAX ||
+	if (conf->qps == 0 || conf->mrs == NULL || conf->index >= SL_CHAN_CQ_RINGS_MAX ||
+	    !sl_is_pow2(conf->sq_depth_max) || !sl_is_pow2(conf->rq_depth_max) ||
+	    conf->sq_depth_max > SL_CHAN_RING_MAX || conf->rq_depth_max > SL_CHAN_RING_MAX ||
 	    conf->qpn_base + (uint64_t)conf->qps > UINT32_MAX || chunks > UINT32_MAX) {
 		errno = EINVAL;
 		return NULL;
@@ -172,6 +173,12 @@ sl_chan_lane_free(struct sl_chan_lane *cl)
 	free(cl);
 }
 
+uint32_t
+sl_chan_lane_index(const struct sl_chan_lane *cl)
+{
+	return cl->c.index;
+}
+
 bool
 sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 {
@@ -193,39 +200,47 @@ sl_chan_lane_stats_get(const struct sl_chan_lane *cl, struct sl_chan_lane_stats 
 
 /* --- completion queues -------------------------------------------------------------------- */
 
-/* Free CQ slots nobody was promised (0 if the application moved its cons out of range). */
-static uint32_t
-cq_room(const struct sl_chan_cq *cq)
+/* This lane's ring of q's send (recv false) or receive CQ. */
+static struct sl_chan_cq_ring *
+cq_ring(const struct sl_chan_lane *cl, const struct lqp *q, bool recv)
 {
-	uint32_t cons = __atomic_load_n(&cq->ring->cons, __ATOMIC_ACQUIRE);
-	uint32_t used = cq->prod - cons, free_slots;
+	return &(recv ? q->c->recv_cq : q->c->send_cq)->lane[cl->c.index];
+}
 
-	if (used > cq->depth)
+/* Free slots of ring r of depth entries nobody was promised (0 if the application moved its
+ * cons out of range). */
+static uint32_t
+cq_room(const struct sl_chan_cq_ring *r, uint32_t depth)
+{
+	uint32_t cons = __atomic_load_n(&r->ring->cons, __ATOMIC_ACQUIRE);
+	uint32_t used = r->prod - cons, free_slots;
+
+	if (used > depth)
 		return 0;
-	free_slots = cq->depth - used;
-	return free_slots > cq->reserved ? free_slots - cq->reserved : 0;
+	free_slots = depth - used;
+	return free_slots > r->reserved ? free_slots - r->reserved : 0;
 }
 
 /* Promise one slot of q's send (recv false) or receive CQ; false (and a wait counted) if none. */
 static bool
 cq_reserve(struct sl_chan_lane *cl, struct lqp *q, bool recv)
 {
-	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
+	struct sl_chan_cq_ring *r = cq_ring(cl, q, recv);
 
-	if (cq_room(cq) == 0) {
+	if (cq_room(r, (recv ? q->c->recv_cq : q->c->send_cq)->depth) == 0) {
 		sl_stat_add(&cl->stats.cq_full_waits, 1);
 		return false;
 	}
-	cq->reserved++;
+	r->reserved++;
 	(*(recv ? &q->res_recv : &q->res_send))++;
 	return true;
 }
 
 /* Give back a promised slot (a completion that is not written: unsignaled success). */
 static void
-cq_unreserve(struct lqp *q, bool recv)
+cq_unreserve(const struct sl_chan_lane *cl, struct lqp *q, bool recv)
 {
-	(recv ? q->c->recv_cq : q->c->send_cq)->reserved--;
+	cq_ring(cl, q, recv)->reserved--;
 	(*(recv ? &q->res_recv : &q->res_send))--;
 }
 
@@ -236,7 +251,9 @@ sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64
 {
 	bool recv = (put & SL_CHAN_PUT_RECV_CQ) != 0, has_imm = (put & SL_CHAN_PUT_IMM) != 0;
 	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
-	struct sl_chan_cqe *e = sl_chan_ring_entry(cq->ring, cq->prod, cq->depth, sizeof(*e));
+	struct sl_chan_cq_ring *r = &cq->lane[cl->c.index];
+	struct sl_chan_ring *first = cq->lane[0].ring;
+	struct sl_chan_cqe *e = sl_chan_ring_entry(r->ring, r->prod, cq->depth, sizeof(*e));
 	static const uint64_t one = 1;
 
 	*e = (struct sl_chan_cqe){.wr_id = wr_id,
@@ -246,15 +263,15 @@ sl_chan_lane_cq_put(struct sl_chan_lane *cl, struct lqp *q, unsigned put, uint64
 				  .status = status,
 				  .opcode = opcode,
 				  .flags = has_imm ? SL_WC_F_IMM : 0};
-	__atomic_store_n(&cq->ring->prod, ++cq->prod, __ATOMIC_RELEASE);
-	cq_unreserve(q, recv);
+	__atomic_store_n(&r->ring->prod, ++r->prod, __ATOMIC_RELEASE);
+	cq_unreserve(cl, q, recv);
 	sl_stat_add(&cl->stats.cqes, 1);
 	/* Store-load order (sl_chan_abi.h, "no lost wake-up"): the application arms, then reads
 	 * prod; we publish prod, then read armed. Without a full fence both could read the old
 	 * value. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&cq->ring->armed, __ATOMIC_RELAXED) == 1 &&
-	    __atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {
+	if (__atomic_load_n(&first->armed, __ATOMIC_RELAXED) == 1 &&
+	    __atomic_exchange_n(&first->armed, 0, __ATOMIC_ACQ_REL) == 1 && cq->event_fd >= 0) {
 		/* Never blocks (srv.c, "CQ events"); a full queue is readable already. */
 		if (send(cq->event_fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) ==
 		    (ssize_t)sizeof(one))
@@ -363,18 +380,16 @@ static void rq_poll(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, 
 static void
 qp_destroy(struct sl_chan_lane *cl, struct lqp *q, struct sl_xport *x, uint64_t now_ns)
 {
-	if (q->state != LQP_OPEN) {
-		qp_fail(cl, q, x, now_ns, LQP_ERROR);
-		sq_poll(cl, q, x, now_ns, q->c->sq_depth);
-		rq_poll(cl, q, x, now_ns, q->c->rq_depth);
-		q->c->send_cq->reserved -= q->res_send;
-		q->c->recv_cq->reserved -= q->res_recv;
-		for (uint32_t i = 0; i < cl->n_active; i++)
-			if (cl->active[i] == (uint32_t)(q - cl->qp)) {
-				cl->active[i] = cl->active[--cl->n_active];
-				break;
-			}
-	}
+	qp_fail(cl, q, x, now_ns, LQP_ERROR);
+	sq_poll(cl, q, x, now_ns, q->c->sq_depth);
+	rq_poll(cl, q, x, now_ns, q->c->rq_depth);
+	cq_ring(cl, q, false)->reserved -= q->res_send;
+	cq_ring(cl, q, true)->reserved -= q->res_recv;
+	for (uint32_t i = 0; i < cl->n_active; i++)
+		if (cl->active[i] == (uint32_t)(q - cl->qp)) {
+			cl->active[i] = cl->active[--cl->n_active];
+			break;
+		}
 	q->holder->qps--;
 	*q = (struct lqp){.qpn = q->qpn, .wr = q->wr, .rcv = q->rcv};
 }
@@ -402,43 +417,35 @@ stash_holder_of(struct stash *s, uint32_t qps, uint64_t client)
 	return free_one;
 }
 
+/* QP_CONNECT: take the QP of cmd->qp, which names its rings, CQs and peer, and open it on the
+ * endpoint. */
 static int
-cmd_open(struct sl_chan_lane *cl, struct sl_chan_qp_conf *qc)
+cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xport *x,
+	    uint64_t now_ns)
 {
+	struct sl_chan_qp_conf *qc = cmd->qp;
 	struct lqp *q;
+	int rc;
 
 	if (qc == NULL || qc->sq == NULL || qc->rq == NULL || qc->send_cq == NULL ||
 	    qc->recv_cq == NULL || qc->mrs == NULL || !sl_is_pow2(qc->sq_depth) ||
 	    !sl_is_pow2(qc->rq_depth) || qc->sq_depth > cl->c.sq_depth_max ||
 	    qc->rq_depth > cl->c.rq_depth_max || !sl_is_pow2(qc->send_cq->depth) ||
-	    !sl_is_pow2(qc->recv_cq->depth))
+	    !sl_is_pow2(qc->recv_cq->depth) || qc->send_cq->rings <= cl->c.index ||
+	    qc->recv_cq->rings <= cl->c.index || qc->client != cmd->client ||
+	    qc->xqp.qpn != cmd->qpn)
 		return -EINVAL;
 	if (!sl_chan_lane_owns(cl, qc->xqp.qpn))
 		return -ERANGE;
 	q = &cl->qp[qc->xqp.qpn - cl->c.qpn_base];
 	if (q->state != LQP_FREE)
 		return -EEXIST;
+	rc = sl_xport_qp_open(x, &qc->xqp, now_ns);
+	if (rc)
+		return rc;
 	q->c = qc;
 	q->holder = stash_holder_of(&cl->st, cl->c.qps, qc->client);
 	q->holder->qps++;
-	q->state = LQP_OPEN;
-	return 0;
-}
-
-static int
-cmd_connect(struct sl_chan_lane *cl, const struct sl_chan_cmd *cmd, struct sl_xport *x,
-	    uint64_t now_ns)
-{
-	struct lqp *q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LQP_LIVE);
-	int rc;
-
-	if (q == NULL || q->c->client != cmd->client)
-		return -ENOENT;
-	if (q->state != LQP_OPEN)
-		return -EISCONN;
-	rc = sl_xport_qp_open(x, &q->c->xqp, now_ns);
-	if (rc)
-		return rc;
 	q->state = LQP_CONNECTED;
 	cl->active[cl->n_active++] = (uint32_t)(q - cl->qp);
 	return 0;
@@ -450,12 +457,10 @@ cmd_run(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, struct sl_xport *x, ui
 	struct lqp *q;
 
 	switch (cmd->type) {
-	case SL_CHAN_CMD_QP_OPEN:
-		return cmd_open(cl, cmd->qp);
 	case SL_CHAN_CMD_QP_CONNECT:
 		return cmd_connect(cl, cmd, x, now_ns);
 	case SL_CHAN_CMD_QP_DESTROY:
-		q = lqp_of(cl, cmd->qpn, (1u << LQP_OPEN) | LQP_LIVE);
+		q = lqp_of(cl, cmd->qpn, LQP_LIVE);
 		if (q == NULL || q->c->client != cmd->client)
 			return -ENOENT;
 		qp_destroy(cl, q, x, now_ns);
@@ -720,7 +725,7 @@ sl_chan_lane_on_complete(struct sl_chan_lane *cl, const struct sl_xport_cqe *c, 
 				    wc_opcode(w->opcode), w->opcode == SL_WR_READ ? c->len : w->len,
 				    0);
 	else
-		cq_unreserve(q, false);
+		cq_unreserve(cl, q, false);
 	if (status != SL_WC_SUCCESS)
 		lqp_failed(q);
 	wr_retire(q);

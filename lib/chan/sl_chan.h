@@ -146,16 +146,22 @@ uint8_t *sl_chan_mrs_find(const struct sl_chan_mrs *t, uint64_t client, enum sl_
 /* --- what the control half hands a lane --------------------------------------------------- */
 
 /* A CQ: its ring in the application's memory, and its event fd. */
+/* One lane's ring of a CQ: written by that lane only. */
+struct sl_chan_cq_ring {
+	struct sl_chan_ring *ring; /**< in the daemon's mapping */
+	uint32_t prod;             /**< the producer index, the lane's copy */
+	uint32_t reserved;         /**< completions owed, slots promised to its QPs' work */
+};
+
+/* A CQ: one ring per lane (sl_chan_abi.h), so that each lane produces into its own. */
 struct sl_chan_cq {
 	uint32_t id;
 	uint64_t client;
-	struct sl_chan_ring *ring; /**< in the daemon's mapping */
-	uint32_t depth;            /**< entries, power of two */
-	int event_fd;              /**< the daemon's end of the CQ's event socket pair: 8 bytes
-				    *   sent (never blocking) when the application armed the CQ */
-	/* owned by the lane that produces into it (all QPs on one CQ live on one lane) */
-	uint32_t prod;     /**< the producer index, the lane's copy */
-	uint32_t reserved; /**< completions owed, slots promised to QPs' work */
+	uint32_t depth; /**< entries of each ring, power of two */
+	int event_fd;   /**< the daemon's end of the CQ's event socket pair: 8 bytes sent (never
+			 *   blocking) when the application armed the CQ (the first ring's armed) */
+	uint32_t rings; /**< the lanes' count */
+	struct sl_chan_cq_ring lane[SL_CHAN_CQ_RINGS_MAX]; /**< [rings], by lane index */
 };
 
 /* A QP as the control half created it (lane.c keeps the rest). */
@@ -176,9 +182,8 @@ struct sl_chan_qp_conf {
 };
 
 enum sl_chan_cmd_type {
-	SL_CHAN_CMD_QP_OPEN,     /**< open the QP (not yet connected): arg qp */
-	SL_CHAN_CMD_QP_CONNECT,  /**< open it on the endpoint toward its conf's peer, start its
-				  *   rings */
+	SL_CHAN_CMD_QP_CONNECT,  /**< take the QP of arg qp, open it on the endpoint toward its
+				  *   conf's peer, start its rings */
 	SL_CHAN_CMD_QP_DESTROY,  /**< flush and close it; the lane lets go of qp and its CQs */
 	SL_CHAN_CMD_CLIENT_GONE, /**< destroy every QP of client (it hung up) */
 };
@@ -198,7 +203,10 @@ struct sl_chan_cmd {
 struct sl_chan_lane; /* one per lane that serves applications */
 
 struct sl_chan_lane_conf {
-	uint32_t qpn_base; /**< application QPNs on this lane: [qpn_base, qpn_base + qps) */
+	uint32_t index;    /**< the lane's number among those serving applications: its ring
+			    *   of every CQ (below SL_CHAN_CQ_RINGS_MAX) */
+	uint32_t qpn_base; /**< application QPNs any of which may be placed on this lane:
+			    *   [qpn_base, qpn_base + qps), the same on every lane */
 	uint32_t qps;
 	uint32_t sq_depth_max, rq_depth_max; /**< ring sizes a QP may ask for, at most */
 	uint64_t stash_bytes;                /**< see struct sl_chan_srv_conf */
@@ -249,10 +257,13 @@ int sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t
 /* The lane's lcore, every poll before the endpoint's tx_burst: take commands, consume rings. */
 void sl_chan_lane_poll(struct sl_chan_lane *cl, struct sl_xport *x, uint64_t now_ns);
 
-/* The applications' QPNs on this lane: [*qpn_base, *qpn_base + *qps). */
+/* The lane's number among those serving applications (its conf's index). */
+uint32_t sl_chan_lane_index(const struct sl_chan_lane *cl);
+
+/* The applications' QPNs that may be placed on this lane: [*qpn_base, *qpn_base + *qps). */
 void sl_chan_lane_range(const struct sl_chan_lane *cl, uint32_t *qpn_base, uint32_t *qps);
 
-/* The QP is an application's on this lane (the adapter sends its callbacks here). */
+/* The QPN is one of the applications' (placed on this lane or another). */
 bool sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn);
 
 /* The endpoint's callbacks for the lane's application QPs (struct sl_xport_conf). */
@@ -323,12 +334,16 @@ struct sl_chan_client_view {
 
 /*
  * Listen at conf->socket_path (an old socket file there is replaced) and serve the lanes
- * given (application QPs go to lanes[0] today: the first lane's link is the peer host).
- * NULL and errno.
+ * given, each one's index its place in lanes[] (at most SL_CHAN_CQ_RINGS_MAX, all toward the
+ * same peer host, each owning the whole QPN range of conf). NULL and errno.
  */
 struct sl_chan_srv *sl_chan_srv_create(const struct sl_chan_srv_conf *conf,
 				       struct sl_chan_lane *const *lanes, unsigned n_lanes,
 				       struct sl_chan_mrs *mrs);
+
+/* The lane of n_lanes a QP connecting qpn to peer_qpn is placed on; the peer's daemon places
+ * its end on the lane of the same number (srv.c, "Lanes"). */
+uint32_t sl_chan_srv_lane_of(uint32_t n_lanes, uint32_t qpn, uint32_t peer_qpn);
 
 /* Serve for up to timeout_ms (one poll(2) round: accept, requests, hang-ups). */
 int sl_chan_srv_poll(struct sl_chan_srv *s, int timeout_ms);

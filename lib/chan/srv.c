@@ -43,7 +43,15 @@
  * their own cache lines) and lies whole in the memory; a QP's SQ and RQ overlap neither each other
  * nor its CQs' rings.
  *
- * Commands and time. A QP is opened, connected and destroyed by a command to lanes[0]
+ * Lanes. A QP is on no lane until it connects; CONNECT places it on the lane its two QPNs name,
+ * floor((qpn + peer_qpn) / 2) mod lanes (sl_chan_srv_lane_of), which its peer's daemon computes
+ * alike: a lane's link carries frames to the peer's lane of the same number only, so both ends
+ * of a connection must sit on lanes of one number. The mean of the two QPNs spreads QPs created
+ * one after the other on both hosts round-robin over the lanes, whatever the QPNs each daemon
+ * gave out (their sum alone would put every pair of equal QPNs on an even lane). Its CQs have
+ * a ring for every lane (sl_chan_abi.h), so QPs on several lanes may share one.
+ *
+ * Commands and time. A QP is connected and destroyed by a command to its lane
  * (sl_chan_lane_call, SL_CHAN_SRV_CMD_NS at most); a hang-up sends CLIENT_GONE to every lane.
  * Each object keeps its last command in a struct pending, the slot the lane answers into. A
  * lane that does not answer in time may still hold what the command names, so nothing it
@@ -260,14 +268,14 @@ srv_cq_free(struct sl_chan_srv *s, struct client *cl, struct cq *c)
 	srv_count(&s->stats.cqs, -1);
 }
 
-/* A slot whose command timed out: free it once the lane answered (OPEN refused, DESTROY). */
+/* A slot whose command timed out, once the lane answered: DESTROY frees it, a CONNECT taken
+ * connects it (one refused leaves it on no lane). */
 static void
 qp_reap(struct sl_chan_srv *s, struct qp *q)
 {
 	if (q->state == QP_FREE || q->p.queued == false || !srv_answered(&q->p))
 		return;
-	if (q->p.c.type == SL_CHAN_CMD_QP_DESTROY ||
-	    (q->p.c.type == SL_CHAN_CMD_QP_OPEN && q->p.c.result != 0))
+	if (q->p.c.type == SL_CHAN_CMD_QP_DESTROY)
 		srv_qp_free(s, q);
 	else if (q->p.c.type == SL_CHAN_CMD_QP_CONNECT && q->p.c.result == 0)
 		q->state = QP_CONNECTED;
@@ -679,19 +687,37 @@ listen_at(struct sl_chan_srv *s)
 	return 0;
 }
 
-/* The conf's numbers are usable and lanes[0] owns exactly [qpn_base, qpn_base + qps). */
+uint32_t
+sl_chan_srv_lane_of(uint32_t n_lanes, uint32_t qpn, uint32_t peer_qpn)
+{
+	return (uint32_t)((((uint64_t)qpn + peer_qpn) >> 1) % n_lanes);
+}
+
+/* Lane i is numbered i and owns exactly [qpn_base, qpn_base + qps). */
+static bool
+lane_ok(const struct sl_chan_srv_conf *c, const struct sl_chan_lane *lane, unsigned i)
+{
+	return lane != NULL && sl_chan_lane_index(lane) == i &&
+	       sl_chan_lane_owns(lane, c->qpn_base) &&
+	       sl_chan_lane_owns(lane, c->qpn_base + c->qps - 1) &&
+	       !sl_chan_lane_owns(lane, c->qpn_base + c->qps) &&
+	       (c->qpn_base == 0 || !sl_chan_lane_owns(lane, c->qpn_base - 1));
+}
+
+/* The conf's numbers are usable and every lane owns exactly [qpn_base, qpn_base + qps). */
 static bool
 conf_ok(const struct sl_chan_srv_conf *c, struct sl_chan_lane *const *lanes, unsigned n_lanes,
 	const struct sl_chan_mrs *mrs)
 {
-	return c->socket_path != NULL && c->max_clients > 0 && c->max_cqs > 0 && c->qps > 0 &&
-	       c->seg_bytes >= 1 && c->seg_bytes <= UINT16_MAX && lanes != NULL && n_lanes > 0 &&
-	       mrs != NULL && c->qpn_base + c->qps > c->qpn_base &&
-	       sl_chan_lane_owns(lanes[0], c->qpn_base) &&
-	       sl_chan_lane_owns(lanes[0], c->qpn_base + c->qps - 1) &&
-	       !sl_chan_lane_owns(lanes[0], c->qpn_base + c->qps) &&
-	       (c->qpn_base == 0 || !sl_chan_lane_owns(lanes[0], c->qpn_base - 1)) &&
-	       sl_proto_find(c->default_program ? c->default_program : "") != NULL;
+	bool ok = c->socket_path != NULL && c->max_clients > 0 && c->max_cqs > 0 && c->qps > 0 &&
+		  c->seg_bytes >= 1 && c->seg_bytes <= UINT16_MAX && lanes != NULL && n_lanes > 0 &&
+		  n_lanes <= SL_CHAN_CQ_RINGS_MAX && mrs != NULL &&
+		  c->qpn_base + c->qps > c->qpn_base &&
+		  sl_proto_find(c->default_program ? c->default_program : "") != NULL;
+
+	for (unsigned i = 0; ok && i < n_lanes; i++)
+		ok = lane_ok(c, lanes[i], i);
+	return ok;
 }
 
 struct sl_chan_srv *

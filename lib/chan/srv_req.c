@@ -146,6 +146,7 @@ do_hello(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q, 
 	cl->state = SL_CHAN_CLIENT_ATTACHED;
 	snprintf(r->u.hello.host, sizeof(r->u.hello.host), "%s", s->host);
 	r->u.hello.client = cl->id;
+	r->u.hello.cq_rings = s->n_lanes;
 	return 0;
 }
 
@@ -219,11 +220,14 @@ do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 {
 	uint64_t off = q->u.cq_create.ring_off;
 	uint32_t depth = q->u.cq_create.depth;
+	uint64_t ring_bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe));
 	struct cq *c = NULL;
 	int event_fd, rc;
 
-	if (!ring_ok(cl, off, depth, sizeof(struct sl_chan_cqe)))
-		return -EINVAL;
+	/* one ring a lane, one after the other (sl_chan_abi.h) */
+	for (unsigned i = 0; i < s->n_lanes; i++)
+		if (!ring_ok(cl, off + i * ring_bytes, depth, sizeof(struct sl_chan_cqe)))
+			return -EINVAL;
 	rc = srv_quota_check(cl->cqs, 1, s->conf.client_cqs, &s->stats.quota_cqs);
 	if (rc != 0)
 		return rc;
@@ -238,13 +242,15 @@ do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	*c = (struct cq){
 		.cq = {.id = (uint32_t)(c - s->cqs) + 1,
 		       .client = cl->id,
-		       .ring = sl_chan_ring_at(cl->mem, off),
 		       .depth = depth,
-		       .event_fd = event_fd},
+		       .event_fd = event_fd,
+		       .rings = s->n_lanes},
 		.used = true,
 		.off = off,
-		.bytes = SL_CHAN_RING_BYTES(depth, sizeof(struct sl_chan_cqe)),
+		.bytes = s->n_lanes * ring_bytes,
 	};
+	for (unsigned i = 0; i < s->n_lanes; i++)
+		c->cq.lane[i].ring = sl_chan_ring_at(cl->mem, off + i * ring_bytes);
 	cl->cqs++;
 	srv_count(&s->stats.cqs, 1);
 	r->u.cq_create.cq = c->cq.id;
@@ -399,14 +405,6 @@ do_qp_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 	s->cqs[conf.send_cq->id - 1].qps++;
 	s->cqs[conf.recv_cq->id - 1].qps++;
 	srv_count(&s->stats.qps, 1);
-	rc = srv_call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_OPEN, cl->id, qp->conf.xqp.qpn,
-		      &qp->conf);
-	if (rc == -ETIMEDOUT)
-		return rc; /* the lane may open it later: the slot stays (qp_reap) */
-	if (rc != 0) {
-		srv_qp_free(s, qp);
-		return rc;
-	}
 	r->u.qp_create.qpn = qp->conf.xqp.qpn;
 	r->u.qp_create.seg_bytes = qp->conf.xqp.seg_bytes;
 	r->u.qp_create.pkt_wire_bytes = pkt_wire_bytes(s, sl_proto_find(qp->conf.program));
@@ -432,11 +430,12 @@ do_qp_connect(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 	qp->conf.xqp.peer_qpn = q->u.qp_connect.peer_qpn;
 	qp->conf.xqp.recv_psn = q->u.qp_connect.peer_psn;
 	qp->conf.xqp.peer_token = q->u.qp_connect.peer_token;
-	rc = srv_call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id, qp->conf.xqp.qpn,
-		      &qp->conf);
+	qp->lane = sl_chan_srv_lane_of(s->n_lanes, qp->conf.xqp.qpn, qp->conf.xqp.peer_qpn);
+	rc = srv_call(s, s->lanes[qp->lane], &qp->p, SL_CHAN_CMD_QP_CONNECT, cl->id,
+		      qp->conf.xqp.qpn, &qp->conf);
 	if (rc == 0)
 		qp->state = QP_CONNECTED;
-	return rc;
+	return rc; /* -ETIMEDOUT: connected when the lane answers (qp_reap) */
 }
 
 static int
@@ -449,8 +448,12 @@ do_qp_destroy(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req
 		return -ENOENT;
 	if (!srv_answered(&qp->p))
 		return -EBUSY;
-	rc = srv_call(s, s->lanes[0], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id, qp->conf.xqp.qpn,
-		      NULL);
+	if (qp->state == QP_OPEN) { /* on no lane */
+		srv_qp_free(s, qp);
+		return 0;
+	}
+	rc = srv_call(s, s->lanes[qp->lane], &qp->p, SL_CHAN_CMD_QP_DESTROY, cl->id,
+		      qp->conf.xqp.qpn, NULL);
 	if (rc == -ETIMEDOUT)
 		return rc; /* freed when the lane answers (qp_reap) */
 	if (qp->p.unposted)

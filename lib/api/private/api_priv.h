@@ -30,6 +30,7 @@ struct sl_ctx {
 	uint32_t seq;             /**< of the last request */
 	int broken;               /**< 0, or -errno: the channel failed, every call returns it */
 	uint64_t client;          /**< the daemon's number for us */
+	uint32_t cq_rings;        /**< rings of every CQ (HELLO) */
 	char host[SL_CHAN_HOST_MAX + 1];
 	struct sl_api_link mrs, cqs, qps; /**< list heads: what sl_ctx_close destroys */
 };
@@ -45,10 +46,12 @@ struct sl_mr {
 struct sl_cq {
 	struct sl_api_link link;
 	struct sl_ctx *ctx;
-	struct sl_chan_ring *ring; /**< in the shared memory; we consume */
-	uint32_t depth;            /**< entries, power of two */
-	uint32_t cons;             /**< our copy of the consumer index */
-	uint32_t handle;           /**< the daemon's, from CQ_CREATE */
+	struct sl_chan_ring *ring; /**< the first of its rings, in the shared memory; we consume */
+	uint32_t rings;            /**< rings, one a lane (sl_chan_abi.h) */
+	uint32_t depth;            /**< entries of each ring, power of two */
+	uint32_t next;             /**< the ring the next poll starts at */
+	uint32_t cons[SL_CHAN_CQ_RINGS_MAX]; /**< our copies of the consumer indexes */
+	uint32_t handle;                     /**< the daemon's, from CQ_CREATE */
 	int event_fd;
 	struct sl_qp **qps; /**< the QPs completing here (to mark them failed) */
 	uint32_t n_qps, cap_qps;

@@ -15,8 +15,7 @@
  * is only marked (lqp_failed(), lqp_refused()) and carried out by the next poll (lane.c,
  * qp_fail()):
  *
- *   FREE      -> OPEN       QP_OPEN: its rings and CQs are known
- *   OPEN      -> CONNECTED  QP_CONNECT: open on the endpoint
+ *   FREE      -> CONNECTED  QP_CONNECT: its rings and CQs known, open on the endpoint
  *   CONNECTED -> FAILED     a completion in error or a bad ring index, in a callback
  *   CONNECTED -> REFUSED    it refused an arrival (no RECV, no access, too long), in a callback
  *   FAILED    -> ERROR      the next poll: closed on the endpoint, its work flushed
@@ -29,7 +28,6 @@
  */
 enum lqp_state {
 	LQP_FREE,
-	LQP_OPEN,
 	LQP_CONNECTED,
 	LQP_FAILED,
 	LQP_REFUSED,

@@ -61,11 +61,13 @@ struct cq {
 	uint64_t bytes;
 };
 
+/* A QP's life in the control half: created on no lane (OPEN), placed on its lane by CONNECT. */
 enum qp_state { QP_FREE, QP_OPEN, QP_CONNECTED };
 
 struct qp {
 	enum qp_state state;
 	struct client *cl;
+	uint32_t lane; /**< CONNECTED, or a CONNECT still queued: the lane it was given to */
 	struct sl_chan_qp_conf conf; /**< what the lane was given (it keeps a pointer) */
 	struct pending p;            /**< the last command */
 	uint32_t last_token;         /**< the token of this slot's previous QP: not drawn again */

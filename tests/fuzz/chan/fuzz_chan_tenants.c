@@ -21,7 +21,8 @@
  * the checks bite.
  *
  * The model keeps, per client, from the answers it got: MRs (lkey, rkey, va, len), CQ handles,
- * QPs (QPN, its two CQs). The lane double keeps which client opened each QPN. Checked after
+ * QPs (QPN, its two CQs, whether it connected). The lane double keeps which client's QP it
+ * took for each QPN (a QP reaches the lane when it connects). Checked after
  * every request (any violation aborts):
  *  - a request naming an object of the other client (its lkey or rkey in MR_DEREG, its CQ in
  *    CQ_DESTROY or in QP_CREATE's send_cq / recv_cq, its QPN in QP_CONNECT or QP_DESTROY, an
@@ -34,8 +35,9 @@
  *  - every key of a client resolves for it (sl_chan_mrs_find, its region's whole range, each
  *    kind under its own kind only) and for the other client never, neither kind;
  *  - the server's counts (stats mrs, cqs, qps) equal the model's sums, and the lane double's
- *    open QPs are exactly the model's, each opened by its owner; every command the lane gets
- *    about a QP carries the client that opened it, and a QP_OPEN's CQs belong to that client.
+ *    QPs are exactly the model's connected ones, each under its owner; every command the lane
+ *    gets about a QP carries the client that owns it, and a QP_CONNECT's CQs belong to that
+ *    client.
  * At the end one client hangs up (which one, the input's length decides): the other's MRs,
  * CQs and QPs are intact (keys resolve, counts and the lane's QPs are its own) and it is still
  * served; the gone one's keys resolve for no one. Then the other hangs up and everything is
@@ -74,10 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* --- the lane double ----------------------------------------------------------------------- */
 
-/* Every command is answered at once, with success; QP_OPEN's opener is kept per QPN. */
+/* Every command is answered at once, with success; the client of QP_CONNECT is kept per QPN. */
 struct sl_chan_lane {
 	uint32_t base, n;     /**< QPNs it owns */
-	uint64_t owner[QPS];  /**< the client that opened the QP; 0: none open */
+	uint64_t owner[QPS];  /**< the client whose QP it took; 0: none */
 	uint64_t cmds;        /**< commands taken */
 	uint64_t gone_client; /**< the last CLIENT_GONE's */
 };
@@ -90,21 +92,19 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 	(void)timeout_ns;
 	cl->cmds++;
 	switch (cmd->type) {
-	case SL_CHAN_CMD_QP_OPEN:
-		fuzz_check(i < cl->n && cl->owner[i] == 0, "QP_OPEN of a QPN open already");
+	case SL_CHAN_CMD_QP_CONNECT:
+		fuzz_check(i < cl->n && cl->owner[i] == 0, "QP_CONNECT of a QPN the lane holds");
 		fuzz_check(cmd->qp != NULL && cmd->qp->client == cmd->client &&
 				   cmd->qp->xqp.qpn == cmd->qpn &&
 				   cmd->qp->send_cq->client == cmd->client &&
 				   cmd->qp->recv_cq->client == cmd->client,
-			   "QP_OPEN with another client's CQ, or a conf not the client's");
+			   "QP_CONNECT with another client's CQ, or a conf not the client's");
 		cl->owner[i] = cmd->client;
 		break;
-	case SL_CHAN_CMD_QP_CONNECT:
 	case SL_CHAN_CMD_QP_DESTROY:
 		fuzz_check(i < cl->n && cl->owner[i] == cmd->client,
-			   "a command about a QP for a client that did not open it");
-		if (cmd->type == SL_CHAN_CMD_QP_DESTROY)
-			cl->owner[i] = 0;
+			   "QP_DESTROY of a QP for a client whose QP the lane did not take");
+		cl->owner[i] = 0;
 		break;
 	case SL_CHAN_CMD_CLIENT_GONE:
 		for (uint32_t k = 0; k < cl->n; k++)
@@ -126,6 +126,14 @@ sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 	return qpn - cl->base < cl->n;
 }
 
+/* The server's one lane. */
+uint32_t
+sl_chan_lane_index(const struct sl_chan_lane *cl)
+{
+	(void)cl;
+	return 0;
+}
+
 /* --- the model ----------------------------------------------------------------------------- */
 
 struct mr {
@@ -135,6 +143,7 @@ struct mr {
 
 struct qp {
 	uint32_t qpn, send_cq, recv_cq;
+	bool connected; /**< on the lane */
 };
 
 /* A client and what it owns, as its answers told it. */
@@ -331,7 +340,7 @@ check_keys(const struct tenant *t, const struct tenant *other, bool live)
 	}
 }
 
-/* The lane's open QPs are exactly the live tenants' (n of them), each opened by its owner. */
+/* The lane's QPs are exactly the live tenants' (n of them) connected ones, each its owner's. */
 static void
 check_lane(const struct tenant *const *live, unsigned n)
 {
@@ -340,15 +349,17 @@ check_lane(const struct tenant *const *live, unsigned n)
 	for (uint32_t k = 0; k < QPS; k++)
 		open += lane.owner[k] != 0;
 	for (unsigned j = 0; j < n; j++) {
-		modelled += live[j]->n_qp;
 		for (unsigned i = 0; i < live[j]->n_qp; i++) {
 			uint32_t k = live[j]->qp[i].qpn - QPN_BASE;
 
-			fuzz_check(k < QPS && lane.owner[k] == live[j]->id,
-				   "a client's QP is not open on the lane under its name");
+			modelled += live[j]->qp[i].connected;
+			fuzz_check(k < QPS && lane.owner[k] ==
+						      (live[j]->qp[i].connected ? live[j]->id : 0),
+				   "a client's connected QP is not on the lane under its name, or "
+				   "one not connected is");
 		}
 	}
-	fuzz_check(open == modelled, "the lane holds a QP no live client owns");
+	fuzz_check(open == modelled, "the lane holds a QP no live client connected");
 }
 
 /* Everything the model says of both (b, c of the checks above). */
@@ -562,10 +573,12 @@ learn(struct tenant *t, const struct tenant *o, const struct sl_chan_req *q,
 					       .recv_cq = q->u.qp_create.recv_cq};
 		break;
 	case SL_CHAN_QP_CONNECT:
-		fuzz_check(qp_idx(t, q->u.qp_connect.qpn) >= 0,
-			   "QP_CONNECT of no QP the client owns succeeded");
+		i = qp_idx(t, q->u.qp_connect.qpn);
+		fuzz_check(i >= 0, "QP_CONNECT of no QP the client owns succeeded");
+		fuzz_check(!t->qp[i].connected, "QP_CONNECT of a connected QP succeeded");
 		fuzz_check(q->u.qp_connect.peer_token != 0,
 			   "QP_CONNECT to token 0 (the built-in traffic's) succeeded");
+		t->qp[i].connected = true;
 		break;
 	case SL_CHAN_QP_DESTROY:
 		i = qp_idx(t, q->u.qp_destroy.qpn);

@@ -53,21 +53,35 @@ h_daemon_qp(struct h_daemon *d, uint32_t qpn)
 	return &d->qps[qpn - H_QPN_BASE];
 }
 
-static bool
-h_cq_room(const struct h_cq *cq)
+struct sl_chan_ring *
+h_cq_ring(const struct h_cq *cq, uint32_t i)
 {
-	return cq->prod - __atomic_load_n(&cq->ring->cons, __ATOMIC_ACQUIRE) < cq->depth;
+	return (struct sl_chan_ring *)(void *)((uint8_t *)cq->ring +
+					       i * SL_CHAN_RING_BYTES(cq->depth,
+								      sizeof(struct sl_chan_cqe)));
 }
 
-/* Produce one completion; signal the event fd if the application armed the CQ. */
+/* Room in the ring of cq that QP qpn completes into. */
+static bool
+h_cq_room(const struct h_cq *cq, uint32_t qpn)
+{
+	uint32_t i = qpn % H_CQ_RINGS;
+
+	return cq->prod[i] - __atomic_load_n(&h_cq_ring(cq, i)->cons, __ATOMIC_ACQUIRE) < cq->depth;
+}
+
+/* Produce one completion into its QP's ring; signal the event fd if the application armed the
+ * CQ (the first ring's word). */
 static void
 h_cq_push(struct h_cq *cq, const struct sl_chan_cqe *c)
 {
+	uint32_t i = c->qpn % H_CQ_RINGS;
+	struct sl_chan_ring *r = h_cq_ring(cq, i);
 	uint64_t one = 1;
 
-	memcpy(sl_chan_ring_entry(cq->ring, cq->prod, cq->depth, sizeof(*c)), c, sizeof(*c));
-	cq->prod++;
-	__atomic_store_n(&cq->ring->prod, cq->prod, __ATOMIC_SEQ_CST);
+	memcpy(sl_chan_ring_entry(r, cq->prod[i], cq->depth, sizeof(*c)), c, sizeof(*c));
+	cq->prod[i]++;
+	__atomic_store_n(&r->prod, cq->prod[i], __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&cq->ring->armed, 0, __ATOMIC_SEQ_CST) &&
 	    send(cq->event_fd, &one, sizeof(one), MSG_DONTWAIT | MSG_NOSIGNAL) != sizeof(one) &&
 	    errno != EAGAIN)
@@ -158,8 +172,8 @@ h_lane(struct h_daemon *d)
 		if (!qp->qpn || !qp->connected || qp->failed)
 			continue;
 		while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons &&
-		       h_cq_room(&qp->cl->cqs[qp->send_cq]) &&
-		       (!peer || h_cq_room(&peer->cl->cqs[peer->recv_cq]))) {
+		       h_cq_room(&qp->cl->cqs[qp->send_cq], qp->qpn) &&
+		       (!peer || h_cq_room(&peer->cl->cqs[peer->recv_cq], peer->qpn))) {
 			struct sl_chan_sqe e;
 			struct sl_chan_cqe c = {.qpn = qp->qpn};
 
@@ -188,7 +202,8 @@ h_qp_flush(struct h_qp *qp)
 	struct h_cq *scq = &qp->cl->cqs[qp->send_cq], *rcq = &qp->cl->cqs[qp->recv_cq];
 	struct sl_chan_rqe r;
 
-	while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons && h_cq_room(scq)) {
+	while (__atomic_load_n(&qp->sq->prod, __ATOMIC_ACQUIRE) != qp->sq_cons &&
+	       h_cq_room(scq, qp->qpn)) {
 		const struct sl_chan_sqe *e =
 			sl_chan_ring_entry(qp->sq, qp->sq_cons++, qp->sq_depth, sizeof(*e));
 
@@ -196,7 +211,7 @@ h_qp_flush(struct h_qp *qp)
 		c.opcode = SL_WC_SEND;
 		h_cq_push(scq, &c);
 	}
-	while (h_cq_room(rcq) && h_rq_take(qp, &r)) {
+	while (h_cq_room(rcq, qp->qpn) && h_rq_take(qp, &r)) {
 		c.wr_id = r.wr_id;
 		c.opcode = SL_WC_RECV;
 		h_cq_push(rcq, &c);
@@ -234,6 +249,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		cl->base_va = q->u.hello.base_va;
 		snprintf(r->u.hello.host, sizeof(r->u.hello.host), "fake-host");
 		r->u.hello.client = (uint64_t)(cl - d->cl);
+		r->u.hello.cq_rings = H_CQ_RINGS;
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:
@@ -263,7 +279,8 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 			;
 		if (fd >= 0 || i == H_MAX ||
 		    !h_ptr(cl, cl->base_va + q->u.cq_create.ring_off,
-			   SL_CHAN_RING_BYTES(q->u.cq_create.depth, sizeof(struct sl_chan_cqe))))
+			   H_CQ_RINGS * SL_CHAN_RING_BYTES(q->u.cq_create.depth,
+							   sizeof(struct sl_chan_cqe))))
 			return fd >= 0 ? -EPROTO : -ENOSPC;
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
 			return -errno;

@@ -30,12 +30,20 @@ struct h_mr {
 	uint32_t access;
 };
 
+/* The fake daemon's lanes: a CQ has a ring for each, and a QP completes into ring qpn mod
+ * H_CQ_RINGS, as QPs on several lanes of sluiced do. */
+#define H_CQ_RINGS 2u
+
 struct h_cq {
 	bool used;
-	struct sl_chan_ring *ring;
-	uint32_t depth, prod;
+	struct sl_chan_ring *ring; /**< the first of H_CQ_RINGS */
+	uint32_t depth;            /**< of each ring */
+	uint32_t prod[H_CQ_RINGS];
 	int event_fd;
 };
+
+/* Ring i of cq. */
+struct sl_chan_ring *h_cq_ring(const struct h_cq *cq, uint32_t i);
 
 struct h_client {
 	int fd; /**< its socket; -1: slot free */

@@ -312,7 +312,8 @@ lane_cmd(struct side *s, struct sl_chan_cmd *cmd)
 	return c.rc;
 }
 
-/* An application QP on side s (client, qpn), its rings and CQs in s's memory; QP_OPEN. */
+/* An application QP on side s (client, qpn), its rings and CQs in s's memory (one ring each:
+ * the lane is lane 0); the lane takes it at qp_connect(). */
 static struct app_qp *
 qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_t rq_depth,
        uint32_t send_cq_depth)
@@ -326,10 +327,11 @@ qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_
 		a->cq[k] = (struct sl_chan_cq){
 			.id = qpn * 2 + (uint32_t)k,
 			.client = client,
-			.ring = app_alloc(
-				s, SL_CHAN_RING_BYTES(cq_depth[k], sizeof(struct sl_chan_cqe))),
 			.depth = cq_depth[k],
-			.event_fd = -1};
+			.event_fd = -1,
+			.rings = 1,
+			.lane[0].ring = app_alloc(
+				s, SL_CHAN_RING_BYTES(cq_depth[k], sizeof(struct sl_chan_cqe)))};
 	a->qc = (struct sl_chan_qp_conf){
 		.client = client,
 		.mrs = s->mrs,
@@ -353,11 +355,6 @@ qp_new(struct side *s, uint64_t client, uint32_t qpn, uint32_t sq_depth, uint32_
 					      .seg_bytes = SEG,
 					      .rto_ns = 200 * SL_NS_PER_US,
 					      .timeout_ns = SL_NS_PER_S};
-	assert_int_equal(lane_cmd(s, &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_OPEN,
-							   .client = client,
-							   .qpn = qpn,
-							   .qp = &a->qc}),
-			 0);
 	return a;
 }
 
@@ -429,13 +426,13 @@ static unsigned
 cq_poll(struct app_qp *a, int k, struct sl_chan_cqe *out, unsigned max)
 {
 	struct sl_chan_cq *cq = &a->cq[k];
-	uint32_t prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	uint32_t prod = __atomic_load_n(&cq->lane[0].ring->prod, __ATOMIC_ACQUIRE);
 	unsigned n = 0;
 
 	while (a->cq_cons[k] != prod && n < max)
-		out[n++] = *(struct sl_chan_cqe *)sl_chan_ring_entry(cq->ring, a->cq_cons[k]++,
-								     cq->depth, sizeof(*out));
-	__atomic_store_n(&cq->ring->cons, a->cq_cons[k], __ATOMIC_RELEASE);
+		out[n++] = *(struct sl_chan_cqe *)sl_chan_ring_entry(
+			cq->lane[0].ring, a->cq_cons[k]++, cq->depth, sizeof(*out));
+	__atomic_store_n(&cq->lane[0].ring->cons, a->cq_cons[k], __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -524,7 +521,7 @@ lane_poll__send_recv_bytes_and_cqes(void **state)
 	assert_int_equal(STAT(&P.s[1], recv_posted), 6);
 	assert_int_equal(STAT(&P.s[0], cqes), 3);
 	assert_int_equal(STAT(&P.s[1], cqes), 6);
-	assert_int_equal(a->cq[0].reserved + b->cq[1].reserved, 0);
+	assert_int_equal(a->cq[0].lane[0].reserved + b->cq[1].lane[0].reserved, 0);
 	assert_int_equal(a->qc.sq->cons, 6);
 	assert_int_equal(b->qc.rq->cons, 6);
 	free(a);
@@ -1061,11 +1058,11 @@ lane_poll__tiny_cq_loses_no_completion(void **state)
 			expect_cqe(&c[0], got, SL_WC_SUCCESS, SL_WC_SEND, 10 + got);
 			got++;
 		}
-		assert_true(a->cq[0].reserved <= 4);
+		assert_true(a->cq[0].lane[0].reserved <= 4);
 	}
 	assert_int_equal(got, N);
 	assert_true(STAT(&P.s[0], cq_full_waits) > 0);
-	assert_int_equal(a->cq[0].reserved, 0);
+	assert_int_equal(a->cq[0].lane[0].reserved, 0);
 	free(a);
 	free(b);
 }
@@ -1105,14 +1102,14 @@ lane_call__destroy_flushes_everything_taken(void **state)
 	}
 	assert_true(flushed >= N - XPORT_SQ);
 	assert_int_equal(c[n - 1].wr_id, N - 1);
-	assert_int_equal(a->cq[0].reserved, 0);
+	assert_int_equal(a->cq[0].lane[0].reserved, 0);
 	/* the receiver's RECVs still held are flushed too */
 	run(RUN);
 	n = cq_poll(b, 1, c, 2 * N);
 	assert_int_equal(qp_destroy(b), 0);
 	n += cq_poll(b, 1, c + n, 2 * N - n);
 	assert_int_equal(n, N);
-	assert_int_equal(b->cq[1].reserved, 0);
+	assert_int_equal(b->cq[1].lane[0].reserved, 0);
 	/* gone: a second destroy finds nothing */
 	assert_int_equal(qp_destroy(b), -ENOENT);
 	free(a);
@@ -1147,13 +1144,13 @@ cq__event_fd_written_when_armed(void **state)
 	post_send(a, sqe(1, SL_WR_SEND, &P.s[0], src, 10, skey, false));
 	run(RUN);
 	assert_int_equal(read(sv[1], &v, 8), -1); /* not armed: no event */
-	__atomic_store_n(&b->cq[1].ring->armed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->cq[1].lane[0].ring->armed, 1, __ATOMIC_RELEASE);
 	post_send(a, sqe(2, SL_WR_SEND, &P.s[0], src, 10, skey, false));
 	run(RUN);
 	assert_int_equal(read(sv[1], &v, 8), 8);
 	assert_int_equal(v, 1);
 	assert_int_equal(read(sv[1], &v, 8), -1); /* one event per arm */
-	assert_int_equal(b->cq[1].ring->armed, 0);
+	assert_int_equal(b->cq[1].lane[0].ring->armed, 0);
 	assert_int_equal(STAT(&P.s[1], events), 1);
 	assert_int_equal(cq_poll(b, 1, c, 8), 2);
 	/* the application's end cannot queue data at the daemon's */
@@ -1191,7 +1188,7 @@ cq__event_never_blocks_the_lane(void **state)
 	b->cq[1].event_fd = sv[0];
 	for (uint64_t i = 1; i <= 2; i++) {
 		post_recv(b, i, dst + 512 * (i - 1), 512, rkey);
-		__atomic_store_n(&b->cq[1].ring->armed, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&b->cq[1].lane[0].ring->armed, 1, __ATOMIC_RELEASE);
 		post_send(a, sqe(i, SL_WR_SEND, &P.s[0], src, 10, skey, false));
 		run(RUN);
 		assert_int_equal(cq_poll(b, 1, c, 8), 1);
@@ -1246,6 +1243,7 @@ lane_call__client_gone_destroys_only_its_qps(void **state)
 	/* the QPN is free again */
 	free(mine);
 	mine = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
+	assert_int_equal(qp_connect(mine, 9), 0);
 	assert_int_equal(qp_destroy(theirs), 0);
 	assert_int_equal(cq_poll(theirs, 1, c, 8), 1);
 	expect_cqe(&c[0], 2, SL_WC_WR_FLUSH_ERR, SL_WC_RECV, 512);
@@ -1259,27 +1257,39 @@ lane_call__commands_are_checked(void **state)
 {
 	struct app_qp *a = qp_new(&P.s[0], CLIENT, QPN_BASE, 16, 64, 16);
 	struct sl_chan_qp_conf qc = a->qc;
-	struct sl_chan_cmd open = {.type = SL_CHAN_CMD_QP_OPEN, .client = CLIENT, .qp = &qc};
+	struct sl_chan_cmd connect = {.type = SL_CHAN_CMD_QP_CONNECT, .client = CLIENT, .qp = &qc};
+	struct sl_chan_cq one_ring = a->cq[0];
 
 	(void)state;
-	assert_int_equal(lane_cmd(&P.s[0], &open), -EEXIST);
-	qc.xqp.qpn = QPN_BASE + LANE_QPS; /* not this lane's */
-	assert_int_equal(lane_cmd(&P.s[0], &open), -ERANGE);
-	qc.xqp.qpn = QPN_BASE - 1;
-	assert_int_equal(lane_cmd(&P.s[0], &open), -ERANGE);
-	qc.xqp.qpn = QPN_BASE + 1;
-	qc.sq_depth = 128; /* over sq_depth_max */
-	assert_int_equal(lane_cmd(&P.s[0], &open), -EINVAL);
-	qc.sq_depth = 24; /* not a power of two */
-	assert_int_equal(lane_cmd(&P.s[0], &open), -EINVAL);
-	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = 77}), -EINVAL);
+	qc.xqp.peer_qpn = 5;
 	assert_int_equal(qp_connect(a, 5), 0);
-	assert_int_equal(qp_connect(a, 5), -EISCONN);
+	connect.qpn = qc.xqp.qpn;
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EEXIST);
+	qc.xqp.qpn = connect.qpn = QPN_BASE + LANE_QPS; /* not this lane's */
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -ERANGE);
+	qc.xqp.qpn = connect.qpn = QPN_BASE - 1;
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -ERANGE);
+	qc.xqp.qpn = connect.qpn = QPN_BASE + 1;
+	connect.qpn = QPN_BASE + 2; /* not the QP it names */
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EINVAL);
+	connect.qpn = QPN_BASE + 1;
+	connect.client = ALIAS; /* not its client */
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EINVAL);
+	connect.client = CLIENT;
+	qc.sq_depth = 128; /* over sq_depth_max */
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EINVAL);
+	qc.sq_depth = 24; /* not a power of two */
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EINVAL);
+	qc.sq_depth = 16;
+	one_ring.rings = 0; /* a CQ with no ring for this lane */
+	qc.send_cq = &one_ring;
+	assert_int_equal(lane_cmd(&P.s[0], &connect), -EINVAL);
+	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = 77}), -EINVAL);
 	assert_int_equal(lane_cmd(&P.s[0], &(struct sl_chan_cmd){.type = SL_CHAN_CMD_QP_CONNECT,
 								 .client = CLIENT,
 								 .qpn = QPN_BASE + 3}),
-			 -ENOENT);
-	assert_int_equal(STAT(&P.s[0], cmds), 10);
+			 -EINVAL); /* names no QP */
+	assert_int_equal(STAT(&P.s[0], cmds), 11);
 	assert_int_equal(qp_destroy(a), 0);
 	free(a);
 }
@@ -1292,6 +1302,7 @@ lane_call__times_out_without_a_poll_then_is_answered(void **state)
 		.type = SL_CHAN_CMD_QP_DESTROY, .client = CLIENT, .qpn = QPN_BASE};
 
 	(void)state;
+	assert_int_equal(qp_connect(a, 5), 0);
 	assert_int_equal(sl_chan_lane_call(P.s[0].cl, &cmd, SL_NS_PER_MS), -ETIMEDOUT);
 	assert_false(atomic_load(&cmd.done));
 	sl_chan_lane_poll(P.s[0].cl, P.s[0].x, P.now);
@@ -1316,6 +1327,7 @@ lane_call__a_full_mailbox_refuses_at_once_then_takes_again(void **state)
 	int rc;
 
 	(void)state;
+	assert_int_equal(qp_connect(a, 5), 0);
 	do { /* harmless commands (another client's goodbye) that time out at once */
 		assert_true(n < TRIES);
 		stuck[n] = (struct sl_chan_cmd){.type = SL_CHAN_CMD_CLIENT_GONE, .client = ALIAS};
@@ -1330,7 +1342,7 @@ lane_call__a_full_mailbox_refuses_at_once_then_takes_again(void **state)
 		assert_true(atomic_load(&stuck[i].done));
 	assert_false(atomic_load(&stuck[n].done));
 	assert_false(atomic_load(&destroy.done));
-	assert_int_equal(STAT(&P.s[0], cmds), 1 + n); /* QP_OPEN and the ones queued */
+	assert_int_equal(STAT(&P.s[0], cmds), 1 + n); /* QP_CONNECT and the ones queued */
 	assert_int_equal(lane_cmd(&P.s[0], &destroy), 0);
 	assert_int_equal(qp_destroy(a), -ENOENT);
 	free(a);

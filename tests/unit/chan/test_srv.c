@@ -35,6 +35,7 @@
 #define LOG_MAX 64
 
 struct sl_chan_lane {
+	uint32_t index;   /**< its place among the server's lanes */
 	uint32_t base, n; /**< QPNs it owns */
 	int answer;       /**< what every command gets */
 	bool hang;        /**< never answer: sl_chan_lane_call times out */
@@ -42,7 +43,7 @@ struct sl_chan_lane {
 	bool late;        /**< answers just after the deadline: -ETIMEDOUT, the answer given */
 	unsigned n_cmds;
 	struct sl_chan_cmd log[LOG_MAX];    /**< copies, as posted */
-	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_OPEN: the conf it was given */
+	struct sl_chan_qp_conf qp[LOG_MAX]; /**< QP_CONNECT: the conf it was given */
 	struct sl_chan_cmd *held[LOG_MAX];  /**< posted while hanging */
 	unsigned n_held;
 };
@@ -55,7 +56,7 @@ sl_chan_lane_call(struct sl_chan_lane *cl, struct sl_chan_cmd *cmd, uint64_t tim
 		return -EAGAIN;
 	assert_true(cl->n_cmds < LOG_MAX);
 	memcpy(&cl->log[cl->n_cmds], cmd, sizeof(*cmd));
-	if (cmd->type == SL_CHAN_CMD_QP_OPEN)
+	if (cmd->type == SL_CHAN_CMD_QP_CONNECT)
 		cl->qp[cl->n_cmds] = *cmd->qp;
 	cl->n_cmds++;
 	if (cl->hang) {
@@ -71,6 +72,12 @@ bool
 sl_chan_lane_owns(const struct sl_chan_lane *cl, uint32_t qpn)
 {
 	return qpn - cl->base < cl->n;
+}
+
+uint32_t
+sl_chan_lane_index(const struct sl_chan_lane *cl)
+{
+	return cl->index;
 }
 
 /* The hanging lane answers every command it holds. */
@@ -116,10 +123,8 @@ fx_start_at(struct fx *f, uint32_t qps, uint32_t max_clients, uint64_t first_cli
 {
 	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
 
-	f->lane[0].base = QPN_BASE;
-	f->lane[0].n = qps;
-	f->lane[1].base = 1000;
-	f->lane[1].n = 4;
+	for (uint32_t i = 0; i < 2; i++) /* each may carry any of the QPNs */
+		f->lane[i] = (struct sl_chan_lane){.index = i, .base = QPN_BASE, .n = qps};
 	f->conf = (struct sl_chan_srv_conf){
 		.socket_path = f->path,
 		.mode = 0660,
@@ -414,6 +419,25 @@ qp_create(struct fx *f, int fd, uint32_t cq, unsigned i)
 	return rpc(f, fd, &q);
 }
 
+/* QP_CONNECT of qpn to the peer's QP peer_qpn (token 0x5eed); the answer's status. */
+static int
+qp_connect(struct fx *f, int fd, uint32_t qpn, uint32_t peer_qpn)
+{
+	struct sl_chan_req q = req(SL_CHAN_QP_CONNECT);
+
+	q.u.qp_connect.qpn = qpn;
+	q.u.qp_connect.peer_qpn = peer_qpn;
+	q.u.qp_connect.peer_token = 0x5eed;
+	return rpc(f, fd, &q).status;
+}
+
+/* The fixture's lane that a QP connecting qpn to peer_qpn is placed on. */
+static struct sl_chan_lane *
+lane_of(struct fx *f, uint32_t qpn, uint32_t peer_qpn)
+{
+	return &f->lane[sl_chan_srv_lane_of(2, qpn, peer_qpn)];
+}
+
 /* The process's open fds. */
 static int
 open_fds(void)
@@ -499,20 +523,50 @@ sl_chan_srv_create__replaces_an_old_socket_not_a_file(void **state)
 	unlink(f->path);
 }
 
+/* Both ends compute one lane from the two QPNs, and QPs created one after the other on both
+ * hosts go round-robin over the lanes, equal QPNs or not. */
 static void
-sl_chan_srv_create__checks_the_lane_range(void **state)
+sl_chan_srv_lane_of__is_symmetric_and_spreads(void **state)
+{
+	(void)state;
+	for (uint32_t lanes = 1; lanes <= 4; lanes++)
+		for (uint32_t a = 0; a < 64; a++)
+			for (uint32_t b = 0; b < 64; b++)
+				assert_int_equal(sl_chan_srv_lane_of(lanes, a, b),
+						 sl_chan_srv_lane_of(lanes, b, a));
+	for (uint32_t q = 0; q < 8; q++) {
+		assert_int_equal(sl_chan_srv_lane_of(2, 65 + q, 65 + q), (65 + q) % 2);
+		assert_int_equal(sl_chan_srv_lane_of(4, 65 + q, 91 + q), (78 + q) % 4);
+	}
+	assert_int_equal(sl_chan_srv_lane_of(3, UINT32_MAX, UINT32_MAX), UINT32_MAX % 3);
+}
+
+/* Every lane owns the whole QPN range and is numbered by its place. */
+static void
+sl_chan_srv_create__checks_the_lanes(void **state)
 {
 	struct fx *f = *state;
-	struct sl_chan_lane *lanes[] = {&f->lane[0]};
+	struct sl_chan_lane *lanes[] = {&f->lane[0], &f->lane[1]};
 
 	fx_start(f, 4, 4);
-	f->conf.qps = 5; /* the lane owns 4 */
+	sl_chan_srv_free(f->s);
+	f->s = NULL;
+	f->conf.qps = 5; /* the lanes own 4 */
 	assert_null(sl_chan_srv_create(&f->conf, lanes, 1, f->mrs));
 	assert_int_equal(errno, EINVAL);
 	f->conf.qps = 4;
+	f->lane[1].n = 3; /* the second lane owns less */
+	assert_null(sl_chan_srv_create(&f->conf, lanes, 2, f->mrs));
+	f->lane[1].n = 4;
+	f->lane[1].index = 0; /* numbered as the first */
+	assert_null(sl_chan_srv_create(&f->conf, lanes, 2, f->mrs));
+	f->lane[1].index = 1;
 	f->conf.default_program = "no-such-program";
 	assert_null(sl_chan_srv_create(&f->conf, lanes, 1, f->mrs));
 	assert_int_equal(errno, EINVAL);
+	f->conf.default_program = "dcqcn";
+	f->s = sl_chan_srv_create(&f->conf, lanes, 2, f->mrs);
+	assert_non_null(f->s);
 }
 
 static void
@@ -810,8 +864,11 @@ sl_chan_srv_poll__cq_checks_ring_and_event_fd(void **state)
 	assert_int_equal(stats(f).cqs, 0);
 	assert_int_equal(cq_create_fd(f, fd, 0, 3, &efd).status, -EINVAL);
 	assert_int_equal(efd, -1); /* a refusal carries no fd */
-	assert_int_equal(cq_create_fd(f, fd, MEM_BYTES - SL_CHAN_RING_BYTES(4, 32), 4, &efd).status,
-			 0);
+	/* a ring for each of the two lanes, one after the other: both must lie in the memory */
+	assert_int_equal(cq_create(f, fd, MEM_BYTES - SL_CHAN_RING_BYTES(4, 32), 4).status,
+			 -EINVAL);
+	assert_int_equal(
+		cq_create_fd(f, fd, MEM_BYTES - 2 * SL_CHAN_RING_BYTES(4, 32), 4, &efd).status, 0);
 	assert_int_equal(stats(f).cqs, 1);
 	/* the event fd: a datagram socket whose other end is the daemon's, which takes no data */
 	assert_true(efd >= 0);
@@ -824,8 +881,9 @@ sl_chan_srv_poll__cq_checks_ring_and_event_fd(void **state)
 	close(fd);
 }
 
+/* A QP is on no lane until it connects; then the lane its QPNs name is given its conf. */
 static void
-sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
+sl_chan_srv_poll__qp_connect_gives_the_lane_its_conf(void **state)
 {
 	struct fx *f = *state;
 	struct sl_chan_rsp r;
@@ -844,8 +902,10 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	r = rpc(f, fd, &q);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(r.u.qp_create.qpn, QPN_BASE);
+	assert_int_equal(f->lane[0].n_cmds + f->lane[1].n_cmds, 0);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 8), 0); /* (100 + 8) / 2: lane 0 */
 	assert_int_equal(f->lane[0].n_cmds, 1);
-	assert_int_equal(f->lane[0].log[0].type, SL_CHAN_CMD_QP_OPEN);
+	assert_int_equal(f->lane[0].log[0].type, SL_CHAN_CMD_QP_CONNECT);
 	assert_int_equal(f->lane[0].log[0].client, id);
 	c = &f->lane[0].qp[0];
 	assert_int_equal(c->client, id);
@@ -870,8 +930,10 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	r = rpc(f, fd, &q);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(r.u.qp_create.qpn, QPN_BASE + 1);
-	assert_string_equal(f->lane[0].qp[1].xqp.proto, "reno");
-	assert_int_equal(f->lane[0].qp[1].max_msg_bytes, 4096);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE + 1, 10), 0); /* (101 + 10) / 2: lane 1 */
+	assert_int_equal(f->lane[1].n_cmds, 1);
+	assert_string_equal(f->lane[1].qp[0].xqp.proto, "reno");
+	assert_int_equal(f->lane[1].qp[0].max_msg_bytes, 4096);
 	/* the answer tells what the pacer charges a packet: segment, transport header (reno's:
 	 * 20 bytes, no timestamp), link and Ethernet overhead */
 	assert_int_equal(r.u.qp_create.seg_bytes, 1024);
@@ -883,9 +945,10 @@ sl_chan_srv_poll__qp_create_fills_the_lanes_conf(void **state)
 	q.u.qp_create.rate_msg_bytes = 1500;
 	r = rpc(f, fd, &q);
 	assert_int_equal(r.status, 0);
-	assert_int_equal(f->lane[0].qp[2].xqp.max_rate_bps, UINT64_C(1500000000) * 2176 / 1500);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE + 2, 6), 0); /* (102 + 6) / 2: lane 0 */
+	assert_int_equal(f->lane[0].qp[1].xqp.max_rate_bps, UINT64_C(1500000000) * 2176 / 1500);
 	assert_int_equal(stats(f).qps, 3);
-	assert_int_equal(f->lane[1].n_cmds, 0); /* application QPs live on lanes[0] */
+	assert_int_equal(f->lane[0].n_cmds + f->lane[1].n_cmds, 3);
 	close(fd);
 }
 
@@ -950,29 +1013,47 @@ sl_chan_srv_poll__qpn_exhaustion_is_emfile(void **state)
 	assert_int_equal(qp_create(f, fd, cq, 0).status, 0);
 	assert_int_equal(qp_create(f, fd, cq, 1).status, 0);
 	assert_int_equal(qp_create(f, fd, cq, 2).status, -EMFILE);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), 0);
 	q = req(SL_CHAN_QP_DESTROY);
 	q.u.qp_destroy.qpn = QPN_BASE;
 	assert_int_equal(rpc(f, fd, &q).status, 0);
-	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 1);
+	assert_int_equal(lane_count(lane_of(f, QPN_BASE, 0), SL_CHAN_CMD_QP_DESTROY), 1);
 	assert_int_equal(qp_create(f, fd, cq, 2).u.qp_create.qpn, QPN_BASE);
+	/* one that never connected is on no lane: destroyed without a command */
+	q.u.qp_destroy.qpn = QPN_BASE + 1;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY) +
+				 lane_count(&f->lane[1], SL_CHAN_CMD_QP_DESTROY),
+			 1);
+	assert_int_equal(qp_create(f, fd, cq, 1).u.qp_create.qpn, QPN_BASE + 1);
 	close(fd);
 }
 
+/* A CONNECT the lane refuses leaves the QP unconnected and on no lane: it may connect again,
+ * and is destroyed without a command. */
 static void
-sl_chan_srv_poll__a_lane_refusal_frees_the_qpn(void **state)
+sl_chan_srv_poll__a_lane_refusal_leaves_the_qp_on_no_lane(void **state)
 {
 	struct fx *f = *state;
+	struct sl_chan_req q = req(SL_CHAN_QP_DESTROY);
 	uint32_t cq;
 	int fd;
 
 	fx_start(f, 1, 4);
 	fd = attach(f, NULL);
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
+	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
 	f->lane[0].answer = -EINVAL;
-	assert_int_equal(qp_create(f, fd, cq, 0).status, -EINVAL);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), -EINVAL);
+	assert_int_equal(stats(f).qps, 1);
+	q.u.qp_destroy.qpn = QPN_BASE;
+	assert_int_equal(rpc(f, fd, &q).status, 0);
+	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 0);
 	assert_int_equal(stats(f).qps, 0);
 	f->lane[0].answer = 0;
 	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), 0);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), -EISCONN);
 	close(fd);
 }
 
@@ -994,9 +1075,11 @@ sl_chan_srv_poll__qp_identity_is_random_and_fresh_on_reuse(void **state)
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
 	for (unsigned i = 0; i < 24; i++) {
 		struct sl_chan_rsp r = qp_create(f, fd, cq, 0);
-		const struct sl_chan_qp_conf *c = &f->lane[0].qp[f->lane[0].n_cmds - 1];
+		const struct sl_chan_qp_conf *c;
 
 		assert_int_equal(r.status, 0);
+		assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), 0); /* lane 0 */
+		c = &f->lane[0].qp[f->lane[0].n_cmds - 1];
 		assert_int_equal(r.u.qp_create.qpn, QPN_BASE); /* the same slot every time */
 		assert_int_equal(c->xqp.token, r.u.qp_create.token);
 		assert_int_equal(c->xqp.send_psn, r.u.qp_create.psn);
@@ -1039,11 +1122,11 @@ sl_chan_srv_poll__connect_and_cq_busy(void **state)
 	assert_int_equal(rpc(f, fd, &q).status, -EINVAL); /* token 0: the built-in traffic's */
 	q.u.qp_connect.peer_token = 0x5eed;
 	assert_int_equal(rpc(f, fd, &q).status, 0);
-	assert_int_equal(f->lane[0].log[1].type, SL_CHAN_CMD_QP_CONNECT);
-	assert_int_equal(f->lane[0].log[1].qpn, qpn);
-	assert_int_equal(f->lane[0].log[1].qp->xqp.peer_qpn, 7);
-	assert_int_equal(f->lane[0].log[1].qp->xqp.recv_psn, 0xfffffff0);
-	assert_int_equal(f->lane[0].log[1].qp->xqp.peer_token, 0x5eed);
+	assert_int_equal(lane_of(f, qpn, 7)->log[0].type, SL_CHAN_CMD_QP_CONNECT);
+	assert_int_equal(lane_of(f, qpn, 7)->log[0].qpn, qpn);
+	assert_int_equal(lane_of(f, qpn, 7)->log[0].qp->xqp.peer_qpn, 7);
+	assert_int_equal(lane_of(f, qpn, 7)->log[0].qp->xqp.recv_psn, 0xfffffff0);
+	assert_int_equal(lane_of(f, qpn, 7)->log[0].qp->xqp.peer_token, 0x5eed);
 	assert_int_equal(rpc(f, fd, &q).status, -EISCONN);
 	q = req(SL_CHAN_CQ_DESTROY);
 	q.u.cq_destroy.cq = cq;
@@ -1233,7 +1316,7 @@ sl_chan_srv_poll__qp_quota_is_edquot(void **state)
 	assert_int_equal(qp_create(f, a, cq_a, 0).status, 0);
 	assert_int_equal(qp_create(f, a, cq_a, 1).status, -EDQUOT);
 	assert_int_equal(stats(f).quota_qps, 1);
-	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_OPEN), 1); /* never asked */
+	assert_int_equal(stats(f).qps, 1); /* never created */
 	assert_int_equal(qp_create(f, b, cq_b, 0).status, 0);
 	/* a client that left gives its share back: the next one in its slot has it whole */
 	close(a);
@@ -1410,6 +1493,7 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 	key = mr_reg(f, a, BASE_VA, 4096, SL_ACCESS_LOCAL_WRITE).u.mr_reg.lkey;
 	cq = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
 	qpn = qp_create(f, a, cq, 0).u.qp_create.qpn;
+	assert_int_equal(qp_connect(f, a, qpn, qpn), 0); /* lane 0 */
 	q = req(SL_CHAN_MR_DEREG);
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
@@ -1425,7 +1509,7 @@ sl_chan_srv_poll__clients_cannot_reach_each_other(void **state)
 	q = req(SL_CHAN_QP_DESTROY);
 	q.u.qp_destroy.qpn = qpn;
 	assert_int_equal(rpc(f, b, &q).status, -ENOENT);
-	assert_int_equal(f->lane[0].n_cmds, 1); /* only a's QP_OPEN reached the lane */
+	assert_int_equal(f->lane[0].n_cmds, 1); /* only a's QP_CONNECT reached the lane */
 	q = req(SL_CHAN_MR_DEREG);              /* a can */
 	q.u.mr_dereg.lkey = key;
 	assert_int_equal(rpc(f, a, &q).status, 0);
@@ -1458,6 +1542,7 @@ sl_chan_srv_poll__client_numbers_do_not_wrap_at_2_32(void **state)
 	cqa = cq_create(f, a, CQ_OFF, 256).u.cq_create.cq;
 	cqb = cq_create(f, b, CQ_OFF, 256).u.cq_create.cq;
 	qpn = qp_create(f, b, cqb, 0).u.qp_create.qpn;
+	assert_int_equal(qp_connect(f, b, qpn, qpn), 0); /* lane 0 */
 	assert_true(f->lane[0].log[0].client == idb);
 	assert_true(f->lane[0].qp[0].client == idb);
 	assert_true(f->lane[0].qp[0].send_cq->client == idb);
@@ -1500,6 +1585,7 @@ sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects(void **state)
 	fd = attach(f, NULL);
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
 	qpn = qp_create(f, fd, cq, 0).u.qp_create.qpn;
+	assert_int_equal(qp_connect(f, fd, qpn, qpn), 0); /* lane 0 */
 	f->lane[0].hang = true;
 	q = req(SL_CHAN_QP_DESTROY);
 	q.u.qp_destroy.qpn = qpn;
@@ -1531,9 +1617,9 @@ sl_chan_srv_poll__a_lane_that_does_not_answer_keeps_the_objects(void **state)
 
 /*
  * A lane whose mailbox is full takes no command: the request fails with -EAGAIN having changed
- * nothing, the command's slot is free again at once (the one QPN can be created, the QP is
- * connected and destroyed, not -EBUSY), and a hang-up's CLIENT_GONE is posted again at each poll
- * until the lanes take it and the client is released.
+ * nothing, the command's slot is free again at once (the QP is connected and destroyed, not
+ * -EBUSY), and a hang-up's CLIENT_GONE is posted again at each poll until the lanes take it and
+ * the client is released.
  */
 static void
 sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
@@ -1547,23 +1633,21 @@ sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
 	before = open_fds();
 	fd = attach(f, NULL);
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
-	f->lane[0].full = true;
-	assert_int_equal(qp_create(f, fd, cq, 0).status, -EAGAIN);
-	assert_int_equal(stats(f).qps, 0);
-	assert_int_equal(stats(f).mailbox_full, 1);
-	f->lane[0].full = false;
 	assert_int_equal(qp_create(f, fd, cq, 0).u.qp_create.qpn, QPN_BASE);
 	conn.u.qp_connect.qpn = QPN_BASE;
-	conn.u.qp_connect.peer_qpn = 7;
+	conn.u.qp_connect.peer_qpn = 8; /* lane 0 */
 	conn.u.qp_connect.peer_token = 0x5eed;
 	destroy.u.qp_destroy.qpn = QPN_BASE;
 	f->lane[0].full = true;
 	assert_int_equal(rpc(f, fd, &conn).status, -EAGAIN);
+	assert_int_equal(stats(f).mailbox_full, 1);
+	f->lane[0].full = false;
+	assert_int_equal(rpc(f, fd, &conn).status, 0); /* not -EBUSY: the slot was free again */
+	f->lane[0].full = true;
 	assert_int_equal(rpc(f, fd, &destroy).status, -EAGAIN);
 	assert_int_equal(stats(f).qps, 1); /* still the lane's: kept */
-	assert_int_equal(stats(f).mailbox_full, 3);
+	assert_int_equal(stats(f).mailbox_full, 2);
 	f->lane[0].full = false;
-	assert_int_equal(rpc(f, fd, &conn).status, 0);
 	assert_int_equal(rpc(f, fd, &destroy).status, 0);
 	assert_int_equal(stats(f).qps, 0);
 	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_QP_DESTROY), 1);
@@ -1578,7 +1662,7 @@ sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
 	assert_int_equal(lane_count(&f->lane[0], SL_CHAN_CMD_CLIENT_GONE), 0);
 	assert_int_equal(stats(f).qps, 1);
 	assert_int_equal(stats(f).cqs, 1);
-	assert_true(stats(f).mailbox_full > 3);
+	assert_true(stats(f).mailbox_full > 2);
 	f->lane[0].full = false;
 	f->lane[1].full = false;
 	assert_int_equal(sl_chan_srv_poll(f->s, 10), 0);
@@ -1591,7 +1675,7 @@ sl_chan_srv_poll__a_full_mailbox_is_eagain_and_frees_the_slot(void **state)
 
 /*
  * A lane that answers just after sl_chan_lane_call's deadline: the answer stands (the QP is
- * created and told, then destroyed and freed), nothing is left waiting for it.
+ * connected, then destroyed and freed), nothing is left waiting for it.
  */
 static void
 sl_chan_srv_poll__an_answer_just_after_the_deadline_stands(void **state)
@@ -1605,10 +1689,12 @@ sl_chan_srv_poll__an_answer_just_after_the_deadline_stands(void **state)
 	fx_start(f, 1, 4);
 	fd = attach(f, NULL);
 	cq = cq_create(f, fd, CQ_OFF, 256).u.cq_create.cq;
-	f->lane[0].late = true;
 	r = qp_create(f, fd, cq, 0);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(r.u.qp_create.qpn, QPN_BASE);
+	f->lane[0].late = true;
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), 0);
+	assert_int_equal(qp_connect(f, fd, QPN_BASE, 0), -EISCONN);
 	q.u.qp_destroy.qpn = QPN_BASE;
 	assert_int_equal(rpc(f, fd, &q).status, 0);
 	assert_int_equal(stats(f).qps, 0);
@@ -1643,7 +1729,8 @@ main(void)
 		T(sl_chan_srv_create__listens_with_mode_in_a_new_directory),
 		T(sl_chan_srv_create__publishes_the_socket_once_listening),
 		T(sl_chan_srv_create__replaces_an_old_socket_not_a_file),
-		T(sl_chan_srv_create__checks_the_lane_range),
+		T(sl_chan_srv_create__checks_the_lanes),
+		T(sl_chan_srv_lane_of__is_symmetric_and_spreads),
 		T(sl_chan_srv_poll__hello_ok),
 		T(sl_chan_srv_poll__no_hello_first_is_eproto),
 		T(sl_chan_srv_poll__bad_messages_are_eproto),
@@ -1654,10 +1741,10 @@ main(void)
 		cmocka_unit_test(sl_chan_srv_mem_check__only_a_sealed_tmpfs_file_of_its_size),
 		T(sl_chan_srv_poll__mr_reg_checks_range_and_flags),
 		T(sl_chan_srv_poll__cq_checks_ring_and_event_fd),
-		T(sl_chan_srv_poll__qp_create_fills_the_lanes_conf),
+		T(sl_chan_srv_poll__qp_connect_gives_the_lane_its_conf),
 		T(sl_chan_srv_poll__qp_create_refuses_bad_rings_and_names),
 		T(sl_chan_srv_poll__qpn_exhaustion_is_emfile),
-		T(sl_chan_srv_poll__a_lane_refusal_frees_the_qpn),
+		T(sl_chan_srv_poll__a_lane_refusal_leaves_the_qp_on_no_lane),
 		T(sl_chan_srv_poll__qp_identity_is_random_and_fresh_on_reuse),
 		T(sl_chan_srv_poll__connect_and_cq_busy),
 		T(sl_chan_srv_poll__client_limit_is_emfile),
