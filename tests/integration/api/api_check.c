@@ -20,6 +20,16 @@
  *       server serves one client, then waits for its QP to fail, then exits 0 (it is killed
  *       too in most rounds). The test around it counts the daemons' fds and memory.
  *
+ *   api_check -S sock -p port [-q QPS] [-n MSGS] spread-server
+ *   api_check -S sock -p port [-q QPS] [-n MSGS] [-w FILE] spread-client HOST
+ *       QPS QPs (8) in one application on each side, all completing into one CQ: the client
+ *       SENDs MSGS messages (2000) of SPREAD_BYTES on each, the server checks each one byte for
+ *       byte and in order on its QP (the QP's index and the message's number are in its first
+ *       bytes, a pattern of both after them). Both print the QPNs once connected; the daemons
+ *       place the QPs on their lanes, so one CQ gathers the completions of several lanes. With
+ *       -w, the client waits until FILE exists before the first message (the test looks at the
+ *       daemons' QPs meanwhile).
+ *
  * Exit status: 0 when every check held, 1 otherwise (each failure printed), 2 on usage.
  */
 #include <errno.h>
@@ -30,10 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sluice.h>
 
 #define REGION_BYTES 4096u
+#define SPREAD_QPS_MAX 64u
 #define TIMEOUT_MS 10000
 
 enum iso_case {
@@ -400,14 +412,159 @@ churn(const char *sock, const char *host, uint16_t port)
 	}
 }
 
+/* --- spread ------------------------------------------------------------------------------ */
+
+#define SPREAD_BYTES 4096u /**< a message */
+#define SPREAD_DEPTH 32u   /**< sends outstanding, receives posted, per QP */
+
+/* Message seq of QP index q: its two numbers, then a pattern of both. */
+static void
+spread_fill(uint8_t *p, uint32_t q, uint32_t seq)
+{
+	memcpy(p, &q, 4);
+	memcpy(p + 4, &seq, 4);
+	fill(p + 8, SPREAD_BYTES - 8, q * 1000003u + seq);
+}
+
+/* Wait until path exists (TIMEOUT_MS at most), or exit. */
+static void
+wait_file(const char *path)
+{
+	for (int ms = 0; access(path, F_OK) != 0; ms += 10) {
+		if (ms > TIMEOUT_MS)
+			die(path, ETIMEDOUT);
+		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+	}
+}
+
+static int
+spread(const char *sock, const char *host, uint16_t port, uint32_t qps, uint32_t msgs,
+       const char *go)
+{
+	struct sl_qp_info mine[SPREAD_QPS_MAX], theirs[SPREAD_QPS_MAX];
+	struct sl_qp *qp[SPREAD_QPS_MAX];
+	uint32_t next[SPREAD_QPS_MAX] = {0}, done[SPREAD_QPS_MAX] = {0}, left = qps * msgs;
+	struct sl_ctx *ctx = sl_ctx_open(sock, NULL);
+	struct sl_cq *cq;
+	struct sl_mr *mr;
+	struct sl_oob *o;
+	uint8_t *buf, *want = malloc(SPREAD_BYTES);
+	int rc;
+
+	if (ctx == NULL || want == NULL)
+		die("sl_ctx_open", errno);
+	cq = sl_cq_create(ctx, qps * SPREAD_DEPTH);
+	buf = sl_mem_alloc(ctx, (size_t)qps * SPREAD_DEPTH * SPREAD_BYTES);
+	if (cq == NULL || buf == NULL)
+		die("sl_cq_create", errno);
+	mr = sl_mr_reg(ctx, buf, (size_t)qps * SPREAD_DEPTH * SPREAD_BYTES, SL_ACCESS_LOCAL_WRITE);
+	if (mr == NULL)
+		die("sl_mr_reg", errno);
+	for (uint32_t q = 0; q < qps; q++) {
+		struct sl_qp_attr attr = {.send_cq = cq,
+					  .recv_cq = cq,
+					  .sq_depth = SPREAD_DEPTH,
+					  .rq_depth = SPREAD_DEPTH,
+					  .max_msg_bytes = SPREAD_BYTES};
+
+		qp[q] = sl_qp_create(ctx, &attr);
+		if (qp[q] == NULL)
+			die("sl_qp_create", errno);
+		sl_qp_info(qp[q], mr, &mine[q]);
+	}
+	o = host ? sl_oob_connect(host, port, TIMEOUT_MS) : sl_oob_accept(port, TIMEOUT_MS);
+	if (o == NULL)
+		die(host ? "sl_oob_connect" : "sl_oob_accept", errno);
+	if ((rc = sl_oob_exchange(o, mine, theirs, qps)) != 0)
+		die("exchange", -rc);
+	for (uint32_t q = 0; q < qps; q++) {
+		if ((rc = sl_qp_connect(qp[q], &theirs[q])) != 0)
+			die("sl_qp_connect", -rc);
+		printf("spread: QP %u: QPN %u to the peer's %u\n", q, mine[q].qpn, theirs[q].qpn);
+		/* the server's receives, each QP's own SPREAD_DEPTH slots of buf */
+		for (uint32_t k = 0; !host && k < SPREAD_DEPTH; k++) {
+			struct sl_recv_wr r = {.wr_id = (uint64_t)q * SPREAD_DEPTH + k,
+					       .lkey = sl_mr_lkey(mr),
+					       .addr = buf + ((size_t)q * SPREAD_DEPTH + k) *
+								     SPREAD_BYTES,
+					       .len = SPREAD_BYTES};
+
+			if ((rc = sl_post_recv(qp[q], &r, 1)) != 1)
+				die("sl_post_recv", -rc);
+		}
+	}
+	fflush(stdout);
+	if (go != NULL)
+		wait_file(go);
+	if ((rc = sl_oob_sync(o)) != 0) /* every RECV posted before the first SEND */
+		die("sync", -rc);
+	while (left) {
+		struct sl_wc wc[64];
+		int n;
+
+		for (uint32_t q = 0; host && q < qps; q++)
+			while (next[q] < msgs && next[q] - done[q] < SPREAD_DEPTH) {
+				uint32_t slot = q * SPREAD_DEPTH + next[q] % SPREAD_DEPTH;
+				uint8_t *p = buf + (size_t)slot * SPREAD_BYTES;
+				struct sl_wr w = {.wr_id = q,
+						  .opcode = SL_WR_SEND,
+						  .flags = SL_WR_F_SIGNALED,
+						  .lkey = sl_mr_lkey(mr),
+						  .addr = p,
+						  .len = SPREAD_BYTES};
+
+				spread_fill(p, q, next[q]);
+				if ((rc = sl_post_send(qp[q], &w, 1)) != 1)
+					die("sl_post_send", -rc);
+				next[q]++;
+			}
+		n = sl_cq_poll(cq, wc, 64);
+		if (n < 0)
+			die("sl_cq_poll", -n);
+		for (int i = 0; i < n; i++) {
+			uint32_t q = host ? (uint32_t)wc[i].wr_id
+					  : (uint32_t)(wc[i].wr_id / SPREAD_DEPTH);
+			uint8_t *p = buf + wc[i].wr_id * SPREAD_BYTES;
+
+			if (wc[i].status != SL_WC_SUCCESS || q >= qps || wc[i].qpn != mine[q].qpn)
+				die("a completion", EIO);
+			if (!host) { /* check it, then post the slot again */
+				struct sl_recv_wr r = {.wr_id = wc[i].wr_id,
+						       .lkey = sl_mr_lkey(mr),
+						       .addr = p,
+						       .len = SPREAD_BYTES};
+
+				spread_fill(want, q, done[q]);
+				CHECK(wc[i].byte_len == SPREAD_BYTES &&
+					      memcmp(p, want, SPREAD_BYTES) == 0,
+				      "QP %u: message %u not as sent", q, done[q]);
+				if (done[q] + SPREAD_DEPTH < msgs &&
+				    (rc = sl_post_recv(qp[q], &r, 1)) != 1)
+					die("sl_post_recv", -rc);
+			}
+			done[q]++;
+			left--;
+		}
+	}
+	if ((rc = sl_oob_sync(o)) != 0)
+		die("sync", -rc);
+	printf("spread: %u QPs on one CQ, %u messages of %u bytes each %s\n", qps, msgs,
+	       SPREAD_BYTES, host ? "sent" : "checked");
+	sl_oob_close(o);
+	sl_ctx_close(ctx);
+	free(want);
+	return failures ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *sock = NULL;
+	const char *sock = NULL, *go = NULL;
 	uint16_t port = 18600;
+	uint32_t qps = 8, msgs = 2000;
 	int c;
 
-	while ((c = getopt(argc, argv, "S:p:")) != -1) {
+	while ((c = getopt(argc, argv, "S:p:q:n:w:")) != -1) {
 		switch (c) {
 		case 'S':
 			sock = optarg;
@@ -415,13 +572,25 @@ main(int argc, char **argv)
 		case 'p':
 			port = (uint16_t)atoi(optarg);
 			break;
+		case 'q':
+			qps = (uint32_t)atoi(optarg);
+			break;
+		case 'n':
+			msgs = (uint32_t)atoi(optarg);
+			break;
+		case 'w':
+			go = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "usage: api_check -S socket -p port isolation-server|"
-				"isolation-client HOST|churn-server|churn-client HOST\n");
+	if (optind >= argc || qps == 0 || qps > SPREAD_QPS_MAX || msgs == 0) {
+		fprintf(stderr,
+			"usage: api_check -S socket -p port [-q QPS (1..%u)] [-n MSGS] [-w FILE] "
+			"isolation-server|isolation-client HOST|churn-server|churn-client "
+			"HOST|spread-server|spread-client HOST\n",
+			SPREAD_QPS_MAX);
 		return 2;
 	}
 	const char *mode = argv[optind], *host = optind + 1 < argc ? argv[optind + 1] : NULL;
@@ -434,6 +603,10 @@ main(int argc, char **argv)
 		return churn(sock, NULL, port);
 	if (strcmp(mode, "churn-client") == 0 && host)
 		return churn(sock, host, port);
+	if (strcmp(mode, "spread-server") == 0)
+		return spread(sock, NULL, port, qps, msgs, NULL);
+	if (strcmp(mode, "spread-client") == 0 && host)
+		return spread(sock, host, port, qps, msgs, go);
 	fprintf(stderr, "api_check: unknown mode %s\n", mode);
 	return 2;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Applications on libsluice between two sluiced hosts over memif, on the reliable link: each
 # host serves applications ([api]) and runs no built-in traffic.
-# usage: test_api_two_hosts.sh examples|isolation|perf|pacing|churn|hostile
+# usage: test_api_two_hosts.sh examples|isolation|perf|pacing|churn|hostile|lanes
 #   examples:  the three examples, built here by hand with nothing but
 #              `pkg-config --cflags --libs libsluice` (the build's uninstalled .pc), run as a
 #              server on b and a client on a: a SEND/RECV ping-pong checked byte for byte, a
@@ -39,6 +39,14 @@
 #              min(1, 0.6 x its rate / 5 Gbit/s): as written on a quiet host (9 Gbit/s
 #              here), down on a busy one (40 % at 3.8 Gbit/s beside a busy loop) and under
 #              the sanitizers.
+#   lanes:     each host with two lanes (two workers, one on each core, as
+#              test_qp_two_hosts.sh lanes). api_check spread: 8 QPs in one application on each
+#              host, all completing into one CQ, 2000 SENDs of 4 KiB on each, every one checked
+#              byte for byte and in order at b; once they are connected (the client waits
+#              for the test), host a's /sluice/qps must list 4 of them on each lane, with b
+#              agreeing QP for QP, and each lane of host a must carry at least a quarter of the
+#              data frames. Then sluice-perf write_bw -q 8
+#              (-s 4096) exits 0 with its table, and both lanes carry a quarter of its frames.
 #   churn:     CHURN_ROUNDS (20) rounds: an application on each host, one QP WRITEing into
 #              the other's region; then SIGKILL to the client at a random moment, and to the
 #              server too except in every CHURN_SURVIVOR_EVERY-th round (2; the first round
@@ -102,6 +110,9 @@ if [ "$case_name" = pacing ]; then
     export SL_MEMIF_ARGS=,rsize=14
     extra=("[qp]" "window_pkts = 4096" "pace_catchup_us = 100000")
 fi
+workers=0 ring=14
+# Two lanes hold two replay rings (and two stashes): 2^12 frames each keep them within -m 512.
+[ "$case_name" = lanes ] && workers=2 ring=12
 mode=0600
 if [ "$case_name" = hostile ]; then
     # Anyone may reach the sockets (the run's directory too); the daemons let only root attach.
@@ -112,13 +123,22 @@ fi
 for h in a b; do
     kind=memif_client
     [ "$h" = b ] && kind=memif_server
-    sl_config "$h" "$kind" "workers = 0" \
-        "[link]" "mode = extended" "replay = missing" "ring_order = 14" \
+    sl_config "$h" "$kind" "workers = $workers" \
+        "[link]" "mode = extended" "replay = missing" "ring_order = $ring" \
         "keepalive_us = 100" "stuck_ms = 2s" "rate_mbps = 10000" \
         "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" "mode = $mode" \
         "seg_bytes = 1024" "rto_us = $rto" "timeout_ms = $timeout" "${extra[@]}" >/dev/null
 done
-sl_start_memif_pair
+if [ "$workers" -gt 0 ]; then
+    # Main lcore (it only waits) and worker 0 on one core, worker 1 on the other.
+    sl_start b "$SL_TMP/b.ini" memif_server --lcores "0@1,1@1,2@0"
+    sl_wait_ready b 10
+    sl_start a "$SL_TMP/a.ini" memif_client --lcores "0@0,1@0,2@1"
+    sl_wait_ready a 10
+    sl_wait_peer_up a 10
+else
+    sl_start_memif_pair
+fi
 SA=$SL_TMP/api-a.sock SB=$SL_TMP/api-b.sock
 
 # pair NAME TIMEOUT_S SERVER_CMD... -- CLIENT_CMD...: the server on b's socket, the client on
@@ -371,6 +391,69 @@ print(f"  host a's pacer, per QP over the {span / 1e9:.2f} s: {lost['catchup_los
       f"({100 * (lost['catchup_lost_ns'] + lost['idle_ns']) / span:.2f} % of the span)")
 sys.exit(1 if bad else 0)
 PY
+    ;;
+lanes)
+    # frames A B: each lane's data frames on host a's port (a list), as the link counts them
+    lane_frames() {
+        python3 - "$SL_SRC/tests/integration/lib" "$(sl_prefix a)" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from telemetry import Tel
+print(*Tel(sys.argv[2]).query("/sluice/link")["lane/tx_data"])
+PY
+    }
+    # share BEFORE AFTER WHAT: each lane carried at least a quarter of the frames in between
+    share() {
+        python3 - "$1" "$2" "$3" <<'PY' || sl_fail "$3: a lane carried less than a quarter"
+import sys
+b, a = [int(x) for x in sys.argv[1].split()], [int(x) for x in sys.argv[2].split()]
+d = [y - x for x, y in zip(b, a)]
+print(f"{sys.argv[3]}: data frames per lane of host a: {d}")
+sys.exit(0 if len(d) == 2 and min(d) * 4 >= sum(d) > 0 else 1)
+PY
+    }
+    f0=$(lane_frames)
+    port=$((port + 1))
+    "$CHECK" -S "$SB" -p $port spread-server >"$SL_TMP/spread.server" 2>&1 &
+    spid=$!
+    sleep 0.3
+    "$CHECK" -S "$SA" -p $port -w "$SL_TMP/spread.go" spread-client 127.0.0.1 \
+        >"$SL_TMP/spread.client" 2>&1 &
+    cpid=$!
+    for _ in $(seq 100); do
+        [ "$(grep -c "^spread: QP " "$SL_TMP/spread.client")" -eq 8 ] && break
+        sleep 0.1
+    done
+    # Both hosts' view of the 8 QPs, connected, before the client sends (it waits for
+    # spread.go): each QP's lane, and its peer's on b.
+    python3 - "$SL_SRC/tests/integration/lib" "$(sl_prefix a)" "$(sl_prefix b)" \
+        "$SL_TMP/spread.client" <<'PY' || sl_fail "the QPs are not spread over the lanes"
+import re, sys
+sys.path.insert(0, sys.argv[1])
+from telemetry import Tel
+ta, tb = Tel(sys.argv[2]), Tel(sys.argv[3])
+pairs = [tuple(int(x) for x in m.groups()) for m in
+         re.finditer(r"QPN (\d+) to the peer's (\d+)", open(sys.argv[4]).read())]
+qa, qb = ta.query("/sluice/qps"), tb.query("/sluice/qps")
+lane_a, lane_b = dict(zip(qa["qpn"], qa["lane"])), dict(zip(qb["qpn"], qb["lane"]))
+lanes = [lane_a.get(a) for a, _ in pairs]
+print("QP pairs (a, b):", pairs, "on a's lanes", lanes, "and b's", [lane_b.get(b) for _, b in pairs])
+assert len(pairs) == 8, pairs
+assert all(lane_a.get(a) == lane_b.get(b) is not None for a, b in pairs), "a and b disagree"
+assert sorted(lanes) == [0] * 4 + [1] * 4, lanes
+PY
+    touch "$SL_TMP/spread.go"
+    wait "$cpid" || sl_fail "spread-client: $(cat "$SL_TMP/spread.client")"
+    wait "$spid" || sl_fail "spread-server: $(cat "$SL_TMP/spread.server")"
+    grep -q "8 QPs on one CQ, 2000 messages of 4096 bytes each checked" "$SL_TMP/spread.server" ||
+        sl_fail "spread-server: $(cat "$SL_TMP/spread.server")"
+    f1=$(lane_frames)
+    share "$f0" "$f1" "api_check spread"
+    port=$((port + 1))
+    pair write_bw-q8 120 "$PERF" write_bw -e -q 8 -s 4096 -n 5000 -S "$SB" -p $port -- \
+        "$PERF" write_bw -e -q 8 -s 4096 -n 5000 -S "$SA" -p $port 127.0.0.1
+    grep -E '^ #bytes' "$SL_TMP/write_bw-q8.client" >/dev/null || sl_fail "write_bw -q 8: no table"
+    share "$f1" "$(lane_frames)" "sluice-perf write_bw -q 8"
     ;;
 churn)
     pid_a=${SL_PID[a]} pid_b=${SL_PID[b]}
