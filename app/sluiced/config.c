@@ -175,6 +175,10 @@ static const struct sluiced_key keys[] = {
 	     NULL,
 	     "how far behind its rate a QP may fall and still catch up, back to back, when the "
 	     "lane's lcore was away (descheduled); the lane's pacer, so [api] QPs too; 0 = never"),
+	ENUM("qp", "line_bypass", QP(line_bypass), "no|yes", "yes",
+	     "a QP whose rate is the line's (an uncongested rate program, a window program with "
+	     "no limit below the line) skips the pacer: the link keeps the line rate; the lane's "
+	     "pacer, so [api] QPs too; no = the pacer times every packet of every QP"),
 	UINT("qp", "rto_us", QP(rto_ns), SL_QTY_NS, SL_NS_PER_US, 1, 10000000, "1000", NULL,
 	     "initial retransmission timeout (under the reliable link only a stalled peer "
 	     "makes it fire)"),

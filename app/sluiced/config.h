@@ -95,19 +95,20 @@ struct sluiced_qp_conf {
 	char proto[256];    /**< program name, or a comma-separated list (QPN i: the i mod n th) */
 	unsigned int recv;  /**< struct sl_xport_qp_conf.recv_mode: melo, gbn or ec */
 	uint32_t seg_bytes; /**< payload per packet, bytes */
-	uint32_t msg_min_bytes; /**< smallest message, bytes */
-	uint32_t msg_max_bytes; /**< largest message, bytes */
-	uint64_t msgs;          /**< messages each sending QP posts; 0 = until stopped */
-	unsigned int direction; /**< enum sluiced_qp_direction */
-	unsigned int check;     /**< 1: compare every byte received; 0: lengths and order only */
-	uint64_t rate_bps;      /**< initial rate of rate programs, bits/s */
-	char rate_limit[256];   /**< QPs' rate limits on the wire, a rate or a comma-separated
-				 *   list (QPN i: the i mod n th); 0: the link's rate */
-	uint32_t window_pkts;   /**< endpoint window, packets (power of two) */
-	uint64_t catchup_ns;    /**< catch-up of a paced QP after a stall, ns */
-	uint64_t rto_ns;        /**< initial retransmission timeout, ns */
-	uint64_t timeout_ns;    /**< nothing acknowledged this long: the QP fails; 0 = default */
-	uint64_t seed;          /**< message sizes and content, the same on both hosts */
+	uint32_t msg_min_bytes;   /**< smallest message, bytes */
+	uint32_t msg_max_bytes;   /**< largest message, bytes */
+	uint64_t msgs;            /**< messages each sending QP posts; 0 = until stopped */
+	unsigned int direction;   /**< enum sluiced_qp_direction */
+	unsigned int check;       /**< 1: compare every byte received; 0: lengths and order only */
+	uint64_t rate_bps;        /**< initial rate of rate programs, bits/s */
+	char rate_limit[256];     /**< QPs' rate limits on the wire, a rate or a comma-separated
+				   *   list (QPN i: the i mod n th); 0: the link's rate */
+	uint32_t window_pkts;     /**< endpoint window, packets (power of two) */
+	uint64_t catchup_ns;      /**< catch-up of a paced QP after a stall, ns */
+	unsigned int line_bypass; /**< 1: a QP paced at the line skips the pacer */
+	uint64_t rto_ns;          /**< initial retransmission timeout, ns */
+	uint64_t timeout_ns;      /**< nothing acknowledged this long: the QP fails; 0 = default */
+	uint64_t seed;            /**< message sizes and content, the same on both hosts */
 	char params[128]; /**< program parameters, "a[,b[,c[,d]]]" (0: the program's default) */
 	/* parsed from proto, params and rate_limit */
 	uint64_t param[4]; /**< struct sl_xport_qp_conf.param */

@@ -274,6 +274,7 @@ sluiced_setup_qps(struct sluiced *d)
 				.sq_depth = qp_sq_depth(d),
 				.line_bps = d->conf.link.rate_bps,
 				.pace_catchup_ns = qc->catchup_ns,
+				.line_bypass = qc->line_bypass != 0,
 				.frame_overhead_bytes =
 					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
 				.ec_drain_bps = qc->recv == SL_XPORT_RECV_EC ? ec_drain_bps(d) : 0,

@@ -342,6 +342,7 @@ sl_dp_qp_create(const struct sl_dp_qp_conf *conf)
 	xc.min_frame_bytes = SL_DP_MIN_BODY;
 	xc.line_bps = conf->line_bps;
 	xc.pace_catchup_ns = conf->pace_catchup_ns;
+	xc.line_bypass = conf->line_bypass;
 	xc.frame_overhead_bytes = conf->frame_overhead_bytes;
 	xc.ec_drain_bps = conf->ec_drain_bps;
 	xc.ec = conf->ec;

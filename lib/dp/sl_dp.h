@@ -367,6 +367,8 @@ struct sl_dp_qp_conf {
 	uint64_t line_bps;        /**< the port's line rate, bits/s: the link the endpoint's pacer
 				   *   shares among the QPs (0: the endpoint's default) */
 	uint64_t pace_catchup_ns; /**< the endpoint's pace_catchup_ns (0: none) */
+	bool line_bypass;         /**< the endpoint's line_bypass: a QP paced at line_bps skips the
+				   *   pacer (the lane's link keeps the line rate) */
 	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's: the
 					*   link header, SL_DP_ETH_WIRE_BYTES */
 	uint64_t ec_drain_bps;         /**< the endpoint's ec_drain_bps (0: no target) */

@@ -41,6 +41,16 @@
  * sharing of link_bps; the engine owns which segment goes. A release with nothing left to send
  * (acked meanwhile) is counted (pace_unused).
  *
+ * The line bypass (SL_SCHED_F_LINE_BYPASS). A paced flow whose rate is the link's - an
+ * uncongested rate program, a window program capped at the line - gains nothing from the pacer
+ * that whoever drains the engine does not already do (the link below keeps the line rate): it
+ * is served from the ready FIFO like an unpaced flow instead, runs of segments at a time, and
+ * costs no pacer departure a segment (the rate limiter bypass of uncongested sessions in eRPC,
+ * "Datacenter RPCs can be General and Fast", NSDI 2019). The first rate below the link puts it
+ * back under the pacer, which starts it afresh (sl_pacer_flow_reset: it earned no catch-up
+ * while it was away); slots it had announced are released unused. A flow's pacing is one state
+ * (enum pacing).
+ *
  * Timers. One entry per flow for min(RTO, program timer) in a two-level timing wheel (slots of
  * timer_tick_ns, then of timer_slots ticks), swept at the start of next_burst: an expiry is
  * handled within one tick (the bounded sweep delay), at most timer_budget per call. Re-arming
@@ -70,6 +80,13 @@
 #define DEFAULT_RTO_CREDIT_BYTES 16000u /* timeout-retransmit credit, Tonic's public code */
 #define PREFETCH_AHEAD 6 /* flows (ready FIFO) or events ahead: ~100 ns of work at 1M flows */
 
+/* How a flow's segments are released (struct flow.pacing; the essay's Pacing). */
+enum pacing {
+	PACING_NONE,   /**< window without a cap, grant: the ready FIFO */
+	PACING_PACER,  /**< rate credit or a cap below the link: the pacer's releases */
+	PACING_BYPASS, /**< rate credit or a cap at the link's rate: the ready FIFO */
+};
+
 /* fifo membership and wait flags (struct flow.sets), kept across flow_del/flow_add */
 #define IN_ACTIVE (1u << 0)
 #define IN_READY (1u << 1)
@@ -93,13 +110,13 @@ struct flow {
 	uint8_t in_use;     /**< flow added */
 	uint8_t credit;     /**< enum sl_credit */
 	uint8_t txd;        /**< some tx count in the window may be non-zero */
-	uint8_t paced;      /**< released by the pacer (rate credit, or a cap) */
+	uint8_t pacing;     /**< enum pacing */
 	uint8_t announced;  /**< release slots the pacer owes the flow, Tonic's
 			     *   outstanding-cnt (kept across del / add: the pacer's FIFO
 			     *   outlives the flow) */
 	uint64_t rate_bps;  /**< rate credit: the program's R, bits/s */
 	uint64_t cap_bps;   /**< rate cap, bits/s; 0: none */
-	uint64_t pace_bps;  /**< the rate the pacer applies, bits/s (paced flows) */
+	uint64_t pace_bps;  /**< the rate the pacer applies, bits/s (PACER and BYPASS flows) */
 	/* second line: credit, timers, program */
 	int64_t tokens_bytes;           /**< grant credit: tokens - bytes sent, bytes */
 	uint64_t rto_ns;                /**< RTO period, ns */
@@ -164,6 +181,9 @@ static const struct sl_stat_desc sched_stat_desc[] = {
 	STAT(pace_released, "releases the pacer handed back (one segment each)"),
 	STAT(pace_unused, "releases that found nothing to send (acked while queued)"),
 	STAT(pace_refused, "announcements the pacer refused (its counters say why); retried"),
+	STAT(bypass_enters, "paced flows that reached the link's rate and left the pacer for the "
+			    "ready FIFO (SL_SCHED_F_LINE_BYPASS)"),
+	STAT(bypass_leaves, "flows back under the pacer: their rate fell below the link's"),
 	STAT(credit_waits, "visits ended for lack of grant credit"),
 	STAT(push_refused, "pushes refused"),
 };
@@ -366,17 +386,33 @@ announce(struct sl_sched *s, struct flow *f, uint32_t fi)
 	f->announced = (uint8_t)want;
 }
 
-/* Give the pacer the flow's rate: the program's (rate credit) or none, capped, clamped. */
+/*
+ * Give the pacer the flow's rate: the program's (rate credit) or none, capped, clamped; and
+ * with the line bypass, move the flow between the pacer (below the link's rate) and the ready
+ * FIFO (at it). Its next kick() puts it where it now belongs.
+ */
 static void
 pace_set(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
 	uint64_t r = f->credit == SL_CREDIT_RATE ? f->rate_bps : UINT64_MAX;
+	enum pacing want;
 
 	if (f->cap_bps)
 		r = SL_MIN(r, f->cap_bps);
 	r = SL_MIN(SL_MAX(r, SL_PACER_RATE_MIN_BPS), s->link_bps);
 	if (r != f->pace_bps && sl_pacer_set_rate(s->pacer, fi, r) == 0)
 		f->pace_bps = r;
+	want = (s->flags & SL_SCHED_F_LINE_BYPASS) && r == s->link_bps ? PACING_BYPASS
+								       : PACING_PACER;
+	if (want == f->pacing)
+		return;
+	if (want == PACING_PACER) {
+		sl_pacer_flow_reset(s->pacer, fi); /* nothing earned while it was away */
+		s->st.bypass_leaves++;
+	} else {
+		s->st.bypass_enters++;
+	}
+	f->pacing = (uint8_t)want;
 }
 
 /* An unpaced flow with something to send joins the ready FIFO if its credit covers it. */
@@ -401,7 +437,7 @@ qualify(struct sl_sched *s, struct flow *f, uint32_t fi)
 static void
 kick(struct sl_sched *s, struct flow *f, uint32_t fi)
 {
-	if (!f->paced) {
+	if (f->pacing != PACING_PACER) {
 		qualify(s, f, fi);
 		return;
 	}
@@ -517,7 +553,7 @@ apply_out(struct sl_sched *s, struct flow *f, uint32_t fi, const struct sl_proto
 
 	f->wnd_segs = wnd;
 	f->rate_bps = rate;
-	if (f->paced)
+	if (f->pacing != PACING_NONE)
 		pace_set(s, f, fi); /* the pacer times the flow's next packet at the new rate */
 	if (sl_seq_lt(o->mark_from, o->mark_to))
 		mark_range(s, f, fi, o->mark_from, o->mark_to);
@@ -562,7 +598,7 @@ sl_sched_create(const struct sl_sched_conf *c)
 		goto einval;
 	if (!sl_is_pow2(tslots) || tslots < 64)
 		goto einval;
-	if (c->flags & ~SL_SCHED_F_TX_TS)
+	if (c->flags & ~(SL_SCHED_F_TX_TS | SL_SCHED_F_LINE_BYPASS))
 		goto einval;
 
 	s = calloc(1, sizeof(*s));
@@ -696,9 +732,10 @@ sl_sched_flow_add(struct sl_sched *s, uint32_t fi, const struct sl_flow_conf *fc
 	f->ops = ops;
 	f->rate_bps = fc->init_rate_bps ? fc->init_rate_bps : DEFAULT_RATE_BPS;
 	f->cap_bps = fc->max_rate_bps;
-	f->paced = paced;
+	f->pacing = PACING_NONE;
 	if (paced) {
 		sl_pacer_flow_reset(s->pacer, fi); /* nothing earned or owed by a predecessor */
+		f->pacing = PACING_PACER;
 		pace_set(s, f, fi);
 	}
 	if (ops->credit == SL_CREDIT_GRANT)
@@ -1063,7 +1100,7 @@ serve(struct sl_sched *s, uint32_t fi, uint64_t now_ns, struct sl_seg *out, unsi
 	s->resume_flow = NOWHERE;
 	if (!f->in_use)
 		return 0;
-	if (f->paced) { /* re-added as a paced flow while it waited here */
+	if (f->pacing == PACING_PACER) { /* paced again (re-added, or below the line) meanwhile */
 		kick(s, f, fi);
 		return 0;
 	}
@@ -1134,7 +1171,8 @@ release(struct sl_sched *s, uint64_t now_ns, struct sl_seg *out, unsigned room)
 
 			if (f->announced)
 				f->announced--;
-			if (f->in_use && f->paced && release_one(s, f, fi, now_ns, &out[n]))
+			if (f->in_use && f->pacing == PACING_PACER &&
+			    release_one(s, f, fi, now_ns, &out[n]))
 				n++;
 			else
 				s->st.pace_unused++;
@@ -1155,7 +1193,7 @@ activate(struct sl_sched *s)
 	f->sets &= (uint8_t)~IN_ACTIVE;
 	if (!f->in_use)
 		return;
-	if (!f->paced) { /* re-added as an unpaced flow while it waited here */
+	if (f->pacing != PACING_PACER) { /* unpaced (re-added, or at the line) meanwhile */
 		qualify(s, f, fi);
 		return;
 	}

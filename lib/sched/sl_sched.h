@@ -43,6 +43,8 @@
 /** Keep each segment's send time, so that acks without an echoed timestamp still give RTT
  *  samples (Karn's rule: only for segments sent once); costs 8 B x W per flow. */
 #define SL_SCHED_F_TX_TS (1u << 0)
+/* Flows whose pacing rate is link_bps skip the pacer (sched.c, "The line bypass"). */
+#define SL_SCHED_F_LINE_BYPASS (1u << 1)
 
 /* Engine configuration; zero fields take the default in brackets. */
 struct sl_sched_conf {
@@ -126,6 +128,8 @@ struct sl_sched_stats {
 	uint64_t pace_released;
 	uint64_t pace_unused;
 	uint64_t pace_refused;
+	uint64_t bypass_enters; /**< flows that reached the link's rate and left the pacer */
+	uint64_t bypass_leaves; /**< flows that fell below it and went back to the pacer */
 	uint64_t credit_waits;
 	uint64_t push_refused;
 };

@@ -144,6 +144,9 @@ struct sl_xport_conf {
 	uint64_t pace_catchup_ns;      /**< how far behind its schedule a rate-limited QP may
 					*   catch up after the lcore stalled (the pacer's
 					*   catchup_ns) [0: none] */
+	bool line_bypass;              /**< what drains the endpoint keeps line_bps itself (a
+					*   link's rate): a QP paced at line_bps skips the pacer
+					*   (SL_SCHED_F_LINE_BYPASS) [false] */
 	uint64_t ec_drain_bps;         /**< the host behind the endpoint-congestion target takes
 					*   packets from it at this rate, bits/s of wire bits
 					*   (frame + frame_overhead_bytes) [0: no target, QPs with

@@ -209,6 +209,7 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	sc.link_bps = c.line_bps;
 	sc.wire_overhead_bytes = c.frame_overhead_bytes; /* each QP adds its transport header */
 	sc.pace_catchup_ns = c.pace_catchup_ns;
+	sc.flags = c.line_bypass ? SL_SCHED_F_LINE_BYPASS : 0;
 	rc = SL_RECV_CONF_DEFAULT(c.max_qps);
 	rc.window_pkts = c.window_pkts;
 	rc.pool_bits = c.pool_bits;

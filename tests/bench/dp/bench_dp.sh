@@ -39,16 +39,20 @@
 # the messages a completed or b checked in it. Each cell runs twice: the sender (host a) measured
 # while b runs at full speed, then the receiver (host b, checking every byte) with a under
 # callgrind as well, so that a sends no faster than b takes in. Cells (NAME: message bytes x
-# QPs): 64B-1qp, 64B-1000qp, 64B-1000qp-half-limited (every other QP held to 1 Gbit/s: the
-# pacer's wheel at work) and 4KiB-1qp (one 4096-B segment a message, jumbo frames on the veth).
+# QPs): 64B-1qp, 64B-1qp-pacer (the same with [qp] line_bypass = no: the pacer times every
+# packet, the baseline of the line bypass), 64B-1000qp, 64B-1000qp-half-limited (every other QP
+# held to 1 Gbit/s: the pacer's wheel at work) and 4KiB-1qp (one 4096-B segment a message, jumbo
+# frames on the veth); CG_CELLS (names, space-separated) runs only those.
 # Per cell, one JSON line per module {"bench": "dp-instr", "cell", "module", "instr_per_msg",
 # "share"} (lib/<name>, drivers/<name>, DPDK libraries and PMDs, libc, ...) for the sender and
 # likewise "dp-instr-recv" for the receiver, then their totals (every instruction the process
 # ran in the window, idle polls, telemetry answers and the feedback it handled included, over its
 # messages); the sender's total line {"bench": "dp-instr", "cell", "module": "total",
 # "instr_per_msg", "recv_instr_per_msg", "msgs", "recv_msgs", "msg_bytes", "qps",
-# "rate_limit_mbps", "window_s"} and, where a window saw the link replay or begin a new session,
-# "send_note" / "recv_note" (a new session: that side's figure is null, left out). Then dpdk-testpmd
+# "rate_limit_mbps", "line_bypass", "window_s"} and, where a window saw the link replay or begin a
+# new session, "send_note" / "recv_note" (a new session: that side's figure is null, left out);
+# with both 64B-1qp cells, {"bench": "dp-instr-ratio", "cell": "64B-1qp", "baseline":
+# "64B-1qp-pacer", "send_ratio", "recv_ratio"}. Then dpdk-testpmd
 # txonly (64 B frames) on the same veth under callgrind, counted over the same kind of window:
 # {"bench": "dp-instr-raw", "instr_per_pkt", "pkts"}, and the budget the goal implies
 # {"bench": "dp-instr-budget", "instr_ratio", "goal_instr_ratio"}: at equal instructions per
@@ -200,7 +204,8 @@ window_ends() {
 # the window's two ends (window_ends) goes to NAME.SIDE.window. LIMITS: the QPs'
 # rate_limit_mbps list (0: the line). Leaves NAME.SIDE.annotate, the measured host's profile.
 profile_cell() {
-    local side=$1 name=$2 msg=$3 qps=$4 limits=${5:-0} seg h dir room SL_AF_PACKET_ARGS=
+    local side=$1 name=$2 msg=$3 qps=$4 limits=${5:-0} bypass=${6:-yes} seg h dir room
+    local SL_AF_PACKET_ARGS=
     local -a wrapped=(a)
     [ "$side" = recv ] && wrapped=(a b)
     seg=$(seg_of "$msg") room=$(room_of "$msg")
@@ -218,7 +223,8 @@ profile_cell() {
             "[link]" "rate_mbps = 100000" "rtt_us = 10" \
             "[qp]" "count = $qps" "seg_bytes = $seg" "msg_min_bytes = $msg" \
             "msg_max_bytes = $msg" "msgs = 0" "direction = $dir" "check = yes" \
-            "rate_limit_mbps = $limits" "rto_us = 1s" "timeout_ms = 30s" >/dev/null
+            "rate_limit_mbps = $limits" "line_bypass = $bypass" "rto_us = 1s" \
+            "timeout_ms = 30s" >/dev/null
         # deep receive rings ([port.0] is the file's last section): the host under callgrind
         # takes in what a full-speed peer sends (1000 QPs' feedback) in bursts between its polls
         echo "rx_desc = 4096" >>"$SL_TMP/$h.ini"
@@ -288,8 +294,12 @@ raw_profile() {
 # Instructions per message by module, sender and receiver, for each cell (see the top).
 instructions() {
     local cell
-    local -a cells=("64B-1qp 64 1" "64B-1000qp 64 1000" "64B-1000qp-half-limited 64 1000 0,1000"
-        "4KiB-1qp 4096 1")
+    local -a all=("64B-1qp 64 1" "64B-1qp-pacer 64 1 0 no" "64B-1000qp 64 1000"
+        "64B-1000qp-half-limited 64 1000 0,1000" "4KiB-1qp 4096 1") cells=()
+    for cell in "${all[@]}"; do
+        [ -z "${CG_CELLS:-}" ] || [[ " $CG_CELLS " == *" ${cell%% *} "* ]] && cells+=("$cell")
+    done
+    [ "${#cells[@]}" -gt 0 ] || sl_fail "CG_CELLS names no cell: $CG_CELLS"
     sl_topo_veth
     for cell in "${cells[@]}"; do
         # shellcheck disable=SC2086
@@ -328,8 +338,10 @@ if raw_pkts == 0:
     sys.exit("testpmd txonly under callgrind sent nothing in its window")
 per_pkt = sum(n for n, _ in costs(f"{tmp}/raw.annotate")) / raw_pkts
 budget = None
+sender = {}
 for cell in sys.argv[3:]:
-    name, msg, qps, *limits = cell.split()
+    name, msg, qps, *rest = cell.split()
+    limits, bypass = (rest + ["0", "yes"][len(rest):])[:2]
     total, msgs, note = {}, {}, {}
     for side, count in (("send", 0), ("recv", 1)):
         w0, w1 = ([int(x) for x in line.split()] for line in open(f"{tmp}/{name}.{side}.window"))
@@ -358,12 +370,17 @@ for cell in sys.argv[3:]:
     line = {"bench": "dp-instr", "cell": name, "module": "total",
             "instr_per_msg": per_msg.get("send"), "recv_instr_per_msg": per_msg.get("recv"),
             "msgs": msgs["send"], "recv_msgs": msgs["recv"], "msg_bytes": int(msg),
-            "qps": int(qps), "rate_limit_mbps": limits[0] if limits else "0",
+            "qps": int(qps), "rate_limit_mbps": limits, "line_bypass": bypass,
             "window_s": window_s}
     line.update({side + "_note": text for side, text in note.items()})
     print(json.dumps(line))
     if name == "64B-1qp" and "send" in per_msg:
         budget = per_msg["send"] / per_pkt
+    sender[name] = per_msg
+if "64B-1qp" in sender and "64B-1qp-pacer" in sender:
+    a, b = sender["64B-1qp"], sender["64B-1qp-pacer"]
+    print(json.dumps({"bench": "dp-instr-ratio", "cell": "64B-1qp", "baseline": "64B-1qp-pacer",
+                      **{f"{k}_ratio": round(a[k] / b[k], 3) for k in a if k in b}}))
 print(json.dumps({"bench": "dp-instr-raw", "what": "dpdk-testpmd txonly, af_packet",
                   "instr_per_pkt": round(per_pkt), "pkts": raw_pkts, "frame_bytes": 64,
                   "window_s": window_s}))

@@ -748,6 +748,84 @@ sl_sched_flow_add__cap_bounds_a_rate_program(void **state)
 }
 
 /*
+ * The line bypass: a rate flow at the link's rate leaves through the ready FIFO, a run at a
+ * time, with no pacer release; a CNP that cuts its rate below the link puts it back under the
+ * pacer, which starts it afresh (no burst for the time it was away) and times it at the new
+ * rate exactly; back at the link's rate it bypasses again. Nothing is lost, sent twice or out of
+ * order on the way. Without the flag the same flow is released by the pacer.
+ */
+static void
+sl_sched_next_burst__line_bypass_skips_the_pacer_at_the_link_rate(void **state)
+{
+	struct sl_sched_conf c = {.max_flows = 1,
+				  .wnd_segs = 128,
+				  .timer_tick_ns = 1000,
+				  .link_bps = 8 * SL_BPS_PER_GBPS, /* 1000 B per us */
+				  .flags = SL_SCHED_F_LINE_BYPASS};
+	struct sl_flow_conf fc = {.proto = "t_rate",
+				  .seg_bytes = 1000,
+				  .init_rate_bps = 8 * SL_BPS_PER_GBPS,
+				  .rto_ns = SL_NS_PER_S};
+	struct sl_event cnp = {.flow = 0, .type = SL_EV_CNP};
+	struct sl_seg out[64];
+	uint32_t next = 0;
+	uint64_t now;
+	unsigned n;
+
+	(void)state;
+	for (int bypass = 1; bypass >= 0; bypass--) {
+		struct sl_sched *s;
+
+		c.flags = bypass ? SL_SCHED_F_LINE_BYPASS : 0;
+		s = sl_sched_create(&c);
+		assert_non_null(s);
+		memset(&T, 0, sizeof(T));
+		next = 0;
+		assert_int_equal(sl_sched_flow_add(s, 0, &fc), 0);
+		sl_sched_flow_push(s, 0, 1000, 1000);
+		n = sl_sched_next_burst(s, 0, out, 64);
+		for (unsigned i = 0; i < n; i++)
+			assert_int_equal(out[i].seq, next++);
+		if (!bypass) { /* the pacer: one now (Tassel's first decision), the rest timed */
+			assert_int_equal(n, 1);
+			assert_int_equal(stats(s).pace_released, 1);
+			assert_int_equal(stats(s).bypass_enters, 0);
+			sl_sched_free(s);
+			continue;
+		}
+		/* a window's worth at once (the link keeps the line), no pacer release */
+		assert_int_equal(n, 64);
+		assert_int_equal(stats(s).pace_released, 0);
+		assert_int_equal(stats(s).bypass_enters, 1);
+		ack(s, 0, next, 1000);
+		/* a CNP: 1 Gbit/s, one 1000-B segment every 8 us, under the pacer from now */
+		T.cnp_rate_bps = SL_BPS_PER_GBPS;
+		sl_sched_incoming(s, &cnp, 1, 1000);
+		assert_int_equal(stats(s).bypass_leaves, 1);
+		assert_int_equal(pacer_rate(s, 0), SL_BPS_PER_GBPS);
+		for (now = 1000; now < 1000 + 80 * SL_NS_PER_US; now += SL_NS_PER_US) {
+			n = sl_sched_next_burst(s, now, out, 64);
+			for (unsigned i = 0; i < n; i++)
+				assert_int_equal(out[i].seq, next++);
+		}
+		/* 80 us at 1 Gbit/s: 10 segments, give or take the first decision's one */
+		assert_true(next - 64 >= 10 && next - 64 <= 11);
+		assert_true(stats(s).pace_released >= 10);
+		/* back at the link's rate: the ready FIFO again */
+		ack(s, 0, next, now);
+		T.cnp_rate_bps = 8 * SL_BPS_PER_GBPS;
+		sl_sched_incoming(s, &cnp, 1, now);
+		assert_int_equal(stats(s).bypass_enters, 2);
+		n = sl_sched_next_burst(s, now, out, 64);
+		assert_true(n >= 64 - 11); /* all the window left, in one call */
+		for (unsigned i = 0; i < n; i++)
+			assert_int_equal(out[i].seq, next++);
+		assert_int_equal(view(s, 0).snd_nxt, next);
+		sl_sched_free(s);
+	}
+}
+
+/*
  * Slots announced before a loss was known carry the resend first: under go-back-N, new data
  * sent ahead of the rewound segments would open a new hole at every rewind.
  */
@@ -1266,6 +1344,7 @@ main(void)
 		cmocka_unit_test(sl_sched_next_burst__window_flow_with_a_cap_is_paced),
 		cmocka_unit_test(sl_sched_flow_add__cap_bounds_a_rate_program),
 		cmocka_unit_test(sl_sched_next_burst__paced_resend_goes_before_announced_new_data),
+		cmocka_unit_test(sl_sched_next_burst__line_bypass_skips_the_pacer_at_the_link_rate),
 		cmocka_unit_test(sl_sched_next_burst__grant_tokens),
 		cmocka_unit_test(sl_sched_next_burst__rto_armed_at_transmit_swept_within_a_tick),
 		cmocka_unit_test(sl_sched_next_burst__ack_in_same_step_drops_timeout),
