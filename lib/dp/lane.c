@@ -345,6 +345,7 @@ void
 sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 {
 	uint64_t session = sl_link_sessions(l->link);
+	uint32_t want;
 
 	if (sl_unlikely(session != l->session))
 		new_session(l, session, now_ns);
@@ -352,9 +353,11 @@ sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 	deliver(l, now_ns);
 	if (!resend_backlog(l))
 		return;
-	if (l->app.produce && l->n_pending < SL_DP_BURST)
+	/* no more than the link's slot clock sends now: nothing waits ahead of the line */
+	want = SL_MIN(sl_link_tx_budget(l->link, now_ns), SL_DP_BURST);
+	if (l->app.produce && l->n_pending < want)
 		l->n_pending += l->app.produce(l->app.ctx, now_ns, l->pending + l->n_pending,
-					       SL_DP_BURST - l->n_pending);
+					       want - l->n_pending);
 	if (l->n_pending || now_ns >= sl_link_next_tx_ns(l->link))
 		send_link_frames(l, now_ns);
 }

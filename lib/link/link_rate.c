@@ -81,6 +81,21 @@ link_rate_take(struct link_rate *r, uint64_t now_ns, uint32_t wire_bytes, bool d
 	r->free_ns = SL_MAX(r->free_ns, from) + sl_tx_ns_ceil(wire_bytes, r->bps);
 }
 
+uint32_t
+link_rate_frames(const struct link_rate *r, uint64_t now_ns)
+{
+	uint64_t from = now_ns > SL_LINK_SLOT_BURST_NS ? now_ns - SL_LINK_SLOT_BURST_NS : 0;
+	uint64_t slot_ns;
+
+	if (r->line_bps == 0)
+		return UINT32_MAX;
+	if (now_ns < r->free_ns)
+		return 0;
+	/* one may leave now, and one more for each slot of idle time credited */
+	slot_ns = sl_tx_ns_ceil(SL_MAX(r->slot_bytes, 1u), r->bps);
+	return (uint32_t)SL_MIN(1 + (now_ns - SL_MAX(r->free_ns, from)) / slot_ns, UINT32_MAX);
+}
+
 uint64_t
 link_rate_line_ns(const struct link_rate *r, uint32_t n, uint32_t wire_bytes)
 {

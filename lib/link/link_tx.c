@@ -452,6 +452,12 @@ next_frame_ns(const struct sl_link *l)
 	}
 }
 
+uint32_t
+sl_link_tx_budget(const struct sl_link *l, uint64_t now_ns)
+{
+	return link_rate_frames(&l->rate, now_ns);
+}
+
 uint64_t
 sl_link_next_tx_ns(const struct sl_link *l)
 {

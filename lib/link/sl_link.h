@@ -272,6 +272,15 @@ void sl_link_rx_consumed(struct sl_link *l, unsigned n);
 /* Earliest time tx_burst has something to send with no new input (now or earlier: at once). */
 uint64_t sl_link_next_tx_ns(const struct sl_link *l);
 
+/*
+ * Data frames the link's slot clock lets leave by now_ns (conf.line_bps at its current rate,
+ * its burst credit included, frames of the last data frame's size): what a producer may hand
+ * it in this poll and see go at once; UINT32_MAX with no clock (line_bps 0). A producer that
+ * gives no more keeps nothing queued ahead of the line, so what it decides late (a window
+ * closed by feedback) is not already committed to the wire.
+ */
+uint32_t sl_link_tx_budget(const struct sl_link *l, uint64_t now_ns);
+
 enum sl_link_state sl_link_state(const struct sl_link *l);
 
 /*

@@ -43,13 +43,14 @@
  *
  * The line bypass (SL_SCHED_F_LINE_BYPASS). A paced flow whose rate is the link's - an
  * uncongested rate program, a window program capped at the line - gains nothing from the pacer
- * that whoever drains the engine does not already do (the link below keeps the line rate): it
- * is served from the ready FIFO like an unpaced flow instead, runs of segments at a time, and
- * costs no pacer departure a segment (the rate limiter bypass of uncongested sessions in eRPC,
- * "Datacenter RPCs can be General and Fast", NSDI 2019). The first rate below the link puts it
- * back under the pacer, which starts it afresh (sl_pacer_flow_reset: it earned no catch-up
- * while it was away); slots it had announced are released unused. A flow's pacing is one state
- * (enum pacing).
+ * that whoever drains the engine does not already do (the link below keeps the line rate, and
+ * the lane asks the engine for no more than the link sends at once, so nothing is generated
+ * ahead of the line that feedback could still have held back): it is served from the ready
+ * FIFO like an unpaced flow instead, runs of segments at a time, and costs no pacer departure a
+ * segment (the rate limiter bypass of uncongested sessions in eRPC, "Datacenter RPCs can be
+ * General and Fast", NSDI 2019). The first rate below the link puts it back under the pacer,
+ * which starts it afresh (sl_pacer_flow_reset: it earned no catch-up while it was away); slots
+ * it had announced are released unused. A flow's pacing is one state (enum pacing).
  *
  * Timers. One entry per flow for min(RTO, program timer) in a two-level timing wheel (slots of
  * timer_tick_ns, then of timer_slots ticks), swept at the start of next_burst: an expiry is

@@ -30,6 +30,10 @@ link_rate_busy(const struct link_rate *r, uint64_t now_ns)
 	return r->line_bps && now_ns < r->free_ns;
 }
 
+/* Frames of the last data frame's size the clock lets leave by now_ns, the burst credit
+ * included; UINT32_MAX without a clock. */
+uint32_t link_rate_frames(const struct link_rate *r, uint64_t now_ns);
+
 /* ns that n frames of wire_bytes take at the line (not the current rate); 0 without a clock. */
 uint64_t link_rate_line_ns(const struct link_rate *r, uint32_t n, uint32_t wire_bytes);
 

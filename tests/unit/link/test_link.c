@@ -992,6 +992,56 @@ sl_link_tx_burst__replay_paced_at_the_line(void **state)
 }
 
 /*
+ * sl_link_tx_budget is what the slot clock sends now: after an idle millisecond, the burst
+ * credit's worth of data frames (one now, one for each frame time of SL_LINK_SLOT_BURST_NS);
+ * offered more, the link takes exactly that many; then none until the line is free, and one
+ * more for each frame time after. With no clock there is no bound.
+ */
+static void
+sl_link_tx_budget__is_what_the_slot_clock_sends_now(void **state)
+{
+	enum { MAX = 512 };
+	uint64_t now = SL_NS_PER_MS, data_bytes, free_ns;
+	struct sl_link *l = clocked_sender(11, false, &now, &data_bytes);
+	struct sl_link_conf c = {.fmt = faithful,
+				 .ring_order = 11,
+				 .replay = SL_LINK_REPLAY_RING,
+				 .keepalive_ns = KEEPALIVE_NS,
+				 .ctrl_interval_ns = CTRL_NS,
+				 .fc_frames = FC_FRAMES,
+				 .release = release_cb};
+	static struct sl_link_tx_frame out[MAX];
+	static struct sl_link_tx_desc in[MAX];
+	static uint8_t body[BODY];
+	static int h[MAX];
+	struct sl_link *free_running;
+	unsigned taken, budget;
+
+	(void)state;
+	now += SL_NS_PER_MS;
+	budget = sl_link_tx_budget(l, now);
+	/* a byte per ns: a data frame's time is data_bytes ns */
+	assert_int_equal(budget, 1 + SL_LINK_SLOT_BURST_NS / data_bytes);
+	assert_true(budget + 8 <= MAX);
+	for (unsigned i = 0; i < budget + 8; i++)
+		in[i] = (struct sl_link_tx_desc){&h[i], body, BODY, SL_WIRE_META_VALID};
+	sl_link_tx_burst(l, now, in, budget + 8, &taken, out, MAX);
+	assert_int_equal(taken, budget);
+	/* the line is free again once budget frames have taken their time after the credit */
+	free_ns = now - SL_LINK_SLOT_BURST_NS + budget * data_bytes;
+	assert_true(free_ns > now && free_ns <= now + data_bytes);
+	assert_int_equal(sl_link_tx_budget(l, now), 0);
+	assert_int_equal(sl_link_tx_budget(l, free_ns - 1), 0);
+	assert_int_equal(sl_link_tx_budget(l, free_ns), 1);
+	assert_int_equal(sl_link_tx_budget(l, free_ns + 2 * data_bytes), 3);
+	sl_link_free(l);
+	free_running = sl_link_create(&c);
+	assert_non_null(free_running);
+	assert_int_equal(sl_link_tx_budget(free_running, now), UINT32_MAX);
+	sl_link_free(free_running);
+}
+
+/*
  * silent_frames: once that many new frames went out with nothing from the peer meanwhile (its
  * lcore stalled: more would pile up in front of it and outrun the ring before it could NACK),
  * new data waits; any well-formed frame from the peer lets it go again. Control frames are not
@@ -1851,6 +1901,7 @@ main(void)
 		cmocka_unit_test(sl_link_tx_burst__replay_during_warmup_carries_all_16_fillers),
 		cmocka_unit_test(sl_link_tx_burst__nack_runs_while_rx_in_error),
 		cmocka_unit_test(sl_link_tx_burst__replay_paced_at_the_line),
+		cmocka_unit_test(sl_link_tx_budget__is_what_the_slot_clock_sends_now),
 		cmocka_unit_test(
 			sl_link_tx_burst__repeated_replays_halve_the_rate_normal_restores_it),
 		cmocka_unit_test(sl_link_tx_burst__new_data_waits_for_a_silent_peer),
