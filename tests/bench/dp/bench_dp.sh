@@ -42,7 +42,8 @@
 # QPs): 64B-1qp, 64B-1qp-pacer (the same with [qp] line_bypass = no: the pacer times every
 # packet, the baseline of the line bypass), 64B-1000qp, 64B-1000qp-half-limited (every other QP
 # held to 1 Gbit/s: the pacer's wheel at work) and 4KiB-1qp (one 4096-B segment a message, jumbo
-# frames on the veth); CG_CELLS (names, space-separated) runs only those.
+# frames on the veth); CG_CELLS (names, space-separated) runs only those, and CG_KEEP (a
+# directory) keeps each side's callgrind_annotate listing there (NAME.send.annotate, ...).
 # Per cell, one JSON line per module {"bench": "dp-instr", "cell", "module", "instr_per_msg",
 # "share"} (lib/<name>, drivers/<name>, DPDK libraries and PMDs, libc, ...) for the sender and
 # likewise "dp-instr-recv" for the receiver, then their totals (every instruction the process
@@ -308,6 +309,10 @@ instructions() {
         profile_cell recv $cell
     done
     raw_profile
+    if [ -n "${CG_KEEP:-}" ]; then
+        mkdir -p "$CG_KEEP" && cp "$SL_TMP"/*.annotate "$CG_KEEP"/ ||
+            sl_fail "cannot keep the listings in $CG_KEEP"
+    fi
     python3 - "$SL_TMP" "$CG_SECS" "${cells[@]}" <<'PY'
 import collections, json, re, sys
 
