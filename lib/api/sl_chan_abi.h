@@ -123,6 +123,15 @@ sl_chan_ring_entry(struct sl_chan_ring *r, uint32_t idx, uint32_t entries, uint3
 	return (uint8_t *)(r + 1) + (uint64_t)(idx & (entries - 1)) * esize;
 }
 
+/* Ring i of a CQ whose rings of depth entries each start at first, one after the other. */
+static inline struct sl_chan_ring *
+sl_chan_cq_ring(struct sl_chan_ring *first, uint32_t depth, uint32_t i)
+{
+	return (struct sl_chan_ring *)(void *)((uint8_t *)first +
+					       i * SL_CHAN_RING_BYTES(depth,
+								      sizeof(struct sl_chan_cqe)));
+}
+
 /*
  * Wire bytes a message of msg_bytes is charged against its QP's rate limit: every packet a full
  * segment of seg_bytes plus pkt_wire_bytes (QP_CREATE's answer); an empty message is one packet.

@@ -261,20 +261,11 @@ cq_qp_failed(const struct sl_cq *cq, uint32_t qpn)
 			atomic_store_explicit(&cq->qps[i]->failed, true, memory_order_relaxed);
 }
 
-/* Ring i of cq. */
-static struct sl_chan_ring *
-cq_ring(const struct sl_cq *cq, uint32_t i)
-{
-	return (struct sl_chan_ring *)(void *)((uint8_t *)cq->ring +
-					       i * SL_CHAN_RING_BYTES(cq->depth,
-								      sizeof(struct sl_chan_cqe)));
-}
-
 /* Up to max completions of ring i of cq into wc; how many. */
 static uint32_t
 cq_ring_poll(struct sl_cq *cq, uint32_t i, struct sl_wc *wc, uint32_t max)
 {
-	struct sl_chan_ring *r = cq_ring(cq, i);
+	struct sl_chan_ring *r = sl_chan_cq_ring(cq->ring, cq->depth, i);
 	uint32_t avail = __atomic_load_n(&r->prod, __ATOMIC_ACQUIRE) - cq->cons[i];
 	uint32_t n = avail < max ? avail : max;
 

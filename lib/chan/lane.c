@@ -225,9 +225,10 @@ cq_room(const struct sl_chan_cq_ring *r, uint32_t depth)
 static bool
 cq_reserve(struct sl_chan_lane *cl, struct lqp *q, bool recv)
 {
-	struct sl_chan_cq_ring *r = cq_ring(cl, q, recv);
+	struct sl_chan_cq *cq = recv ? q->c->recv_cq : q->c->send_cq;
+	struct sl_chan_cq_ring *r = &cq->lane[cl->c.index];
 
-	if (cq_room(r, (recv ? q->c->recv_cq : q->c->send_cq)->depth) == 0) {
+	if (cq_room(r, cq->depth) == 0) {
 		sl_stat_add(&cl->stats.cq_full_waits, 1);
 		return false;
 	}

@@ -250,7 +250,7 @@ do_cq_create(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req 
 		.bytes = s->n_lanes * ring_bytes,
 	};
 	for (unsigned i = 0; i < s->n_lanes; i++)
-		c->cq.lane[i].ring = sl_chan_ring_at(cl->mem, off + i * ring_bytes);
+		c->cq.lane[i].ring = sl_chan_cq_ring(sl_chan_ring_at(cl->mem, off), depth, i);
 	cl->cqs++;
 	srv_count(&s->stats.cqs, 1);
 	r->u.cq_create.cq = c->cq.id;

@@ -53,21 +53,15 @@ h_daemon_qp(struct h_daemon *d, uint32_t qpn)
 	return &d->qps[qpn - H_QPN_BASE];
 }
 
-struct sl_chan_ring *
-h_cq_ring(const struct h_cq *cq, uint32_t i)
-{
-	return (struct sl_chan_ring *)(void *)((uint8_t *)cq->ring +
-					       i * SL_CHAN_RING_BYTES(cq->depth,
-								      sizeof(struct sl_chan_cqe)));
-}
-
 /* Room in the ring of cq that QP qpn completes into. */
 static bool
 h_cq_room(const struct h_cq *cq, uint32_t qpn)
 {
 	uint32_t i = qpn % H_CQ_RINGS;
 
-	return cq->prod[i] - __atomic_load_n(&h_cq_ring(cq, i)->cons, __ATOMIC_ACQUIRE) < cq->depth;
+	return cq->prod[i] - __atomic_load_n(&sl_chan_cq_ring(cq->ring, cq->depth, i)->cons,
+					     __ATOMIC_ACQUIRE) <
+	       cq->depth;
 }
 
 /* Produce one completion into its QP's ring; signal the event fd if the application armed the
@@ -76,7 +70,7 @@ static void
 h_cq_push(struct h_cq *cq, const struct sl_chan_cqe *c)
 {
 	uint32_t i = c->qpn % H_CQ_RINGS;
-	struct sl_chan_ring *r = h_cq_ring(cq, i);
+	struct sl_chan_ring *r = sl_chan_cq_ring(cq->ring, cq->depth, i);
 	uint64_t one = 1;
 
 	memcpy(sl_chan_ring_entry(r, cq->prod[i], cq->depth, sizeof(*c)), c, sizeof(*c));

@@ -42,9 +42,6 @@ struct h_cq {
 	int event_fd;
 };
 
-/* Ring i of cq. */
-struct sl_chan_ring *h_cq_ring(const struct h_cq *cq, uint32_t i);
-
 struct h_client {
 	int fd; /**< its socket; -1: slot free */
 	uint8_t *mem;

@@ -334,8 +334,8 @@ cq_poll__completions_in_order_with_fields_intact(void **state)
 	}
 	assert_int_equal(sl_cq_poll(f->cq, wc, 16), 0);
 	/* a's and b's completions came through the ring of each one's lane, all consumed */
-	assert_int_equal(h_cq_ring(&f->d.cl[0].cqs[f->cq->handle], 0)->cons +
-				 h_cq_ring(&f->d.cl[0].cqs[f->cq->handle], 1)->cons,
+	assert_int_equal(sl_chan_cq_ring(f->cq->ring, f->cq->depth, 0)->cons +
+				 sl_chan_cq_ring(f->cq->ring, f->cq->depth, 1)->cons,
 			 16);
 	assert_int_not_equal(sl_qp_num(f->a) % H_CQ_RINGS, sl_qp_num(f->b) % H_CQ_RINGS);
 }
