@@ -264,36 +264,53 @@ elig_empty(const struct tassel *t)
 	return t->run_n == 0 && sl_pacer_heap_empty(&t->elig);
 }
 
+/*
+ * elig_push() on a copy of the ring's head and count (*h, *n) and its base and mask, so that a
+ * drain that pushes several packets keeps them in registers: stores into the ring cannot change
+ * them.
+ */
 static inline void
-elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
+run_push(struct tassel *t, struct sl_pacer_heap_ent *r, uint32_t m, uint32_t *h_io, uint32_t *n_io,
+	 uint64_t f_ns, uint32_t i)
 {
-	struct sl_pacer_heap_ent *r = t->run, v = {.key = f_ns, .id = i};
-	uint32_t m = t->run_mask, h = t->run_head, n = t->run_n, k;
+	struct sl_pacer_heap_ent v = {.key = f_ns, .id = i};
+	uint32_t h = *h_io, n = *n_io, k;
 
 	if (n != 0 && f_ns < r[h].key) { /* the smallest F */
 		h = (h - 1) & m;
 		r[h] = v;
-		t->run_head = h;
-		t->run_n = n + 1;
+		*h_io = h;
+		*n_io = n + 1;
 		return;
 	}
 	if (n == 0 || f_ns >= r[(h + n - 1) & m].key) { /* the largest */
 		r[(h + n) & m] = v;
-		t->run_n = n + 1;
+		*n_io = n + 1;
 		return;
 	}
-	for (k = 1; k < TASSEL_RUN_SHIFT_MAX && r[(h + k) & m].key <= f_ns; k++)
-		; /* after (leaving after) equal F */
-	if (k == TASSEL_RUN_SHIFT_MAX) {
+	/* Its place is among the run's TASSEL_RUN_SHIFT_MAX smallest unless the last of them is <=
+	 * F. */
+	if (n >= TASSEL_RUN_SHIFT_MAX && r[(h + TASSEL_RUN_SHIFT_MAX - 1) & m].key <= f_ns) {
 		sl_pacer_heap_push(&t->elig, f_ns, i);
 		return;
 	}
-	h = (h - 1) & m;
-	for (uint32_t j = 0; j < k; j++)
-		r[(h + j) & m] = r[(h + j + 1) & m];
-	r[(h + k) & m] = v;
+	/* Move those with F <= f_ns (equal F leave first) one place towards the head, then place
+	 * it. */
+	*h_io = (h - 1) & m;
+	*n_io = n + 1;
+	for (k = h; r[k].key <= f_ns; k = (k + 1) & m)
+		r[(k - 1) & m] = r[k];
+	r[(k - 1) & m] = v;
+}
+
+static inline void
+elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
+{
+	uint32_t h = t->run_head, n = t->run_n;
+
+	run_push(t, t->run, t->run_mask, &h, &n, f_ns, i);
 	t->run_head = h;
-	t->run_n = n + 1;
+	t->run_n = n;
 }
 
 /* Remove and return the eligible packet with the smallest F; the set is not empty. */
@@ -318,22 +335,24 @@ elig_pop(struct tassel *t)
 static void
 drain_slots(struct tassel *t, uint64_t lim)
 {
-	while (t->wheel_min < lim) {
-		uint32_t idx = (uint32_t)(t->wheel_min & t->wheel_mask), next;
+	struct sl_pacer_heap_ent *r = t->run;
+	const struct tassel_pkt *pkt = t->pkt;
+	uint32_t *slot_head = t->slot_head;
+	uint32_t m = t->run_mask, wm = t->wheel_mask, h = t->run_head, n = t->run_n;
+	uint64_t s = t->wheel_min;
 
-		for (uint32_t i = t->slot_head[idx]; i != SL_PACER_NONE;) {
-			const struct tassel_pkt *e = &t->pkt[i];
-			uint32_t nx = e->next;
+	while (s < lim) {
+		uint32_t idx = (uint32_t)(s & wm), next;
 
-			elig_push(t, e->f_ns, i);
-			i = nx;
-		}
-		t->slot_head[idx] = SL_PACER_NONE;
+		for (uint32_t i = slot_head[idx]; i != SL_PACER_NONE; i = pkt[i].next)
+			run_push(t, r, m, &h, &n, pkt[i].f_ns, i);
+		slot_head[idx] = SL_PACER_NONE;
 		next = sl_pacer_ffs_clear_next(&t->wheel, idx);
-		t->wheel_min = next == SL_PACER_FFS_NONE
-				       ? UINT64_MAX
-				       : t->wheel_min + ((next - idx) & t->wheel_mask);
+		s = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & wm);
 	}
+	t->wheel_min = s;
+	t->run_head = h;
+	t->run_n = n;
 }
 
 /*
