@@ -62,52 +62,13 @@ sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids)
 }
 
 static void
-ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
-{
-	if (c->ready_head == SL_PACER_CAL_NONE)
-		c->ready_head = first;
-	else
-		c->link[c->ready_tail] = first;
-	c->ready_tail = last;
-	c->link[last] = SL_PACER_CAL_NONE;
-}
-
-bool
-sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
-{
-	uint64_t k = c->slot_shift ? key_ns >> c->slot_shift : key_ns / c->slot_ns;
-	bool parked = false;
-	uint32_t idx;
-
-	if (k < c->cur) {
-		ready_append(c, id, id);
-		return false;
-	}
-	if (k - c->cur > c->mask) {
-		k = c->cur + c->mask;
-		parked = true;
-	}
-	idx = (uint32_t)(k & c->mask);
-	c->link[id] = SL_PACER_CAL_NONE;
-	if (c->head[idx] == SL_PACER_CAL_NONE) {
-		c->head[idx] = id;
-		sl_pacer_ffs_set(&c->occ, idx);
-	} else {
-		c->link[c->tail[idx]] = id;
-	}
-	c->tail[idx] = id;
-	c->in_buckets++;
-	return parked;
-}
-
-static void
 release(struct sl_pacer_cal *c, uint32_t idx)
 {
 	uint32_t n = 1;
 
 	for (uint32_t i = c->head[idx]; i != c->tail[idx]; i = c->link[i])
 		n++;
-	ready_append(c, c->head[idx], c->tail[idx]);
+	sl_pacer_cal_ready_append(c, c->head[idx], c->tail[idx]);
 	c->in_buckets -= n;
 	c->head[idx] = SL_PACER_CAL_NONE;
 	sl_pacer_ffs_clear(&c->occ, idx);

@@ -41,8 +41,49 @@ int sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon
 void sl_pacer_cal_fini(struct sl_pacer_cal *c);
 size_t sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids);
 
-/* Insert id with key_ns; returns true when the key was beyond the horizon (parked). */
-bool sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns);
+/* Append the ids first .. last, linked through link[], to the ready FIFO. */
+static inline void
+sl_pacer_cal_ready_append(struct sl_pacer_cal *c, uint32_t first, uint32_t last)
+{
+	if (c->ready_head == SL_PACER_CAL_NONE)
+		c->ready_head = first;
+	else
+		c->link[c->ready_tail] = first;
+	c->ready_tail = last;
+	c->link[last] = SL_PACER_CAL_NONE;
+}
+
+/*
+ * Insert id with key_ns; returns true when the key was beyond the horizon (parked). Inline: it is
+ * on the pacers' per-packet path.
+ */
+static inline bool
+sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
+{
+	uint64_t k = c->slot_shift ? key_ns >> c->slot_shift : key_ns / c->slot_ns;
+	bool parked = false;
+	uint32_t idx;
+
+	if (k < c->cur) {
+		sl_pacer_cal_ready_append(c, id, id);
+		return false;
+	}
+	if (k - c->cur > c->mask) {
+		k = c->cur + c->mask;
+		parked = true;
+	}
+	idx = (uint32_t)(k & c->mask);
+	c->link[id] = SL_PACER_CAL_NONE;
+	if (c->head[idx] == SL_PACER_CAL_NONE) {
+		c->head[idx] = id;
+		sl_pacer_ffs_set(&c->occ, idx);
+	} else {
+		c->link[c->tail[idx]] = id;
+	}
+	c->tail[idx] = id;
+	c->in_buckets++;
+	return parked;
+}
 
 /* Move every bucket due at x_ns to the ready FIFO. */
 void sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns);
