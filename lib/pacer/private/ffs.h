@@ -36,17 +36,26 @@ sl_pacer_ffs_test(const struct sl_pacer_ffs *b, uint32_t i)
 	return (b->lvl[0][i / 64] >> (i % 64)) & 1;
 }
 
+/*
+ * Set bit i. The levels above change only when its word was empty, so the common case is one
+ * read-modify-write of a level-0 word (there is always a level 0).
+ */
 static inline void
 sl_pacer_ffs_set(struct sl_pacer_ffs *b, uint32_t i)
 {
-	for (uint32_t l = 0; l < b->nlevels; l++) {
-		uint64_t *w = &b->lvl[l][i / 64];
-		uint64_t was = *w;
+	uint64_t *w = &b->lvl[0][i / 64];
+	uint64_t was = *w;
 
+	*w = was | (UINT64_C(1) << (i % 64));
+	if (sl_likely(was != 0))
+		return;
+	for (uint32_t l = 1; l < b->nlevels; l++) {
+		i /= 64;
+		w = &b->lvl[l][i / 64];
+		was = *w;
 		*w = was | (UINT64_C(1) << (i % 64));
 		if (was != 0)
 			return;
-		i /= 64;
 	}
 }
 
