@@ -125,7 +125,6 @@ struct tassel {
 	struct sl_pacer_ffs wheel;     /**< non-empty slots */
 	uint64_t slot_ns;              /**< wheel slot width, ns (a power of two) */
 	unsigned slot_shift;           /**< log2(slot_ns) */
-	uint64_t next_slot;            /**< first slot number not yet moved to elig */
 	uint64_t wheel_min;            /**< earliest occupied slot number; UINT64_MAX: empty */
 	uint64_t t_base_ns;            /**< real time at which V was v_base_ns */
 	uint64_t v_base_ns;            /**< V at t_base_ns */
@@ -356,17 +355,20 @@ drain_slots(struct tassel *t, uint64_t lim)
 }
 
 /*
- * Move every wheel slot whose last ns is <= v_ns to the eligible set. The earliest occupied
- * slot is cached, so the common call (nothing due yet) is one compare, inline.
+ * Move every wheel slot whose last ns is <= v_ns to the eligible set and return the first slot
+ * number not moved. The earliest occupied slot is cached, so the common call (nothing due yet)
+ * is one compare, inline. V only grows (now_ns does, and V is continuous across a rebase and
+ * frozen by a pause), so the slots below the returned one stay moved: a packet admitted into
+ * one of them is eligible at once.
  */
-static inline void
+static inline uint64_t
 drain(struct tassel *t, uint64_t v_ns)
 {
-	uint64_t lim = (v_ns + 1) >> t->slot_shift; /* slots [next_slot, lim) are eligible */
+	uint64_t lim = (v_ns + 1) >> t->slot_shift;
 
 	if (t->wheel_min < lim)
 		drain_slots(t, lim);
-	t->next_slot = SL_MAX(t->next_slot, lim);
+	return lim;
 }
 
 static inline __attribute__((always_inline)) uint64_t
@@ -428,8 +430,8 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 	uint64_t v = vtime(p, t, now_ns);
 	uint64_t l_ns = sl_pacer_lookahead_ns(p);
 	uint64_t horizon = v + l_ns;
+	uint64_t next_slot = drain(t, v); /* admitted below it: eligible at once */
 
-	drain(t, v);
 	if (!t->flow_heap) {
 		/*
 		 * The calendar has released every bucket up to its cursor, possibly for a longer
@@ -489,7 +491,7 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			__builtin_prefetch(&p->ctr[flow], 1); /* counted when it leaves */
 			tf->next_ns = e->f_ns;
 			tf->admitted++;
-			if (slot < t->next_slot) {
+			if (slot < next_slot) {
 				elig_push(t, e->f_ns, i);
 			} else {
 				uint32_t idx = (uint32_t)(slot & t->wheel_mask);
