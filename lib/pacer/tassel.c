@@ -312,21 +312,26 @@ elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
 	t->run_n = n;
 }
 
-/* Remove and return the eligible packet with the smallest F; the set is not empty. */
+/*
+ * Remove and return the eligible packet with the smallest F (the run's head when it ties with the
+ * heap's top); SL_PACER_NONE when the set is empty.
+ */
 static inline uint32_t
 elig_pop(struct tassel *t)
 {
 	uint32_t i;
 
-	if (t->run_n != 0 && (sl_pacer_heap_empty(&t->elig) ||
-			      t->run[t->run_head].key <= sl_pacer_heap_top(&t->elig)->key)) {
-		i = t->run[t->run_head].id;
-		t->run_head = (t->run_head + 1) & t->run_mask;
-		t->run_n--;
+	if (sl_likely(sl_pacer_heap_empty(&t->elig))) {
+		if (sl_unlikely(t->run_n == 0))
+			return SL_PACER_NONE;
+	} else if (t->run_n == 0 || t->run[t->run_head].key > sl_pacer_heap_top(&t->elig)->key) {
+		i = sl_pacer_heap_top(&t->elig)->id;
+		sl_pacer_heap_pop(&t->elig);
 		return i;
 	}
-	i = sl_pacer_heap_top(&t->elig)->id;
-	sl_pacer_heap_pop(&t->elig);
+	i = t->run[t->run_head].id;
+	t->run_head = (t->run_head + 1) & t->run_mask;
+	t->run_n--;
 	return i;
 }
 
@@ -379,10 +384,10 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 	uint32_t i;
 
 	drain(t, vtime(p, t, tau_ns));
-	if (sl_unlikely(elig_empty(t)))
+	i = elig_pop(t);
+	if (sl_unlikely(i == SL_PACER_NONE))
 		return t->pkt_used == 0 ? SL_PACER_NEVER
 					: SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
-	i = elig_pop(t);
 	e = &t->pkt[i];
 	pkt->flow = e->flow;
 	pkt->len_bytes = e->len;
