@@ -61,7 +61,7 @@
  *     (sl_pacer_flow_reset, a QP opened in a closed one's slot) starts afresh.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
- * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 32 B, the
+ * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 24 B, the
  * heap and the sorted run of 16 B per entry and the wheel, independent of the number of flows.
  */
 #include <errno.h>
@@ -98,14 +98,14 @@ struct tassel_flow {
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
+/* A packet in the packet tier; its S is the wheel slot it waits in. */
 struct tassel_pkt {
-	uint64_t s_ns; /**< WF2Q+ virtual start time, ns */
 	uint64_t f_ns; /**< WF2Q+ virtual finish time, ns */
 	uint32_t flow;
 	uint32_t len;  /**< frame bytes */
 	uint32_t next; /**< next packet in the same wheel slot, or free-list link */
-	uint32_t pad;
 };
+static_assert(sizeof(struct tassel_pkt) == 24, "packet-tier entry");
 
 struct tassel {
 	struct sl_pacer_cal fcal;      /**< flow tier (default): calendar of S_flow, id flow */
@@ -488,7 +488,6 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 			e = &t->pkt[i];
 			t->pkt_free = e->next;
 			t->pkt_used++;
-			e->s_ns = s;
 			e->f_ns = s + sl_pacer_gap_ns(&tf->gap, sl_pacer_wire_bytes(p, f->q_len),
 						      f->rate_bps);
 			e->flow = flow;
