@@ -40,6 +40,7 @@ sl_pacer_cal_init(struct sl_pacer_cal *c, uint64_t slot_ns, uint64_t horizon_ns,
 	c->mask = (uint32_t)slots - 1;
 	c->scan = scan;
 	c->ready_head = c->ready_tail = SL_PACER_CAL_NONE;
+	c->first = UINT64_MAX;
 	c->head = malloc(sizeof(*c->head) * slots);
 	c->tail = malloc(sizeof(*c->tail) * slots);
 	c->link = malloc(sizeof(*c->link) * SL_MAX(n_ids, 1u));
@@ -64,23 +65,18 @@ sl_pacer_cal_mem_bytes(const struct sl_pacer_cal *c, uint32_t n_ids)
 static void
 release(struct sl_pacer_cal *c, uint32_t idx)
 {
-	uint32_t n = 1;
-
-	for (uint32_t i = c->head[idx]; i != c->tail[idx]; i = c->link[i])
-		n++;
 	sl_pacer_cal_ready_append(c, c->head[idx], c->tail[idx]);
-	c->in_buckets -= n;
 	c->head[idx] = SL_PACER_CAL_NONE;
 	sl_pacer_ffs_clear(&c->occ, idx);
 }
 
-/* Bucket number of the first non-empty bucket; some bucket is non-empty. */
+/* Bucket number of the first non-empty bucket at or after cur; UINT64_MAX if none. */
 static uint64_t
 first_bucket(const struct sl_pacer_cal *c)
 {
-	uint32_t from = (uint32_t)(c->cur & c->mask);
+	uint32_t from = (uint32_t)(c->cur & c->mask), i = sl_pacer_ffs_from(&c->occ, from);
 
-	return c->cur + ((sl_pacer_ffs_from(&c->occ, from) - from) & c->mask);
+	return i == SL_PACER_FFS_NONE ? UINT64_MAX : c->cur + ((i - from) & c->mask);
 }
 
 void
@@ -91,7 +87,7 @@ sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
 
 	if (lim <= c->cur)
 		return;
-	if (c->in_buckets == 0) {
+	if (c->first >= lim) { /* nothing due, or all empty */
 		c->cur = lim;
 		return;
 	}
@@ -101,22 +97,13 @@ sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
 		for (uint64_t k = c->cur; k < end; k++)
 			if (c->head[k & c->mask] != SL_PACER_CAL_NONE)
 				release(c, (uint32_t)(k & c->mask));
-	} else {
-		while (c->in_buckets > 0) {
-			uint64_t k = first_bucket(c);
-
-			if (k >= lim)
-				break;
-			release(c, (uint32_t)(k & c->mask));
-		}
+		c->cur = lim;
+		c->first = first_bucket(c);
+		return;
+	}
+	while (c->first < lim) {
+		release(c, (uint32_t)(c->first & c->mask));
+		c->first = first_bucket(c);
 	}
 	c->cur = lim;
-}
-
-uint64_t
-sl_pacer_cal_next_due(const struct sl_pacer_cal *c)
-{
-	if (c->in_buckets == 0)
-		return UINT64_MAX;
-	return (first_bucket(c) + 1) * c->slot_ns - 1;
 }

@@ -8,7 +8,9 @@
  * Due buckets move whole, in bucket order, to a ready FIFO the caller pops. A key beyond the
  * horizon (slots x slot_ns) is parked in the last bucket and counted; the caller, which keeps
  * the true key, re-inserts it when it comes out too early. Due buckets are found either by the
- * FFS index (O(log_64 slots)) or by visiting every bucket in turn (Carousel's wheel).
+ * FFS index (O(log_64 slots)) or by visiting every bucket in turn (Carousel's wheel). The first
+ * non-empty bucket is kept (an insert lowers it, a collect that empties it searches for the next),
+ * so the next due time and a collect with nothing due cost no search.
  * O(1) insert, no allocation after init; each id may be in the calendar once.
  */
 #ifndef PACER_CAL_H
@@ -28,8 +30,8 @@ struct sl_pacer_cal {
 	uint64_t slot_ns;        /**< bucket width, ns */
 	unsigned slot_shift;     /**< log2(slot_ns) when a power of two > 1, else 0 (divide) */
 	uint64_t cur;            /**< first bucket number not yet moved to ready */
+	uint64_t first;          /**< first non-empty bucket number (>= cur); UINT64_MAX: none */
 	uint32_t mask;           /**< slots - 1 */
-	uint32_t in_buckets;     /**< ids in buckets */
 	uint32_t ready_head;     /**< due ids, FIFO */
 	uint32_t ready_tail;
 	bool scan; /**< visit buckets one by one instead of using the index */
@@ -81,7 +83,7 @@ sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 		c->link[c->tail[idx]] = id;
 	}
 	c->tail[idx] = id;
-	c->in_buckets++;
+	c->first = SL_MIN(c->first, k);
 	return parked;
 }
 
@@ -107,10 +109,14 @@ sl_pacer_cal_ready(const struct sl_pacer_cal *c)
 static inline bool
 sl_pacer_cal_empty(const struct sl_pacer_cal *c)
 {
-	return c->in_buckets == 0 && c->ready_head == SL_PACER_CAL_NONE;
+	return c->first == UINT64_MAX && c->ready_head == SL_PACER_CAL_NONE;
 }
 
 /* Earliest x at which a bucket becomes due (ready ids excluded); UINT64_MAX if none. */
-uint64_t sl_pacer_cal_next_due(const struct sl_pacer_cal *c);
+static inline uint64_t
+sl_pacer_cal_next_due(const struct sl_pacer_cal *c)
+{
+	return c->first == UINT64_MAX ? UINT64_MAX : (c->first + 1) * c->slot_ns - 1;
+}
 
 #endif /* PACER_CAL_H */
