@@ -254,8 +254,8 @@ first_slot_rtime(const struct sl_pacer *p, const struct tassel *t)
  * for what the run does not take. A packet whose F is at least the run's largest is appended
  * (at 1M flows all of them: flows are decided in S order and share one rate); one among the
  * run's TASSEL_RUN_SHIFT_MAX smallest is inserted there by moving those towards the head (at
- * 16K flows most are the smallest); only the others cost a heap push. The packet that leaves
- * is the smaller of the run's head and the heap's top.
+ * 16K flows half of the packets have the smallest F and a third go in between); only the others
+ * cost a heap push. The packet that leaves is the smaller of the run's head and the heap's top.
  */
 static inline bool
 elig_empty(const struct tassel *t)
@@ -287,14 +287,12 @@ run_push(struct tassel *t, struct sl_pacer_heap_ent *r, uint32_t m, uint32_t *h_
 		*n_io = n + 1;
 		return;
 	}
-	/* Its place is among the run's TASSEL_RUN_SHIFT_MAX smallest unless the last of them is <=
-	 * F. */
+	/* Its place is among the run's TASSEL_RUN_SHIFT_MAX smallest, unless their last is <= F. */
 	if (n >= TASSEL_RUN_SHIFT_MAX && r[(h + TASSEL_RUN_SHIFT_MAX - 1) & m].key <= f_ns) {
 		sl_pacer_heap_push(&t->elig, f_ns, i);
 		return;
 	}
-	/* Move those with F <= f_ns (equal F leave first) one place towards the head, then place
-	 * it. */
+	/* Move those with F <= f_ns (equal F leave first) towards the head, then place it. */
 	*h_io = (h - 1) & m;
 	*n_io = n + 1;
 	for (k = h; r[k].key <= f_ns; k = (k + 1) & m)
