@@ -80,17 +80,8 @@ first_bucket(const struct sl_pacer_cal *c)
 }
 
 void
-sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
+sl_pacer_cal_collect_due(struct sl_pacer_cal *c, uint64_t lim)
 {
-	/* buckets [cur, lim) are due */
-	uint64_t lim = c->slot_shift ? (x_ns + 1) >> c->slot_shift : (x_ns + 1) / c->slot_ns;
-
-	if (lim <= c->cur)
-		return;
-	if (c->first >= lim) { /* nothing due, or all empty */
-		c->cur = lim;
-		return;
-	}
 	if (c->scan) {
 		uint64_t end = SL_MIN(lim, c->cur + c->mask + 1); /* one revolution sees all */
 

@@ -87,8 +87,24 @@ sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 	return parked;
 }
 
-/* Move every bucket due at x_ns to the ready FIFO. */
-void sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns);
+/* sl_pacer_cal_collect() when the first non-empty bucket is below lim (> cur). */
+void sl_pacer_cal_collect_due(struct sl_pacer_cal *c, uint64_t lim);
+
+/* Move every bucket due at x_ns to the ready FIFO. Inline: most calls find nothing due. */
+static inline void
+sl_pacer_cal_collect(struct sl_pacer_cal *c, uint64_t x_ns)
+{
+	/* buckets [cur, lim) are due */
+	uint64_t lim = c->slot_shift ? (x_ns + 1) >> c->slot_shift : (x_ns + 1) / c->slot_ns;
+
+	if (lim <= c->cur)
+		return;
+	if (c->first >= lim) { /* nothing due, or all empty */
+		c->cur = lim;
+		return;
+	}
+	sl_pacer_cal_collect_due(c, lim);
+}
 
 static inline uint32_t
 sl_pacer_cal_pop(struct sl_pacer_cal *c)
