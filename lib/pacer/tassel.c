@@ -35,7 +35,9 @@
  *     packets by S; a slot moves to a min-heap on F once V has passed its last ns (so a packet is
  *     never early and at most slot_ns - 1 late; 1 ns slots make it exact). A packet that
  *     becomes eligible with the smallest or the largest F, the common cases, joins a run kept
- *     sorted on F beside the heap instead (see elig_push()), so it costs no heap operation.
+ *     sorted on F beside the heap instead (see elig_push()), so it costs no heap operation;
+ *     one that becomes eligible alone at a pick with the smallest F leaves without entering
+ *     either (see drain_pick()).
  *     The eligible packet with the smallest F leaves only when the modelled link is idle; leaving
  *     earlier could let it overtake a packet with a smaller F that becomes eligible meanwhile.
  *     The tier holds at most W = imminent_max packets; an admission that finds it full waits
@@ -374,6 +376,37 @@ drain(struct tassel *t, uint64_t v_ns)
 	return lim;
 }
 
+/*
+ * drain() for a pick (lim: the first slot not due at its V). When the first due slot holds one
+ * packet, no other slot is due and that packet has the smallest F of the eligible set (below the
+ * run's head, not above the heap's top), it is the pick: it is returned without the push into the
+ * run and the pop out of it, which would leave the run as it was (an empty run's head moves on by
+ * one, as the pop would move it). Else the due slots are drained and SL_PACER_NONE returned.
+ */
+static uint32_t
+drain_pick(struct tassel *t, uint64_t lim)
+{
+	uint64_t s = t->wheel_min, f_ns;
+	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
+
+	f_ns = t->pkt[i].f_ns;
+	if (t->pkt[i].next == SL_PACER_NONE && (t->run_n == 0 || f_ns < t->run[t->run_head].key) &&
+	    (sl_pacer_heap_empty(&t->elig) || f_ns <= sl_pacer_heap_top(&t->elig)->key)) {
+		t->slot_head[idx] = SL_PACER_NONE;
+		next = sl_pacer_ffs_clear_next(&t->wheel, idx);
+		t->wheel_min =
+			next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
+		if (t->wheel_min >= lim) {
+			if (t->run_n == 0)
+				t->run_head = (t->run_head + 1) & t->run_mask;
+			return i;
+		}
+		elig_push(t, f_ns, i); /* the first of those due: drained first */
+	}
+	drain_slots(t, lim);
+	return SL_PACER_NONE;
+}
+
 static inline __attribute__((always_inline)) uint64_t
 tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
@@ -381,8 +414,11 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 	const struct tassel_pkt *e;
 	uint32_t i;
 
-	drain(t, vtime(p, t, tau_ns));
-	i = elig_pop(t);
+	uint64_t lim = (vtime(p, t, tau_ns) + 1) >> t->slot_shift;
+
+	i = t->wheel_min < lim ? drain_pick(t, lim) : SL_PACER_NONE;
+	if (i == SL_PACER_NONE)
+		i = elig_pop(t);
 	if (sl_unlikely(i == SL_PACER_NONE))
 		return t->pkt_used == 0 ? SL_PACER_NEVER
 					: SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
