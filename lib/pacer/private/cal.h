@@ -75,7 +75,6 @@ sl_pacer_cal_insert(struct sl_pacer_cal *c, uint32_t id, uint64_t key_ns)
 		parked = true;
 	}
 	idx = (uint32_t)(k & c->mask);
-	c->link[id] = SL_PACER_CAL_NONE;
 	if (c->head[idx] == SL_PACER_CAL_NONE) {
 		c->head[idx] = id;
 		sl_pacer_ffs_set(&c->occ, idx);
