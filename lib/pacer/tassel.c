@@ -381,7 +381,8 @@ drain(struct tassel *t, uint64_t v_ns)
  * packet, no other slot is due and that packet has the smallest F of the eligible set (below the
  * run's head, not above the heap's top), it is the pick: it is returned without the push into the
  * run and the pop out of it, which would leave the run as it was (an empty run's head moves on by
- * one, as the pop would move it). Else the due slots are drained and SL_PACER_NONE returned.
+ * one, as the pop would move it). Else the due slots are drained, a lone packet of the first
+ * without the call to drain_slots() when no other is due, and SL_PACER_NONE is returned.
  */
 static uint32_t
 drain_pick(struct tassel *t, uint64_t lim)
@@ -389,21 +390,23 @@ drain_pick(struct tassel *t, uint64_t lim)
 	uint64_t s = t->wheel_min, f_ns;
 	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
 
-	f_ns = t->pkt[i].f_ns;
-	if (t->pkt[i].next == SL_PACER_NONE && (t->run_n == 0 || f_ns < t->run[t->run_head].key) &&
-	    (sl_pacer_heap_empty(&t->elig) || f_ns <= sl_pacer_heap_top(&t->elig)->key)) {
-		t->slot_head[idx] = SL_PACER_NONE;
-		next = sl_pacer_ffs_clear_next(&t->wheel, idx);
-		t->wheel_min =
-			next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
-		if (t->wheel_min >= lim) {
-			if (t->run_n == 0)
-				t->run_head = (t->run_head + 1) & t->run_mask;
-			return i;
-		}
-		elig_push(t, f_ns, i); /* the first of those due: drained first */
+	if (t->pkt[i].next != SL_PACER_NONE) {
+		drain_slots(t, lim);
+		return SL_PACER_NONE;
 	}
-	drain_slots(t, lim);
+	f_ns = t->pkt[i].f_ns;
+	t->slot_head[idx] = SL_PACER_NONE;
+	next = sl_pacer_ffs_clear_next(&t->wheel, idx);
+	t->wheel_min = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
+	if (t->wheel_min >= lim && (t->run_n == 0 || f_ns < t->run[t->run_head].key) &&
+	    (sl_pacer_heap_empty(&t->elig) || f_ns <= sl_pacer_heap_top(&t->elig)->key)) {
+		if (t->run_n == 0)
+			t->run_head = (t->run_head + 1) & t->run_mask;
+		return i;
+	}
+	elig_push(t, f_ns, i); /* the first of those due: drained first */
+	if (t->wheel_min < lim)
+		drain_slots(t, lim);
 	return SL_PACER_NONE;
 }
 
