@@ -100,7 +100,7 @@ struct tassel_flow {
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
-/* A packet in the packet tier; its S is the wheel slot it waits in. */
+/* A packet in the packet tier; its S only chose the wheel slot it waits in. */
 struct tassel_pkt {
 	uint64_t f_ns; /**< WF2Q+ virtual finish time, ns */
 	uint32_t flow;
@@ -414,10 +414,9 @@ static inline __attribute__((always_inline)) uint64_t
 tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tassel *t = p->impl;
+	uint64_t lim = (vtime(p, t, tau_ns) + 1) >> t->slot_shift; /* first slot not due */
 	const struct tassel_pkt *e;
 	uint32_t i;
-
-	uint64_t lim = (vtime(p, t, tau_ns) + 1) >> t->slot_shift;
 
 	i = t->wheel_min < lim ? drain_pick(t, lim) : SL_PACER_NONE;
 	if (i == SL_PACER_NONE)
