@@ -332,6 +332,26 @@ size_t sl_xhdr_len(uint8_t opcode, uint8_t flags);
 int sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len);
 
 /*
+ * The 20-byte base header alone, into buf (SL_XHDR_BASE_LEN bytes): what sl_xhdr_encode writes
+ * for a data opcode without RETH or IMM and flags without TS, and the base of a feedback frame.
+ * Nothing is checked: the caller holds a QPN of 24 bits and flags the opcode allows. Inline, for
+ * the transmit path of every data packet.
+ */
+static inline void
+sl_xhdr_put_base(uint8_t *buf, uint8_t opcode, uint8_t flags, uint16_t tx_id, uint8_t pad_bytes,
+		 uint32_t qpn, uint32_t token, uint32_t psn, uint32_t msn)
+{
+	sl_put_be32(buf + 4, qpn);
+	buf[0] = opcode;
+	buf[1] = flags;
+	sl_put_be16(buf + 2, tx_id);
+	buf[4] = pad_bytes;
+	sl_put_be32(buf + 8, token);
+	sl_put_be32(buf + 12, psn);
+	sl_put_be32(buf + 16, msn);
+}
+
+/*
  * Decode a data header from buf (len bytes: header, payload and pad). Returns the header bytes
  * (the payload starts there and is len - that - h->pad_bytes long) or -EBADMSG; each rejection
  * is counted in rej (may be NULL).

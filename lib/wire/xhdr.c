@@ -71,20 +71,6 @@ sl_xhdr_len(uint8_t opcode, uint8_t flags)
 	       ((flags & SL_XHDR_F_TS) ? SL_XHDR_TS_LEN : 0);
 }
 
-static void
-put_base(uint8_t *buf, uint8_t op, uint8_t flags, uint16_t tx_id, uint8_t pad, uint32_t qpn,
-	 uint32_t token, uint32_t psn, uint32_t msn)
-{
-	buf[0] = op;
-	buf[1] = flags;
-	sl_put_be16(buf + 2, tx_id);
-	sl_put_be32(buf + 4, qpn);
-	buf[4] = pad;
-	sl_put_be32(buf + 8, token);
-	sl_put_be32(buf + 12, psn);
-	sl_put_be32(buf + 16, msn);
-}
-
 int
 sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len)
 {
@@ -96,8 +82,8 @@ sl_xhdr_encode(const struct sl_xhdr *h, uint8_t *buf, size_t len)
 	n = sl_xhdr_len(h->opcode, h->flags);
 	if (len < n)
 		return -ENOSPC;
-	put_base(buf, h->opcode, h->flags, h->tx_id, h->pad_bytes, h->qpn, h->token, h->psn,
-		 h->msn);
+	sl_xhdr_put_base(buf, h->opcode, h->flags, h->tx_id, h->pad_bytes, h->qpn, h->token, h->psn,
+			 h->msn);
 	if (has_reth(h->opcode)) {
 		sl_put_be64(buf + off, h->raddr);
 		sl_put_be32(buf + off + 8, h->rkey);
@@ -194,7 +180,7 @@ sl_xfb_encode(const struct sl_xfb *fb, uint8_t *buf, size_t len)
 	if (len < n)
 		return -ENOSPC;
 	memset(buf, 0, n);
-	put_base(buf, fb->opcode, 0, 0, 0, fb->qpn, fb->token, fb->ack_psn, 0);
+	sl_xhdr_put_base(buf, fb->opcode, 0, 0, 0, fb->qpn, fb->token, fb->ack_psn, 0);
 	switch (fb->opcode) {
 	case SL_XOP_ACK:
 		b[0] = flags;

@@ -981,46 +981,75 @@ extend(struct sl_xhdr *h, const struct sq_ent *m, bool last, uint32_t *len)
 		*len = 0;
 }
 
-/* Build the data frame of one scheduler decision; false if its message was retired. */
+/*
+ * The header of a packet of anything but a plain SEND, or of a QP that stamps its packets (TS):
+ * the full encoder with its extensions. Its length.
+ */
+static uint16_t
+encode_ext(const struct sl_xport *x, const struct xqp *q, const struct sq_ent *m,
+	   const struct sl_seg *s, uint8_t opcode, uint8_t flags, bool last, uint64_t now_ns,
+	   struct sl_xport_tx_frame *f)
+{
+	struct sl_xhdr h = {
+		.opcode = opcode,
+		.flags = (uint8_t)(flags | (q->ts ? SL_XHDR_F_TS : 0)),
+		.tx_id = s->tx_id,
+		.qpn = q->peer_qpn,
+		.token = q->peer_token,
+		.psn = s->seq,
+		.msn = m->msn,
+		.ts_ns = q->ts ? now_ns : 0,
+	};
+	uint32_t n;
+
+	if (m->op != SL_XPORT_OP_SEND || m->has_imm)
+		extend(&h, m, last, &f->payload_len);
+	n = (uint32_t)sl_xhdr_len(h.opcode, h.flags);
+	if (x->c.min_frame_bytes > n + f->payload_len)
+		h.pad_bytes = (uint8_t)(x->c.min_frame_bytes - n - f->payload_len);
+	sl_xhdr_encode(&h, f->hdr, sizeof(f->hdr));
+	f->pad_bytes = h.pad_bytes;
+	return (uint16_t)n;
+}
+
+/*
+ * Build the data frame of one scheduler decision; false if its message was retired. A plain
+ * SEND's packet of a QP without timestamps, the common case, is the base header alone, written
+ * in place.
+ */
 static bool
 build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct sl_xport_tx_frame *f)
 {
 	struct xqp *q = &x->qp[s->flow];
 	const struct sq_ent *m = msg_of(x, q, s->seq);
-	struct sl_xhdr h = {0};
-	uint32_t k, off, len;
+	uint32_t k, off;
+	uint8_t opcode, flags;
 	bool last;
-	int n;
 
 	if (m == NULL)
 		return false;
 	k = s->seq - m->first_psn;
 	off = k * q->seg_bytes;
-	len = SL_MIN(q->seg_bytes, m->len - off);
 	last = k + 1 == m->npkts;
-	h.opcode = xop_of[m->op][m->npkts == 1 ? POS_ONLY
-				 : k == 0      ? POS_FIRST
-				 : last        ? POS_LAST
-					       : POS_MIDDLE];
-	if (sl_unlikely(m->op != SL_XPORT_OP_SEND || m->has_imm))
-		extend(&h, m, last, &len);
-	h.flags = (s->tx_id ? SL_XHDR_F_RTX : 0) | (last ? SL_XHDR_F_ACKREQ : 0) |
-		  (q->ts ? SL_XHDR_F_TS : 0);
-	h.tx_id = s->tx_id;
-	h.qpn = q->peer_qpn;
-	h.token = q->peer_token;
-	h.psn = s->seq;
-	h.msn = m->msn;
-	h.ts_ns = q->ts ? now_ns : 0;
-	n = (int)sl_xhdr_len(h.opcode, h.flags);
-	if (x->c.min_frame_bytes > n + len)
-		h.pad_bytes = (uint8_t)(x->c.min_frame_bytes - n - len);
-	sl_xhdr_encode(&h, f->hdr, sizeof(f->hdr));
-	f->hdr_len = (uint16_t)n;
-	f->pad_bytes = h.pad_bytes;
+	opcode = xop_of[m->op][m->npkts == 1 ? POS_ONLY
+			       : k == 0      ? POS_FIRST
+			       : last        ? POS_LAST
+					     : POS_MIDDLE];
+	flags = (uint8_t)((s->tx_id ? SL_XHDR_F_RTX : 0) | (last ? SL_XHDR_F_ACKREQ : 0));
 	f->payload = m->buf + off;
-	f->payload_len = len;
+	f->payload_len = SL_MIN(q->seg_bytes, m->len - off);
 	f->qpn = s->flow;
+	if (sl_likely(m->op == SL_XPORT_OP_SEND && !m->has_imm && !q->ts)) {
+		uint32_t bytes = SL_XHDR_BASE_LEN + f->payload_len;
+
+		f->pad_bytes =
+			x->c.min_frame_bytes > bytes ? (uint8_t)(x->c.min_frame_bytes - bytes) : 0;
+		sl_xhdr_put_base(f->hdr, opcode, flags, s->tx_id, f->pad_bytes, q->peer_qpn,
+				 q->peer_token, s->seq, m->msn);
+		f->hdr_len = SL_XHDR_BASE_LEN;
+	} else {
+		f->hdr_len = encode_ext(x, q, m, s, opcode, flags, last, now_ns, f);
+	}
 	if (s->tx_id) {
 		sl_stat_add(&q->st.pkts_rtx, 1);
 		sl_stat_add(&x->st.tx_rtx, 1);
