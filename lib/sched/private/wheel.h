@@ -10,15 +10,6 @@
  * slot is cascaded into level 0, so an entry within both horizons is moved at most twice (an RTO
  * of 1 s with 512 ns ticks: 2.1 ms and 8.8 s horizons). Entries are doubly linked for O(1)
  * moves.
- *
- * The earliest time a sweep can release something (wheel_next_ns) is asked at every poll of a
- * lane, and finding it means searching the occupancy bitmaps from the cursor. It is kept
- * instead: an entry filed at tick t (its due's tick, or the cursor's if that is later) is
- * released once tick t is over, at (t + 1) << shift, and the wheel keeps the least of those
- * over its entries. Filing lowers it; unfiling an entry that may have set it searches again.
- * Entries are unfiled rarely (sched.c re-arms a timer that moves later by leaving it filed, to
- * find nothing due when it comes up), so the search runs about once per timer that fires, not
- * once per poll.
  */
 #ifndef SL_SCHED_WHEEL_H
 #define SL_SCHED_WHEEL_H
@@ -51,7 +42,6 @@ struct wheel {
 	uint32_t shift;   /**< tick = 2^shift ns */
 	uint32_t count;   /**< level-0 entries */
 	uint32_t count1;  /**< level-1 entries */
-	uint64_t next_ns; /**< earliest release of any entry, ns (UINT64_MAX: none); see the top */
 };
 
 static inline int
@@ -63,7 +53,6 @@ wheel_init(struct wheel *w, uint32_t nflows, uint32_t nslots, uint32_t tick_ns)
 	w->cur = 0;
 	w->hint = w->hint1 = UINT64_MAX;
 	w->count = w->count1 = 0;
-	w->next_ns = UINT64_MAX;
 	w->head = malloc(sizeof(*w->head) * 2 * nslots);
 	w->occ = calloc(SL_BITMAP_WORDS(2 * nslots), sizeof(*w->occ));
 	w->e = malloc(sizeof(*w->e) * nflows);
@@ -89,12 +78,13 @@ wheel_filed(const struct wheel *w, uint32_t f)
 	return w->e[f].slot != NOWHERE;
 }
 
-/* Unfile f (filed), leaving next_ns to the caller. */
 static inline void
-wheel_unlink(struct wheel *w, uint32_t f)
+wheel_remove(struct wheel *w, uint32_t f)
 {
 	uint32_t sl = w->e[f].slot;
 
+	if (sl == NOWHERE)
+		return;
 	if (w->e[f].prev != NOWHERE)
 		w->e[w->e[f].prev].next = w->e[f].next;
 	else
@@ -130,7 +120,6 @@ wheel_insert(struct wheel *w, uint32_t f, uint64_t due_ns)
 	uint32_t mask = w->nslots - 1;
 
 	w->e[f].due_ns = due_ns;
-	w->next_ns = SL_MIN(w->next_ns, (t + 1) << w->shift);
 	if (t - w->cur < w->nslots) {
 		wheel_link(w, f, (uint32_t)t & mask);
 		w->count++;
@@ -189,13 +178,13 @@ wheel_slot_min(const struct wheel *w, uint32_t sl)
 }
 
 /*
- * Earliest time a sweep can release something, by searching: what next_ns keeps. Level 0's first
- * filed tick ends it. In level 1 an entry beyond the horizon was put in the last slot as it stood
- * when it was filed, so a later slot can hold an earlier due: the slots are walked in order
- * until one starts after the best found (every entry's due is at or after its slot's start).
+ * Earliest time a sweep can release something. Level 0's first filed tick ends it. In level 1
+ * an entry beyond the horizon was put in the last slot as it stood when it was filed, so a
+ * later slot can hold an earlier due: the slots are walked in order until one starts after the
+ * best found (every entry's due is at or after its slot's start).
  */
 static inline uint64_t
-wheel_search_next_ns(const struct wheel *w)
+wheel_next_ns(const struct wheel *w)
 {
 	uint32_t mask = w->nslots - 1, k = 0;
 	uint64_t t = wheel_first_tick(w), c1 = (w->cur >> w->lg) + 1, best = UINT64_MAX;
@@ -217,30 +206,6 @@ wheel_search_next_ns(const struct wheel *w)
 	return best;
 }
 
-/* Earliest time a sweep can release something, ns (UINT64_MAX: nothing filed). */
-static inline uint64_t
-wheel_next_ns(const struct wheel *w)
-{
-	return w->next_ns;
-}
-
-/*
- * Unfile f, if filed. It was released no earlier than its due's tick's end, so only an entry
- * whose due's tick ends at or before next_ns can have set it (a past due filed at a later
- * cursor ends later still): then search again.
- */
-static inline void
-wheel_remove(struct wheel *w, uint32_t f)
-{
-	if (w->e[f].slot == NOWHERE)
-		return;
-	wheel_unlink(w, f);
-	if (w->count + w->count1 == 0)
-		w->next_ns = UINT64_MAX;
-	else if (((w->e[f].due_ns >> w->shift) + 1) << w->shift <= w->next_ns)
-		w->next_ns = wheel_search_next_ns(w);
-}
-
 /* Unfile and return one entry due at now_ns (NOWHERE when none), cascading on the way. */
 static inline uint32_t
 wheel_pop_due(struct wheel *w, uint64_t now_ns)
@@ -260,9 +225,8 @@ wheel_pop_due(struct wheel *w, uint64_t now_ns)
 			/* level-0 ticks before s1 are empty: move level-1 tick s1 down */
 			w->cur = s1;
 			sl = w->nslots + ((uint32_t)(s1 >> w->lg) & (w->nslots - 1));
-			/* each keeps its release time (its due's tick ends it): next_ns stands */
 			while ((f = w->head[sl]) != NOWHERE) {
-				wheel_unlink(w, f);
+				wheel_remove(w, f);
 				wheel_insert(w, f, w->e[f].due_ns);
 			}
 			w->hint1 = SL_MAX(w->hint1, s1 + w->nslots);
