@@ -18,7 +18,8 @@
  * extra reference, so the driver's free and the ring's eviction each drop their own.
  *
  * Every burst on a memif port holds the port's burst_lock (memif_guard.c), so that the PMD's
- * control thread cannot unmap a gone peer's rings under it.
+ * control thread cannot unmap a gone peer's rings under it, and runs only once the PMD has
+ * connected, so that it cannot read a ring the handshake has not mapped yet.
  *
  * The peer's MAC is learned, when configured so, from the source of the first 0x88B5 frame the
  * lane itself receives: each lane writes only its own copy, so no two workers share a write.
@@ -69,14 +70,22 @@ write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
 	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
 }
 
-/* An RX (or TX) burst on the lane's queues, holding the port's burst lock where it has one. */
+/*
+ * An RX (or TX) burst on the lane's queues, holding the port's burst lock where it has one, and
+ * there only once the PMD has connected (memif_guard.c, "The connect"): 0 frames before.
+ */
 static uint16_t
 lane_burst(struct sl_dp_lane *l, bool rx, struct rte_mbuf **pkts, uint16_t n)
 {
 	rte_spinlock_t *lock = l->port->burst_lock;
 
-	if (lock != NULL)
+	if (lock != NULL) {
 		rte_spinlock_lock(lock);
+		if (sl_unlikely(!sl_dp_memif_connected(lock))) {
+			rte_spinlock_unlock(lock);
+			return 0;
+		}
+	}
 	n = rx ? rte_eth_rx_burst(l->port->port_id, l->queue, pkts, n)
 	       : rte_eth_tx_burst(l->port->port_id, l->queue, pkts, n);
 	if (lock != NULL)

@@ -22,6 +22,18 @@
  * Cost: one uncontended lock and unlock per burst; the lanes of one port contend with each
  * other for it only when several lcores poll the same memif port.
  *
+ * The connect. eth_memif_rx() and eth_memif_tx() compute a queue's ring from the peer's region
+ * (its address plus the ring's offset) before they test ETH_MEMIF_FLAG_CONNECTED. While a peer
+ * connects, the interrupt thread creates each region with no address (ADD_REGION), maps it in
+ * memif_connect() and sets the flag last. A burst that reads the region in between and the
+ * flag after it (an lcore descheduled between two loads) goes on with a ring at the bare
+ * offset: a host b of the two-lane memif test died of SIGSEGV so in the PMD's RX burst,
+ * reading address 0x4084 (queue 1's ring offset, 0x4080, plus 4). So a lane, holding the lock,
+ * also loads the flag itself (acquire) and bursts only once it is set: everything the
+ * interrupt thread wrote before setting it, the mapped regions included, is then visible, and
+ * a disconnect that clears it meanwhile still waits for the lock before it unmaps. A burst the
+ * lane leaves out would have returned 0 anyway.
+ *
  * The lock lives in the PMD's private data, whose layout DPDK does not export, so this file
  * declares the head of struct pmd_internals as 22.11 lays it out (rte_eth_memif.h) and trusts
  * it only when, for the port at hand, the members before the lock say what the port's devargs
@@ -41,6 +53,7 @@
 #define ALLOW_INTERNAL_API /* rte_eth_dev_allocated() where DPDK's driver headers exist */
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +123,7 @@ struct memif_pmd_head {
 };
 
 enum { MEMIF_ROLE_SERVER, MEMIF_ROLE_CLIENT }; /* enum memif_role_t */
+#define MEMIF_FLAG_CONNECTED 0x2u              /* ETH_MEMIF_FLAG_CONNECTED */
 #define MEMIF_FLAGS_DEFINED 0x1fu              /* ETH_MEMIF_FLAG_CONNECTING .. _SOCKET_ABSTRACT */
 #define MEMIF_DEFAULT_SOCKET "/run/memif.sock" /* ETH_MEMIF_DEFAULT_SOCKET_FILENAME */
 
@@ -158,6 +172,17 @@ sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len)
 	return memif_guard_check(head, args, why, len) ? &head->cc_lock : NULL;
 }
 
+bool
+sl_dp_memif_connected(const rte_spinlock_t *guard)
+{
+	const struct memif_pmd_head *head =
+		(const struct memif_pmd_head *)(const void *)((const char *)guard -
+							      offsetof(struct memif_pmd_head,
+								       cc_lock));
+
+	return __atomic_load_n(&head->flags, __ATOMIC_ACQUIRE) & MEMIF_FLAG_CONNECTED;
+}
+
 #else
 
 rte_spinlock_t *
@@ -167,6 +192,13 @@ sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len)
 	(void)args;
 	snprintf(why, len, "the guard knows DPDK 22.11's memif only, not %s", rte_version());
 	return NULL;
+}
+
+bool
+sl_dp_memif_connected(const rte_spinlock_t *guard)
+{
+	(void)guard;
+	return false; /* no guard is ever handed out */
 }
 
 #endif

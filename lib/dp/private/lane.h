@@ -43,6 +43,12 @@ bool sl_dp_devarg(const char *args, const char *key, char *out, size_t len);
 rte_spinlock_t *sl_dp_memif_guard(const char *name, const char *args, char *why, size_t len);
 
 /*
+ * With a memif port's guard lock (from sl_dp_memif_guard) held: has the PMD finished connecting,
+ * so that a burst reads only rings it has mapped (memif_guard.c, "The connect")?
+ */
+bool sl_dp_memif_connected(const rte_spinlock_t *guard);
+
+/*
  * Stop and close memif port port_id on the EAL interrupt thread, where the PMD handles its
  * peer's hang-up, and wait for it (memif_guard.c, "The close").
  */

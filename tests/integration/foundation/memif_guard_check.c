@@ -10,10 +10,11 @@
  * link down before it takes the lock, and unmaps the shared regions after it; so while this
  * process still holds the lock, the regions must still be mapped here and a burst must return
  * nothing; once it lets go, they must be gone. The count is of this process's mappings of the
- * client's memfds ("memif_region_N" in /proc/self/maps). With --no-guard the server does not
- * take the lock, and the regions are gone as soon as the link is down: the control that shows
- * the check can fail. The server says "listening" once its port is up (the client may start),
- * then prints one JSON line; exit 0 when the expectations of the mode hold.
+ * client's memfds ("memif_region_N" in /proc/self/maps). With the link up the lane's reading of
+ * the PMD's connected flag (sl_dp_memif_connected) must say connected, with it down not. With
+ * --no-guard the server does not take the lock, and the regions are gone as soon as the link is
+ * down: the control that shows the check can fail. The server says "listening" once its port is up
+ * (the client may start), then prints one JSON line; exit 0 when the expectations of the mode hold.
  */
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +90,7 @@ server(uint16_t port, const char *name, const char *args, bool guard)
 	char why[160] = "";
 	rte_spinlock_t *lock = sl_dp_memif_guard(name, args, why, sizeof(why));
 	unsigned int before, held, after = 0;
+	bool up_connected, down_connected;
 	uint16_t n;
 
 	if (lock == NULL) {
@@ -102,6 +104,7 @@ server(uint16_t port, const char *name, const char *args, bool guard)
 	before = mapped_regions();
 	if (guard)
 		rte_spinlock_lock(lock);
+	up_connected = sl_dp_memif_connected(lock);
 	printf("holding\n");
 	fflush(stdout);
 	if (!wait_link(port, RTE_ETH_LINK_DOWN)) {
@@ -110,6 +113,7 @@ server(uint16_t port, const char *name, const char *args, bool guard)
 	}
 	usleep(200 * 1000); /* time enough for the control thread to unmap, were it free to */
 	held = mapped_regions();
+	down_connected = sl_dp_memif_connected(lock);
 	n = guard ? rte_eth_rx_burst(port, 0, pkts, 32) : 0;
 	if (guard)
 		rte_spinlock_unlock(lock);
@@ -120,8 +124,12 @@ server(uint16_t port, const char *name, const char *args, bool guard)
 		usleep(10 * 1000);
 	}
 	printf("{\"guard\": %s, \"regions_before\": %u, \"regions_while_held\": %u, "
-	       "\"burst_while_held\": %u, \"regions_after\": %u}\n",
-	       guard ? "true" : "false", before, held, n, after);
+	       "\"burst_while_held\": %u, \"regions_after\": %u, \"connected_up\": %s, "
+	       "\"connected_down\": %s}\n",
+	       guard ? "true" : "false", before, held, n, after, up_connected ? "true" : "false",
+	       down_connected ? "true" : "false");
+	if (!up_connected || down_connected)
+		return 1; /* the lane's reading of the PMD's connected flag */
 	if (guard)
 		return before > 0 && held == before && n == 0 && after == 0 ? 0 : 1;
 	return before > 0 && held == 0 ? 0 : 1;
