@@ -981,6 +981,15 @@ extend(struct sl_xhdr *h, const struct sq_ent *m, bool last, uint32_t *len)
 		*len = 0;
 }
 
+/* Zero bytes after a payload so that a frame of hdr_payload_bytes (header and payload) is min. */
+static uint8_t
+frame_pad(const struct sl_xport *x, uint32_t hdr_payload_bytes)
+{
+	return x->c.min_frame_bytes > hdr_payload_bytes
+		       ? (uint8_t)(x->c.min_frame_bytes - hdr_payload_bytes)
+		       : 0;
+}
+
 /*
  * The header of a packet of anything but a plain SEND, or of a QP that stamps its packets (TS):
  * the full encoder with its extensions. Its length.
@@ -1005,8 +1014,7 @@ encode_ext(const struct sl_xport *x, const struct xqp *q, const struct sq_ent *m
 	if (m->op != SL_XPORT_OP_SEND || m->has_imm)
 		extend(&h, m, last, &f->payload_len);
 	n = (uint32_t)sl_xhdr_len(h.opcode, h.flags);
-	if (x->c.min_frame_bytes > n + f->payload_len)
-		h.pad_bytes = (uint8_t)(x->c.min_frame_bytes - n - f->payload_len);
+	h.pad_bytes = frame_pad(x, n + f->payload_len);
 	sl_xhdr_encode(&h, f->hdr, sizeof(f->hdr));
 	f->pad_bytes = h.pad_bytes;
 	return (uint16_t)n;
@@ -1040,10 +1048,7 @@ build_data(struct sl_xport *x, const struct sl_seg *s, uint64_t now_ns, struct s
 	f->payload_len = SL_MIN(q->seg_bytes, m->len - off);
 	f->qpn = s->flow;
 	if (sl_likely(m->op == SL_XPORT_OP_SEND && !m->has_imm && !q->ts)) {
-		uint32_t bytes = SL_XHDR_BASE_LEN + f->payload_len;
-
-		f->pad_bytes =
-			x->c.min_frame_bytes > bytes ? (uint8_t)(x->c.min_frame_bytes - bytes) : 0;
+		f->pad_bytes = frame_pad(x, SL_XHDR_BASE_LEN + f->payload_len);
 		sl_xhdr_put_base(f->hdr, opcode, flags, s->tx_id, f->pad_bytes, q->peer_qpn,
 				 q->peer_token, s->seq, m->msn);
 		f->hdr_len = SL_XHDR_BASE_LEN;
