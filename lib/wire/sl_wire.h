@@ -158,6 +158,88 @@ size_t sl_wire_encode_ctrl(const struct sl_wire_fmt *fmt, uint8_t *out, uint32_t
 			   uint32_t arg);
 
 /*
+ * Encapsulation: what carries a link frame after the Ethernet addresses (encap.c's essay,
+ * docs/wire-format.md section 1): EtherType 0x88B5 and the link frame at once (Ethernet), or
+ * IPv4 / IPv6 (EtherType 0x0800 / 0x86DD), UDP, then the link frame (UDP). One setting per port;
+ * both ends agree on it.
+ */
+enum sl_encap_kind {
+	SL_ENCAP_ETHERNET = 0, /**< EtherType 0x88B5: one cable, one peer */
+	SL_ENCAP_UDP4 = 1,     /**< IPv4 + UDP: 28 bytes more a frame */
+	SL_ENCAP_UDP6 = 2,     /**< IPv6 + UDP: 48 bytes more a frame */
+};
+
+/* The two ECN bits of the IP header (RFC 3168). */
+#define SL_ENCAP_ECN_NOT_ECT 0x0u
+#define SL_ENCAP_ECN_ECT1 0x1u
+#define SL_ENCAP_ECN_ECT0 0x2u
+#define SL_ENCAP_ECN_CE 0x3u
+#define SL_ENCAP_ECN_MASK 0x3u
+
+#define SL_ENCAP_HDR_MAX 48u /**< largest encapsulation: IPv6 (40) + UDP (8) bytes */
+
+/* A port's encapsulation and addresses (network order; an IPv4 address in the first 4 bytes). */
+struct sl_encap {
+	enum sl_encap_kind kind;
+	uint8_t local_ip[16]; /**< this port's address: the source sent, the destination taken */
+	uint8_t peer_ip[16];  /**< the peer's: the destination sent, the only source taken */
+	uint16_t udp_port;    /**< UDP destination port, both ends */
+};
+
+enum sl_encap_reject {
+	SL_ENCAP_OK = 0,
+	SL_ENCAP_ERR_ETHERTYPE,    /**< not this port's EtherType (another protocol's frame) */
+	SL_ENCAP_ERR_SHORT,        /**< shorter than the IP header */
+	SL_ENCAP_ERR_IP_VERSION,   /**< IP version other than the port's */
+	SL_ENCAP_ERR_IP_OPTIONS,   /**< IPv4 options, IPv6 extension headers */
+	SL_ENCAP_ERR_IP_LENGTH,    /**< IP length beyond the frame, or below the header */
+	SL_ENCAP_ERR_IP_CHECKSUM,  /**< IPv4 header checksum wrong */
+	SL_ENCAP_ERR_IP_FRAGMENT,  /**< IPv4 fragment (MF or an offset) */
+	SL_ENCAP_ERR_IP_PROTO,     /**< not UDP */
+	SL_ENCAP_ERR_IP_DST,       /**< not addressed to this port */
+	SL_ENCAP_ERR_IP_SRC,       /**< not from the port's peer */
+	SL_ENCAP_ERR_UDP_PORT,     /**< another UDP destination port */
+	SL_ENCAP_ERR_UDP_LENGTH,   /**< UDP length other than the IP payload's */
+	SL_ENCAP_ERR_UDP_CHECKSUM, /**< a non-zero UDP checksum that is wrong */
+	SL_ENCAP_ERR__MAX
+};
+
+/* What sl_encap_read() found. */
+struct sl_encap_rx {
+	uint16_t link_off; /**< bytes: where the link frame starts, from the EtherType's end */
+	uint16_t link_len; /**< bytes: the link frame (UDP: Ethernet padding cut off) */
+	uint8_t ecn;       /**< SL_ENCAP_ECN_* of the IP header; NOT_ECT for Ethernet */
+	uint16_t src_port; /**< UDP source port; 0 for Ethernet */
+};
+
+/* Human-readable reason ("ip_checksum", ...), for counters and telemetry. */
+const char *sl_encap_reject_name(enum sl_encap_reject r);
+
+/* The EtherType (host order) of e's frames. */
+uint16_t sl_encap_ethertype(const struct sl_encap *e);
+
+/* Bytes between the EtherType and the link header: 0, 28 (IPv4 + UDP) or 48 (IPv6 + UDP). */
+size_t sl_encap_hdr_len(const struct sl_encap *e);
+
+/* A UDP source port in 49152-65535 from 32 bits of entropy (a QPN, a lane): ECMP's input. */
+uint16_t sl_encap_src_port(uint32_t entropy);
+
+/*
+ * Write e's headers for a link frame of link_len bytes into out (sl_encap_hdr_len() bytes, right
+ * after the EtherType): the IP header with ecn (SL_ENCAP_ECN_*) and, for IPv4, its checksum;
+ * UDP from src_port to e->udp_port, checksum 0. Returns the bytes written.
+ */
+size_t sl_encap_write(const struct sl_encap *e, uint8_t *out, size_t link_len, uint16_t src_port,
+		      uint8_t ecn);
+
+/*
+ * Check a received frame's encapsulation: ethertype (host order) and the len bytes after it.
+ * SL_ENCAP_OK with rx filled, or the first field that is wrong. Never reads past buf + len.
+ */
+enum sl_encap_reject sl_encap_read(const struct sl_encap *e, uint16_t ethertype, const uint8_t *buf,
+				   size_t len, struct sl_encap_rx *rx);
+
+/*
  * The transport header and the feedback formats, after the link header
  * (docs/wire-format.md, "Transport header", is the specification with worked examples).
  *
@@ -349,6 +431,24 @@ sl_xhdr_put_base(uint8_t *buf, uint8_t opcode, uint8_t flags, uint16_t tx_id, ui
 	sl_put_be32(buf + 8, token);
 	sl_put_be32(buf + 12, psn);
 	sl_put_be32(buf + 16, msn);
+}
+
+/* The destination QPN of a transport frame of at least SL_XHDR_BASE_LEN bytes at buf. */
+static inline uint32_t
+sl_xhdr_qpn(const uint8_t *buf)
+{
+	return (uint32_t)buf[5] << 16 | (uint32_t)buf[6] << 8 | buf[7];
+}
+
+/*
+ * The path marked the frame at buf (len bytes) Congestion Experienced: set SL_XHDR_F_CE on a
+ * data frame, as a marking switch would (feedback frames carry no mark).
+ */
+static inline void
+sl_xhdr_mark_ce(uint8_t *buf, size_t len)
+{
+	if (len >= SL_XHDR_BASE_LEN && buf[0] < SL_XOP_ACK)
+		buf[1] |= SL_XHDR_F_CE;
 }
 
 /*
