@@ -15,6 +15,7 @@
  * (libsluice); its owner and group are resolved to ids here, so an unknown name is an error
  * of the file, not of the start-up.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -291,6 +292,20 @@ static const struct sluiced_key keys[] = {
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
 	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame", NULL},
+	ENUM("port", "encap", PORT(encap), "ethernet|udp", "ethernet",
+	     "what carries the link frames: 'ethernet' (EtherType 0x88B5, one cable to one peer) "
+	     "or 'udp' (IPv4 or IPv6 and UDP, routable, ECN from the path: docs/wire-format.md "
+	     "section 1)"),
+	{"port", "local_ip", SLUICED_KEY_IP, PORT(local_ip), SL_QTY_COUNT, 0, 0, 0, NULL, "none",
+	 "encap = udp: this port's IPv4 or IPv6 address (the daemon's own, not the kernel "
+	 "interface's: a kernel that owned it would answer the frames too)",
+	 NULL},
+	{"port", "peer_ip", SLUICED_KEY_IP, PORT(peer_ip), SL_QTY_COUNT, 0, 0, 0, NULL, "none",
+	 "encap = udp: the peer's address, of local_ip's family; frames from any other are "
+	 "dropped (rx_drop_encap_ip_src)",
+	 NULL},
+	COUNT("port", "udp_port", PORT(udp_port), 1, 65535, "4793", NULL,
+	      "encap = udp: the UDP destination port both ends use"),
 	COUNT("port", "rx_desc", PORT(rx_desc), 64, 32768, "256", NULL,
 	      "RX descriptors per queue: keep their drain time well inside the replay ring's "
 	      "lifetime (docs/link.md, Rate)"),
@@ -519,6 +534,21 @@ apply(struct sluiced_conf *c, void *base, const struct sluiced_key *k, const cha
 		}
 		snprintf(what, sizeof(what), "expected one of %s", k->choices);
 		return bad_value(c, section, k, what, value, err);
+	}
+	case SLUICED_KEY_IP: {
+		struct sluiced_ip *ip = (struct sluiced_ip *)((char *)base + k->offset);
+
+		memset(ip, 0, sizeof(*ip));
+		if (strcmp(value, "none") == 0)
+			return 0;
+		if (inet_pton(AF_INET, value, ip->addr) == 1)
+			ip->family = 4;
+		else if (inet_pton(AF_INET6, value, ip->addr) == 1)
+			ip->family = 6;
+		else
+			return bad_value(c, section, k,
+					 "expected an IPv4 or IPv6 address or 'none'", value, err);
+		return 0;
 	}
 	case SLUICED_KEY_PEER_MAC: {
 		struct sluiced_port_conf *p = base;
@@ -813,6 +843,35 @@ share(uint32_t n)
 }
 
 /* [api] as a whole: mode, owner and group resolved, the program known. 0 or -1 after an error. */
+/*
+ * A port's encapsulation and its addresses agree: UDP needs both addresses, of one family, and
+ * the point-to-point Ethernet encapsulation has none. 0, or -1 after a `file:line:` message.
+ */
+static int
+check_encap(const struct sluiced_conf *c, const struct sluiced_port_conf *p, FILE *err)
+{
+	const char *why = NULL, *key = "encap";
+
+	if (p->encap == SLUICED_ENCAP_ETHERNET) {
+		if (p->local_ip.family || p->peer_ip.family) {
+			key = p->local_ip.family ? "local_ip" : "peer_ip";
+			why = "an address needs encap = udp";
+		}
+	} else if (!p->local_ip.family || !p->peer_ip.family) {
+		why = "udp needs local_ip and peer_ip";
+	} else if (p->local_ip.family != p->peer_ip.family) {
+		key = "peer_ip";
+		why = "not of local_ip's family";
+	} else if (memcmp(p->local_ip.addr, p->peer_ip.addr, sizeof(p->local_ip.addr)) == 0) {
+		key = "peer_ip";
+		why = "the same address as local_ip";
+	}
+	if (why == NULL)
+		return 0;
+	fprintf(err, "%s:%u: %s: %s\n", c->path, line_of(c->path, p->section, key), key, why);
+	return -1;
+}
+
 static int
 check_api(struct sluiced_conf *c, FILE *err)
 {
@@ -958,6 +1017,8 @@ sluiced_conf_load(struct sluiced_conf *c, const char *path, FILE *err)
 			goto out;
 		snprintf(p->section, sizeof(p->section), "%s", names[i]);
 		p->device_line = line_of(path, names[i], "device");
+		if (check_encap(c, p, err) < 0)
+			goto out;
 		seen[idx] = true;
 	}
 	for (unsigned int i = 0; i < SLUICED_MAX_PORTS; i++) {

@@ -21,6 +21,17 @@
 #define SLUICED_NAME_MAX 64
 #define SLUICED_API_ALLOW_MAX 16 /**< entries of [api] allow_users, allow_groups, at most */
 
+/* An IP address from the configuration: family 0 (none given), 4 or 6; network order. */
+struct sluiced_ip {
+	uint8_t family;
+	uint8_t addr[16];
+};
+
+enum sluiced_encap {
+	SLUICED_ENCAP_ETHERNET = 0,
+	SLUICED_ENCAP_UDP,
+};
+
 struct sluiced_port_conf {
 	char section[SLUICED_NAME_MAX];    /**< "port.0": where the keys came from */
 	char device[RTE_ETH_NAME_MAX_LEN]; /**< DPDK device name (PCI address or --vdev name) */
@@ -29,6 +40,10 @@ struct sluiced_port_conf {
 	struct rte_ether_addr peer_mac;    /**< when !learn_peer */
 	uint16_t rx_desc;                  /**< RX ring size, descriptors */
 	uint16_t tx_desc;                  /**< TX ring size, descriptors */
+	unsigned int encap;                /**< enum sluiced_encap */
+	struct sluiced_ip local_ip;        /**< encap = udp: this port's address */
+	struct sluiced_ip peer_ip;         /**< encap = udp: the peer's */
+	uint16_t udp_port;                 /**< encap = udp: destination port, both ends */
 };
 
 enum sluiced_traffic_mode {
@@ -199,6 +214,7 @@ enum sluiced_key_type {
 	SLUICED_KEY_UINT,     /**< unsigned member of `size` bytes, a quantity (sl_parse.h) */
 	SLUICED_KEY_ENUM,     /**< unsigned int member: index of the value in choices ("a|b|c") */
 	SLUICED_KEY_PEER_MAC, /**< "learn" or aa:bb:cc:dd:ee:ff */
+	SLUICED_KEY_IP,       /**< struct sluiced_ip member: an IPv4 or IPv6 address, or "none" */
 };
 
 /* One configuration key: the schema the parser, the defaults and --help all read. */

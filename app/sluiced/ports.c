@@ -205,6 +205,21 @@ sluiced_link_settings(struct sluiced *d)
 	return 0;
 }
 
+/* [port.N]'s encapsulation in lib/wire's terms. */
+static struct sl_encap
+port_encap(const struct sluiced_port_conf *pc)
+{
+	struct sl_encap e = {.kind = SL_ENCAP_ETHERNET};
+
+	if (pc->encap != SLUICED_ENCAP_UDP)
+		return e;
+	e.kind = pc->local_ip.family == 6 ? SL_ENCAP_UDP6 : SL_ENCAP_UDP4;
+	memcpy(e.local_ip, pc->local_ip.addr, sizeof(e.local_ip));
+	memcpy(e.peer_ip, pc->peer_ip.addr, sizeof(e.peer_ip));
+	e.udp_port = pc->udp_port;
+	return e;
+}
+
 /* Configure and start every port. 0, or -1 after a `file:line: device:` message. */
 int
 sluiced_open_ports(struct sluiced *d, const uint16_t *pid)
@@ -220,6 +235,9 @@ sluiced_open_ports(struct sluiced *d, const uint16_t *pid)
 			.peer = pc->peer_mac,
 			.peer_timeout_ns = d->conf.peer_timeout_ns,
 			.link = d->link,
+			.encap = port_encap(pc),
+			.src_port_per_qp =
+				d->conf.link.reliability == SLUICED_RELIABILITY_END_TO_END,
 		};
 		char err[640];
 

@@ -275,8 +275,8 @@ sluiced_setup_qps(struct sluiced *d)
 				.line_bps = d->conf.link.rate_bps,
 				.pace_catchup_ns = qc->catchup_ns,
 				.line_bypass = qc->line_bypass != 0,
-				.frame_overhead_bytes =
-					sl_wire_hdr_len(&d->link.fmt) + SL_DP_ETH_WIRE_BYTES,
+				.frame_overhead_bytes = (uint32_t)sl_wire_hdr_len(&d->link.fmt) +
+							sl_dp_port_wire_overhead(p),
 				.ec_drain_bps = qc->recv == SL_XPORT_RECV_EC ? ec_drain_bps(d) : 0,
 				.ec = ec_conf(&d->conf.ec),
 				.region_bytes = sl_traffic_msg_pattern_bytes(&tc),

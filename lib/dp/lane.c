@@ -2,8 +2,9 @@
 /*
  * lane.c - one poll of a lane: the glue between a NIC queue pair and its reliable link.
  *
- * RX. A burst from the RX queue; each frame is counted once: EtherType other than 0x88B5
- * (rx_drop_not_sluice, freed), chained mbuf (rx_drop_chained, freed), or handed to the link,
+ * RX. A burst from the RX queue; each frame is counted once: not of the port's encapsulation
+ * (rx_drop_not_sluice: another EtherType; rx_drop_encap_<reason>: an IP or UDP field that
+ * lib/wire/encap.c refuses; freed), chained mbuf (rx_drop_chained, freed), or handed to the link,
  * which delivers payload frames exactly once and in order and gives every other frame back
  * through its release callback (counted by the link by kind and reason). Delivered mbufs are
  * trimmed to their body and queued for the consumer; the queue is the link's flow-control
@@ -13,9 +14,16 @@
  * they are out). Then the producer's new payloads are offered to the link, which takes what it
  * may and returns the frames to send: control and filler frames are built in fresh mbufs;
  * data frames (new or replayed) are sent zero-copy: the payload mbuf already sits in the
- * link's replay ring, its Ethernet and link headers are written into its headroom (identical
- * bytes on every send, since a replay carries the original frame ID), and it goes out with one
- * extra reference, so the driver's free and the ring's eviction each drop their own.
+ * link's replay ring, its Ethernet, encapsulation and link headers are written into its headroom
+ * (identical bytes on every send, since a replay carries the original frame ID), and it goes out
+ * with one extra reference, so the driver's free and the ring's eviction each drop their own.
+ *
+ * Under encap = udp (docs/wire-format.md section 1.2) data frames go out ECT(0), control and
+ * filler frames Not-ECT; a data frame that arrives marked CE keeps the mark in an mbuf flag
+ * (port.c registers it) until the QP adapter, after the link has verified the frame, sets the
+ * transport header's CE flag (qp.c). The UDP source port is the lane's, or under end-to-end
+ * reliability the destination QP's, so that ECMP may spread QPs but never a link's in-order
+ * frames.
  *
  * Every burst on a memif port holds the port's burst_lock (memif_guard.c), so that the PMD's
  * control thread cannot unmap a gone peer's rings under it, and runs only once the PMD has
@@ -41,7 +49,29 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_dp_lane_stats, rx_bytes, "bytes received, Ethernet header included"),
 	SL_STAT(struct sl_dp_lane_stats, tx_pkts, "frames sent"),
 	SL_STAT(struct sl_dp_lane_stats, tx_bytes, "bytes sent, Ethernet header included"),
-	SL_STAT(struct sl_dp_lane_stats, rx_drop_not_sluice, "dropped: EtherType is not 0x88B5"),
+	SL_STAT(struct sl_dp_lane_stats, rx_drop_not_sluice,
+		"dropped: another EtherType than the port's encapsulation (0x88B5, IPv4 or IPv6)"),
+#define ENCAP_DROP(r, name_, h)                                                                    \
+	{                                                                                          \
+		.name = "rx_drop_encap_" name_, .help = "dropped: " h,                             \
+		.offset = offsetof(struct sl_dp_lane_stats, rx_drop_encap) +                       \
+			  ((r)-2) * sizeof(uint64_t)                                               \
+	}
+	ENCAP_DROP(SL_ENCAP_ERR_SHORT, "short", "shorter than its IP header"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_VERSION, "ip_version", "IP version other than the port's"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_OPTIONS, "ip_options", "IPv4 options or IPv6 extension headers"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_LENGTH, "ip_length", "IP length beyond the frame or too short"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_CHECKSUM, "ip_checksum", "IPv4 header checksum wrong"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_FRAGMENT, "ip_fragment", "an IPv4 fragment"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_PROTO, "ip_proto", "IP protocol other than UDP"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_DST, "ip_dst", "IP destination other than local_ip"),
+	ENCAP_DROP(SL_ENCAP_ERR_IP_SRC, "ip_src", "IP source other than peer_ip"),
+	ENCAP_DROP(SL_ENCAP_ERR_UDP_PORT, "udp_port", "UDP destination port other than udp_port"),
+	ENCAP_DROP(SL_ENCAP_ERR_UDP_LENGTH, "udp_length", "UDP length other than the IP payload's"),
+	ENCAP_DROP(SL_ENCAP_ERR_UDP_CHECKSUM, "udp_checksum", "a non-zero UDP checksum, wrong"),
+#undef ENCAP_DROP
+	SL_STAT(struct sl_dp_lane_stats, rx_ce,
+		"frames that arrived marked ECN CE (UDP), handed to the transport"),
 	SL_STAT(struct sl_dp_lane_stats, rx_drop_chained, "dropped: multi-segment frame"),
 	SL_STAT(struct sl_dp_lane_stats, rx_drop_no_consumer, "dropped: delivered, no consumer"),
 	SL_STAT(struct sl_dp_lane_stats, tx_drop_refused,
@@ -62,12 +92,37 @@ static const struct sl_stat_desc stat_desc[] = {
 };
 SL_STAT_TABLE_DEFINE(sl_dp_lane_stat_table, struct sl_dp_lane_stats, stat_desc);
 
+/*
+ * The headers before a link frame of link_len bytes at start: Ethernet, and the port's
+ * encapsulation (lib/wire/encap.c) with ECN ecn and UDP source port src_port.
+ */
 static void
-write_eth(const struct sl_dp_lane *l, struct rte_ether_hdr *eth)
+write_headers(const struct sl_dp_lane *l, uint8_t *start, size_t link_len, uint16_t src_port,
+	      uint8_t ecn)
 {
+	const struct sl_dp_port *p = l->port;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)start;
+
 	rte_ether_addr_copy(&l->peer, &eth->dst_addr);
-	rte_ether_addr_copy(&l->port->mac, &eth->src_addr);
-	eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	if (p->encap.kind == SL_ENCAP_ETHERNET) {
+		eth->ether_type = rte_cpu_to_be_16(SL_ETHERTYPE);
+		return;
+	}
+	eth->ether_type = rte_cpu_to_be_16(sl_encap_ethertype(&p->encap));
+	sl_encap_write(&p->encap, start + RTE_ETHER_HDR_LEN, link_len, src_port, ecn);
+}
+
+/*
+ * A UDP source port for a data frame: the lane's, or under end-to-end reliability its
+ * destination QP's (docs/wire-format.md section 1.2), read from the transport header.
+ */
+static uint16_t
+data_src_port(const struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
+{
+	if (!l->port->src_port_per_qp || f->body_len < SL_XHDR_BASE_LEN)
+		return l->src_port;
+	return sl_encap_src_port(sl_xhdr_qpn(f->body));
 }
 
 /*
@@ -112,9 +167,53 @@ queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
 {
 	struct rte_mbuf *m = d->handle;
 
-	rte_pktmbuf_adj(m, (uint16_t)(RTE_ETHER_HDR_LEN + d->body_off));
+	rte_pktmbuf_adj(m, (uint16_t)(l->port->hdr_bytes + d->body_off));
+	if (m->data_len > d->body_len) /* UDP: Ethernet padding after the IP datagram */
+		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - d->body_len));
 	l->delivered[(l->deliv_head + l->deliv_count) % l->deliv_cap] = m;
 	l->deliv_count++;
+}
+
+/*
+ * A UDP port's frame: its IP and UDP headers checked (a drop counted by reason; another
+ * EtherType is not a sluice frame), a CE mark kept in the mbuf for queue_delivery().
+ */
+static bool
+encap_ok(struct sl_dp_lane *l, struct rte_mbuf *m, struct sl_encap_rx *rx)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	enum sl_encap_reject r = SL_ENCAP_ERR_ETHERTYPE;
+
+	if (m->data_len >= RTE_ETHER_HDR_LEN)
+		r = sl_encap_read(&l->port->encap, rte_be_to_cpu_16(eth->ether_type),
+				  (const uint8_t *)(eth + 1), m->data_len - RTE_ETHER_HDR_LEN, rx);
+	if (r == SL_ENCAP_ERR_ETHERTYPE) {
+		sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
+		return false;
+	}
+	if (r != SL_ENCAP_OK) {
+		sl_stat_add(&l->stats.rx_drop_encap[r - 2], 1);
+		return false;
+	}
+	if (rx->ecn == SL_ENCAP_ECN_CE) {
+		m->ol_flags |= l->port->ce_flag;
+		sl_stat_add(&l->stats.rx_ce, 1);
+	}
+	return true;
+}
+
+/* Is m a sluice frame of the port's encapsulation? Each one that is not counted once. */
+static inline bool
+frame_ok(struct sl_dp_lane *l, struct rte_mbuf *m, struct sl_encap_rx *rx)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (l->port->encap.kind != SL_ENCAP_ETHERNET)
+		return encap_ok(l, m, rx);
+	if (m->data_len >= RTE_ETHER_HDR_LEN && eth->ether_type == rte_cpu_to_be_16(SL_ETHERTYPE))
+		return true;
+	sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
+	return false;
 }
 
 static void
@@ -132,11 +231,10 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		struct sl_encap_rx rx = {.link_len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN)};
 
 		bytes += m->pkt_len;
-		if (m->data_len < RTE_ETHER_HDR_LEN ||
-		    eth->ether_type != rte_cpu_to_be_16(SL_ETHERTYPE)) {
-			sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
+		if (!frame_ok(l, m, &rx)) {
 			drop[n_drop++] = m;
 			continue;
 		}
@@ -148,8 +246,8 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 		if (sl_unlikely(!l->peer_known))
 			learn_peer(l, &eth->src_addr);
 		in[n_in++] = (struct sl_link_rx_frame){
-			.buf = (const uint8_t *)(eth + 1),
-			.len = (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN),
+			.buf = (const uint8_t *)(eth + 1) + rx.link_off,
+			.len = rx.link_len,
 			.handle = m,
 		};
 	}
@@ -222,31 +320,34 @@ static struct rte_mbuf *
 build_data(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 {
 	struct rte_mbuf *m = f->handle;
-	uint16_t hlen = (uint16_t)(RTE_ETHER_HDR_LEN + f->hdr_len);
+	uint16_t hlen = (uint16_t)(l->port->hdr_bytes + f->hdr_len);
 	uint8_t *start = (uint8_t *)(uintptr_t)f->body - hlen;
 
 	if (rte_pktmbuf_mtod(m, uint8_t *) != start && rte_pktmbuf_prepend(m, hlen) == NULL)
 		return NULL;
-	write_eth(l, (struct rte_ether_hdr *)start);
-	rte_memcpy(start + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
+	write_headers(l, start, (size_t)f->hdr_len + f->body_len, data_src_port(l, f),
+		      SL_ENCAP_ECN_ECT0);
+	rte_memcpy(start + l->port->hdr_bytes, f->hdr, f->hdr_len);
 	/* On every segment of a chain: the PMD frees the chain, the ring keeps it. */
 	rte_pktmbuf_refcnt_update(m, 1);
 	return m;
 }
 
-/* A control or filler frame: Ethernet header, the link's whole frame, zero padding. */
+/* A control or filler frame: the headers, the link's whole frame, zero padding. */
 static struct rte_mbuf *
 build_small(struct sl_dp_lane *l, const struct sl_link_tx_frame *f)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(l->pool);
+	uint16_t len = (uint16_t)SL_MAX(SL_DP_MIN_FRAME, l->port->hdr_bytes + f->hdr_len);
 	uint8_t *buf;
 
 	if (m == NULL)
 		return NULL;
-	buf = (uint8_t *)rte_pktmbuf_append(m, SL_DP_MIN_FRAME);
-	memset(buf, 0, SL_DP_MIN_FRAME);
-	write_eth(l, (struct rte_ether_hdr *)buf);
-	memcpy(buf + RTE_ETHER_HDR_LEN, f->hdr, f->hdr_len);
+
+	buf = (uint8_t *)rte_pktmbuf_append(m, len);
+	memset(buf, 0, len);
+	write_headers(l, buf, f->hdr_len, l->src_port, SL_ENCAP_ECN_NOT_ECT);
+	memcpy(buf + l->port->hdr_bytes, f->hdr, f->hdr_len);
 	return m;
 }
 

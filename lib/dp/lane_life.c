@@ -176,6 +176,7 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	l->queue = q;
 	l->pool = pool;
 	l->life = (struct sl_dp_lane_life){.state = SL_DP_LANE_RUNNING};
+	l->src_port = sl_encap_src_port(q);
 	if (conf->learn_peer) {
 		memset(&l->peer, 0xff, sizeof(l->peer));
 		l->peer_known = false;
@@ -183,6 +184,7 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 		l->peer = conf->peer;
 		l->peer_known = true;
 	}
+	lc.wire_overhead_bytes = sl_dp_port_wire_overhead(p);
 	lc.release = lane_release;
 	lc.release_ctx = l;
 	/*

@@ -195,6 +195,31 @@ sl_dp_port_id_af_xdp(uint16_t port_id)
 	return port_bottom(port_id, 4, bottom, &driver, &args) && strcmp(driver, "net_af_xdp") == 0;
 }
 
+/*
+ * The encapsulation: its header length, and under UDP the mbuf flag that carries a CE mark from
+ * the receive burst to the delivery (lane.c), registered once per process.
+ */
+static int
+port_encap(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, char *err, size_t errlen)
+{
+	static const struct rte_mbuf_dynflag ce = {.name = "sluice_dynflag_ip_ce"};
+	int bit;
+
+	p->encap = conf->encap;
+	p->src_port_per_qp = conf->src_port_per_qp;
+	p->hdr_bytes = (uint16_t)(RTE_ETHER_HDR_LEN + sl_encap_hdr_len(&p->encap));
+	if (p->encap.kind == SL_ENCAP_ETHERNET)
+		return 0;
+	bit = rte_mbuf_dynflag_register(&ce);
+	if (bit < 0) {
+		snprintf(err, errlen, "%s: no mbuf flag left for ECN marks: %s", p->name,
+			 rte_strerror(rte_errno));
+		return -ENOSPC;
+	}
+	p->ce_flag = UINT64_C(1) << bit;
+	return 0;
+}
+
 static int
 port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_mempool *pool,
 	   char *err, size_t errlen)
@@ -232,6 +257,9 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 	p->nb_queues = conf->nb_queues;
 	p->socket_id = rte_eth_dev_socket_id(p->port_id);
 	p->peer_timeout_ns = conf->peer_timeout_ns;
+	rc = port_encap(p, conf, err, errlen);
+	if (rc != 0)
+		return rc;
 	port_identify(p);
 	if (p->af_xdp && sl_dp_pool_umem_check(pool, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "%s: %s", p->name, why);

@@ -786,6 +786,9 @@ unsigned
 sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
 {
 	struct sl_dp_qp *a = ctx;
+	/* a frame the path marked CE (encap = udp, lane.c): the mark goes where the transport
+	 * reads it, now that the link has verified the frame */
+	uint64_t ce = a->lane != NULL ? a->lane->port->ce_flag : 0;
 	uint64_t bytes = 0;
 
 	for (unsigned int done = 0; done < n;) {
@@ -793,6 +796,9 @@ sl_dp_qp_consume(void *ctx, uint64_t now_ns, struct rte_mbuf **m, unsigned n)
 
 		for (unsigned int i = 0; i < k; i++) {
 			struct rte_mbuf *p = m[done + i];
+
+			if (sl_unlikely(p->ol_flags & ce))
+				sl_xhdr_mark_ce(rte_pktmbuf_mtod(p, uint8_t *), p->data_len);
 
 			a->rx[i] = (struct sl_xport_rx_frame){
 				.buf = rte_pktmbuf_mtod(p, const uint8_t *),

@@ -100,6 +100,8 @@ struct sl_dp_lane_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
 	uint64_t rx_drop_not_sluice;
+	uint64_t rx_drop_encap[SL_ENCAP_ERR__MAX - 2]; /**< [r - 2]: reason r, ETHERTYPE aside */
+	uint64_t rx_ce;
 	uint64_t rx_drop_chained;
 	uint64_t rx_drop_no_consumer;
 	uint64_t tx_drop_refused;
@@ -121,6 +123,10 @@ struct sl_dp_port_conf {
 	uint16_t tx_desc;           /**< descriptors per TX queue */
 	bool learn_peer;            /**< take the peer MAC from its first sluice frame */
 	struct rte_ether_addr peer; /**< when !learn_peer */
+	struct sl_encap encap;      /**< what carries the link frames (lib/wire), both ends alike */
+	bool src_port_per_qp;       /**< UDP: a source port per destination QPN (ECMP spreads QPs:
+				     *   end-to-end reliability), else one per lane (an in-order
+				     *   link's frames take one path) */
 	uint64_t peer_timeout_ns;   /**< peer down after this long without a frame */
 	struct sl_link_conf link;   /**< every lane's link; release/ctx are set by sl_dp */
 };
@@ -165,6 +171,7 @@ struct sl_dp_lane {
 	struct rte_mbuf **delivered;
 	uint32_t deliv_head, deliv_count, deliv_cap;
 	struct sl_dp_lane_life life; /**< state and timer (lane_life.c) */
+	uint16_t src_port;           /**< UDP source port of the lane's own frames (encap = udp) */
 	/* peer address: configured, or learned from the first 0x88B5 frame this lane receives
 	 * (broadcast until then); written by the lane's lcore only, once */
 	struct rte_ether_addr peer;
@@ -183,6 +190,10 @@ struct sl_dp_port {
 	bool shares_memory;         /**< memif (or impaired memif): see the lane's life above */
 	rte_spinlock_t *burst_lock; /**< held across each burst (memif_guard.c), or NULL */
 	char kernel_if[32];         /**< kernel interface under AF_XDP / AF_PACKET, or "" */
+	struct sl_encap encap;      /**< what carries the link frames after the MACs */
+	uint16_t hdr_bytes;         /**< bytes before the link header: Ethernet + encapsulation */
+	bool src_port_per_qp;       /**< see struct sl_dp_port_conf */
+	uint64_t ce_flag;           /**< mbuf dynflag: the frame arrived marked CE (0: Ethernet) */
 	uint32_t rx_ring_frames;    /**< frames each receive queue's ring holds (port.c) */
 	bool af_xdp;                /**< the bottom port is AF_XDP (on kernel_if) */
 	bool tx_chains;             /**< the device sends chained mbufs (TX MULTI_SEGS) */
@@ -222,6 +233,16 @@ void sl_dp_port_close(struct sl_dp_port *p);
  * frame arrived within the timeout.
  */
 bool sl_dp_port_peer_up(const struct sl_dp_port *p, uint64_t now_ns);
+
+/*
+ * Bytes a frame of port p costs on the wire beyond its link header and body: the Ethernet
+ * overhead (SL_DP_ETH_WIRE_BYTES) and the encapsulation's headers. What its rates charge.
+ */
+static inline uint32_t
+sl_dp_port_wire_overhead(const struct sl_dp_port *p)
+{
+	return SL_DP_ETH_WIRE_BYTES + (uint32_t)sl_encap_hdr_len(&p->encap);
+}
 
 /* The peer's address as lane 0 knows it: configured, learned, or broadcast until learned. */
 void sl_dp_port_peer(const struct sl_dp_port *p, struct rte_ether_addr *mac);
@@ -370,7 +391,7 @@ struct sl_dp_qp_conf {
 	bool line_bypass;         /**< the endpoint's line_bypass: a QP paced at line_bps skips the
 				   *   pacer (the lane's link keeps the line rate) */
 	uint32_t frame_overhead_bytes; /**< wire bytes of a frame beyond the transport's: the
-					*   link header, SL_DP_ETH_WIRE_BYTES */
+					*   link header, sl_dp_port_wire_overhead() */
 	uint64_t ec_drain_bps;         /**< the endpoint's ec_drain_bps (0: no target) */
 	struct sl_ec_conf ec;          /**< the endpoint's ec */
 	/**

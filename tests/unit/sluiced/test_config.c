@@ -83,7 +83,7 @@ read_help(struct listing *l)
 {
 	char cmd[1024], line[512], section[16] = "";
 	struct entry *last = NULL;
-	bool in_keys = false;
+	bool in_keys = false, past_keys = false;
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "'%s' --help", sluiced_bin);
@@ -93,10 +93,11 @@ read_help(struct listing *l)
 		char *eq = strstr(line, " = ");
 
 		in_keys |= strncmp(line, "  [", 3) == 0; /* the first section */
-		if (!in_keys || line[0] == '\n') {
-			continue;
+		if (!in_keys || past_keys || line[0] == '\n') {
+			continue; /* read to the end all the same: a reader that stops early makes
+				   * the writer's last write fail (SIGPIPE) */
 		} else if (line[0] != ' ') {
-			break; /* the text after the keys */
+			past_keys = true; /* the text after the keys */
 		} else if (strncmp(line, "  [", 3) == 0) {
 			section_of(line, section, sizeof(section));
 		} else if (strncmp(line, "    ", 4) == 0 && line[4] != ' ' && eq) {
