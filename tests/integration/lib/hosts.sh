@@ -3,6 +3,7 @@
 #
 #   sl_require_root                      exit 77 ("skipped: needs root") unless root
 #   sl_topo_veth                         hosts a and b: two netns joined by a veth pair
+#   sl_topo_router                       hosts a and b in two subnets through a router netns
 #   sl_start a CONFIG KIND [EAL...] [-- DAEMON_ARGS...]
 #                                        start sluiced as host a; KIND is af_xdp, af_packet,
 #                                        memif_server or memif_client (the port's --vdev);
@@ -106,6 +107,39 @@ sl_topo_veth() {
         ip -n "${SL_NS[$h]}" addr add "${SL_IP[$h]}/30" dev "${SL_IF[$h]}"
         ip -n "${SL_NS[$h]}" link set "${SL_IF[$h]}" up
     done
+}
+
+# Hosts a and b in two subnets, each joined by a veth pair to a router namespace r that forwards
+# between them (kernel IPv4 forwarding): a 10.199.1.0/24 on r's ra, b 10.199.2.0/24 on r's rb.
+# The hosts' kernel interfaces hold no address (their sluiced owns SL_IP[h], the kernel must not
+# answer its frames) and no IPv6; r knows each host's sluiced address by a static neighbour
+# entry (sluiced answers no ARP) and each host reaches the other through r's MAC (SL_GW_MAC[h]).
+declare -A SL_GW_MAC
+SL_NS_R=
+sl_topo_router() {
+    local a=$SL_ID-a b=$SL_ID-b r=$SL_ID-r h
+    SL_NS_R=$r
+    for ns in "$a" "$b" "$r"; do
+        ip netns add "$ns"; SL_NS_LIST+=("$ns")
+        ip -n "$ns" link set lo up
+    done
+    SL_NS[a]=$a; SL_IF[a]=$SL_ID-va; SL_MAC[a]=02:00:00:00:00:0a; SL_IP[a]=10.199.1.1
+    SL_NS[b]=$b; SL_IF[b]=$SL_ID-vb; SL_MAC[b]=02:00:00:00:00:0b; SL_IP[b]=10.199.2.1
+    SL_GW_MAC[a]=02:00:00:00:01:0a SL_GW_MAC[b]=02:00:00:00:01:0b
+    for h in a b; do
+        ip link add "${SL_IF[$h]}" type veth peer name "$SL_ID-r$h"
+        ip link set "${SL_IF[$h]}" netns "${SL_NS[$h]}"
+        ip link set "$SL_ID-r$h" netns "$r"
+        ip netns exec "${SL_NS[$h]}" sysctl -qw "net.ipv6.conf.${SL_IF[$h]}.disable_ipv6=1"
+        ip -n "${SL_NS[$h]}" link set "${SL_IF[$h]}" address "${SL_MAC[$h]}" up
+        ip netns exec "$r" sysctl -qw "net.ipv6.conf.$SL_ID-r$h.disable_ipv6=1"
+        ip -n "$r" link set "$SL_ID-r$h" address "${SL_GW_MAC[$h]}" up
+    done
+    ip -n "$r" addr add 10.199.1.254/24 dev "$SL_ID-ra"
+    ip -n "$r" addr add 10.199.2.254/24 dev "$SL_ID-rb"
+    ip -n "$r" neigh replace "${SL_IP[a]}" lladdr "${SL_MAC[a]}" dev "$SL_ID-ra" nud permanent
+    ip -n "$r" neigh replace "${SL_IP[b]}" lladdr "${SL_MAC[b]}" dev "$SL_ID-rb" nud permanent
+    ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1
 }
 
 # Hosts a and b as two processes in this namespace, joined by memif over a unix socket.
