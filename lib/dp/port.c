@@ -312,6 +312,11 @@ port_setup(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, struct rte_
 		return rc;
 	}
 	p->started = true;
+	if (p->af_xdp && p->kernel_if[0] != '\0' && p->encap.kind != SL_ENCAP_ETHERNET) {
+		rc = sl_dp_xdp_steer_udp(p->kernel_if, p->encap.udp_port, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
 	rte_eth_macaddr_get(p->port_id, &p->mac);
 	/* Unicast to the learned peer works without it; broadcast keepalives need no filter. */
 	rte_eth_promiscuous_enable(p->port_id);

@@ -35,7 +35,6 @@
 #include "xdp.h"
 
 #define CLAIM_DIR "/run/sluice"
-#define STEER_PROG_NAME "sl_xdp_steer"
 
 /* Detach sl_xdp_steer from ifindex if attached (in whichever mode); true if it was. */
 static bool
@@ -54,7 +53,7 @@ detach_steering(unsigned int ifindex)
 		return false;
 	memset(&info, 0, sizeof(info));
 	ours = bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-	       strcmp(info.name, STEER_PROG_NAME) == 0;
+	       strcmp(info.name, SL_DP_XDP_STEER_PROG) == 0;
 	close(fd);
 	if (!ours)
 		return false;

@@ -10,7 +10,7 @@
 #   pkts_rtx = 0 on every QP: the link hides every loss, so the transport never retransmits;
 #   no frame the endpoint produced was lost in the glue (tx_lost = 0), no header refused.
 # usage: test_qp_two_hosts.sh lossless|lanes|many|loss|faults|e2e-loss|e2e-faults|programs
-#             [memif|af_xdp|udp4|udp6]
+#             [memif|af_xdp|udp4|udp6|udp4-af-xdp|udp6-af-xdp]
 #   lossless: the wire as it is
 #   lanes:    memif as it is, each host in workers mode with two lanes (two endpoints), QPN i on
 #             lane i mod 2; 5 QPs (the two hosts' four workers share two cores)
@@ -56,7 +56,8 @@ case $topo in
     memif) kind_a=memif_client kind_b=memif_server ;;
     af_xdp) kind_a=af_xdp kind_b=af_xdp ;;
     udp4 | udp6) kind_a=af_packet kind_b=af_packet ;;
-    *) sl_fail "unknown topology $topo (memif, af_xdp, udp4, udp6)" ;;
+    udp4-af-xdp | udp6-af-xdp) kind_a=af_xdp kind_b=af_xdp ;;
+    *) sl_fail "unknown topology $topo (memif, af_xdp, udp4, udp6, udp4-af-xdp, udp6-af-xdp)" ;;
 esac
 [ "$topo" = memif ] || [ "$case_name" != lanes ] ||
     sl_fail "lanes: memif only (a veth end has one queue)"
@@ -127,11 +128,11 @@ lines=("workers = $workers" "${link[@]}"
        "msgs = $MSGS" "direction = both" "rto_us = $rto" "timeout_ms = 10s" "seed = 11")
 sl_config a "$kind_a" "${lines[@]}" >/dev/null
 sl_config b "$kind_b" "${lines[@]}" >/dev/null
-if [ "$topo" = udp4 ] || [ "$topo" = udp6 ]; then
+if [[ $topo == udp* ]]; then
     # The daemons' own addresses, which the veth ends' kernel addresses (sl_topo_veth) are not:
     # a kernel that held them would answer every frame with an ICMP port unreachable.
     ip_a=10.199.1.1 ip_b=10.199.1.2
-    [ "$topo" = udp6 ] && ip_a=fd00:5c::1 ip_b=fd00:5c::2
+    [[ $topo == udp6* ]] && ip_a=fd00:5c::1 ip_b=fd00:5c::2
     printf 'encap = udp\nlocal_ip = %s\npeer_ip = %s\n' "$ip_a" "$ip_b" >>"$SL_TMP/a.ini"
     printf 'encap = udp\nlocal_ip = %s\npeer_ip = %s\n' "$ip_b" "$ip_a" >>"$SL_TMP/b.ini"
 fi
@@ -147,10 +148,19 @@ if [ "$impaired" -eq 1 ]; then
 fi
 exit_args=()
 [ "$WAIT" = exit ] && exit_args=(-- --exit-when-done)
+# Over AF_XDP with encap = udp the steering program takes sluice's UDP port only: the hosts'
+# kernels still answer their own addresses (sl_topo_veth's) on the same interfaces meanwhile.
+kernel_ping() {
+    [[ $topo == udp*-af-xdp ]] || return 0
+    ip netns exec "${SL_NS[a]}" ping -q -c 3 -i 0.2 -W 2 "${SL_IP[b]}" >/dev/null ||
+        sl_fail "the kernels' own IPv4 stopped working beside sluice's UDP"
+    sl_log "the kernels' own ping between the hosts works beside sluice's UDP"
+}
 sl_start b "$SL_TMP/b.ini" "$kind_b" "${eal_b[@]}" "${exit_args[@]}"
 sl_wait_ready b 10
 sl_start a "$SL_TMP/a.ini" "$kind_a" "${eal_a[@]}" "${exit_args[@]}"
 t0=$(date +%s%N)
+kernel_ping
 if [ "$WAIT" = exit ]; then
     sl_wait_exit a $((40 * slow))
     sl_wait_exit b 10
@@ -261,7 +271,7 @@ for h in "ab":
         drops = {k: v for k, v in ports.items() if k.startswith("p0/rx_drop_encap_") and v}
         sluice_reasons = ("ip_src", "udp_port", "udp_length", "udp_checksum", "ip_checksum",
                           "ip_length", "ip_fragment")
-        held = drops if topo == "udp4" else \
+        held = drops if topo.startswith("udp4") else \
             {k: v for k, v in drops.items() if k.rsplit("_encap_", 1)[1] in sluice_reasons}
         if held or ports["p0/rx_ce"] != 0:
             bad.append(f"{h}: UDP frames refused {held}, CE marks {ports['p0/rx_ce']} "
