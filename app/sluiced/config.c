@@ -291,7 +291,10 @@ static const struct sluiced_key keys[] = {
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",
-	 "peer's MAC address, or 'learn' to take it from the peer's first sluice frame", NULL},
+	 "the MAC frames go to (the peer's, or the router's on the way): an address, 'learn' to "
+	 "take it from the first valid frame, or 'resolve' to ask by ARP (encap = udp over "
+	 "IPv4: for gateway, else peer_ip)",
+	 NULL},
 	ENUM("port", "encap", PORT(encap), "ethernet|udp", "ethernet",
 	     "what carries the link frames: 'ethernet' (EtherType 0x88B5, one cable to one peer) "
 	     "or 'udp' (IPv4 or IPv6 and UDP, routable, ECN from the path: docs/wire-format.md "
@@ -303,6 +306,10 @@ static const struct sluiced_key keys[] = {
 	{"port", "peer_ip", SLUICED_KEY_IP, PORT(peer_ip), SL_QTY_COUNT, 0, 0, 0, NULL, "none",
 	 "encap = udp: the peer's address, of local_ip's family; frames from any other are "
 	 "dropped (rx_drop_encap_ip_src)",
+	 NULL},
+	{"port", "gateway", SLUICED_KEY_IP, PORT(gateway), SL_QTY_COUNT, 0, 0, 0, NULL, "none",
+	 "encap = udp: the router frames to peer_ip go through, of local_ip's family ('none': "
+	 "the peer is on local_ip's subnet); with peer_mac = resolve, whose MAC ARP asks for",
 	 NULL},
 	COUNT("port", "udp_port", PORT(udp_port), 1, 65535, "4793", NULL,
 	      "encap = udp: the UDP destination port both ends use"),
@@ -553,10 +560,14 @@ apply(struct sluiced_conf *c, void *base, const struct sluiced_key *k, const cha
 	case SLUICED_KEY_PEER_MAC: {
 		struct sluiced_port_conf *p = base;
 
-		p->learn_peer = strcmp(value, "learn") == 0;
-		if (!p->learn_peer && (rte_ether_unformat_addr(value, &p->peer_mac) != 0 ||
-				       !rte_is_unicast_ether_addr(&p->peer_mac)))
-			return bad_value(c, section, k, "expected a unicast MAC address or 'learn'",
+		p->peer_mode = strcmp(value, "learn") == 0     ? SL_DP_PEER_LEARN
+			       : strcmp(value, "resolve") == 0 ? SL_DP_PEER_RESOLVE
+							       : SL_DP_PEER_STATIC;
+		if (p->peer_mode == SL_DP_PEER_STATIC &&
+		    (rte_ether_unformat_addr(value, &p->peer_mac) != 0 ||
+		     !rte_is_unicast_ether_addr(&p->peer_mac)))
+			return bad_value(c, section, k,
+					 "expected a unicast MAC address, 'learn' or 'resolve'",
 					 value, err);
 		return 0;
 	}
@@ -853,10 +864,12 @@ check_encap(const struct sluiced_conf *c, const struct sluiced_port_conf *p, FIL
 	const char *why = NULL, *key = "encap";
 
 	if (p->encap == SLUICED_ENCAP_ETHERNET) {
-		if (p->local_ip.family || p->peer_ip.family) {
-			key = p->local_ip.family ? "local_ip" : "peer_ip";
-			why = "an address needs encap = udp";
-		}
+		key = p->local_ip.family                   ? "local_ip"
+		      : p->peer_ip.family                  ? "peer_ip"
+		      : p->gateway.family                  ? "gateway"
+		      : p->peer_mode == SL_DP_PEER_RESOLVE ? "peer_mac"
+							   : NULL;
+		why = key ? "needs encap = udp" : NULL;
 	} else if (!p->local_ip.family || !p->peer_ip.family) {
 		why = "udp needs local_ip and peer_ip";
 	} else if (p->local_ip.family != p->peer_ip.family) {
@@ -865,6 +878,12 @@ check_encap(const struct sluiced_conf *c, const struct sluiced_port_conf *p, FIL
 	} else if (memcmp(p->local_ip.addr, p->peer_ip.addr, sizeof(p->local_ip.addr)) == 0) {
 		key = "peer_ip";
 		why = "the same address as local_ip";
+	} else if (p->gateway.family && p->gateway.family != p->local_ip.family) {
+		key = "gateway";
+		why = "not of local_ip's family";
+	} else if (p->peer_mode == SL_DP_PEER_RESOLVE && p->local_ip.family != 4) {
+		key = "peer_mac";
+		why = "resolve asks by ARP, IPv4 only: give the next hop's MAC over IPv6";
 	}
 	if (why == NULL)
 		return 0;

@@ -36,8 +36,9 @@ struct sluiced_port_conf {
 	char section[SLUICED_NAME_MAX];    /**< "port.0": where the keys came from */
 	char device[RTE_ETH_NAME_MAX_LEN]; /**< DPDK device name (PCI address or --vdev name) */
 	unsigned int device_line;          /**< line of the device key, for late errors */
-	bool learn_peer;                   /**< peer MAC learned from its first valid frame */
-	struct rte_ether_addr peer_mac;    /**< when !learn_peer */
+	enum sl_dp_peer_mode peer_mode;    /**< configured, learned or resolved (ARP) */
+	struct rte_ether_addr peer_mac;    /**< SL_DP_PEER_STATIC */
+	struct sluiced_ip gateway;         /**< encap = udp: the next hop, if not the peer */
 	uint16_t rx_desc;                  /**< RX ring size, descriptors */
 	uint16_t tx_desc;                  /**< TX ring size, descriptors */
 	unsigned int encap;                /**< enum sluiced_encap */
@@ -213,7 +214,7 @@ enum sluiced_key_type {
 	SLUICED_KEY_STRING,   /**< char[] member, size is the array size */
 	SLUICED_KEY_UINT,     /**< unsigned member of `size` bytes, a quantity (sl_parse.h) */
 	SLUICED_KEY_ENUM,     /**< unsigned int member: index of the value in choices ("a|b|c") */
-	SLUICED_KEY_PEER_MAC, /**< "learn" or aa:bb:cc:dd:ee:ff */
+	SLUICED_KEY_PEER_MAC, /**< "learn", "resolve" or aa:bb:cc:dd:ee:ff */
 	SLUICED_KEY_IP,       /**< struct sluiced_ip member: an IPv4 or IPv6 address, or "none" */
 };
 

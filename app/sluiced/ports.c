@@ -220,6 +220,13 @@ port_encap(const struct sluiced_port_conf *pc)
 	return e;
 }
 
+/* Whose MAC ARP asks for: the gateway, or the peer on one subnet (peer_mac = resolve). */
+static void
+next_hop(const struct sluiced_port_conf *pc, uint8_t ip[4])
+{
+	memcpy(ip, pc->gateway.family ? pc->gateway.addr : pc->peer_ip.addr, 4);
+}
+
 /* Configure and start every port. 0, or -1 after a `file:line: device:` message. */
 int
 sluiced_open_ports(struct sluiced *d, const uint16_t *pid)
@@ -231,7 +238,7 @@ sluiced_open_ports(struct sluiced *d, const uint16_t *pid)
 			.nb_queues = (uint16_t)d->nb_workers,
 			.rx_desc = pc->rx_desc,
 			.tx_desc = pc->tx_desc,
-			.learn_peer = pc->learn_peer,
+			.peer_mode = pc->peer_mode,
 			.peer = pc->peer_mac,
 			.peer_timeout_ns = d->conf.peer_timeout_ns,
 			.link = d->link,
@@ -241,6 +248,7 @@ sluiced_open_ports(struct sluiced *d, const uint16_t *pid)
 		};
 		char err[640];
 
+		next_hop(pc, c.next_hop_ip);
 		if (sl_dp_port_open(&d->port[i], &c, *port_pool(d, pid[i]), err, sizeof(err)) !=
 		    0) {
 			fprintf(stderr, "%s:%u: device: %s\n", d->conf.path, pc->device_line, err);

@@ -82,6 +82,13 @@ static const struct sl_stat_desc stat_desc[] = {
 		"not sent: backlog when the lane went quiet"),
 	SL_STAT(struct sl_dp_lane_stats, tx_drop_session,
 		"not sent: payloads produced for a link session that ended first"),
+	SL_STAT(struct sl_dp_lane_stats, tx_drop_unresolved,
+		"not sent: the link's frames before the next hop answered ARP (peer_mac = "
+		"resolve)"),
+	SL_STAT(struct sl_dp_lane_stats, rx_arp, "ARP frames received (encap = udp, IPv4)"),
+	SL_STAT(struct sl_dp_lane_stats, tx_arp_requests,
+		"ARP requests sent for the next hop (peer_mac = resolve)"),
+	SL_STAT(struct sl_dp_lane_stats, tx_arp_replies, "ARP replies sent for local_ip"),
 	SL_STAT(struct sl_dp_lane_stats, quiet_entries,
 		"peer left: port untouched until it cycles"),
 	SL_STAT(struct sl_dp_lane_stats, poll_gaps,
@@ -151,15 +158,15 @@ lane_burst(struct sl_dp_lane *l, bool rx, struct rte_mbuf **pkts, uint16_t n)
 /* --- RX ------------------------------------------------------------------------------------ */
 
 /* Once: the peer's address, published for sl_dp_port_peer() (telemetry) by a release store. */
-static void
-learn_peer(struct sl_dp_lane *l, const struct rte_ether_addr *src)
+void
+sl_dp_lane_set_peer(struct sl_dp_lane *l, const struct rte_ether_addr *mac)
 {
-	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char text[RTE_ETHER_ADDR_FMT_SIZE];
 
-	rte_ether_addr_copy(src, &l->peer);
+	rte_ether_addr_copy(mac, &l->peer);
 	__atomic_store_n(&l->peer_known, true, __ATOMIC_RELEASE);
-	rte_ether_format_addr(mac, sizeof(mac), src);
-	SL_DP_LOG(INFO, "%s: lane %u: peer %s", l->port->name, l->queue, mac);
+	rte_ether_format_addr(text, sizeof(text), mac);
+	SL_DP_LOG(INFO, "%s: lane %u: peer %s", l->port->name, l->queue, text);
 }
 
 static void
@@ -187,6 +194,12 @@ encap_ok(struct sl_dp_lane *l, struct rte_mbuf *m, struct sl_encap_rx *rx)
 	if (m->data_len >= RTE_ETHER_HDR_LEN)
 		r = sl_encap_read(&l->port->encap, rte_be_to_cpu_16(eth->ether_type),
 				  (const uint8_t *)(eth + 1), m->data_len - RTE_ETHER_HDR_LEN, rx);
+	if (r == SL_ENCAP_ERR_ETHERTYPE && l->port->encap.kind == SL_ENCAP_UDP4 &&
+	    m->data_len >= RTE_ETHER_HDR_LEN &&
+	    eth->ether_type == rte_cpu_to_be_16(SL_ARP_ETHERTYPE)) {
+		sl_dp_neigh_rx(l, m); /* not a sluice frame: answered or taken, then freed */
+		return false;
+	}
 	if (r == SL_ENCAP_ERR_ETHERTYPE) {
 		sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
 		return false;
@@ -243,8 +256,8 @@ receive(struct sl_dp_lane *l, uint64_t now_ns)
 			drop[n_drop++] = m;
 			continue;
 		}
-		if (sl_unlikely(!l->peer_known))
-			learn_peer(l, &eth->src_addr);
+		if (sl_unlikely(!l->peer_known) && l->port->peer_mode == SL_DP_PEER_LEARN)
+			sl_dp_lane_set_peer(l, &eth->src_addr);
 		in[n_in++] = (struct sl_link_rx_frame){
 			.buf = (const uint8_t *)(eth + 1) + rx.link_off,
 			.len = rx.link_len,
@@ -290,9 +303,8 @@ deliver(struct sl_dp_lane *l, uint64_t now_ns)
 
 /* --- TX ------------------------------------------------------------------------------------ */
 
-/* Transmit frames[0, n); keep what the queue refuses in the backlog. */
-static void
-transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n)
+void
+sl_dp_lane_transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n)
 {
 	uint16_t sent = lane_burst(l, false, frames, (uint16_t)n);
 	uint64_t bytes = 0;
@@ -386,7 +398,7 @@ send_link_frames(struct sl_dp_lane *l, uint64_t now_ns)
 		frames[n++] = m;
 	}
 	if (n)
-		transmit(l, frames, n);
+		sl_dp_lane_transmit(l, frames, n);
 }
 
 /* Send what the TX queue refused before, in order. True when nothing is left waiting. */
@@ -398,7 +410,7 @@ resend_backlog(struct sl_dp_lane *l)
 	if (n == 0)
 		return true;
 	l->n_backlog = 0;
-	transmit(l, l->backlog, n);
+	sl_dp_lane_transmit(l, l->backlog, n);
 	return l->n_backlog == 0;
 }
 
@@ -451,6 +463,20 @@ new_session(struct sl_dp_lane *l, uint64_t session, uint64_t now_ns)
 		l->app.session(l->app.ctx, now_ns);
 }
 
+/*
+ * The next hop has not answered ARP yet (neigh.c): the link's frames (its handshake, repeated
+ * until answered) are built and dropped, so that nothing goes to a broadcast address.
+ */
+static void
+unresolved(struct sl_dp_lane *l, uint64_t now_ns)
+{
+	struct sl_link_tx_frame out[SL_DP_BURST];
+	unsigned int taken = 0, n;
+
+	n = sl_link_tx_burst(l->link, now_ns, NULL, 0, &taken, out, SL_DP_BURST);
+	sl_stat_add(&l->stats.tx_drop_unresolved, n);
+}
+
 void
 sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 {
@@ -463,6 +489,10 @@ sl_dp_lane_run(struct sl_dp_lane *l, uint64_t now_ns)
 	deliver(l, now_ns);
 	if (!resend_backlog(l))
 		return;
+	if (sl_unlikely(!sl_dp_neigh_resolved(l, now_ns))) {
+		unresolved(l, now_ns);
+		return;
+	}
 	/* no more than the link's slot clock sends now: nothing waits ahead of the line */
 	want = SL_MIN(sl_link_tx_budget(l->link, now_ns), SL_DP_BURST);
 	if (l->app.produce && l->n_pending < want)

@@ -177,13 +177,13 @@ sl_dp_lane_init(struct sl_dp_port *p, uint16_t q, const struct sl_dp_port_conf *
 	l->pool = pool;
 	l->life = (struct sl_dp_lane_life){.state = SL_DP_LANE_RUNNING};
 	l->src_port = sl_encap_src_port(q);
-	if (conf->learn_peer) {
-		memset(&l->peer, 0xff, sizeof(l->peer));
-		l->peer_known = false;
-	} else {
+	l->peer_known = conf->peer_mode == SL_DP_PEER_STATIC;
+	if (l->peer_known)
 		l->peer = conf->peer;
-		l->peer_known = true;
-	}
+	else
+		memset(&l->peer, 0xff, sizeof(l->peer)); /* learning: broadcast until learned */
+	l->arp_next_ns = 0;
+	l->arp_asked = 0;
 	lc.wire_overhead_bytes = sl_dp_port_wire_overhead(p);
 	lc.release = lane_release;
 	lc.release_ctx = l;

@@ -207,6 +207,15 @@ port_encap(struct sl_dp_port *p, const struct sl_dp_port_conf *conf, char *err, 
 
 	p->encap = conf->encap;
 	p->src_port_per_qp = conf->src_port_per_qp;
+	p->peer_mode = conf->peer_mode;
+	memcpy(p->next_hop_ip, conf->next_hop_ip, sizeof(p->next_hop_ip));
+	if (p->peer_mode == SL_DP_PEER_RESOLVE && p->encap.kind != SL_ENCAP_UDP4) {
+		snprintf(err, errlen,
+			 "%s: only an encap = udp port over IPv4 resolves its peer "
+			 "(ARP)",
+			 p->name);
+		return -EINVAL;
+	}
 	p->hdr_bytes = (uint16_t)(RTE_ETHER_HDR_LEN + sl_encap_hdr_len(&p->encap));
 	if (p->encap.kind == SL_ENCAP_ETHERNET)
 		return 0;

@@ -109,6 +109,10 @@ struct sl_dp_lane_stats {
 	uint64_t tx_backlog_waits;
 	uint64_t tx_drop_quiet;
 	uint64_t tx_drop_session;
+	uint64_t tx_drop_unresolved;
+	uint64_t rx_arp;
+	uint64_t tx_arp_requests;
+	uint64_t tx_arp_replies;
 	uint64_t quiet_entries;
 	uint64_t poll_gaps;
 	uint64_t poll_gap_ns;
@@ -116,19 +120,28 @@ struct sl_dp_lane_stats {
 
 extern const struct sl_stat_table sl_dp_lane_stat_table;
 
+/* Where a port's frames go: the MAC of the peer, or of the router on the way to it. */
+enum sl_dp_peer_mode {
+	SL_DP_PEER_STATIC = 0, /**< configured */
+	SL_DP_PEER_LEARN,      /**< the source of the first valid frame (broadcast until then) */
+	SL_DP_PEER_RESOLVE,    /**< asked by ARP for next_hop_ip (encap = udp over IPv4): nothing
+				*   but the question goes out until the answer (neigh.c) */
+};
+
 struct sl_dp_port_conf {
-	const char *device;         /**< DPDK device name */
-	uint16_t nb_queues;         /**< RX/TX queue pairs (lanes) */
-	uint16_t rx_desc;           /**< descriptors per RX queue */
-	uint16_t tx_desc;           /**< descriptors per TX queue */
-	bool learn_peer;            /**< take the peer MAC from its first sluice frame */
-	struct rte_ether_addr peer; /**< when !learn_peer */
-	struct sl_encap encap;      /**< what carries the link frames (lib/wire), both ends alike */
-	bool src_port_per_qp;       /**< UDP: a source port per destination QPN (ECMP spreads QPs:
-				     *   end-to-end reliability), else one per lane (an in-order
-				     *   link's frames take one path) */
-	uint64_t peer_timeout_ns;   /**< peer down after this long without a frame */
-	struct sl_link_conf link;   /**< every lane's link; release/ctx are set by sl_dp */
+	const char *device;             /**< DPDK device name */
+	uint16_t nb_queues;             /**< RX/TX queue pairs (lanes) */
+	uint16_t rx_desc;               /**< descriptors per RX queue */
+	uint16_t tx_desc;               /**< descriptors per TX queue */
+	enum sl_dp_peer_mode peer_mode; /**< how the lanes find the peer's (next hop's) MAC */
+	struct rte_ether_addr peer;     /**< SL_DP_PEER_STATIC: the MAC */
+	uint8_t next_hop_ip[4];         /**< SL_DP_PEER_RESOLVE: the IPv4 address to ARP for */
+	struct sl_encap encap;    /**< what carries the link frames (lib/wire), both ends alike */
+	bool src_port_per_qp;     /**< UDP: a source port per destination QPN (ECMP spreads QPs:
+				   *   end-to-end reliability), else one per lane (an in-order
+				   *   link's frames take one path) */
+	uint64_t peer_timeout_ns; /**< peer down after this long without a frame */
+	struct sl_link_conf link; /**< every lane's link; release/ctx are set by sl_dp */
 };
 
 /*
@@ -172,10 +185,13 @@ struct sl_dp_lane {
 	uint32_t deliv_head, deliv_count, deliv_cap;
 	struct sl_dp_lane_life life; /**< state and timer (lane_life.c) */
 	uint16_t src_port;           /**< UDP source port of the lane's own frames (encap = udp) */
-	/* peer address: configured, or learned from the first 0x88B5 frame this lane receives
-	 * (broadcast until then); written by the lane's lcore only, once */
+	/* peer address (the next hop's): configured, learned from the first valid frame this
+	 * lane receives (broadcast until then), or resolved by ARP (neigh.c); written by the
+	 * lane's lcore only, once */
 	struct rte_ether_addr peer;
 	bool peer_known; /**< peer holds the address (release store; sl_dp_port_peer acquires) */
+	uint64_t arp_next_ns;  /**< SL_DP_PEER_RESOLVE: when the next ARP request goes out */
+	uint32_t arp_asked;    /**< ARP requests sent without an answer */
 	uint64_t last_poll_ns; /**< time of the previous poll (poll_gaps), 0 before the first */
 	struct sl_dp_lane_stats stats sl_cache_aligned; /**< written by the lane's lcore only */
 };
@@ -190,13 +206,15 @@ struct sl_dp_port {
 	bool shares_memory;         /**< memif (or impaired memif): see the lane's life above */
 	rte_spinlock_t *burst_lock; /**< held across each burst (memif_guard.c), or NULL */
 	char kernel_if[32];         /**< kernel interface under AF_XDP / AF_PACKET, or "" */
-	struct sl_encap encap;      /**< what carries the link frames after the MACs */
-	uint16_t hdr_bytes;         /**< bytes before the link header: Ethernet + encapsulation */
-	bool src_port_per_qp;       /**< see struct sl_dp_port_conf */
-	uint64_t ce_flag;           /**< mbuf dynflag: the frame arrived marked CE (0: Ethernet) */
-	uint32_t rx_ring_frames;    /**< frames each receive queue's ring holds (port.c) */
-	bool af_xdp;                /**< the bottom port is AF_XDP (on kernel_if) */
-	bool tx_chains;             /**< the device sends chained mbufs (TX MULTI_SEGS) */
+	enum sl_dp_peer_mode peer_mode;
+	uint8_t next_hop_ip[4];  /**< SL_DP_PEER_RESOLVE: whose MAC ARP asks for */
+	struct sl_encap encap;   /**< what carries the link frames after the MACs */
+	uint16_t hdr_bytes;      /**< bytes before the link header: Ethernet + encapsulation */
+	bool src_port_per_qp;    /**< see struct sl_dp_port_conf */
+	uint64_t ce_flag;        /**< mbuf dynflag: the frame arrived marked CE (0: Ethernet) */
+	uint32_t rx_ring_frames; /**< frames each receive queue's ring holds (port.c) */
+	bool af_xdp;             /**< the bottom port is AF_XDP (on kernel_if) */
+	bool tx_chains;          /**< the device sends chained mbufs (TX MULTI_SEGS) */
 	struct sl_dp_xdp_claim xdp_claim; /**< the interface's, while the port is open */
 	uint64_t peer_timeout_ns;
 	struct sl_dp_lane lane[SL_DP_MAX_QUEUES];

@@ -239,6 +239,26 @@ size_t sl_encap_write(const struct sl_encap *e, uint8_t *out, size_t link_len, u
 enum sl_encap_reject sl_encap_read(const struct sl_encap *e, uint16_t ethertype, const uint8_t *buf,
 				   size_t len, struct sl_encap_rx *rx);
 
+/* ARP for IPv4 over Ethernet (arp.c): a UDP port's neighbour, EtherType 0x0806. */
+#define SL_ARP_ETHERTYPE 0x0806u
+#define SL_ARP_LEN 28u /**< bytes after the Ethernet header */
+#define SL_ARP_REQUEST 1u
+#define SL_ARP_REPLY 2u
+
+struct sl_arp {
+	uint16_t op;    /**< SL_ARP_REQUEST or SL_ARP_REPLY */
+	uint8_t sha[6]; /**< sender MAC */
+	uint8_t spa[4]; /**< sender IPv4 address */
+	uint8_t tha[6]; /**< target MAC (a request: zeros) */
+	uint8_t tpa[4]; /**< target IPv4 address */
+};
+
+/* Write a into out (SL_ARP_LEN bytes). Returns SL_ARP_LEN. */
+size_t sl_arp_write(uint8_t *out, const struct sl_arp *a);
+
+/* An Ethernet / IPv4 request or reply of len bytes at buf into a; false for anything else. */
+bool sl_arp_read(const uint8_t *buf, size_t len, struct sl_arp *a);
+
 /*
  * The transport header and the feedback formats, after the link header
  * (docs/wire-format.md, "Transport header", is the specification with worked examples).

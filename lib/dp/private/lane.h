@@ -30,6 +30,20 @@ void sl_dp_lane_drain(struct sl_dp_lane *l, uint64_t now_ns);
  * answer to the peer's LEAVE); nothing from the producer. */
 void sl_dp_lane_goodbye(struct sl_dp_lane *l, uint64_t now_ns);
 
+/* Transmit frames[0, n) on the lane's queue; what it refuses waits in the backlog (lane.c). */
+void sl_dp_lane_transmit(struct sl_dp_lane *l, struct rte_mbuf **frames, unsigned int n);
+
+/* The lane's peer (its next hop) is mac from now on, published for telemetry (lane.c). */
+void sl_dp_lane_set_peer(struct sl_dp_lane *l, const struct rte_ether_addr *mac);
+
+/* An ARP frame m arrived on a UDP port: answer a request for local_ip, take the next hop's
+ * reply (neigh.c). m stays the caller's. */
+void sl_dp_neigh_rx(struct sl_dp_lane *l, const struct rte_mbuf *m);
+
+/* May the lane send to its peer? Always, but under SL_DP_PEER_RESOLVE before the next hop has
+ * answered: then an ARP request goes out when due, and false (neigh.c). */
+bool sl_dp_neigh_resolved(struct sl_dp_lane *l, uint64_t now_ns);
+
 /* SL_DP_LANE_ACT_SILENCE: drop the TX backlog (tx_drop_quiet) and count the quiet entry. */
 void sl_dp_lane_silence(struct sl_dp_lane *l);
 

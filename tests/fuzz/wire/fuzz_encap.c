@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz target for sl_encap_read() in both IP families (the first input byte picks one, the rest
- * is the frame after the EtherType). Besides memory safety it checks that an accepted frame's
- * link frame lies inside the input, and that headers written anew from what the decoder
- * returned (length, source port, ECN) decode to the same result: encoder and decoder agree on
- * every field they share.
+ * is the frame after the EtherType), and for sl_arp_read() on the same bytes. Besides memory
+ * safety it checks that an accepted frame's link frame lies inside the input, and that headers
+ * written anew from what the decoder returned (length, source port, ECN) decode to the same
+ * result: encoder and decoder agree on every field they share. An ARP frame read is written
+ * back byte for byte.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,11 +39,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sl_encap e, sender;
 	struct sl_encap_rx rx, again;
 	uint8_t buf[SL_ENCAP_HDR_MAX + 2048];
+	struct sl_arp arp;
 
 	if (size < 1)
 		return 0;
 	e = receiver(data[0] & 1 ? SL_ENCAP_UDP6 : SL_ENCAP_UDP4);
 	data++, size--;
+	if (sl_arp_read(data, size, &arp) &&
+	    (sl_arp_write(buf, &arp) != SL_ARP_LEN || memcmp(buf, data, SL_ARP_LEN) != 0))
+		abort();
 	if (sl_encap_read(&e, sl_encap_ethertype(&e), data, size, &rx) != SL_ENCAP_OK)
 		return 0;
 	if ((size_t)rx.link_off + rx.link_len > size || rx.link_off != sl_encap_hdr_len(&e))

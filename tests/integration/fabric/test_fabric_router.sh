@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # ECN from a real kernel queue: host a sends to host b through a router namespace over
-# encap = udp (IPv4), end-to-end reliability, AF_PACKET ports on veths. The router's egress
+# encap = udp (IPv4), end-to-end reliability, AF_PACKET ports on veths. Each host finds the
+# router by ARP (peer_mac = resolve, gateway) and answers the router's ARP for its address. The router's egress
 # towards b is the bottleneck: a tbf at BOTTLENECK_MBPS (10), well below what a's QPs offer
-# (the link's line is 1 Gbit/s and DCQCN starts there), holding at most QUEUE_BYTES (60000: 48 ms
-# at 10 Mbit/s). Beside it the marker: the kernel's RED as tbf's child where this kernel has it,
+# (the link's line is 1 Gbit/s and DCQCN starts there), holding at most QUEUE_BYTES (150000:
+# 120 ms at 10 Mbit/s). Beside it the marker: the kernel's RED as tbf's child where this kernel has it,
 # else drivers/bpf/ecn_mark.c on the clsact egress, a phantom queue draining at 95 % of the
 # bottleneck that marks ECN-capable packets CE above MARK_BYTES (6000, four 1.5 KB frames; HULL
 # (NSDI 2012)). The drops and the real queue are the kernel's (tc -s qdisc), the marks counted
 # by the marker and by b.
 #
 # One run per program of PROTOS (dcqcn dctcp reno), each with fresh daemons and a fresh qdisc:
-# COUNT (2) QPs of a send MSGS (60) messages of 64 KiB each to b's, every byte checked at b.
+# COUNT (4) QPs of a send MSGS (40) messages of 64 KiB each to b's, every byte checked at b.
 # Every run must: check every message; congest the bottleneck (tbf overlimits); be marked (the
 # marker's count) and deliver the marks to b's transport (rx_ce, at most the marks). Then:
 #   dcqcn: CNPs at a (its reaction point heard the marks). Its rate cannot go below the
@@ -25,10 +26,10 @@ source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
 BOTTLENECK_MBPS=${BOTTLENECK_MBPS:-10}
-QUEUE_BYTES=${QUEUE_BYTES:-60000}
+QUEUE_BYTES=${QUEUE_BYTES:-150000}
 MARK_BYTES=${MARK_BYTES:-6000}
-COUNT=${COUNT:-2}
-MSGS=${MSGS:-60}
+COUNT=${COUNT:-4}
+MSGS=${MSGS:-40}
 PROTOS=${PROTOS:-dcqcn dctcp reno}
 MARKER=$SL_BUILD/tests/integration/fabric/ecn_marker
 MARKER_OBJ=$SL_BUILD/drivers/bpf/ecn_mark.o
@@ -51,6 +52,7 @@ sl_log "marker: $marker"
 # Prints the BPF marker's map id (0 for RED).
 bottleneck() {
     local q=(ip netns exec "$r" tc qdisc)
+    ip -n "$r" neigh flush all # each run finds its neighbours by ARP again
     "${q[@]}" del dev "$rb" root 2>/dev/null || true
     "${q[@]}" del dev "$rb" clsact 2>/dev/null || true
     "${q[@]}" add dev "$rb" root handle 1: tbf rate "${BOTTLENECK_MBPS}mbit" burst 3000 \
@@ -88,8 +90,9 @@ run() {
     for h in a b; do
         local peer=b
         [ "$h" = b ] && peer=a
-        printf 'encap = udp\nlocal_ip = %s\npeer_ip = %s\npeer_mac = %s\n' "${SL_IP[$h]}" \
-            "${SL_IP[$peer]}" "${SL_GW_MAC[$h]}" >>"$SL_TMP/$h.ini"
+        # The router's MAC by ARP; the router finds ours the same way.
+        printf 'encap = udp\nlocal_ip = %s\npeer_ip = %s\ngateway = %s\npeer_mac = resolve\n' \
+            "${SL_IP[$h]}" "${SL_IP[$peer]}" "${SL_GW[$h]}" >>"$SL_TMP/$h.ini"
     done
     sl_start b "$SL_TMP/b.ini" af_packet -- --exit-when-done
     sl_wait_ready b 10
@@ -123,10 +126,12 @@ print(json.dumps({"marks": q.get("marked", 0), "pkts": q.get("packets", 0)}))' \
 
 for p in $PROTOS; do run "$p"; done
 
-python3 - "$SL_TMP" "$COUNT" "$MSGS" "$BOTTLENECK_MBPS" "$marker" "$PROTOS" <<'PY' || sl_fail "figures"
+python3 - "$SL_TMP" "$COUNT" "$MSGS" "$BOTTLENECK_MBPS" "$marker" "$PROTOS" \
+    "${SL_GW_MAC[a]}" "${SL_GW_MAC[b]}" <<'PY' || sl_fail "figures"
 import json, statistics, sys
 tmp, count, msgs, mbps, marker, protos = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), sys.argv[5], sys.argv[6].split()
+gw_mac = {"a": sys.argv[7].upper(), "b": sys.argv[8].upper()}
 bad, mean = [], {}
 for proto in protos:
     rep = {}
@@ -170,6 +175,11 @@ for proto in protos:
     if b_ports["p0/rx_ce"] > mk["marks"]:
         bad.append(f"{proto}: b counted {b_ports['p0/rx_ce']} CE frames, the marker marked "
                    f"{mk['marks']}")
+    for h in "ab":  # each found the router by ARP, and the router found it
+        ports = rep[h][1]
+        if ports["p0/peer_mac"].upper() != gw_mac[h] or ports["p0/tx_arp_replies"] == 0:
+            bad.append(f"{proto}: {h}: next hop {ports['p0/peer_mac']}, not the router's "
+                       f"{gw_mac[h]}, or no ARP reply sent ({ports['p0/tx_arp_replies']})")
     refused = {k: v for k, v in b_ports.items() if k.startswith("p0/rx_drop_encap_") and v}
     if refused:
         bad.append(f"{proto}: b refused frames {refused}")

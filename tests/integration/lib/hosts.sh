@@ -112,9 +112,9 @@ sl_topo_veth() {
 # Hosts a and b in two subnets, each joined by a veth pair to a router namespace r that forwards
 # between them (kernel IPv4 forwarding): a 10.199.1.0/24 on r's ra, b 10.199.2.0/24 on r's rb.
 # The hosts' kernel interfaces hold no address (their sluiced owns SL_IP[h], the kernel must not
-# answer its frames) and no IPv6; r knows each host's sluiced address by a static neighbour
-# entry (sluiced answers no ARP) and each host reaches the other through r's MAC (SL_GW_MAC[h]).
-declare -A SL_GW_MAC
+# answer its frames) and no IPv6. Each host's router address is SL_GW[h] (its MAC SL_GW_MAC[h]);
+# r finds the hosts' sluiced addresses by ARP, which sluiced answers (lib/dp/neigh.c).
+declare -A SL_GW_MAC SL_GW
 SL_NS_R=
 sl_topo_router() {
     local a=$SL_ID-a b=$SL_ID-b r=$SL_ID-r h
@@ -135,10 +135,9 @@ sl_topo_router() {
         ip netns exec "$r" sysctl -qw "net.ipv6.conf.$SL_ID-r$h.disable_ipv6=1"
         ip -n "$r" link set "$SL_ID-r$h" address "${SL_GW_MAC[$h]}" up
     done
-    ip -n "$r" addr add 10.199.1.254/24 dev "$SL_ID-ra"
-    ip -n "$r" addr add 10.199.2.254/24 dev "$SL_ID-rb"
-    ip -n "$r" neigh replace "${SL_IP[a]}" lladdr "${SL_MAC[a]}" dev "$SL_ID-ra" nud permanent
-    ip -n "$r" neigh replace "${SL_IP[b]}" lladdr "${SL_MAC[b]}" dev "$SL_ID-rb" nud permanent
+    SL_GW[a]=10.199.1.254 SL_GW[b]=10.199.2.254
+    ip -n "$r" addr add "${SL_GW[a]}/24" dev "$SL_ID-ra"
+    ip -n "$r" addr add "${SL_GW[b]}/24" dev "$SL_ID-rb"
     ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1
 }
 

@@ -56,7 +56,7 @@ test_dp_port_conf(const char *device, uint64_t ctrl_ns)
 		.nb_queues = 1,
 		.rx_desc = 512,
 		.tx_desc = 512,
-		.learn_peer = true,
+		.peer_mode = SL_DP_PEER_LEARN,
 		.peer_timeout_ns = SL_NS_PER_S,
 		.link =
 			{
