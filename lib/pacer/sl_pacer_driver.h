@@ -256,7 +256,7 @@ extern const struct sl_pacer_ops sl_pacer_tassel_ops;
 struct sl_pacer_heap_ent {
 	uint64_t key; /**< ordering key, in the owner's unit (ns) */
 	uint32_t id;  /**< owner's identifier */
-	uint32_t pad;
+	uint32_t aux; /**< a second word the owner may carry with id (0 unless given) */
 };
 
 struct sl_pacer_heap {
@@ -330,9 +330,15 @@ sl_pacer_heap_top(const struct sl_pacer_heap *h)
 
 /* The caller keeps n < cap. */
 static inline void
+sl_pacer_heap_push_ent(struct sl_pacer_heap *h, struct sl_pacer_heap_ent v)
+{
+	sl_pacer_heap_sift_up(h, h->n++, v);
+}
+
+static inline void
 sl_pacer_heap_push(struct sl_pacer_heap *h, uint64_t key, uint32_t id)
 {
-	sl_pacer_heap_sift_up(h, h->n++, (struct sl_pacer_heap_ent){.key = key, .id = id});
+	sl_pacer_heap_push_ent(h, (struct sl_pacer_heap_ent){.key = key, .id = id});
 }
 
 static inline void
