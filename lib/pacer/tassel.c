@@ -455,16 +455,17 @@ static inline uint32_t
 batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wire_bytes,
       uint64_t l_ns)
 {
-	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
-	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;     /* one packet, same unit */
-	uint64_t units;
+	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S; /* one packet, bits * ns / s */
+	uint64_t rl64, units;
 	uint32_t n;
 
-	if (rl < one) {
+	/* R * L in the same unit: in 64 bits unless it overflows, which only a large batch does */
+	if (!__builtin_mul_overflow(rate_bps, l_ns, &rl64) && rl64 < one) {
 		tf->carry = 0;
 		return 1;
 	}
-	units = (uint64_t)((rl << TASSEL_CARRY_BITS) / one) + tf->carry;
+	units = (uint64_t)((((unsigned __int128)rate_bps * l_ns) << TASSEL_CARRY_BITS) / one) +
+		tf->carry;
 	n = (uint32_t)SL_MIN(units >> TASSEL_CARRY_BITS, (uint64_t)UINT32_MAX);
 	tf->carry = (uint16_t)(units & (TASSEL_CARRY_ONE - 1));
 	if (p->conf.batch_max != 0 && n > p->conf.batch_max)
@@ -518,23 +519,20 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 		}
 		p->stats.decisions++;
 		n = batch(p, tf, f->rate_bps, sl_pacer_wire_bytes(p, f->q_len), l_ns);
+		/*
+		 * The first packet is imminent (not parked), has room (checked above) and is within
+		 * the batch (N >= 1), so the tests come after each packet, for the next one.
+		 */
 		for (;;) {
 			uint64_t s = tf->next_ns, slot = s >> t->slot_shift, f_ns;
 
-			if (s > horizon || t->pkt_used == t->w) {
-				caught_up = s > horizon;
-				break;
-			}
 			/*
 			 * The batch counts packets still ahead of V. One already due (the decision
 			 * came late: a slow loop, a stall of the caller) is caught up without
 			 * counting, unless batch_max caps every fetch (the "N = 1" experiment).
 			 */
-			if (s >= v || p->conf.batch_max != 0) {
-				if (n == 0)
-					break;
+			if (s >= v || p->conf.batch_max != 0)
 				n--;
-			}
 			f_ns = s + sl_pacer_gap_ns(&tf->gap, sl_pacer_wire_bytes(p, f->q_len),
 						   f->rate_bps);
 			t->pkt_used++;
@@ -563,6 +561,12 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 				flow_leave(t, f, tf, v);
 				goto next_flow;
 			}
+			if (f_ns > horizon || t->pkt_used == t->w) {
+				caught_up = f_ns > horizon;
+				break;
+			}
+			if (n == 0 && (f_ns >= v || p->conf.batch_max != 0))
+				break;
 		}
 		if (caught_up)
 			tf->carry = 0;
