@@ -199,19 +199,19 @@ sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, s
 			unsigned max, sl_pacer_pick_t pick)
 {
 	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
-	unsigned n = 0;
+	struct sl_pkt *o = out, *end = out + max;
 
-	while (n < max && tau <= now_ns) {
-		uint64_t next = pick(p, tau, &out[n]);
+	while (o < end && tau <= now_ns) {
+		uint64_t next = pick(p, tau, o);
 
 		if (next != 0) {
 			tau = next;
 			continue;
 		}
-		tau = sl_pacer_emit(p, &out[n], tau);
-		n++;
+		tau = sl_pacer_emit(p, o, tau);
+		o++;
 	}
-	return n;
+	return (unsigned)(o - out);
 }
 
 unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
