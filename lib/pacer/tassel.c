@@ -382,19 +382,49 @@ drain_slots(struct tassel *t, uint64_t lim)
 }
 
 /*
+ * When the first occupied wheel slot holds one packet, take it out of the wheel into *v (its
+ * entry freed, the slot emptied, the next occupied slot found) and return true.
+ */
+static inline bool
+take_lone(struct tassel *t, struct sl_pacer_heap_ent *v)
+{
+	uint64_t s = t->wheel_min;
+	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
+
+	if (t->pkt[i].next != SL_PACER_NONE)
+		return false;
+	*v = pkt_ent(&t->pkt[i]);
+	t->pkt[i].next = t->pkt_free;
+	t->pkt_free = i;
+	t->slot_head[idx] = SL_PACER_NONE;
+	next = sl_pacer_ffs_clear_next(&t->wheel, idx);
+	t->wheel_min = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
+	return true;
+}
+
+/*
  * Move every wheel slot whose last ns is <= v_ns to the eligible set and return the first slot
  * number not moved. The earliest occupied slot is cached, so the common call (nothing due yet)
  * is one compare, inline. V only grows (now_ns does, and V is continuous across a rebase and
  * frozen by a pause), so the slots below the returned one stay moved: a packet admitted into
- * one of them is eligible at once.
+ * one of them is eligible at once. A lone packet in the first due slot, the common case, is
+ * pushed here, and drain_slots() is called only for what is left.
  */
 static inline uint64_t
 drain(struct tassel *t, uint64_t v_ns)
 {
 	uint64_t lim = (v_ns + 1) >> t->slot_shift;
+	struct sl_pacer_heap_ent v;
 
-	if (t->wheel_min < lim)
-		drain_slots(t, lim);
+	if (t->wheel_min < lim) {
+		if (take_lone(t, &v)) {
+			elig_push(t, v);
+			if (t->wheel_min < lim)
+				drain_slots(t, lim);
+		} else {
+			drain_slots(t, lim);
+		}
+	}
 	return lim;
 }
 
@@ -409,20 +439,12 @@ drain(struct tassel *t, uint64_t v_ns)
 static bool
 drain_pick(struct tassel *t, uint64_t lim, struct sl_pkt *pkt)
 {
-	uint64_t s = t->wheel_min;
-	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
 	struct sl_pacer_heap_ent v;
 
-	if (t->pkt[i].next != SL_PACER_NONE) {
+	if (!take_lone(t, &v)) {
 		drain_slots(t, lim);
 		return false;
 	}
-	v = pkt_ent(&t->pkt[i]);
-	t->pkt[i].next = t->pkt_free;
-	t->pkt_free = i;
-	t->slot_head[idx] = SL_PACER_NONE;
-	next = sl_pacer_ffs_clear_next(&t->wheel, idx);
-	t->wheel_min = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
 	if (t->wheel_min >= lim && (t->run_n == 0 || v.key < t->run[t->run_head].key) &&
 	    (sl_pacer_heap_empty(&t->elig) || v.key <= sl_pacer_heap_top(&t->elig)->key)) {
 		if (t->run_n == 0)
