@@ -201,7 +201,9 @@ sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, s
 	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
 	struct sl_pkt *o = out, *end = out + max;
 
-	while (o < end && tau <= now_ns) {
+	if (max == 0)
+		return 0;
+	while (tau <= now_ns) {
 		uint64_t next = pick(p, tau, o);
 
 		if (next != 0) {
@@ -209,7 +211,8 @@ sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, s
 			continue;
 		}
 		tau = sl_pacer_emit(p, o, tau);
-		o++;
+		if (++o == end)
+			break;
 	}
 	return (unsigned)(o - out);
 }
