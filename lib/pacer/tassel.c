@@ -403,28 +403,36 @@ take_lone(struct tassel *t, struct sl_pacer_heap_ent *v)
 }
 
 /*
+ * Move the wheel slots [wheel_min, lim) to the eligible set: lone packets, the common case, here,
+ * and from the first slot that holds several on, drain_slots(), whose call and loop cost more.
+ */
+static inline void
+drain_lone(struct tassel *t, uint64_t lim)
+{
+	struct sl_pacer_heap_ent v;
+
+	while (t->wheel_min < lim) {
+		if (!take_lone(t, &v)) {
+			drain_slots(t, lim);
+			return;
+		}
+		elig_push(t, v);
+	}
+}
+
+/*
  * Move every wheel slot whose last ns is <= v_ns to the eligible set and return the first slot
  * number not moved. The earliest occupied slot is cached, so the common call (nothing due yet)
  * is one compare, inline. V only grows (now_ns does, and V is continuous across a rebase and
  * frozen by a pause), so the slots below the returned one stay moved: a packet admitted into
- * one of them is eligible at once. A lone packet in the first due slot, the common case, is
- * pushed here, and drain_slots() is called only for what is left.
+ * one of them is eligible at once.
  */
 static inline uint64_t
 drain(struct tassel *t, uint64_t v_ns)
 {
 	uint64_t lim = (v_ns + 1) >> t->slot_shift;
-	struct sl_pacer_heap_ent v;
 
-	if (t->wheel_min < lim) {
-		if (take_lone(t, &v)) {
-			elig_push(t, v);
-			if (t->wheel_min < lim)
-				drain_slots(t, lim);
-		} else {
-			drain_slots(t, lim);
-		}
-	}
+	drain_lone(t, lim);
 	return lim;
 }
 
@@ -433,8 +441,8 @@ drain(struct tassel *t, uint64_t v_ns)
  * packet, no other slot is due and that packet has the smallest F of the eligible set (below the
  * run's head, not above the heap's top), it is the pick: it is returned without the push into the
  * run and the pop out of it, which would leave the run as it was (an empty run's head moves on by
- * one, as the pop would move it). Else the due slots are drained, a lone packet of the first
- * without the call to drain_slots() when no other is due, and SL_PACER_NONE is returned.
+ * one, as the pop would move it). Else the due slots are drained (drain_lone()) and false is
+ * returned.
  */
 static bool
 drain_pick(struct tassel *t, uint64_t lim, struct sl_pkt *pkt)
@@ -454,8 +462,7 @@ drain_pick(struct tassel *t, uint64_t lim, struct sl_pkt *pkt)
 		return true;
 	}
 	elig_push(t, v); /* the first of those due: drained first */
-	if (t->wheel_min < lim)
-		drain_slots(t, lim);
+	drain_lone(t, lim);
 	return false;
 }
 
