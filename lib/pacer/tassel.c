@@ -344,7 +344,7 @@ elig_pop(struct tassel *t, struct sl_pkt *pkt)
 	return true;
 }
 
-/* The eligible-set entry of wheel entry i. */
+/* The eligible-set entry of a packet leaving the wheel. */
 static inline struct sl_pacer_heap_ent
 pkt_ent(const struct tassel_pkt *e)
 {
