@@ -199,19 +199,22 @@ sl_pacer_release_inline(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, s
 			unsigned max, sl_pacer_pick_t pick)
 {
 	uint64_t tau = SL_MAX(p->link_free_ns, from_ns);
-	unsigned n = 0;
+	struct sl_pkt *o = out, *end = out + max;
 
-	while (n < max && tau <= now_ns) {
-		uint64_t next = pick(p, tau, &out[n]);
+	if (max == 0)
+		return 0;
+	while (tau <= now_ns) {
+		uint64_t next = pick(p, tau, o);
 
 		if (next != 0) {
 			tau = next;
 			continue;
 		}
-		tau = sl_pacer_emit(p, &out[n], tau);
-		n++;
+		tau = sl_pacer_emit(p, o, tau);
+		if (++o == end)
+			break;
 	}
-	return n;
+	return (unsigned)(o - out);
 }
 
 unsigned sl_pacer_release(struct sl_pacer *p, uint64_t from_ns, uint64_t now_ns, struct sl_pkt *out,
@@ -256,7 +259,7 @@ extern const struct sl_pacer_ops sl_pacer_tassel_ops;
 struct sl_pacer_heap_ent {
 	uint64_t key; /**< ordering key, in the owner's unit (ns) */
 	uint32_t id;  /**< owner's identifier */
-	uint32_t pad;
+	uint32_t aux; /**< a second word the owner may carry with id (0 unless given) */
 };
 
 struct sl_pacer_heap {
@@ -330,9 +333,15 @@ sl_pacer_heap_top(const struct sl_pacer_heap *h)
 
 /* The caller keeps n < cap. */
 static inline void
+sl_pacer_heap_push_ent(struct sl_pacer_heap *h, struct sl_pacer_heap_ent v)
+{
+	sl_pacer_heap_sift_up(h, h->n++, v);
+}
+
+static inline void
 sl_pacer_heap_push(struct sl_pacer_heap *h, uint64_t key, uint32_t id)
 {
-	sl_pacer_heap_sift_up(h, h->n++, (struct sl_pacer_heap_ent){.key = key, .id = id});
+	sl_pacer_heap_push_ent(h, (struct sl_pacer_heap_ent){.key = key, .id = id});
 }
 
 static inline void

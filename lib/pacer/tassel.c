@@ -63,8 +63,10 @@
  *     (sl_pacer_flow_reset, a QP opened in a closed one's slot) starts afresh.
  *
  * Units: V, S, F, L in ns (64-bit, never wrap), rates in bps of wire bits, lengths in bytes.
- * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 24 B, the
- * heap and the sorted run of 16 B per entry and the wheel, independent of the number of flows.
+ * Per-flow state is 40 B in the flow's scratch area; the packet tier is W entries of 24 B for
+ * the packets in the wheel, the heap and the sorted run of 16 B per entry (F, flow and length:
+ * an eligible packet needs nothing else, and its wheel entry is free once it is eligible) and
+ * the wheel, independent of the number of flows.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -100,7 +102,10 @@ struct tassel_flow {
 };
 static_assert(sizeof(struct tassel_flow) <= SL_PACER_FLOW_PRIV, "flow scratch area");
 
-/* A packet in the packet tier; its S only chose the wheel slot it waits in. */
+/*
+ * A packet waiting in the wheel; its S only chose the slot it waits in. Once eligible it is an
+ * entry of the eligible set (key F, id flow, aux length) and this entry is free again.
+ */
 struct tassel_pkt {
 	uint64_t f_ns; /**< WF2Q+ virtual finish time, ns */
 	uint32_t flow;
@@ -113,14 +118,14 @@ struct tassel {
 	struct sl_pacer_cal fcal;      /**< flow tier (default): calendar of S_flow, id flow */
 	struct sl_pacer_heap flows;    /**< flow tier ("tassel-heap"): heap of S_flow, id flow */
 	bool flow_heap;                /**< which of the two holds the flow tier */
-	struct sl_pacer_heap elig;     /**< eligible packets: key F, id packet slot */
+	struct sl_pacer_heap elig;     /**< eligible packets: key F, id flow, aux length */
 	struct sl_pacer_heap_ent *run; /**< [run_mask + 1] eligible packets sorted on F, a ring */
 	uint32_t run_mask;             /**< ring size - 1, ring size >= w */
 	uint32_t run_head;             /**< ring index of the smallest F */
 	uint32_t run_n;                /**< packets in the run */
-	struct tassel_pkt *pkt;        /**< [w] packet-tier entries */
+	struct tassel_pkt *pkt;        /**< [w] entries of the packets in the wheel */
 	uint32_t pkt_free;             /**< free-list head */
-	uint32_t pkt_used;             /**< entries in use */
+	uint32_t pkt_used;             /**< packets in the packet tier (wheel and eligible set) */
 	uint32_t w;                    /**< W, packet-tier capacity */
 	uint32_t wheel_mask;           /**< slots - 1 */
 	uint32_t *slot_head;           /**< [slots] packets per slot, SL_PACER_NONE when empty */
@@ -272,9 +277,9 @@ elig_empty(const struct tassel *t)
  */
 static inline void
 run_push(struct tassel *t, struct sl_pacer_heap_ent *r, uint32_t m, uint32_t *h_io, uint32_t *n_io,
-	 uint64_t f_ns, uint32_t i)
+	 struct sl_pacer_heap_ent v)
 {
-	struct sl_pacer_heap_ent v = {.key = f_ns, .id = i};
+	uint64_t f_ns = v.key;
 	uint32_t h = *h_io, n = *n_io, k;
 
 	if (n != 0 && f_ns < r[h].key) { /* the smallest F */
@@ -291,7 +296,7 @@ run_push(struct tassel *t, struct sl_pacer_heap_ent *r, uint32_t m, uint32_t *h_
 	}
 	/* Its place is among the run's TASSEL_RUN_SHIFT_MAX smallest, unless their last is <= F. */
 	if (n >= TASSEL_RUN_SHIFT_MAX && r[(h + TASSEL_RUN_SHIFT_MAX - 1) & m].key <= f_ns) {
-		sl_pacer_heap_push(&t->elig, f_ns, i);
+		sl_pacer_heap_push_ent(&t->elig, v);
 		return;
 	}
 	/* Move those with F <= f_ns (equal F leave first) towards the head, then place it. */
@@ -303,53 +308,70 @@ run_push(struct tassel *t, struct sl_pacer_heap_ent *r, uint32_t m, uint32_t *h_
 }
 
 static inline void
-elig_push(struct tassel *t, uint64_t f_ns, uint32_t i)
+elig_push(struct tassel *t, struct sl_pacer_heap_ent v)
 {
 	uint32_t h = t->run_head, n = t->run_n;
 
-	run_push(t, t->run, t->run_mask, &h, &n, f_ns, i);
+	run_push(t, t->run, t->run_mask, &h, &n, v);
 	t->run_head = h;
 	t->run_n = n;
 }
 
 /*
- * Remove and return the eligible packet with the smallest F (the run's head when it ties with the
- * heap's top); SL_PACER_NONE when the set is empty.
+ * Remove the eligible packet with the smallest F (the run's head when it ties with the heap's
+ * top) into *pkt; false when the set is empty.
  */
-static inline uint32_t
-elig_pop(struct tassel *t)
+static inline bool
+elig_pop(struct tassel *t, struct sl_pkt *pkt)
 {
-	uint32_t i;
+	const struct sl_pacer_heap_ent *e;
 
 	if (sl_likely(sl_pacer_heap_empty(&t->elig))) {
 		if (sl_unlikely(t->run_n == 0))
-			return SL_PACER_NONE;
+			return false;
 	} else if (t->run_n == 0 || t->run[t->run_head].key > sl_pacer_heap_top(&t->elig)->key) {
-		i = sl_pacer_heap_top(&t->elig)->id;
+		e = sl_pacer_heap_top(&t->elig);
+		pkt->flow = e->id;
+		pkt->len_bytes = e->aux;
 		sl_pacer_heap_pop(&t->elig);
-		return i;
+		return true;
 	}
-	i = t->run[t->run_head].id;
+	e = &t->run[t->run_head];
+	pkt->flow = e->id;
+	pkt->len_bytes = e->aux;
 	t->run_head = (t->run_head + 1) & t->run_mask;
 	t->run_n--;
-	return i;
+	return true;
 }
 
-/* Move the wheel slots [wheel_min, lim) to the eligible set. */
+/* The eligible-set entry of a packet leaving the wheel. */
+static inline struct sl_pacer_heap_ent
+pkt_ent(const struct tassel_pkt *e)
+{
+	return (struct sl_pacer_heap_ent){.key = e->f_ns, .id = e->flow, .aux = e->len};
+}
+
+/* Move the wheel slots [wheel_min, lim) to the eligible set, freeing their entries. */
 static void
 drain_slots(struct tassel *t, uint64_t lim)
 {
 	struct sl_pacer_heap_ent *r = t->run;
-	const struct tassel_pkt *pkt = t->pkt;
+	struct tassel_pkt *pkt = t->pkt;
 	uint32_t *slot_head = t->slot_head;
 	uint32_t m = t->run_mask, wm = t->wheel_mask, h = t->run_head, n = t->run_n;
 	uint64_t s = t->wheel_min;
 
 	while (s < lim) {
-		uint32_t idx = (uint32_t)(s & wm), next;
+		uint32_t idx = (uint32_t)(s & wm), next, i = slot_head[idx];
 
-		for (uint32_t i = slot_head[idx]; i != SL_PACER_NONE; i = pkt[i].next)
-			run_push(t, r, m, &h, &n, pkt[i].f_ns, i);
+		for (;;) {
+			run_push(t, r, m, &h, &n, pkt_ent(&pkt[i]));
+			if (pkt[i].next == SL_PACER_NONE)
+				break;
+			i = pkt[i].next;
+		}
+		pkt[i].next = t->pkt_free; /* the slot's list joins the free list whole */
+		t->pkt_free = slot_head[idx];
 		slot_head[idx] = SL_PACER_NONE;
 		next = sl_pacer_ffs_clear_next(&t->wheel, idx);
 		s = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & wm);
@@ -357,6 +379,45 @@ drain_slots(struct tassel *t, uint64_t lim)
 	t->wheel_min = s;
 	t->run_head = h;
 	t->run_n = n;
+}
+
+/*
+ * When the first occupied wheel slot holds one packet, take it out of the wheel into *v (its
+ * entry freed, the slot emptied, the next occupied slot found) and return true.
+ */
+static inline bool
+take_lone(struct tassel *t, struct sl_pacer_heap_ent *v)
+{
+	uint64_t s = t->wheel_min;
+	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
+
+	if (t->pkt[i].next != SL_PACER_NONE)
+		return false;
+	*v = pkt_ent(&t->pkt[i]);
+	t->pkt[i].next = t->pkt_free;
+	t->pkt_free = i;
+	t->slot_head[idx] = SL_PACER_NONE;
+	next = sl_pacer_ffs_clear_next(&t->wheel, idx);
+	t->wheel_min = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
+	return true;
+}
+
+/*
+ * Move the wheel slots [wheel_min, lim) to the eligible set: lone packets, the common case, here,
+ * and from the first slot that holds several on, drain_slots(), whose call and loop cost more.
+ */
+static inline void
+drain_lone(struct tassel *t, uint64_t lim)
+{
+	struct sl_pacer_heap_ent v;
+
+	while (t->wheel_min < lim) {
+		if (!take_lone(t, &v)) {
+			drain_slots(t, lim);
+			return;
+		}
+		elig_push(t, v);
+	}
 }
 
 /*
@@ -371,8 +432,7 @@ drain(struct tassel *t, uint64_t v_ns)
 {
 	uint64_t lim = (v_ns + 1) >> t->slot_shift;
 
-	if (t->wheel_min < lim)
-		drain_slots(t, lim);
+	drain_lone(t, lim);
 	return lim;
 }
 
@@ -381,33 +441,29 @@ drain(struct tassel *t, uint64_t v_ns)
  * packet, no other slot is due and that packet has the smallest F of the eligible set (below the
  * run's head, not above the heap's top), it is the pick: it is returned without the push into the
  * run and the pop out of it, which would leave the run as it was (an empty run's head moves on by
- * one, as the pop would move it). Else the due slots are drained, a lone packet of the first
- * without the call to drain_slots() when no other is due, and SL_PACER_NONE is returned.
+ * one, as the pop would move it). Else the due slots are drained (drain_lone()) and false is
+ * returned.
  */
-static uint32_t
-drain_pick(struct tassel *t, uint64_t lim)
+static bool
+drain_pick(struct tassel *t, uint64_t lim, struct sl_pkt *pkt)
 {
-	uint64_t s = t->wheel_min, f_ns;
-	uint32_t idx = (uint32_t)(s & t->wheel_mask), i = t->slot_head[idx], next;
+	struct sl_pacer_heap_ent v;
 
-	if (t->pkt[i].next != SL_PACER_NONE) {
+	if (!take_lone(t, &v)) {
 		drain_slots(t, lim);
-		return SL_PACER_NONE;
+		return false;
 	}
-	f_ns = t->pkt[i].f_ns;
-	t->slot_head[idx] = SL_PACER_NONE;
-	next = sl_pacer_ffs_clear_next(&t->wheel, idx);
-	t->wheel_min = next == SL_PACER_FFS_NONE ? UINT64_MAX : s + ((next - idx) & t->wheel_mask);
-	if (t->wheel_min >= lim && (t->run_n == 0 || f_ns < t->run[t->run_head].key) &&
-	    (sl_pacer_heap_empty(&t->elig) || f_ns <= sl_pacer_heap_top(&t->elig)->key)) {
+	if (t->wheel_min >= lim && (t->run_n == 0 || v.key < t->run[t->run_head].key) &&
+	    (sl_pacer_heap_empty(&t->elig) || v.key <= sl_pacer_heap_top(&t->elig)->key)) {
 		if (t->run_n == 0)
 			t->run_head = (t->run_head + 1) & t->run_mask;
-		return i;
+		pkt->flow = v.id;
+		pkt->len_bytes = v.aux;
+		return true;
 	}
-	elig_push(t, f_ns, i); /* the first of those due: drained first */
-	if (t->wheel_min < lim)
-		drain_slots(t, lim);
-	return SL_PACER_NONE;
+	elig_push(t, v); /* the first of those due: drained first */
+	drain_lone(t, lim);
+	return false;
 }
 
 static inline __attribute__((always_inline)) uint64_t
@@ -415,20 +471,10 @@ tassel_pick(struct sl_pacer *p, uint64_t tau_ns, struct sl_pkt *pkt)
 {
 	struct tassel *t = p->impl;
 	uint64_t lim = (vtime(p, t, tau_ns) + 1) >> t->slot_shift; /* first slot not due */
-	const struct tassel_pkt *e;
-	uint32_t i;
 
-	i = t->wheel_min < lim ? drain_pick(t, lim) : SL_PACER_NONE;
-	if (i == SL_PACER_NONE)
-		i = elig_pop(t);
-	if (sl_unlikely(i == SL_PACER_NONE))
+	if (!(t->wheel_min < lim && drain_pick(t, lim, pkt)) && sl_unlikely(!elig_pop(t, pkt)))
 		return t->pkt_used == 0 ? SL_PACER_NEVER
 					: SL_MAX(first_slot_rtime(p, t), tau_ns + 1);
-	e = &t->pkt[i];
-	pkt->flow = e->flow;
-	pkt->len_bytes = e->len;
-	t->pkt[i].next = t->pkt_free;
-	t->pkt_free = i;
 	t->pkt_used--;
 	return 0;
 }
@@ -438,16 +484,17 @@ static inline uint32_t
 batch(struct sl_pacer *p, struct tassel_flow *tf, uint64_t rate_bps, uint32_t wire_bytes,
       uint64_t l_ns)
 {
-	unsigned __int128 rl = (unsigned __int128)rate_bps * l_ns; /* bits * ns / s */
-	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S;     /* one packet, same unit */
-	uint64_t units;
+	uint64_t one = (uint64_t)wire_bytes * 8 * SL_NS_PER_S; /* one packet, bits * ns / s */
+	uint64_t rl64, units;
 	uint32_t n;
 
-	if (rl < one) {
+	/* R * L in the same unit: in 64 bits unless it overflows, which only a large batch does */
+	if (!__builtin_mul_overflow(rate_bps, l_ns, &rl64) && rl64 < one) {
 		tf->carry = 0;
 		return 1;
 	}
-	units = (uint64_t)((rl << TASSEL_CARRY_BITS) / one) + tf->carry;
+	units = (uint64_t)((((unsigned __int128)rate_bps * l_ns) << TASSEL_CARRY_BITS) / one) +
+		tf->carry;
 	n = (uint32_t)SL_MIN(units >> TASSEL_CARRY_BITS, (uint64_t)UINT32_MAX);
 	tf->carry = (uint16_t)(units & (TASSEL_CARRY_ONE - 1));
 	if (p->conf.batch_max != 0 && n > p->conf.batch_max)
@@ -501,41 +548,37 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 		}
 		p->stats.decisions++;
 		n = batch(p, tf, f->rate_bps, sl_pacer_wire_bytes(p, f->q_len), l_ns);
+		/*
+		 * The first packet is imminent (not parked), has room (checked above) and is within
+		 * the batch (N >= 1), so the tests come after each packet, for the next one.
+		 */
 		for (;;) {
-			uint64_t s = tf->next_ns, slot = s >> t->slot_shift;
-			struct tassel_pkt *e;
-			uint32_t i;
+			uint64_t s = tf->next_ns, slot = s >> t->slot_shift, f_ns;
 
-			if (s > horizon || t->pkt_used == t->w) {
-				caught_up = s > horizon;
-				break;
-			}
 			/*
 			 * The batch counts packets still ahead of V. One already due (the decision
 			 * came late: a slow loop, a stall of the caller) is caught up without
 			 * counting, unless batch_max caps every fetch (the "N = 1" experiment).
 			 */
-			if (s >= v || p->conf.batch_max != 0) {
-				if (n == 0)
-					break;
+			if (s >= v || p->conf.batch_max != 0)
 				n--;
-			}
-			i = t->pkt_free;
-			e = &t->pkt[i];
-			t->pkt_free = e->next;
+			f_ns = s + sl_pacer_gap_ns(&tf->gap, sl_pacer_wire_bytes(p, f->q_len),
+						   f->rate_bps);
 			t->pkt_used++;
-			e->f_ns = s + sl_pacer_gap_ns(&tf->gap, sl_pacer_wire_bytes(p, f->q_len),
-						      f->rate_bps);
-			e->flow = flow;
-			e->len = f->q_len;
 			__builtin_prefetch(&p->ctr[flow], 1); /* counted when it leaves */
-			tf->next_ns = e->f_ns;
+			tf->next_ns = f_ns;
 			tf->admitted++;
 			if (slot < next_slot) {
-				elig_push(t, e->f_ns, i);
+				elig_push(t, (struct sl_pacer_heap_ent){
+						     .key = f_ns, .id = flow, .aux = f->q_len});
 			} else {
-				uint32_t idx = (uint32_t)(slot & t->wheel_mask);
+				uint32_t idx = (uint32_t)(slot & t->wheel_mask), i = t->pkt_free;
+				struct tassel_pkt *e = &t->pkt[i];
 
+				t->pkt_free = e->next;
+				e->f_ns = f_ns;
+				e->flow = flow;
+				e->len = f->q_len;
 				e->next = t->slot_head[idx];
 				t->slot_head[idx] = i;
 				sl_pacer_ffs_set(&t->wheel, idx);
@@ -547,6 +590,12 @@ admit(struct sl_pacer *p, struct tassel *t, uint64_t now_ns)
 				flow_leave(t, f, tf, v);
 				goto next_flow;
 			}
+			if (f_ns > horizon || t->pkt_used == t->w) {
+				caught_up = f_ns > horizon;
+				break;
+			}
+			if (n == 0 && (f_ns >= v || p->conf.batch_max != 0))
+				break;
 		}
 		if (caught_up)
 			tf->carry = 0;
