@@ -17,11 +17,11 @@
 # marker's count) and deliver the marks to b's transport (rx_ce, at most the marks). Then:
 #   dcqcn: CNPs at a (its reaction point heard the marks). Its rate cannot go below the
 #          DCQCN paper's 100 Mbit/s floor, ten times this bottleneck, so tbf drops what it sends
-#          too fast and the transport recovers it: the figures show it (docs/fabric.md).
+#          too fast and the transport recovers it: the figures show it (docs/network.md).
 #   dctcp: reacts to the fraction of marked packets: its mean queue (tbf's backlog, sampled every
 #          50 ms or so while a sends) must be below reno's.
 #   reno:  blind to ECN: its window grows into tbf's queue until tbf drops.
-# The figures are printed as JSON lines ({"test": "fabric-router-ecn", ...}).
+# The figures are printed as JSON lines ({"test": "net-router-ecn", ...}).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
@@ -31,7 +31,7 @@ MARK_BYTES=${MARK_BYTES:-6000}
 COUNT=${COUNT:-4}
 MSGS=${MSGS:-40}
 PROTOS=${PROTOS:-dcqcn dctcp reno}
-MARKER=$SL_BUILD/tests/integration/fabric/ecn_marker
+MARKER=$SL_BUILD/tests/integration/net/ecn_marker
 MARKER_OBJ=$SL_BUILD/drivers/bpf/ecn_mark.o
 [ -x "$MARKER" ] && [ -f "$MARKER_OBJ" ] || sl_fail "$MARKER or $MARKER_OBJ not built"
 
@@ -155,7 +155,7 @@ for proto in protos:
     completed = sum(q["completed"] for q in a_qps)
     cnps = next(json.loads(l) for l in open(f"{tmp}/{proto}-a.out") if "qps/qps" in l)["qps/cnps"]
     rtx = sum(q["pkts_rtx"] for q in a_qps)
-    fig = {"test": "fabric-router-ecn", "proto": proto, "marker": marker,
+    fig = {"test": "net-router-ecn", "proto": proto, "marker": marker,
            "bottleneck_mbps": mbps, "checked": checked, "completed": completed,
            "marks": mk["marks"], "marker_pkts": mk["pkts"], "b_rx_ce": b_ports["p0/rx_ce"],
            "a_cnps": cnps, "a_pkts_rtx": rtx, "tbf_drops": tbf["drops"],
