@@ -16,6 +16,7 @@
  * libsluice CQs, progresses again (a completion may have raced the arm), then sleeps on it.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -107,10 +108,10 @@ write_entry(enum fi_cq_format f, void *out, const struct sl_fab_cqe *e)
 	memcpy(out, &t, entry_bytes(f));
 }
 
+/* Progress, then take up to count entries. */
 static ssize_t
-cq_readfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_t *src_addr)
+collect(struct sl_fab_cq *cq, void *buf, size_t count, fi_addr_t *src_addr)
 {
-	struct sl_fab_cq *cq = container_of(fid, struct sl_fab_cq, fid);
 	size_t n = 0, bytes = entry_bytes(cq->format);
 
 	progress_all(cq);
@@ -125,6 +126,52 @@ cq_readfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_t *src_addr)
 		n++;
 	}
 	return n > 0 ? (ssize_t)n : -FI_EAGAIN;
+}
+
+/*
+ * Nothing came, and a bound endpoint waits for a completion: sleep on the endpoints' wait fds
+ * (the libsluice CQ's event, the listener, handshakes) for FI_SLUICE_IDLE_WAIT_US at most,
+ * after arming and one more look. On a host whose cores the daemons poll on, an application
+ * that spins takes turns with its daemon by the scheduler's slice (milliseconds a round trip);
+ * one that sleeps leaves the daemon the core and is woken by the completion.
+ */
+static ssize_t
+idle_wait(struct sl_fab_cq *cq, void *buf, size_t count, fi_addr_t *src_addr)
+{
+	struct pollfd p[sizeof(cq->eps) / sizeof(cq->eps[0])];
+	const struct timespec wait = {
+		.tv_sec = (time_t)(sl_fab_params.idle_wait_us / 1000000),
+		.tv_nsec = (long)(sl_fab_params.idle_wait_us % 1000000) * 1000,
+	};
+	nfds_t k = 0;
+	ssize_t n;
+
+	for (unsigned i = 0; i < cq->n_eps; i++) {
+		if (!sl_fab_ep_busy(cq->eps[i]))
+			continue;
+		sl_fab_ep_arm(cq->eps[i]);
+		p[k].fd = cq->eps[i]->wait_fd;
+		p[k].events = POLLIN;
+		k++;
+	}
+	if (k == 0)
+		return -FI_EAGAIN;
+	n = collect(cq, buf, count, src_addr); /* a completion may have raced the arm */
+	if (n != -FI_EAGAIN)
+		return n;
+	ppoll(p, k, &wait, NULL);
+	return collect(cq, buf, count, src_addr);
+}
+
+static ssize_t
+cq_readfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_t *src_addr)
+{
+	struct sl_fab_cq *cq = container_of(fid, struct sl_fab_cq, fid);
+	ssize_t n = collect(cq, buf, count, src_addr);
+
+	if (n != -FI_EAGAIN || sl_fab_params.idle_wait_us == 0)
+		return n;
+	return idle_wait(cq, buf, count, src_addr);
 }
 
 static ssize_t
@@ -183,12 +230,12 @@ cq_sreadfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_t *src_addr, c
 		int left = -1;
 		uint64_t v;
 
-		n = cq_readfrom(fid, buf, count, src_addr);
+		n = collect(cq, buf, count, src_addr);
 		if (n != -FI_EAGAIN)
 			return n;
 		for (unsigned i = 0; i < cq->n_eps; i++)
 			sl_fab_ep_arm(cq->eps[i]);
-		n = cq_readfrom(fid, buf, count, src_addr);
+		n = collect(cq, buf, count, src_addr);
 		if (n != -FI_EAGAIN)
 			return n;
 		if (timeout >= 0) {

@@ -102,6 +102,7 @@ tx_take(struct sl_fab_ep *ep)
 			return -1;
 	}
 	ep->tx_free = ep->tx[i].next;
+	ep->tx_busy++;
 	ep->tx[i].next = -1;
 	return i;
 }
@@ -151,6 +152,7 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 			/* The send is refused here, not completed: its slot goes back. */
 			t->next = ep->tx_free;
 			ep->tx_free = i;
+			ep->tx_busy--;
 			sl_fab_peer_fail(ep, p, -ret);
 			return ret;
 		}

@@ -79,6 +79,7 @@ sl_fab_tx_done(struct sl_fab_ep *ep, uint32_t i, int err, int prov_errno)
 	}
 	t->next = ep->tx_free;
 	ep->tx_free = (int32_t)i;
+	ep->tx_busy--;
 }
 
 void
@@ -168,6 +169,12 @@ on_recv(struct sl_fab_ep *ep, const struct sl_wc *wc)
 		deliver(ep, &m);
 	else
 		ep->unexp[ep->unexp_tail++ & (ep->unexp_cap - 1)] = m;
+}
+
+bool
+sl_fab_ep_busy(const struct sl_fab_ep *ep)
+{
+	return ep->enabled && (ep->tx_busy > 0 || ep->rxq_head != ep->rxq_tail);
 }
 
 int

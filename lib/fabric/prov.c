@@ -23,6 +23,7 @@ struct sl_fab_params sl_fab_params = {
 	.rx_slots = 4,
 	.mem_mb = 64,
 	.connect_ms = 10000,
+	.idle_wait_us = 1000,
 };
 
 int
@@ -165,5 +166,11 @@ FI_EXT_INI
 		  "receiver of the queue pairs: melo (selective retransmit) or gbn (go-back-N)");
 	param_size("connect_ms", &sl_fab_params.connect_ms,
 		   "time a connection handshake with a peer may take, ms");
+	param_size(
+		"idle_wait_us", &sl_fab_params.idle_wait_us,
+		"an fi_cq_read that finds nothing while sends or receives are outstanding sleeps "
+		"on the daemon's completion event this long at most, us, leaving the core to "
+		"sluiced (0: it returns at once, and an application polling on a core the "
+		"daemon polls on takes turns with it by the scheduler's time slice)");
 	return &sl_fab_prov;
 }

@@ -62,6 +62,8 @@ struct sl_fab_params {
 	size_t rate_mbps;     /**< each QP's rate limit, Mbit/s on the wire (0: none) */
 	char *receiver;       /**< "melo" or "gbn" (NULL: melo) */
 	size_t connect_ms;    /**< a handshake's time limit, ms */
+	size_t idle_wait_us;  /**< an empty fi_cq_read with work outstanding waits this long at
+			       *   most for the daemon's completion event, us (0: it spins) */
 };
 extern struct sl_fab_params sl_fab_params;
 
@@ -244,7 +246,8 @@ struct sl_fab_ep {
 	struct sl_mr *tx_mr;
 	struct sl_fab_tx *tx;
 	uint32_t n_tx;
-	int32_t tx_free; /**< free list head, -1: none */
+	int32_t tx_free;  /**< free list head, -1: none */
+	uint32_t tx_busy; /**< slots taken: sends not completed yet */
 	/* receives the application posted: a ring */
 	struct sl_fab_rx *rxq;
 	uint32_t rxq_cap, rxq_head, rxq_tail; /**< cap a power of two; free-running */
@@ -281,6 +284,8 @@ void sl_fab_tx_flush(struct sl_fab_ep *ep, struct sl_fab_peer *p);
 void sl_fab_tx_done(struct sl_fab_ep *ep, uint32_t i, int err, int prov_errno);
 /* Arm the libsluice CQ before a wait. */
 int sl_fab_ep_arm(struct sl_fab_ep *ep);
+/* Sends or receives outstanding: a completion is to come. */
+bool sl_fab_ep_busy(const struct sl_fab_ep *ep);
 uint64_t sl_fab_now_ns(void);
 
 /* wr_id of a libsluice work request: a send slot, or a peer's receive slot. */
