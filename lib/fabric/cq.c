@@ -270,15 +270,8 @@ cq_signal(struct fid_cq *fid)
 static const char *
 cq_strerror(struct fid_cq *fid, int prov_errno, const void *err_data, char *buf, size_t len)
 {
-	const char *s = sl_wc_status_str((enum sl_wc_status)prov_errno);
-
 	(void)fid, (void)err_data;
-	if (buf != NULL && len > 0) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = '\0';
-		return buf;
-	}
-	return s;
+	return sl_fab_strerror(sl_wc_status_str((enum sl_wc_status)prov_errno), buf, len);
 }
 
 static struct fi_ops_cq cq_ops = {
@@ -297,18 +290,7 @@ cq_control(struct fid *fid, int command, void *arg)
 {
 	struct sl_fab_cq *cq = container_of(fid, struct sl_fab_cq, fid.fid);
 
-	switch (command) {
-	case FI_GETWAIT:
-		if (cq->epfd < 0)
-			return -FI_ENODATA;
-		*(int *)arg = cq->epfd;
-		return 0;
-	case FI_GETWAITOBJ:
-		*(enum fi_wait_obj *)arg = cq->epfd < 0 ? FI_WAIT_NONE : FI_WAIT_FD;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
+	return sl_fab_wait_control(cq->epfd, command, arg);
 }
 
 static int

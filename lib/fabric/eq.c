@@ -100,15 +100,8 @@ eq_sread(struct fid_eq *fid, uint32_t *event, void *buf, size_t len, int timeout
 static const char *
 eq_strerror(struct fid_eq *fid, int prov_errno, const void *err_data, char *buf, size_t len)
 {
-	const char *s = fi_strerror(prov_errno);
-
 	(void)fid, (void)err_data;
-	if (buf != NULL && len > 0) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = '\0';
-		return buf;
-	}
-	return s;
+	return sl_fab_strerror(fi_strerror(prov_errno), buf, len);
 }
 
 static struct fi_ops_eq eq_ops = {
@@ -125,16 +118,7 @@ eq_control(struct fid *fid, int command, void *arg)
 {
 	struct sl_fab_eq *eq = container_of(fid, struct sl_fab_eq, fid.fid);
 
-	switch (command) {
-	case FI_GETWAIT:
-		*(int *)arg = eq->efd;
-		return 0;
-	case FI_GETWAITOBJ:
-		*(enum fi_wait_obj *)arg = FI_WAIT_FD;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
+	return sl_fab_wait_control(eq->efd, command, arg);
 }
 
 static int

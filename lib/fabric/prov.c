@@ -33,6 +33,33 @@ sl_fab_errno(int neg_errno)
 	return neg_errno < 0 ? neg_errno : -FI_EOTHER;
 }
 
+const char *
+sl_fab_strerror(const char *s, char *buf, size_t len)
+{
+	if (buf == NULL || len == 0)
+		return s;
+	strncpy(buf, s, len - 1);
+	buf[len - 1] = '\0';
+	return buf;
+}
+
+int
+sl_fab_wait_control(int fd, int command, void *arg)
+{
+	switch (command) {
+	case FI_GETWAIT:
+		if (fd < 0)
+			return -FI_ENODATA;
+		*(int *)arg = fd;
+		return 0;
+	case FI_GETWAITOBJ:
+		*(enum fi_wait_obj *)arg = fd < 0 ? FI_WAIT_NONE : FI_WAIT_FD;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
 static int
 fabric_close(struct fid *fid)
 {
@@ -126,51 +153,59 @@ struct fi_provider sl_fab_prov = {
 	.cleanup = prov_cleanup,
 };
 
-static void
-param_size(const char *name, size_t *v, const char *help)
-{
-	fi_param_define(&sl_fab_prov, name, FI_PARAM_SIZE_T, "%s (default: %zu)", help, *v);
-	fi_param_get_size_t(&sl_fab_prov, name, v);
-}
-
-static void
-param_str(const char *name, char **v, const char *help)
-{
-	fi_param_define(&sl_fab_prov, name, FI_PARAM_STRING, "%s", help);
-	fi_param_get_str(&sl_fab_prov, name, v);
-}
+/* A setting: FI_SLUICE_<name>, read into a size_t or a string of sl_fab_params. */
+struct param {
+	const char *name;
+	size_t *size; /**< FI_PARAM_SIZE_T, or */
+	char **str;   /**< FI_PARAM_STRING */
+	const char *help;
+};
 
 FI_EXT_INI
 {
-	param_str("socket", &sl_fab_params.socket,
-		  "sluiced's application socket (default: $SLUICE_SOCKET, else " SL_SOCKET_DEFAULT
-		  ")");
-	param_str("addr", &sl_fab_params.addr,
-		  "IPv4 address an endpoint listens on for connections and names itself by "
-		  "(default: the first address of an interface that is up and not loopback)");
-	param_size("max_msg", &sl_fab_params.max_msg_bytes,
-		   "largest message, bytes: each bounce buffer is this long");
-	param_size("tx_slots", &sl_fab_params.tx_slots,
-		   "send bounce buffers per endpoint (its transmit queue size)");
-	param_size("rx_slots", &sl_fab_params.rx_slots,
-		   "receive bounce buffers posted per peer queue pair");
-	param_size(
-		"mem_mb", &sl_fab_params.mem_mb,
-		"shared memory of a domain's libsluice context, MiB: bounce buffers come from it");
-	param_str("program", &sl_fab_params.program,
-		  "transport program of the queue pairs, as sluiced names it (dcqcn, reno, ...; "
-		  "default: the daemon's)");
-	param_size("rate_mbps", &sl_fab_params.rate_mbps,
-		   "rate limit of each queue pair, Mbit/s on the wire (0: none)");
-	param_str("receiver", &sl_fab_params.receiver,
-		  "receiver of the queue pairs: melo (selective retransmit) or gbn (go-back-N)");
-	param_size("connect_ms", &sl_fab_params.connect_ms,
-		   "time a connection handshake with a peer may take, ms");
-	param_size(
-		"idle_wait_us", &sl_fab_params.idle_wait_us,
-		"an fi_cq_read that finds nothing while sends or receives are outstanding sleeps "
-		"on the daemon's completion event this long at most, us, leaving the core to "
-		"sluiced (0: it returns at once, and an application polling on a core the "
-		"daemon polls on takes turns with it by the scheduler's time slice)");
+	struct sl_fab_params *p = &sl_fab_params;
+	const struct param params[] = {
+		{"socket", NULL, &p->socket,
+		 "sluiced's application socket (default: $SLUICE_SOCKET, else " SL_SOCKET_DEFAULT
+		 ")"},
+		{"addr", NULL, &p->addr,
+		 "IPv4 address an endpoint listens on for connections and names itself by "
+		 "(default: the first address of an interface that is up and not loopback)"},
+		{"max_msg", &p->max_msg_bytes, NULL,
+		 "largest message, bytes: each bounce buffer is this long"},
+		{"tx_slots", &p->tx_slots, NULL,
+		 "send bounce buffers per endpoint (its transmit queue size)"},
+		{"rx_slots", &p->rx_slots, NULL,
+		 "receive bounce buffers posted per peer queue pair"},
+		{"mem_mb", &p->mem_mb, NULL,
+		 "shared memory of a domain's libsluice context, MiB: bounce buffers come from it"},
+		{"program", NULL, &p->program,
+		 "transport program of the queue pairs, as sluiced names it (dcqcn, reno, ...; "
+		 "default: the daemon's)"},
+		{"rate_mbps", &p->rate_mbps, NULL,
+		 "rate limit of each queue pair, Mbit/s on the wire (0: none)"},
+		{"receiver", NULL, &p->receiver,
+		 "receiver of the queue pairs: melo (selective retransmit) or gbn (go-back-N)"},
+		{"connect_ms", &p->connect_ms, NULL,
+		 "time a connection handshake with a peer may take, ms"},
+		{"idle_wait_us", &p->idle_wait_us, NULL,
+		 "an fi_cq_read that finds nothing while sends or receives are outstanding sleeps "
+		 "on the daemon's completion event this long at most, us, leaving the core to "
+		 "sluiced (0: it returns at once, and an application polling on a core the daemon "
+		 "polls on takes turns with it by the scheduler's time slice)"},
+	};
+
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
+		const struct param *q = &params[i];
+
+		if (q->size != NULL) {
+			fi_param_define(&sl_fab_prov, q->name, FI_PARAM_SIZE_T, "%s (default: %zu)",
+					q->help, *q->size);
+			fi_param_get_size_t(&sl_fab_prov, q->name, q->size);
+		} else {
+			fi_param_define(&sl_fab_prov, q->name, FI_PARAM_STRING, "%s", q->help);
+			fi_param_get_str(&sl_fab_prov, q->name, q->str);
+		}
+	}
 	return &sl_fab_prov;
 }

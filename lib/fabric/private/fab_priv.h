@@ -69,6 +69,10 @@ extern struct sl_fab_params sl_fab_params;
 
 /* prov.c */
 int sl_fab_errno(int neg_errno);
+/* fi_cq_strerror / fi_eq_strerror: s, copied into buf when the caller gave one. */
+const char *sl_fab_strerror(const char *s, char *buf, size_t len);
+/* fi_control's FI_GETWAIT / FI_GETWAITOBJ for an object that waits on fd (-1: none). */
+int sl_fab_wait_control(int fd, int command, void *arg);
 
 /* info.c: fi_getinfo's answer for hints (NULL: everything), or -FI_ENODATA with the reason
  * logged. node / service / flags as fi_getinfo takes them. */

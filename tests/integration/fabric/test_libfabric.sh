@@ -49,7 +49,7 @@ info)
     on a fi_info -p sluice -v >"$SL_TMP/info-v.out" 2>&1 || sl_fail "fi_info -p sluice -v failed"
     grep -q "addr_format: FI_ADDR_STR" "$SL_TMP/info-v.out" || sl_fail "fi_info -v: no FI_ADDR_STR"
     on a fi_info -e >"$SL_TMP/info-e.out" 2>&1 || true
-    for v in SOCKET ADDR MAX_MSG TX_SLOTS RX_SLOTS MEM_MB PROGRAM RATE_MBPS RECEIVER CONNECT_MS; do
+    for v in SOCKET ADDR MAX_MSG TX_SLOTS RX_SLOTS MEM_MB PROGRAM RATE_MBPS RECEIVER CONNECT_MS IDLE_WAIT_US; do
         grep -aq "^# FI_SLUICE_$v:" "$SL_TMP/info-e.out" || sl_fail "fi_info -e does not list FI_SLUICE_$v"
     done
     for refused in "-t FI_EP_MSG" "-c FI_RMA" "-c FI_TAGGED" "-a FI_SOCKADDR_IN"; do
