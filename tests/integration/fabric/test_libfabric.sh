@@ -6,13 +6,18 @@
 # namespaces by a veth pair whose addresses carry the provider's connection handshakes. Each
 # application runs in its host's namespace, attached to its host's daemon (FI_SLUICE_SOCKET);
 # libfabric loads the provider from the build tree (FI_PROVIDER_PATH).
-# usage: test_libfabric.sh info|pingpong
+# usage: test_libfabric.sh info|pingpong|rdm
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
 #             sluice", FI_EP_RDM), lists its FI_SLUICE_* settings with -e, and refuses hints
 #             it cannot serve (FI_EP_MSG, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN names): exit status nonzero, no sluice.
 #   pingpong: Debian's fi_pingpong, -e rdm -S all -I ITERS (1000) with its data check (-c),
 #             server on b, client on a: both exit 0 and the client prints a row for every
-#             size from 0 bytes to FI_SLUICE_MAX_MSG (1 MiB); the 64-byte row is printed.
+#             size from 0 bytes to FI_SLUICE_MAX_MSG (1 MiB); its 64-byte row is printed
+#             beside sluice-perf send_lat -e's at 64 B on the same hosts just before.
+#   rdm:      fi_rdm_check (C, <rdma/fabric.h> only) server on b, client on a: messages sent
+#             before any receive is posted, fi_senddata's CQ data, fi_cq_sread on an
+#             FI_WAIT_FD CQ, FI_AV_MAP, truncation (FI_ETRUNC, olen), a reply by the client's
+#             name, and a server that goes away: the client's sends fail, they do not hang.
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
@@ -30,7 +35,7 @@ for h in a b; do
     [ "$h" = b ] && kind=memif_server
     sl_config "$h" "$kind" "[link]" "mode = extended" "replay = missing" "keepalive_us = 100" \
         "stuck_ms = 2s" "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" \
-        "seg_bytes = 1024" "rto_us = 1s" "timeout_ms = 10s" >/dev/null
+        "seg_bytes = 1024" "rto_us = 200ms" "timeout_ms = 2s" >/dev/null
 done
 sl_start_memif_pair
 
@@ -104,6 +109,16 @@ pingpong)
     [ "$last" = 1m ] || sl_fail "fi_pingpong's largest size is $last, want 1m"
     row64=$(awk '$1 == "64" { print $7 }' "$SL_TMP/pp.client")
     sl_log "fi_pingpong: $rows sizes checked (-c), 0 B to 1 MiB; 64 B: $row64 us a transfer"
+    ;;
+rdm)
+    check=$SL_BUILD/tests/integration/fabric/fi_rdm_check
+    on b timeout 120 "$check" server "$SL_TMP/rdm.name" >"$SL_TMP/rdm.server" 2>&1 &
+    spid=$!
+    crc=0 src=0
+    on a timeout 120 "$check" client "$SL_TMP/rdm.name" >"$SL_TMP/rdm.client" 2>&1 || crc=$?
+    wait "$spid" || src=$?
+    cat "$SL_TMP/rdm.server" "$SL_TMP/rdm.client"
+    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_rdm_check: server exit $src, client exit $crc"
     ;;
 *)
     sl_fail "unknown case $case_name"
