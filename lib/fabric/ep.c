@@ -149,11 +149,11 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 	if (p->state == SL_FAB_PEER_IDLE) {
 		ret = sl_fab_peer_connect(ep, p);
 		if (ret != 0) {
-			/* The send is refused here, not completed: its slot goes back. */
+			/* The send is refused here, not completed: its slot goes back, and the
+			 * peer stays IDLE for a later send to try again. */
 			t->next = ep->tx_free;
 			ep->tx_free = i;
 			ep->tx_busy--;
-			sl_fab_peer_fail(ep, p, -ret);
 			return ret;
 		}
 	}
@@ -441,18 +441,40 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	}
 }
 
+/* Give back what fi_enable made (what of it was made). */
+static void
+ep_release(struct sl_fab_ep *ep)
+{
+	struct sl_ctx *ctx = ep->domain->ctx;
+
+	if (ep->peers != NULL)
+		sl_fab_peers_close(ep);
+	if (ep->listen_fd >= 0)
+		close(ep->listen_fd);
+	if (ep->tx_mr != NULL)
+		sl_mr_dereg(ep->tx_mr);
+	sl_mem_free(ctx, ep->tx_mem);
+	if (ep->scq != NULL)
+		sl_cq_destroy(ep->scq);
+	free(ep->tx);
+	free(ep->peers);
+	free(ep->unexp);
+	ep->listen_fd = -1;
+	ep->tx_mr = NULL;
+	ep->tx_mem = NULL;
+	ep->scq = NULL;
+	ep->tx = NULL;
+	ep->peers = NULL;
+	ep->unexp = NULL;
+}
+
 static int
-ep_enable(struct sl_fab_ep *ep)
+ep_make(struct sl_fab_ep *ep)
 {
 	const size_t slot = sl_fab_params.max_msg_bytes;
 	struct sl_ctx *ctx = ep->domain->ctx;
 	struct epoll_event ev = {.events = EPOLLIN};
-	int ret;
 
-	if (ep->enabled)
-		return 0;
-	if (ep->av == NULL || ep->tx_cq == NULL || ep->rx_cq == NULL)
-		return -FI_ENOCQ; /* an RDM endpoint needs its AV and both CQs */
 	ep->scq = sl_cq_create(ctx, SCQ_DEPTH);
 	if (ep->scq == NULL)
 		return sl_fab_errno(-errno);
@@ -484,9 +506,23 @@ ep_enable(struct sl_fab_ep *ep)
 	for (uint32_t i = 0; i < ep->n_tx; i++)
 		ep->tx[i].next = i + 1 < ep->n_tx ? (int32_t)i + 1 : -1;
 	ep->tx_free = 0;
-	ret = sl_fab_listen(ep);
-	if (ret != 0)
+	return sl_fab_listen(ep);
+}
+
+static int
+ep_enable(struct sl_fab_ep *ep)
+{
+	int ret;
+
+	if (ep->enabled)
+		return 0;
+	if (ep->av == NULL || ep->tx_cq == NULL || ep->rx_cq == NULL)
+		return -FI_ENOCQ; /* an RDM endpoint needs its AV and both CQs */
+	ret = ep_make(ep);
+	if (ret != 0) {
+		ep_release(ep);
 		return ret;
+	}
 	ep->enabled = true;
 	return 0;
 }
@@ -509,17 +545,8 @@ static int
 ep_close(struct fid *fid)
 {
 	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
-	struct sl_ctx *ctx = ep->domain->ctx;
 
-	if (ep->peers != NULL)
-		sl_fab_peers_close(ep);
-	if (ep->listen_fd >= 0)
-		close(ep->listen_fd);
-	if (ep->tx_mr != NULL)
-		sl_mr_dereg(ep->tx_mr);
-	sl_mem_free(ctx, ep->tx_mem);
-	if (ep->scq != NULL)
-		sl_cq_destroy(ep->scq);
+	ep_release(ep);
 	if (ep->tx_cq != NULL)
 		sl_fab_cq_detach(ep->tx_cq, ep);
 	if (ep->rx_cq != NULL && ep->rx_cq != ep->tx_cq)
@@ -528,10 +555,7 @@ ep_close(struct fid *fid)
 		ep->av->refs--;
 	close(ep->wait_fd);
 	ep->domain->refs--;
-	free(ep->tx);
-	free(ep->peers);
 	free(ep->rxq);
-	free(ep->unexp);
 	free(ep);
 	return 0;
 }

@@ -158,9 +158,23 @@ pow2_at_least(uint32_t n)
 	return v;
 }
 
+/* Give back a peer's QP and receive buffers (what of them was made). */
+static void
+peer_release(struct sl_ctx *ctx, struct sl_fab_peer *p)
+{
+	if (p->qp != NULL)
+		sl_qp_destroy(p->qp);
+	if (p->rx_mr != NULL)
+		sl_mr_dereg(p->rx_mr);
+	sl_mem_free(ctx, p->rx_mem);
+	p->qp = NULL;
+	p->rx_mr = NULL;
+	p->rx_mem = NULL;
+}
+
 /* The peer's QP, its receive bounce buffers, posted. */
 static int
-peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p)
+peer_make(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 {
 	const size_t slot = sl_fab_params.max_msg_bytes;
 	const uint32_t n = (uint32_t)sl_fab_params.rx_slots;
@@ -212,6 +226,18 @@ peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 	return 0;
 }
 
+/* peer_make; on failure nothing is left made (the peer stays IDLE, and a later send or HELLO
+ * tries again). */
+static int
+peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p)
+{
+	int ret = peer_make(ep, p);
+
+	if (ret != 0)
+		peer_release(ep->domain->ctx, p);
+	return ret;
+}
+
 static void
 hs_close(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 {
@@ -253,17 +279,27 @@ sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 	if (ret != 0)
 		return ret;
 	p->hs_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (p->hs_fd < 0)
-		return sl_fab_errno(-errno);
+	if (p->hs_fd < 0) {
+		ret = sl_fab_errno(-errno);
+		peer_release(ep->domain->ctx, p);
+		return ret;
+	}
 	ep->n_connecting++;
 	to_sockaddr(&p->addr, &sa);
 	if (connect(p->hs_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS)
-		return -FI_ECONNREFUSED;
+		ret = -FI_ECONNREFUSED;
+	else
+		ret = watch(ep, EPOLL_CTL_ADD, p->hs_fd, EPOLLIN | EPOLLOUT);
+	if (ret != 0) {
+		hs_close(ep, p);
+		peer_release(ep->domain->ctx, p);
+		return ret;
+	}
 	p->hs_have = 0;
 	p->hs_sent = false;
 	p->hs_end_ns = sl_fab_now_ns() + (uint64_t)sl_fab_params.connect_ms * 1000000u;
 	p->state = SL_FAB_PEER_CONNECTING;
-	return watch(ep, EPOLL_CTL_ADD, p->hs_fd, EPOLLIN | EPOLLOUT);
+	return 0;
 }
 
 static int
@@ -464,14 +500,8 @@ sl_fab_peers_close(struct sl_fab_ep *ep)
 		close(ep->incoming[i].fd);
 	ep->n_incoming = 0;
 	for (uint32_t i = 0; i < ep->n_peers; i++) {
-		struct sl_fab_peer *p = &ep->peers[i];
-
-		hs_close(ep, p);
-		if (p->qp != NULL)
-			sl_qp_destroy(p->qp);
-		if (p->rx_mr != NULL)
-			sl_mr_dereg(p->rx_mr);
-		sl_mem_free(ctx, p->rx_mem);
+		hs_close(ep, &ep->peers[i]);
+		peer_release(ctx, &ep->peers[i]);
 	}
 	ep->n_peers = 0;
 }

@@ -273,7 +273,7 @@ int sl_fab_listen(struct sl_fab_ep *ep);
 void sl_fab_peers_close(struct sl_fab_ep *ep);
 /* The peer for a name, made (IDLE) if new; NULL and -FI_ENOMEM. */
 struct sl_fab_peer *sl_fab_peer_get(struct sl_fab_ep *ep, const struct sl_fab_addr *a);
-/* Begin connecting an IDLE peer. 0 or -FI_E*. */
+/* Begin connecting an IDLE peer. 0, or -FI_E* with the peer left IDLE and nothing made. */
 int sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p);
 /* Accept new handshakes, advance every handshake that can move. */
 void sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns);
