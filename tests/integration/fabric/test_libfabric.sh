@@ -9,7 +9,10 @@
 # usage: test_libfabric.sh info|pingpong|rdm
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
 #             sluice", FI_EP_RDM), lists its FI_SLUICE_* settings with -e, and refuses hints
-#             it cannot serve (FI_EP_MSG, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN names): exit status nonzero, no sluice.
+#             it cannot serve (FI_EP_MSG, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN names): exit
+#             status nonzero, no sluice.
+#             With no socket at FI_SLUICE_SOCKET nothing is offered; with a socket no daemon
+#             answers, fi_domain fails at once (ECONNREFUSED, the provider's warning naming it).
 #   pingpong: Debian's fi_pingpong, -e rdm -S all -I ITERS (1000) with its data check (-c),
 #             server on b, client on a: both exit 0 and the client prints a row for every
 #             size from 0 bytes to FI_SLUICE_MAX_MSG (1 MiB); its 64-byte row is printed
@@ -68,6 +71,18 @@ info)
         FI_SLUICE_SOCKET="$SL_TMP/none.sock" fi_info -p sluice >"$SL_TMP/none.out" 2>&1; then
         sl_fail "fi_info offers sluice with no daemon: $(cat "$SL_TMP/none.out")"
     fi
+    # A socket no daemon answers: fi_getinfo offers (the socket is there), fi_domain fails
+    # with the daemon's absence, named, and nothing hangs.
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' \
+        "$SL_TMP/dead.sock"
+    rc=0
+    ip netns exec "${SL_NS[a]}" env FI_PROVIDER_PATH="$PROV_DIR" FI_LOG_LEVEL=warn \
+        FI_SLUICE_SOCKET="$SL_TMP/dead.sock" \
+        timeout 20 "$SL_BUILD/tests/integration/fabric/fi_rdm_check" server "$SL_TMP/dead.name" \
+        >"$SL_TMP/dead.out" 2>&1 || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "fi_domain.*Connection refused" "$SL_TMP/dead.out" &&
+        grep -q "cannot attach to sluiced at $SL_TMP/dead.sock" "$SL_TMP/dead.out" ||
+        sl_fail "no daemon: exit $rc, $(cat "$SL_TMP/dead.out")"
     sl_log "fi_info: provider sluice, FI_EP_RDM, FI_SLUICE_* listed, msg / RMA / tagged refused"
     ;;
 pingpong)
