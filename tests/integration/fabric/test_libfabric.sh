@@ -96,7 +96,7 @@ pingpong)
     on a timeout 60 "$perf" send_lat -e -s 64 -n 2000 -S "$SL_TMP/api-a.sock" -p 18700 \
         "${SL_IP[b]}" >"$SL_TMP/lat.client" 2>&1 || { cat "$SL_TMP/lat.client" >&2; sl_fail "send_lat"; }
     wait "$spid" || sl_fail "send_lat server: $(cat "$SL_TMP/lat.server")"
-    sed -n '/#bytes/,/^---/p' "$SL_TMP/lat.client" | head -2
+    awk '/#bytes/ { n = 2 } n-- > 0' "$SL_TMP/lat.client"
     on b timeout 120 fi_pingpong -p sluice -e rdm -S all -I "$ITERS" -c \
         >"$SL_TMP/pp.server" 2>&1 &
     spid=$!
