@@ -598,6 +598,7 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 		return -FI_EINVAL;
 	}
 	ep->domain = d;
+	ep->source = (info->caps & FI_SOURCE) != 0;
 	ep->tx_op_flags = info->tx_attr != NULL ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr != NULL ? info->rx_attr->op_flags : 0;
 	ep->fid.fid.fclass = FI_CLASS_EP;

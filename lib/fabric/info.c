@@ -5,7 +5,8 @@
  * The rule is libfabric's own: whatever the hints ask for that the provider does not do is a
  * refusal (-FI_ENODATA, the reason logged at FI_LOG_LEVEL=info), never an answer that
  * pretends. What is offered (one fi_info):
- *   - FI_EP_RDM, caps FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM, no mode bits needed;
+ *   - FI_EP_RDM, caps FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM, no mode bits needed, and
+ *     FI_SOURCE (a receive's fi_addr_t, found in the AV by the sending peer's name);
  *   - sends from one endpoint to another arrive in order (FI_ORDER_SAS: one QP per pair);
  *   - FI_PROGRESS_MANUAL: the application's calls into the provider move the data;
  *   - FI_THREAD_DOMAIN: the application serializes its calls on a domain;
@@ -27,9 +28,9 @@
 
 #include "fab_priv.h"
 
-#define CAPS (FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM)
+#define CAPS (FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM | FI_SOURCE)
 #define TX_CAPS (FI_MSG | FI_SEND)
-#define RX_CAPS (FI_MSG | FI_RECV)
+#define RX_CAPS (FI_MSG | FI_RECV | FI_SOURCE)
 #define MSG_ORDER FI_ORDER_SAS
 
 #define REFUSE(...)                                                                                \
@@ -123,7 +124,8 @@ static int
 check_hints(const struct fi_info *h)
 {
 	if (h->caps & ~(uint64_t)CAPS)
-		REFUSE("caps 0x%llx: sluice offers only FI_MSG, FI_SEND, FI_RECV, FI_REMOTE_COMM\n",
+		REFUSE("caps 0x%llx: sluice offers only FI_MSG, FI_SEND, FI_RECV, FI_REMOTE_COMM, "
+		       "FI_SOURCE\n",
 		       (unsigned long long)h->caps);
 	if (h->addr_format != FI_FORMAT_UNSPEC && h->addr_format != FI_ADDR_STR)
 		REFUSE("address format %u: sluice names are FI_ADDR_STR\n", h->addr_format);

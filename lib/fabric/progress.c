@@ -125,7 +125,7 @@ deliver(struct sl_fab_ep *ep, const struct sl_fab_unexp *m)
 		.len = n,
 		.buf = rx->buf,
 		.data = m->imm,
-		.src = sl_fab_av_find(ep->av, &p->addr),
+		.src = ep->source ? sl_fab_av_find(ep->av, &p->addr) : FI_ADDR_NOTAVAIL,
 	};
 	struct sl_recv_wr wr = {
 		.wr_id = SL_FAB_WR_RX_ID(m->peer, m->slot),

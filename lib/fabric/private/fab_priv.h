@@ -240,6 +240,7 @@ struct sl_fab_ep {
 	uint64_t tx_op_flags;        /**< fi_info's tx_attr->op_flags (FI_COMPLETION) */
 	uint64_t rx_op_flags;
 	bool enabled;
+	bool source; /**< FI_SOURCE: receives say their sender's fi_addr_t (an AV walk each) */
 	struct sl_fab_addr name; /**< ours; port set once the listener is bound */
 	int listen_fd;
 	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, listener, handshakes */

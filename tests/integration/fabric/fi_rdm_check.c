@@ -11,8 +11,9 @@
  *      of 1 B to 16 KiB, its name in the first, while the server posts no receive: for 3 s
  *      it only waits in fi_cq_sread (which must wake for the client's handshake and return
  *      nothing); the server then posts its receives one at a time and waits with
- *      fi_cq_sread on its FI_WAIT_FD CQ of FI_CQ_FORMAT_DATA: every message arrives in
- *      order, byte for byte, with FI_REMOTE_CQ_DATA and its index;
+ *      fi_cq_sreadfrom on its FI_WAIT_FD CQ of FI_CQ_FORMAT_DATA: every message arrives in
+ *      order, byte for byte, with FI_REMOTE_CQ_DATA and its index, and once the client's
+ *      name is in the server's AV, with the client's fi_addr_t as its source (FI_SOURCE);
  *   2. truncation: a 4096-byte message into a 100-byte receive completes with FI_ETRUNC,
  *      olen 3996, and the first 100 bytes placed;
  *   3. reply: the server sends to the client's name (inserted into an FI_AV_MAP) and the
@@ -75,7 +76,7 @@ open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = wait, .size = 256};
 	struct fi_av_attr av_attr = {.type = av_type};
 
-	hints->caps = FI_MSG;
+	hints->caps = FI_MSG | FI_SOURCE;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = strdup("sluice");
 	hints->domain_attr->cq_data_size = 4;
@@ -116,19 +117,29 @@ msg_len(unsigned i)
 	return i == 0 ? NAME_MAX_BYTES : 1 + ((size_t)i * 2654435761u) % MAX_BYTES;
 }
 
-/* One completion: fi_cq_sread (wait) or fi_cq_read spun, with a deadline. */
+/* One completion and its source: fi_cq_sreadfrom (wait) or fi_cq_readfrom spun, with a
+ * deadline. */
 static int
-one(struct side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
+one_from(struct side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
 {
 	time_t end = time(NULL) + timeout_s;
 	ssize_t n;
 
 	do {
-		n = wait ? fi_cq_sread(s->cq, e, 1, NULL, 1000) : fi_cq_read(s->cq, e, 1);
+		n = wait ? fi_cq_sreadfrom(s->cq, e, 1, src, NULL, 1000)
+			 : fi_cq_readfrom(s->cq, e, 1, src);
 		if (n == 1 || (n < 0 && n != -FI_EAGAIN))
 			return (int)n;
 	} while (time(NULL) < end);
 	return -FI_ETIMEDOUT;
+}
+
+static int
+one(struct side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
+{
+	fi_addr_t src;
+
+	return one_from(s, e, &src, wait, timeout_s);
 }
 
 static void
@@ -138,7 +149,7 @@ server(const char *namefile)
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
 	struct side s = {0};
-	fi_addr_t client;
+	fi_addr_t client = FI_ADDR_NOTAVAIL, src;
 	FILE *f;
 
 	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
@@ -154,8 +165,10 @@ server(const char *namefile)
 
 		memset(buf, 0, sizeof(buf));
 		CHECK(fi_recv(s.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC, &s));
-		if (one(&s, &e, true, 10) != 1)
+		if (one_from(&s, &e, &src, true, 10) != 1)
 			fail("unexpected: a message did not complete");
+		if (src != client)
+			fail("FI_SOURCE: a message's source is not the client's fi_addr_t");
 		if (!(e.flags & FI_RECV) || !(e.flags & FI_REMOTE_CQ_DATA) || e.data != i ||
 		    e.len != len || e.op_context != &s || e.buf != buf)
 			fail("unexpected: a completion's fields");
