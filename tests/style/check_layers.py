@@ -10,7 +10,8 @@ alone it reads (header_deps). The build already keeps private headers (lib/<name
 every other library's include path; this check adds what the build cannot see, since a library
 gets its deps' deps' headers on its path too:
   - every header a library's files include by name ("sl_x.h") is its own, or a public header of
-    a library it names in deps or header_deps (an include with a path in it is refused: no
+    a library it names in deps or header_deps (libsluice, lib/api, may read lib/common's; the
+    libfabric provider, lib/fabric, only libsluice's) (an include with a path in it is refused: no
     reach-around through "../" or "private/");
   - a public header includes no private one;
   - every name in deps comes earlier in the list;
@@ -79,12 +80,17 @@ def main():
         for d in deps[name]:
             if d not in order or order.index(d) >= order.index(name):
                 errors.append("lib/%s/meson.build: dep '%s' is not an earlier library" % (name, d))
-    publics = {n: public_headers(root, n) for n in order + ["api"]}
+    # Beside the core libraries: libsluice (lib/api) and the libfabric provider over it
+    # (lib/fabric), shared libraries for applications.
+    apps = ["api", "fabric"]
+    publics = {n: public_headers(root, n) for n in order + apps}
     owner = {h: n for n, hs in publics.items() for h in hs}
-    for name in order + ["api"]:
+    for name in order + apps:
         allowed = {name} | set(deps.get(name, [])) | set(header_deps.get(name, []))
         if name == "api":
             allowed |= {"common"}  # libsluice reads lib/common's inline helpers only
+        if name == "fabric":
+            allowed |= {"api"}  # the provider is an application of libsluice
         private = set()
         pdir = os.path.join(root, "lib", name, "private")
         if os.path.isdir(pdir):

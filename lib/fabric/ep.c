@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ep.c - the RDM endpoint: its libfabric face (bind, enable, getname, the message calls) over
+ * the state fab_priv.h describes. The data path itself is progress.c's; connections peer.c's.
+ *
+ * fi_enable makes what the endpoint needs whatever its peers: one libsluice CQ for all its
+ * QPs (its depth covers every send slot and every peer's receive slots, so it never
+ * overflows), the send bounce buffers (FI_SLUICE_TX_SLOTS of FI_SLUICE_MAX_MSG bytes, one
+ * registered region), and the connection listener (peer.c).
+ *
+ * A send copies the application's bytes into a free send slot (so the buffer is the
+ * application's again on return, and fi_inject costs what fi_send does) and posts it on the
+ * peer's QP, or queues it behind the peer's handshake. A receive is matched, oldest first, with
+ * the oldest message waiting in a bounce buffer, or queued until one arrives. With no free slot
+ * or a full queue the call progresses once and then answers -FI_EAGAIN, libfabric's "try
+ * again after reading the CQ".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "fab_priv.h"
+
+#define SCQ_DEPTH 4096u /**< the libsluice CQ's entries: sends plus every peer's receives */
+
+static struct sl_fab_ep *
+ep_of(struct fid_ep *fid)
+{
+	return container_of(fid, struct sl_fab_ep, fid);
+}
+
+/* --- receives ----------------------------------------------------------------------------- */
+
+static ssize_t
+ep_recv_one(struct sl_fab_ep *ep, void *buf, size_t len, void *context, uint64_t flags)
+{
+	struct sl_fab_rx *rx;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (ep->rxq_tail - ep->rxq_head == ep->rxq_cap) {
+		sl_fab_progress(ep);
+		if (ep->rxq_tail - ep->rxq_head == ep->rxq_cap)
+			return -FI_EAGAIN;
+	}
+	rx = &ep->rxq[ep->rxq_tail++ & (ep->rxq_cap - 1)];
+	rx->buf = buf;
+	rx->len = len;
+	rx->context = context;
+	rx->completion = !(ep->rx_flags & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION);
+	/* A message may be waiting for it already. */
+	sl_fab_progress(ep);
+	return 0;
+}
+
+static ssize_t
+ep_recv(struct fid_ep *fid, void *buf, size_t len, void *desc, fi_addr_t src, void *context)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	(void)desc, (void)src; /* no FI_DIRECTED_RECV: any peer's message matches */
+	return ep_recv_one(ep, buf, len, context, ep->rx_op_flags);
+}
+
+static ssize_t
+ep_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count, fi_addr_t src,
+	 void *context)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	(void)desc, (void)src;
+	if (count > 1)
+		return -FI_EINVAL; /* iov_limit 1 */
+	return ep_recv_one(ep, count ? iov[0].iov_base : NULL, count ? iov[0].iov_len : 0, context,
+			   ep->rx_op_flags);
+}
+
+static ssize_t
+ep_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	if (msg->iov_count > 1)
+		return -FI_EINVAL;
+	return ep_recv_one(ep, msg->iov_count ? msg->msg_iov[0].iov_base : NULL,
+			   msg->iov_count ? msg->msg_iov[0].iov_len : 0, msg->context, flags);
+}
+
+/* --- sends -------------------------------------------------------------------------------- */
+
+static int32_t
+tx_take(struct sl_fab_ep *ep)
+{
+	int32_t i = ep->tx_free;
+
+	if (i < 0) {
+		sl_fab_progress(ep);
+		i = ep->tx_free;
+		if (i < 0)
+			return -1;
+	}
+	ep->tx_free = ep->tx[i].next;
+	ep->tx_busy++;
+	ep->tx[i].next = -1;
+	return i;
+}
+
+static ssize_t
+ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, void *context,
+	    uint64_t data, uint64_t flags)
+{
+	const struct sl_fab_addr *a;
+	struct sl_fab_peer *p;
+	struct sl_fab_tx *t;
+	int32_t i;
+	int ret;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (len > sl_fab_params.max_msg_bytes)
+		return -FI_EMSGSIZE;
+	if ((flags & FI_INJECT) && len > SL_FAB_INJECT_BYTES)
+		return -FI_EMSGSIZE;
+	if ((flags & FI_REMOTE_CQ_DATA) && data > UINT32_MAX)
+		return -FI_EINVAL; /* 4 bytes of CQ data */
+	a = sl_fab_av_addr(ep->av, dest);
+	if (a == NULL)
+		return -FI_EINVAL;
+	p = sl_fab_peer_get(ep, a);
+	if (p == NULL)
+		return -FI_ENOSPC;
+	if (p->state == SL_FAB_PEER_FAILED)
+		return -p->err;
+	i = tx_take(ep);
+	if (i < 0)
+		return -FI_EAGAIN;
+	t = &ep->tx[i];
+	if (len > 0)
+		memcpy((char *)ep->tx_mem + (size_t)i * sl_fab_params.max_msg_bytes, buf, len);
+	t->context = context;
+	t->len = (uint32_t)len;
+	t->data = (uint32_t)data;
+	t->has_data = (flags & FI_REMOTE_CQ_DATA) != 0;
+	t->peer = (uint32_t)(p - ep->peers);
+	t->completion = !(flags & FI_INJECT) &&
+			(!(ep->tx_flags & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION));
+	if (p->state == SL_FAB_PEER_IDLE) {
+		ret = sl_fab_peer_connect(ep, p);
+		if (ret != 0) {
+			/* The send is refused here, not completed: its slot goes back, and the
+			 * peer stays IDLE for a later send to try again. */
+			t->next = ep->tx_free;
+			ep->tx_free = i;
+			ep->tx_busy--;
+			return ret;
+		}
+	}
+	if (p->wait_tail >= 0)
+		ep->tx[p->wait_tail].next = i;
+	else
+		p->wait_head = i;
+	p->wait_tail = i;
+	if (p->state == SL_FAB_PEER_READY)
+		sl_fab_tx_flush(ep, p);
+	return 0;
+}
+
+static ssize_t
+ep_send(struct fid_ep *fid, const void *buf, size_t len, void *desc, fi_addr_t dest, void *context)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	(void)desc;
+	return ep_send_one(ep, buf, len, dest, context, 0, ep->tx_op_flags);
+}
+
+static ssize_t
+ep_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count, fi_addr_t dest,
+	 void *context)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	(void)desc;
+	if (count > 1)
+		return -FI_EINVAL;
+	return ep_send_one(ep, count ? iov[0].iov_base : NULL, count ? iov[0].iov_len : 0, dest,
+			   context, 0, ep->tx_op_flags);
+}
+
+static ssize_t
+ep_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	if (msg->iov_count > 1)
+		return -FI_EINVAL;
+	return ep_send_one(ep, msg->iov_count ? msg->msg_iov[0].iov_base : NULL,
+			   msg->iov_count ? msg->msg_iov[0].iov_len : 0, msg->addr, msg->context,
+			   msg->data, flags);
+}
+
+static ssize_t
+ep_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	return ep_send_one(ep, buf, len, dest, NULL, 0, FI_INJECT);
+}
+
+static ssize_t
+ep_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc, uint64_t data,
+	    fi_addr_t dest, void *context)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	(void)desc;
+	return ep_send_one(ep, buf, len, dest, context, data, ep->tx_op_flags | FI_REMOTE_CQ_DATA);
+}
+
+static ssize_t
+ep_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data, fi_addr_t dest)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	return ep_send_one(ep, buf, len, dest, NULL, data, FI_INJECT | FI_REMOTE_CQ_DATA);
+}
+
+static struct fi_ops_msg ep_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = ep_recv,
+	.recvv = ep_recvv,
+	.recvmsg = ep_recvmsg,
+	.send = ep_send,
+	.sendv = ep_sendv,
+	.sendmsg = ep_sendmsg,
+	.inject = ep_inject,
+	.senddata = ep_senddata,
+	.injectdata = ep_injectdata,
+};
+
+/* --- connection management: an RDM endpoint has a name and nothing else ------------------- */
+
+static int
+ep_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
+	char buf[SL_FAB_ADDR_STRLEN];
+	size_t len;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE; /* the listener's port comes with fi_enable */
+	len = sl_fab_addr_format(&ep->name, buf, sizeof(buf)) + 1;
+	if (*addrlen < len) {
+		*addrlen = len;
+		return -FI_ETOOSMALL;
+	}
+	memcpy(addr, buf, len);
+	*addrlen = len;
+	return 0;
+}
+
+static int
+cm_setname(fid_t fid, void *addr, size_t addrlen)
+{
+	(void)fid, (void)addr, (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
+{
+	(void)ep, (void)addr, (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_connect(struct fid_ep *ep, const void *addr, const void *param, size_t paramlen)
+{
+	(void)ep, (void)addr, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_listen(struct fid_pep *pep)
+{
+	(void)pep;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_accept(struct fid_ep *ep, const void *param, size_t paramlen)
+{
+	(void)ep, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_reject(struct fid_pep *pep, fid_t handle, const void *param, size_t paramlen)
+{
+	(void)pep, (void)handle, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_shutdown(struct fid_ep *ep, uint64_t flags)
+{
+	(void)ep, (void)flags;
+	return -FI_ENOSYS;
+}
+
+static int
+cm_join(struct fid_ep *ep, const void *addr, uint64_t flags, struct fid_mc **mc, void *context)
+{
+	(void)ep, (void)addr, (void)flags, (void)mc, (void)context;
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops_cm ep_cm_ops = {
+	.size = sizeof(struct fi_ops_cm),
+	.setname = cm_setname,
+	.getname = ep_getname,
+	.getpeer = cm_getpeer,
+	.connect = cm_connect,
+	.listen = cm_listen,
+	.accept = cm_accept,
+	.reject = cm_reject,
+	.shutdown = cm_shutdown,
+	.join = cm_join,
+};
+
+/* --- endpoint options and sizes ----------------------------------------------------------- */
+
+static ssize_t
+ep_cancel(fid_t fid, void *context)
+{
+	(void)fid, (void)context;
+	return -FI_ENOSYS;
+}
+
+static int
+ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
+{
+	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+static int
+ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
+{
+	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+static int
+ep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr, struct fid_ep **tx, void *context)
+{
+	(void)sep, (void)index, (void)attr, (void)tx, (void)context;
+	return -FI_ENOSYS;
+}
+
+static int
+ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr, struct fid_ep **rx, void *context)
+{
+	(void)sep, (void)index, (void)attr, (void)rx, (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+ep_rx_size_left(struct fid_ep *fid)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+
+	return (ssize_t)(ep->rxq_cap - (ep->rxq_tail - ep->rxq_head));
+}
+
+static ssize_t
+ep_tx_size_left(struct fid_ep *fid)
+{
+	struct sl_fab_ep *ep = ep_of(fid);
+	ssize_t n = 0;
+
+	for (int32_t i = ep->tx_free; i >= 0; i = ep->tx[i].next)
+		n++;
+	return n;
+}
+
+static struct fi_ops_ep ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = ep_cancel,
+	.getopt = ep_getopt,
+	.setopt = ep_setopt,
+	.tx_ctx = ep_tx_ctx,
+	.rx_ctx = ep_rx_ctx,
+	.rx_size_left = ep_rx_size_left,
+	.tx_size_left = ep_tx_size_left,
+};
+
+/* --- lifetime ----------------------------------------------------------------------------- */
+
+static int
+ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
+	struct sl_fab_cq *cq;
+	int ret;
+
+	if (ep->enabled)
+		return -FI_EOPBADSTATE;
+	switch (bfid->fclass) {
+	case FI_CLASS_AV:
+		if (ep->av != NULL)
+			return -FI_EINVAL;
+		ep->av = container_of(bfid, struct sl_fab_av, fid.fid);
+		ep->av->refs++;
+		return 0;
+	case FI_CLASS_CQ:
+		cq = container_of(bfid, struct sl_fab_cq, fid.fid);
+		if (flags & ~(uint64_t)(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION))
+			return -FI_EINVAL;
+		if (((flags & FI_TRANSMIT) && ep->tx_cq != NULL) ||
+		    ((flags & FI_RECV) && ep->rx_cq != NULL))
+			return -FI_EINVAL;
+		ret = sl_fab_cq_attach(cq, ep);
+		if (ret != 0)
+			return ret;
+		if (flags & FI_TRANSMIT) {
+			ep->tx_cq = cq;
+			ep->tx_flags = flags & FI_SELECTIVE_COMPLETION;
+		}
+		if (flags & FI_RECV) {
+			ep->rx_cq = cq;
+			ep->rx_flags = flags & FI_SELECTIVE_COMPLETION;
+		}
+		return 0;
+	case FI_CLASS_EQ:
+		return 0; /* an RDM endpoint raises no events */
+	default:
+		return -FI_ENOSYS; /* counters, STX / SRX contexts */
+	}
+}
+
+/* Give back what fi_enable made (what of it was made). */
+static void
+ep_release(struct sl_fab_ep *ep)
+{
+	struct sl_ctx *ctx = ep->domain->ctx;
+
+	if (ep->peers != NULL)
+		sl_fab_peers_close(ep);
+	if (ep->listen_fd >= 0)
+		close(ep->listen_fd);
+	if (ep->tx_mr != NULL)
+		sl_mr_dereg(ep->tx_mr);
+	sl_mem_free(ctx, ep->tx_mem);
+	if (ep->scq != NULL)
+		sl_cq_destroy(ep->scq);
+	free(ep->tx);
+	free(ep->peers);
+	free(ep->unexp);
+	ep->listen_fd = -1;
+	ep->tx_mr = NULL;
+	ep->tx_mem = NULL;
+	ep->scq = NULL;
+	ep->tx = NULL;
+	ep->peers = NULL;
+	ep->unexp = NULL;
+}
+
+static int
+ep_make(struct sl_fab_ep *ep)
+{
+	const size_t slot = sl_fab_params.max_msg_bytes;
+	struct sl_ctx *ctx = ep->domain->ctx;
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	ep->scq = sl_cq_create(ctx, SCQ_DEPTH);
+	if (ep->scq == NULL)
+		return sl_fab_errno(-errno);
+	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_cq_event_fd(ep->scq), &ev) != 0)
+		return sl_fab_errno(-errno);
+	ep->n_tx = (uint32_t)sl_fab_params.tx_slots;
+	ep->peers_cap = (SCQ_DEPTH - ep->n_tx) / (uint32_t)sl_fab_params.rx_slots;
+	ep->tx = calloc(ep->n_tx, sizeof(*ep->tx));
+	ep->peers = calloc(ep->peers_cap, sizeof(*ep->peers));
+	if (ep->tx == NULL || ep->peers == NULL)
+		return -FI_ENOMEM;
+	ep->tx_mem = sl_mem_alloc(ctx, ep->n_tx * slot);
+	if (ep->tx_mem == NULL) {
+		SL_FAB_WARN(FI_LOG_EP_CTRL,
+			    "no room for %u send buffers of %zu bytes in the domain's %zu MiB "
+			    "(FI_SLUICE_MEM_MB)\n",
+			    ep->n_tx, slot, sl_fab_params.mem_mb);
+		return -FI_ENOMEM;
+	}
+	ep->tx_mr = sl_mr_reg(ctx, ep->tx_mem, ep->n_tx * slot, SL_ACCESS_LOCAL_WRITE);
+	if (ep->tx_mr == NULL)
+		return sl_fab_errno(-errno);
+	ep->unexp_cap = 1;
+	while (ep->unexp_cap < ep->peers_cap * sl_fab_params.rx_slots)
+		ep->unexp_cap *= 2;
+	ep->unexp = calloc(ep->unexp_cap, sizeof(*ep->unexp));
+	if (ep->unexp == NULL)
+		return -FI_ENOMEM;
+	for (uint32_t i = 0; i < ep->n_tx; i++)
+		ep->tx[i].next = i + 1 < ep->n_tx ? (int32_t)i + 1 : -1;
+	ep->tx_free = 0;
+	return sl_fab_listen(ep);
+}
+
+static int
+ep_enable(struct sl_fab_ep *ep)
+{
+	int ret;
+
+	if (ep->enabled)
+		return 0;
+	if (ep->av == NULL || ep->tx_cq == NULL || ep->rx_cq == NULL)
+		return -FI_ENOCQ; /* an RDM endpoint needs its AV and both CQs */
+	ret = ep_make(ep);
+	if (ret != 0) {
+		ep_release(ep);
+		return ret;
+	}
+	ep->enabled = true;
+	return 0;
+}
+
+static int
+ep_control(struct fid *fid, int command, void *arg)
+{
+	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
+
+	(void)arg;
+	switch (command) {
+	case FI_ENABLE:
+		return ep_enable(ep);
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int
+ep_close(struct fid *fid)
+{
+	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
+
+	ep_release(ep);
+	if (ep->tx_cq != NULL)
+		sl_fab_cq_detach(ep->tx_cq, ep);
+	if (ep->rx_cq != NULL && ep->rx_cq != ep->tx_cq)
+		sl_fab_cq_detach(ep->rx_cq, ep);
+	if (ep->av != NULL)
+		ep->av->refs--;
+	close(ep->wait_fd);
+	ep->domain->refs--;
+	free(ep->rxq);
+	free(ep);
+	return 0;
+}
+
+static struct fi_ops ep_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = ep_close,
+	.bind = ep_bind,
+	.control = ep_control,
+	.ops_open = sl_fab_no_ops_open,
+};
+
+int
+sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **out, void *context)
+{
+	struct sl_fab_domain *d = container_of(domain, struct sl_fab_domain, fid);
+	struct sl_fab_ep *ep;
+
+	if (info == NULL || info->ep_attr == NULL || info->ep_attr->type != FI_EP_RDM)
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (ep == NULL)
+		return -FI_ENOMEM;
+	ep->listen_fd = -1;
+	ep->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	ep->rxq_cap = SL_FAB_RXQ_DEPTH;
+	ep->rxq = calloc(ep->rxq_cap, sizeof(*ep->rxq));
+	if (ep->wait_fd < 0 || ep->rxq == NULL) {
+		if (ep->wait_fd >= 0)
+			close(ep->wait_fd);
+		free(ep->rxq);
+		free(ep);
+		return -FI_ENOMEM;
+	}
+	if (info->src_addr != NULL &&
+	    sl_fab_addr_parse(info->src_addr, info->src_addrlen, &ep->name) != 0) {
+		close(ep->wait_fd);
+		free(ep->rxq);
+		free(ep);
+		return -FI_EINVAL;
+	}
+	ep->domain = d;
+	ep->source = (info->caps & FI_SOURCE) != 0;
+	ep->tx_op_flags = info->tx_attr != NULL ? info->tx_attr->op_flags : 0;
+	ep->rx_op_flags = info->rx_attr != NULL ? info->rx_attr->op_flags : 0;
+	ep->fid.fid.fclass = FI_CLASS_EP;
+	ep->fid.fid.context = context;
+	ep->fid.fid.ops = &ep_fi_ops;
+	ep->fid.ops = &ep_ops;
+	ep->fid.cm = &ep_cm_ops;
+	ep->fid.msg = &ep_msg_ops;
+	ep->fid.rma = &sl_fab_no_rma;
+	ep->fid.tagged = &sl_fab_no_tagged;
+	d->refs++;
+	*out = &ep->fid;
+	return 0;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unsupported.c - the answers to operations the provider does not offer. libfabric's inline
+ * calls (fi_write, fi_tsend, ...) jump through an object's tables without checking them, so
+ * every table an application can reach is filled: an operation sluice does not do (RMA,
+ * tagged messages, binding what cannot be bound) returns -FI_ENOSYS, and fi_getinfo never
+ * offered it (info.c). Nothing here pretends to work.
+ */
+#include "fab_priv.h"
+
+int
+sl_fab_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	(void)fid, (void)bfid, (void)flags;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_control(struct fid *fid, int command, void *arg)
+{
+	(void)fid, (void)command, (void)arg;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops, void *context)
+{
+	(void)fid, (void)name, (void)flags, (void)ops, (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_rma_rw(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t addr, uint64_t raddr,
+	  uint64_t key, void *context)
+{
+	(void)ep, (void)buf, (void)len, (void)desc, (void)addr, (void)raddr, (void)key;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_rma_write(struct fid_ep *ep, const void *buf, size_t len, void *desc, fi_addr_t addr,
+	     uint64_t raddr, uint64_t key, void *context)
+{
+	return no_rma_rw(ep, (void *)buf, len, desc, addr, raddr, key, context);
+}
+
+static ssize_t
+no_rma_v(struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count, fi_addr_t addr,
+	 uint64_t raddr, uint64_t key, void *context)
+{
+	(void)ep, (void)iov, (void)desc, (void)count, (void)addr, (void)raddr, (void)key;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_rma_msg(struct fid_ep *ep, const struct fi_msg_rma *msg, uint64_t flags)
+{
+	(void)ep, (void)msg, (void)flags;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_rma_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t addr, uint64_t raddr,
+	      uint64_t key)
+{
+	(void)ep, (void)buf, (void)len, (void)addr, (void)raddr, (void)key;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_rma_writedata(struct fid_ep *ep, const void *buf, size_t len, void *desc, uint64_t data,
+		 fi_addr_t addr, uint64_t raddr, uint64_t key, void *context)
+{
+	(void)data;
+	return no_rma_rw(ep, (void *)buf, len, desc, addr, raddr, key, context);
+}
+
+static ssize_t
+no_rma_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data, fi_addr_t addr,
+		  uint64_t raddr, uint64_t key)
+{
+	(void)data;
+	return no_rma_inject(ep, buf, len, addr, raddr, key);
+}
+
+struct fi_ops_rma sl_fab_no_rma = {
+	.size = sizeof(struct fi_ops_rma),
+	.read = no_rma_rw,
+	.readv = no_rma_v,
+	.readmsg = no_rma_msg,
+	.write = no_rma_write,
+	.writev = no_rma_v,
+	.writemsg = no_rma_msg,
+	.inject = no_rma_inject,
+	.writedata = no_rma_writedata,
+	.injectdata = no_rma_injectdata,
+};
+
+static ssize_t
+no_t_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t addr, uint64_t tag,
+	  uint64_t ignore, void *context)
+{
+	(void)ep, (void)buf, (void)len, (void)desc, (void)addr, (void)tag, (void)ignore;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_t_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count, fi_addr_t addr,
+	   uint64_t tag, uint64_t ignore, void *context)
+{
+	(void)ep, (void)iov, (void)desc, (void)count, (void)addr, (void)tag, (void)ignore;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_t_msg(struct fid_ep *ep, const struct fi_msg_tagged *msg, uint64_t flags)
+{
+	(void)ep, (void)msg, (void)flags;
+	return -FI_ENOSYS;
+}
+
+static ssize_t
+no_t_send(struct fid_ep *ep, const void *buf, size_t len, void *desc, fi_addr_t addr, uint64_t tag,
+	  void *context)
+{
+	return no_t_recv(ep, (void *)buf, len, desc, addr, tag, 0, context);
+}
+
+static ssize_t
+no_t_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count, fi_addr_t addr,
+	   uint64_t tag, void *context)
+{
+	return no_t_recvv(ep, iov, desc, count, addr, tag, 0, context);
+}
+
+static ssize_t
+no_t_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t addr, uint64_t tag)
+{
+	return no_t_recv(ep, (void *)buf, len, NULL, addr, tag, 0, NULL);
+}
+
+static ssize_t
+no_t_senddata(struct fid_ep *ep, const void *buf, size_t len, void *desc, uint64_t data,
+	      fi_addr_t addr, uint64_t tag, void *context)
+{
+	(void)data;
+	return no_t_recv(ep, (void *)buf, len, desc, addr, tag, 0, context);
+}
+
+static ssize_t
+no_t_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data, fi_addr_t addr,
+		uint64_t tag)
+{
+	(void)data;
+	return no_t_recv(ep, (void *)buf, len, NULL, addr, tag, 0, NULL);
+}
+
+struct fi_ops_tagged sl_fab_no_tagged = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = no_t_recv,
+	.recvv = no_t_recvv,
+	.recvmsg = no_t_msg,
+	.send = no_t_send,
+	.sendv = no_t_sendv,
+	.sendmsg = no_t_msg,
+	.inject = no_t_inject,
+	.senddata = no_t_senddata,
+	.injectdata = no_t_injectdata,
+};
