@@ -66,10 +66,32 @@ mode = send
 body_bytes = 9000
 [port.0]
 device = net_ring0'
-case_ bad_mac "^FILE:4: peer_mac: expected a unicast MAC address or 'learn', got 'zz:zz'" '[sluiced]
+case_ bad_mac "^FILE:4: peer_mac: expected a unicast MAC address, 'learn' or 'resolve', got 'zz:zz'" '[sluiced]
 [port.0]
 device = net_ring0
 peer_mac = zz:zz'
+case_ udp_without_peer "^FILE:3: encap: udp needs local_ip and peer_ip" '[port.0]
+device = net_ring0
+encap = udp
+local_ip = 10.0.0.1'
+case_ ip_without_udp "^FILE:3: local_ip: needs encap = udp" '[port.0]
+device = net_ring0
+local_ip = 10.0.0.1'
+case_ mixed_families "^FILE:5: peer_ip: not of local_ip's family" '[port.0]
+device = net_ring0
+encap = udp
+local_ip = 10.0.0.1
+peer_ip = fd00::2'
+case_ bad_ip "^FILE:4: peer_ip: expected an IPv4 or IPv6 address or 'none', got '10.0.0.300'" '[port.0]
+device = net_ring0
+encap = udp
+peer_ip = 10.0.0.300'
+case_ resolve_ipv6 "^FILE:6: peer_mac: resolve asks by ARP, IPv4 only" '[port.0]
+device = net_ring0
+encap = udp
+local_ip = fd00::1
+peer_ip = fd00::2
+peer_mac = resolve'
 case_ multicast_mac "^FILE:3: peer_mac: expected a unicast MAC address" '[port.0]
 device = net_ring0
 peer_mac = 01:00:5e:00:00:01'
