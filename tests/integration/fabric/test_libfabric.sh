@@ -42,10 +42,24 @@ for h in a b; do
 done
 sl_start_memif_pair
 
-# on HOST CMD...: CMD in host h's namespace, on its daemon, with the provider of this build.
+# A sanitized build's provider in Debian's uninstrumented fi_info and fi_pingpong: ASan's runtime
+# must be the process's first library, so those tools get it (and UBSan's) preloaded, their own
+# leaks not reported (fi_rdm_check is instrumented itself and keeps leak detection).
+TOOL_ENV=()
+asan_rt=$(ldd "$PROV_DIR/libsluice-fi.so" | awk '/libasan/ {print $3}')
+if [ -n "$asan_rt" ]; then
+    ubsan_rt=$(ldd "$PROV_DIR/libsluice-fi.so" | awk '/libubsan/ {print $3}')
+    TOOL_ENV=(LD_PRELOAD="$asan_rt${ubsan_rt:+ $ubsan_rt}" ASAN_OPTIONS=detect_leaks=0)
+fi
+
+# on HOST CMD...: CMD in host h's namespace, on its daemon, with the provider of this build
+# (fi_info and fi_pingpong, directly or under timeout, with TOOL_ENV).
 on() {
-    local h=$1; shift
-    ip netns exec "${SL_NS[$h]}" env FI_PROVIDER_PATH="$PROV_DIR" \
+    local h=$1 tool=$2 pre=()
+    shift
+    [ "$tool" = timeout ] && tool=$3
+    case $tool in fi_info | fi_pingpong) pre=("${TOOL_ENV[@]}") ;; esac
+    ip netns exec "${SL_NS[$h]}" env "${pre[@]}" FI_PROVIDER_PATH="$PROV_DIR" \
         FI_SLUICE_SOCKET="$SL_TMP/api-$h.sock" "$@"
 }
 
@@ -67,7 +81,7 @@ info)
         fi
     done
     # No daemon at the socket: nothing is offered.
-    if ip netns exec "${SL_NS[a]}" env FI_PROVIDER_PATH="$PROV_DIR" \
+    if ip netns exec "${SL_NS[a]}" env "${TOOL_ENV[@]}" FI_PROVIDER_PATH="$PROV_DIR" \
         FI_SLUICE_SOCKET="$SL_TMP/none.sock" fi_info -p sluice >"$SL_TMP/none.out" 2>&1; then
         sl_fail "fi_info offers sluice with no daemon: $(cat "$SL_TMP/none.out")"
     fi

@@ -12,7 +12,8 @@
 # by the marker and by b.
 #
 # One run per program of PROTOS (dcqcn dctcp reno), each with fresh daemons and a fresh qdisc:
-# COUNT (4) QPs of a send MSGS (40) messages of 64 KiB each to b's, every byte checked at b.
+# COUNT (4) QPs of a send MSGS (40; dcqcn MSGS_DCQCN, 8) messages of 64 KiB each to b's, every
+# byte checked at b.
 # Every run must: check every message; congest the bottleneck (tbf overlimits); be marked (the
 # marker's count) and deliver the marks to b's transport (rx_ce, at most the marks). Then:
 #   dcqcn: CNPs at a (its reaction point heard the marks). Its rate cannot go below the
@@ -30,6 +31,10 @@ QUEUE_BYTES=${QUEUE_BYTES:-150000}
 MARK_BYTES=${MARK_BYTES:-6000}
 COUNT=${COUNT:-4}
 MSGS=${MSGS:-40}
+# DCQCN cannot go below its 100 Mbit/s floor, so into this bottleneck it loses about nine
+# packets in ten and its goodput was 8 % of the bottleneck's rate (one run here: 0.8 Mbit/s):
+# its run carries less, since what is asserted of it is that the marks reach it.
+MSGS_DCQCN=${MSGS_DCQCN:-8}
 PROTOS=${PROTOS:-dcqcn dctcp reno}
 MARKER=$SL_BUILD/tests/integration/net/ecn_marker
 MARKER_OBJ=$SL_BUILD/drivers/bpf/ecn_mark.o
@@ -79,12 +84,16 @@ print(json.dumps({k: q.get(k, 0) for k in ("drops", "overlimits", "backlog", "ql
 }
 
 run() {
-    local proto=$1 map_id h lines
+    local proto=$1 map_id h lines msgs=$MSGS slack=3 deadline
+    # The wait: the bytes a sends at the bottleneck's rate, three times over (thirty for dcqcn's
+    # 8 %), and a minute for start-up.
+    [ "$proto" = dcqcn ] && msgs=$MSGS_DCQCN slack=30
+    deadline=$(( (COUNT * msgs * 65536 * 8 * slack / (BOTTLENECK_MBPS * 1000000) + 60) * slow ))
     map_id=$(bottleneck)
     lines=("[link]" "reliability = end-to-end" "mode = extended" "rate_mbps = 1000"
            "keepalive_us = 1000"
            "[qp]" "count = $COUNT" "proto = $proto" "msg_min_bytes = 64KiB" "msg_max_bytes = 64KiB"
-           "msgs = $MSGS" "rto_us = 20ms" "timeout_ms = 30s" "seed = 7")
+           "msgs = $msgs" "rto_us = 20ms" "timeout_ms = 30s" "seed = 7")
     sl_config a af_packet "${lines[@]}" "direction = send" >/dev/null
     sl_config b af_packet "${lines[@]}" "direction = recv" >/dev/null
     for h in a b; do
@@ -99,14 +108,15 @@ run() {
     sl_start a "$SL_TMP/a.ini" af_packet -- --exit-when-done
     # The real queue while a sends: tbf's backlog every 50 ms until a has exited.
     : >"$SL_TMP/$proto.backlog"
+    deadline=$(( $(date +%s) + deadline ))
     while kill -0 "${SL_PID[a]}" 2>/dev/null; do
+        [ "$(date +%s)" -lt "$deadline" ] ||
+            sl_fail "$proto: a did not finish $((COUNT * msgs)) messages in time"
         ip netns exec "$r" tc -s qdisc show dev "$rb" | grep -o 'backlog [0-9]*b' |
             head -n 1 >>"$SL_TMP/$proto.backlog"
         sleep 0.05
     done
-    # Everything a sends crosses the 10 Mbit/s bottleneck: at most COUNT x MSGS x 64 KiB, so
-    # the wait is that at the bottleneck's rate three times over, and a minute for start-up.
-    sl_wait_exit a $(( (COUNT * MSGS * 65536 * 8 / (BOTTLENECK_MBPS * 1000000) * 3 + 60) * slow ))
+    sl_wait_exit a 10
     sl_wait_exit b 10
     tbf_stats >"$SL_TMP/$proto.tbf"
     if [ "$map_id" != 0 ]; then
@@ -126,12 +136,13 @@ print(json.dumps({"marks": q.get("marked", 0), "pkts": q.get("packets", 0)}))' \
 
 for p in $PROTOS; do run "$p"; done
 
-python3 - "$SL_TMP" "$COUNT" "$MSGS" "$BOTTLENECK_MBPS" "$marker" "$PROTOS" \
+python3 - "$SL_TMP" "$COUNT" "$MSGS" "$BOTTLENECK_MBPS" "$marker" "$PROTOS" "$MSGS_DCQCN" \
     "${SL_GW_MAC[a]}" "${SL_GW_MAC[b]}" <<'PY' || sl_fail "figures"
 import json, statistics, sys
 tmp, count, msgs, mbps, marker, protos = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), sys.argv[5], sys.argv[6].split()
-gw_mac = {"a": sys.argv[7].upper(), "b": sys.argv[8].upper()}
+msgs_dcqcn = int(sys.argv[7])
+gw_mac = {"a": sys.argv[8].upper(), "b": sys.argv[9].upper()}
 bad, mean = [], {}
 for proto in protos:
     rep = {}
@@ -164,8 +175,9 @@ for proto in protos:
            "backlog_median_bytes": statistics.median(backlog) if backlog else 0,
            "backlog_p90_bytes": sorted(backlog)[int(0.9 * (len(backlog) - 1))] if backlog else 0}
     print(json.dumps(fig))
-    if checked != count * msgs or completed != count * msgs:
-        bad.append(f"{proto}: checked {checked}, completed {completed}, not {count * msgs}")
+    want = count * (msgs_dcqcn if proto == "dcqcn" else msgs)
+    if checked != want or completed != want:
+        bad.append(f"{proto}: checked {checked}, completed {completed}, not {want}")
     if tbf["overlimits"] == 0:
         bad.append(f"{proto}: the bottleneck was never congested (tbf overlimits 0): a offered "
                    f"less than {mbps} Mbit/s")
