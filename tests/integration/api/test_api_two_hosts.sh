@@ -158,6 +158,10 @@ pair() {
     wait "$spid" || src=$?
     if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
         cat "$SL_TMP/$name.server" "$SL_TMP/$name.client" >&2
+        # The lanes' counters name a refusal (rnr_refused, stash_*_refused, len_refused, ...).
+        for h in a b; do
+            sl_log "$h: /sluice/api: $(sl_tel "$h" /sluice/api 2>&1 | tr -d '\n' | cut -c1-4000)"
+        done
         sl_fail "$name: server exit $src, client exit $crc"
     fi
     sl_log "$name: ok"
