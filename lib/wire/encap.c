@@ -174,10 +174,11 @@ static enum sl_encap_reject
 read_udp(const struct sl_encap *e, const uint8_t *udp, size_t len, uint32_t pseudo,
 	 struct sl_encap_rx *rx)
 {
-	uint16_t csum = sl_get_be16(udp + 6);
+	uint16_t csum;
 
 	if (len < UDP_HDR_LEN)
 		return SL_ENCAP_ERR_UDP_LENGTH;
+	csum = sl_get_be16(udp + 6);
 	if (sl_get_be16(udp + 2) != e->udp_port)
 		return SL_ENCAP_ERR_UDP_PORT;
 	if (sl_get_be16(udp + 4) != len)

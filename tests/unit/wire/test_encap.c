@@ -203,6 +203,7 @@ encap_read__every_reason(void **state)
 		{"v6 src", 6, 23, 9, 0, SL_ENCAP_ERR_IP_SRC},
 		{"v6 port", 6, 43, 0x00, 0, SL_ENCAP_ERR_UDP_PORT},
 		{"v6 udp length", 6, 45, 0x10, 0, SL_ENCAP_ERR_UDP_LENGTH},
+		{"v6 shorter than a udp header", 6, 5, 4, 0, SL_ENCAP_ERR_UDP_LENGTH},
 		{"v6 short", 6, SIZE_MAX, 0, 60, SL_ENCAP_ERR_SHORT},
 	};
 	bool seen[SL_ENCAP_ERR__MAX] = {[SL_ENCAP_OK] = true};
