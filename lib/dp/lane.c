@@ -183,23 +183,27 @@ queue_delivery(struct sl_dp_lane *l, const struct sl_link_delivery *d)
 
 /*
  * A UDP port's frame: its IP and UDP headers checked (a drop counted by reason; another
- * EtherType is not a sluice frame), a CE mark kept in the mbuf for queue_delivery().
+ * EtherType is not a sluice frame, an ARP frame goes to neigh.c), a CE mark kept in the mbuf
+ * for the QP adapter (qp.c).
  */
 static bool
 encap_ok(struct sl_dp_lane *l, struct rte_mbuf *m, struct sl_encap_rx *rx)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	enum sl_encap_reject r = SL_ENCAP_ERR_ETHERTYPE;
+	enum sl_encap_reject r;
+	uint16_t type;
 
-	if (m->data_len >= RTE_ETHER_HDR_LEN)
-		r = sl_encap_read(&l->port->encap, rte_be_to_cpu_16(eth->ether_type),
-				  (const uint8_t *)(eth + 1), m->data_len - RTE_ETHER_HDR_LEN, rx);
-	if (r == SL_ENCAP_ERR_ETHERTYPE && l->port->encap.kind == SL_ENCAP_UDP4 &&
-	    m->data_len >= RTE_ETHER_HDR_LEN &&
-	    eth->ether_type == rte_cpu_to_be_16(SL_ARP_ETHERTYPE)) {
+	if (m->data_len < RTE_ETHER_HDR_LEN) {
+		sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
+		return false;
+	}
+	type = rte_be_to_cpu_16(eth->ether_type);
+	if (type == SL_ARP_ETHERTYPE && l->port->encap.kind == SL_ENCAP_UDP4) {
 		sl_dp_neigh_rx(l, m); /* not a sluice frame: answered or taken, then freed */
 		return false;
 	}
+	r = sl_encap_read(&l->port->encap, type, (const uint8_t *)(eth + 1),
+			  m->data_len - RTE_ETHER_HDR_LEN, rx);
 	if (r == SL_ENCAP_ERR_ETHERTYPE) {
 		sl_stat_add(&l->stats.rx_drop_not_sluice, 1);
 		return false;
