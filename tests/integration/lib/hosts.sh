@@ -15,6 +15,7 @@
 #   sl_start_memif_pair                  b (memif server, core 1) then a (client, core 0) from
 #                                        $SL_TMP/{a,b}.ini, both ready and a's peer up
 #   sl_tel a COMMAND [KEY]               one telemetry query to host a
+#   sl_stacks a                          host a's threads' stacks (gdb, when installed)
 #   sl_stop a                            SIGTERM, wait, check exit 0; report in $SL_TMP/a.out
 #   sl_report_field a KEY                a field of host a's exit report (JSON)
 #   SL_AT_EXIT+=(COMMAND)                undo a test's own set-up at exit, after the daemons
@@ -192,6 +193,14 @@ sl_start() {
 }
 
 sl_prefix() { echo "$SL_ID-$1"; }
+
+# sl_stacks HOST: every thread's stack of host h's daemon, when gdb is there (a stall's
+# diagnosis: where a lane or the control thread is).
+sl_stacks() {
+    command -v gdb >/dev/null || { sl_log "$1: no gdb: no stacks"; return 0; }
+    timeout 30 gdb -p "${SL_PID[$1]}" -batch -nx -ex "thread apply all bt 12" 2>/dev/null |
+        grep -E '^(Thread|#)' | sed "s/^/$1: /" >&2 || true
+}
 
 # The core host h runs on by default: a on 0, b on 1 (0 on a machine with one core).
 sl_core() {
