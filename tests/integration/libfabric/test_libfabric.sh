@@ -92,7 +92,7 @@ info)
     rc=0
     ip netns exec "${SL_NS[a]}" env FI_PROVIDER_PATH="$PROV_DIR" FI_LOG_LEVEL=warn \
         FI_SLUICE_SOCKET="$SL_TMP/dead.sock" \
-        timeout 20 "$SL_BUILD/tests/integration/fabric/fi_rdm_check" server "$SL_TMP/dead.name" \
+        timeout 20 "$SL_BUILD/tests/integration/libfabric/fi_rdm_check" server "$SL_TMP/dead.name" \
         >"$SL_TMP/dead.out" 2>&1 || rc=$?
     [ "$rc" -eq 1 ] && grep -q "fi_domain.*Connection refused" "$SL_TMP/dead.out" &&
         grep -q "cannot attach to sluiced at $SL_TMP/dead.sock" "$SL_TMP/dead.out" ||
@@ -140,7 +140,7 @@ pingpong)
     sl_log "fi_pingpong: $rows sizes checked (-c), 0 B to 1 MiB; 64 B: $row64 us a transfer"
     ;;
 rdm)
-    check=$SL_BUILD/tests/integration/fabric/fi_rdm_check
+    check=$SL_BUILD/tests/integration/libfabric/fi_rdm_check
     on b timeout 120 "$check" server "$SL_TMP/rdm.name" >"$SL_TMP/rdm.server" 2>&1 &
     spid=$!
     crc=0 src=0
