@@ -135,7 +135,7 @@ completion(struct side *s, const char *what)
 static void
 server(const char *namefile)
 {
-	struct fi_info *info = getinfo(NULL);
+	struct fi_info *info = getinfo(NULL), *req;
 	struct fi_eq_cm_entry e;
 	struct fi_eq_err_entry err = {0};
 	struct fid_pep *pep;
@@ -164,7 +164,8 @@ server(const char *namefile)
 	/* Case 3: the next one accepted. */
 	if (event(&s, &e, &err) != FI_CONNREQ || e.fid != &pep->fid)
 		fail("accepted: no FI_CONNREQ");
-	open_ep(&s, e.info);
+	req = e.info;
+	open_ep(&s, req);
 	CHECK(fi_recv(s.ep, buf, sizeof(buf), NULL, 0, buf));
 	CHECK(fi_accept(s.ep, NULL, 0));
 	if (event(&s, &e, &err) != FI_CONNECTED || e.fid != &s.ep->fid)
@@ -182,6 +183,7 @@ server(const char *namefile)
 	CHECK(fi_close(&pep->fid));
 	CHECK(fi_close(&s.eq->fid));
 	CHECK(fi_close(&s.fabric->fid));
+	fi_freeinfo(req);
 	fi_freeinfo(info);
 	printf("server: rejected one request, accepted one (%s), shut it down\n", peer);
 }
