@@ -74,6 +74,8 @@ sl_fab_connreq_free(struct sl_fab_connreq *cr)
 	while (*q != cr)
 		q = &(*q)->next;
 	*q = cr->next;
+	if (cr->ep != NULL)
+		cr->ep->connreq = NULL; /* its fi_accept finds no request: -FI_EOPBADSTATE */
 	if (cr->fd >= 0)
 		close(cr->fd);
 	free(cr);

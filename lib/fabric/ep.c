@@ -447,6 +447,8 @@ ep_close(struct fid *fid)
 		ep->av->refs--;
 	if (ep->eq != NULL)
 		sl_fab_eq_detach(ep->eq, &ep->fid.fid);
+	if (ep->connreq != NULL)
+		ep->connreq->ep = NULL;
 	if (ep->conn_fd >= 0)
 		close(ep->conn_fd);
 	close(ep->wait_fd);
@@ -476,6 +478,9 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 	if (info->handle != NULL &&
 	    (info->ep_attr->type != FI_EP_MSG || info->handle->fclass != FI_CLASS_CONNREQ))
 		return -FI_EINVAL;
+	if (info->handle != NULL &&
+	    container_of(info->handle, struct sl_fab_connreq, fid)->ep != NULL)
+		return -FI_EBUSY; /* another endpoint answers that request */
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
 		return -FI_ENOMEM;
@@ -500,8 +505,11 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 	}
 	ep->domain = d;
 	ep->type = info->ep_attr->type;
-	if (info->handle != NULL)
+	if (info->handle != NULL) {
+		/* The endpoint that answers the request; the request tells it when it goes. */
 		ep->connreq = container_of(info->handle, struct sl_fab_connreq, fid);
+		ep->connreq->ep = ep;
+	}
 	ep->source = ep->type == FI_EP_RDM && (info->caps & FI_SOURCE) != 0;
 	ep->tx_op_flags = info->tx_attr != NULL ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr != NULL ? info->rx_attr->op_flags : 0;

@@ -284,6 +284,7 @@ struct sl_fab_listener {
 struct sl_fab_connreq {
 	struct fid fid; /**< FI_CLASS_CONNREQ */
 	struct sl_fab_pep *pep;
+	struct sl_fab_ep *ep;        /**< the endpoint made from it to answer it, NULL: none */
 	struct sl_fab_connreq *next; /**< the passive endpoint's requests */
 	int fd;
 	struct sl_fab_hs hello;
