@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ep.c - the RDM endpoint: its libfabric face (bind, enable, getname, the message calls) over
- * the state fab_priv.h describes. The data path itself is progress.c's; connections peer.c's.
+ * ep.c - the endpoint, RDM or MSG: its libfabric face (bind, enable, the message calls) over
+ * the state fab_priv.h describes. The data path itself is progress.c's; connections peer.c's,
+ * and a MSG endpoint's connection management (connect, accept, getname) cm.c's. Both types
+ * share everything here: a MSG endpoint is one with a single peer, its connection's, whom
+ * every send goes to, and no listener of its own.
  *
  * fi_enable makes what the endpoint needs whatever its peers: one libsluice CQ for all its
  * QPs (its depth covers every send slot and every peer's receive slots, so it never
@@ -125,12 +128,19 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 		return -FI_EMSGSIZE;
 	if ((flags & FI_REMOTE_CQ_DATA) && data > UINT32_MAX)
 		return -FI_EINVAL; /* 4 bytes of CQ data */
-	a = sl_fab_av_addr(ep->av, dest);
-	if (a == NULL)
-		return -FI_EINVAL;
-	p = sl_fab_peer_get(ep, a);
-	if (p == NULL)
-		return -FI_ENOSPC;
+	if (ep->type == FI_EP_MSG) {
+		/* The connection's one peer; dest means nothing. */
+		if (ep->n_peers == 0 || ep->peers[0].state == SL_FAB_PEER_IDLE)
+			return -FI_ENOTCONN;
+		p = &ep->peers[0];
+	} else {
+		a = sl_fab_av_addr(ep->av, dest);
+		if (a == NULL)
+			return -FI_EINVAL;
+		p = sl_fab_peer_get(ep, a);
+		if (p == NULL)
+			return -FI_ENOSPC;
+	}
 	if (p->state == SL_FAB_PEER_FAILED)
 		return -p->err;
 	i = tx_take(ep);
@@ -240,132 +250,7 @@ static struct fi_ops_msg ep_msg_ops = {
 	.injectdata = ep_injectdata,
 };
 
-/* --- connection management: an RDM endpoint has a name and nothing else ------------------- */
-
-static int
-ep_getname(fid_t fid, void *addr, size_t *addrlen)
-{
-	struct sl_fab_ep *ep = container_of(fid, struct sl_fab_ep, fid.fid);
-	char buf[SL_FAB_ADDR_STRLEN];
-	size_t len;
-
-	if (!ep->enabled)
-		return -FI_EOPBADSTATE; /* the listener's port comes with fi_enable */
-	len = sl_fab_addr_format(&ep->name, buf, sizeof(buf)) + 1;
-	if (*addrlen < len) {
-		*addrlen = len;
-		return -FI_ETOOSMALL;
-	}
-	memcpy(addr, buf, len);
-	*addrlen = len;
-	return 0;
-}
-
-static int
-cm_setname(fid_t fid, void *addr, size_t addrlen)
-{
-	(void)fid, (void)addr, (void)addrlen;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
-{
-	(void)ep, (void)addr, (void)addrlen;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_connect(struct fid_ep *ep, const void *addr, const void *param, size_t paramlen)
-{
-	(void)ep, (void)addr, (void)param, (void)paramlen;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_listen(struct fid_pep *pep)
-{
-	(void)pep;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_accept(struct fid_ep *ep, const void *param, size_t paramlen)
-{
-	(void)ep, (void)param, (void)paramlen;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_reject(struct fid_pep *pep, fid_t handle, const void *param, size_t paramlen)
-{
-	(void)pep, (void)handle, (void)param, (void)paramlen;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_shutdown(struct fid_ep *ep, uint64_t flags)
-{
-	(void)ep, (void)flags;
-	return -FI_ENOSYS;
-}
-
-static int
-cm_join(struct fid_ep *ep, const void *addr, uint64_t flags, struct fid_mc **mc, void *context)
-{
-	(void)ep, (void)addr, (void)flags, (void)mc, (void)context;
-	return -FI_ENOSYS;
-}
-
-static struct fi_ops_cm ep_cm_ops = {
-	.size = sizeof(struct fi_ops_cm),
-	.setname = cm_setname,
-	.getname = ep_getname,
-	.getpeer = cm_getpeer,
-	.connect = cm_connect,
-	.listen = cm_listen,
-	.accept = cm_accept,
-	.reject = cm_reject,
-	.shutdown = cm_shutdown,
-	.join = cm_join,
-};
-
 /* --- endpoint options and sizes ----------------------------------------------------------- */
-
-static ssize_t
-ep_cancel(fid_t fid, void *context)
-{
-	(void)fid, (void)context;
-	return -FI_ENOSYS;
-}
-
-static int
-ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
-{
-	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
-	return -FI_ENOPROTOOPT;
-}
-
-static int
-ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
-{
-	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
-	return -FI_ENOPROTOOPT;
-}
-
-static int
-ep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr, struct fid_ep **tx, void *context)
-{
-	(void)sep, (void)index, (void)attr, (void)tx, (void)context;
-	return -FI_ENOSYS;
-}
-
-static int
-ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr, struct fid_ep **rx, void *context)
-{
-	(void)sep, (void)index, (void)attr, (void)rx, (void)context;
-	return -FI_ENOSYS;
-}
 
 static ssize_t
 ep_rx_size_left(struct fid_ep *fid)
@@ -388,11 +273,11 @@ ep_tx_size_left(struct fid_ep *fid)
 
 static struct fi_ops_ep ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
-	.cancel = ep_cancel,
-	.getopt = ep_getopt,
-	.setopt = ep_setopt,
-	.tx_ctx = ep_tx_ctx,
-	.rx_ctx = ep_rx_ctx,
+	.cancel = sl_fab_no_cancel,
+	.getopt = sl_fab_no_getopt,
+	.setopt = sl_fab_no_setopt,
+	.tx_ctx = sl_fab_no_tx_ctx,
+	.rx_ctx = sl_fab_no_rx_ctx,
 	.rx_size_left = ep_rx_size_left,
 	.tx_size_left = ep_tx_size_left,
 };
@@ -435,7 +320,9 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		}
 		return 0;
 	case FI_CLASS_EQ:
-		return 0; /* an RDM endpoint raises no events */
+		if (ep->type != FI_EP_MSG)
+			return 0; /* an RDM endpoint raises no events */
+		return sl_fab_eq_bind(&ep->eq, bfid, &ep->fid.fid, ep->wait_fd);
 	default:
 		return -FI_ENOSYS; /* counters, STX / SRX contexts */
 	}
@@ -449,8 +336,7 @@ ep_release(struct sl_fab_ep *ep)
 
 	if (ep->peers != NULL)
 		sl_fab_peers_close(ep);
-	if (ep->listen_fd >= 0)
-		close(ep->listen_fd);
+	sl_fab_listener_close(&ep->lis);
 	if (ep->tx_mr != NULL)
 		sl_mr_dereg(ep->tx_mr);
 	sl_mem_free(ctx, ep->tx_mem);
@@ -459,7 +345,6 @@ ep_release(struct sl_fab_ep *ep)
 	free(ep->tx);
 	free(ep->peers);
 	free(ep->unexp);
-	ep->listen_fd = -1;
 	ep->tx_mr = NULL;
 	ep->tx_mem = NULL;
 	ep->scq = NULL;
@@ -481,7 +366,10 @@ ep_make(struct sl_fab_ep *ep)
 	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_cq_event_fd(ep->scq), &ev) != 0)
 		return sl_fab_errno(-errno);
 	ep->n_tx = (uint32_t)sl_fab_params.tx_slots;
-	ep->peers_cap = (SCQ_DEPTH - ep->n_tx) / (uint32_t)sl_fab_params.rx_slots;
+	/* A MSG endpoint has its connection's one peer. */
+	ep->peers_cap = ep->type == FI_EP_MSG
+				? 1
+				: (SCQ_DEPTH - ep->n_tx) / (uint32_t)sl_fab_params.rx_slots;
 	ep->tx = calloc(ep->n_tx, sizeof(*ep->tx));
 	ep->peers = calloc(ep->peers_cap, sizeof(*ep->peers));
 	if (ep->tx == NULL || ep->peers == NULL)
@@ -506,7 +394,7 @@ ep_make(struct sl_fab_ep *ep)
 	for (uint32_t i = 0; i < ep->n_tx; i++)
 		ep->tx[i].next = i + 1 < ep->n_tx ? (int32_t)i + 1 : -1;
 	ep->tx_free = 0;
-	return sl_fab_listen(ep);
+	return ep->type == FI_EP_MSG ? 0 : sl_fab_listener_open(&ep->lis, &ep->name, ep->wait_fd);
 }
 
 static int
@@ -516,8 +404,12 @@ ep_enable(struct sl_fab_ep *ep)
 
 	if (ep->enabled)
 		return 0;
-	if (ep->av == NULL || ep->tx_cq == NULL || ep->rx_cq == NULL)
-		return -FI_ENOCQ; /* an RDM endpoint needs its AV and both CQs */
+	if (ep->tx_cq == NULL || ep->rx_cq == NULL)
+		return -FI_ENOCQ; /* both CQs */
+	if (ep->type == FI_EP_RDM && ep->av == NULL)
+		return -FI_ENOAV;
+	if (ep->type == FI_EP_MSG && ep->eq == NULL)
+		return -FI_ENOEQ; /* its connection's events go there */
 	ret = ep_make(ep);
 	if (ret != 0) {
 		ep_release(ep);
@@ -553,6 +445,12 @@ ep_close(struct fid *fid)
 		sl_fab_cq_detach(ep->rx_cq, ep);
 	if (ep->av != NULL)
 		ep->av->refs--;
+	if (ep->eq != NULL)
+		sl_fab_eq_detach(ep->eq, &ep->fid.fid);
+	if (ep->connreq != NULL)
+		ep->connreq->ep = NULL;
+	if (ep->conn_fd >= 0)
+		close(ep->conn_fd);
 	close(ep->wait_fd);
 	ep->domain->refs--;
 	free(ep->rxq);
@@ -574,12 +472,20 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 	struct sl_fab_domain *d = container_of(domain, struct sl_fab_domain, fid);
 	struct sl_fab_ep *ep;
 
-	if (info == NULL || info->ep_attr == NULL || info->ep_attr->type != FI_EP_RDM)
+	if (info == NULL || info->ep_attr == NULL ||
+	    (info->ep_attr->type != FI_EP_RDM && info->ep_attr->type != FI_EP_MSG))
 		return -FI_EINVAL;
+	if (info->handle != NULL &&
+	    (info->ep_attr->type != FI_EP_MSG || info->handle->fclass != FI_CLASS_CONNREQ))
+		return -FI_EINVAL;
+	if (info->handle != NULL &&
+	    container_of(info->handle, struct sl_fab_connreq, fid)->ep != NULL)
+		return -FI_EBUSY; /* another endpoint answers that request */
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
 		return -FI_ENOMEM;
-	ep->listen_fd = -1;
+	ep->lis.fd = -1;
+	ep->conn_fd = -1;
 	ep->wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	ep->rxq_cap = SL_FAB_RXQ_DEPTH;
 	ep->rxq = calloc(ep->rxq_cap, sizeof(*ep->rxq));
@@ -598,14 +504,20 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 		return -FI_EINVAL;
 	}
 	ep->domain = d;
-	ep->source = (info->caps & FI_SOURCE) != 0;
+	ep->type = info->ep_attr->type;
+	if (info->handle != NULL) {
+		/* The endpoint that answers the request; the request tells it when it goes. */
+		ep->connreq = container_of(info->handle, struct sl_fab_connreq, fid);
+		ep->connreq->ep = ep;
+	}
+	ep->source = ep->type == FI_EP_RDM && (info->caps & FI_SOURCE) != 0;
 	ep->tx_op_flags = info->tx_attr != NULL ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr != NULL ? info->rx_attr->op_flags : 0;
 	ep->fid.fid.fclass = FI_CLASS_EP;
 	ep->fid.fid.context = context;
 	ep->fid.fid.ops = &ep_fi_ops;
 	ep->fid.ops = &ep_ops;
-	ep->fid.cm = &ep_cm_ops;
+	ep->fid.cm = &sl_fab_ep_cm_ops;
 	ep->fid.msg = &ep_msg_ops;
 	ep->fid.rma = &sl_fab_no_rma;
 	ep->fid.tagged = &sl_fab_no_tagged;

@@ -4,9 +4,11 @@
  *
  * The rule is libfabric's own: whatever the hints ask for that the provider does not do is a
  * refusal (-FI_ENODATA, the reason logged at FI_LOG_LEVEL=info), never an answer that
- * pretends. What is offered (one fi_info):
+ * pretends. What is offered (one fi_info per endpoint type the hints allow, RDM first):
  *   - FI_EP_RDM, caps FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM, no mode bits needed, and
  *     FI_SOURCE (a receive's fi_addr_t, found in the AV by the sending peer's name);
+ *   - FI_EP_MSG (cm.c: passive endpoints, fi_connect / fi_accept through the EQ), the same
+ *     caps but FI_SOURCE (a connection has one peer) and every other answer the same;
  *   - sends from one endpoint to another arrive in order (FI_ORDER_SAS: one QP per pair);
  *   - FI_PROGRESS_MANUAL: the application's calls into the provider move the data;
  *   - FI_THREAD_DOMAIN: the application serializes its calls on a domain;
@@ -31,6 +33,8 @@
 #define CAPS (FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM | FI_SOURCE)
 #define TX_CAPS (FI_MSG | FI_SEND)
 #define RX_CAPS (FI_MSG | FI_RECV | FI_SOURCE)
+/* A type's caps: a MSG endpoint's receives come from its one peer, no FI_SOURCE. */
+#define TYPE_CAPS(type, caps) ((type) == FI_EP_MSG ? (caps) & ~(uint64_t)FI_SOURCE : (caps))
 #define MSG_ORDER FI_ORDER_SAS
 
 #define REFUSE(...)                                                                                \
@@ -100,8 +104,8 @@ parse_node(const char *node, const char *service, struct sl_fab_addr *a)
 	return 0;
 }
 
-static int
-set_addr(void **where, size_t *len, const struct sl_fab_addr *a)
+int
+sl_fab_info_addr(void **where, size_t *len, const struct sl_fab_addr *a)
 {
 	char *s = calloc(1, SL_FAB_ADDR_STRLEN);
 
@@ -120,20 +124,22 @@ hint_addr(const void *addr, size_t len, struct sl_fab_addr *a)
 	return addr != NULL ? sl_fab_addr_parse(addr, len, a) : -ENOENT;
 }
 
+/* The hints against endpoint type type. */
 static int
-check_hints(const struct fi_info *h)
+check_hints(const struct fi_info *h, enum fi_ep_type type)
 {
-	if (h->caps & ~(uint64_t)CAPS)
+	if (h->caps & ~TYPE_CAPS(type, CAPS))
 		REFUSE("caps 0x%llx: sluice offers only FI_MSG, FI_SEND, FI_RECV, FI_REMOTE_COMM, "
-		       "FI_SOURCE\n",
+		       "and FI_SOURCE on FI_EP_RDM\n",
 		       (unsigned long long)h->caps);
 	if (h->addr_format != FI_FORMAT_UNSPEC && h->addr_format != FI_ADDR_STR)
 		REFUSE("address format %u: sluice names are FI_ADDR_STR\n", h->addr_format);
 	if (h->ep_attr != NULL) {
 		const struct fi_ep_attr *e = h->ep_attr;
 
-		if (e->type != FI_EP_UNSPEC && e->type != FI_EP_RDM)
-			REFUSE("endpoint type %d: sluice offers FI_EP_RDM\n", e->type);
+		if (e->type != FI_EP_UNSPEC && e->type != type)
+			REFUSE("endpoint type %d: sluice offers FI_EP_RDM and FI_EP_MSG\n",
+			       e->type);
 		if (e->protocol != FI_PROTO_UNSPEC)
 			REFUSE("protocol %u: sluice's is its own\n", e->protocol);
 		if (e->max_msg_size > sl_fab_params.max_msg_bytes)
@@ -192,7 +198,7 @@ check_hints(const struct fi_info *h)
 	if (h->rx_attr != NULL) {
 		const struct fi_rx_attr *r = h->rx_attr;
 
-		if (r->caps & ~(uint64_t)RX_CAPS)
+		if (r->caps & ~TYPE_CAPS(type, RX_CAPS))
 			REFUSE("rx caps 0x%llx\n", (unsigned long long)r->caps);
 		if (r->msg_order & ~(uint64_t)MSG_ORDER)
 			REFUSE("rx msg_order 0x%llx: sluice keeps FI_ORDER_SAS\n",
@@ -208,9 +214,9 @@ check_hints(const struct fi_info *h)
 }
 
 static void
-fill(struct fi_info *fi, const struct fi_info *h)
+fill(struct fi_info *fi, const struct fi_info *h, enum fi_ep_type t)
 {
-	uint64_t caps = h != NULL && h->caps != 0 ? h->caps : CAPS;
+	uint64_t caps = h != NULL && h->caps != 0 ? h->caps : TYPE_CAPS(t, CAPS);
 
 	fi->caps = caps | FI_REMOTE_COMM;
 	fi->mode = 0;
@@ -228,7 +234,7 @@ fill(struct fi_info *fi, const struct fi_info *h)
 	fi->rx_attr->comp_order = FI_ORDER_NONE;
 	fi->rx_attr->size = SL_FAB_RXQ_DEPTH;
 	fi->rx_attr->iov_limit = 1;
-	fi->ep_attr->type = FI_EP_RDM;
+	fi->ep_attr->type = t;
 	fi->ep_attr->protocol = FI_PROTO_UNSPEC;
 	fi->ep_attr->protocol_version = 1;
 	fi->ep_attr->max_msg_size = sl_fab_params.max_msg_bytes;
@@ -262,9 +268,12 @@ int
 sl_fab_getinfo(uint32_t version, const char *node, const char *service, uint64_t flags,
 	       const struct fi_info *hints, struct fi_info **info)
 {
+	static const enum fi_ep_type types[] = {FI_EP_RDM, FI_EP_MSG};
 	struct sl_fab_addr src = {0}, dst = {0};
 	bool have_src = false, have_dst = false;
-	struct fi_info *fi;
+	struct fi_info *head = NULL, **tail = &head;
+	enum fi_ep_type want =
+		hints != NULL && hints->ep_attr != NULL ? hints->ep_attr->type : FI_EP_UNSPEC;
 	struct stat st;
 	int ret;
 
@@ -277,9 +286,6 @@ sl_fab_getinfo(uint32_t version, const char *node, const char *service, uint64_t
 	if (stat(socket_path(), &st) != 0 || !S_ISSOCK(st.st_mode))
 		REFUSE("no sluiced socket at %s (FI_SLUICE_SOCKET)\n", socket_path());
 	if (hints != NULL) {
-		ret = check_hints(hints);
-		if (ret != 0)
-			return ret;
 		if (hints->src_addr != NULL) {
 			if (hint_addr(hints->src_addr, hints->src_addrlen, &src) != 0)
 				REFUSE("src_addr is no sluice name\n");
@@ -305,16 +311,36 @@ sl_fab_getinfo(uint32_t version, const char *node, const char *service, uint64_t
 			have_dst = true;
 		}
 	}
-	fi = fi_allocinfo();
-	if (fi == NULL)
-		return -FI_ENOMEM;
-	fill(fi, hints);
-	if ((fi->domain_attr->name == NULL || fi->fabric_attr->name == NULL) ||
-	    (have_src && set_addr(&fi->src_addr, &fi->src_addrlen, &src) != 0) ||
-	    (have_dst && set_addr(&fi->dest_addr, &fi->dest_addrlen, &dst) != 0)) {
-		fi_freeinfo(fi);
-		return -FI_ENOMEM;
+	/* One answer per type the hints allow, in the order of types[]; a type the hints
+	 * refuse is left out, and with none left the answer is -FI_ENODATA. */
+	ret = -FI_ENODATA;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct fi_info *fi;
+
+		if (want != types[i] && (want == FI_EP_RDM || want == FI_EP_MSG))
+			continue; /* the hints name the other type */
+		if (hints != NULL && check_hints(hints, types[i]) != 0)
+			continue;
+		fi = fi_allocinfo();
+		if (fi == NULL) {
+			ret = -FI_ENOMEM;
+			break;
+		}
+		*tail = fi;
+		tail = &fi->next;
+		fill(fi, hints, types[i]);
+		if ((fi->domain_attr->name == NULL || fi->fabric_attr->name == NULL) ||
+		    (have_src && sl_fab_info_addr(&fi->src_addr, &fi->src_addrlen, &src) != 0) ||
+		    (have_dst && sl_fab_info_addr(&fi->dest_addr, &fi->dest_addrlen, &dst) != 0)) {
+			ret = -FI_ENOMEM;
+			break;
+		}
+		ret = 0;
 	}
-	*info = fi;
+	if (ret != 0 || head == NULL) {
+		fi_freeinfo(head);
+		return ret != 0 ? ret : -FI_ENODATA;
+	}
+	*info = head;
 	return 0;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * peer.c - connections of an RDM endpoint: one libsluice QP per remote endpoint, made on first
- * use, and the TCP handshake that trades the two QPs' numbers.
+ * peer.c - connections of an endpoint: one libsluice QP per remote endpoint, made on first use
+ * (RDM) or by fi_connect / fi_accept (MSG, cm.c), and the TCP handshake that trades the two
+ * QPs' numbers. The listener and its HELLOs are the same code for an RDM endpoint, which
+ * answers a HELLO at once, and a passive endpoint, which reports it as FI_CONNREQ and keeps its
+ * socket for fi_accept (sl_fab_listener_step's callback says which).
  *
  * libsluice connects a QP only with the peer QP's number, first PSN and token (sl_qp_info), and
  * the daemon refuses frames without the token: the numbers must travel out of band, as
@@ -24,6 +27,10 @@
  * with the QP it already made), so a pair always has exactly one QP pair and its sends stay in
  * order. A HELLO is refused (the connection closed) when it does not decode, when its name's
  * address is not the address it came from, or when a QP to that name exists already.
+ *
+ * A MSG endpoint's handshake is the connecting side's above, but its socket is kept once the
+ * ACCEPT is read (and the endpoint's name is that socket's local address, which the HELLO
+ * carries): the connection ends when either side closes it (cm.c).
  *
  * Cost: a peer's lookup is a walk of the endpoint's peers, O(peers) per send; its receive
  * buffers are FI_SLUICE_RX_SLOTS x FI_SLUICE_MAX_MSG bytes of the domain's shared memory.
@@ -92,41 +99,63 @@ to_sockaddr(const struct sl_fab_addr *a, struct sockaddr_in *sa)
 	sa->sin_port = htons(a->port);
 }
 
+/* A connected socket's local address, as a name. */
 static int
-watch(struct sl_fab_ep *ep, int op, int fd, uint32_t events)
+local_name(int fd, struct sl_fab_addr *a)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0)
+		return -1;
+	a->ip4 = ntohl(sa.sin_addr.s_addr);
+	a->port = ntohs(sa.sin_port);
+	return 0;
+}
+
+static int
+watch_fd(int epfd, int op, int fd, uint32_t events)
 {
 	struct epoll_event ev = {.events = events, .data.fd = fd};
 
-	return epoll_ctl(ep->wait_fd, op, fd, &ev) == 0 ? 0 : sl_fab_errno(-errno);
+	return epoll_ctl(epfd, op, fd, &ev) == 0 ? 0 : sl_fab_errno(-errno);
+}
+
+static int
+watch(struct sl_fab_ep *ep, int op, int fd, uint32_t events)
+{
+	return watch_fd(ep->wait_fd, op, fd, events);
 }
 
 int
-sl_fab_listen(struct sl_fab_ep *ep)
+sl_fab_listener_open(struct sl_fab_listener *l, struct sl_fab_addr *name, int epfd)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
 	int one = 1, ret;
 
-	if (ep->name.ip4 == 0) {
-		ret = pick_addr(&ep->name.ip4);
+	l->epfd = epfd;
+	l->n = 0;
+	if (name->ip4 == 0) {
+		ret = pick_addr(&name->ip4);
 		if (ret != 0)
 			return ret;
 	}
-	ep->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ep->listen_fd < 0)
+	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
 		return sl_fab_errno(-errno);
-	setsockopt(ep->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	to_sockaddr(&ep->name, &sa);
-	if (bind(ep->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    listen(ep->listen_fd, SL_FAB_INCOMING_MAX) != 0 ||
-	    getsockname(ep->listen_fd, (struct sockaddr *)&sa, &len) != 0) {
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	to_sockaddr(name, &sa);
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(l->fd, SL_FAB_INCOMING_MAX) != 0 ||
+	    getsockname(l->fd, (struct sockaddr *)&sa, &len) != 0) {
 		ret = errno;
 		SL_FAB_WARN(FI_LOG_EP_CTRL, "cannot listen on %s: %s\n", inet_ntoa(sa.sin_addr),
 			    strerror(ret));
 		return sl_fab_errno(-ret);
 	}
-	ep->name.port = ntohs(sa.sin_port);
-	return watch(ep, EPOLL_CTL_ADD, ep->listen_fd, EPOLLIN);
+	name->port = ntohs(sa.sin_port);
+	return watch_fd(epfd, EPOLL_CTL_ADD, l->fd, EPOLLIN);
 }
 
 struct sl_fab_peer *
@@ -228,8 +257,8 @@ peer_make(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 
 /* peer_make; on failure nothing is left made (the peer stays IDLE, and a later send or HELLO
  * tries again). */
-static int
-peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p)
+int
+sl_fab_peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 {
 	int ret = peer_make(ep, p);
 
@@ -255,8 +284,11 @@ sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err)
 	char name[SL_FAB_ADDR_STRLEN];
 
 	sl_fab_addr_format(&p->addr, name, sizeof(name));
-	if (p->state != SL_FAB_PEER_FAILED)
+	if (p->state != SL_FAB_PEER_FAILED) {
 		SL_FAB_WARN(FI_LOG_EP_CTRL, "peer %s failed: %s\n", name, fi_strerror(err));
+		if (ep->type == FI_EP_MSG)
+			sl_fab_msg_lost(ep, p->state, err);
+	}
 	hs_close(ep, p);
 	p->state = SL_FAB_PEER_FAILED;
 	p->err = err;
@@ -275,7 +307,7 @@ sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 	struct sockaddr_in sa;
 	int ret;
 
-	ret = peer_setup(ep, p);
+	ret = sl_fab_peer_setup(ep, p);
 	if (ret != 0)
 		return ret;
 	p->hs_fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -350,6 +382,10 @@ hs_step(struct sl_fab_ep *ep, struct sl_fab_peer *p, uint64_t now_ns)
 			sl_fab_peer_fail(ep, p, FI_ECONNREFUSED);
 			return;
 		}
+		if (ep->type == FI_EP_MSG && local_name(p->hs_fd, &ep->name) != 0) {
+			sl_fab_peer_fail(ep, p, FI_ECONNREFUSED);
+			return;
+		}
 		hs_message(ep, p, SL_FAB_HS_HELLO, out);
 		/* An empty socket takes 54 bytes at once. */
 		if (send(p->hs_fd, out, sizeof(out), MSG_DONTWAIT | MSG_NOSIGNAL) !=
@@ -379,99 +415,129 @@ hs_step(struct sl_fab_ep *ep, struct sl_fab_peer *p, uint64_t now_ns)
 		sl_fab_peer_fail(ep, p, FI_EIO);
 		return;
 	}
-	hs_close(ep, p);
+	if (ep->type == FI_EP_MSG) {
+		/* The socket stays open as the connection: its close is the peer's shutdown. */
+		int fd = p->hs_fd;
+
+		p->hs_fd = -1;
+		ep->n_connecting--;
+		sl_fab_msg_connected(ep, fd);
+	} else {
+		hs_close(ep, p);
+	}
 	p->state = SL_FAB_PEER_READY;
 	sl_fab_tx_flush(ep, p);
 }
 
-/* A HELLO read whole from an accepted connection: answer it, or refuse it (return nonzero:
- * the caller closes the connection). */
-static int
-hello(struct sl_fab_ep *ep, struct sl_fab_incoming *in)
+int
+sl_fab_peer_answer(struct sl_fab_ep *ep, struct sl_fab_peer *p, int fd, const struct sl_fab_hs *m)
 {
-	struct sockaddr_in from;
-	socklen_t len = sizeof(from);
 	uint8_t out[SL_FAB_HS_BYTES];
-	struct sl_fab_peer *p;
-	struct sl_fab_hs m;
-	char name[SL_FAB_ADDR_STRLEN];
 
-	if (sl_fab_hs_decode(in->buf, &m) != 0 || m.kind != SL_FAB_HS_HELLO) {
-		SL_FAB_WARN(FI_LOG_EP_CTRL, "a handshake that does not decode: refused\n");
-		return -1;
-	}
-	sl_fab_addr_format(&m.name, name, sizeof(name));
-	if (getpeername(in->fd, (struct sockaddr *)&from, &len) != 0 ||
-	    ntohl(from.sin_addr.s_addr) != m.name.ip4) {
-		SL_FAB_WARN(FI_LOG_EP_CTRL, "a HELLO naming %s from %s: refused\n", name,
-			    inet_ntoa(from.sin_addr));
-		return -1;
-	}
-	p = sl_fab_peer_get(ep, &m.name);
+	if (qp_connect(p, m) != 0)
+		return -FI_EIO;
+	hs_message(ep, p, SL_FAB_HS_ACCEPT, out);
+	if (send(fd, out, sizeof(out), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(out))
+		return -FI_ECONNABORTED;
+	return 0;
+}
+
+/* An RDM endpoint's answer to a HELLO: the peer's QP, or a refusal. The socket is closed. */
+static int
+rdm_hello(void *owner, int fd, const struct sl_fab_hs *m)
+{
+	struct sl_fab_ep *ep = owner;
+	struct sl_fab_peer *p;
+	char name[SL_FAB_ADDR_STRLEN];
+	int ret;
+
+	p = sl_fab_peer_get(ep, &m->name);
 	if (p == NULL)
-		return -1;
+		return 0;
 	switch (p->state) {
 	case SL_FAB_PEER_IDLE:
-		if (peer_setup(ep, p) != 0)
-			return -1;
+		if (sl_fab_peer_setup(ep, p) != 0)
+			return 0;
 		break;
 	case SL_FAB_PEER_CONNECTING:
 		if (sl_fab_addr_lt(&ep->name, &p->addr))
-			return -1; /* ours wins: the peer answers our HELLO */
-		hs_close(ep, p);   /* theirs wins: our QP answers it */
+			return 0; /* ours wins: the peer answers our HELLO */
+		hs_close(ep, p);  /* theirs wins: our QP answers it */
 		break;
 	default:
+		sl_fab_addr_format(&m->name, name, sizeof(name));
 		SL_FAB_WARN(FI_LOG_EP_CTRL, "a HELLO from %s, which has a QP: refused\n", name);
-		return -1;
+		return 0;
 	}
-	if (qp_connect(p, &m) != 0) {
-		sl_fab_peer_fail(ep, p, FI_EIO);
-		return -1;
-	}
-	hs_message(ep, p, SL_FAB_HS_ACCEPT, out);
-	if (send(in->fd, out, sizeof(out), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(out)) {
-		sl_fab_peer_fail(ep, p, FI_ECONNABORTED);
-		return -1;
+	ret = sl_fab_peer_answer(ep, p, fd, m);
+	if (ret != 0) {
+		sl_fab_peer_fail(ep, p, -ret);
+		return 0;
 	}
 	p->state = SL_FAB_PEER_READY;
 	sl_fab_tx_flush(ep, p);
 	return 0;
 }
 
-static void
-incoming_drop(struct sl_fab_ep *ep, uint32_t i)
+/* A HELLO read whole: it decodes, and its name's address is the one it came from. */
+static int
+hello_check(const struct sl_fab_incoming *in, struct sl_fab_hs *m)
 {
-	epoll_ctl(ep->wait_fd, EPOLL_CTL_DEL, ep->incoming[i].fd, NULL);
-	close(ep->incoming[i].fd);
-	ep->incoming[i] = ep->incoming[--ep->n_incoming];
+	struct sockaddr_in from;
+	socklen_t len = sizeof(from);
+	char name[SL_FAB_ADDR_STRLEN];
+
+	if (sl_fab_hs_decode(in->buf, m) != 0 || m->kind != SL_FAB_HS_HELLO) {
+		SL_FAB_WARN(FI_LOG_EP_CTRL, "a handshake that does not decode: refused\n");
+		return -1;
+	}
+	sl_fab_addr_format(&m->name, name, sizeof(name));
+	if (getpeername(in->fd, (struct sockaddr *)&from, &len) != 0 ||
+	    ntohl(from.sin_addr.s_addr) != m->name.ip4) {
+		SL_FAB_WARN(FI_LOG_EP_CTRL, "a HELLO naming %s from %s: refused\n", name,
+			    inet_ntoa(from.sin_addr));
+		return -1;
+	}
+	return 0;
+}
+
+/* Forget incoming i: its socket leaves the epoll set, and is closed unless keep. */
+static void
+incoming_drop(struct sl_fab_listener *l, uint32_t i, bool keep)
+{
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->in[i].fd, NULL);
+	if (!keep)
+		close(l->in[i].fd);
+	l->in[i] = l->in[--l->n];
 }
 
 void
-sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns)
+sl_fab_listener_step(struct sl_fab_listener *l, uint64_t now_ns, sl_fab_hello_fn fn, void *owner)
 {
 	int fd;
 
-	while ((fd = accept4(ep->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+	while ((fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		struct sl_fab_incoming *in;
 
-		if (ep->n_incoming == SL_FAB_INCOMING_MAX ||
-		    watch(ep, EPOLL_CTL_ADD, fd, EPOLLIN)) {
+		if (l->n == SL_FAB_INCOMING_MAX || watch_fd(l->epfd, EPOLL_CTL_ADD, fd, EPOLLIN)) {
 			close(fd);
 			continue;
 		}
-		in = &ep->incoming[ep->n_incoming++];
+		in = &l->in[l->n++];
 		in->fd = fd;
 		in->have = 0;
 		in->end_ns = now_ns + (uint64_t)sl_fab_params.connect_ms * 1000000u;
 	}
-	for (uint32_t i = 0; i < ep->n_incoming;) {
-		struct sl_fab_incoming *in = &ep->incoming[i];
+	for (uint32_t i = 0; i < l->n;) {
+		struct sl_fab_incoming *in = &l->in[i];
 		ssize_t n =
 			recv(in->fd, in->buf + in->have, SL_FAB_HS_BYTES - in->have, MSG_DONTWAIT);
+		struct sl_fab_hs m;
+		bool keep = false;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 			if (now_ns > in->end_ns)
-				incoming_drop(ep, i);
+				incoming_drop(l, i, false);
 			else
 				i++;
 			continue;
@@ -482,13 +548,32 @@ sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns)
 				i++;
 				continue;
 			}
-			hello(ep, in);
+			keep = hello_check(in, &m) == 0 && fn(owner, in->fd, &m) == 1;
 		}
-		incoming_drop(ep, i); /* answered, refused, or closed */
+		incoming_drop(l, i, keep); /* answered, refused, or closed */
 	}
+}
+
+void
+sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns)
+{
+	if (ep->lis.fd >= 0)
+		sl_fab_listener_step(&ep->lis, now_ns, rdm_hello, ep);
+	if (ep->conn_fd >= 0)
+		sl_fab_msg_watch(ep);
 	for (uint32_t i = 0; i < ep->n_peers; i++)
 		if (ep->peers[i].state == SL_FAB_PEER_CONNECTING && ep->peers[i].hs_fd >= 0)
 			hs_step(ep, &ep->peers[i], now_ns);
+}
+
+void
+sl_fab_listener_close(struct sl_fab_listener *l)
+{
+	while (l->n > 0)
+		incoming_drop(l, 0, false);
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
 }
 
 void
@@ -496,9 +581,7 @@ sl_fab_peers_close(struct sl_fab_ep *ep)
 {
 	struct sl_ctx *ctx = ep->domain->ctx;
 
-	for (uint32_t i = 0; i < ep->n_incoming; i++)
-		close(ep->incoming[i].fd);
-	ep->n_incoming = 0;
+	sl_fab_listener_close(&ep->lis);
 	for (uint32_t i = 0; i < ep->n_peers; i++) {
 		hs_close(ep, &ep->peers[i]);
 		peer_release(ctx, &ep->peers[i]);

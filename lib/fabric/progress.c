@@ -199,7 +199,7 @@ sl_fab_progress(struct sl_fab_ep *ep)
 	if (!ep->enabled)
 		return;
 	now = sl_fab_now_ns();
-	if (ep->n_incoming > 0 || ep->n_connecting > 0 || ep->armed ||
+	if (ep->lis.n > 0 || ep->n_connecting > 0 || ep->armed ||
 	    now - ep->hs_last_ns >= ACCEPT_EVERY_NS) {
 		sl_fab_handshakes(ep, now);
 		ep->hs_last_ns = now;

@@ -8,8 +8,8 @@
  * are defined here with fi_param_define so that `fi_info -e` lists them with their help, and read
  * once: libfabric reads them from the environment as FI_SLUICE_<NAME>.
  *
- * The fabric is a plain handle: it opens domains (each one libsluice context, domain.c) and
- * event queues (eq.c). Everything that costs anything is opened below it.
+ * The fabric is a plain handle: it opens domains (each one libsluice context, domain.c), event
+ * queues (eq.c) and passive endpoints (cm.c). Everything that costs anything is opened below it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,13 +76,6 @@ static struct fi_ops fabric_fi_ops = {
 };
 
 static int
-no_passive_ep(struct fid_fabric *fabric, struct fi_info *info, struct fid_pep **pep, void *context)
-{
-	(void)fabric, (void)info, (void)pep, (void)context;
-	return -FI_ENOSYS; /* FI_EP_MSG is not provided: no passive endpoints */
-}
-
-static int
 no_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr, struct fid_wait **waitset)
 {
 	(void)fabric, (void)attr, (void)waitset;
@@ -115,7 +108,7 @@ fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 static struct fi_ops_fabric fabric_ops = {
 	.size = sizeof(struct fi_ops_fabric),
 	.domain = sl_fab_domain_open,
-	.passive_ep = no_passive_ep,
+	.passive_ep = sl_fab_pep_open,
 	.eq_open = sl_fab_eq_open,
 	.wait_open = no_wait_open,
 	.trywait = fabric_trywait,

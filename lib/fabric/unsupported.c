@@ -3,8 +3,9 @@
  * unsupported.c - the answers to operations the provider does not offer. libfabric's inline
  * calls (fi_write, fi_tsend, ...) jump through an object's tables without checking them, so
  * every table an application can reach is filled: an operation sluice does not do (RMA,
- * tagged messages, binding what cannot be bound) returns -FI_ENOSYS, and fi_getinfo never
- * offered it (info.c). Nothing here pretends to work.
+ * tagged messages, binding what cannot be bound, a connection call on an object of the other
+ * kind: fi_connect on a passive endpoint, fi_listen on an endpoint) returns -FI_ENOSYS (options:
+ * -FI_ENOPROTOOPT), and fi_getinfo never offered it (info.c). Nothing here pretends to work.
  */
 #include "fab_priv.h"
 
@@ -171,3 +172,108 @@ struct fi_ops_tagged sl_fab_no_tagged = {
 	.senddata = no_t_senddata,
 	.injectdata = no_t_injectdata,
 };
+
+/* --- endpoint operations no sluice endpoint has, and a passive endpoint's ------------------- */
+
+ssize_t
+sl_fab_no_cancel(fid_t fid, void *context)
+{
+	(void)fid, (void)context;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
+{
+	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+int
+sl_fab_no_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
+{
+	(void)fid, (void)level, (void)optname, (void)optval, (void)optlen;
+	return -FI_ENOPROTOOPT;
+}
+
+int
+sl_fab_no_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr, struct fid_ep **tx,
+		 void *context)
+{
+	(void)sep, (void)index, (void)attr, (void)tx, (void)context;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr, struct fid_ep **rx,
+		 void *context)
+{
+	(void)sep, (void)index, (void)attr, (void)rx, (void)context;
+	return -FI_ENOSYS;
+}
+
+ssize_t
+sl_fab_no_size_left(struct fid_ep *ep)
+{
+	(void)ep;
+	return -FI_ENOSYS;
+}
+
+/* --- connection management: what an endpoint of the other kind does -------------------------- */
+
+int
+sl_fab_no_setname(fid_t fid, void *addr, size_t addrlen)
+{
+	(void)fid, (void)addr, (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
+{
+	(void)ep, (void)addr, (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_connect(struct fid_ep *ep, const void *addr, const void *param, size_t paramlen)
+{
+	(void)ep, (void)addr, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_listen(struct fid_pep *pep)
+{
+	(void)pep;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_accept(struct fid_ep *ep, const void *param, size_t paramlen)
+{
+	(void)ep, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_reject(struct fid_pep *pep, fid_t handle, const void *param, size_t paramlen)
+{
+	(void)pep, (void)handle, (void)param, (void)paramlen;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_shutdown(struct fid_ep *ep, uint64_t flags)
+{
+	(void)ep, (void)flags;
+	return -FI_ENOSYS;
+}
+
+int
+sl_fab_no_join(struct fid_ep *ep, const void *addr, uint64_t flags, struct fid_mc **mc,
+	       void *context)
+{
+	(void)ep, (void)addr, (void)flags, (void)mc, (void)context;
+	return -FI_ENOSYS;
+}

@@ -10,10 +10,13 @@
  *   av      (av.c)      a table of peer names; fi_addr_t is the index
  *   cq      (cq.c)      a software ring of libfabric completions, filled by the progress of the
  *                       endpoints bound to it; its wait fd is an epoll set of theirs
- *   eq      (eq.c)      a software ring of events with an eventfd to wait on
- *   ep      (ep.c)      an RDM endpoint: a libsluice CQ, a connection listener, bounce
- *                       buffers, one peer (one QP) per remote endpoint (peer.c), progress
- *                       (progress.c)
+ *   eq      (eq.c)      a software ring of events with an eventfd to wait on; reading it
+ *                       moves the connections of the objects bound to it (cm.c)
+ *   ep      (ep.c)      an endpoint: a libsluice CQ, bounce buffers, and one peer (one QP)
+ *                       per remote endpoint (peer.c), progress (progress.c); an RDM one
+ *                       has a connection listener and any number of peers, a MSG one
+ *                       (cm.c) one peer, its connection's
+ *   pep     (cm.c)      a passive endpoint: a listener whose handshakes become FI_CONNREQ
  * Threads: libfabric's FI_THREAD_DOMAIN: the application serializes calls on a domain and
  * everything under it, so no object here takes a lock.
  */
@@ -104,6 +107,10 @@ int sl_fab_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct fi
 		   void *context);
 int sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **ep,
 		   void *context);
+int sl_fab_pep_open(struct fid_fabric *fabric, struct fi_info *info, struct fid_pep **pep,
+		    void *context);
+/* A name as fi_getinfo gives it (FI_ADDR_STR, allocated): into *where, its length *len. */
+int sl_fab_info_addr(void **where, size_t *len, const struct sl_fab_addr *a);
 
 /* Operations an object does not have: each answers -FI_ENOSYS (unsupported.c). */
 extern struct fi_ops_rma sl_fab_no_rma;
@@ -112,6 +119,37 @@ int sl_fab_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int sl_fab_no_control(struct fid *fid, int command, void *arg);
 int sl_fab_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops,
 		       void *context);
+ssize_t sl_fab_no_cancel(fid_t fid, void *context);
+int sl_fab_no_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen);
+int sl_fab_no_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen);
+int sl_fab_no_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr, struct fid_ep **tx,
+		     void *context);
+int sl_fab_no_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr, struct fid_ep **rx,
+		     void *context);
+ssize_t sl_fab_no_size_left(struct fid_ep *ep);
+int sl_fab_no_setname(fid_t fid, void *addr, size_t addrlen);
+int sl_fab_no_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen);
+int sl_fab_no_connect(struct fid_ep *ep, const void *addr, const void *param, size_t paramlen);
+int sl_fab_no_listen(struct fid_pep *pep);
+int sl_fab_no_accept(struct fid_ep *ep, const void *param, size_t paramlen);
+int sl_fab_no_reject(struct fid_pep *pep, fid_t handle, const void *param, size_t paramlen);
+int sl_fab_no_shutdown(struct fid_ep *ep, uint64_t flags);
+int sl_fab_no_join(struct fid_ep *ep, const void *addr, uint64_t flags, struct fid_mc **mc,
+		   void *context);
+
+/* --- event queue (eq.c) ------------------------------------------------------------------ */
+
+struct sl_fab_eq;
+
+/* Bind fid (a passive or MSG endpoint, waited on by wait_fd, an epoll set) to the EQ eq_fid:
+ * the EQ's readers move its connections (sl_fab_cm_progress), and *slot is the EQ. 0, or
+ * -FI_EINVAL (bound already), -FI_ENOSPC past the EQ's room for objects. */
+int sl_fab_eq_bind(struct sl_fab_eq **slot, struct fid *eq_fid, struct fid *fid, int wait_fd);
+void sl_fab_eq_detach(struct sl_fab_eq *eq, struct fid *fid);
+/* Queue a connection event (struct fi_eq_cm_entry: fid, info). 0, or -FI_EAGAIN: full. */
+int sl_fab_eq_report(struct sl_fab_eq *eq, uint32_t event, struct fid *fid, struct fi_info *info);
+/* Queue an error event for fid (err: a positive FI_E* code). 0, or -FI_EAGAIN: full. */
+int sl_fab_eq_report_err(struct sl_fab_eq *eq, struct fid *fid, int err);
 
 /* --- address vector ----------------------------------------------------------------------- */
 
@@ -145,6 +183,7 @@ struct sl_fab_cqe {
 };
 
 struct sl_fab_ep;
+struct sl_fab_pep;
 
 struct sl_fab_cq {
 	struct fid_cq fid;
@@ -231,6 +270,26 @@ struct sl_fab_incoming {
 
 #define SL_FAB_INCOMING_MAX 16
 
+/* A connection listener and the HELLOs being read from it (an RDM endpoint's, a passive
+ * endpoint's). */
+struct sl_fab_listener {
+	int fd;   /**< listening socket, -1: none */
+	int epfd; /**< the epoll set its sockets join (its owner's wait fd) */
+	struct sl_fab_incoming in[SL_FAB_INCOMING_MAX];
+	uint32_t n;
+};
+
+/* A connection request a passive endpoint reported (FI_CONNREQ's info->handle): the HELLO and
+ * its socket, until fi_accept or fi_reject answers it (cm.c). */
+struct sl_fab_connreq {
+	struct fid fid; /**< FI_CLASS_CONNREQ */
+	struct sl_fab_pep *pep;
+	struct sl_fab_ep *ep;        /**< the endpoint made from it to answer it, NULL: none */
+	struct sl_fab_connreq *next; /**< the passive endpoint's requests */
+	int fd;
+	struct sl_fab_hs hello;
+};
+
 struct sl_fab_ep {
 	struct fid_ep fid;
 	struct sl_fab_domain *domain;
@@ -241,8 +300,13 @@ struct sl_fab_ep {
 	uint64_t rx_op_flags;
 	bool enabled;
 	bool source; /**< FI_SOURCE: receives say their sender's fi_addr_t (an AV walk each) */
-	struct sl_fab_addr name; /**< ours; port set once the listener is bound */
-	int listen_fd;
+	enum fi_ep_type type;       /**< FI_EP_RDM or FI_EP_MSG */
+	struct sl_fab_addr name;    /**< ours; RDM: port set once the listener is bound; MSG: the
+				     *   connection's local address */
+	struct sl_fab_listener lis; /**< RDM only */
+	struct sl_fab_eq *eq;       /**< MSG: where its connection events go */
+	struct sl_fab_connreq *connreq; /**< MSG: the request fi_accept answers (info->handle) */
+	int conn_fd;        /**< MSG: the connection's socket once connected, -1: none */
 	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, listener, handshakes */
 	struct sl_cq *scq;  /**< every QP's sends and receives */
 	uint32_t scq_depth; /**< entries */
@@ -263,15 +327,28 @@ struct sl_fab_ep {
 	struct sl_fab_peer *peers;
 	uint32_t n_peers, peers_cap;
 	uint32_t n_connecting; /**< peers whose own handshake runs */
-	struct sl_fab_incoming incoming[SL_FAB_INCOMING_MAX];
-	uint32_t n_incoming;
-	uint64_t hs_last_ns; /**< when the handshakes last moved, CLOCK_MONOTONIC ns */
-	bool armed;          /**< the libsluice CQ was armed: drain its event fd */
+	uint64_t hs_last_ns;   /**< when the handshakes last moved, CLOCK_MONOTONIC ns */
+	bool armed;            /**< the libsluice CQ was armed: drain its event fd */
 };
 
 /* peer.c: the listener, the handshakes, one QP per peer. */
-int sl_fab_listen(struct sl_fab_ep *ep);
+/* Listen on *name (ip4 0: FI_SLUICE_ADDR or the first interface up; port 0: any), its port
+ * set; its sockets join epfd. 0 or -FI_E*. */
+int sl_fab_listener_open(struct sl_fab_listener *l, struct sl_fab_addr *name, int epfd);
+void sl_fab_listener_close(struct sl_fab_listener *l);
+/* A HELLO that decoded and names the address it came from, read whole from fd: answer it.
+ * Return 1 to keep fd (its owner closes it), 0 to have it closed. */
+typedef int (*sl_fab_hello_fn)(void *owner, int fd, const struct sl_fab_hs *m);
+/* Accept new connections, read their HELLOs, hand each whole one to fn. */
+void sl_fab_listener_step(struct sl_fab_listener *l, uint64_t now_ns, sl_fab_hello_fn fn,
+			  void *owner);
 void sl_fab_peers_close(struct sl_fab_ep *ep);
+/* Make an IDLE peer's QP and post its receives; on failure nothing is left made. */
+int sl_fab_peer_setup(struct sl_fab_ep *ep, struct sl_fab_peer *p);
+/* Answer HELLO m on fd: connect p's QP to m's, send our ACCEPT. 0, or -FI_EIO (the QP),
+ * -FI_ECONNABORTED (the socket). */
+int sl_fab_peer_answer(struct sl_fab_ep *ep, struct sl_fab_peer *p, int fd,
+		       const struct sl_fab_hs *m);
 /* The peer for a name, made (IDLE) if new; NULL and -FI_ENOMEM. */
 struct sl_fab_peer *sl_fab_peer_get(struct sl_fab_ep *ep, const struct sl_fab_addr *a);
 /* Begin connecting an IDLE peer. 0, or -FI_E* with the peer left IDLE and nothing made. */
@@ -280,6 +357,19 @@ int sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p);
 void sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns);
 /* A peer failed (err: FI_E*): its waiting sends complete with err. */
 void sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err);
+
+/* cm.c: MSG endpoints' connections. */
+/* A request answered (accepted: its socket taken, fd -1) or refused (closed): forgotten. */
+void sl_fab_connreq_free(struct sl_fab_connreq *cr);
+extern struct fi_ops_cm sl_fab_ep_cm_ops;
+/* Move the connections of an object bound to an EQ (a passive or a MSG endpoint). */
+void sl_fab_cm_progress(struct fid *fid);
+/* A MSG endpoint's handshake got its ACCEPT: fd is its connection from now on. */
+void sl_fab_msg_connected(struct sl_fab_ep *ep, int fd);
+/* A MSG endpoint's peer failed (err: FI_E*), in state was: the EQ hears of it. */
+void sl_fab_msg_lost(struct sl_fab_ep *ep, enum sl_fab_peer_state was, int err);
+/* A MSG endpoint's connection: the peer closed it? */
+void sl_fab_msg_watch(struct sl_fab_ep *ep);
 
 /* progress.c: the data path. */
 void sl_fab_progress(struct sl_fab_ep *ep);

@@ -6,21 +6,27 @@
 # namespaces by a veth pair whose addresses carry the provider's connection handshakes. Each
 # application runs in its host's namespace, attached to its host's daemon (FI_SLUICE_SOCKET);
 # libfabric loads the provider from the build tree (FI_PROVIDER_PATH).
-# usage: test_libfabric.sh info|pingpong|rdm
+# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
-#             sluice", FI_EP_RDM), lists its FI_SLUICE_* settings with -e, and refuses hints
-#             it cannot serve (FI_EP_MSG, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN names): exit
-#             status nonzero, no sluice.
+#             sluice", FI_EP_RDM and FI_EP_MSG), lists its FI_SLUICE_* settings with -e, and
+#             refuses hints it cannot serve (FI_EP_DGRAM, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN
+#             names, FI_SOURCE on FI_EP_MSG): exit status nonzero, no sluice.
 #             With no socket at FI_SLUICE_SOCKET nothing is offered; with a socket no daemon
 #             answers, fi_domain fails at once (ECONNREFUSED, the provider's warning naming it).
 #   pingpong: Debian's fi_pingpong, -e rdm -S all -I ITERS (1000) with its data check (-c),
 #             server on b, client on a: both exit 0 and the client prints a row for every
 #             size from 0 bytes to FI_SLUICE_MAX_MSG (1 MiB); its 64-byte row is printed
 #             beside sluice-perf send_lat -e's at 64 B on the same hosts just before.
+#   pingpong-msg: the same fi_pingpong check on connected endpoints, -e msg -I ITERS (100):
+#             passive endpoint, FI_CONNREQ, fi_accept / fi_connect, FI_CONNECTED.
 #   rdm:      fi_rdm_check (C, <rdma/fabric.h> only) server on b, client on a: messages sent
 #             before any receive is posted, fi_senddata's CQ data, fi_cq_sread on an
 #             FI_WAIT_FD CQ, FI_AV_MAP, truncation (FI_ETRUNC, olen), a reply by the client's
 #             name, and a server that goes away: the client's sends fail, they do not hang.
+#   msg:      fi_msg_check, the same way: a connect to a port nobody listens on and one the
+#             server rejects are FI_ECONNREFUSED error events, an accepted one FI_CONNECTED
+#             on both sides with fi_getpeer / fi_getname agreeing, and the server's
+#             fi_shutdown an FI_SHUTDOWN event at the client, whose sends then fail.
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
@@ -63,18 +69,55 @@ on() {
         FI_SLUICE_SOCKET="$SL_TMP/api-$h.sock" "$@"
 }
 
+# pingpong EP ITERS: Debian's fi_pingpong -e EP -S all -I ITERS -c, server on b, client on a;
+# both exit 0, and the client's table has a row for every size, 0 B to 1 MiB, all acked.
+pingpong() {
+    local ep=$1 iters=$2 spid crc=0 src=0 want=2 i=1 rows last row64
+    on b timeout 120 fi_pingpong -p sluice -e "$ep" -S all -I "$iters" -c \
+        >"$SL_TMP/pp-$ep.server" 2>&1 &
+    spid=$!
+    sleep 0.5
+    on a timeout 120 fi_pingpong -p sluice -e "$ep" -S all -I "$iters" -c "${SL_IP[b]}" \
+        >"$SL_TMP/pp-$ep.client" 2>&1 || crc=$?
+    wait "$spid" || src=$?
+    if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+        cat "$SL_TMP/pp-$ep.server" "$SL_TMP/pp-$ep.client" >&2
+        sl_fail "fi_pingpong -e $ep: server exit $src, client exit $crc"
+    fi
+    cat "$SL_TMP/pp-$ep.client"
+    # fi_pingpong -S all: 0 and 1, then 2^i and 1.5 x 2^i up to the provider's max_msg_size
+    # (FI_SLUICE_MAX_MSG, 1 MiB): a row each, its #ack all of ITERS ("=1k" for 1000).
+    while [ $((1 << i)) -le 1048576 ]; do
+        want=$((want + 1))
+        [ $((3 << (i - 1))) -le 1048576 ] && want=$((want + 1))
+        i=$((i + 1))
+    done
+    rows=$(grep -cE '^[0-9.]+[kmg]?\s+[0-9.]+[kmg]?\s+=' "$SL_TMP/pp-$ep.client" || true)
+    [ "$rows" -eq "$want" ] || sl_fail "fi_pingpong -e $ep printed $rows rows, want $want (0 B to 1 MiB)"
+    last=$(grep -E '^[0-9.]+[kmg]?\s' "$SL_TMP/pp-$ep.client" | tail -1 | awk '{print $1}')
+    [ "$last" = 1m ] || sl_fail "fi_pingpong -e $ep: largest size $last, want 1m"
+    row64=$(awk '$1 == "64" { print $7 }' "$SL_TMP/pp-$ep.client")
+    sl_log "fi_pingpong -e $ep: $rows sizes checked (-c), 0 B to 1 MiB; 64 B: $row64 us a transfer"
+}
+
 case $case_name in
 info)
     on a fi_info -p sluice >"$SL_TMP/info.out" 2>&1 || sl_fail "fi_info -p sluice: $(cat "$SL_TMP/info.out")"
     grep -q "provider: sluice" "$SL_TMP/info.out" || sl_fail "no provider: sluice: $(cat "$SL_TMP/info.out")"
     grep -q "type: FI_EP_RDM" "$SL_TMP/info.out" || sl_fail "no FI_EP_RDM: $(cat "$SL_TMP/info.out")"
+    grep -q "type: FI_EP_MSG" "$SL_TMP/info.out" || sl_fail "no FI_EP_MSG: $(cat "$SL_TMP/info.out")"
+    on a fi_info -p sluice -t FI_EP_MSG >"$SL_TMP/info-msg.out" 2>&1 || sl_fail "fi_info -t FI_EP_MSG: $(cat "$SL_TMP/info-msg.out")"
+    if grep -q "type: FI_EP_RDM" "$SL_TMP/info-msg.out"; then
+        sl_fail "fi_info -t FI_EP_MSG offers FI_EP_RDM: $(cat "$SL_TMP/info-msg.out")"
+    fi
     on a fi_info -p sluice -v >"$SL_TMP/info-v.out" 2>&1 || sl_fail "fi_info -p sluice -v failed"
     grep -q "addr_format: FI_ADDR_STR" "$SL_TMP/info-v.out" || sl_fail "fi_info -v: no FI_ADDR_STR"
     on a fi_info -e >"$SL_TMP/info-e.out" 2>&1 || true
     for v in SOCKET ADDR MAX_MSG TX_SLOTS RX_SLOTS MEM_MB PROGRAM RATE_MBPS RECEIVER CONNECT_MS IDLE_WAIT_US; do
         grep -aq "^# FI_SLUICE_$v:" "$SL_TMP/info-e.out" || sl_fail "fi_info -e does not list FI_SLUICE_$v"
     done
-    for refused in "-t FI_EP_MSG" "-c FI_RMA" "-c FI_TAGGED" "-a FI_SOCKADDR_IN"; do
+    for refused in "-t FI_EP_DGRAM" "-c FI_RMA" "-c FI_TAGGED" "-a FI_SOCKADDR_IN" \
+        "-t FI_EP_MSG -c FI_MSG|FI_SOURCE"; do
         # shellcheck disable=SC2086
         if on a fi_info -p sluice $refused >"$SL_TMP/refused.out" 2>&1; then
             sl_fail "fi_info -p sluice $refused: offered $(cat "$SL_TMP/refused.out")"
@@ -92,12 +135,12 @@ info)
     rc=0
     ip netns exec "${SL_NS[a]}" env FI_PROVIDER_PATH="$PROV_DIR" FI_LOG_LEVEL=warn \
         FI_SLUICE_SOCKET="$SL_TMP/dead.sock" \
-        timeout 20 "$SL_BUILD/tests/integration/fabric/fi_rdm_check" server "$SL_TMP/dead.name" \
+        timeout 20 "$SL_BUILD/tests/integration/libfabric/fi_rdm_check" server "$SL_TMP/dead.name" \
         >"$SL_TMP/dead.out" 2>&1 || rc=$?
     [ "$rc" -eq 1 ] && grep -q "fi_domain.*Connection refused" "$SL_TMP/dead.out" &&
         grep -q "cannot attach to sluiced at $SL_TMP/dead.sock" "$SL_TMP/dead.out" ||
         sl_fail "no daemon: exit $rc, $(cat "$SL_TMP/dead.out")"
-    sl_log "fi_info: provider sluice, FI_EP_RDM, FI_SLUICE_* listed, msg / RMA / tagged refused"
+    sl_log "fi_info: provider sluice, FI_EP_RDM and FI_EP_MSG, FI_SLUICE_* listed, dgram / RMA / tagged refused"
     ;;
 pingpong)
     # sluice-perf send_lat -e at 64 B on the same hosts just before, for the comparison
@@ -111,43 +154,20 @@ pingpong)
         "${SL_IP[b]}" >"$SL_TMP/lat.client" 2>&1 || { cat "$SL_TMP/lat.client" >&2; sl_fail "send_lat"; }
     wait "$spid" || sl_fail "send_lat server: $(cat "$SL_TMP/lat.server")"
     awk '/#bytes/ { n = 2 } n-- > 0' "$SL_TMP/lat.client"
-    on b timeout 120 fi_pingpong -p sluice -e rdm -S all -I "$ITERS" -c \
-        >"$SL_TMP/pp.server" 2>&1 &
-    spid=$!
-    sleep 0.5
-    crc=0 src=0
-    on a timeout 120 fi_pingpong -p sluice -e rdm -S all -I "$ITERS" -c "${SL_IP[b]}" \
-        >"$SL_TMP/pp.client" 2>&1 || crc=$?
-    wait "$spid" || src=$?
-    if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-        cat "$SL_TMP/pp.server" "$SL_TMP/pp.client" >&2
-        sl_fail "fi_pingpong: server exit $src, client exit $crc"
-    fi
-    cat "$SL_TMP/pp.client"
-    # fi_pingpong -S all: 0 and 1, then 2^i and 1.5 x 2^i up to the provider's max_msg_size
-    # (FI_SLUICE_MAX_MSG, 1 MiB): a row each, its #ack all of ITERS ("=1k" for 1000).
-    want=2 i=1
-    while [ $((1 << i)) -le 1048576 ]; do
-        want=$((want + 1))
-        [ $((3 << (i - 1))) -le 1048576 ] && want=$((want + 1))
-        i=$((i + 1))
-    done
-    rows=$(grep -cE '^[0-9.]+[kmg]?\s+[0-9.]+[kmg]?\s+=' "$SL_TMP/pp.client" || true)
-    [ "$rows" -eq "$want" ] || sl_fail "fi_pingpong printed $rows rows, want $want (0 B to 1 MiB)"
-    last=$(grep -E '^[0-9.]+[kmg]?\s' "$SL_TMP/pp.client" | tail -1 | awk '{print $1}')
-    [ "$last" = 1m ] || sl_fail "fi_pingpong's largest size is $last, want 1m"
-    row64=$(awk '$1 == "64" { print $7 }' "$SL_TMP/pp.client")
-    sl_log "fi_pingpong: $rows sizes checked (-c), 0 B to 1 MiB; 64 B: $row64 us a transfer"
+    pingpong rdm "$ITERS"
     ;;
-rdm)
-    check=$SL_BUILD/tests/integration/fabric/fi_rdm_check
-    on b timeout 120 "$check" server "$SL_TMP/rdm.name" >"$SL_TMP/rdm.server" 2>&1 &
+pingpong-msg)
+    pingpong msg "${ITERS_MSG:-100}"
+    ;;
+rdm | msg)
+    check=$SL_BUILD/tests/integration/libfabric/fi_${case_name}_check
+    on b timeout 120 "$check" server "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.server" 2>&1 &
     spid=$!
     crc=0 src=0
-    on a timeout 120 "$check" client "$SL_TMP/rdm.name" >"$SL_TMP/rdm.client" 2>&1 || crc=$?
+    on a timeout 120 "$check" client "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.client" 2>&1 || crc=$?
     wait "$spid" || src=$?
-    cat "$SL_TMP/rdm.server" "$SL_TMP/rdm.client"
-    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_rdm_check: server exit $src, client exit $crc"
+    cat "$SL_TMP/$case_name.server" "$SL_TMP/$case_name.client"
+    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_${case_name}_check: server exit $src, client exit $crc"
     ;;
 *)
     sl_fail "unknown case $case_name"

@@ -36,6 +36,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
+#define FI_CHECK_PROG "fi_rdm_check"
+#include "fi_check.h"
+
 #define MSGS 200
 #define MAX_BYTES 16384 /**< 200 messages of up to this wait in sluiced's stash: < 4 MiB */
 #define GONE_S 30
@@ -51,23 +54,6 @@ struct side {
 	char name[NAME_MAX_BYTES];
 	size_t name_len;
 };
-
-#define CHECK(call)                                                                                \
-	do {                                                                                       \
-		int rc_ = (int)(call);                                                             \
-		if (rc_ < 0) {                                                                     \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-				fi_strerror(-rc_));                                                \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
-
-static void
-fail(const char *what)
-{
-	fprintf(stderr, "fi_rdm_check: %s\n", what);
-	exit(1);
-}
 
 static void
 open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
@@ -150,12 +136,9 @@ server(const char *namefile)
 	struct fi_cq_err_entry err = {0};
 	struct side s = {0};
 	fi_addr_t client = FI_ADDR_NOTAVAIL, src;
-	FILE *f;
 
 	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
-	f = fopen(namefile, "w");
-	if (f == NULL || fwrite(s.name, 1, s.name_len, f) != s.name_len || fclose(f) != 0)
-		fail("server: cannot write the name file");
+	name_write(namefile, s.name, s.name_len);
 	/* Case 1: the client sends everything before the first receive is posted. */
 	for (time_t end = time(NULL) + 3; time(NULL) < end;)
 		if (fi_cq_sread(s.cq, &e, 1, NULL, 500) != -FI_EAGAIN)
@@ -204,22 +187,11 @@ client(const char *namefile)
 	char name[NAME_MAX_BYTES] = {0};
 	struct side s = {0};
 	fi_addr_t srv;
-	FILE *f;
-	int n = 0, errs = 0;
+	int errs = 0;
 	unsigned sends = 0;
 	bool got_reply = false;
 
-	for (int tries = 0; tries < 100 && n <= 0; tries++) {
-		f = fopen(namefile, "r");
-		if (f != NULL) {
-			n = (int)fread(name, 1, sizeof(name) - 1, f);
-			fclose(f);
-		}
-		if (n <= 0)
-			usleep(100000);
-	}
-	if (n <= 0)
-		fail("client: no server name");
+	name_read(namefile, name, sizeof(name));
 	open_side(&s, FI_WAIT_NONE, FI_AV_MAP);
 	if (fi_av_insert(s.av, name, 1, &srv, 0, NULL) != 1)
 		fail("client: the server's name does not insert");
