@@ -22,7 +22,7 @@
 #   dctcp: reacts to the fraction of marked packets: its mean queue (tbf's backlog, sampled every
 #          50 ms or so while a sends) must be below reno's.
 #   reno:  blind to ECN: its window grows into tbf's queue until tbf drops.
-# The figures are printed as JSON lines ({"test": "net-router-ecn", ...}).
+# The figures are printed as JSON lines ({"test": "fabric-router-ecn", ...}).
 source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 slow=${SLUICE_TEST_TIMEOUT_MULTIPLIER:-1}
@@ -36,7 +36,7 @@ MSGS=${MSGS:-40}
 # its run carries less, since what is asserted of it is that the marks reach it.
 MSGS_DCQCN=${MSGS_DCQCN:-8}
 PROTOS=${PROTOS:-dcqcn dctcp reno}
-MARKER=$SL_BUILD/tests/integration/net/ecn_marker
+MARKER=$SL_BUILD/tests/integration/fabric/ecn_marker
 MARKER_OBJ=$SL_BUILD/drivers/bpf/ecn_mark.o
 [ -x "$MARKER" ] && [ -f "$MARKER_OBJ" ] || sl_fail "$MARKER or $MARKER_OBJ not built"
 
@@ -166,7 +166,7 @@ for proto in protos:
     completed = sum(q["completed"] for q in a_qps)
     cnps = next(json.loads(l) for l in open(f"{tmp}/{proto}-a.out") if "qps/qps" in l)["qps/cnps"]
     rtx = sum(q["pkts_rtx"] for q in a_qps)
-    fig = {"test": "net-router-ecn", "proto": proto, "marker": marker,
+    fig = {"test": "fabric-router-ecn", "proto": proto, "marker": marker,
            "bottleneck_mbps": mbps, "checked": checked, "completed": completed,
            "marks": mk["marks"], "marker_pkts": mk["pkts"], "b_rx_ce": b_ports["p0/rx_ce"],
            "a_cnps": cnps, "a_pkts_rtx": rtx, "tbf_drops": tbf["drops"],
