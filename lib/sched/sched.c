@@ -1258,46 +1258,6 @@ sl_sched_flow_view(const struct sl_sched *s, uint32_t fi, struct sl_flow_view *v
 }
 
 int
-sl_sched_flow_rewind(struct sl_sched *s, uint32_t fi, uint32_t seq, uint64_t now_ns)
-{
-	uint32_t head = seq & (s->W - 1), d;
-	struct flow *f;
-
-	if (flow_get(s, fi) == NULL)
-		return -ENOENT;
-	f = &s->flows[fi];
-	if (sl_seq_lt(seq, f->wnd_start) || sl_seq_gt(seq, f->snd_max))
-		return -ERANGE;
-	d = f->snd_max - seq;
-	if (f->sacked && d) {
-		f->sacked -= sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, head, d);
-		sl_bitmap_clear_range(plane(s, fi, P_ACKED), s->W, head, d);
-	}
-	mark_range(s, f, fi, seq, f->snd_max);
-	if (f->rto_at_ns) {
-		f->rto_at_ns = now_ns + f->rto_ns;
-		timer_refile(s, f, fi);
-	}
-	kick(s, f, fi);
-	return 0;
-}
-
-int
-sl_sched_flow_rto_after(struct sl_sched *s, uint32_t fi, uint64_t t_ns)
-{
-	struct flow *f;
-
-	if (flow_get(s, fi) == NULL)
-		return -ENOENT;
-	f = &s->flows[fi];
-	if (f->rto_at_ns && f->rto_at_ns < t_ns + f->rto_ns) {
-		f->rto_at_ns = t_ns + f->rto_ns;
-		timer_refile(s, f, fi);
-	}
-	return 0;
-}
-
-int
 sl_sched_flow_seqs(const struct sl_sched *s, uint32_t fi, uint32_t *wnd_start, uint32_t *snd_max)
 {
 	const struct flow *f = flow_get(s, fi);

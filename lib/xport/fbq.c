@@ -22,8 +22,7 @@
  *   - a NAK (the QP's receive side refused a message, sl_xport_fbq_nak): it supersedes
  *     everything the QP holds (the sender fails on it; the NAK's cumulative ACK covers every
  *     message before the refused one) and is never folded into anything else.
- * A NAK is also sticky: from sl_xport_fbq_nak until the QP is forgotten (or, for a refusal for
- * now, until it takes the message after all: sl_xport_fbq_nak_end), every feedback frame
+ * A NAK is also sticky: from sl_xport_fbq_nak until the QP is forgotten, every feedback frame
  * pushed for the QP leaves as that NAK, in the ring or held, so each ACK the receiver still
  * makes (for a later packet or a retransmission) repeats the NAK and a lost one is repaired.
  * Every fold is counted in fb_merged (it may supersede an older SACK, echo or hole); the
@@ -427,12 +426,6 @@ sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak)
 	h->nak_msn = nak->nak_msn;
 	h->nak_syn = nak->syndrome;
 	sl_xport_fbq_push(q, qpn, nak);
-}
-
-void
-sl_xport_fbq_nak_end(struct sl_xport_fbq *q, uint32_t qpn)
-{
-	q->held[qpn].nak_syn = 0;
 }
 
 void
