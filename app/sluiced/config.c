@@ -277,17 +277,17 @@ static const struct sluiced_key keys[] = {
 	     "an application QP with work out and nothing acknowledged for this long fails: its "
 	     "work requests complete with a retry-exceeded error"),
 	UINT("api", "stash_bytes", API(stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "16777216",
-	     "none: a SEND without a posted RECV fails at once",
+	     "none: a SEND without a posted RECV is refused for now (RNR) until one is",
 	     "SEND payloads held until their RECV is posted, per lane"),
 	UINT("api", "stash_qp_bytes", API(stash_qp_bytes), SL_QTY_BYTES, 1, 0, 1073741824, "0",
 	     "all of stash_bytes",
 	     "of stash_bytes, what one QP may hold (counted in 256-byte chunks); a SEND past it is "
-	     "refused (stash_qp_refused)"),
+	     "refused for now (stash_qp_refused; RNR: sent again after a backoff)"),
 	UINT("api", "client_stash_bytes", API(client_stash_bytes), SL_QTY_BYTES, 1, 0, 1073741824,
 	     "0", "a quarter of stash_bytes",
 	     "of each lane's stash_bytes, what one application's QPs there may hold together; a "
-	     "SEND past it is refused (stash_client_refused), so that an application that never "
-	     "posts RECVs leaves the rest to the others"),
+	     "SEND past it is refused for now (stash_client_refused; RNR), so that an "
+	     "application that never posts RECVs leaves the rest to the others"),
 	{"port", "device", SLUICED_KEY_STRING, PORT(device), SL_QTY_COUNT, 0, 0, 0, NULL, NULL,
 	 "DPDK device name: a PCI address or the name given to --vdev (net_af_xdp0, ...)", NULL},
 	{"port", "peer_mac", SLUICED_KEY_PEER_MAC, 0, 0, SL_QTY_COUNT, 0, 0, 0, NULL, "learn",

@@ -115,14 +115,16 @@ size_t sl_mr_len(const struct sl_mr *mr);
 /* How a work request ended (verbs' ibv_wc_status, the ones a software transport can give). */
 enum sl_wc_status {
 	SL_WC_SUCCESS = 0,
-	SL_WC_LOC_LEN_ERR,    /**< a RECV buffer shorter than the message that came */
-	SL_WC_LOC_PROT_ERR,   /**< lkey wrong, range outside its MR, or no LOCAL_WRITE */
-	SL_WC_REM_ACCESS_ERR, /**< the peer refused rkey, range or access: no byte touched */
-	SL_WC_REM_OP_ERR,     /**< the peer could not do it (no RECV posted in time, a READ
-			       *   over its QP's max_msg_bytes, ...) */
-	SL_WC_RETRY_EXC_ERR,  /**< the peer acknowledged nothing for the QP's timeout */
-	SL_WC_WR_FLUSH_ERR,   /**< the QP went to error or was destroyed first */
-	SL_WC_GENERAL_ERR,    /**< the daemon refused the work request itself (bad opcode) */
+	SL_WC_LOC_LEN_ERR,       /**< a RECV buffer shorter than the message that came */
+	SL_WC_LOC_PROT_ERR,      /**< lkey wrong, range outside its MR, or no LOCAL_WRITE */
+	SL_WC_REM_ACCESS_ERR,    /**< the peer refused rkey, range or access: no byte touched */
+	SL_WC_REM_OP_ERR,        /**< the peer could not do it (a RECV too short, a READ over
+				  *   its QP's max_msg_bytes, ...) */
+	SL_WC_RETRY_EXC_ERR,     /**< the peer acknowledged nothing for the QP's timeout */
+	SL_WC_WR_FLUSH_ERR,      /**< the QP went to error or was destroyed first */
+	SL_WC_GENERAL_ERR,       /**< the daemon refused the work request itself (bad opcode) */
+	SL_WC_RNR_RETRY_EXC_ERR, /**< the peer had no room for it (no RECV, its stash full) for
+				  *   the QP's timeout, sent again after each backoff meanwhile */
 };
 
 /* Short name of a status ("success", "remote access error", ...). */

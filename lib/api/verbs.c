@@ -146,6 +146,7 @@ static const char *const wc_status_name[] = {
 	[SL_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
 	[SL_WC_WR_FLUSH_ERR] = "work request flushed",
 	[SL_WC_GENERAL_ERR] = "general error",
+	[SL_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
 };
 
 SL_API_EXPORT const char *

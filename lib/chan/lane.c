@@ -96,14 +96,14 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_chan_lane_stats, stash_msgs,
 		"SENDs (and WRITE-with-immediate notices) held in the stash until a RECV came"),
 	SL_STAT(struct sl_chan_lane_stats, rnr_refused,
-		"SENDs (or WRITEs with immediate) refused: no RECV and no stash room "
-		"(REM_OP_ERR at the sender)"),
+		"SENDs (or WRITEs with immediate) refused for now: no RECV and no stash room "
+		"(an RNR NAK: the sender sends them again)"),
 	SL_STAT(struct sl_chan_lane_stats, stash_client_refused,
-		"SENDs (or WRITEs with immediate) refused: its application's QPs held "
-		"client_stash_bytes already (REM_OP_ERR at the sender)"),
+		"SENDs (or WRITEs with immediate) refused for now: its application's QPs held "
+		"client_stash_bytes already (an RNR NAK)"),
 	SL_STAT(struct sl_chan_lane_stats, stash_qp_refused,
-		"SENDs (or WRITEs with immediate) refused: no RECV and their QP held its "
-		"stash_qp_bytes already (REM_OP_ERR at the sender)"),
+		"SENDs (or WRITEs with immediate) refused for now: no RECV and their QP held its "
+		"stash_qp_bytes already (an RNR NAK)"),
 	SL_STAT(struct sl_chan_lane_stats, len_refused,
 		"SENDs longer than their RECV buffer (LOC_LEN_ERR)"),
 };
@@ -304,6 +304,8 @@ wc_status(int xport_status)
 		return SL_WC_SUCCESS;
 	case -ETIMEDOUT:
 		return SL_WC_RETRY_EXC_ERR;
+	case -EBUSY:
+		return SL_WC_RNR_RETRY_EXC_ERR;
 	case -ECANCELED:
 		return SL_WC_WR_FLUSH_ERR;
 	case -EACCES:

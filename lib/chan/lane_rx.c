@@ -9,21 +9,25 @@
  * segment by segment at its offset; one longer than its buffer completes the RECV with
  * LOC_LEN_ERR and is refused (SL_XPORT_SYN_OP: the sender sees REM_OP_ERR). With no RECV posted
  * (or older messages of the QP still stashed, to keep the order) the segments are copied into
- * the lane's stash (below). A SEND the stash has no room for is refused with SL_XPORT_SYN_OP
- * (rnr_refused; stash_qp_refused past its QP's share). A WRITE's first segment is checked against
- * the QP's max_msg_bytes (else SL_XPORT_SYN_INVALID: REM_OP_ERR at the sender, nothing written)
- * and against the key table for the whole range with REMOTE_WRITE (else SL_XPORT_SYN_ACCESS);
- * with an immediate, its last segment consumes a RECV (or leaves a zero-byte notice in the stash)
- * that completes as RECV_RDMA_IMM with byte_len = the WRITE's length (a notice the stash has no
- * room for refuses the WRITE after its bytes were placed: the sender sees REM_OP_ERR). A READ's
- * answer is placed into the destination recorded with the READ (its cookie names it). read_src
- * serves a READ no longer than the QP's max_msg_bytes, the cap of what the QP posts (else
- * SL_XPORT_SYN_INVALID: the requester sees REM_OP_ERR, as verbs' invalid request), over a range its
- * key grants REMOTE_READ (else SL_XPORT_SYN_ACCESS). A QP that refuses a message fails too (lane.c
- * keeps it open on the endpoint, whose receiver goes on refusing the peer's later packets), and a
- * stashed SEND longer than the RECV that takes it completes that RECV with LOC_LEN_ERR and fails
- * the QP (its sender saw success: the lane held the message, as an RDMA NIC's receive queue would
- * have refused it only with RNR).
+ * the lane's stash (below). A SEND the stash has no room for is refused for now with
+ * SL_XPORT_SYN_RNR (rnr_refused; stash_client_refused, stash_qp_refused past a share): what
+ * the stash took of it is given back, the QP stays connected, and the endpoint forgets the
+ * message and waits for its sender to send it again, as an RDMA NIC answers RNR (the QP's
+ * RECVs or the stash have room by then, else it is refused again; see sl_xport.h). A WRITE's
+ * first segment is checked against the QP's max_msg_bytes (else SL_XPORT_SYN_INVALID:
+ * REM_OP_ERR at the sender, nothing written) and against the key table for the whole range with
+ * REMOTE_WRITE (else SL_XPORT_SYN_ACCESS); with an immediate, its last segment consumes a RECV
+ * (or leaves a zero-byte notice in the stash) that completes as RECV_RDMA_IMM with byte_len =
+ * the WRITE's length (a notice the stash has no room for refuses the WRITE for now after its
+ * bytes were placed: sent again, it places the same bytes again). A READ's answer is placed into
+ * the destination recorded with the READ (its cookie names it). read_src serves a READ no longer
+ * than the QP's max_msg_bytes, the cap of what the QP posts (else SL_XPORT_SYN_INVALID: the
+ * requester sees REM_OP_ERR, as verbs' invalid request), over a range its key grants REMOTE_READ
+ * (else SL_XPORT_SYN_ACCESS). A QP that refuses a message for good fails too (lane.c keeps it open
+ * on the endpoint, whose receiver goes on refusing the peer's later packets), and a stashed SEND
+ * longer than the RECV that takes it completes that RECV with LOC_LEN_ERR and fails the QP (its
+ * sender saw success: the lane held the message, as an RDMA NIC's receive queue would have refused
+ * it only with RNR).
  *
  * The stash (per lane): stash_bytes cut into chunks of STASH_CHUNK_BYTES, each with a small
  * header (struct stash_chunk), and linked into lists by index: one free list (a stack) and one
@@ -37,12 +41,12 @@
  * (client_stash_bytes rounded up to chunks) over all its QPs on the lane, kept in a holder entry
  * its QPs share (stash_client_refused), so that an application that never posts RECVs, however
  * many QPs it opens, leaves the rest of the stash to the others; and a QP's share, qp_chunks
- * (stash_qp_bytes; stash_qp_refused). Any refusal fails the QP, whose chunks are all freed at
- * once (so are a failed QP's). Invariants: every chunk is on exactly one list; n_free plus the
- * QPs' st_chunks is n; a holder's chunks is the sum of its QPs' st_chunks; per QP the list is in
- * arrival order, so delivery order is kept.
- * Cost: O(1) per chunk to take, deliver or free; a message's end is found by a walk of its own
- * chunks.
+ * (stash_qp_bytes; stash_qp_refused). A refusal is for now (RNR): the chunks the refused
+ * message took are freed (stash_unput: they are the QP's newest, after its last whole message),
+ * the older messages stay. A failed QP's chunks are all freed at once. Invariants: every chunk is
+ * on exactly one list; n_free plus the QPs' st_chunks is n; a holder's chunks is the sum of its
+ * QPs' st_chunks; per QP the list is in arrival order, so delivery order is kept. Cost: O(1) per
+ * chunk to take, deliver or free; a message's end is found by a walk of its own chunks.
  *
  * Units: bytes; stash space is counted in chunks (STASH_CHUNK_BYTES each).
  */
@@ -127,6 +131,35 @@ stash_put(struct sl_chan_lane *cl, struct lqp *q, const uint8_t *data, uint32_t 
 	return 0;
 }
 
+/*
+ * Give back the chunks of q's message in progress (those after its newest SE_LAST chunk), which
+ * was refused for now: its sender sends it again from its first segment.
+ */
+static void
+stash_unput(struct stash *s, struct lqp *q)
+{
+	uint32_t keep = 0, pos = 0, i = q->st_head, tail = q->st_head;
+
+	for (; pos < q->st_chunks; pos++, i = s->ch[i].next)
+		if (s->ch[i].flags & SE_LAST) {
+			keep = pos + 1;
+			tail = i;
+		}
+	i = keep ? s->ch[tail].next : q->st_head;
+	for (pos = keep; pos < q->st_chunks; pos++) {
+		uint32_t next = s->ch[i].next;
+
+		s->ch[i].next = s->free;
+		s->free = i;
+		s->n_free++;
+		q->holder->chunks--;
+		i = next;
+	}
+	q->st_chunks = keep;
+	if (keep)
+		q->st_tail = tail;
+}
+
 void
 sl_chan_lane_stash_drop(struct sl_chan_lane *cl, struct lqp *q)
 {
@@ -198,7 +231,7 @@ write_imm_arrived(struct sl_chan_lane *cl, struct lqp *q, uint32_t imm, uint32_t
 		return 0;
 	}
 	if (stash_put(cl, q, NULL, 0, SE_LAST | SE_IMM | SE_WRITE_IMM, imm, byte_len))
-		return SL_XPORT_SYN_OP;
+		return SL_XPORT_SYN_RNR;
 	q->stashed++;
 	sl_stat_add(&cl->stats.stash_msgs, 1);
 	return 0;
@@ -213,10 +246,8 @@ recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *
 
 	if (seg->first) {
 		q->rx_to = q->stashed == 0 && q->rcv_head != q->rcv_tail ? RX_RECV : RX_STASH;
-		if (q->rx_to == RX_STASH) {
+		if (q->rx_to == RX_STASH)
 			q->stashed++;
-			sl_stat_add(&cl->stats.stash_msgs, 1);
-		}
 	}
 	to = q->rx_to;
 	if (seg->last)
@@ -225,12 +256,17 @@ recv_send(struct sl_chan_lane *cl, struct lqp *q, const struct sl_xport_rx_seg *
 		return SL_XPORT_SYN_INVALID; /* not the message in progress */
 	if (to == RX_STASH) {
 		if (stash_put(cl, q, seg->data, seg->len, flags, seg->imm, 0) == 0) {
-			if (seg->last)
+			if (seg->last) {
+				sl_stat_add(&cl->stats.stash_msgs, 1);
 				sl_chan_lane_stash_drain(cl, q);
+			}
 			return 0;
 		}
-		sl_chan_lane_stash_drop(cl, q); /* the QP fails: none of them will be delivered */
-		return SL_XPORT_SYN_OP;
+		/* refused for now: it comes again from its first segment */
+		stash_unput(&cl->st, q);
+		q->stashed--;
+		q->rx_to = RX_NONE;
+		return SL_XPORT_SYN_RNR;
 	}
 	r = &q->rcv[q->rcv_head & (q->c->rq_depth - 1)];
 	if ((uint64_t)seg->offset + seg->len > r->len) {
@@ -319,7 +355,7 @@ sl_chan_lane_on_recv(struct sl_chan_lane *cl, const struct sl_xport_rx_seg *seg,
 		syn = SL_XPORT_SYN_INVALID;
 		break;
 	}
-	if (syn)
+	if (syn && syn != SL_XPORT_SYN_RNR)
 		lqp_refused(q);
 	return syn;
 }

@@ -233,10 +233,11 @@ struct sl_chan_lane_stats {
 	uint64_t read_refused;      /**< READs refused: key, range, access */
 	uint64_t read_len_refused;  /**< READs refused: longer than the QP's max_msg_bytes */
 	uint64_t stash_msgs;        /**< SENDs held until a RECV came */
-	uint64_t rnr_refused;       /**< SENDs refused: no RECV and no stash room */
-	uint64_t stash_client_refused; /**< SENDs refused: no RECV, their application's stash
-					*   share full */
-	uint64_t stash_qp_refused;     /**< SENDs refused: no RECV, their QP's stash share full */
+	uint64_t rnr_refused;       /**< SENDs refused for now (RNR): no RECV, no stash room */
+	uint64_t stash_client_refused; /**< SENDs refused for now: no RECV, their application's
+					*   stash share full */
+	uint64_t stash_qp_refused;     /**< SENDs refused for now: no RECV, their QP's stash share
+					*   full */
 	uint64_t len_refused;          /**< SENDs longer than their RECV buffer */
 };
 

@@ -45,6 +45,8 @@ status_err(enum sl_wc_status s)
 		return FI_EREMOTEIO;
 	case SL_WC_RETRY_EXC_ERR:
 		return FI_ETIMEDOUT;
+	case SL_WC_RNR_RETRY_EXC_ERR:
+		return FI_ENORX;
 	case SL_WC_WR_FLUSH_ERR:
 		return FI_ECANCELED;
 	default:

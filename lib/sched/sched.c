@@ -17,9 +17,11 @@
  *     credit), and not past an unacked short tail (appendix D: later data waits).
  *   credit: window (the generation check is the credit check), rate (time-based release,
  *     owned by the engine's pacer, below), grant (tokens - bytes sent; PULLs and RTO expiries
- *     add tokens). A segment is chosen when it goes, never generated ahead, so lost segments
- *     always go before new ones, even new ones whose release was arranged before the loss was
- *     known.
+ *     add tokens, and a flow whose every segment is acked has at least an RTO's worth: with
+ *     nothing in flight no PULL comes, and a PULL lost, or a packet its receiver discarded,
+ *     would otherwise leave the flow waiting for tokens for ever). A segment is chosen when it
+ *     goes, never generated ahead, so lost segments always go before new ones, even new ones
+ *     whose release was arranged before the loss was known.
  *
  * Sets. Two FIFOs of flow ids, round-robin, each flow at most once in each (membership flags):
  *   active: paced flows with fewer than queue_resume release slots outstanding and more to
@@ -57,7 +59,9 @@
  * handled within one tick (the bounded sweep delay), at most timer_budget per call. Re-arming
  * later is a field write (the entry is re-filed when its old slot comes up); earlier moves the
  * entry. The RTO is armed at the first transmission while disarmed, disarmed when everything
- * sent is cumacked (RFC 6298 5.2) and on expiry, and re-armed by the program.
+ * sent is cumacked (RFC 6298 5.2) and on expiry, and re-armed by the program. An expiry also
+ * forgets the flow's selective acks (RFC 2018 section 8: the receiver may have discarded what
+ * it SACKed, as lib/xport's receiver does when it is not ready), so go-back-N resends them too.
  *
  * Steps. sl_sched_incoming() calls followed by one sl_sched_next_burst() form a step; an RTO
  * that expires in a step in which an ack (cumack or SACK) for the flow arrived is dropped and
@@ -178,6 +182,8 @@ static const struct sl_stat_desc sched_stat_desc[] = {
 	STAT(stale_acks, "cumacks below wnd_start"),
 	STAT(rto_fired, "RTO expiries handed to periodic()"),
 	STAT(rto_dropped_by_ack, "RTO expiries dropped for a same-step ack"),
+	STAT(sacks_forgotten, "SACKed segments forgotten (an RTO, a receiver's rewind): acked "
+			      "again, and counted newly acked again, when the receiver has them"),
 	STAT(timers_fired, "program timers handed to periodic()"),
 	STAT(pace_released, "releases the pacer handed back (one segment each)"),
 	STAT(pace_unused, "releases that found nothing to send (acked while queued)"),
@@ -521,6 +527,25 @@ sl_proto_default_periodic(const struct sl_flow_view *f, const struct sl_periodic
 	out->mark_from = f->wnd_start;
 	out->mark_to = f->snd_max;
 	out->rto_rearm = true;
+}
+
+/*
+ * Forget the selective acks of [seq, snd_max): the receiver may have discarded what it
+ * acknowledged (a receiver not ready forgets everything past the message it refused).
+ */
+static void
+sacks_forget(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t seq)
+{
+	uint32_t d = f->snd_max - seq;
+
+	uint32_t n;
+
+	if (f->sacked && d) {
+		n = sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, seq & (s->W - 1), d);
+		sl_bitmap_clear_range(plane(s, fi, P_ACKED), s->W, seq & (s->W - 1), d);
+		f->sacked -= n;
+		s->st.sacks_forgotten += n;
+	}
 }
 
 /* Mark [from, to) clipped to [wnd_start, snd_max), skipping acked and already marked. */
@@ -915,8 +940,12 @@ incoming_one(struct sl_sched *s, const struct sl_event *e, uint64_t now_ns)
 	default:
 		break;
 	}
-	if (f->wnd_start == f->snd_max)
+	if (f->wnd_start == f->snd_max) {
 		f->rto_at_ns = 0; /* RFC 6298 5.2: all sent data acked */
+		if (f->credit == SL_CREDIT_GRANT && f->wnd_start != in.old_wnd_start &&
+		    f->tokens_bytes < (int64_t)f->rto_credit_bytes)
+			f->tokens_bytes = f->rto_credit_bytes; /* the pipe drained: no more PULLs */
+	}
 	in.new_wnd_start = f->wnd_start;
 	fill_view(s, f, fi, now_ns, &v);
 	out_prefill(f, &o);
@@ -978,6 +1007,9 @@ timer_fire(struct sl_sched *s, uint32_t fi, uint64_t now_ns)
 		f->st.rto_fired++;
 		if (f->credit == SL_CREDIT_GRANT)
 			f->tokens_bytes += f->rto_credit_bytes;
+		/* RFC 2018 section 8: SACKs are advisory; after a timeout they are turned off,
+		 * as the receiver may have discarded what they named */
+		sacks_forget(s, f, fi, f->wnd_start);
 	}
 	if (p.timer_expired) {
 		f->timer_at_ns = 0;
@@ -1254,6 +1286,41 @@ sl_sched_flow_view(const struct sl_sched *s, uint32_t fi, struct sl_flow_view *v
 	if (f == NULL)
 		return -ENOENT;
 	fill_view(s, f, fi, 0, v);
+	return 0;
+}
+
+int
+sl_sched_flow_rewind(struct sl_sched *s, uint32_t fi, uint32_t seq, uint64_t now_ns)
+{
+	struct flow *f;
+
+	if (flow_get(s, fi) == NULL)
+		return -ENOENT;
+	f = &s->flows[fi];
+	if (sl_seq_lt(seq, f->wnd_start) || sl_seq_gt(seq, f->snd_max))
+		return -ERANGE;
+	sacks_forget(s, f, fi, seq);
+	mark_range(s, f, fi, seq, f->snd_max);
+	if (f->rto_at_ns) {
+		f->rto_at_ns = now_ns + f->rto_ns;
+		timer_refile(s, f, fi);
+	}
+	kick(s, f, fi);
+	return 0;
+}
+
+int
+sl_sched_flow_rto_after(struct sl_sched *s, uint32_t fi, uint64_t t_ns)
+{
+	struct flow *f;
+
+	if (flow_get(s, fi) == NULL)
+		return -ENOENT;
+	f = &s->flows[fi];
+	if (f->rto_at_ns && f->rto_at_ns < t_ns + f->rto_ns) {
+		f->rto_at_ns = t_ns + f->rto_ns;
+		timer_refile(s, f, fi);
+	}
 	return 0;
 }
 

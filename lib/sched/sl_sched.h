@@ -124,6 +124,7 @@ struct sl_sched_stats {
 	uint64_t stale_acks;
 	uint64_t rto_fired;
 	uint64_t rto_dropped_by_ack;
+	uint64_t sacks_forgotten;
 	uint64_t timers_fired;
 	uint64_t pace_released;
 	uint64_t pace_unused;
@@ -201,6 +202,21 @@ uint64_t sl_sched_next_deadline(const struct sl_sched *s);
 
 /* The flow as its program sees it (for traces: window, rate, sequence numbers). 0/-ENOENT. */
 int sl_sched_flow_view(const struct sl_sched *s, uint32_t flow, struct sl_flow_view *v);
+
+/*
+ * Send flow's segments from seq on again, as if every one sent were lost: [seq, snd_max) is
+ * marked for retransmission, selective acks inside it forgotten, and an armed RTO restarts
+ * from now_ns. For a receiver that dropped what it had past seq (lib/xport's receiver not
+ * ready); the program is not told (it is not a congestion signal). 0, -ENOENT, -ERANGE (seq
+ * outside [wnd_start, snd_max]).
+ */
+int sl_sched_flow_rewind(struct sl_sched *s, uint32_t flow, uint32_t seq, uint64_t now_ns);
+
+/*
+ * The receiver answered and asked the flow to wait until t_ns (lib/xport's RNR backoff): an
+ * armed RTO fires no sooner than one RTO period after t_ns. 0 or -ENOENT.
+ */
+int sl_sched_flow_rto_after(struct sl_sched *s, uint32_t flow, uint64_t t_ns);
 
 /*
  * The two sequence numbers a caller checks feedback against, without building a whole view

@@ -348,7 +348,7 @@ enum sl_xhdr_op {
  * NAK syndromes (feedback body byte 4), 1..SL_XFB_SYN_MAX: why the receiver refused a message.
  * The transport endpoint names them (enum sl_xport_syndrome); the wire only bounds them.
  */
-#define SL_XFB_SYN_MAX 3u
+#define SL_XFB_SYN_MAX 4u
 
 /* ACK flags (feedback body). */
 #define SL_XFB_F_SACK (1u << 0) /**< sack_psn is valid */

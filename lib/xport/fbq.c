@@ -22,7 +22,8 @@
  *   - a NAK (the QP's receive side refused a message, sl_xport_fbq_nak): it supersedes
  *     everything the QP holds (the sender fails on it; the NAK's cumulative ACK covers every
  *     message before the refused one) and is never folded into anything else.
- * A NAK is also sticky: from sl_xport_fbq_nak until the QP is forgotten, every feedback frame
+ * A NAK is also sticky: from sl_xport_fbq_nak until the QP is forgotten (or, for a refusal for
+ * now, until it takes the message after all: sl_xport_fbq_nak_end), every feedback frame
  * pushed for the QP leaves as that NAK, in the ring or held, so each ACK the receiver still
  * makes (for a later packet or a retransmission) repeats the NAK and a lost one is repaired.
  * Every fold is counted in fb_merged (it may supersede an older SACK, echo or hole); the
@@ -72,7 +73,8 @@ struct held {
 	uint32_t pulls;      /**< PULLs held, the last one pull_seq */
 	uint32_t nak_ack;    /**< sticky NAK: the refused message's first PSN */
 	uint32_t nak_msn;    /**< sticky NAK: its MSN */
-	uint8_t nak_syn;     /**< sticky NAK: its syndrome (0: the QP refused nothing) */
+	uint8_t nak_syn;     /**< the last NAK: its syndrome (0: the QP refused nothing) */
+	bool nak_sticky;     /**< every feedback pushed leaves as that NAK */
 	uint32_t naks_sent;  /**< NAK frames encoded since the QP was forgotten last */
 	uint8_t bits;        /**< HELD_* */
 	bool queued;         /**< in the holding FIFO */
@@ -321,7 +323,7 @@ sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *fb)
 {
 	struct sl_xfb nak;
 
-	if (q->held[qpn].nak_syn) { /* refused: whatever the receiver says, it says NAK */
+	if (q->held[qpn].nak_sticky) { /* refused: whatever the receiver says, it says NAK */
 		nak = nak_of(&q->held[qpn], fb->qpn, fb->token);
 		fb = &nak;
 	}
@@ -425,7 +427,14 @@ sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak)
 	h->nak_ack = nak->ack_psn;
 	h->nak_msn = nak->nak_msn;
 	h->nak_syn = nak->syndrome;
+	h->nak_sticky = true;
 	sl_xport_fbq_push(q, qpn, nak);
+}
+
+void
+sl_xport_fbq_nak_end(struct sl_xport_fbq *q, uint32_t qpn)
+{
+	q->held[qpn].nak_sticky = false; /* a NAK held or in the ring is still sent, as made */
 }
 
 void
@@ -435,6 +444,7 @@ sl_xport_fbq_forget(struct sl_xport_fbq *q, uint32_t qpn)
 	close_ring_ack(q, qpn);
 	q->held[qpn].pulls = 0;
 	q->held[qpn].nak_syn = 0;
+	q->held[qpn].nak_sticky = false;
 	q->held[qpn].naks_sent = 0;
 }
 

@@ -28,28 +28,6 @@
 #include "xport_priv.h"
 
 void
-sl_xp_reading_add(struct sl_xport *x, uint32_t qpn, struct xqp *q)
-{
-	if (q->reading_at)
-		return;
-	x->reading[x->nreading++] = qpn;
-	q->reading_at = x->nreading;
-}
-
-void
-sl_xp_reading_del(struct sl_xport *x, struct xqp *q)
-{
-	uint32_t last;
-
-	if (!q->reading_at)
-		return;
-	last = x->reading[--x->nreading];
-	x->reading[q->reading_at - 1] = last;
-	x->qp[last].reading_at = q->reading_at;
-	q->reading_at = 0;
-}
-
-void
 sl_xp_serve_owed(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	while (q->owed_n && q->sq_tail - q->sq_head <= x->sq_mask) {
@@ -92,7 +70,7 @@ sl_xp_answered(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 {
 	q->sq[q->rd[q->rd_head++ & XP_RD_MASK] & x->sq_mask].answered = true;
 	if (q->rd_head == q->rd_tail)
-		sl_xp_reading_del(x, q);
+		sl_xp_set_del(&x->reading, qpn);
 	sl_xp_complete(x, qpn, q, now_ns);
 }
 
@@ -138,8 +116,8 @@ bad_answer:
 void
 sl_xp_reads_timeout(struct sl_xport *x, uint64_t now_ns)
 {
-	for (uint32_t i = 0; i < x->nreading;) {
-		uint32_t qpn = x->reading[i];
+	for (uint32_t i = 0; i < x->reading.n;) {
+		uint32_t qpn = x->reading.qpn[i];
 
 		if (!sl_xp_timed_out(x, qpn, &x->qp[qpn], now_ns))
 			i++; /* else it left the list, and another took its place */
@@ -151,8 +129,8 @@ sl_xp_reads_deadline(const struct sl_xport *x)
 {
 	uint64_t d = UINT64_MAX;
 
-	for (uint32_t i = 0; i < x->nreading; i++) {
-		const struct xqp *q = &x->qp[x->reading[i]];
+	for (uint32_t i = 0; i < x->reading.n; i++) {
+		const struct xqp *q = &x->qp[x->reading.qpn[i]];
 
 		d = SL_MIN(d, q->progress_ns + q->timeout_ns);
 	}

@@ -74,18 +74,28 @@ enum sl_xport_op {
 
 /*
  * The peer refused a message (on_recv or read_src returned one of these): the receiving QP
- * stops delivering and answers every later packet with a NAK carrying the refused message's
- * MSN and this syndrome (docs/wire-format.md, "NAK"); at the sender that message completes
- * with the status beside each, every later one with -ECANCELED, and the QP fails.
+ * answers every later packet with a NAK carrying the refused message's MSN and this syndrome
+ * (docs/wire-format.md, "NAK"). For ACCESS, OP and INVALID it delivers nothing more; at the
+ * sender that message completes with the status beside each, every later one with
+ * -ECANCELED, and the QP fails. RNR is not final: the receiver forgets the message and
+ * everything after it and waits for it again; the sender sends it again after a backoff
+ * (SL_XPORT_RNR_MIN_NS, doubling to SL_XPORT_RNR_MAX_NS while the same message is refused),
+ * as an RC QP with unlimited RNR retries does, until its timeout_ns without progress.
  */
 enum sl_xport_syndrome {
 	SL_XPORT_SYN_NONE = 0,
 	SL_XPORT_SYN_ACCESS,  /**< key, range or access flag refused: -EACCES */
-	SL_XPORT_SYN_OP,      /**< the consumer could not take it (no receive buffer, its
-			       *   buffer too short, it went away): -EREMOTEIO */
+	SL_XPORT_SYN_OP,      /**< the consumer cannot take it (its buffer too short, it went
+			       *   away): -EREMOTEIO */
 	SL_XPORT_SYN_INVALID, /**< a request the peer does not serve: -EBADMSG */
-	SL_XPORT_SYN_MAX = SL_XPORT_SYN_INVALID,
+	SL_XPORT_SYN_RNR,     /**< receiver not ready: no room for it now; sent again later (a
+			       *   QP whose receiver is the endpoint-congestion target refuses
+			       *   it as OP: that receiver cannot forget what it took) */
+	SL_XPORT_SYN_MAX = SL_XPORT_SYN_RNR,
 };
+
+#define SL_XPORT_RNR_MIN_NS 10000u   /**< first resend after an RNR NAK, ns (10 us) */
+#define SL_XPORT_RNR_MAX_NS 1000000u /**< backoff cap while one message is refused, ns (1 ms) */
 
 /* One segment of a received message, in order (struct sl_xport_conf.on_recv). */
 struct sl_xport_rx_seg {
@@ -109,7 +119,8 @@ struct sl_xport_rx_seg {
 /*
  * A posted message finished (on_complete): every packet of a SEND or WRITE was acknowledged, or
  * the whole answer to a READ arrived (status 0); or not: the QP failed first (-ETIMEDOUT: the
- * peer acknowledged nothing for the QP's timeout), was closed (-ECANCELED), or the peer
+ * peer acknowledged nothing for the QP's timeout; -EBUSY: nothing for that long either, but
+ * the peer answered that it had no room, SL_XPORT_SYN_RNR), was closed (-ECANCELED), or the peer
  * refused it (-EACCES, -EREMOTEIO, -EBADMSG: enum sl_xport_syndrome). A message that failed
  * may or may not have been delivered, and was delivered at most once; one the peer refused
  * touched nothing there.
@@ -119,7 +130,7 @@ struct sl_xport_cqe {
 	uint32_t msn;     /**< its message sequence number */
 	uint8_t op;       /**< enum sl_xport_op, as posted */
 	uint32_t len;     /**< message bytes (READ: bytes read) */
-	int status;       /**< 0, -ETIMEDOUT, -ECANCELED, -EACCES, -EREMOTEIO or -EBADMSG */
+	int status;       /**< 0, -ETIMEDOUT, -EBUSY, -ECANCELED, -EACCES, -EREMOTEIO or -EBADMSG */
 	uint64_t cookie;  /**< as posted */
 	uint64_t post_ns; /**< when it was posted, ns (completion latency = now - post_ns) */
 };
@@ -236,6 +247,10 @@ struct sl_xport_stats {
 	uint64_t rx_bad_answer;
 	uint64_t rx_refused;
 	uint64_t rx_nak;
+	uint64_t rx_rnr;
+	uint64_t rx_rnr_discarded;
+	uint64_t rx_rnr_nak;
+	uint64_t rnr_resends;
 	uint64_t tx_data;
 	uint64_t tx_rtx;
 	uint64_t tx_fb;
@@ -275,6 +290,9 @@ struct sl_xport_qp_stats {
 	uint64_t refusals;
 	uint64_t naks_sent;
 	uint64_t naks_received;
+	uint64_t rnr_refusals;
+	uint64_t rnr_naks_received;
+	uint64_t rnr_resends;
 };
 
 extern const struct sl_stat_table sl_xport_stat_table;

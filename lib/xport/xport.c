@@ -72,6 +72,15 @@ static const struct sl_stat_desc stat_desc[] = {
 	SL_STAT(struct sl_xport_stats, rx_refused,
 		"messages refused (on_recv, read_src, a bad answer): the QP NAKs from then on"),
 	SL_STAT(struct sl_xport_stats, rx_nak, "NAKs received for an open QP"),
+	SL_STAT(struct sl_xport_stats, rx_rnr,
+		"messages refused for now (receiver not ready): forgotten with what followed "
+		"them, awaited again"),
+	SL_STAT(struct sl_xport_stats, rx_rnr_discarded,
+		"packets past an RNR refusal, discarded (their sender resends them)"),
+	SL_STAT(struct sl_xport_stats, rx_rnr_nak,
+		"of rx_nak, RNR NAKs: the peer had no room yet, the message is sent again"),
+	SL_STAT(struct sl_xport_stats, rnr_resends,
+		"QPs sending again from a message an RNR NAK named, after its backoff"),
 	SL_STAT(struct sl_xport_stats, tx_data, "data packets built, first sends"),
 	SL_STAT(struct sl_xport_stats, tx_rtx, "data packets built, retransmissions"),
 	SL_STAT(struct sl_xport_stats, tx_fb, "feedback frames built"),
@@ -122,6 +131,12 @@ static const struct sl_stat_desc qp_stat_desc[] = {
 	SL_STAT(struct sl_xport_qp_stats, refusals, "messages this QP refused (0 or 1)"),
 	SL_STAT(struct sl_xport_qp_stats, naks_sent, "NAK frames sent"),
 	SL_STAT(struct sl_xport_qp_stats, naks_received, "NAK frames received"),
+	SL_STAT(struct sl_xport_qp_stats, rnr_refusals,
+		"messages this QP refused for now (receiver not ready), awaited again"),
+	SL_STAT(struct sl_xport_qp_stats, rnr_naks_received,
+		"of naks_received, RNR NAKs (repeats during a backoff included)"),
+	SL_STAT(struct sl_xport_qp_stats, rnr_resends,
+		"times this QP sent again from a message its peer refused for now"),
 };
 SL_STAT_TABLE_DEFINE(sl_xport_qp_stat_table, struct sl_xport_qp_stats, qp_stat_desc);
 
@@ -230,10 +245,15 @@ sl_xport_create(const struct sl_xport_conf *conf)
 	x->qp = calloc(c.max_qps, sizeof(*x->qp));
 	x->sq_mask = sl_align_pow2_u32(c.sq_depth + SL_XPORT_READS_MAX) - 1;
 	x->sq_mem = calloc((size_t)c.max_qps * (x->sq_mask + 1), sizeof(*x->sq_mem));
-	x->reading = calloc(c.max_qps, sizeof(*x->reading));
+	x->reading = (struct xp_qp_set){.qpn = calloc(c.max_qps, sizeof(uint32_t)),
+					.at = calloc(c.max_qps, sizeof(uint32_t))};
+	x->rnr_wait = (struct xp_qp_set){.qpn = calloc(c.max_qps, sizeof(uint32_t)),
+					 .at = calloc(c.max_qps, sizeof(uint32_t))};
+	x->rnr_act = calloc(c.window_pkts, sizeof(*x->rnr_act));
 	x->fbq = sl_xport_fbq_create(c.max_qps, XP_FBQ_SLOTS, c.min_frame_bytes, &x->st);
-	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->reading == NULL ||
-	    x->fbq == NULL) {
+	if (x->act == NULL || x->qp == NULL || x->sq_mem == NULL || x->reading.qpn == NULL ||
+	    x->reading.at == NULL || x->rnr_wait.qpn == NULL || x->rnr_wait.at == NULL ||
+	    x->rnr_act == NULL || x->fbq == NULL) {
 		errno = ENOMEM;
 		goto fail;
 	}
@@ -297,7 +317,11 @@ sl_xport_free(struct sl_xport *x)
 	sl_sched_free(x->e);
 	sl_xport_fbq_free(x->fbq);
 	free(x->sq_mem);
-	free(x->reading);
+	free(x->reading.qpn);
+	free(x->reading.at);
+	free(x->rnr_wait.qpn);
+	free(x->rnr_wait.at);
+	free(x->rnr_act);
 	free(x->qp);
 	free(x->act);
 	free(x);
@@ -348,6 +372,7 @@ sl_xport_qp_open(struct sl_xport *x, const struct sl_xport_qp_conf *qc, uint64_t
 	if (rc)
 		goto undo_flow;
 	memset(q, 0, offsetof(struct xqp, sq));
+	q->rx_cc = cc;
 	q->ops = ops;
 	q->recv_mode = qc->recv_mode;
 	q->peer_qpn = qc->peer_qpn;
@@ -473,7 +498,7 @@ sl_xport_post(struct sl_xport *x, uint32_t qpn, const struct sl_xport_wr *wr, ui
 	if (read) {
 		q->reads++;
 		q->rd[q->rd_tail++ & XP_RD_MASK] = q->sq_tail - 1;
-		sl_xp_reading_add(x, qpn, q);
+		sl_xp_set_add(&x->reading, qpn);
 	}
 	sl_stat_add(&q->st.msgs_posted, 1);
 	sl_stat_add(&q->st.bytes_posted, wr->len);
@@ -565,6 +590,8 @@ sl_xp_complete(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
 	if (wnd_start != q->acked_psn) {
 		q->acked_psn = wnd_start;
 		q->progress_ns = now_ns;
+		if (q->rnr_state == XQP_RNR_RESENT && sl_seq_ge(wnd_start, q->rnr_fence_psn))
+			q->rnr_state = XQP_RNR_NONE; /* all that was resent got through */
 	}
 	while (q->sq_head != q->sq_tail) {
 		const struct sq_ent *m = &q->sq[q->sq_head & x->sq_mask];
@@ -589,7 +616,9 @@ stop_sender(struct sl_xport *x, uint32_t qpn, struct xqp *q, int status, uint64_
 		retire(x, qpn, q, status, now_ns);
 	q->owed_n = 0;
 	q->rd_head = q->rd_tail;
-	sl_xp_reading_del(x, q);
+	sl_xp_set_del(&x->reading, qpn);
+	sl_xp_set_del(&x->rnr_wait, qpn);
+	q->rnr_state = XQP_RNR_NONE;
 	sl_sched_flow_del(x->e, qpn);
 	if (q->ff.tracked)
 		sl_recv_rtx_flow_close(x->rtx, qpn);
@@ -616,7 +645,8 @@ sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns
 {
 	if (q->failed || now_ns - q->progress_ns < q->timeout_ns)
 		return q->failed;
-	fail_qp(x, qpn, q, -ETIMEDOUT, now_ns);
+	/* a peer that answered RNR all along had no room, it did not go away */
+	fail_qp(x, qpn, q, q->rnr_state == XQP_RNR_NONE ? -ETIMEDOUT : -EBUSY, now_ns);
 	return true;
 }
 
@@ -662,9 +692,48 @@ refuse(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint8_t syn)
 		.opcode = SL_XOP_NAK, .ack_psn = q->rx_psn, .nak_msn = q->rx_msn, .syndrome = syn};
 
 	sl_xp_fb_to_peer(q, &nak);
-	q->rx_refused = syn;
+	q->rx_state = XQP_RX_REFUSED;
 	sl_stat_add(&q->st.refusals, 1);
 	sl_stat_add(&x->st.rx_refused, 1);
+	sl_xport_fbq_nak(x->fbq, qpn, &nak);
+}
+
+/*
+ * QP q's consumer has no room for its message in progress yet (SL_XPORT_SYN_RNR): the
+ * receiver forgets the message and everything after it, as if none of it had arrived (its
+ * connection reopens at the message's first PSN, what it stored is dropped), and its feedback
+ * is the RNR NAK naming the message until that PSN is delivered again. Packets of the forgotten
+ * stream still on their way to sl_xp_deliver are discarded there. An endpoint-congestion
+ * receiver cannot forget what it took: its QP refuses the message for good (OP).
+ */
+static void
+refuse_for_now(struct sl_xport *x, uint32_t qpn, struct xqp *q)
+{
+	struct sl_recv_conn_conf cc = q->rx_cc;
+	struct sl_xfb nak = {.opcode = SL_XOP_NAK,
+			     .ack_psn = q->rx_psn,
+			     .nak_msn = q->rx_msn,
+			     .syndrome = SL_XPORT_SYN_RNR};
+	unsigned n;
+
+	if (q->recv_mode == SL_XPORT_RECV_EC) {
+		refuse(x, qpn, q, SL_XPORT_SYN_OP);
+		return;
+	}
+	n = sl_recv_conn_close(x->r, qpn, x->rnr_act, x->c.window_pkts);
+	for (unsigned i = 0; i < n; i++)
+		if (x->rnr_act[i].type == SL_RECV_ACT_DROP)
+			x->c.release(x->c.ctx, x->rnr_act[i].data.handle);
+	cc.isn = q->rx_psn;
+	if (sl_recv_conn_open(x->r, qpn, &cc) != 0) { /* cannot fail: it was open with cc */
+		refuse(x, qpn, q, SL_XPORT_SYN_OP);
+		return;
+	}
+	q->rx_off = 0;
+	q->rx_state = XQP_RX_RNR;
+	sl_xp_fb_to_peer(q, &nak);
+	sl_stat_add(&q->st.rnr_refusals, 1);
+	sl_stat_add(&x->st.rx_rnr, 1);
 	sl_xport_fbq_nak(x->fbq, qpn, &nak);
 }
 
@@ -711,12 +780,21 @@ sl_xp_deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 	uint32_t len;
 	int hl, syn;
 
-	if (q->rx_refused) { /* it refused a message: nothing after it is delivered */
+	if (q->rx_state == XQP_RX_REFUSED) { /* nothing after a refused message is delivered */
 		x->c.release(x->c.ctx, handle);
 		return;
 	}
 	buf = x->c.frame(x->c.ctx, handle, &len);
 	hl = sl_xhdr_decode(buf, len, &h, NULL); /* decoded once already: cannot fail */
+	if (q->rx_state == XQP_RX_RNR) {
+		if (h.psn != q->rx_psn) { /* the forgotten stream, handed over before it was */
+			sl_stat_add(&x->st.rx_rnr_discarded, 1);
+			x->c.release(x->c.ctx, handle);
+			return;
+		}
+		q->rx_state = XQP_RX_OPEN; /* the refused message is back */
+		sl_xport_fbq_nak_end(x->fbq, qpn);
+	}
 	if (q->rx_gap && sl_seq_ge(h.psn, q->rx_gap_psn)) {
 		q->rx_gap = false;
 		sl_hist_add(&x->recovery_ns, now_ns - q->rx_gap_ns);
@@ -742,6 +820,11 @@ sl_xp_deliver(struct sl_xport *x, uint32_t qpn, void *handle, uint64_t now_ns)
 		q->rx_broken = true;
 	} else if (!q->rx_broken) {
 		syn = accept(x, qpn, q, &h, &seg, now_ns);
+		if (syn == SL_XPORT_SYN_RNR) {
+			refuse_for_now(x, qpn, q);
+			x->c.release(x->c.ctx, handle);
+			return;
+		}
 		if (syn) {
 			refuse(x, qpn, q, (uint8_t)syn);
 			x->c.release(x->c.ctx, handle);
@@ -817,11 +900,115 @@ fb_in_range(const struct sl_xport *x, const struct sl_xfb *fb)
 }
 
 /*
- * A NAK for open QP q: the peer refused message nak_msn, whose first PSN is ack_psn. Every
- * message before it completes (acknowledged by that cumulative ACK; a READ still awaiting its
- * answer is cancelled), it fails with the syndrome's status, and the QP fails, cancelling the
- * rest. A NAK naming no message in the send queue (or not its first PSN) is refused; one for a
- * QP that already failed is only counted (the peer repeats it for every packet it gets).
+ * An RNR NAK for open QP q: the peer had no room for the message whose first PSN is ack_psn
+ * and forgot it and what followed. The messages before it are acknowledged (the NAK's
+ * cumulative ACK, given to the program only when it moves the window: a repeated NAK is no
+ * duplicate ACK). The QP backs off, then sends again from that PSN (rnr_resend); repeats of the
+ * NAK while it waits change nothing, and one after it sent again (the peer still had no room)
+ * doubles the backoff, up to SL_XPORT_RNR_MAX_NS. timeout_ns without progress ends it.
+ */
+static void
+rx_rnr_nak(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xfb *fb,
+	   uint64_t now_ns)
+{
+	uint32_t wnd_start, snd_max, backoff = SL_XPORT_RNR_MIN_NS;
+
+	sl_stat_add(&q->st.rnr_naks_received, 1);
+	sl_stat_add(&x->st.rx_rnr_nak, 1);
+	if (q->ops->credit == SL_CREDIT_GRANT) {
+		/* the NAK stands for the PULL the peer made for a packet it dropped */
+		struct sl_event pull = {
+			.flow = qpn, .type = SL_EV_PULL, .grant_bytes = q->seg_bytes};
+
+		sl_sched_incoming(x->e, &pull, 1, now_ns);
+	}
+	if (sl_sched_flow_seqs(x->e, qpn, &wnd_start, &snd_max) != 0)
+		return;
+	if (sl_seq_gt(fb->ack_psn, wnd_start)) {
+		struct sl_xfb ack = {.opcode = SL_XOP_ACK, .qpn = qpn, .ack_psn = fb->ack_psn};
+		struct sl_event ev[XP_EVENTS_MAX];
+		unsigned n = sl_xport_fb_events(x->e, x->rtx, qpn, &q->ff, &ack, ev, XP_EVENTS_MAX);
+
+		sl_sched_incoming(x->e, ev, n, now_ns);
+		sl_xp_complete(x, qpn, q, now_ns);
+	}
+	if (q->rnr_psn == fb->ack_psn && q->rnr_state == XQP_RNR_WAIT)
+		return;
+	if (q->rnr_psn == fb->ack_psn && q->rnr_state == XQP_RNR_RESENT)
+		backoff = SL_MIN(2 * q->rnr_backoff_ns, SL_XPORT_RNR_MAX_NS);
+	q->rnr_state = XQP_RNR_WAIT;
+	q->rnr_psn = fb->ack_psn;
+	q->rnr_fence_psn = snd_max;
+	q->rnr_backoff_ns = backoff;
+	q->rnr_at_ns = now_ns + backoff;
+	sl_sched_flow_rto_after(x->e, qpn, q->rnr_at_ns); /* the peer is there: no timeout */
+	sl_xp_set_add(&x->rnr_wait, qpn);
+}
+
+/*
+ * QP q's backoff after an RNR NAK is over: it sends again from the refused message (every
+ * packet from it on, acknowledged selectively or not: the peer forgot them), unless an ACK
+ * past it came meanwhile (a timeout's resend was taken).
+ */
+static void
+rnr_resend(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns)
+{
+	uint32_t wnd_start, snd_max, from;
+
+	sl_xp_set_del(&x->rnr_wait, qpn);
+	q->rnr_state = XQP_RNR_RESENT;
+	if (sl_sched_flow_seqs(x->e, qpn, &wnd_start, &snd_max) != 0)
+		return;
+	/* A resend (the RTO's) got through meanwhile: the peer still forgot what followed it,
+	 * SACKed or not. */
+	from = sl_seq_lt(q->rnr_psn, wnd_start) ? wnd_start : q->rnr_psn;
+	if (from == snd_max || sl_sched_flow_rewind(x->e, qpn, from, now_ns) != 0) {
+		q->rnr_state = XQP_RNR_NONE;
+		return;
+	}
+	q->rnr_fence_psn = snd_max;
+	if (q->ff.tracked) { /* MELO's marks: everything from the front goes again, as an RTO */
+		sl_recv_rtx_rto(x->rtx, qpn, from);
+		q->ff.mark_psn = snd_max;
+	}
+	sl_stat_add(&q->st.rnr_resends, 1);
+	sl_stat_add(&x->st.rnr_resends, 1);
+}
+
+/* The QPs whose backoff after an RNR NAK is over by now_ns send again. */
+static void
+rnr_resend_due(struct sl_xport *x, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < x->rnr_wait.n;) {
+		uint32_t qpn = x->rnr_wait.qpn[i];
+
+		if (x->qp[qpn].rnr_at_ns > now_ns) {
+			i++;
+			continue;
+		}
+		rnr_resend(x, qpn, &x->qp[qpn],
+			   now_ns); /* takes it off: index i holds another now */
+	}
+}
+
+/* The earliest end of a backoff after an RNR NAK, ns (UINT64_MAX: none). */
+static uint64_t
+rnr_deadline(const struct sl_xport *x)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (uint32_t i = 0; i < x->rnr_wait.n; i++)
+		d = SL_MIN(d, x->qp[x->rnr_wait.qpn[i]].rnr_at_ns);
+	return d;
+}
+
+/*
+ * A NAK for open QP q: the peer refused message nak_msn, whose first PSN is ack_psn. For RNR
+ * see rx_rnr_nak. Otherwise every message before it completes (acknowledged by that cumulative
+ * ACK; a READ still awaiting its answer is cancelled), it fails with the syndrome's status, and
+ * the QP fails, cancelling the rest. A NAK naming no message in the send queue (or not its
+ * first PSN) is refused; one for a QP that already failed is only counted (the peer repeats it
+ * for every packet it gets).
  */
 static void
 rx_nak(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xfb *fb, uint64_t now_ns)
@@ -837,6 +1024,10 @@ rx_nak(struct sl_xport *x, uint32_t qpn, struct xqp *q, const struct sl_xfb *fb,
 	sl_stat_add(&x->st.rx_nak, 1);
 	if (q->failed)
 		return;
+	if (fb->syndrome == SL_XPORT_SYN_RNR) {
+		rx_rnr_nak(x, qpn, q, fb, now_ns);
+		return;
+	}
 	for (; k; k--) {
 		const struct sq_ent *m = &q->sq[q->sq_head & x->sq_mask];
 
@@ -873,6 +1064,9 @@ rx_feedback(struct sl_xport *x, const struct sl_xport_rx_frame *f, uint64_t now_
 		sl_stat_add(&x->st.rx_bad_qpn, 1);
 		return;
 	}
+	if ((fb.flags & SL_XFB_F_SACK) && q->rnr_state != XQP_RNR_NONE &&
+	    sl_seq_ge(fb.sack_psn, q->rnr_psn))
+		fb.flags &= (uint8_t)~SL_XFB_F_SACK; /* made before the peer forgot it, maybe */
 	if (!fb_in_range(x, &fb)) {
 		sl_stat_add(&x->st.rx_fb_out_of_range, 1);
 		return;
@@ -1075,8 +1269,10 @@ sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_tx_frame 
 		apply_actions(x, sl_recv_poll(x->r, now_ns, x->act, x->act_max), now_ns);
 	if (x->drain_busy)
 		sl_xp_ec_drain(x, now_ns);
-	if (x->nreading)
+	if (x->reading.n)
 		sl_xp_reads_timeout(x, now_ns);
+	if (x->rnr_wait.n)
+		rnr_resend_due(x, now_ns);
 	n = sl_xport_fbq_pop(x->fbq, out, max);
 	if (n)
 		sl_stat_add(&x->st.tx_fb, n);
@@ -1108,8 +1304,10 @@ sl_xport_next_deadline(const struct sl_xport *x)
 		return 0;
 	d = SL_MIN(sl_sched_next_deadline(x->e), sl_recv_next_deadline(x->r));
 	d = SL_MIN(d, sl_xp_ec_deadline(x));
-	if (x->nreading)
+	if (x->reading.n)
 		d = SL_MIN(d, sl_xp_reads_deadline(x));
+	if (x->rnr_wait.n)
+		d = SL_MIN(d, rnr_deadline(x));
 	return d;
 }
 

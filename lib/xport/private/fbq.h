@@ -30,6 +30,12 @@ void sl_xport_fbq_push(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb
  */
 void sl_xport_fbq_nak(struct sl_xport_fbq *q, uint32_t qpn, const struct sl_xfb *nak);
 
+/*
+ * QP qpn takes messages again after refusing one for now (SL_XPORT_SYN_RNR): feedback pushed
+ * from now on is its own again. A NAK already made stays and is sent.
+ */
+void sl_xport_fbq_nak_end(struct sl_xport_fbq *q, uint32_t qpn);
+
 /* Up to max frames, oldest first. Returns how many. */
 unsigned sl_xport_fbq_pop(struct sl_xport_fbq *q, struct sl_xport_tx_frame *out, unsigned max);
 

@@ -41,6 +41,58 @@ struct owed {
 	uint32_t len;
 };
 
+/* A QP's receive side (struct xqp.rx_state). */
+enum xqp_rx_state {
+	XQP_RX_OPEN,    /**< delivering in order */
+	XQP_RX_RNR,     /**< refused its message in progress for now (receiver not ready): it
+			 *   forgot the message and what followed, and waits for its first PSN */
+	XQP_RX_REFUSED, /**< refused a message for good: it delivers nothing more */
+};
+
+/* A QP's send side after an RNR NAK (struct xqp.rnr_state). */
+enum xqp_rnr_state {
+	XQP_RNR_NONE,   /**< no message of it refused for now */
+	XQP_RNR_WAIT,   /**< backing off: at rnr_at_ns it sends again from rnr_psn (in
+			 *   x->rnr_wait); repeats of the NAK meanwhile change nothing */
+	XQP_RNR_RESENT, /**< sent again from rnr_psn, until the cumulative ACK reaches
+			 *   rnr_fence_psn: another RNR NAK for it backs off twice as long, one
+			 *   that names a later message starts over */
+};
+
+/*
+ * A set of QPs a poll walks (those awaiting READ answers; those backing off after an RNR NAK):
+ * the members' QPNs packed in an array, and each QP's place in it, so that adding, removing
+ * and asking cost O(1) and a walk only the members. Removing moves the last member into the
+ * hole, so a walk that removes the member it stands on looks at the same index again.
+ */
+struct xp_qp_set {
+	uint32_t *qpn; /**< [n] the members, in no order */
+	uint32_t *at;  /**< [max_qps] 1 + a QP's index in qpn; 0: not a member */
+	uint32_t n;
+};
+
+static inline void
+sl_xp_set_add(struct xp_qp_set *s, uint32_t qpn)
+{
+	if (s->at[qpn])
+		return;
+	s->qpn[s->n++] = qpn;
+	s->at[qpn] = s->n;
+}
+
+static inline void
+sl_xp_set_del(struct xp_qp_set *s, uint32_t qpn)
+{
+	uint32_t at = s->at[qpn], last;
+
+	if (!at)
+		return;
+	last = s->qpn[--s->n];
+	s->qpn[at - 1] = last;
+	s->at[last] = at;
+	s->at[qpn] = 0;
+}
+
 struct xqp {
 	const struct sl_proto_ops *ops;
 	bool open;
@@ -66,7 +118,6 @@ struct xqp {
 	uint32_t reads; /**< READs posted, not completed */
 	uint32_t rd_head, rd_tail;
 	uint32_t rd[SL_XPORT_READS_MAX];
-	uint32_t reading_at; /**< 1 + its index in x->reading while READs await answers, else 0 */
 	/* answers we owe, waiting for a send-queue slot */
 	uint32_t owed_head, owed_n;
 	struct owed owed[SL_XPORT_READS_MAX];
@@ -80,12 +131,21 @@ struct xqp {
 	uint64_t rx_cookie; /**< READ_RESP: the cookie of the READ it answers */
 	uint8_t rx_op;      /**< enum sl_xport_op */
 	/* receive side: the loss the transport is repairing (sl_xport_recovery_hist) */
-	bool rx_gap;         /**< a packet arrived beyond one missing: the gap is open */
-	uint32_t rx_max_psn; /**< highest PSN arrived (recv_psn - 1 at open) */
-	uint32_t rx_gap_psn; /**< rx_gap: the first PSN that was missing */
-	uint64_t rx_gap_ns;  /**< rx_gap: when the packet beyond it arrived, ns */
-	uint8_t rx_refused; /**< the syndrome this QP refused a message with: it delivers no more */
-	bool rx_broken;     /**< its sequence broke: the rest of it is not delivered */
+	bool rx_gap;                    /**< a packet arrived beyond one missing: the gap is open */
+	uint32_t rx_max_psn;            /**< highest PSN arrived (recv_psn - 1 at open) */
+	uint32_t rx_gap_psn;            /**< rx_gap: the first PSN that was missing */
+	uint64_t rx_gap_ns;             /**< rx_gap: when the packet beyond it arrived, ns */
+	uint8_t rx_state;               /**< enum xqp_rx_state */
+	bool rx_broken;                 /**< its sequence broke: the rest of it is not delivered */
+	struct sl_recv_conn_conf rx_cc; /**< its receiver connection, as opened (RNR reopens it) */
+	/* send side: the peer's receiver not ready */
+	uint8_t rnr_state;       /**< enum xqp_rnr_state */
+	uint32_t rnr_psn;        /**< first PSN of the message an RNR NAK named last */
+	uint32_t rnr_backoff_ns; /**< the backoff taken for it, ns */
+	uint32_t rnr_fence_psn;  /**< snd_max when it resent (or was NAKed): until the cumulative
+				  *   ACK reaches it, SACKs from rnr_psn on are ignored (made before
+				  *   the peer forgot those packets, they may name what it lost) */
+	uint64_t rnr_at_ns;      /**< XQP_RNR_WAIT: when it sends again, ns */
 	struct sl_xport_qp_stats st;
 	struct sq_ent *sq; /**< [sq_mask + 1]; last: sl_xport_qp_open clears what precedes it */
 };
@@ -95,15 +155,16 @@ struct sl_xport {
 	struct sl_sched *e;
 	struct sl_recv *r;
 	struct sl_recv_rtx *rtx;
-	struct xqp *qp;        /**< [max_qps] */
-	struct sq_ent *sq_mem; /**< [max_qps * (sq_mask + 1)] */
-	uint32_t sq_mask;      /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
-				*   rounded up to a power of two */
-	uint32_t *reading;     /**< [nreading] QPs with READs awaiting answers */
-	uint32_t nreading;
+	struct xqp *qp;             /**< [max_qps] */
+	struct sq_ent *sq_mem;      /**< [max_qps * (sq_mask + 1)] */
+	uint32_t sq_mask;           /**< send-queue ring slots - 1: sq_depth + SL_XPORT_READS_MAX,
+				     *   rounded up to a power of two */
+	struct xp_qp_set reading;   /**< QPs with READs awaiting answers */
 	struct sl_recv_action *act; /**< [act_max] */
 	unsigned act_max;
-	struct sl_xport_fbq *fbq;   /**< feedback to send */
+	struct sl_recv_action *rnr_act; /**< [window_pkts]: what an RNR refusal's reopen drops */
+	struct xp_qp_set rnr_wait;      /**< QPs backing off after an RNR NAK (XQP_RNR_WAIT) */
+	struct sl_xport_fbq *fbq;       /**< feedback to send */
 	struct sl_hist recovery_ns; /**< loss to delivery of the QPs' gaps (written on the lcore) */
 	/* the endpoint-congestion target and its host (ec_recv.c; NULL without ec_drain_bps) */
 	struct sl_ec *ec;
@@ -181,12 +242,6 @@ void sl_xp_ec_drain(struct sl_xport *x, uint64_t now_ns);
 uint64_t sl_xp_ec_deadline(const struct sl_xport *x);
 
 /* --- read.c -------------------------------------------------------------------------------- */
-
-/* QP q awaits answers to its READs: on the list tx_burst checks against its timeout. */
-void sl_xp_reading_add(struct sl_xport *x, uint32_t qpn, struct xqp *q);
-
-/* QP q awaits no answer any more (answered, failed or closed): off the list. */
-void sl_xp_reading_del(struct sl_xport *x, struct xqp *q);
 
 /* Answers QP q owes into its send queue, in request order, while it has slots. */
 void sl_xp_serve_owed(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns);

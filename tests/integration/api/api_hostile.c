@@ -32,8 +32,9 @@
  *   api_hostile -S sock -p port stash-hog-client HOST
  *       An application that never posts a RECV: the client SENDs 64 KiB on each of its
  *       STASH_HOG_QPS QPs in turn, one at a time, into the server's daemon's stash, until a
- *       SEND is refused, which must be REM_OP_ERR (its application's share of the stash,
- *       [api] client_stash_bytes, is full); the messages of its other QPs stay held. Prints
+ *       SEND fails, which must be RNR_RETRY_EXC_ERR (its application's share of the stash,
+ *       [api] client_stash_bytes, is full: refused for now, sent again after each backoff until
+ *       the QP's timeout); the messages of its other QPs stay held. Prints
  *       "stash-hog: N SENDs of B bytes held by the peer's stash, then refused: ..."; both sides
  *       hold on until SIGTERM.
  *
@@ -429,8 +430,9 @@ victim(const char *sock, const char *host, uint16_t port, uint32_t rounds, uint3
 /*
  * The hog's receiving side never posts a RECV: every SEND its peer makes is held in the lane's
  * stash. Its sending side SENDs STASH_MSG_BYTES on each of its QPs in turn, one at a time, until
- * one is refused, which must be REM_OP_ERR (its application's share of the stash is full); the
- * other QPs' messages stay held. Both then hold on until SIGTERM.
+ * one fails, which must be RNR_RETRY_EXC_ERR (its application's share of the stash is full: the
+ * SEND is refused for now until the QP's timeout); the other QPs' messages stay held. Both then
+ * hold on until SIGTERM.
  */
 static int
 stash_hog(const char *sock, const char *host, uint16_t port)
@@ -453,8 +455,8 @@ stash_hog(const char *sock, const char *host, uint16_t port)
 		printf("stash-hog: %u SENDs of %u bytes held by the peer's stash, then refused: "
 		       "%s\n",
 		       held, STASH_MSG_BYTES, sl_wc_status_str(wc.status));
-		CHECK(wc.status == SL_WC_REM_OP_ERR, "the refusal is %s, want %s",
-		      sl_wc_status_str(wc.status), sl_wc_status_str(SL_WC_REM_OP_ERR));
+		CHECK(wc.status == SL_WC_RNR_RETRY_EXC_ERR, "the refusal is %s, want %s",
+		      sl_wc_status_str(wc.status), sl_wc_status_str(SL_WC_RNR_RETRY_EXC_ERR));
 	}
 	while (!stop)
 		pause();

@@ -64,6 +64,8 @@ struct side {
 	uint64_t ok, failed;      /**< ... completions counted, everything accepted */
 	int who;                  /**< app: 0 a, 1 b */
 	uint64_t live_frames;     /**< handles the endpoint holds or the wire carries */
+	double rnr;               /**< traffic: share of messages refused for now (RNR) ... */
+	struct sl_rng rnr_rng;    /**< ... drawn from this at their first segment */
 };
 
 static uint64_t frames_alive;
@@ -264,6 +266,8 @@ struct run {
 	uint64_t ec_drain_bps; /**< with recv_mode SL_XPORT_RECV_EC: the target's host rate */
 	bool ec_policy;        /**< the target sends DACKs (dack) or not (opt, aimd) */
 	uint64_t opt_bytes;    /**< param[1]: the EC programs' outstanding-byte threshold */
+	double rnr; /**< both consumers refuse this share of messages for now, at their first
+		     *   segment, before the traffic sees them (SL_XPORT_SYN_RNR) */
 };
 
 struct result {
@@ -351,6 +355,8 @@ on_recv(void *ctx, const struct sl_xport_rx_seg *seg, uint64_t now_ns)
 
 	if (s->app)
 		return app_recv(s, seg);
+	if (s->rnr > 0 && seg->first && sl_rng_double(&s->rnr_rng) < s->rnr)
+		return SL_XPORT_SYN_RNR; /* no room yet: its sender sends it again */
 	return s->t ? sl_traffic_msg_on_recv(s->t, seg, now_ns) : 0;
 }
 
@@ -383,6 +389,8 @@ side_init(struct side *s, const struct run *r, uint32_t epoch, uint64_t now)
 				   .ctx = s};
 
 	s->t = traffic_new(r);
+	s->rnr = r->rnr;
+	sl_rng_seed(&s->rnr_rng, r->seed * 3 + 1);
 	s->x = sl_xport_create(&xc);
 	assert_non_null(s->x);
 	open_qps(s, r, epoch, now);
@@ -587,29 +595,51 @@ xport__feedback_outlives_a_stalled_port(void **state)
 	assert_true(held > 0); /* the ring did fill */
 }
 
+/*
+ * Run r for every registered program (its seed + the program's index), in the receiver modes
+ * [r.recv_mode, last_mode], each run's messages all delivered, then check(r, result).
+ */
+static void
+every_program(struct run r, uint8_t last_mode,
+	      void (*check)(const struct run *r, const struct result *res))
+{
+	for (unsigned i = 0; i < sl_proto_count(); i++) {
+		for (uint8_t mode = r.recv_mode; mode <= last_mode; mode++) {
+			struct run ri = r;
+			struct result res;
+
+			ri.proto = sl_proto_at(i)->name;
+			ri.recv_mode = mode;
+			ri.seed = r.seed + i;
+			run_pair(&ri, &res);
+			expect_all_delivered(&ri, &res);
+			if (check)
+				check(&ri, &res);
+		}
+	}
+}
+
+/* Every run resent something, and its gaps were repaired no sooner than a wire delay. */
+static void
+expect_repaired(const struct run *r, const struct result *res)
+{
+	(void)r;
+	assert_true(res->rtx > 0);
+	assert_true(res->recovery.count > 0);
+	assert_true(sl_hist_quantile(&res->recovery, 0.5) >= WIRE_DELAY_NS);
+}
+
 static void
 xport__every_program_one_percent_loss(void **state)
 {
 	(void)state;
-	for (unsigned i = 0; i < sl_proto_count(); i++) {
-		for (uint8_t mode = SL_RECV_MELO; mode <= SL_RECV_GBN; mode++) {
-			struct run r = {.proto = sl_proto_at(i)->name,
-					.recv_mode = mode,
-					.loss = 0.01,
-					.min_bytes = 1,
-					.max_bytes = 65536,
-					.msgs = 200,
-					.seed = 101 + i};
-			struct result res;
-
-			run_pair(&r, &res);
-			expect_all_delivered(&r, &res);
-			assert_true(res.rtx > 0);
-			/* Gaps opened and were repaired: at least one wire delay (10 us) each. */
-			assert_true(res.recovery.count > 0);
-			assert_true(sl_hist_quantile(&res.recovery, 0.5) >= WIRE_DELAY_NS);
-		}
-	}
+	every_program((struct run){.recv_mode = SL_RECV_MELO,
+				   .loss = 0.01,
+				   .min_bytes = 1,
+				   .max_bytes = 65536,
+				   .msgs = 200,
+				   .seed = 101},
+		      SL_RECV_GBN, expect_repaired);
 }
 
 /*
@@ -643,25 +673,53 @@ xport__a_lost_retransmission_is_resent_without_the_rto(void **state)
 	assert_true(sl_hist_quantile(&res.recovery, 0.99) < SL_NS_PER_MS);
 }
 
+/* Both ends refused messages for now and sent them again; nothing failed for good. */
+static void
+expect_refused_for_now(const struct run *r, const struct result *res)
+{
+	(void)r;
+	for (int k = 0; k < 2; k++) {
+		assert_true(res->x[k].rx_rnr > 0);
+		assert_true(res->x[k].rnr_resends > 0);
+		assert_int_equal(res->x[k].qps_failed, 0);
+		assert_int_equal(res->x[k].rx_refused, 0);
+	}
+}
+
+/*
+ * Consumers with no room (RNR) for 5 % of the messages, on top of 1 % loss and reordering, for
+ * every program and both receiver modes: each refused message is forgotten with what followed
+ * it and sent again after a backoff, and every message still arrives exactly once, in order,
+ * intact, and completes successfully; no QP fails.
+ */
+static void
+xport__messages_refused_for_now_arrive_once_in_order(void **state)
+{
+	(void)state;
+	every_program((struct run){.recv_mode = SL_RECV_MELO,
+				   .loss = 0.01,
+				   .reorder = 0.01,
+				   .rnr = 0.05,
+				   .min_bytes = 1,
+				   .max_bytes = 16384,
+				   .msgs = 200,
+				   .seed = 31},
+		      SL_RECV_GBN, expect_refused_for_now);
+}
+
 static void
 xport__reorder_duplicate_and_loss(void **state)
 {
 	(void)state;
-	for (unsigned i = 0; i < sl_proto_count(); i++) {
-		struct run r = {.proto = sl_proto_at(i)->name,
-				.recv_mode = SL_RECV_MELO,
-				.loss = 0.005,
-				.dup = 0.01,
-				.reorder = 0.02,
-				.min_bytes = 1,
-				.max_bytes = 16384,
-				.msgs = 200,
-				.seed = 7 + i};
-		struct result res;
-
-		run_pair(&r, &res);
-		expect_all_delivered(&r, &res);
-	}
+	every_program((struct run){.recv_mode = SL_RECV_MELO,
+				   .loss = 0.005,
+				   .dup = 0.01,
+				   .reorder = 0.02,
+				   .min_bytes = 1,
+				   .max_bytes = 16384,
+				   .msgs = 200,
+				   .seed = 7},
+		      SL_RECV_MELO, NULL);
 }
 
 static void
@@ -1900,6 +1958,7 @@ main(void)
 		cmocka_unit_test(xport__every_program_one_percent_loss),
 		cmocka_unit_test(xport__a_lost_retransmission_is_resent_without_the_rto),
 		cmocka_unit_test(xport__reorder_duplicate_and_loss),
+		cmocka_unit_test(xport__messages_refused_for_now_arrive_once_in_order),
 		cmocka_unit_test(xport__hostile_frames_are_counted_and_dropped),
 		cmocka_unit_test(xport__peer_restart_fails_qps_and_the_survivor_goes_on),
 		cmocka_unit_test(xport__traffic_posts_again_after_a_failed_qp_restarts),
