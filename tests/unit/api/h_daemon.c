@@ -21,6 +21,8 @@
 
 #define H_QPN_BASE 100u
 #define H_KEY_BASE 0x1000u
+#define H_PSN_BASE 0x100u
+#define H_TOKEN_BASE 0x70000u
 
 static uint8_t *
 h_ptr(struct h_client *cl, uint64_t va, uint64_t len)
@@ -155,7 +157,19 @@ h_execute(struct h_daemon *d, struct h_qp *qp, const struct sl_chan_sqe *e, uint
 	}
 }
 
-/* The lane: every connected QP's send queue, as far as its CQs have room. */
+/* e needs a RECV at peer, and the fake is to wait for one that is not posted yet. */
+static bool
+h_rnr(const struct h_daemon *d, const struct h_qp *peer, const struct sl_chan_sqe *e)
+{
+	bool consumes = e->opcode == SL_WR_SEND || e->opcode == SL_WR_SEND_WITH_IMM ||
+			e->opcode == SL_WR_WRITE_WITH_IMM;
+
+	return d->rnr_wait && consumes && peer && peer->connected &&
+	       __atomic_load_n(&peer->rq->prod, __ATOMIC_ACQUIRE) == peer->rq_cons;
+}
+
+/* The lane: every connected QP's send queue, as far as its CQs have room (and, with rnr_wait,
+ * its peer's RECVs). */
 static void
 h_lane(struct h_daemon *d)
 {
@@ -173,6 +187,8 @@ h_lane(struct h_daemon *d)
 
 			memcpy(&e, sl_chan_ring_entry(qp->sq, qp->sq_cons, qp->sq_depth, sizeof(e)),
 			       sizeof(e));
+			if (h_rnr(d, peer, &e))
+				break;
 			qp->sq_cons++;
 			__atomic_store_n(&qp->sq->cons, qp->sq_cons, __ATOMIC_RELEASE);
 			c.wr_id = e.wr_id;
@@ -314,6 +330,9 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 					  .receiver = q->u.qp_create.receiver};
 		memcpy(d->qps[i].program, q->u.qp_create.program, SL_NAME_MAX);
 		r->u.qp_create.qpn = d->qps[i].qpn;
+		/* as sluiced's: never 0 (a peer refuses token 0), here not random */
+		r->u.qp_create.psn = H_PSN_BASE + i;
+		r->u.qp_create.token = H_TOKEN_BASE + i;
 		r->u.qp_create.seg_bytes = H_DAEMON_SEG_BYTES;
 		r->u.qp_create.pkt_wire_bytes = H_DAEMON_PKT_WIRE_BYTES;
 		return 0;
@@ -443,11 +462,12 @@ h_run(void *arg)
 				}
 			pthread_mutex_unlock(&d->lock);
 		}
-		if (atomic_load(&d->lane)) {
-			pthread_mutex_lock(&d->lock);
+		/* lane is read under the lock: a test that clears it and then takes the lock
+		 * knows that no pass is under way or to come */
+		pthread_mutex_lock(&d->lock);
+		if (atomic_load(&d->lane))
 			h_lane(d);
-			pthread_mutex_unlock(&d->lock);
-		}
+		pthread_mutex_unlock(&d->lock);
 	}
 	for (unsigned i = 0; i < H_CLIENTS; i++)
 		if (d->cl[i].fd >= 0)
@@ -492,4 +512,21 @@ h_daemon_stop(struct h_daemon *d)
 	if (d->dir[0])
 		rmdir(d->dir);
 	pthread_mutex_destroy(&d->lock);
+}
+
+bool
+h_daemon_wait_no_client(struct h_daemon *d, int timeout_ms)
+{
+	for (int i = 0; i < timeout_ms; i++) {
+		bool none = true;
+
+		pthread_mutex_lock(&d->lock);
+		for (unsigned k = 0; k < H_CLIENTS; k++)
+			none = none && d->cl[k].mem == NULL;
+		pthread_mutex_unlock(&d->lock);
+		if (none)
+			return true;
+		usleep(1000);
+	}
+	return false;
 }

@@ -7,7 +7,8 @@
  * another (two processes on one fake daemon stand for two hosts): work between them moves
  * bytes (SEND / RECV, WRITE, WRITE with immediate, READ) with the keys checked as the real
  * daemon checks them, each key only within its own client. A wrong lkey completes with
- * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP.
+ * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP. A SEND
+ * that finds no RECV posted fails the QP too, or waits for one (rnr_wait).
  */
 #ifndef H_DAEMON_H
 #define H_DAEMON_H
@@ -69,13 +70,17 @@ struct h_daemon {
 	pthread_t thread;
 	int lfd;
 	atomic_bool stop;
-	atomic_bool lane; /**< consume rings and complete work */
+	atomic_bool lane; /**< consume rings and complete work (cleared, then d->lock taken
+			   *   and released: no pass runs any more) */
 	/* behaviour, set before a client connects */
 	uint16_t version;                     /**< answered in every response [SL_CHAN_VERSION] */
 	int32_t refuse[SL_CHAN_TYPE_MAX + 1]; /**< status answered by type (0: serve) */
 	/** status answered to a new connection before it asks, seq 0, as sluiced refuses one
 	 *  over its limits (0: serve it) */
 	int32_t refuse_connect;
+	/** a SEND (or WRITE with immediate) to a QP with no RECV posted waits for one, as
+	 *  sluiced's stash holds it, instead of failing both QPs (false) */
+	bool rnr_wait;
 	/* what it saw */
 	atomic_uint requests[SL_CHAN_TYPE_MAX + 1];
 	atomic_uint hellos;
@@ -90,6 +95,9 @@ struct h_daemon {
 void h_daemon_start(struct h_daemon *d, const char *path);
 /* Stop it, remove its socket (and the directory it made). */
 void h_daemon_stop(struct h_daemon *d);
+
+/* Wait up to timeout_ms until the fake has no client left (each has hung up): true if so. */
+bool h_daemon_wait_no_client(struct h_daemon *d, int timeout_ms);
 
 /* The fake's QP qpn (locked by the caller with d->lock), or NULL. */
 struct h_qp *h_daemon_qp(struct h_daemon *d, uint32_t qpn);

@@ -39,21 +39,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* Wait (up to 2 s) until the fake has seen the client hang up. */
-static void
-wait_gone(struct h_daemon *d)
-{
-	for (int i = 0; i < 2000; i++) {
-		pthread_mutex_lock(&d->lock);
-		bool gone = !d->cl[0].mem;
-		pthread_mutex_unlock(&d->lock);
-		if (gone)
-			return;
-		usleep(1000);
-	}
-	fail_msg("the fake daemon still has the client");
-}
-
 static void
 ctx_open__hello_maps_the_sealed_memory(void **state)
 {
@@ -75,7 +60,7 @@ ctx_open__hello_maps_the_sealed_memory(void **state)
 	memcpy(p, "sluice", 7);
 	assert_string_equal((char *)d->cl[0].mem + (p - ctx->mem), "sluice");
 	sl_ctx_close(ctx);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 }
 
 static void
@@ -101,7 +86,7 @@ ctx_open__version_mismatch_is_eproto(void **state)
 	errno = 0;
 	assert_null(sl_ctx_open(d->path, NULL));
 	assert_int_equal(errno, EPROTO);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 }
 
 static void
@@ -193,7 +178,7 @@ ctx_close__destroys_qps_cqs_and_mrs(void **state)
 	assert_non_null(sl_mr_reg(ctx, buf, 64, 0));
 	assert_non_null(sl_qp_create(ctx, &(struct sl_qp_attr){.send_cq = cq, .recv_cq = cq}));
 	sl_ctx_close(ctx);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_QP_DESTROY]), 1);
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_CQ_DESTROY]), 1);
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_MR_DEREG]), 2);
