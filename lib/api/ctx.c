@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -250,6 +251,26 @@ SL_API_EXPORT const char *
 sl_ctx_host(const struct sl_ctx *ctx)
 {
 	return ctx->host;
+}
+
+SL_API_EXPORT int
+sl_ctx_status(struct sl_ctx *ctx)
+{
+	struct pollfd p = {.fd = ctx->sock, .events = POLLIN};
+
+	if (ctx->broken)
+		return ctx->broken;
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	/* Requests are answered within sl_api_call: anything readable now is a hang-up or
+	 * something the daemon was not asked for. */
+	return broken(ctx, p.revents & (POLLHUP | POLLERR) ? -ECONNRESET : -EPROTO);
+}
+
+SL_API_EXPORT int
+sl_ctx_fd(const struct sl_ctx *ctx)
+{
+	return ctx->sock;
 }
 
 void *

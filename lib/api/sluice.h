@@ -75,6 +75,22 @@ void sl_ctx_close(struct sl_ctx *ctx);
 /* The daemon's name for this host ([sluiced] name), for logs and the out-of-band exchange. */
 const char *sl_ctx_host(const struct sl_ctx *ctx);
 
+/*
+ * Whether the daemon is still there: 0, or the -errno that broke the channel (-ECONNRESET once
+ * the daemon hung up: it exited or closed the connection; -EPROTO: it said something it was
+ * not asked). The data path makes no system call, so it never notices a daemon that died (its
+ * rings just stop moving); this looks at the control socket, one poll(2), and breaks the
+ * channel when the daemon is gone, as a failed request does.
+ */
+int sl_ctx_status(struct sl_ctx *ctx);
+
+/*
+ * The control socket, for an application's wait set: with no events asked for (epoll events
+ * 0, poll events 0) it reports only POLLHUP / POLLERR, that is the daemon's going away. Only
+ * for waiting: never read, write or close it.
+ */
+int sl_ctx_fd(const struct sl_ctx *ctx);
+
 /* --- memory ------------------------------------------------------------------------------- */
 
 /*

@@ -2,10 +2,12 @@
 /*
  * Tests for lib/api/ctx.c against the fake daemon (h_daemon.c): open and close, the HELLO's
  * memory (a sealed memfd on tmpfs, mapped where the daemon reads it), version mismatch, refusals, a
- * missing daemon, the allocator through the context, and close destroying what the context holds.
+ * missing daemon, a daemon gone (noticed by sl_ctx_status, woken on sl_ctx_fd), the allocator
+ * through the context, and close destroying what the context holds.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,6 +205,30 @@ ctx_call__a_daemon_gone_breaks_the_channel(void **state)
 	h_daemon_start(d, NULL); /* for teardown */
 }
 
+static void
+ctx_status__a_daemon_gone_is_econnreset_without_a_request(void **state)
+{
+	struct h_daemon *d = *state;
+	struct sl_ctx *ctx = sl_ctx_open(d->path, &(struct sl_ctx_attr){.mem_bytes = 1 << 20});
+	struct pollfd p;
+
+	assert_non_null(ctx);
+	assert_int_equal(sl_ctx_status(ctx), 0);
+	p = (struct pollfd){.fd = sl_ctx_fd(ctx), .events = 0};
+	assert_int_equal(poll(&p, 1, 0), 0); /* nothing to wake a waiter while it is there */
+	h_daemon_stop(d);                    /* hangs up on the client */
+	p = (struct pollfd){.fd = sl_ctx_fd(ctx), .events = 0};
+	assert_int_equal(poll(&p, 1, 1000), 1);
+	assert_true(p.revents & POLLHUP);
+	assert_int_equal(sl_ctx_status(ctx), -ECONNRESET);
+	/* the channel is broken: requests fail with it at once */
+	errno = 0;
+	assert_null(sl_cq_create(ctx, 4));
+	assert_int_equal(errno, ECONNRESET);
+	sl_ctx_close(ctx);
+	h_daemon_start(d, NULL); /* for teardown */
+}
+
 int
 main(void)
 {
@@ -224,6 +250,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(ctx_call__a_daemon_gone_breaks_the_channel, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			ctx_status__a_daemon_gone_is_econnreset_without_a_request, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
