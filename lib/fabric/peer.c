@@ -20,7 +20,8 @@
  * Sends wait in the peer's queue until READY and are posted in order then. Everything is
  * non-blocking and moved by progress (fi_cq_read, any send or receive), so an endpoint that
  * never reads its CQ never stalls another's handshake beyond FI_SLUICE_CONNECT_MS, after which
- * the peer FAILS (FI_ETIMEDOUT) and its waiting sends complete with that error.
+ * the peer FAILS (FI_ETIMEDOUT) and its waiting sends complete with that error (progress.c
+ * reports them as the CQ has room; new sends to it are refused with the error).
  *
  * Two endpoints that send to each other first at once both connect: the HELLO of the endpoint
  * with the smaller name wins (its QP is kept, the other side drops its own attempt and answers
@@ -290,15 +291,11 @@ sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err)
 			sl_fab_msg_lost(ep, p->state, err);
 	}
 	hs_close(ep, p);
+	if (p->state != SL_FAB_PEER_FAILED)
+		for (int32_t i = p->wait_head; i >= 0; i = ep->tx[i].next)
+			ep->tx_doomed++;
 	p->state = SL_FAB_PEER_FAILED;
 	p->err = err;
-	while (p->wait_head >= 0) {
-		uint32_t i = (uint32_t)p->wait_head;
-
-		p->wait_head = ep->tx[i].next;
-		sl_fab_tx_done(ep, i, err, 0);
-	}
-	p->wait_tail = -1;
 }
 
 int

@@ -17,6 +17,11 @@
  * listener is looked at once a millisecond unless a handshake is under way, so busy polling
  * makes no system call.
  *
+ * Failure. A peer that fails (its QP's error, a handshake's) completes its sends that waited for
+ * it in error, and sluiced completes those it held in error too. Every error completion, like
+ * every other, waits for room in its CQ: a CQ is never written past its size (no
+ * FI_EOVERRUN), and a full one holds the rest back until read.
+ *
  * Error codes: a libsluice status maps to the FI_E* code nearest in meaning, and the status
  * itself is the entry's prov_errno (fi_cq_strerror names it).
  */
@@ -171,6 +176,27 @@ on_recv(struct sl_fab_ep *ep, const struct sl_wc *wc)
 		ep->unexp[ep->unexp_tail++ & (ep->unexp_cap - 1)] = m;
 }
 
+/* The sends waiting on failed peers, completed in error as far as the CQ has room. */
+static void
+drain_failed(struct sl_fab_ep *ep)
+{
+	for (uint32_t k = 0; k < ep->n_peers && ep->tx_doomed > 0; k++) {
+		struct sl_fab_peer *p = &ep->peers[k];
+
+		if (p->state != SL_FAB_PEER_FAILED)
+			continue;
+		while (p->wait_head >= 0 && sl_fab_cq_room(ep->tx_cq)) {
+			uint32_t i = (uint32_t)p->wait_head;
+
+			p->wait_head = ep->tx[i].next;
+			ep->tx_doomed--;
+			sl_fab_tx_done(ep, i, p->err, 0);
+		}
+		if (p->wait_head < 0)
+			p->wait_tail = -1;
+	}
+}
+
 bool
 sl_fab_ep_busy(const struct sl_fab_ep *ep)
 {
@@ -231,4 +257,6 @@ sl_fab_progress(struct sl_fab_ep *ep)
 	while (ep->unexp_head != ep->unexp_tail && ep->rxq_head != ep->rxq_tail &&
 	       cq_free(ep->rx_cq) > 0)
 		deliver(ep, &ep->unexp[ep->unexp_head++ & (ep->unexp_cap - 1)]);
+	if (ep->tx_doomed > 0)
+		drain_failed(ep);
 }

@@ -329,6 +329,7 @@ struct sl_fab_ep {
 	uint32_t n_connecting; /**< peers whose own handshake runs */
 	uint64_t hs_last_ns;   /**< when the handshakes last moved, CLOCK_MONOTONIC ns */
 	bool armed;            /**< the libsluice CQ was armed: drain its event fd */
+	uint32_t tx_doomed;    /**< sends waiting on failed peers, to complete in error */
 };
 
 /* peer.c: the listener, the handshakes, one QP per peer. */
@@ -355,7 +356,8 @@ struct sl_fab_peer *sl_fab_peer_get(struct sl_fab_ep *ep, const struct sl_fab_ad
 int sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p);
 /* Accept new handshakes, advance every handshake that can move. */
 void sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns);
-/* A peer failed (err: FI_E*): its waiting sends complete with err. */
+/* A peer failed (err: FI_E*): its waiting sends are to complete with err (progress, as the
+ * CQ has room), new ones are refused with it. */
 void sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err);
 
 /* cm.c: MSG endpoints' connections. */
