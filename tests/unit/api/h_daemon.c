@@ -157,15 +157,17 @@ h_execute(struct h_daemon *d, struct h_qp *qp, const struct sl_chan_sqe *e, uint
 	}
 }
 
-/* e needs a RECV at peer, and the fake is to wait for one that is not posted yet. */
+/* With rnr_wait, e is to wait: its peer QP is not connected yet (sluiced would retransmit
+ * until it is), or e needs a RECV there and none is posted (sluiced would stash it). */
 static bool
 h_rnr(const struct h_daemon *d, const struct h_qp *peer, const struct sl_chan_sqe *e)
 {
 	bool consumes = e->opcode == SL_WR_SEND || e->opcode == SL_WR_SEND_WITH_IMM ||
 			e->opcode == SL_WR_WRITE_WITH_IMM;
 
-	return d->rnr_wait && consumes && peer && peer->connected &&
-	       __atomic_load_n(&peer->rq->prod, __ATOMIC_ACQUIRE) == peer->rq_cons;
+	return d->rnr_wait && peer &&
+	       (!peer->connected ||
+		(consumes && __atomic_load_n(&peer->rq->prod, __ATOMIC_ACQUIRE) == peer->rq_cons));
 }
 
 /* The lane: every connected QP's send queue, as far as its CQs have room (and, with rnr_wait,

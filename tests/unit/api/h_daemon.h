@@ -7,8 +7,9 @@
  * another (two processes on one fake daemon stand for two hosts): work between them moves
  * bytes (SEND / RECV, WRITE, WRITE with immediate, READ) with the keys checked as the real
  * daemon checks them, each key only within its own client. A wrong lkey completes with
- * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP. A SEND
- * that finds no RECV posted fails the QP too, or waits for one (rnr_wait).
+ * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP. Work to
+ * a peer not connected yet, and a SEND that finds no RECV posted, fail the QP too, or wait
+ * (rnr_wait).
  */
 #ifndef H_DAEMON_H
 #define H_DAEMON_H
@@ -78,8 +79,9 @@ struct h_daemon {
 	/** status answered to a new connection before it asks, seq 0, as sluiced refuses one
 	 *  over its limits (0: serve it) */
 	int32_t refuse_connect;
-	/** a SEND (or WRITE with immediate) to a QP with no RECV posted waits for one, as
-	 *  sluiced's stash holds it, instead of failing both QPs (false) */
+	/** work to a peer QP not connected yet waits until it is, as sluiced retransmits it,
+	 *  and a SEND (or WRITE with immediate) to a QP with no RECV posted waits for one, as
+	 *  sluiced's stash holds it, instead of failing the QP (false) */
 	bool rnr_wait;
 	/* what it saw */
 	atomic_uint requests[SL_CHAN_TYPE_MAX + 1];
