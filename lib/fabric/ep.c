@@ -365,6 +365,10 @@ ep_make(struct sl_fab_ep *ep)
 		return sl_fab_errno(-errno);
 	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_cq_event_fd(ep->scq), &ev) != 0)
 		return sl_fab_errno(-errno);
+	/* No events asked: only sluiced's hang-up wakes a waiter (progress.c). */
+	ev.events = 0;
+	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_ctx_fd(ctx), &ev) != 0)
+		return sl_fab_errno(-errno);
 	ep->n_tx = (uint32_t)sl_fab_params.tx_slots;
 	/* A MSG endpoint has its connection's one peer. */
 	ep->peers_cap = ep->type == FI_EP_MSG

@@ -304,6 +304,8 @@ sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 	struct sockaddr_in sa;
 	int ret;
 
+	if (ep->lost_err != 0)
+		return -ep->lost_err;
 	ret = sl_fab_peer_setup(ep, p);
 	if (ret != 0)
 		return ret;

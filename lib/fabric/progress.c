@@ -18,15 +18,21 @@
  * makes no system call.
  *
  * Failure. A peer that fails (its QP's error, a handshake's) completes its sends that waited for
- * it in error, and sluiced completes those it held in error too. Every error completion, like
- * every other, waits for room in its CQ: a CQ is never written past its size (no
- * FI_EOVERRUN), and a full one holds the rest back until read.
+ * it in error, and sluiced completes those it held in error too. sluiced itself going away is
+ * seen nowhere on the data path (its rings just stop moving), so the same once-a-millisecond
+ * look asks libsluice whether its control socket hung up (sl_ctx_status), and the socket is in
+ * the wait set, so a sleeping reader wakes for it. Then every peer fails with FI_ECONNABORTED
+ * and the endpoint completes itself what sluiced held: the sends on its QPs and the receives
+ * posted, each with FI_ECONNABORTED (prov_errno SL_WC_WR_FLUSH_ERR, as libsluice's flush of a
+ * destroyed QP). Every error completion, like every other, waits for room in its CQ: a CQ is
+ * never written past its size (no FI_EOVERRUN), and a full one holds the rest back until read.
  *
  * Error codes: a libsluice status maps to the FI_E* code nearest in meaning, and the status
  * itself is the entry's prov_errno (fi_cq_strerror names it).
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "fab_priv.h"
@@ -83,6 +89,7 @@ sl_fab_tx_done(struct sl_fab_ep *ep, uint32_t i, int err, int prov_errno)
 		sl_fab_cq_push(ep->tx_cq, &e);
 	}
 	t->next = ep->tx_free;
+	t->posted = false;
 	ep->tx_free = (int32_t)i;
 	ep->tx_busy--;
 }
@@ -111,6 +118,7 @@ sl_fab_tx_flush(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 		}
 		p->wait_head = t->next;
 		t->next = -1;
+		t->posted = true;
 	}
 	p->wait_tail = -1;
 }
@@ -176,7 +184,22 @@ on_recv(struct sl_fab_ep *ep, const struct sl_wc *wc)
 		ep->unexp[ep->unexp_tail++ & (ep->unexp_cap - 1)] = m;
 }
 
-/* The sends waiting on failed peers, completed in error as far as the CQ has room. */
+/* sluiced hung up: every peer fails with FI_ECONNABORTED, and its hang-up, which would keep
+ * the wait set readable from now on, leaves it. */
+static void
+ep_lost(struct sl_fab_ep *ep, int why)
+{
+	SL_FAB_WARN(FI_LOG_EP_DATA, "sluiced is gone (%s): the endpoint's work ends in error\n",
+		    strerror(-why));
+	ep->lost_err = FI_ECONNABORTED;
+	epoll_ctl(ep->wait_fd, EPOLL_CTL_DEL, sl_ctx_fd(ep->domain->ctx), NULL);
+	for (uint32_t i = 0; i < ep->n_peers; i++)
+		sl_fab_peer_fail(ep, &ep->peers[i], ep->lost_err);
+}
+
+/* What can no longer complete by itself, completed in error as far as the CQs have room: the
+ * sends waiting on failed peers; once sluiced is gone, the sends it held (its completions
+ * for them will never come) and the receives posted. */
 static void
 drain_failed(struct sl_fab_ep *ep)
 {
@@ -194,6 +217,25 @@ drain_failed(struct sl_fab_ep *ep)
 		}
 		if (p->wait_head < 0)
 			p->wait_tail = -1;
+	}
+	if (ep->lost_err == 0)
+		return;
+	for (uint32_t i = 0; i < ep->n_tx && ep->tx_busy > ep->tx_doomed; i++)
+		if (ep->tx[i].posted && sl_fab_cq_room(ep->tx_cq))
+			sl_fab_tx_done(ep, i, ep->lost_err, SL_WC_WR_FLUSH_ERR);
+	while (ep->unexp_head == ep->unexp_tail && ep->rxq_head != ep->rxq_tail &&
+	       sl_fab_cq_room(ep->rx_cq)) {
+		struct sl_fab_rx *rx = &ep->rxq[ep->rxq_head++ & (ep->rxq_cap - 1)];
+		struct sl_fab_cqe e = {
+			.op_context = rx->context,
+			.flags = FI_RECV | FI_MSG,
+			.buf = rx->buf,
+			.src = FI_ADDR_NOTAVAIL,
+			.err = ep->lost_err,
+			.prov_errno = SL_WC_WR_FLUSH_ERR,
+		};
+
+		sl_fab_cq_push(ep->rx_cq, &e);
 	}
 }
 
@@ -225,6 +267,10 @@ sl_fab_progress(struct sl_fab_ep *ep)
 	now = sl_fab_now_ns();
 	if (ep->lis.n > 0 || ep->n_connecting > 0 || ep->armed ||
 	    now - ep->hs_last_ns >= ACCEPT_EVERY_NS) {
+		int why = ep->lost_err == 0 ? sl_ctx_status(ep->domain->ctx) : 0;
+
+		if (why != 0)
+			ep_lost(ep, why);
 		sl_fab_handshakes(ep, now);
 		ep->hs_last_ns = now;
 	}
@@ -244,7 +290,7 @@ sl_fab_progress(struct sl_fab_ep *ep)
 	for (int k = 0; k < n; k++) {
 		if (wc[k].wr_id & SL_FAB_WR_RX) {
 			on_recv(ep, &wc[k]);
-		} else if (wc[k].wr_id < ep->n_tx) {
+		} else if (wc[k].wr_id < ep->n_tx && ep->tx[wc[k].wr_id].posted) {
 			uint32_t i = (uint32_t)wc[k].wr_id, peer = ep->tx[i].peer;
 			int err = status_err((enum sl_wc_status)wc[k].status);
 
@@ -257,6 +303,6 @@ sl_fab_progress(struct sl_fab_ep *ep)
 	while (ep->unexp_head != ep->unexp_tail && ep->rxq_head != ep->rxq_tail &&
 	       cq_free(ep->rx_cq) > 0)
 		deliver(ep, &ep->unexp[ep->unexp_head++ & (ep->unexp_cap - 1)]);
-	if (ep->tx_doomed > 0)
+	if (ep->tx_doomed > 0 || ep->lost_err != 0)
 		drain_failed(ep);
 }

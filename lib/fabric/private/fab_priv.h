@@ -219,6 +219,7 @@ struct sl_fab_tx {
 	int32_t next;    /**< the peer's next waiting send, or the free list's next; -1: none */
 	bool has_data;   /**< SEND_WITH_IMM */
 	bool completion; /**< report to the CQ */
+	bool posted;     /**< on its QP's send queue: sluiced holds it until it completes */
 };
 
 /* A receive the application posted. */
@@ -307,7 +308,8 @@ struct sl_fab_ep {
 	struct sl_fab_eq *eq;       /**< MSG: where its connection events go */
 	struct sl_fab_connreq *connreq; /**< MSG: the request fi_accept answers (info->handle) */
 	int conn_fd;        /**< MSG: the connection's socket once connected, -1: none */
-	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, listener, handshakes */
+	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, sluiced's socket (its
+			     *   hang-up), listener, handshakes */
 	struct sl_cq *scq;  /**< every QP's sends and receives */
 	uint32_t scq_depth; /**< entries */
 	/* send bounce buffers */
@@ -330,6 +332,8 @@ struct sl_fab_ep {
 	uint64_t hs_last_ns;   /**< when the handshakes last moved, CLOCK_MONOTONIC ns */
 	bool armed;            /**< the libsluice CQ was armed: drain its event fd */
 	uint32_t tx_doomed;    /**< sends waiting on failed peers, to complete in error */
+	int lost_err;          /**< 0, or FI_ECONNABORTED: sluiced hung up, and everything
+				*   outstanding completes with it (progress.c) */
 };
 
 /* peer.c: the listener, the handshakes, one QP per peer. */
