@@ -284,16 +284,17 @@ sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err)
 {
 	char name[SL_FAB_ADDR_STRLEN];
 
+	/* The first failure is the peer's: the flushes that follow it (FI_ECANCELED) are not
+	 * what refuses its new sends. */
+	if (p->state == SL_FAB_PEER_FAILED)
+		return;
 	sl_fab_addr_format(&p->addr, name, sizeof(name));
-	if (p->state != SL_FAB_PEER_FAILED) {
-		SL_FAB_WARN(FI_LOG_EP_CTRL, "peer %s failed: %s\n", name, fi_strerror(err));
-		if (ep->type == FI_EP_MSG)
-			sl_fab_msg_lost(ep, p->state, err);
-	}
+	SL_FAB_WARN(FI_LOG_EP_CTRL, "peer %s failed: %s\n", name, fi_strerror(err));
+	if (ep->type == FI_EP_MSG)
+		sl_fab_msg_lost(ep, p->state, err);
 	hs_close(ep, p);
-	if (p->state != SL_FAB_PEER_FAILED)
-		for (int32_t i = p->wait_head; i >= 0; i = ep->tx[i].next)
-			ep->tx_doomed++;
+	for (int32_t i = p->wait_head; i >= 0; i = ep->tx[i].next)
+		ep->tx_doomed++;
 	p->state = SL_FAB_PEER_FAILED;
 	p->err = err;
 }
