@@ -6,7 +6,7 @@
 # namespaces by a veth pair whose addresses carry the provider's connection handshakes. Each
 # application runs in its host's namespace, attached to its host's daemon (FI_SLUICE_SOCKET);
 # libfabric loads the provider from the build tree (FI_PROVIDER_PATH).
-# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg
+# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg|peer-gone|peer-daemon-gone
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
 #             sluice", FI_EP_RDM and FI_EP_MSG), lists its FI_SLUICE_* settings with -e, and
 #             refuses hints it cannot serve (FI_EP_DGRAM, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN
@@ -23,6 +23,14 @@
 #             before any receive is posted, fi_senddata's CQ data, fi_cq_sread on an
 #             FI_WAIT_FD CQ, FI_AV_MAP, truncation (FI_ETRUNC, olen), a reply by the client's
 #             name, and a server that goes away: the client's sends fail, they do not hang.
+#   peer-gone: fi_rdm_check gone-server on b, gone-client on a streaming 64 KiB sends to it;
+#             once it streams, the server is killed (SIGKILL): the client's sends to it end
+#             in error entries (fi_cq_readerr: FI_ETIMEDOUT and kin), every one outstanding
+#             completes, the last within 2 x [api] timeout_ms + 2 s of the kill, and a new
+#             send is refused with the error. The client prints one JSON line.
+#   peer-daemon-gone: the same, b's sluiced killed instead of the server; the server, its
+#             receives ended in FI_ECONNABORTED, exits 2. Known to fail (meson: should_fail):
+#             the client's sends to the dead host go on completing successfully.
 #   msg:      fi_msg_check, the same way: a connect to a port nobody listens on and one the
 #             server rejects are FI_ECONNREFUSED error events, an accepted one FI_CONNECTED
 #             on both sides with fi_getpeer / fi_getname agreeing, and the server's
@@ -31,6 +39,7 @@ source "$(dirname "$0")/../lib/hosts.sh"
 sl_require_root
 case_name=${1:?case}
 ITERS=${ITERS:-1000}
+QP_TIMEOUT_MS=2000 # [api] timeout_ms: a QP with nothing acknowledged this long fails
 PROV_DIR=$SL_BUILD/lib/fabric
 [ -f "$PROV_DIR/libsluice-fi.so" ] || sl_fail "$PROV_DIR/libsluice-fi.so not built"
 command -v fi_info >/dev/null || sl_fail "fi_info missing: install libfabric-bin (usertools/sluice-deps)"
@@ -44,7 +53,7 @@ for h in a b; do
     [ "$h" = b ] && kind=memif_server
     sl_config "$h" "$kind" "[link]" "mode = extended" "replay = missing" "keepalive_us = 100" \
         "stuck_ms = 2s" "[api]" "enable = yes" "socket = $SL_TMP/api-$h.sock" \
-        "seg_bytes = 1024" "rto_us = 200ms" "timeout_ms = 2s" >/dev/null
+        "seg_bytes = 1024" "rto_us = 200ms" "timeout_ms = ${QP_TIMEOUT_MS}ms" >/dev/null
 done
 sl_start_memif_pair
 
@@ -169,10 +178,46 @@ rdm | msg)
     cat "$SL_TMP/$case_name.server" "$SL_TMP/$case_name.client"
     [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_${case_name}_check: server exit $src, client exit $crc"
     ;;
+peer-gone | peer-daemon-gone)
+    check=$SL_BUILD/tests/integration/libfabric/fi_rdm_check
+    # gone WHAT WANT_SERVER_EXIT: a server on b, a client on a streaming to it; once it
+    # streams, kill WHAT (the server process, or b's sluiced), say so (NAMEFILE.killed), and
+    # require the client's checks (exit 0) and the server's exit status.
+    gone() {
+        local what=$1 want=$2 nf=$SL_TMP/gone-$1.name spid cpid crc=0 src=0 i
+        on b timeout 120 "$check" gone-server "$nf" >"$SL_TMP/gone-$what.server" 2>&1 &
+        spid=$!
+        on a timeout 150 "$check" gone-client "$nf" "$QP_TIMEOUT_MS" \
+            >"$SL_TMP/gone-$what.client" 2>&1 &
+        cpid=$!
+        for i in $(seq 600); do
+            [ -e "$nf.streaming" ] || ! kill -0 "$cpid" 2>/dev/null && break
+            sleep 0.1
+        done
+        [ -e "$nf.streaming" ] || sl_fail "peer-gone ($what): the client never streamed: $(cat "$SL_TMP/gone-$what.client")"
+        case $what in
+        server) kill -KILL "$(cat "$nf.pid")" ;;
+        sluiced) kill -KILL "${SL_PID[b]}" ;;
+        esac
+        touch "$nf.killed"
+        wait "$cpid" || crc=$?
+        wait "$spid" || src=$?
+        cat "$SL_TMP/gone-$what.server" "$SL_TMP/gone-$what.client"
+        [ "$crc" -eq 0 ] || sl_fail "peer-gone ($what): client exit $crc"
+        [ "$src" -eq "$want" ] || sl_fail "peer-gone ($what): server exit $src, want $want"
+    }
+    if [ "$case_name" = peer-gone ]; then
+        gone server 137 # killed: timeout reports 128 + SIGKILL
+    else
+        gone sluiced 2 # its receives ended in FI_ECONNABORTED
+        wait "${SL_PID[b]}" 2>/dev/null || true
+        unset "SL_PID[b]" # killed above: not stopped below
+    fi
+    ;;
 *)
     sl_fail "unknown case $case_name"
     ;;
 esac
 sl_stop a
-sl_stop b
+[ -z "${SL_PID[b]-}" ] || sl_stop b
 sl_pass "libfabric $case_name"
