@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -16,11 +17,18 @@
 
 static char h_dir[64], h_path[128];
 
+/* At exit: the run's directory (each test's fake daemon removed its socket). */
+static void
+h_fabric_cleanup(void)
+{
+	rmdir(h_dir);
+}
+
 const char *
 h_fabric_init(void)
 {
 	snprintf(h_dir, sizeof(h_dir), "/tmp/sl_fabric_test.XXXXXX");
-	if (!mkdtemp(h_dir))
+	if (!mkdtemp(h_dir) || atexit(h_fabric_cleanup) != 0)
 		abort();
 	snprintf(h_path, sizeof(h_path), "%s/sluiced.sock", h_dir);
 	setenv("FI_SLUICE_SOCKET", h_path, 1);
