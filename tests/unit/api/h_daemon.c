@@ -40,7 +40,7 @@ h_mr_find(struct h_client *cl, uint32_t key, uint64_t va, uint64_t len, uint32_t
 
 		if (key && m->key == key && va >= m->va && va - m->va <= m->len &&
 		    len <= m->len - (va - m->va) && (m->access & need) == need)
-			return h_ptr(cl, va, len);
+			return cl->mem + m->off + (va - m->va);
 	}
 	return NULL;
 }
@@ -247,7 +247,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:
-		if (!h_ptr(cl, q->u.mr_reg.addr, q->u.mr_reg.len))
+		if (!h_ptr(cl, cl->base_va + q->u.mr_reg.off, q->u.mr_reg.len))
 			return -EINVAL;
 		for (i = 0; i < H_MAX && cl->mrs[i].key; i++)
 			;
@@ -256,6 +256,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		cl->mrs[i] = (struct h_mr){.key = H_KEY_BASE + i,
 					   .va = q->u.mr_reg.addr,
 					   .len = q->u.mr_reg.len,
+					   .off = q->u.mr_reg.off,
 					   .access = q->u.mr_reg.access};
 		r->u.mr_reg.lkey = r->u.mr_reg.rkey = cl->mrs[i].key;
 		return 0;

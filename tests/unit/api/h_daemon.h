@@ -27,6 +27,7 @@
 struct h_mr {
 	uint32_t key; /**< 0: free */
 	uint64_t va, len;
+	uint64_t off; /**< in the client's memory, bytes */
 	uint32_t access;
 };
 
