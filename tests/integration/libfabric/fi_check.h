@@ -3,7 +3,7 @@
  * fi_check.h - what the libfabric checks (fi_rdm_check.c, fi_msg_check.c, fi_rma_check.c)
  * share: a call that must not fail, a failure that ends the run, the name file through which
  * the server hands its name to the client (both namespaces see the test's directory), and an
- * RDM endpoint with everything it needs opened from one fi_getinfo. The including file
+ * endpoint with everything it needs (an RDM one opened from one fi_getinfo). The including file
  * defines FI_CHECK_PROG, its program's name, first.
  */
 #ifndef FI_CHECK_H
@@ -69,22 +69,25 @@ name_read(const char *namefile, char *name, size_t bytes)
 	name[n] = '\0';
 }
 
-/* An RDM endpoint, its fabric, domain, AV and one CQ for both directions, and its name. */
-struct rdm_side {
+/* An endpoint, its fabric, domain, one CQ for both directions, and its name; an RDM one's AV,
+ * a MSG one's EQ and (a server's) passive endpoint. */
+struct fi_side {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
+	struct fid_eq *eq;   /**< MSG, NULL: none */
+	struct fid_pep *pep; /**< MSG server, NULL: none */
 	struct fid_domain *domain;
-	struct fid_av *av;
+	struct fid_av *av; /**< RDM, NULL: none */
 	struct fid_cq *cq;
 	struct fid_ep *ep;
 	char name[FI_CHECK_NAME_BYTES];
 	size_t name_len;
 };
 
-/* Open s from fi_getinfo's first answer to hints (which it frees), enabled. */
+/* Open an RDM s from fi_getinfo's first answer to hints (which it frees), enabled. */
 static inline void
-rdm_side_open(struct rdm_side *s, struct fi_info *hints, struct fi_cq_attr *cq_attr,
-	      struct fi_av_attr *av_attr)
+fi_side_open(struct fi_side *s, struct fi_info *hints, struct fi_cq_attr *cq_attr,
+	     struct fi_av_attr *av_attr)
 {
 	CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &s->info));
 	fi_freeinfo(hints);
@@ -101,12 +104,17 @@ rdm_side_open(struct rdm_side *s, struct fi_info *hints, struct fi_cq_attr *cq_a
 }
 
 static inline void
-rdm_side_close(struct rdm_side *s)
+fi_side_close(struct fi_side *s)
 {
 	CHECK(fi_close(&s->ep->fid));
 	CHECK(fi_close(&s->cq->fid));
-	CHECK(fi_close(&s->av->fid));
+	if (s->av != NULL)
+		CHECK(fi_close(&s->av->fid));
 	CHECK(fi_close(&s->domain->fid));
+	if (s->pep != NULL)
+		CHECK(fi_close(&s->pep->fid));
+	if (s->eq != NULL)
+		CHECK(fi_close(&s->eq->fid));
 	CHECK(fi_close(&s->fabric->fid));
 	fi_freeinfo(s->info);
 }

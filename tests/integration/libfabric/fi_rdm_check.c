@@ -44,7 +44,7 @@
 #define GONE_S 30
 
 static void
-open_side(struct rdm_side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
+open_side(struct fi_side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = wait, .size = 256};
@@ -54,7 +54,7 @@ open_side(struct rdm_side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = strdup("sluice");
 	hints->domain_attr->cq_data_size = 4;
-	rdm_side_open(s, hints, &cq_attr, &av_attr);
+	fi_side_open(s, hints, &cq_attr, &av_attr);
 }
 
 static uint8_t
@@ -72,7 +72,7 @@ msg_len(unsigned i)
 /* One completion and its source: fi_cq_sreadfrom (wait) or fi_cq_readfrom spun, with a
  * deadline. */
 static int
-one_from(struct rdm_side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
+one_from(struct fi_side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
 {
 	time_t end = time(NULL) + timeout_s;
 	ssize_t n;
@@ -87,7 +87,7 @@ one_from(struct rdm_side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wa
 }
 
 static int
-one(struct rdm_side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
+one(struct fi_side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
 {
 	fi_addr_t src;
 
@@ -100,7 +100,7 @@ server(const char *namefile)
 	static uint8_t buf[MAX_BYTES];
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
-	struct rdm_side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t client = FI_ADDR_NOTAVAIL, src;
 
 	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
@@ -140,7 +140,7 @@ server(const char *namefile)
 	CHECK(fi_send(s.ep, buf, 5, NULL, client, &s));
 	if (one(&s, &e, true, 10) != 1 || !(e.flags & FI_SEND))
 		fail("reply: no send completion");
-	rdm_side_close(&s);
+	fi_side_close(&s);
 	printf("server: %u messages checked, truncation and reply done\n", MSGS);
 }
 
@@ -151,7 +151,7 @@ client(const char *namefile)
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
 	char name[FI_CHECK_NAME_BYTES] = {0};
-	struct rdm_side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t srv;
 	int errs = 0;
 	unsigned sends = 0;
@@ -207,7 +207,7 @@ client(const char *namefile)
 	}
 	if (!errs)
 		fail("peer gone: no error within 30 s");
-	rdm_side_close(&s);
+	fi_side_close(&s);
 	printf("client: %u messages sent, reply received, the gone peer reported (%s)\n", MSGS,
 	       err.err ? fi_strerror(err.err) : "refused at once");
 }

@@ -3,8 +3,10 @@
  * fi_rma_check.c - FI_RMA through the sluice provider, against <rdma/fabric.h> only: an
  * application of libfabric, not of libsluice.
  *
- *   fi_rma_check server NAMEFILE      registers a malloc'ed target, writes its name, then
- *   fi_rma_check client NAMEFILE      reads it and runs the cases below against the target
+ *   fi_rma_check server NAMEFILE [msg]   registers a malloc'ed target, writes its name, then
+ *   fi_rma_check client NAMEFILE [msg]   reads it and runs the cases below against the target
+ * on FI_EP_RDM endpoints, or with msg on one FI_EP_MSG connection (a passive endpoint at the
+ * server, fi_connect / fi_accept; its name is the listener's).
  *
  * The target is TARGET_BYTES of malloc (not page-aligned, not the provider's memory), filled
  * with a known pattern and registered with FI_REMOTE_WRITE | FI_REMOTE_READ; the server sends
@@ -22,8 +24,9 @@
  * then
  *   5. a wrong key (the right one with a bit flipped), from a fresh endpoint: the write
  *      completes in error, fi_cq_readerr's err FI_EACCES, and a range past the target's end
- *      with the right key, from another: FI_EACCES too; the server, told through a file that
- *      both have failed, finds its target unchanged byte for byte.
+ *      with the right key, from another: FI_EACCES too (msg: the wrong key alone, last, on
+ *      the connection); the server, told through a file that they have failed, finds its
+ *      target unchanged byte for byte.
  * The server also times fi_mr_reg + fi_close of touched malloc'ed buffers of 1 MiB and 64 MiB
  * (the adoption into and out of the domain's shared memory) and prints it.
  * Exit 0 when every case holds; otherwise a line naming the case and 1.
@@ -71,23 +74,132 @@ struct target {
 	uint64_t addr, key, len;
 };
 
-static void
-open_side(struct rdm_side *s)
+static bool msg_mode; /**< FI_EP_MSG: one connection; else FI_EP_RDM */
+
+static struct fi_info *
+hints_for(enum fi_ep_type type, const char *dest)
 {
 	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = {
-		.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE, .size = 256};
-	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
 
 	hints->caps = FI_MSG | FI_RMA;
-	hints->ep_attr->type = FI_EP_RDM;
+	hints->ep_attr->type = type;
 	hints->fabric_attr->prov_name = strdup("sluice");
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
 	hints->domain_attr->cq_data_size = 4;
-	rdm_side_open(s, hints, &cq_attr, &av_attr);
-	if (!(s->info->caps & FI_RMA) ||
-	    s->info->domain_attr->mr_mode != (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY))
+	if (dest != NULL) {
+		hints->dest_addr = strdup(dest);
+		hints->dest_addrlen = strlen(dest) + 1;
+	}
+	return hints;
+}
+
+static void
+getinfo(enum fi_ep_type type, const char *dest, struct fi_info **info)
+{
+	struct fi_info *hints = hints_for(type, dest);
+
+	CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info));
+	fi_freeinfo(hints);
+}
+
+static void
+rma_offered(const struct fi_info *info)
+{
+	if (!(info->caps & FI_RMA) ||
+	    info->domain_attr->mr_mode != (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY))
 		fail("fi_getinfo: no FI_RMA with mr_mode FI_MR_VIRT_ADDR | FI_MR_PROV_KEY");
+}
+
+static const struct fi_cq_attr cq_attr = {
+	.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE, .size = 256};
+
+/* An RDM endpoint. */
+static void
+open_side(struct fi_side *s)
+{
+	struct fi_cq_attr cq = cq_attr;
+	struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+
+	fi_side_open(s, hints_for(FI_EP_RDM, NULL), &cq, &av_attr);
+	rma_offered(s->info);
+}
+
+/* The next connection event (fi_eq_sread, WAIT_S at most). */
+static uint32_t
+eq_event(struct fi_side *s, struct fi_eq_cm_entry *e)
+{
+	uint32_t ev;
+
+	if (fi_eq_sread(s->eq, &ev, e, sizeof(*e), WAIT_S * 1000, 0) != sizeof(*e))
+		fail("MSG: no connection event");
+	return ev;
+}
+
+/* A MSG endpoint for s->info on s's fabric and EQ, its domain and CQ, enabled. */
+static void
+msg_ep(struct fi_side *s)
+{
+	struct fi_cq_attr cq = cq_attr;
+
+	CHECK(fi_domain(s->fabric, s->info, &s->domain, NULL));
+	CHECK(fi_cq_open(s->domain, &cq, &s->cq, NULL));
+	CHECK(fi_endpoint(s->domain, s->info, &s->ep, NULL));
+	CHECK(fi_ep_bind(s->ep, &s->eq->fid, 0));
+	CHECK(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV));
+	CHECK(fi_enable(s->ep));
+}
+
+/* Open s's fabric and EQ for info. */
+static void
+msg_fabric(struct fi_side *s, const struct fi_info *info)
+{
+	struct fi_eq_attr eq_attr = {.size = 16, .wait_obj = FI_WAIT_FD};
+
+	rma_offered(info);
+	CHECK(fi_fabric(info->fabric_attr, &s->fabric, NULL));
+	CHECK(fi_eq_open(s->fabric, &eq_attr, &s->eq, NULL));
+}
+
+/* The server's connection: listen, write the listener's name, accept the first request. */
+static void
+msg_accept(struct fi_side *s, const char *namefile)
+{
+	struct fi_eq_cm_entry e;
+	struct fi_info *info;
+	char name[FI_CHECK_NAME_BYTES];
+	size_t len = sizeof(name);
+
+	getinfo(FI_EP_MSG, NULL, &info);
+	msg_fabric(s, info);
+	CHECK(fi_passive_ep(s->fabric, info, &s->pep, NULL));
+	CHECK(fi_pep_bind(s->pep, &s->eq->fid, 0));
+	CHECK(fi_listen(s->pep));
+	CHECK(fi_getname(&s->pep->fid, name, &len));
+	name_write(namefile, name, len);
+	fi_freeinfo(info);
+	if (eq_event(s, &e) != FI_CONNREQ)
+		fail("MSG: no FI_CONNREQ");
+	s->info = e.info;
+	msg_ep(s);
+	CHECK(fi_accept(s->ep, NULL, 0));
+	if (eq_event(s, &e) != FI_CONNECTED)
+		fail("MSG: no FI_CONNECTED at the server");
+}
+
+/* The client's connection to the server's listener, name. */
+static void
+msg_connect(struct fi_side *s, const char *name)
+{
+	struct fi_eq_cm_entry e;
+
+	getinfo(FI_EP_MSG, name, &s->info);
+	msg_fabric(s, s->info);
+	msg_ep(s);
+	CHECK(fi_connect(s->ep, name, NULL, 0));
+	if (eq_event(s, &e) != FI_CONNECTED)
+		fail("MSG: no FI_CONNECTED at the client");
+	s->name_len = sizeof(s->name);
+	CHECK(fi_getname(&s->ep->fid, s->name, &s->name_len));
 }
 
 static uint8_t
@@ -112,7 +224,7 @@ offset_of(unsigned k, size_t len)
 
 /* One completion (spun on, with a deadline): 1, or -FI_EAVAIL / another error. */
 static int
-one(struct rdm_side *s, struct fi_cq_data_entry *e)
+one(struct fi_side *s, struct fi_cq_data_entry *e)
 {
 	time_t end = time(NULL) + WAIT_S;
 	ssize_t n;
@@ -127,7 +239,7 @@ one(struct rdm_side *s, struct fi_cq_data_entry *e)
 
 /* One completion that must be a success: else say what and why, and fail. */
 static void
-ok_one(struct rdm_side *s, struct fi_cq_data_entry *e, const char *what)
+ok_one(struct fi_side *s, struct fi_cq_data_entry *e, const char *what)
 {
 	struct fi_cq_err_entry err = {0};
 	char buf[128];
@@ -146,7 +258,7 @@ ok_one(struct rdm_side *s, struct fi_cq_data_entry *e, const char *what)
 /* Post a receive into buf, wait for it; remote-write data completions seen meanwhile are
  * counted into *datas, the last one's kept in *last. */
 static void
-recv_one(struct rdm_side *s, void *buf, size_t len, unsigned *datas, struct fi_cq_data_entry *last)
+recv_one(struct fi_side *s, void *buf, size_t len, unsigned *datas, struct fi_cq_data_entry *last)
 {
 	struct fi_cq_data_entry e;
 
@@ -167,7 +279,7 @@ recv_one(struct rdm_side *s, void *buf, size_t len, unsigned *datas, struct fi_c
 }
 
 static void
-send_one(struct rdm_side *s, const void *buf, size_t len, fi_addr_t to)
+send_one(struct fi_side *s, const void *buf, size_t len, fi_addr_t to)
 {
 	struct fi_cq_data_entry e;
 
@@ -188,7 +300,7 @@ now_ms(void)
 
 /* fi_mr_reg + fi_close of bytes of touched malloc, for remote access: ms each. */
 static void
-time_adoption(struct rdm_side *s, size_t bytes)
+time_adoption(struct fi_side *s, size_t bytes)
 {
 	uint8_t *p = malloc(bytes);
 	struct fid_mr *mr;
@@ -216,16 +328,19 @@ server(const char *namefile)
 	uint8_t *tgt = malloc(TARGET_BYTES), *expect = malloc(TARGET_BYTES);
 	char msg[FI_CHECK_NAME_BYTES + sizeof(struct note)] = {0};
 	struct fi_cq_data_entry last = {0};
-	struct rdm_side s = {0};
+	struct fi_side s = {0};
 	struct fid_mr *mr;
 	struct target t;
-	fi_addr_t client;
+	fi_addr_t client = 0; /* MSG: not looked at */
 	unsigned checked = 0;
 	char done[512];
 
 	if (tgt == NULL || expect == NULL)
 		fail("server: malloc");
-	open_side(&s);
+	if (msg_mode)
+		msg_accept(&s, namefile);
+	else
+		open_side(&s);
 	time_adoption(&s, 1u << 20);
 	time_adoption(&s, 64u << 20);
 	fill(tgt, TARGET_BYTES, 0xA5);
@@ -236,10 +351,11 @@ server(const char *namefile)
 		fail("fi_mr_reg changed the target's bytes");
 	t = (struct target){
 		.addr = (uint64_t)(uintptr_t)tgt, .key = fi_mr_key(mr), .len = TARGET_BYTES};
-	name_write(namefile, s.name, s.name_len);
+	if (!msg_mode)
+		name_write(namefile, s.name, s.name_len);
 	/* The client's name first, then our target's address and key back. */
 	recv_one(&s, msg, sizeof(msg), NULL, NULL);
-	if (fi_av_insert(s.av, msg, 1, &client, 0, NULL) != 1)
+	if (!msg_mode && fi_av_insert(s.av, msg, 1, &client, 0, NULL) != 1)
 		fail("server: the client's name does not insert");
 	send_one(&s, &t, sizeof(t), client);
 	for (;;) {
@@ -275,7 +391,7 @@ server(const char *namefile)
 	CHECK(fi_close(&mr->fid));
 	if (memcmp(tgt, expect, TARGET_BYTES) != 0)
 		fail("fi_close of the region changed the target's bytes");
-	rdm_side_close(&s);
+	fi_side_close(&s);
 	free(tgt);
 	free(expect);
 	printf("server: %u writes compared byte for byte over the whole %u-byte target, "
@@ -286,7 +402,7 @@ server(const char *namefile)
 /* fi_write / fi_writedata / fi_inject_write of case i (len bytes at offset), told to the
  * server, which must answer that its target holds what it should. */
 static void
-write_case(struct rdm_side *s, fi_addr_t srv, const struct target *t, uint8_t *shadow, enum kind k,
+write_case(struct fi_side *s, fi_addr_t srv, const struct target *t, uint8_t *shadow, enum kind k,
 	   bool inject, size_t len, uint64_t off, uint32_t seed)
 {
 	uint8_t *src = malloc(len);
@@ -329,7 +445,7 @@ write_case(struct rdm_side *s, fi_addr_t srv, const struct target *t, uint8_t *s
 }
 
 static void
-read_case(struct rdm_side *s, fi_addr_t srv, const struct target *t, const uint8_t *shadow,
+read_case(struct fi_side *s, fi_addr_t srv, const struct target *t, const uint8_t *shadow,
 	  size_t len, uint64_t off)
 {
 	uint8_t *dst = malloc(len);
@@ -349,30 +465,39 @@ read_case(struct rdm_side *s, fi_addr_t srv, const struct target *t, const uint8
 	free(dst);
 }
 
-/* A write that the target must refuse, from a fresh endpoint (an error fails the QP). */
+/* A write of 4 KiB that the target must refuse (the QP is in error after it). */
 static void
-refused_case(const char *namefile, const char *what, uint64_t raddr, uint64_t key)
+refused_on(struct fi_side *s, fi_addr_t srv, const char *what, uint64_t raddr, uint64_t key)
 {
 	static uint8_t src[4096];
 	struct fi_cq_err_entry err = {0};
 	struct fi_cq_data_entry e;
-	char name[FI_CHECK_NAME_BYTES] = {0}, buf[128];
-	struct rdm_side s = {0};
+	char buf[128];
+
+	fill(src, sizeof(src), 0xEE);
+	CHECK(fi_write(s->ep, src, sizeof(src), NULL, srv, raddr, key, src));
+	if (one(s, &e) != -FI_EAVAIL || fi_cq_readerr(s->cq, &err, 0) != 1)
+		fail(what);
+	if (err.err != FI_EACCES || err.op_context != src || !(err.flags & FI_WRITE))
+		fail(what);
+	printf("client: %s: %s (%s)\n", what, fi_strerror(err.err),
+	       fi_cq_strerror(s->cq, err.prov_errno, err.err_data, buf, sizeof(buf)));
+}
+
+/* The same from a fresh RDM endpoint. */
+static void
+refused_case(const char *namefile, const char *what, uint64_t raddr, uint64_t key)
+{
+	char name[FI_CHECK_NAME_BYTES] = {0};
+	struct fi_side s = {0};
 	fi_addr_t srv;
 
 	name_read(namefile, name, sizeof(name));
 	open_side(&s);
 	if (fi_av_insert(s.av, name, 1, &srv, 0, NULL) != 1)
 		fail("client: the server's name does not insert");
-	fill(src, sizeof(src), 0xEE);
-	CHECK(fi_write(s.ep, src, sizeof(src), NULL, srv, raddr, key, src));
-	if (one(&s, &e) != -FI_EAVAIL || fi_cq_readerr(s.cq, &err, 0) != 1)
-		fail(what);
-	if (err.err != FI_EACCES || err.op_context != src || !(err.flags & FI_WRITE))
-		fail(what);
-	printf("client: %s: %s (%s)\n", what, fi_strerror(err.err),
-	       fi_cq_strerror(s.cq, err.prov_errno, err.err_data, buf, sizeof(buf)));
-	rdm_side_close(&s);
+	refused_on(&s, srv, what, raddr, key);
+	fi_side_close(&s);
 }
 
 static void
@@ -380,10 +505,10 @@ client(const char *namefile)
 {
 	uint8_t *shadow = malloc(TARGET_BYTES);
 	char name[FI_CHECK_NAME_BYTES] = {0};
-	struct rdm_side s = {0};
+	struct fi_side s = {0};
 	struct note end = {.kind = K_END};
 	struct target t;
-	fi_addr_t srv;
+	fi_addr_t srv = 0; /* MSG: not looked at */
 	char done[512];
 	FILE *f;
 
@@ -391,9 +516,13 @@ client(const char *namefile)
 		fail("client: malloc");
 	fill(shadow, TARGET_BYTES, 0xA5);
 	name_read(namefile, name, sizeof(name));
-	open_side(&s);
-	if (fi_av_insert(s.av, name, 1, &srv, 0, NULL) != 1)
-		fail("client: the server's name does not insert");
+	if (msg_mode) {
+		msg_connect(&s, name);
+	} else {
+		open_side(&s);
+		if (fi_av_insert(s.av, name, 1, &srv, 0, NULL) != 1)
+			fail("client: the server's name does not insert");
+	}
 	CHECK(fi_recv(s.ep, &t, sizeof(t), NULL, FI_ADDR_UNSPEC, &t));
 	CHECK(fi_send(s.ep, s.name, s.name_len, NULL, srv, NULL));
 	for (int got = 0; got < 2;) {
@@ -417,24 +546,35 @@ client(const char *namefile)
 	printf("client: fi_write, fi_writedata, fi_read of %zu sizes (1 B to 1 MiB) and "
 	       "fi_inject_write checked\n",
 	       N_SIZES);
-	refused_case(namefile, "wrong key", t.addr, t.key ^ 0x80000000u);
-	refused_case(namefile, "range past the target's end", t.addr + TARGET_BYTES - 100, t.key);
+	if (msg_mode) {
+		/* One connection: the end first, then the refused write that fails its QP. */
+		send_one(&s, &end, sizeof(end), srv);
+		refused_on(&s, srv, "wrong key", t.addr, t.key ^ 0x80000000u);
+	} else {
+		refused_case(namefile, "wrong key", t.addr, t.key ^ 0x80000000u);
+		refused_case(namefile, "range past the target's end", t.addr + TARGET_BYTES - 100,
+			     t.key);
+	}
 	snprintf(done, sizeof(done), "%s.refused", namefile);
 	f = fopen(done, "w");
 	if (f == NULL || fclose(f) != 0)
 		fail("client: cannot write the refused file");
-	send_one(&s, &end, sizeof(end), srv);
-	rdm_side_close(&s);
+	if (!msg_mode)
+		send_one(&s, &end, sizeof(end), srv);
+	fi_side_close(&s);
 	free(shadow);
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "server") != 0 && strcmp(argv[1], "client") != 0)) {
-		fprintf(stderr, "usage: fi_rma_check server|client NAMEFILE\n");
+	if (argc < 3 || argc > 4 ||
+	    (strcmp(argv[1], "server") != 0 && strcmp(argv[1], "client") != 0) ||
+	    (argc == 4 && strcmp(argv[3], "msg") != 0)) {
+		fprintf(stderr, "usage: fi_rma_check server|client NAMEFILE [msg]\n");
 		return 2;
 	}
+	msg_mode = argc == 4;
 	if (strcmp(argv[1], "server") == 0)
 		server(argv[2]);
 	else

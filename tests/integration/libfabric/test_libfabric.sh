@@ -6,7 +6,7 @@
 # namespaces by a veth pair whose addresses carry the provider's connection handshakes. Each
 # application runs in its host's namespace, attached to its host's daemon (FI_SLUICE_SOCKET);
 # libfabric loads the provider from the build tree (FI_PROVIDER_PATH).
-# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg|rma
+# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg|rma|rma-msg
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
 #             sluice", FI_EP_RDM and FI_EP_MSG), offers FI_RMA (-c FI_RMA) with mr_mode
 #             FI_MR_VIRT_ADDR | FI_MR_PROV_KEY, lists its FI_SLUICE_* settings with -e, and
@@ -29,6 +29,7 @@
 #             1 MiB into and out of a malloc'ed target, compared byte for byte, and a wrong
 #             key and a range past the end completing with FI_EACCES and changing nothing;
 #             the adoption's cost (fi_mr_reg of 1 and 64 MiB) printed.
+#   rma-msg:  fi_rma_check msg: the same on one FI_EP_MSG connection (the wrong key alone).
 #   msg:      fi_msg_check, the same way: a connect to a port nobody listens on and one the
 #             server rejects are FI_ECONNREFUSED error events, an accepted one FI_CONNECTED
 #             on both sides with fi_getpeer / fi_getname agreeing, and the server's
@@ -168,16 +169,18 @@ pingpong)
 pingpong-msg)
     pingpong msg "${ITERS_MSG:-100}"
     ;;
-rdm | msg | rma)
-    [ "$case_name" = rma ] && export FI_SLUICE_MEM_MB=160
-    check=$SL_BUILD/tests/integration/libfabric/fi_${case_name}_check
-    on b timeout 120 "$check" server "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.server" 2>&1 &
+rdm | msg | rma | rma-msg)
+    check=$SL_BUILD/tests/integration/libfabric/fi_${case_name%-msg}_check
+    mode=()
+    [ "$case_name" = rma-msg ] && mode=(msg)
+    [ "${case_name#rma}" != "$case_name" ] && export FI_SLUICE_MEM_MB=160
+    on b timeout 120 "$check" server "$SL_TMP/$case_name.name" "${mode[@]}" >"$SL_TMP/$case_name.server" 2>&1 &
     spid=$!
     crc=0 src=0
-    on a timeout 120 "$check" client "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.client" 2>&1 || crc=$?
+    on a timeout 120 "$check" client "$SL_TMP/$case_name.name" "${mode[@]}" >"$SL_TMP/$case_name.client" 2>&1 || crc=$?
     wait "$spid" || src=$?
     cat "$SL_TMP/$case_name.server" "$SL_TMP/$case_name.client"
-    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_${case_name}_check: server exit $src, client exit $crc"
+    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "$(basename "$check") ${mode[*]}: server exit $src, client exit $crc"
     ;;
 *)
     sl_fail "unknown case $case_name"
