@@ -483,6 +483,18 @@ h_daemon_start(struct h_daemon *d, const char *path)
 		abort();
 }
 
+struct sl_ctx *
+h_daemon_start_ctx(struct h_daemon *d, uint64_t mem_bytes)
+{
+	struct sl_ctx *ctx;
+
+	h_daemon_start(d, NULL);
+	ctx = sl_ctx_open(d->path, &(struct sl_ctx_attr){.mem_bytes = mem_bytes});
+	if (!ctx)
+		abort();
+	return ctx;
+}
+
 void
 h_daemon_stop(struct h_daemon *d)
 {

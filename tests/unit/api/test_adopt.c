@@ -38,9 +38,7 @@ setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	h_daemon_start(&f->d, NULL);
-	f->ctx = sl_ctx_open(f->d.path, &(struct sl_ctx_attr){.mem_bytes = 4 << 20});
-	assert_non_null(f->ctx);
+	f->ctx = h_daemon_start_ctx(&f->d, 4 << 20);
 	assert_int_equal(posix_memalign((void **)&f->page, PAGE, 5 * PAGE), 0);
 	for (unsigned i = 0; i < 5 * PAGE; i++)
 		f->page[i] = (uint8_t)(i * 7 + 1);
