@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -185,6 +186,7 @@ sl_ctx_open(const char *path, const struct sl_ctx_attr *attr)
 {
 	uint64_t bytes = attr && attr->mem_bytes ? attr->mem_bytes : SL_MEM_DEFAULT_BYTES;
 	struct sl_ctx *ctx;
+	struct stat st;
 	int memfd = -1, rc;
 
 	if (!path)
@@ -207,8 +209,10 @@ sl_ctx_open(const char *path, const struct sl_ctx_attr *attr)
 	ctx->qps.prev = ctx->qps.next = &ctx->qps;
 	memfd = memfd_create("sluice", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (memfd < 0 || ftruncate(memfd, (off_t)bytes) ||
-	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) || fstat(memfd, &st))
 		goto fail_errno;
+	ctx->mem_dev = st.st_dev;
+	ctx->mem_ino = st.st_ino;
 	ctx->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (ctx->mem == MAP_FAILED)
 		goto fail_errno;
@@ -239,6 +243,8 @@ sl_ctx_close(struct sl_ctx *ctx)
 	if (!ctx)
 		return;
 	sl_api_objects_close(ctx);
+	if (ctx->mem != MAP_FAILED)
+		sl_api_adopt_close(ctx);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
 	if (ctx->mem != MAP_FAILED)

@@ -6,8 +6,13 @@
  * sends and its receives. Each pass moves the handshakes (peer.c), then takes at most as many
  * libsluice completions as both bound CQs have room for (a completion makes at most one
  * entry), so an unread CQ holds the endpoint back instead of losing entries:
- *   - a send slot's completion reports the send (when it asked for a completion) and frees the
- *     slot; an error also fails the peer (its QP is in error from then on);
+ *   - a send slot's completion reports the send, RMA write or read (when it asked for a
+ *     completion; a read's bytes are copied from the slot to the application's buffer first)
+ *     and frees the slot; an error also fails the peer (its QP is in error from then on, as a
+ *     verbs QP is after a remote access error);
+ *   - a peer's fi_writedata takes a receive bounce buffer (libsluice's WRITE with immediate)
+ *     and writes nothing there: it completes on the receive CQ as FI_REMOTE_WRITE with its
+ *     CQ data, consuming none of the application's receives, and the buffer is posted again;
  *   - a receive bounce buffer's completion is copied into the oldest posted receive, which
  *     completes (FI_ETRUNC with olen when it is shorter), and the buffer is posted again; with
  *     no receive posted it waits, in arrival order, in the unexpected ring, and the receive
@@ -71,15 +76,39 @@ cq_free(const struct sl_fab_cq *cq)
 	return a < b ? a : b;
 }
 
+/* A send slot's completion flags by what it carried. */
+static const uint64_t op_flags[] = {
+	[SL_FAB_OP_SEND] = FI_SEND | FI_MSG,
+	[SL_FAB_OP_WRITE] = FI_RMA | FI_WRITE,
+	[SL_FAB_OP_READ] = FI_RMA | FI_READ,
+};
+
+/* The libsluice work request a slot's operation posts. */
+static uint8_t
+op_opcode(const struct sl_fab_tx *t)
+{
+	switch (t->op) {
+	case SL_FAB_OP_WRITE:
+		return t->has_data ? SL_WR_WRITE_WITH_IMM : SL_WR_WRITE;
+	case SL_FAB_OP_READ:
+		return SL_WR_READ;
+	default:
+		return t->has_data ? SL_WR_SEND_WITH_IMM : SL_WR_SEND;
+	}
+}
+
 void
 sl_fab_tx_done(struct sl_fab_ep *ep, uint32_t i, int err, int prov_errno)
 {
 	struct sl_fab_tx *t = &ep->tx[i];
 
+	if (err == 0 && t->op == SL_FAB_OP_READ && t->len > 0)
+		memcpy(t->rbuf, (char *)ep->tx_mem + (size_t)i * sl_fab_params.max_msg_bytes,
+		       t->len);
 	if (t->completion || err != 0) {
 		struct sl_fab_cqe e = {
 			.op_context = t->context,
-			.flags = FI_SEND | FI_MSG,
+			.flags = op_flags[t->op],
 			.len = err ? 0 : t->len,
 			.src = FI_ADDR_NOTAVAIL,
 			.err = err,
@@ -102,11 +131,13 @@ sl_fab_tx_flush(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 		struct sl_fab_tx *t = &ep->tx[i];
 		struct sl_wr wr = {
 			.wr_id = i,
-			.opcode = t->has_data ? SL_WR_SEND_WITH_IMM : SL_WR_SEND,
+			.opcode = op_opcode(t),
 			.flags = SL_WR_F_SIGNALED,
 			.lkey = sl_mr_lkey(ep->tx_mr),
 			.addr = (char *)ep->tx_mem + (size_t)i * sl_fab_params.max_msg_bytes,
 			.len = t->len,
+			.raddr = t->raddr,
+			.rkey = t->rkey,
 			.imm = t->data,
 		};
 		int ret = sl_post_send(p->qp, &wr, 1);
@@ -121,6 +152,22 @@ sl_fab_tx_flush(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 		t->posted = true;
 	}
 	p->wait_tail = -1;
+}
+
+/* Post peer p's receive bounce buffer slot again (its QP fails if it cannot be). */
+static void
+repost(struct sl_fab_ep *ep, struct sl_fab_peer *p, uint32_t peer, uint32_t slot)
+{
+	const size_t bytes = sl_fab_params.max_msg_bytes;
+	struct sl_recv_wr wr = {
+		.wr_id = SL_FAB_WR_RX_ID(peer, slot),
+		.lkey = sl_mr_lkey(p->rx_mr),
+		.addr = (char *)p->rx_mem + (size_t)slot * bytes,
+		.len = (uint32_t)bytes,
+	};
+
+	if (p->state != SL_FAB_PEER_FAILED && sl_post_recv(p->qp, &wr, 1) != 1)
+		sl_fab_peer_fail(ep, p, FI_ECONNRESET);
 }
 
 /* Copy peer's bounce buffer slot into the oldest posted receive, complete it, repost slot. */
@@ -140,12 +187,6 @@ deliver(struct sl_fab_ep *ep, const struct sl_fab_unexp *m)
 		.data = m->imm,
 		.src = ep->source ? sl_fab_av_find(ep->av, &p->addr) : FI_ADDR_NOTAVAIL,
 	};
-	struct sl_recv_wr wr = {
-		.wr_id = SL_FAB_WR_RX_ID(m->peer, m->slot),
-		.lkey = sl_mr_lkey(p->rx_mr),
-		.addr = src,
-		.len = (uint32_t)slot,
-	};
 
 	if (n > 0)
 		memcpy(rx->buf, src, n);
@@ -155,8 +196,25 @@ deliver(struct sl_fab_ep *ep, const struct sl_fab_unexp *m)
 	}
 	if (rx->completion || e.err != 0)
 		sl_fab_cq_push(ep->rx_cq, &e);
-	if (p->state != SL_FAB_PEER_FAILED && sl_post_recv(p->qp, &wr, 1) != 1)
-		sl_fab_peer_fail(ep, p, FI_ECONNRESET);
+	repost(ep, p, m->peer, m->slot);
+}
+
+/* A peer's fi_writedata arrived (libsluice's WRITE with immediate, which took a receive bounce
+ * buffer and wrote nothing there): the data completion, with no receive of the application's
+ * consumed, and the buffer posted again. */
+static void
+write_data_arrived(struct sl_fab_ep *ep, const struct sl_wc *wc, uint32_t peer, uint32_t slot)
+{
+	struct sl_fab_peer *p = &ep->peers[peer];
+	struct sl_fab_cqe e = {
+		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
+		.len = wc->byte_len,
+		.data = wc->imm,
+		.src = ep->source ? sl_fab_av_find(ep->av, &p->addr) : FI_ADDR_NOTAVAIL,
+	};
+
+	sl_fab_cq_push(ep->rx_cq, &e);
+	repost(ep, p, peer, slot);
 }
 
 static void
@@ -176,6 +234,10 @@ on_recv(struct sl_fab_ep *ep, const struct sl_wc *wc)
 	if (wc->status != SL_WC_SUCCESS) {
 		/* The QP is in error: its buffers come back flushed. */
 		sl_fab_peer_fail(ep, &ep->peers[peer], status_err(wc->status));
+		return;
+	}
+	if (wc->opcode == SL_WC_RECV_RDMA_IMM) {
+		write_data_arrived(ep, wc, peer, slot);
 		return;
 	}
 	if (ep->unexp_head == ep->unexp_tail && ep->rxq_head != ep->rxq_tail)

@@ -62,7 +62,6 @@
 #define MSGS 200
 #define MAX_BYTES 16384 /**< 200 messages of up to this wait in sluiced's stash: < 4 MiB */
 #define GONE_S 30
-#define NAME_MAX_BYTES 64
 #define GONE_RX 64       /**< receives the gone-server keeps posted */
 #define GONE_TX 16       /**< sends the gone-client keeps in flight (FI_SLUICE_TX_SLOTS) */
 #define GONE_BYTES 65536 /**< each of them, bytes */
@@ -73,19 +72,8 @@
 #define GONE_WARMUP 200   /**< sends completed before the client says it streams */
 #define GONE_STREAM_S 120 /**< the stream's longest wait for the kill, s */
 
-struct side {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	char name[NAME_MAX_BYTES];
-	size_t name_len;
-};
-
 static void
-open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
+open_side(struct fi_side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = wait, .size = 256};
@@ -95,29 +83,7 @@ open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = strdup("sluice");
 	hints->domain_attr->cq_data_size = 4;
-	CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &s->info));
-	fi_freeinfo(hints);
-	CHECK(fi_fabric(s->info->fabric_attr, &s->fabric, NULL));
-	CHECK(fi_domain(s->fabric, s->info, &s->domain, NULL));
-	CHECK(fi_av_open(s->domain, &av_attr, &s->av, NULL));
-	CHECK(fi_cq_open(s->domain, &cq_attr, &s->cq, NULL));
-	CHECK(fi_endpoint(s->domain, s->info, &s->ep, NULL));
-	CHECK(fi_ep_bind(s->ep, &s->av->fid, 0));
-	CHECK(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV));
-	CHECK(fi_enable(s->ep));
-	s->name_len = sizeof(s->name);
-	CHECK(fi_getname(&s->ep->fid, s->name, &s->name_len));
-}
-
-static void
-close_side(struct side *s)
-{
-	CHECK(fi_close(&s->ep->fid));
-	CHECK(fi_close(&s->cq->fid));
-	CHECK(fi_close(&s->av->fid));
-	CHECK(fi_close(&s->domain->fid));
-	CHECK(fi_close(&s->fabric->fid));
-	fi_freeinfo(s->info);
+	fi_side_open(s, hints, &cq_attr, &av_attr);
 }
 
 static uint8_t
@@ -129,13 +95,13 @@ pattern(unsigned msg, size_t i)
 static size_t
 msg_len(unsigned i)
 {
-	return i == 0 ? NAME_MAX_BYTES : 1 + ((size_t)i * 2654435761u) % MAX_BYTES;
+	return i == 0 ? FI_CHECK_NAME_BYTES : 1 + ((size_t)i * 2654435761u) % MAX_BYTES;
 }
 
 /* One completion and its source: fi_cq_sreadfrom (wait) or fi_cq_readfrom spun, with a
  * deadline. */
 static int
-one_from(struct side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
+one_from(struct fi_side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
 {
 	time_t end = time(NULL) + timeout_s;
 	ssize_t n;
@@ -150,7 +116,7 @@ one_from(struct side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, 
 }
 
 static int
-one(struct side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
+one(struct fi_side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
 {
 	fi_addr_t src;
 
@@ -163,7 +129,7 @@ server(const char *namefile)
 	static uint8_t buf[MAX_BYTES];
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
-	struct side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t client = FI_ADDR_NOTAVAIL, src;
 
 	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
@@ -203,7 +169,7 @@ server(const char *namefile)
 	CHECK(fi_send(s.ep, buf, 5, NULL, client, &s));
 	if (one(&s, &e, true, 10) != 1 || !(e.flags & FI_SEND))
 		fail("reply: no send completion");
-	close_side(&s);
+	fi_side_close(&s);
 	printf("server: %u messages checked, truncation and reply done\n", MSGS);
 }
 
@@ -213,8 +179,8 @@ client(const char *namefile)
 	static uint8_t buf[MAX_BYTES], rbuf[64];
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
-	char name[NAME_MAX_BYTES] = {0};
-	struct side s = {0};
+	char name[FI_CHECK_NAME_BYTES] = {0};
+	struct fi_side s = {0};
 	fi_addr_t srv;
 	int errs = 0;
 	unsigned sends = 0;
@@ -270,7 +236,7 @@ client(const char *namefile)
 	}
 	if (!errs)
 		fail("peer gone: no error within 30 s");
-	close_side(&s);
+	fi_side_close(&s);
 	printf("client: %u messages sent, reply received, the gone peer reported (%s)\n", MSGS,
 	       err.err ? fi_strerror(err.err) : "refused at once");
 }
@@ -281,7 +247,7 @@ gone_server(const char *namefile)
 	static uint8_t bufs[GONE_RX][GONE_BYTES], credit = 1;
 	struct fi_cq_err_entry err = {0};
 	struct fi_cq_data_entry e;
-	struct side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t client = FI_ADDR_NOTAVAIL;
 	unsigned long got = 0;
 	char path[4096];
@@ -345,7 +311,7 @@ enum gone_event { GONE_NONE, GONE_SENT, GONE_CREDITED };
 /* One completion of the stream, if there is one: a send's (*err 0, or its error, which must be
  * a peer's failure), or a credit's (its receive posted again). */
 static enum gone_event
-gone_reap(struct side *s, uint8_t *credit, int *err)
+gone_reap(struct fi_side *s, uint8_t *credit, int *err)
 {
 	struct fi_cq_err_entry ee = {0};
 	struct fi_cq_data_entry e;
@@ -376,7 +342,7 @@ gone_client(const char *namefile, unsigned timeout_ms)
 	char name[NAME_MAX_BYTES] = {0}, streaming[4096], killed[4096];
 	uint64_t posted = 0, done = 0, ok = 0, errs = 0, credits = 0, t_kill = 0, t_last = 0;
 	int first_err = 0, err;
-	struct side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t srv;
 	ssize_t rc;
 

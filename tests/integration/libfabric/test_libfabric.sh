@@ -6,10 +6,12 @@
 # namespaces by a veth pair whose addresses carry the provider's connection handshakes. Each
 # application runs in its host's namespace, attached to its host's daemon (FI_SLUICE_SOCKET);
 # libfabric loads the provider from the build tree (FI_PROVIDER_PATH).
-# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg|peer-gone|peer-daemon-gone
+# usage: test_libfabric.sh info|pingpong|pingpong-msg|rdm|msg|rma|rma-msg|peer-gone|
+#        peer-daemon-gone
 #   info:     Debian's fi_info finds the provider (`fi_info -p sluice` prints "provider:
-#             sluice", FI_EP_RDM and FI_EP_MSG), lists its FI_SLUICE_* settings with -e, and
-#             refuses hints it cannot serve (FI_EP_DGRAM, FI_RMA, FI_TAGGED, FI_SOCKADDR_IN
+#             sluice", FI_EP_RDM and FI_EP_MSG), offers FI_RMA (-c FI_RMA) with mr_mode
+#             FI_MR_VIRT_ADDR | FI_MR_PROV_KEY, lists its FI_SLUICE_* settings with -e, and
+#             refuses hints it cannot serve (FI_EP_DGRAM, FI_TAGGED, FI_ATOMIC, FI_SOCKADDR_IN
 #             names, FI_SOURCE on FI_EP_MSG): exit status nonzero, no sluice.
 #             With no socket at FI_SLUICE_SOCKET nothing is offered; with a socket no daemon
 #             answers, fi_domain fails at once (ECONNREFUSED, the provider's warning naming it).
@@ -24,6 +26,12 @@
 #             before any receive is posted, fi_senddata's CQ data, fi_cq_sread on an
 #             FI_WAIT_FD CQ, FI_AV_MAP, truncation (FI_ETRUNC, olen), a reply by the client's
 #             name, and a server that goes away: the client's sends fail, they do not hang.
+#   rma:      fi_rma_check, the same way (FI_SLUICE_MEM_MB=160: it registers 64 MiB):
+#             fi_write, fi_writedata (the target's data completion) and fi_read of 1 B to
+#             1 MiB into and out of a malloc'ed target, compared byte for byte, and a wrong
+#             key and a range past the end completing with FI_EACCES and changing nothing;
+#             the adoption's cost (fi_mr_reg of 1 and 64 MiB) printed.
+#   rma-msg:  fi_rma_check msg: the same on one FI_EP_MSG connection (the wrong key alone).
 #   peer-gone: fi_rdm_check gone-server on b, gone-client on a streaming 64 KiB sends to it;
 #             once it streams, the server is killed (SIGKILL): the client's sends to it end
 #             in error entries (fi_cq_readerr: FI_ETIMEDOUT and kin), every one outstanding
@@ -126,7 +134,10 @@ info)
     for v in SOCKET ADDR MAX_MSG TX_SLOTS RX_SLOTS MEM_MB PROGRAM RATE_MBPS RECEIVER CONNECT_MS IDLE_WAIT_US; do
         grep -aq "^# FI_SLUICE_$v:" "$SL_TMP/info-e.out" || sl_fail "fi_info -e does not list FI_SLUICE_$v"
     done
-    for refused in "-t FI_EP_DGRAM" "-c FI_RMA" "-c FI_TAGGED" "-a FI_SOCKADDR_IN" \
+    on a fi_info -p sluice -c FI_RMA -v >"$SL_TMP/info-rma.out" 2>&1 || sl_fail "fi_info -c FI_RMA: $(cat "$SL_TMP/info-rma.out")"
+    grep -q "mr_mode: \[ FI_MR_VIRT_ADDR, FI_MR_PROV_KEY \]" "$SL_TMP/info-rma.out" ||
+        sl_fail "fi_info -c FI_RMA: no mr_mode FI_MR_VIRT_ADDR | FI_MR_PROV_KEY: $(grep mr_mode "$SL_TMP/info-rma.out")"
+    for refused in "-t FI_EP_DGRAM" "-c FI_TAGGED" "-c FI_ATOMIC" "-a FI_SOCKADDR_IN" \
         "-t FI_EP_MSG -c FI_MSG|FI_SOURCE"; do
         # shellcheck disable=SC2086
         if on a fi_info -p sluice $refused >"$SL_TMP/refused.out" 2>&1; then
@@ -150,7 +161,7 @@ info)
     [ "$rc" -eq 1 ] && grep -q "fi_domain.*Connection refused" "$SL_TMP/dead.out" &&
         grep -q "cannot attach to sluiced at $SL_TMP/dead.sock" "$SL_TMP/dead.out" ||
         sl_fail "no daemon: exit $rc, $(cat "$SL_TMP/dead.out")"
-    sl_log "fi_info: provider sluice, FI_EP_RDM and FI_EP_MSG, FI_SLUICE_* listed, dgram / RMA / tagged refused"
+    sl_log "fi_info: provider sluice, FI_EP_RDM and FI_EP_MSG, FI_RMA, FI_SLUICE_* listed, dgram / tagged / atomic refused"
     ;;
 pingpong)
     # sluice-perf send_lat -e at 64 B on the same hosts just before, for the comparison
@@ -175,15 +186,18 @@ pingpong)
 pingpong-msg)
     pingpong msg "${ITERS_MSG:-100}"
     ;;
-rdm | msg)
-    check=$SL_BUILD/tests/integration/libfabric/fi_${case_name}_check
-    on b timeout 120 "$check" server "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.server" 2>&1 &
+rdm | msg | rma | rma-msg)
+    check=$SL_BUILD/tests/integration/libfabric/fi_${case_name%-msg}_check
+    mode=()
+    [ "$case_name" = rma-msg ] && mode=(msg)
+    [ "${case_name#rma}" != "$case_name" ] && export FI_SLUICE_MEM_MB=160
+    on b timeout 120 "$check" server "$SL_TMP/$case_name.name" "${mode[@]}" >"$SL_TMP/$case_name.server" 2>&1 &
     spid=$!
     crc=0 src=0
-    on a timeout 120 "$check" client "$SL_TMP/$case_name.name" >"$SL_TMP/$case_name.client" 2>&1 || crc=$?
+    on a timeout 120 "$check" client "$SL_TMP/$case_name.name" "${mode[@]}" >"$SL_TMP/$case_name.client" 2>&1 || crc=$?
     wait "$spid" || src=$?
     cat "$SL_TMP/$case_name.server" "$SL_TMP/$case_name.client"
-    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "fi_${case_name}_check: server exit $src, client exit $crc"
+    [ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || sl_fail "$(basename "$check") ${mode[*]}: server exit $src, client exit $crc"
     ;;
 peer-gone | peer-daemon-gone)
     check=$SL_BUILD/tests/integration/libfabric/fi_rdm_check

@@ -42,7 +42,7 @@ h_mr_find(struct h_client *cl, uint32_t key, uint64_t va, uint64_t len, uint32_t
 
 		if (key && m->key == key && va >= m->va && va - m->va <= m->len &&
 		    len <= m->len - (va - m->va) && (m->access & need) == need)
-			return h_ptr(cl, va, len);
+			return cl->mem + m->off + (va - m->va);
 	}
 	return NULL;
 }
@@ -265,7 +265,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:
-		if (!h_ptr(cl, q->u.mr_reg.addr, q->u.mr_reg.len))
+		if (!h_ptr(cl, cl->base_va + q->u.mr_reg.off, q->u.mr_reg.len))
 			return -EINVAL;
 		for (i = 0; i < H_MAX && cl->mrs[i].key; i++)
 			;
@@ -274,6 +274,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		cl->mrs[i] = (struct h_mr){.key = H_KEY_BASE + i,
 					   .va = q->u.mr_reg.addr,
 					   .len = q->u.mr_reg.len,
+					   .off = q->u.mr_reg.off,
 					   .access = q->u.mr_reg.access};
 		r->u.mr_reg.lkey = r->u.mr_reg.rkey = cl->mrs[i].key;
 		return 0;
@@ -502,6 +503,18 @@ h_daemon_start(struct h_daemon *d, const char *path)
 	if (d->lfd < 0 || bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(d->lfd, 4) ||
 	    pthread_create(&d->thread, NULL, h_run, d))
 		abort();
+}
+
+struct sl_ctx *
+h_daemon_start_ctx(struct h_daemon *d, uint64_t mem_bytes)
+{
+	struct sl_ctx *ctx;
+
+	h_daemon_start(d, NULL);
+	ctx = sl_ctx_open(d->path, &(struct sl_ctx_attr){.mem_bytes = mem_bytes});
+	if (!ctx)
+		abort();
+	return ctx;
 }
 
 void

@@ -29,6 +29,7 @@
 struct h_mr {
 	uint32_t key; /**< 0: free */
 	uint64_t va, len;
+	uint64_t off; /**< in the client's memory, bytes */
 	uint32_t access;
 };
 
@@ -95,6 +96,9 @@ struct h_daemon {
 
 /* Start a fake daemon at path (NULL: a socket in a new temporary directory). */
 void h_daemon_start(struct h_daemon *d, const char *path);
+/* Start a fake daemon in a new temporary directory and open a context of mem_bytes on it;
+ * aborts if either fails. */
+struct sl_ctx *h_daemon_start_ctx(struct h_daemon *d, uint64_t mem_bytes);
 /* Stop it, remove its socket (and the directory it made). */
 void h_daemon_stop(struct h_daemon *d);
 
