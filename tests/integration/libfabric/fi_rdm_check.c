@@ -339,7 +339,7 @@ gone_client(const char *namefile, unsigned timeout_ms)
 {
 	static uint8_t buf[GONE_BYTES], credit;
 	const uint64_t bound_ms = 2u * timeout_ms + 2000u;
-	char name[NAME_MAX_BYTES] = {0}, streaming[4096], killed[4096];
+	char name[FI_CHECK_NAME_BYTES] = {0}, streaming[4096], killed[4096];
 	uint64_t posted = 0, done = 0, ok = 0, errs = 0, credits = 0, t_kill = 0, t_last = 0;
 	int first_err = 0, err;
 	struct fi_side s = {0};
@@ -412,7 +412,7 @@ gone_client(const char *namefile, unsigned timeout_ms)
 	       (unsigned long long)posted, (unsigned long long)ok, (unsigned long long)errs,
 	       fi_strerror(first_err), (unsigned long long)(t_last - t_kill),
 	       (unsigned long long)bound_ms, fi_strerror((int)-rc));
-	close_side(&s);
+	fi_side_close(&s);
 }
 
 int
