@@ -18,10 +18,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -184,6 +186,7 @@ sl_ctx_open(const char *path, const struct sl_ctx_attr *attr)
 {
 	uint64_t bytes = attr && attr->mem_bytes ? attr->mem_bytes : SL_MEM_DEFAULT_BYTES;
 	struct sl_ctx *ctx;
+	struct stat st;
 	int memfd = -1, rc;
 
 	if (!path)
@@ -206,8 +209,10 @@ sl_ctx_open(const char *path, const struct sl_ctx_attr *attr)
 	ctx->qps.prev = ctx->qps.next = &ctx->qps;
 	memfd = memfd_create("sluice", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (memfd < 0 || ftruncate(memfd, (off_t)bytes) ||
-	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW))
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) || fstat(memfd, &st))
 		goto fail_errno;
+	ctx->mem_dev = st.st_dev;
+	ctx->mem_ino = st.st_ino;
 	ctx->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (ctx->mem == MAP_FAILED)
 		goto fail_errno;
@@ -238,6 +243,8 @@ sl_ctx_close(struct sl_ctx *ctx)
 	if (!ctx)
 		return;
 	sl_api_objects_close(ctx);
+	if (ctx->mem != MAP_FAILED)
+		sl_api_adopt_close(ctx);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
 	if (ctx->mem != MAP_FAILED)
@@ -250,6 +257,26 @@ SL_API_EXPORT const char *
 sl_ctx_host(const struct sl_ctx *ctx)
 {
 	return ctx->host;
+}
+
+SL_API_EXPORT int
+sl_ctx_status(struct sl_ctx *ctx)
+{
+	struct pollfd p = {.fd = ctx->sock, .events = POLLIN};
+
+	if (ctx->broken)
+		return ctx->broken;
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	/* Requests are answered within sl_api_call: anything readable now is a hang-up or
+	 * something the daemon was not asked for. */
+	return broken(ctx, p.revents & (POLLHUP | POLLERR) ? -ECONNRESET : -EPROTO);
+}
+
+SL_API_EXPORT int
+sl_ctx_fd(const struct sl_ctx *ctx)
+{
+	return ctx->sock;
 }
 
 void *

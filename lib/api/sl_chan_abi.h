@@ -14,10 +14,13 @@
  * Shared memory. One memfd per context, mem_bytes long, mapped by the library at base_va
  * (told in HELLO) and by the daemon wherever it likes. The daemon maps only a memfd on tmpfs
  * (not MFD_HUGETLB) of exactly mem_bytes, sealed against shrinking: HELLO refuses other memory
- * (-EINVAL) and an unsealed memfd (-EPERM). Every address an application gives
- * (MR starts, work request buffers) is a virtual address in its own mapping; the daemon
- * translates va - base_va into its mapping after checking the range. Rings are named by their
- * offset into the memory.
+ * (-EINVAL) and an unsealed memfd (-EPERM). A region (MR_REG) is named twice: by its
+ * offset into the memory, which is where the daemon reads and writes, and by the virtual
+ * address the application sees it at, which work requests name (a buffer, a peer's raddr) and
+ * which the daemon only compares with the region's bounds. The two are independent: the
+ * library maps pages of the file at the application's own addresses too (sl_mem_adopt), and
+ * an address names no memory of the daemon's except through a region's offset. Rings are
+ * named by their offset into the memory.
  *
  * Rings. A ring is a struct sl_chan_ring (producer and consumer indexes on their own cache
  * lines) followed by 2^k fixed-size entries; indexes count up freely and wrap at 2^32, the entry
@@ -174,9 +177,11 @@ struct sl_chan_req {
 			uint64_t base_va;   /**< where the application mapped it */
 		} hello;
 		struct {
-			uint64_t addr;   /**< application VA */
+			uint64_t addr;   /**< application VA: what work requests name */
 			uint64_t len;    /**< bytes */
 			uint32_t access; /**< SL_ACCESS_* */
+			uint32_t rsvd;
+			uint64_t off; /**< where the region is in the memory, bytes */
 		} mr_reg;
 		struct {
 			uint32_t lkey;

@@ -42,7 +42,7 @@
 extern "C" {
 #endif
 
-#define SL_API_VERSION 4                             /**< the channel version this header speaks */
+#define SL_API_VERSION 5                             /**< the channel version this header speaks */
 #define SL_SOCKET_DEFAULT "/run/sluice/sluiced.sock" /**< sluiced's control socket by default */
 #define SL_MEM_DEFAULT_BYTES (64u << 20)             /**< shared memory per context by default */
 #define SL_NAME_MAX 16                               /**< program, pacer names, with the NUL */
@@ -75,16 +75,61 @@ void sl_ctx_close(struct sl_ctx *ctx);
 /* The daemon's name for this host ([sluiced] name), for logs and the out-of-band exchange. */
 const char *sl_ctx_host(const struct sl_ctx *ctx);
 
+/*
+ * Whether the daemon is still there: 0, or the -errno that broke the channel (-ECONNRESET once
+ * the daemon hung up: it exited or closed the connection; -EPROTO: it said something it was
+ * not asked). The data path makes no system call, so it never notices a daemon that died (its
+ * rings just stop moving); this looks at the control socket, one poll(2), and breaks the
+ * channel when the daemon is gone, as a failed request does.
+ */
+int sl_ctx_status(struct sl_ctx *ctx);
+
+/*
+ * The control socket, for an application's wait set: with no events asked for (epoll events
+ * 0, poll events 0) it reports only POLLHUP / POLLERR, that is the daemon's going away. Only
+ * for waiting: never read, write or close it.
+ */
+int sl_ctx_fd(const struct sl_ctx *ctx);
+
 /* --- memory ------------------------------------------------------------------------------- */
 
 /*
  * bytes of the context's shared memory, aligned to 64 bytes (4096 from 4096 bytes up), zeroed;
- * NULL and ENOMEM when it has no free range that large. Only this memory can be registered.
+ * NULL and ENOMEM when it has no free range that large. Only this memory, and memory adopted
+ * (sl_mem_adopt), can be registered.
  */
 void *sl_mem_alloc(struct sl_ctx *ctx, size_t bytes);
 
 /* Give back memory from sl_mem_alloc (NULL: nothing). It must not be registered any more. */
 void sl_mem_free(struct sl_ctx *ctx, void *p);
+
+/*
+ * Adopt the application's own memory [addr, addr + len) (malloc'ed, mmap'ed) into the context's
+ * shared memory without moving it: the pages holding it (the range rounded out to 4096 bytes)
+ * are copied into a range of the context's memory, which is then mapped at their address in
+ * one system call. The pointer stays valid, the bytes are the same, and the range may then be
+ * registered (sl_mr_reg) and be the target of a peer's WRITE and READ. Costs a copy of the
+ * pages and takes their size from the context's memory (docs/api.md, "Adopted memory").
+ * Only private, anonymous, read-write memory is adopted (not the stack, a file's pages or
+ * shared memory). Pages held by an adopted range may be adopted again by a range inside it (a
+ * count; each call is undone by its own sl_mem_unadopt), but not by one that overlaps it in
+ * part. The application must know:
+ *   - a write by another thread to those pages while this runs may be lost;
+ *   - after fork, a child shares the adopted pages with the parent (they are MAP_SHARED);
+ *   - the memory must stay mapped until sl_mem_unadopt (free it after, not before).
+ * 0 or -errno: -EINVAL (len 0, a range that wraps, memory of another kind), -EFAULT (part of
+ * the range is not mapped), -EBUSY (it overlaps an adopted range in part), -ENOMEM (no room in
+ * the context's memory), or mremap's error (nothing changed).
+ */
+int sl_mem_adopt(struct sl_ctx *ctx, void *addr, size_t len);
+
+/*
+ * Undo one sl_mem_adopt of the same range: the last one puts private anonymous pages with the
+ * same bytes back at the address (in one system call) and frees the context's range. sl_ctx_close
+ * gives every adopted range back. 0 or -errno: -ENOENT (no adopted range holds it), -EBUSY (a
+ * memory region is registered in it: sl_mr_dereg first), or mmap's / mremap's error.
+ */
+int sl_mem_unadopt(struct sl_ctx *ctx, void *addr, size_t len);
 
 /* Access flags of a memory region. Local read is always granted. */
 #define SL_ACCESS_LOCAL_WRITE (1u << 0)  /**< RECV and READ may land here */
@@ -92,10 +137,10 @@ void sl_mem_free(struct sl_ctx *ctx, void *p);
 #define SL_ACCESS_REMOTE_READ (1u << 2)  /**< the peer may READ from here */
 
 /*
- * Register [addr, addr + len) of sl_mem_alloc memory with access flags. NULL and errno: EINVAL
- * (outside the context's memory, len 0, unknown flags, REMOTE_WRITE without LOCAL_WRITE),
- * ENOSPC (the daemon's key table is full), EDQUOT (this context holds its share: [api] client_mrs
- * regions, or client_mr_bytes registered).
+ * Register [addr, addr + len) of sl_mem_alloc or adopted memory with access flags. NULL and
+ * errno: EINVAL (not inside the context's memory nor inside one adopted range, len 0, unknown
+ * flags, REMOTE_WRITE without LOCAL_WRITE), ENOSPC (the daemon's key table is full), EDQUOT (this
+ * context holds its share: [api] client_mrs regions, or client_mr_bytes registered).
  */
 struct sl_mr *sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access);
 

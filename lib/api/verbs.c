@@ -62,12 +62,20 @@ sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access)
 {
 	struct sl_chan_req req = {.type = SL_CHAN_MR_REG};
 	struct sl_chan_rsp rsp;
+	struct sl_api_adopt *adopt = NULL;
 	uint8_t *p = addr;
 	struct sl_mr *mr;
+	uint64_t off = 0;
 	int rc;
 
-	if (!ctx || !len || p < ctx->mem || p >= ctx->mem + ctx->mem_bytes ||
-	    len > (size_t)(ctx->mem + ctx->mem_bytes - p) || (access & ~ACCESS_ALL) ||
+	if (ctx && len && p >= ctx->mem && p < ctx->mem + ctx->mem_bytes &&
+	    len <= (size_t)(ctx->mem + ctx->mem_bytes - p))
+		off = sl_api_off(ctx, p);
+	else if (ctx && (adopt = sl_api_adopt_find(ctx, p, len)) != NULL)
+		off = adopt->off + ((uintptr_t)p - adopt->lo);
+	else
+		ctx = NULL; /* neither the context's memory nor adopted pages */
+	if (!ctx || (access & ~ACCESS_ALL) ||
 	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE))) {
 		errno = EINVAL;
 		return NULL;
@@ -78,6 +86,7 @@ sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access)
 	req.u.mr_reg.addr = (uint64_t)(uintptr_t)p;
 	req.u.mr_reg.len = len;
 	req.u.mr_reg.access = access;
+	req.u.mr_reg.off = off;
 	rc = sl_api_call(ctx, &req, -1, &rsp, NULL);
 	if (rc) {
 		free(mr);
@@ -85,12 +94,24 @@ sl_mr_reg(struct sl_ctx *ctx, void *addr, size_t len, unsigned access)
 		return NULL;
 	}
 	mr->ctx = ctx;
+	mr->adopt = adopt;
+	if (adopt)
+		adopt->mrs++;
 	mr->lkey = rsp.u.mr_reg.lkey;
 	mr->rkey = rsp.u.mr_reg.rkey;
 	mr->addr = addr;
 	mr->len = len;
 	sl_api_link_add(&ctx->mrs, &mr->link);
 	return mr;
+}
+
+static void
+mr_release(struct sl_mr *mr)
+{
+	if (mr->adopt)
+		mr->adopt->mrs--;
+	sl_api_link_del(&mr->link);
+	free(mr);
 }
 
 SL_API_EXPORT int
@@ -106,8 +127,7 @@ sl_mr_dereg(struct sl_mr *mr)
 	rc = sl_api_call(mr->ctx, &req, -1, &rsp, NULL);
 	if (!let_go(mr->ctx, rc))
 		return rc;
-	sl_api_link_del(&mr->link);
-	free(mr);
+	mr_release(mr);
 	return rc;
 }
 
@@ -513,8 +533,7 @@ sl_api_objects_close(struct sl_ctx *ctx)
 
 		req = (struct sl_chan_req){.type = SL_CHAN_MR_DEREG, .u.mr_dereg.lkey = mr->lkey};
 		sl_api_call(ctx, &req, -1, &rsp, NULL);
-		sl_api_link_del(&mr->link);
-		free(mr);
+		mr_release(mr);
 	}
 }
 

@@ -154,11 +154,12 @@ static int
 do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 	  struct sl_chan_rsp *r)
 {
-	uint64_t va = q->u.mr_reg.addr, len = q->u.mr_reg.len;
+	uint64_t va = q->u.mr_reg.addr, len = q->u.mr_reg.len, off = q->u.mr_reg.off;
 	uint32_t access = q->u.mr_reg.access;
 	int rc;
 
-	if (len == 0 || va < cl->base_va || !in_mem(va - cl->base_va, len, cl->mem_bytes) ||
+	/* The address is the application's name for the region; only off says what it is. */
+	if (len == 0 || va > UINT64_MAX - len || !in_mem(off, len, cl->mem_bytes) ||
 	    (access & ~ACCESS_ALL) ||
 	    ((access & SL_ACCESS_REMOTE_WRITE) && !(access & SL_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
@@ -167,7 +168,7 @@ do_mr_reg(struct sl_chan_srv *s, struct client *cl, const struct sl_chan_req *q,
 		rc = srv_quota_check(cl->mr_bytes, len, s->conf.client_mr_bytes,
 				     &s->stats.quota_mr_bytes);
 	if (rc == 0)
-		rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + (va - cl->base_va), access,
+		rc = sl_chan_mrs_add(s->mrs, cl->id, va, len, cl->mem + off, access,
 				     &r->u.mr_reg.lkey, &r->u.mr_reg.rkey);
 	if (rc != 0)
 		return rc;

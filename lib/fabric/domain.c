@@ -4,13 +4,22 @@
  * and one shared memory file of FI_SLUICE_MEM_MB, from which every bounce buffer of the
  * domain's endpoints is carved. It opens the AVs, CQs and endpoints, and registers memory.
  *
- * Memory registration. libsluice can register only memory it allocated (sl_mem_alloc: the
- * daemon maps that one file and nothing else), and an application's own buffers (malloc, the
- * stack) cannot be moved into it after the fact. So the provider registers its bounce buffers
- * with libsluice and copies each message through them: one memcpy on each side, measured in
- * docs/libfabric.md. fi_getinfo asks for no mr_mode bit, and fi_mr_reg makes a local record
- * (the range and a key, 8 bytes, counted up from 1) that no data path reads: it exists so that
- * an application that registers anyway runs unchanged. No remote key is ever valid (no RMA).
+ * Memory registration. libsluice's daemon reads and writes one file, the context's shared
+ * memory, and an application registers its own buffers (malloc, mmap). Messages never need
+ * the application's memory registered: they are copied through the provider's bounce buffers
+ * (one memcpy on each side, measured in docs/libfabric.md). An RMA target's memory must be
+ * written where the application reads it, though, so a registration that grants a peer access
+ * (FI_REMOTE_WRITE, FI_REMOTE_READ) adopts the buffer's pages into the file (sl_mem_adopt: the
+ * pages are copied into the file and the file's pages mapped at the same address, so the
+ * application's pointer and bytes stay) and registers the buffer with libsluice. Its key is
+ * libsluice's rkey (FI_MR_PROV_KEY, 32 bits drawn by the daemon), and peers address it by the
+ * target's virtual address (FI_MR_VIRT_ADDR), as libsluice's WRITE and READ do. fi_close gives
+ * the pages back as private anonymous memory (sl_mem_unadopt). Two registrations may share
+ * pages when one's pages lie within the other's (two small buffers on one page); one whose
+ * pages overlap another's only in part is refused (FI_EBUSY). A registration for local access
+ * only (FI_SEND, FI_RECV, FI_READ, FI_WRITE) is a record: the key is counted up from 1 and no
+ * data path reads it, since the initiator's buffers are copied through bounce buffers (no
+ * FI_MR_LOCAL).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,16 +27,33 @@
 
 #include "fab_priv.h"
 
+#define REMOTE_ACCESS (FI_REMOTE_READ | FI_REMOTE_WRITE)
+
 struct sl_fab_mr {
 	struct fid_mr fid;
 	struct sl_fab_domain *domain;
+	struct sl_mr *smr; /**< remote access: the libsluice region; NULL: a local record */
+	void *buf;         /**< remote access: the adopted buffer */
+	size_t len;        /**< bytes */
 };
 
 static int
 mr_close(struct fid *fid)
 {
 	struct sl_fab_mr *mr = container_of(fid, struct sl_fab_mr, fid.fid);
+	struct sl_ctx *ctx = mr->domain->ctx;
+	int rc;
 
+	if (mr->smr != NULL) {
+		rc = sl_mr_dereg(mr->smr);
+		if (rc != 0)
+			return sl_fab_errno(rc);
+		mr->smr = NULL;
+		rc = sl_mem_unadopt(ctx, mr->buf, mr->len);
+		if (rc != 0)
+			SL_FAB_WARN(FI_LOG_MR, "pages at %p stay in the shared memory: %s\n",
+				    mr->buf, strerror(-rc));
+	}
 	mr->domain->refs--;
 	free(mr);
 	return 0;
@@ -41,16 +67,51 @@ static struct fi_ops mr_fi_ops = {
 	.ops_open = sl_fab_no_ops_open,
 };
 
+/* Adopt [buf, buf + len) and register it for the peers' access: mr's key is its rkey. */
+static int
+mr_remote(struct sl_fab_mr *mr, void *buf, size_t len, uint64_t access)
+{
+	struct sl_ctx *ctx = mr->domain->ctx;
+	unsigned sl_access = SL_ACCESS_LOCAL_WRITE;
+	int rc;
+
+	if (access & FI_REMOTE_WRITE)
+		sl_access |= SL_ACCESS_REMOTE_WRITE;
+	if (access & FI_REMOTE_READ)
+		sl_access |= SL_ACCESS_REMOTE_READ;
+	rc = sl_mem_adopt(ctx, buf, len);
+	if (rc != 0) {
+		SL_FAB_WARN(FI_LOG_MR,
+			    "cannot register %zu bytes at %p for remote access: %s (only private, "
+			    "anonymous, writable memory, not overlapping another registration's "
+			    "pages in part, and room in FI_SLUICE_MEM_MB)\n",
+			    len, buf, strerror(-rc));
+		return sl_fab_errno(rc);
+	}
+	mr->smr = sl_mr_reg(ctx, buf, len, sl_access);
+	if (mr->smr == NULL) {
+		rc = -errno;
+		sl_mem_unadopt(ctx, buf, len);
+		return sl_fab_errno(rc);
+	}
+	mr->buf = buf;
+	mr->len = len;
+	mr->fid.key = sl_mr_rkey(mr->smr);
+	return 0;
+}
+
 static int
 mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags, struct fid_mr **out)
 {
 	struct sl_fab_domain *d = container_of(fid, struct sl_fab_domain, fid.fid);
 	struct sl_fab_mr *mr;
+	int rc;
 
 	if (flags != 0 || attr->iov_count > 1 || attr->iface != FI_HMEM_SYSTEM)
 		return -FI_EINVAL;
-	if (attr->access & (FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE))
-		return -FI_EINVAL; /* no RMA: no access for the peer to grant */
+	if ((attr->access & REMOTE_ACCESS) &&
+	    (attr->iov_count != 1 || attr->mr_iov[0].iov_len == 0))
+		return -FI_EINVAL;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return -FI_ENOMEM;
@@ -58,7 +119,15 @@ mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags, struc
 	mr->fid.fid.fclass = FI_CLASS_MR;
 	mr->fid.fid.context = attr->context;
 	mr->fid.fid.ops = &mr_fi_ops;
-	mr->fid.key = d->next_key++;
+	if (attr->access & REMOTE_ACCESS) {
+		rc = mr_remote(mr, attr->mr_iov[0].iov_base, attr->mr_iov[0].iov_len, attr->access);
+		if (rc != 0) {
+			free(mr);
+			return rc;
+		}
+	} else {
+		mr->fid.key = d->next_key++;
+	}
 	d->refs++;
 	*out = &mr->fid;
 	return 0;

@@ -13,10 +13,11 @@
  *
  * A send copies the application's bytes into a free send slot (so the buffer is the
  * application's again on return, and fi_inject costs what fi_send does) and posts it on the
- * peer's QP, or queues it behind the peer's handshake. A receive is matched, oldest first, with
- * the oldest message waiting in a bounce buffer, or queued until one arrives. With no free slot
- * or a full queue the call progresses once and then answers -FI_EAGAIN, libfabric's "try
- * again after reading the CQ".
+ * peer's QP, or queues it behind the peer's handshake; RMA (rma.c) takes the same path, a
+ * WRITE's bytes copied into the slot, a READ's landing there (sl_fab_tx_submit). A receive is
+ * matched, oldest first, with the oldest message waiting in a bounce buffer, or queued until one
+ * arrives. With no free slot or a full queue the call progresses once and then answers -FI_EAGAIN,
+ * libfabric's "try again after reading the CQ".
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,12 +28,6 @@
 #include "fab_priv.h"
 
 #define SCQ_DEPTH 4096u /**< the libsluice CQ's entries: sends plus every peer's receives */
-
-static struct sl_fab_ep *
-ep_of(struct fid_ep *fid)
-{
-	return container_of(fid, struct sl_fab_ep, fid);
-}
 
 /* --- receives ----------------------------------------------------------------------------- */
 
@@ -61,7 +56,7 @@ ep_recv_one(struct sl_fab_ep *ep, void *buf, size_t len, void *context, uint64_t
 static ssize_t
 ep_recv(struct fid_ep *fid, void *buf, size_t len, void *desc, fi_addr_t src, void *context)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	(void)desc, (void)src; /* no FI_DIRECTED_RECV: any peer's message matches */
 	return ep_recv_one(ep, buf, len, context, ep->rx_op_flags);
@@ -71,7 +66,7 @@ static ssize_t
 ep_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count, fi_addr_t src,
 	 void *context)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	(void)desc, (void)src;
 	if (count > 1)
@@ -83,7 +78,7 @@ ep_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count,
 static ssize_t
 ep_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	if (msg->iov_count > 1)
 		return -FI_EINVAL;
@@ -110,9 +105,8 @@ tx_take(struct sl_fab_ep *ep)
 	return i;
 }
 
-static ssize_t
-ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, void *context,
-	    uint64_t data, uint64_t flags)
+ssize_t
+sl_fab_tx_submit(struct sl_fab_ep *ep, const struct sl_fab_op_req *r)
 {
 	const struct sl_fab_addr *a;
 	struct sl_fab_peer *p;
@@ -122,19 +116,21 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
-	if (len > sl_fab_params.max_msg_bytes)
+	if (r->len > sl_fab_params.max_msg_bytes)
 		return -FI_EMSGSIZE;
-	if ((flags & FI_INJECT) && len > SL_FAB_INJECT_BYTES)
+	if ((r->flags & FI_INJECT) && r->len > SL_FAB_INJECT_BYTES)
 		return -FI_EMSGSIZE;
-	if ((flags & FI_REMOTE_CQ_DATA) && data > UINT32_MAX)
+	if ((r->flags & FI_REMOTE_CQ_DATA) && r->data > UINT32_MAX)
 		return -FI_EINVAL; /* 4 bytes of CQ data */
+	if (r->op != SL_FAB_OP_SEND && r->key > UINT32_MAX)
+		return -FI_EINVAL; /* no key of ours has more than 32 bits */
 	if (ep->type == FI_EP_MSG) {
 		/* The connection's one peer; dest means nothing. */
 		if (ep->n_peers == 0 || ep->peers[0].state == SL_FAB_PEER_IDLE)
 			return -FI_ENOTCONN;
 		p = &ep->peers[0];
 	} else {
-		a = sl_fab_av_addr(ep->av, dest);
+		a = sl_fab_av_addr(ep->av, r->dest);
 		if (a == NULL)
 			return -FI_EINVAL;
 		p = sl_fab_peer_get(ep, a);
@@ -147,20 +143,25 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 	if (i < 0)
 		return -FI_EAGAIN;
 	t = &ep->tx[i];
-	if (len > 0)
-		memcpy((char *)ep->tx_mem + (size_t)i * sl_fab_params.max_msg_bytes, buf, len);
-	t->context = context;
-	t->len = (uint32_t)len;
-	t->data = (uint32_t)data;
-	t->has_data = (flags & FI_REMOTE_CQ_DATA) != 0;
+	if (r->op != SL_FAB_OP_READ && r->len > 0)
+		memcpy((char *)ep->tx_mem + (size_t)i * sl_fab_params.max_msg_bytes, r->buf,
+		       r->len);
+	t->context = r->context;
+	t->op = r->op;
+	t->rbuf = r->op == SL_FAB_OP_READ ? r->buf : NULL;
+	t->raddr = r->raddr;
+	t->rkey = (uint32_t)r->key;
+	t->len = (uint32_t)r->len;
+	t->data = (uint32_t)r->data;
+	t->has_data = (r->flags & FI_REMOTE_CQ_DATA) != 0;
 	t->peer = (uint32_t)(p - ep->peers);
-	t->completion = !(flags & FI_INJECT) &&
-			(!(ep->tx_flags & FI_SELECTIVE_COMPLETION) || (flags & FI_COMPLETION));
+	t->completion = !(r->flags & FI_INJECT) &&
+			(!(ep->tx_flags & FI_SELECTIVE_COMPLETION) || (r->flags & FI_COMPLETION));
 	if (p->state == SL_FAB_PEER_IDLE) {
 		ret = sl_fab_peer_connect(ep, p);
 		if (ret != 0) {
-			/* The send is refused here, not completed: its slot goes back, and the
-			 * peer stays IDLE for a later send to try again. */
+			/* The operation is refused here, not completed: its slot goes back, and
+			 * the peer stays IDLE for a later one to try again. */
 			t->next = ep->tx_free;
 			ep->tx_free = i;
 			ep->tx_busy--;
@@ -177,10 +178,26 @@ ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, v
 	return 0;
 }
 
+/* A message of len bytes from buf. */
+static ssize_t
+ep_send_one(struct sl_fab_ep *ep, const void *buf, size_t len, fi_addr_t dest, void *context,
+	    uint64_t data, uint64_t flags)
+{
+	struct sl_fab_op_req r = {.op = SL_FAB_OP_SEND,
+				  .buf = (void *)buf,
+				  .len = len,
+				  .dest = dest,
+				  .context = context,
+				  .data = data,
+				  .flags = flags};
+
+	return sl_fab_tx_submit(ep, &r);
+}
+
 static ssize_t
 ep_send(struct fid_ep *fid, const void *buf, size_t len, void *desc, fi_addr_t dest, void *context)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	(void)desc;
 	return ep_send_one(ep, buf, len, dest, context, 0, ep->tx_op_flags);
@@ -190,7 +207,7 @@ static ssize_t
 ep_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count, fi_addr_t dest,
 	 void *context)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	(void)desc;
 	if (count > 1)
@@ -202,7 +219,7 @@ ep_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc, size_t count,
 static ssize_t
 ep_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	if (msg->iov_count > 1)
 		return -FI_EINVAL;
@@ -214,7 +231,7 @@ ep_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 static ssize_t
 ep_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	return ep_send_one(ep, buf, len, dest, NULL, 0, FI_INJECT);
 }
@@ -223,7 +240,7 @@ static ssize_t
 ep_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc, uint64_t data,
 	    fi_addr_t dest, void *context)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	(void)desc;
 	return ep_send_one(ep, buf, len, dest, context, data, ep->tx_op_flags | FI_REMOTE_CQ_DATA);
@@ -232,7 +249,7 @@ ep_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc, uint64_
 static ssize_t
 ep_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data, fi_addr_t dest)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	return ep_send_one(ep, buf, len, dest, NULL, data, FI_INJECT | FI_REMOTE_CQ_DATA);
 }
@@ -255,7 +272,7 @@ static struct fi_ops_msg ep_msg_ops = {
 static ssize_t
 ep_rx_size_left(struct fid_ep *fid)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 
 	return (ssize_t)(ep->rxq_cap - (ep->rxq_tail - ep->rxq_head));
 }
@@ -263,7 +280,7 @@ ep_rx_size_left(struct fid_ep *fid)
 static ssize_t
 ep_tx_size_left(struct fid_ep *fid)
 {
-	struct sl_fab_ep *ep = ep_of(fid);
+	struct sl_fab_ep *ep = sl_fab_ep_of(fid);
 	ssize_t n = 0;
 
 	for (int32_t i = ep->tx_free; i >= 0; i = ep->tx[i].next)
@@ -364,6 +381,10 @@ ep_make(struct sl_fab_ep *ep)
 	if (ep->scq == NULL)
 		return sl_fab_errno(-errno);
 	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_cq_event_fd(ep->scq), &ev) != 0)
+		return sl_fab_errno(-errno);
+	/* No events asked: only sluiced's hang-up wakes a waiter (progress.c). */
+	ev.events = 0;
+	if (epoll_ctl(ep->wait_fd, EPOLL_CTL_ADD, sl_ctx_fd(ctx), &ev) != 0)
 		return sl_fab_errno(-errno);
 	ep->n_tx = (uint32_t)sl_fab_params.tx_slots;
 	/* A MSG endpoint has its connection's one peer. */
@@ -519,7 +540,7 @@ sl_fab_ep_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep **
 	ep->fid.ops = &ep_ops;
 	ep->fid.cm = &sl_fab_ep_cm_ops;
 	ep->fid.msg = &ep_msg_ops;
-	ep->fid.rma = &sl_fab_no_rma;
+	ep->fid.rma = &sl_fab_ep_rma_ops;
 	ep->fid.tagged = &sl_fab_no_tagged;
 	d->refs++;
 	*out = &ep->fid;

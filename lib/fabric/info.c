@@ -14,8 +14,12 @@
  *   - FI_THREAD_DOMAIN: the application serializes its calls on a domain;
  *   - FI_RM_DISABLED: a peer's messages that find no posted receive wait in bounce buffers and
  *     in sluiced's stash, which are bounded; beyond them the QP fails;
- *   - mr_mode 0: the application registers nothing (sends and receives bounce through the
- *     provider's registered memory), and no RMA is offered;
+ *   - FI_RMA (fi_write, fi_writedata, fi_read, rma.c) with FI_READ, FI_WRITE, FI_REMOTE_READ,
+ *     FI_REMOTE_WRITE, when the application takes mr_mode FI_MR_VIRT_ADDR | FI_MR_PROV_KEY
+ *     (domain.c: a target's registration adopts its pages, the key is libsluice's rkey, the
+ *     remote address the target's own); one iov and one RMA iov of at most FI_SLUICE_MAX_MSG;
+ *     an application that asks nothing of RMA gets caps without it and mr_mode 0: it registers
+ *     nothing, as sends and receives bounce through the provider's registered memory;
  *   - names are FI_ADDR_STR, "fi_sluice://A.B.C.D:PORT" (fab_addr.h);
  *   - 4 bytes of remote CQ data (libsluice's immediate).
  * The daemon is not asked: getinfo only checks that its socket exists, and fi_domain reports
@@ -30,9 +34,12 @@
 
 #include "fab_priv.h"
 
-#define CAPS (FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM | FI_SOURCE)
-#define TX_CAPS (FI_MSG | FI_SEND)
-#define RX_CAPS (FI_MSG | FI_RECV | FI_SOURCE)
+#define RMA_CAPS (FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+#define CAPS (FI_MSG | FI_SEND | FI_RECV | FI_REMOTE_COMM | FI_SOURCE | RMA_CAPS)
+#define TX_CAPS (FI_MSG | FI_SEND | FI_RMA | FI_READ | FI_WRITE)
+#define RX_CAPS (FI_MSG | FI_RECV | FI_SOURCE | FI_RMA | FI_REMOTE_READ | FI_REMOTE_WRITE)
+/* What FI_RMA asks of the application: keys the provider chose, remote virtual addresses. */
+#define RMA_MR_MODE (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)
 /* A type's caps: a MSG endpoint's receives come from its one peer, no FI_SOURCE. */
 #define TYPE_CAPS(type, caps) ((type) == FI_EP_MSG ? (caps) & ~(uint64_t)FI_SOURCE : (caps))
 #define MSG_ORDER FI_ORDER_SAS
@@ -124,14 +131,28 @@ hint_addr(const void *addr, size_t len, struct sl_fab_addr *a)
 	return addr != NULL ? sl_fab_addr_parse(addr, len, a) : -ENOENT;
 }
 
+/* Whether the hints' mr_mode lets FI_RMA be offered: the application supports
+ * RMA_MR_MODE (FI_MR_BASIC, the old name for these with FI_MR_ALLOCATED, does too). */
+static bool
+rma_mr_ok(const struct fi_info *h)
+{
+	int m = h != NULL && h->domain_attr != NULL ? h->domain_attr->mr_mode : RMA_MR_MODE;
+
+	return m == FI_MR_BASIC || (m & RMA_MR_MODE) == RMA_MR_MODE;
+}
+
 /* The hints against endpoint type type. */
 static int
 check_hints(const struct fi_info *h, enum fi_ep_type type)
 {
 	if (h->caps & ~TYPE_CAPS(type, CAPS))
 		REFUSE("caps 0x%llx: sluice offers only FI_MSG, FI_SEND, FI_RECV, FI_REMOTE_COMM, "
-		       "and FI_SOURCE on FI_EP_RDM\n",
+		       "FI_RMA, FI_READ, FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE, and FI_SOURCE "
+		       "on FI_EP_RDM\n",
 		       (unsigned long long)h->caps);
+	if ((h->caps & RMA_CAPS) && !rma_mr_ok(h))
+		REFUSE("FI_RMA needs mr_mode FI_MR_VIRT_ADDR | FI_MR_PROV_KEY (hints: 0x%x)\n",
+		       h->domain_attr->mr_mode);
 	if (h->addr_format != FI_FORMAT_UNSPEC && h->addr_format != FI_ADDR_STR)
 		REFUSE("address format %u: sluice names are FI_ADDR_STR\n", h->addr_format);
 	if (h->ep_attr != NULL) {
@@ -192,8 +213,10 @@ check_hints(const struct fi_info *h, enum fi_ep_type type)
 		if (t->size > sl_fab_params.tx_slots)
 			REFUSE("tx size %zu: above FI_SLUICE_TX_SLOTS (%zu)\n", t->size,
 			       sl_fab_params.tx_slots);
-		if (t->rma_iov_limit > 0)
-			REFUSE("no RMA\n");
+		if (t->rma_iov_limit > 1)
+			REFUSE("rma_iov_limit %zu: one remote range\n", t->rma_iov_limit);
+		if (t->iov_limit > 1)
+			REFUSE("iov_limit %zu: one buffer\n", t->iov_limit);
 	}
 	if (h->rx_attr != NULL) {
 		const struct fi_rx_attr *r = h->rx_attr;
@@ -218,6 +241,13 @@ fill(struct fi_info *fi, const struct fi_info *h, enum fi_ep_type t)
 {
 	uint64_t caps = h != NULL && h->caps != 0 ? h->caps : TYPE_CAPS(t, CAPS);
 
+	/* Unasked, RMA is offered only to an application that takes its mr_mode. */
+	if (!rma_mr_ok(h))
+		caps &= ~(uint64_t)RMA_CAPS;
+	/* FI_RMA alone means both directions, FI_READ or FI_WRITE alone one. */
+	if ((caps & FI_RMA) && !(caps & (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)))
+		caps |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+
 	fi->caps = caps | FI_REMOTE_COMM;
 	fi->mode = 0;
 	fi->addr_format = FI_ADDR_STR;
@@ -228,6 +258,7 @@ fill(struct fi_info *fi, const struct fi_info *h, enum fi_ep_type t)
 	fi->tx_attr->inject_size = SL_FAB_INJECT_BYTES;
 	fi->tx_attr->size = sl_fab_params.tx_slots;
 	fi->tx_attr->iov_limit = 1;
+	fi->tx_attr->rma_iov_limit = caps & FI_RMA ? 1 : 0;
 	fi->rx_attr->caps = caps & RX_CAPS;
 	fi->rx_attr->op_flags = h != NULL && h->rx_attr != NULL ? h->rx_attr->op_flags : 0;
 	fi->rx_attr->msg_order = MSG_ORDER;
@@ -249,8 +280,8 @@ fill(struct fi_info *fi, const struct fi_info *h, enum fi_ep_type t)
 		h != NULL && h->domain_attr != NULL && h->domain_attr->av_type == FI_AV_MAP
 			? FI_AV_MAP
 			: FI_AV_TABLE;
-	fi->domain_attr->mr_mode = 0;
-	fi->domain_attr->mr_key_size = 8;
+	fi->domain_attr->mr_mode = caps & FI_RMA ? RMA_MR_MODE : 0;
+	fi->domain_attr->mr_key_size = 4;
 	fi->domain_attr->cq_data_size = 4;
 	fi->domain_attr->cq_cnt = 64;
 	fi->domain_attr->ep_cnt = 64;

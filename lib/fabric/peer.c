@@ -20,7 +20,8 @@
  * Sends wait in the peer's queue until READY and are posted in order then. Everything is
  * non-blocking and moved by progress (fi_cq_read, any send or receive), so an endpoint that
  * never reads its CQ never stalls another's handshake beyond FI_SLUICE_CONNECT_MS, after which
- * the peer FAILS (FI_ETIMEDOUT) and its waiting sends complete with that error.
+ * the peer FAILS (FI_ETIMEDOUT) and its waiting sends complete with that error (progress.c
+ * reports them as the CQ has room; new sends to it are refused with the error).
  *
  * Two endpoints that send to each other first at once both connect: the HELLO of the endpoint
  * with the smaller name wins (its QP is kept, the other side drops its own attempt and answers
@@ -283,22 +284,19 @@ sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err)
 {
 	char name[SL_FAB_ADDR_STRLEN];
 
+	/* The first failure is the peer's: the flushes that follow it (FI_ECANCELED) are not
+	 * what refuses its new sends. */
+	if (p->state == SL_FAB_PEER_FAILED)
+		return;
 	sl_fab_addr_format(&p->addr, name, sizeof(name));
-	if (p->state != SL_FAB_PEER_FAILED) {
-		SL_FAB_WARN(FI_LOG_EP_CTRL, "peer %s failed: %s\n", name, fi_strerror(err));
-		if (ep->type == FI_EP_MSG)
-			sl_fab_msg_lost(ep, p->state, err);
-	}
+	SL_FAB_WARN(FI_LOG_EP_CTRL, "peer %s failed: %s\n", name, fi_strerror(err));
+	if (ep->type == FI_EP_MSG)
+		sl_fab_msg_lost(ep, p->state, err);
 	hs_close(ep, p);
+	for (int32_t i = p->wait_head; i >= 0; i = ep->tx[i].next)
+		ep->tx_doomed++;
 	p->state = SL_FAB_PEER_FAILED;
 	p->err = err;
-	while (p->wait_head >= 0) {
-		uint32_t i = (uint32_t)p->wait_head;
-
-		p->wait_head = ep->tx[i].next;
-		sl_fab_tx_done(ep, i, err, 0);
-	}
-	p->wait_tail = -1;
 }
 
 int
@@ -307,6 +305,8 @@ sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p)
 	struct sockaddr_in sa;
 	int ret;
 
+	if (ep->lost_err != 0)
+		return -ep->lost_err;
 	ret = sl_fab_peer_setup(ep, p);
 	if (ret != 0)
 		return ret;

@@ -2,8 +2,8 @@
 /*
  * unsupported.c - the answers to operations the provider does not offer. libfabric's inline
  * calls (fi_write, fi_tsend, ...) jump through an object's tables without checking them, so
- * every table an application can reach is filled: an operation sluice does not do (RMA,
- * tagged messages, binding what cannot be bound, a connection call on an object of the other
+ * every table an application can reach is filled: an operation sluice does not do (tagged
+ * messages, binding what cannot be bound, a connection call on an object of the other
  * kind: fi_connect on a passive endpoint, fi_listen on an endpoint) returns -FI_ENOSYS (options:
  * -FI_ENOPROTOOPT), and fi_getinfo never offered it (info.c). Nothing here pretends to work.
  */
@@ -29,75 +29,6 @@ sl_fab_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops
 	(void)fid, (void)name, (void)flags, (void)ops, (void)context;
 	return -FI_ENOSYS;
 }
-
-static ssize_t
-no_rma_rw(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t addr, uint64_t raddr,
-	  uint64_t key, void *context)
-{
-	(void)ep, (void)buf, (void)len, (void)desc, (void)addr, (void)raddr, (void)key;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t
-no_rma_write(struct fid_ep *ep, const void *buf, size_t len, void *desc, fi_addr_t addr,
-	     uint64_t raddr, uint64_t key, void *context)
-{
-	return no_rma_rw(ep, (void *)buf, len, desc, addr, raddr, key, context);
-}
-
-static ssize_t
-no_rma_v(struct fid_ep *ep, const struct iovec *iov, void **desc, size_t count, fi_addr_t addr,
-	 uint64_t raddr, uint64_t key, void *context)
-{
-	(void)ep, (void)iov, (void)desc, (void)count, (void)addr, (void)raddr, (void)key;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t
-no_rma_msg(struct fid_ep *ep, const struct fi_msg_rma *msg, uint64_t flags)
-{
-	(void)ep, (void)msg, (void)flags;
-	return -FI_ENOSYS;
-}
-
-static ssize_t
-no_rma_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t addr, uint64_t raddr,
-	      uint64_t key)
-{
-	(void)ep, (void)buf, (void)len, (void)addr, (void)raddr, (void)key;
-	return -FI_ENOSYS;
-}
-
-static ssize_t
-no_rma_writedata(struct fid_ep *ep, const void *buf, size_t len, void *desc, uint64_t data,
-		 fi_addr_t addr, uint64_t raddr, uint64_t key, void *context)
-{
-	(void)data;
-	return no_rma_rw(ep, (void *)buf, len, desc, addr, raddr, key, context);
-}
-
-static ssize_t
-no_rma_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data, fi_addr_t addr,
-		  uint64_t raddr, uint64_t key)
-{
-	(void)data;
-	return no_rma_inject(ep, buf, len, addr, raddr, key);
-}
-
-struct fi_ops_rma sl_fab_no_rma = {
-	.size = sizeof(struct fi_ops_rma),
-	.read = no_rma_rw,
-	.readv = no_rma_v,
-	.readmsg = no_rma_msg,
-	.write = no_rma_write,
-	.writev = no_rma_v,
-	.writemsg = no_rma_msg,
-	.inject = no_rma_inject,
-	.writedata = no_rma_writedata,
-	.injectdata = no_rma_injectdata,
-};
 
 static ssize_t
 no_t_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t addr, uint64_t tag,

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * api_priv.h - what libsluice's files share (ctx.c, verbs.c): the objects behind sluice.h's
- * opaque types and the control channel's call. Private to lib/api.
+ * api_priv.h - what libsluice's files share (ctx.c, verbs.c, adopt.c): the objects behind
+ * sluice.h's opaque types and the control channel's call. Private to lib/api.
  */
 #ifndef API_API_PRIV_H
 #define API_API_PRIV_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "heap.h"
 #include "sl_chan_abi.h"
@@ -33,11 +35,26 @@ struct sl_ctx {
 	uint32_t cq_rings;        /**< rings of every CQ (HELLO) */
 	char host[SL_CHAN_HOST_MAX + 1];
 	struct sl_api_link mrs, cqs, qps; /**< list heads: what sl_ctx_close destroys */
+	dev_t mem_dev;                    /**< the memfd's device and inode, to know its pages */
+	uint64_t mem_ino;                 /*   in /proc/self/maps (adopt.c) */
+	struct sl_api_adopt *adopted;     /**< the application's pages in the file (adopt.c) */
+};
+
+/* Pages of the application mapped from the file (adopt.c): [lo, lo + bytes) at off. */
+struct sl_api_adopt {
+	struct sl_ctx *ctx;
+	struct sl_api_adopt *next;
+	uintptr_t lo;   /**< the application's address, page-aligned */
+	uint64_t bytes; /**< whole pages */
+	uint64_t off;   /**< in the file, bytes */
+	unsigned refs;  /**< sl_mem_adopt calls not undone yet */
+	unsigned mrs;   /**< regions registered in it */
 };
 
 struct sl_mr {
 	struct sl_api_link link; /**< first: the list's entry is the object */
 	struct sl_ctx *ctx;
+	struct sl_api_adopt *adopt; /**< the adopted pages it lies in, NULL: sl_mem_alloc memory */
 	uint32_t lkey, rkey;
 	void *addr;
 	size_t len;
@@ -97,6 +114,11 @@ sl_api_off(const struct sl_ctx *ctx, const void *p)
 /* sl_ctx_close's first step: destroy every QP, CQ and MR of ctx (verbs.c), whatever the daemon
  * answers. */
 void sl_api_objects_close(struct sl_ctx *ctx);
+
+/* The adoption whose pages hold [addr, addr + len), or NULL (adopt.c). */
+struct sl_api_adopt *sl_api_adopt_find(const struct sl_ctx *ctx, const void *addr, size_t len);
+/* sl_ctx_close's: every adopted range given back to the application as private pages. */
+void sl_api_adopt_close(struct sl_ctx *ctx);
 
 void sl_api_link_add(struct sl_api_link *head, struct sl_api_link *l);
 void sl_api_link_del(struct sl_api_link *l);

@@ -6,7 +6,8 @@
  * The objects and who owns what:
  *   fabric  (prov.c)    the provider's one fabric; opens domains and EQs
  *   domain  (domain.c)  one libsluice context (one connection to sluiced, one shared memory
- *                       file); opens AVs, CQs, endpoints, and local memory registrations
+ *                       file); opens AVs, CQs, endpoints, and memory registrations (an RMA
+ *                       target's pages adopted into that file)
  *   av      (av.c)      a table of peer names; fi_addr_t is the index
  *   cq      (cq.c)      a software ring of libfabric completions, filled by the progress of the
  *                       endpoints bound to it; its wait fd is an epoll set of theirs
@@ -92,7 +93,7 @@ struct sl_fab_domain {
 	struct fid_domain fid;
 	struct sl_fab_fabric *fabric;
 	struct sl_ctx *ctx;
-	uint64_t next_key; /**< fi_mr_reg's provider keys */
+	uint64_t next_key; /**< fi_mr_reg's keys of regions for local access only */
 	unsigned refs;     /**< AVs, CQs, endpoints, MRs open on it */
 };
 
@@ -113,7 +114,6 @@ int sl_fab_pep_open(struct fid_fabric *fabric, struct fi_info *info, struct fid_
 int sl_fab_info_addr(void **where, size_t *len, const struct sl_fab_addr *a);
 
 /* Operations an object does not have: each answers -FI_ENOSYS (unsupported.c). */
-extern struct fi_ops_rma sl_fab_no_rma;
 extern struct fi_ops_tagged sl_fab_no_tagged;
 int sl_fab_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int sl_fab_no_control(struct fid *fid, int command, void *arg);
@@ -172,7 +172,8 @@ fi_addr_t sl_fab_av_find(const struct sl_fab_av *av, const struct sl_fab_addr *a
 
 struct sl_fab_cqe {
 	void *op_context;
-	uint64_t flags; /**< FI_SEND / FI_RECV, FI_MSG, FI_REMOTE_CQ_DATA */
+	uint64_t flags; /**< FI_SEND / FI_RECV, FI_MSG / FI_RMA, FI_READ / FI_WRITE /
+			 *   FI_REMOTE_WRITE, FI_REMOTE_CQ_DATA */
 	size_t len;
 	void *buf;
 	uint64_t data;
@@ -210,15 +211,40 @@ void sl_fab_cq_detach(struct sl_fab_cq *cq, struct sl_fab_ep *ep);
 
 /* --- endpoint ----------------------------------------------------------------------------- */
 
+/* What a send bounce buffer is used for. */
+enum sl_fab_op {
+	SL_FAB_OP_SEND,  /**< a message: the slot holds its bytes */
+	SL_FAB_OP_WRITE, /**< an RMA write: the slot holds the bytes to write */
+	SL_FAB_OP_READ,  /**< an RMA read: the bytes land in the slot, then in rbuf */
+};
+
 /* A send bounce buffer and what it carries. */
 struct sl_fab_tx {
 	void *context;
-	uint32_t len;
+	enum sl_fab_op op;
+	void *rbuf;     /**< READ: the application's buffer */
+	uint64_t raddr; /**< WRITE, READ: the target's virtual address (FI_MR_VIRT_ADDR) */
+	uint32_t rkey;  /**< WRITE, READ: the target region's key (libsluice's rkey) */
+	uint32_t len;   /**< bytes */
 	uint32_t data;
 	uint32_t peer;   /**< index in ep->peers */
 	int32_t next;    /**< the peer's next waiting send, or the free list's next; -1: none */
-	bool has_data;   /**< SEND_WITH_IMM */
+	bool has_data;   /**< SEND_WITH_IMM, WRITE_WITH_IMM */
 	bool completion; /**< report to the CQ */
+	bool posted;     /**< on its QP's send queue: sluiced holds it until it completes */
+};
+
+/* An operation the application asks of an endpoint's transmit side (ep.c, rma.c). */
+struct sl_fab_op_req {
+	enum sl_fab_op op;
+	void *buf;      /**< SEND, WRITE: the source (copied at once); READ: the destination */
+	size_t len;     /**< bytes */
+	fi_addr_t dest; /**< RDM: the peer (a MSG endpoint's is its connection's) */
+	void *context;
+	uint64_t data;  /**< FI_REMOTE_CQ_DATA */
+	uint64_t flags; /**< FI_INJECT, FI_REMOTE_CQ_DATA, FI_COMPLETION */
+	uint64_t raddr; /**< WRITE, READ */
+	uint64_t key;   /**< WRITE, READ */
 };
 
 /* A receive the application posted. */
@@ -307,7 +333,8 @@ struct sl_fab_ep {
 	struct sl_fab_eq *eq;       /**< MSG: where its connection events go */
 	struct sl_fab_connreq *connreq; /**< MSG: the request fi_accept answers (info->handle) */
 	int conn_fd;        /**< MSG: the connection's socket once connected, -1: none */
-	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, listener, handshakes */
+	int wait_fd;        /**< epoll set: the libsluice CQ's event fd, sluiced's socket (its
+			     *   hang-up), listener, handshakes */
 	struct sl_cq *scq;  /**< every QP's sends and receives */
 	uint32_t scq_depth; /**< entries */
 	/* send bounce buffers */
@@ -329,6 +356,9 @@ struct sl_fab_ep {
 	uint32_t n_connecting; /**< peers whose own handshake runs */
 	uint64_t hs_last_ns;   /**< when the handshakes last moved, CLOCK_MONOTONIC ns */
 	bool armed;            /**< the libsluice CQ was armed: drain its event fd */
+	uint32_t tx_doomed;    /**< sends waiting on failed peers, to complete in error */
+	int lost_err;          /**< 0, or FI_ECONNABORTED: sluiced hung up, and everything
+				*   outstanding completes with it (progress.c) */
 };
 
 /* peer.c: the listener, the handshakes, one QP per peer. */
@@ -355,7 +385,8 @@ struct sl_fab_peer *sl_fab_peer_get(struct sl_fab_ep *ep, const struct sl_fab_ad
 int sl_fab_peer_connect(struct sl_fab_ep *ep, struct sl_fab_peer *p);
 /* Accept new handshakes, advance every handshake that can move. */
 void sl_fab_handshakes(struct sl_fab_ep *ep, uint64_t now_ns);
-/* A peer failed (err: FI_E*): its waiting sends complete with err. */
+/* A peer failed (err: FI_E*): its waiting sends are to complete with err (progress, as the
+ * CQ has room), new ones are refused with it. */
 void sl_fab_peer_fail(struct sl_fab_ep *ep, struct sl_fab_peer *p, int err);
 
 /* cm.c: MSG endpoints' connections. */
@@ -370,6 +401,19 @@ void sl_fab_msg_connected(struct sl_fab_ep *ep, int fd);
 void sl_fab_msg_lost(struct sl_fab_ep *ep, enum sl_fab_peer_state was, int err);
 /* A MSG endpoint's connection: the peer closed it? */
 void sl_fab_msg_watch(struct sl_fab_ep *ep);
+
+static inline struct sl_fab_ep *
+sl_fab_ep_of(struct fid_ep *fid)
+{
+	return container_of(fid, struct sl_fab_ep, fid);
+}
+
+/* ep.c: take a send slot for r, copy a SEND's or WRITE's bytes into it, and post it on its
+ * peer's QP (or queue it behind the peer's handshake). 0 or -FI_E* (-FI_EAGAIN: no free slot). */
+ssize_t sl_fab_tx_submit(struct sl_fab_ep *ep, const struct sl_fab_op_req *r);
+
+/* rma.c: fi_write, fi_read and their kin. */
+extern struct fi_ops_rma sl_fab_ep_rma_ops;
 
 /* progress.c: the data path. */
 void sl_fab_progress(struct sl_fab_ep *ep);

@@ -25,8 +25,9 @@
  * took for each QPN (a QP reaches the lane when it connects). Checked after
  * every request (any violation aborts):
  *  - a request naming an object of the other client (its lkey or rkey in MR_DEREG, its CQ in
- *    CQ_DESTROY or in QP_CREATE's send_cq / recv_cq, its QPN in QP_CONNECT or QP_DESTROY, an
- *    address in its VA window in MR_REG) is refused, and the lane is told nothing;
+ *    CQ_DESTROY or in QP_CREATE's send_cq / recv_cq, its QPN in QP_CONNECT or QP_DESTROY) is
+ *    refused, and the lane is told nothing (MR_REG names no memory but by an offset into the
+ *    sender's own, so an address in the other's VA window is only a name);
  *  - a refused request changes nothing: the server's counts of MRs, CQs and QPs stay;
  *  - a success is consistent: MR_DEREG, CQ_DESTROY, QP_CONNECT and QP_DESTROY succeed only on the
  *    sender's own objects (MR_DEREG only with an lkey, never an rkey); CQ_DESTROY never while a
@@ -303,13 +304,6 @@ cq_named(const struct tenant *t, uint32_t cq)
 	return false;
 }
 
-/* The VA window of t's memory holds part of [va, va + len). */
-static bool
-in_window(const struct tenant *t, uint64_t va, uint64_t len)
-{
-	return va < t->base_va + MEM_BYTES && (va >= t->base_va || len > t->base_va - va);
-}
-
 /* Whether key of kind resolves for client over [va, va + len). */
 static bool
 found(uint64_t client, enum sl_chan_key_kind kind, uint32_t key, uint64_t va, uint64_t len)
@@ -420,12 +414,13 @@ pick_qpn(const struct tenant *t, const struct tenant *o, unsigned src, uint8_t p
 
 /* Whether the request names an object of o, the other client (it must be refused). */
 static bool
-names_other(const struct sl_chan_req *q, const struct tenant *t, const struct tenant *o)
+names_other(const struct sl_chan_req *q, const struct tenant *o)
 {
 	switch (q->type) {
 	case SL_CHAN_MR_REG:
-		return in_window(o, q->u.mr_reg.addr, q->u.mr_reg.len) &&
-		       !in_window(t, q->u.mr_reg.addr, q->u.mr_reg.len);
+		/* An address is only a region's name and the offset is into the client's own
+		 * memory: no MR_REG can name the other's memory. */
+		return false;
 	case SL_CHAN_MR_DEREG:
 		return owns_key(o, q->u.mr_dereg.lkey);
 	case SL_CHAN_CQ_DESTROY:
@@ -459,6 +454,7 @@ build(struct sl_chan_req *q, uint8_t ctl, const uint8_t *p, const struct tenant 
 		const struct tenant *w = src == 2 ? o : t;
 
 		q->u.mr_reg.addr = src == 3 ? u64_at(p) : w->base_va + (u32_at(p) % MEM_BYTES);
+		q->u.mr_reg.off = src == 3 ? u64_at(p + 4) : q->u.mr_reg.addr - w->base_va;
 		q->u.mr_reg.len = src == 3 ? u64_at(p + 8) : 1 + u32_at(p + 4) % (64u << 10);
 		q->u.mr_reg.access = p[8] & (src == 3 ? 0xff : 7);
 		if (src != 3 && (q->u.mr_reg.access & SL_ACCESS_REMOTE_WRITE))
@@ -596,7 +592,7 @@ request(struct tenant *t, const struct tenant *o, struct sl_chan_req *q, size_t 
 {
 	struct sl_chan_srv_stats before = fuzz_srv_stats(), after;
 	uint64_t cmds = lane.cmds;
-	bool other = names_other(q, t, o),
+	bool other = names_other(q, o),
 	     well_formed = len == sizeof(*q) && q->magic == SL_CHAN_MAGIC;
 	struct sl_chan_rsp r;
 	int n_fds;

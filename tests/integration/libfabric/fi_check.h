@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fi_check.h - what the libfabric checks (fi_rdm_check.c, fi_msg_check.c) share: a call that
- * must not fail, a failure that ends the run, and the name file through which the server
- * hands its name to the client (both namespaces see the test's directory). The including file
+ * fi_check.h - what the libfabric checks (fi_rdm_check.c, fi_msg_check.c, fi_rma_check.c)
+ * share: a call that must not fail, a failure that ends the run, the name file through which
+ * the server hands its name to the client (both namespaces see the test's directory), and an
+ * endpoint with everything it needs (an RDM one opened from one fi_getinfo). The including file
  * defines FI_CHECK_PROG, its program's name, first.
  */
 #ifndef FI_CHECK_H
@@ -12,7 +13,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+
+#define FI_CHECK_NAME_BYTES 64 /**< an endpoint's name, at most */
 
 #define CHECK(call)                                                                                \
 	do {                                                                                       \
@@ -60,6 +67,56 @@ name_read(const char *namefile, char *name, size_t bytes)
 	if (n <= 0)
 		fail("client: no server name");
 	name[n] = '\0';
+}
+
+/* An endpoint, its fabric, domain, one CQ for both directions, and its name; an RDM one's AV,
+ * a MSG one's EQ and (a server's) passive endpoint. */
+struct fi_side {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_eq *eq;   /**< MSG, NULL: none */
+	struct fid_pep *pep; /**< MSG server, NULL: none */
+	struct fid_domain *domain;
+	struct fid_av *av; /**< RDM, NULL: none */
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	char name[FI_CHECK_NAME_BYTES];
+	size_t name_len;
+};
+
+/* Open an RDM s from fi_getinfo's first answer to hints (which it frees), enabled. */
+static inline void
+fi_side_open(struct fi_side *s, struct fi_info *hints, struct fi_cq_attr *cq_attr,
+	     struct fi_av_attr *av_attr)
+{
+	CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &s->info));
+	fi_freeinfo(hints);
+	CHECK(fi_fabric(s->info->fabric_attr, &s->fabric, NULL));
+	CHECK(fi_domain(s->fabric, s->info, &s->domain, NULL));
+	CHECK(fi_av_open(s->domain, av_attr, &s->av, NULL));
+	CHECK(fi_cq_open(s->domain, cq_attr, &s->cq, NULL));
+	CHECK(fi_endpoint(s->domain, s->info, &s->ep, NULL));
+	CHECK(fi_ep_bind(s->ep, &s->av->fid, 0));
+	CHECK(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV));
+	CHECK(fi_enable(s->ep));
+	s->name_len = sizeof(s->name);
+	CHECK(fi_getname(&s->ep->fid, s->name, &s->name_len));
+}
+
+static inline void
+fi_side_close(struct fi_side *s)
+{
+	CHECK(fi_close(&s->ep->fid));
+	CHECK(fi_close(&s->cq->fid));
+	if (s->av != NULL)
+		CHECK(fi_close(&s->av->fid));
+	CHECK(fi_close(&s->domain->fid));
+	if (s->pep != NULL)
+		CHECK(fi_close(&s->pep->fid));
+	if (s->eq != NULL)
+		CHECK(fi_close(&s->eq->fid));
+	CHECK(fi_close(&s->fabric->fid));
+	fi_freeinfo(s->info);
 }
 
 #endif /* FI_CHECK_H */

@@ -21,6 +21,26 @@
  *   4. peer gone: the server exits; the client's sends to it must complete with an error
  *      (fi_cq_readerr) within GONE_S (30) seconds, not hang.
  * Exit 0 when every case holds; otherwise a line naming the case and 1.
+ *
+ *   fi_rdm_check gone-server NAMEFILE          receives whatever comes, for ever
+ *   fi_rdm_check gone-client NAMEFILE TIMEOUT_MS
+ *
+ * A peer killed mid-transfer (test_libfabric.sh peer-gone kills the server, or its sluiced):
+ * the server writes its name to NAMEFILE and its pid to NAMEFILE.pid, keeps GONE_RX receives
+ * posted and reposts each as it completes, and answers every GONE_CREDIT messages with a
+ * credit (FI_RM_DISABLED: a sender that outruns its receiver past sluiced's stash fails, so
+ * the client sends at most GONE_WINDOW ahead of the credits). The client keeps up to GONE_TX
+ * sends of GONE_BYTES in flight to it (its name in the first), writes NAMEFILE.streaming once
+ * GONE_WARMUP have completed, and streams on until the test's NAMEFILE.killed appears. From
+ * then it keeps GONE_TX sends outstanding to the gone peer, credits or not, until one fails
+ * (sends the peer's sluiced acknowledged before it noticed complete as they should), then posts
+ * nothing: every send outstanding must complete, in an error entry of a peer's failure
+ * (FI_ETIMEDOUT: its QP's retries ran out; FI_ECONNRESET, FI_EREMOTEIO, FI_ECANCELED), the
+ * last within 2 x TIMEOUT_MS + 2 s of the kill (TIMEOUT_MS: sluiced's [api] timeout_ms,
+ * after which a QP with nothing acknowledged fails); a new send to the peer must then be
+ * refused at once with its error. The server,
+ * when its own sluiced is the one killed, sees its receives end in FI_ECONNABORTED and exits
+ * with status 2. The client prints one JSON line: counts, the error, the time it took.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -42,21 +62,18 @@
 #define MSGS 200
 #define MAX_BYTES 16384 /**< 200 messages of up to this wait in sluiced's stash: < 4 MiB */
 #define GONE_S 30
-#define NAME_MAX_BYTES 64
-
-struct side {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	char name[NAME_MAX_BYTES];
-	size_t name_len;
-};
+#define GONE_RX 64       /**< receives the gone-server keeps posted */
+#define GONE_TX 16       /**< sends the gone-client keeps in flight (FI_SLUICE_TX_SLOTS) */
+#define GONE_BYTES 65536 /**< each of them, bytes */
+#define GONE_CREDIT 16   /**< the server's credit message says it took this many */
+#define GONE_WINDOW                                                                                \
+	32                /**< messages the client sends ahead of the credits: 2 MiB, in           \
+			   *   the half of sluiced's stash share (4 MiB) an application has */
+#define GONE_WARMUP 200   /**< sends completed before the client says it streams */
+#define GONE_STREAM_S 120 /**< the stream's longest wait for the kill, s */
 
 static void
-open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
+open_side(struct fi_side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = wait, .size = 256};
@@ -66,29 +83,7 @@ open_side(struct side *s, enum fi_wait_obj wait, enum fi_av_type av_type)
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->fabric_attr->prov_name = strdup("sluice");
 	hints->domain_attr->cq_data_size = 4;
-	CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &s->info));
-	fi_freeinfo(hints);
-	CHECK(fi_fabric(s->info->fabric_attr, &s->fabric, NULL));
-	CHECK(fi_domain(s->fabric, s->info, &s->domain, NULL));
-	CHECK(fi_av_open(s->domain, &av_attr, &s->av, NULL));
-	CHECK(fi_cq_open(s->domain, &cq_attr, &s->cq, NULL));
-	CHECK(fi_endpoint(s->domain, s->info, &s->ep, NULL));
-	CHECK(fi_ep_bind(s->ep, &s->av->fid, 0));
-	CHECK(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV));
-	CHECK(fi_enable(s->ep));
-	s->name_len = sizeof(s->name);
-	CHECK(fi_getname(&s->ep->fid, s->name, &s->name_len));
-}
-
-static void
-close_side(struct side *s)
-{
-	CHECK(fi_close(&s->ep->fid));
-	CHECK(fi_close(&s->cq->fid));
-	CHECK(fi_close(&s->av->fid));
-	CHECK(fi_close(&s->domain->fid));
-	CHECK(fi_close(&s->fabric->fid));
-	fi_freeinfo(s->info);
+	fi_side_open(s, hints, &cq_attr, &av_attr);
 }
 
 static uint8_t
@@ -100,13 +95,13 @@ pattern(unsigned msg, size_t i)
 static size_t
 msg_len(unsigned i)
 {
-	return i == 0 ? NAME_MAX_BYTES : 1 + ((size_t)i * 2654435761u) % MAX_BYTES;
+	return i == 0 ? FI_CHECK_NAME_BYTES : 1 + ((size_t)i * 2654435761u) % MAX_BYTES;
 }
 
 /* One completion and its source: fi_cq_sreadfrom (wait) or fi_cq_readfrom spun, with a
  * deadline. */
 static int
-one_from(struct side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
+one_from(struct fi_side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, int timeout_s)
 {
 	time_t end = time(NULL) + timeout_s;
 	ssize_t n;
@@ -121,7 +116,7 @@ one_from(struct side *s, struct fi_cq_data_entry *e, fi_addr_t *src, bool wait, 
 }
 
 static int
-one(struct side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
+one(struct fi_side *s, struct fi_cq_data_entry *e, bool wait, int timeout_s)
 {
 	fi_addr_t src;
 
@@ -134,7 +129,7 @@ server(const char *namefile)
 	static uint8_t buf[MAX_BYTES];
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
-	struct side s = {0};
+	struct fi_side s = {0};
 	fi_addr_t client = FI_ADDR_NOTAVAIL, src;
 
 	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
@@ -174,7 +169,7 @@ server(const char *namefile)
 	CHECK(fi_send(s.ep, buf, 5, NULL, client, &s));
 	if (one(&s, &e, true, 10) != 1 || !(e.flags & FI_SEND))
 		fail("reply: no send completion");
-	close_side(&s);
+	fi_side_close(&s);
 	printf("server: %u messages checked, truncation and reply done\n", MSGS);
 }
 
@@ -184,8 +179,8 @@ client(const char *namefile)
 	static uint8_t buf[MAX_BYTES], rbuf[64];
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err = {0};
-	char name[NAME_MAX_BYTES] = {0};
-	struct side s = {0};
+	char name[FI_CHECK_NAME_BYTES] = {0};
+	struct fi_side s = {0};
 	fi_addr_t srv;
 	int errs = 0;
 	unsigned sends = 0;
@@ -241,21 +236,198 @@ client(const char *namefile)
 	}
 	if (!errs)
 		fail("peer gone: no error within 30 s");
-	close_side(&s);
+	fi_side_close(&s);
 	printf("client: %u messages sent, reply received, the gone peer reported (%s)\n", MSGS,
 	       err.err ? fi_strerror(err.err) : "refused at once");
+}
+
+static void
+gone_server(const char *namefile)
+{
+	static uint8_t bufs[GONE_RX][GONE_BYTES], credit = 1;
+	struct fi_cq_err_entry err = {0};
+	struct fi_cq_data_entry e;
+	struct fi_side s = {0};
+	fi_addr_t client = FI_ADDR_NOTAVAIL;
+	unsigned long got = 0;
+	char path[4096];
+	FILE *f;
+
+	open_side(&s, FI_WAIT_FD, FI_AV_TABLE);
+	for (unsigned i = 0; i < GONE_RX; i++)
+		CHECK(fi_recv(s.ep, bufs[i], GONE_BYTES, NULL, FI_ADDR_UNSPEC, bufs[i]));
+	snprintf(path, sizeof(path), "%s.pid", namefile);
+	f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+		fail("gone-server: cannot write the pid file");
+	name_write(namefile, s.name, s.name_len);
+	for (;;) {
+		ssize_t n = fi_cq_sread(s.cq, &e, 1, NULL, 1000);
+
+		if (n == 1 && (e.flags & FI_RECV)) {
+			/* the first message is the client's name; every GONE_CREDIT after it, a
+			 * credit back */
+			if (got++ == 0 &&
+			    fi_av_insert(s.av, e.op_context, 1, &client, 0, NULL) != 1)
+				fail("gone-server: the client's name does not insert");
+			CHECK(fi_recv(s.ep, e.op_context, GONE_BYTES, NULL, FI_ADDR_UNSPEC,
+				      e.op_context));
+			if (got % GONE_CREDIT == 1 && got > 1)
+				CHECK(fi_inject(s.ep, &credit, 1, client));
+			continue;
+		}
+		if (n == 1 || n == -FI_EAGAIN)
+			continue;
+		if (n != -FI_EAVAIL || fi_cq_readerr(s.cq, &err, 0) != 1)
+			fail("gone-server: fi_cq_sread failed");
+		if (err.err != FI_ECONNABORTED)
+			fail("gone-server: an error completion but sluiced's going away");
+		printf("gone-server: its sluiced is gone: a receive ended in %s\n",
+		       fi_strerror(err.err));
+		exit(2);
+	}
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* An error a peer's failure may end a send with. */
+static bool
+peer_error(int err)
+{
+	return err == FI_ETIMEDOUT || err == FI_ECONNRESET || err == FI_EREMOTEIO ||
+	       err == FI_ECANCELED;
+}
+
+/* What gone_reap found. */
+enum gone_event { GONE_NONE, GONE_SENT, GONE_CREDITED };
+
+/* One completion of the stream, if there is one: a send's (*err 0, or its error, which must be
+ * a peer's failure), or a credit's (its receive posted again). */
+static enum gone_event
+gone_reap(struct fi_side *s, uint8_t *credit, int *err)
+{
+	struct fi_cq_err_entry ee = {0};
+	struct fi_cq_data_entry e;
+	ssize_t n = fi_cq_read(s->cq, &e, 1);
+
+	*err = 0;
+	if (n == -FI_EAGAIN)
+		return GONE_NONE;
+	if (n == 1 && (e.flags & FI_RECV)) {
+		CHECK(fi_recv(s->ep, credit, 1, NULL, FI_ADDR_UNSPEC, credit));
+		return GONE_CREDITED;
+	}
+	if (n == 1)
+		return GONE_SENT;
+	if (n != -FI_EAVAIL || fi_cq_readerr(s->cq, &ee, 0) != 1 || !(ee.flags & FI_SEND))
+		fail("gone-client: fi_cq_read gave neither a send, a credit nor a send's error");
+	if (!peer_error(ee.err))
+		fail("gone-client: a send ended in an error that is no peer's failure");
+	*err = ee.err;
+	return GONE_SENT;
+}
+
+static void
+gone_client(const char *namefile, unsigned timeout_ms)
+{
+	static uint8_t buf[GONE_BYTES], credit;
+	const uint64_t bound_ms = 2u * timeout_ms + 2000u;
+	char name[FI_CHECK_NAME_BYTES] = {0}, streaming[4096], killed[4096];
+	uint64_t posted = 0, done = 0, ok = 0, errs = 0, credits = 0, t_kill = 0, t_last = 0;
+	int first_err = 0, err;
+	struct fi_side s = {0};
+	fi_addr_t srv;
+	ssize_t rc;
+
+	name_read(namefile, name, sizeof(name));
+	snprintf(streaming, sizeof(streaming), "%s.streaming", namefile);
+	snprintf(killed, sizeof(killed), "%s.killed", namefile);
+	open_side(&s, FI_WAIT_NONE, FI_AV_MAP);
+	if (fi_av_insert(s.av, name, 1, &srv, 0, NULL) != 1)
+		fail("gone-client: the server's name does not insert");
+	CHECK(fi_recv(s.ep, &credit, 1, NULL, FI_ADDR_UNSPEC, &credit));
+	memcpy(buf, s.name, s.name_len); /* the first message names the client */
+	/*
+	 * Stream, within the credits, until the kill is seen (an error before it must be
+	 * followed by the kill within 2 s); from then on keep GONE_TX sends in flight
+	 * regardless of credits until one fails, then post nothing and wait for the rest.
+	 */
+	for (uint64_t end = now_ms() + GONE_STREAM_S * 1000u, t_err = 0;;) {
+		enum gone_event ev;
+
+		while (first_err == 0 && posted - done < GONE_TX &&
+		       (t_kill != 0 || posted < GONE_CREDIT * credits + GONE_WINDOW) &&
+		       (rc = fi_send(s.ep, buf, sizeof(buf), NULL, srv, buf)) != -FI_EAGAIN) {
+			CHECK(rc);
+			posted++;
+		}
+		ev = gone_reap(&s, &credit, &err);
+		credits += ev == GONE_CREDITED;
+		if (ev == GONE_SENT) {
+			done++;
+			t_last = now_ms();
+			ok += err == 0;
+			errs += err != 0;
+			if (done == GONE_WARMUP && errs == 0)
+				name_write(streaming, "1", 1);
+			if (err != 0 && first_err == 0) {
+				first_err = err;
+				t_err = now_ms();
+			}
+		}
+		if (t_kill == 0 && access(killed, F_OK) == 0)
+			t_kill = now_ms();
+		if (t_kill == 0 && ((t_err != 0 && now_ms() - t_err > 2000) || now_ms() > end)) {
+			fprintf(stderr, "%llu sends completed, %llu in error (%s)\n",
+				(unsigned long long)done, (unsigned long long)errs,
+				fi_strerror(first_err));
+			fail("gone-client: a send failed with no kill, or no kill while it "
+			     "streamed");
+		}
+		if (t_kill != 0 && first_err != 0 && done == posted)
+			break;
+		if (t_kill != 0 && now_ms() - t_kill > bound_ms) {
+			fprintf(stderr, "%llu sends, %llu completed, %llu in error\n",
+				(unsigned long long)posted, (unsigned long long)done,
+				(unsigned long long)errs);
+			fail("gone-client: no error, or sends outstanding, past the bound");
+		}
+	}
+	rc = fi_send(s.ep, buf, 64, NULL, srv, buf);
+	if (rc != -first_err) {
+		fprintf(stderr, "new send: %zd (%s), the error: %s\n", rc, fi_strerror((int)-rc),
+			fi_strerror(first_err));
+		fail("gone-client: a new send to the gone peer is not refused with its error");
+	}
+	printf("{\"case\": \"peer-gone\", \"sends\": %llu, \"ok\": %llu, \"errors\": %llu, "
+	       "\"err\": \"%s\", \"last_ms_after_kill\": %llu, \"bound_ms\": %llu, "
+	       "\"new_send\": \"%s\"}\n",
+	       (unsigned long long)posted, (unsigned long long)ok, (unsigned long long)errs,
+	       fi_strerror(first_err), (unsigned long long)(t_last - t_kill),
+	       (unsigned long long)bound_ms, fi_strerror((int)-rc));
+	fi_side_close(&s);
 }
 
 int
 main(int argc, char **argv)
 {
-	if (argc != 3)
-		fail("usage: fi_rdm_check server|client NAMEFILE");
-	if (strcmp(argv[1], "server") == 0)
+	if (argc == 3 && strcmp(argv[1], "server") == 0)
 		server(argv[2]);
-	else if (strcmp(argv[1], "client") == 0)
+	else if (argc == 3 && strcmp(argv[1], "client") == 0)
 		client(argv[2]);
+	else if (argc == 3 && strcmp(argv[1], "gone-server") == 0)
+		gone_server(argv[2]);
+	else if (argc == 4 && strcmp(argv[1], "gone-client") == 0)
+		gone_client(argv[2], (unsigned)atoi(argv[3]));
 	else
-		fail("usage: fi_rdm_check server|client NAMEFILE");
+		fail("usage: fi_rdm_check server|client|gone-server NAMEFILE, "
+		     "fi_rdm_check gone-client NAMEFILE TIMEOUT_MS");
 	return 0;
 }

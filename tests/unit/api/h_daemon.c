@@ -21,6 +21,8 @@
 
 #define H_QPN_BASE 100u
 #define H_KEY_BASE 0x1000u
+#define H_PSN_BASE 0x100u
+#define H_TOKEN_BASE 0x70000u
 
 static uint8_t *
 h_ptr(struct h_client *cl, uint64_t va, uint64_t len)
@@ -40,7 +42,7 @@ h_mr_find(struct h_client *cl, uint32_t key, uint64_t va, uint64_t len, uint32_t
 
 		if (key && m->key == key && va >= m->va && va - m->va <= m->len &&
 		    len <= m->len - (va - m->va) && (m->access & need) == need)
-			return h_ptr(cl, va, len);
+			return cl->mem + m->off + (va - m->va);
 	}
 	return NULL;
 }
@@ -155,7 +157,21 @@ h_execute(struct h_daemon *d, struct h_qp *qp, const struct sl_chan_sqe *e, uint
 	}
 }
 
-/* The lane: every connected QP's send queue, as far as its CQs have room. */
+/* With rnr_wait, e is to wait: its peer QP is not connected yet (sluiced would retransmit
+ * until it is), or e needs a RECV there and none is posted (sluiced would stash it). */
+static bool
+h_rnr(const struct h_daemon *d, const struct h_qp *peer, const struct sl_chan_sqe *e)
+{
+	bool consumes = e->opcode == SL_WR_SEND || e->opcode == SL_WR_SEND_WITH_IMM ||
+			e->opcode == SL_WR_WRITE_WITH_IMM;
+
+	return d->rnr_wait && peer &&
+	       (!peer->connected ||
+		(consumes && __atomic_load_n(&peer->rq->prod, __ATOMIC_ACQUIRE) == peer->rq_cons));
+}
+
+/* The lane: every connected QP's send queue, as far as its CQs have room (and, with rnr_wait,
+ * its peer's RECVs). */
 static void
 h_lane(struct h_daemon *d)
 {
@@ -173,6 +189,8 @@ h_lane(struct h_daemon *d)
 
 			memcpy(&e, sl_chan_ring_entry(qp->sq, qp->sq_cons, qp->sq_depth, sizeof(e)),
 			       sizeof(e));
+			if (h_rnr(d, peer, &e))
+				break;
 			qp->sq_cons++;
 			__atomic_store_n(&qp->sq->cons, qp->sq_cons, __ATOMIC_RELEASE);
 			c.wr_id = e.wr_id;
@@ -247,7 +265,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		atomic_fetch_add(&d->hellos, 1);
 		return 0;
 	case SL_CHAN_MR_REG:
-		if (!h_ptr(cl, q->u.mr_reg.addr, q->u.mr_reg.len))
+		if (!h_ptr(cl, cl->base_va + q->u.mr_reg.off, q->u.mr_reg.len))
 			return -EINVAL;
 		for (i = 0; i < H_MAX && cl->mrs[i].key; i++)
 			;
@@ -256,6 +274,7 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 		cl->mrs[i] = (struct h_mr){.key = H_KEY_BASE + i,
 					   .va = q->u.mr_reg.addr,
 					   .len = q->u.mr_reg.len,
+					   .off = q->u.mr_reg.off,
 					   .access = q->u.mr_reg.access};
 		r->u.mr_reg.lkey = r->u.mr_reg.rkey = cl->mrs[i].key;
 		return 0;
@@ -314,6 +333,9 @@ h_serve(struct h_daemon *d, struct h_client *cl, const struct sl_chan_req *q, in
 					  .receiver = q->u.qp_create.receiver};
 		memcpy(d->qps[i].program, q->u.qp_create.program, SL_NAME_MAX);
 		r->u.qp_create.qpn = d->qps[i].qpn;
+		/* as sluiced's: never 0 (a peer refuses token 0), here not random */
+		r->u.qp_create.psn = H_PSN_BASE + i;
+		r->u.qp_create.token = H_TOKEN_BASE + i;
 		r->u.qp_create.seg_bytes = H_DAEMON_SEG_BYTES;
 		r->u.qp_create.pkt_wire_bytes = H_DAEMON_PKT_WIRE_BYTES;
 		return 0;
@@ -443,11 +465,12 @@ h_run(void *arg)
 				}
 			pthread_mutex_unlock(&d->lock);
 		}
-		if (atomic_load(&d->lane)) {
-			pthread_mutex_lock(&d->lock);
+		/* lane is read under the lock: a test that clears it and then takes the lock
+		 * knows that no pass is under way or to come */
+		pthread_mutex_lock(&d->lock);
+		if (atomic_load(&d->lane))
 			h_lane(d);
-			pthread_mutex_unlock(&d->lock);
-		}
+		pthread_mutex_unlock(&d->lock);
 	}
 	for (unsigned i = 0; i < H_CLIENTS; i++)
 		if (d->cl[i].fd >= 0)
@@ -482,6 +505,18 @@ h_daemon_start(struct h_daemon *d, const char *path)
 		abort();
 }
 
+struct sl_ctx *
+h_daemon_start_ctx(struct h_daemon *d, uint64_t mem_bytes)
+{
+	struct sl_ctx *ctx;
+
+	h_daemon_start(d, NULL);
+	ctx = sl_ctx_open(d->path, &(struct sl_ctx_attr){.mem_bytes = mem_bytes});
+	if (!ctx)
+		abort();
+	return ctx;
+}
+
 void
 h_daemon_stop(struct h_daemon *d)
 {
@@ -492,4 +527,21 @@ h_daemon_stop(struct h_daemon *d)
 	if (d->dir[0])
 		rmdir(d->dir);
 	pthread_mutex_destroy(&d->lock);
+}
+
+bool
+h_daemon_wait_no_client(struct h_daemon *d, int timeout_ms)
+{
+	for (int i = 0; i < timeout_ms; i++) {
+		bool none = true;
+
+		pthread_mutex_lock(&d->lock);
+		for (unsigned k = 0; k < H_CLIENTS; k++)
+			none = none && d->cl[k].mem == NULL;
+		pthread_mutex_unlock(&d->lock);
+		if (none)
+			return true;
+		usleep(1000);
+	}
+	return false;
 }

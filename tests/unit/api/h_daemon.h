@@ -7,7 +7,9 @@
  * another (two processes on one fake daemon stand for two hosts): work between them moves
  * bytes (SEND / RECV, WRITE, WRITE with immediate, READ) with the keys checked as the real
  * daemon checks them, each key only within its own client. A wrong lkey completes with
- * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP.
+ * SL_WC_LOC_PROT_ERR, a wrong rkey with SL_WC_REM_ACCESS_ERR, and either fails the QP. Work to
+ * a peer not connected yet, and a SEND that finds no RECV posted, fail the QP too, or wait
+ * (rnr_wait).
  */
 #ifndef H_DAEMON_H
 #define H_DAEMON_H
@@ -27,6 +29,7 @@
 struct h_mr {
 	uint32_t key; /**< 0: free */
 	uint64_t va, len;
+	uint64_t off; /**< in the client's memory, bytes */
 	uint32_t access;
 };
 
@@ -69,13 +72,18 @@ struct h_daemon {
 	pthread_t thread;
 	int lfd;
 	atomic_bool stop;
-	atomic_bool lane; /**< consume rings and complete work */
+	atomic_bool lane; /**< consume rings and complete work (cleared, then d->lock taken
+			   *   and released: no pass runs any more) */
 	/* behaviour, set before a client connects */
 	uint16_t version;                     /**< answered in every response [SL_CHAN_VERSION] */
 	int32_t refuse[SL_CHAN_TYPE_MAX + 1]; /**< status answered by type (0: serve) */
 	/** status answered to a new connection before it asks, seq 0, as sluiced refuses one
 	 *  over its limits (0: serve it) */
 	int32_t refuse_connect;
+	/** work to a peer QP not connected yet waits until it is, as sluiced retransmits it,
+	 *  and a SEND (or WRITE with immediate) to a QP with no RECV posted waits for one, as
+	 *  sluiced's stash holds it, instead of failing the QP (false) */
+	bool rnr_wait;
 	/* what it saw */
 	atomic_uint requests[SL_CHAN_TYPE_MAX + 1];
 	atomic_uint hellos;
@@ -88,8 +96,14 @@ struct h_daemon {
 
 /* Start a fake daemon at path (NULL: a socket in a new temporary directory). */
 void h_daemon_start(struct h_daemon *d, const char *path);
+/* Start a fake daemon in a new temporary directory and open a context of mem_bytes on it;
+ * aborts if either fails. */
+struct sl_ctx *h_daemon_start_ctx(struct h_daemon *d, uint64_t mem_bytes);
 /* Stop it, remove its socket (and the directory it made). */
 void h_daemon_stop(struct h_daemon *d);
+
+/* Wait up to timeout_ms until the fake has no client left (each has hung up): true if so. */
+bool h_daemon_wait_no_client(struct h_daemon *d, int timeout_ms);
 
 /* The fake's QP qpn (locked by the caller with d->lock), or NULL. */
 struct h_qp *h_daemon_qp(struct h_daemon *d, uint32_t qpn);

@@ -2,10 +2,12 @@
 /*
  * Tests for lib/api/ctx.c against the fake daemon (h_daemon.c): open and close, the HELLO's
  * memory (a sealed memfd on tmpfs, mapped where the daemon reads it), version mismatch, refusals, a
- * missing daemon, the allocator through the context, and close destroying what the context holds.
+ * missing daemon, a daemon gone (noticed by sl_ctx_status, woken on sl_ctx_fd), the allocator
+ * through the context, and close destroying what the context holds.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,21 +41,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* Wait (up to 2 s) until the fake has seen the client hang up. */
-static void
-wait_gone(struct h_daemon *d)
-{
-	for (int i = 0; i < 2000; i++) {
-		pthread_mutex_lock(&d->lock);
-		bool gone = !d->cl[0].mem;
-		pthread_mutex_unlock(&d->lock);
-		if (gone)
-			return;
-		usleep(1000);
-	}
-	fail_msg("the fake daemon still has the client");
-}
-
 static void
 ctx_open__hello_maps_the_sealed_memory(void **state)
 {
@@ -75,7 +62,7 @@ ctx_open__hello_maps_the_sealed_memory(void **state)
 	memcpy(p, "sluice", 7);
 	assert_string_equal((char *)d->cl[0].mem + (p - ctx->mem), "sluice");
 	sl_ctx_close(ctx);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 }
 
 static void
@@ -101,7 +88,7 @@ ctx_open__version_mismatch_is_eproto(void **state)
 	errno = 0;
 	assert_null(sl_ctx_open(d->path, NULL));
 	assert_int_equal(errno, EPROTO);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 }
 
 static void
@@ -193,7 +180,7 @@ ctx_close__destroys_qps_cqs_and_mrs(void **state)
 	assert_non_null(sl_mr_reg(ctx, buf, 64, 0));
 	assert_non_null(sl_qp_create(ctx, &(struct sl_qp_attr){.send_cq = cq, .recv_cq = cq}));
 	sl_ctx_close(ctx);
-	wait_gone(d);
+	assert_true(h_daemon_wait_no_client(d, 2000));
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_QP_DESTROY]), 1);
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_CQ_DESTROY]), 1);
 	assert_int_equal(atomic_load(&d->requests[SL_CHAN_MR_DEREG]), 2);
@@ -211,6 +198,30 @@ ctx_call__a_daemon_gone_breaks_the_channel(void **state)
 	errno = 0;
 	assert_null(sl_mr_reg(ctx, buf, 4096, 0));
 	assert_int_equal(errno, ECONNRESET);
+	errno = 0;
+	assert_null(sl_cq_create(ctx, 4));
+	assert_int_equal(errno, ECONNRESET);
+	sl_ctx_close(ctx);
+	h_daemon_start(d, NULL); /* for teardown */
+}
+
+static void
+ctx_status__a_daemon_gone_is_econnreset_without_a_request(void **state)
+{
+	struct h_daemon *d = *state;
+	struct sl_ctx *ctx = sl_ctx_open(d->path, &(struct sl_ctx_attr){.mem_bytes = 1 << 20});
+	struct pollfd p;
+
+	assert_non_null(ctx);
+	assert_int_equal(sl_ctx_status(ctx), 0);
+	p = (struct pollfd){.fd = sl_ctx_fd(ctx), .events = 0};
+	assert_int_equal(poll(&p, 1, 0), 0); /* nothing to wake a waiter while it is there */
+	h_daemon_stop(d);                    /* hangs up on the client */
+	p = (struct pollfd){.fd = sl_ctx_fd(ctx), .events = 0};
+	assert_int_equal(poll(&p, 1, 1000), 1);
+	assert_true(p.revents & POLLHUP);
+	assert_int_equal(sl_ctx_status(ctx), -ECONNRESET);
+	/* the channel is broken: requests fail with it at once */
 	errno = 0;
 	assert_null(sl_cq_create(ctx, 4));
 	assert_int_equal(errno, ECONNRESET);
@@ -239,6 +250,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(ctx_call__a_daemon_gone_breaks_the_channel, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			ctx_status__a_daemon_gone_is_econnreset_without_a_request, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

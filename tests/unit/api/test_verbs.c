@@ -36,9 +36,7 @@ setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
-	h_daemon_start(&f->d, NULL);
-	f->ctx = sl_ctx_open(f->d.path, &(struct sl_ctx_attr){.mem_bytes = 4 << 20});
-	assert_non_null(f->ctx);
+	f->ctx = h_daemon_start_ctx(&f->d, 4 << 20);
 	f->buf = sl_mem_alloc(f->ctx, BUF);
 	f->mr = sl_mr_reg(f->ctx, f->buf, BUF,
 			  SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE | SL_ACCESS_REMOTE_READ);

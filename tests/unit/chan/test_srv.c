@@ -371,6 +371,7 @@ mr_reg(struct fx *f, int fd, uint64_t addr, uint64_t len, uint32_t access)
 	struct sl_chan_req q = req(SL_CHAN_MR_REG);
 
 	q.u.mr_reg.addr = addr;
+	q.u.mr_reg.off = addr - BASE_VA; /* the library's own mapping at BASE_VA */
 	q.u.mr_reg.len = len;
 	q.u.mr_reg.access = access;
 	return rpc(f, fd, &q);
@@ -816,7 +817,9 @@ static void
 sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
 {
 	struct fx *f = *state;
+	struct sl_chan_req q;
 	struct sl_chan_rsp r;
+	uint8_t *mem;
 	uint64_t id;
 	int fd;
 
@@ -842,6 +845,23 @@ sl_chan_srv_poll__mr_reg_checks_range_and_flags(void **state)
 	assert_null(sl_chan_mrs_find(f->mrs, id, SL_CHAN_RKEY, r.u.mr_reg.lkey,
 				     BASE_VA + MEM_BYTES - 8, 8, 0));
 	assert_int_equal(stats(f).mrs, 1);
+	mem = sl_chan_mrs_find(f->mrs, id, SL_CHAN_RKEY, r.u.mr_reg.rkey, BASE_VA + 4096, 8,
+			       SL_ACCESS_REMOTE_WRITE) -
+	      4096; /* the daemon's mapping of the memory */
+	/* An address is the region's name only (adopted pages live elsewhere in the client's
+	 * space): it may lie anywhere, and the daemon goes to its offset. */
+	q = req(SL_CHAN_MR_REG);
+	q.u.mr_reg.addr = 0x1000;
+	q.u.mr_reg.off = 8192;
+	q.u.mr_reg.len = 4096;
+	q.u.mr_reg.access = SL_ACCESS_LOCAL_WRITE | SL_ACCESS_REMOTE_WRITE;
+	r = rpc(f, fd, &q);
+	assert_int_equal(r.status, 0);
+	assert_ptr_equal(sl_chan_mrs_find(f->mrs, id, SL_CHAN_RKEY, r.u.mr_reg.rkey, 0x1010, 8,
+					  SL_ACCESS_REMOTE_WRITE),
+			 mem + 8192 + 0x10);
+	q.u.mr_reg.off = MEM_BYTES - 4095; /* the offset is checked against the memory */
+	assert_int_equal(rpc(f, fd, &q).status, -EINVAL);
 	close(fd);
 }
 
