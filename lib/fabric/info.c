@@ -13,7 +13,8 @@
  *   - FI_PROGRESS_MANUAL: the application's calls into the provider move the data;
  *   - FI_THREAD_DOMAIN: the application serializes its calls on a domain;
  *   - FI_RM_DISABLED: a peer's messages that find no posted receive wait in bounce buffers and
- *     in sluiced's stash, which are bounded; beyond them the QP fails;
+ *     in sluiced's stash, which are bounded; beyond them the sender's daemon resends after a
+ *     backoff (receiver not ready), and the QP fails if there is no room for its timeout;
  *   - FI_RMA (fi_write, fi_writedata, fi_read, rma.c) with FI_READ, FI_WRITE, FI_REMOTE_READ,
  *     FI_REMOTE_WRITE, when the application takes mr_mode FI_MR_VIRT_ADDR | FI_MR_PROV_KEY
  *     (domain.c: a target's registration adopts its pages, the key is libsluice's rkey, the

@@ -17,7 +17,8 @@
  *     completes (FI_ETRUNC with olen when it is shorter), and the buffer is posted again; with
  *     no receive posted it waits, in arrival order, in the unexpected ring, and the receive
  *     posted next takes it (FI_RM_DISABLED: a peer that keeps sending into an endpoint that
- *     posts nothing fills its bounce buffers and then sluiced's stash, and then its QP fails).
+ *     posts nothing fills its bounce buffers and then sluiced's stash, is then held off by
+ *     receiver-not-ready retries, and its QP fails after its timeout: FI_ENORX).
  * The libsluice CQ's event fd is drained only after an arm (fi_cq_sread, fi_trywait), and the
  * listener is looked at once a millisecond unless a handshake is under way, so busy polling
  * makes no system call.

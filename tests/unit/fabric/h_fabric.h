@@ -44,7 +44,8 @@ const char *h_fabric_socket(void);
 int h_fabric_setup(void **state);
 int h_fabric_teardown(void **state);
 
-/* fi_getinfo for FI_EP_RDM and FI_MSG from the sluice provider: its return, *info set. */
+/* fi_getinfo for FI_EP_RDM and FI_MSG, the answer of the sluice provider itself (not
+ * ofi_rxm layered over it): 0 and *info set, or the error. */
 int h_fabric_getinfo(struct fi_info **info);
 
 /* Open and enable s with one CQ (rx_attr NULL) or two; every call must succeed. */
