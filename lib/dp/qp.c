@@ -47,7 +47,10 @@
  * no user, what arrives for its QPs is refused as an invalid request, and a READ for one of its
  * QPs is refused likewise (the built-in traffic serves none). The lane's tick
  * (sl_dp_qp_tick) polls the lane half on every poll in every state of the lane's life, so its
- * commands are answered while the peer is still away or the port is down.
+ * commands are answered while the peer is still away or the port is down; once a millisecond it
+ * also fails the QPs whose timeout passed (sl_xport_expire), which produce would only see when
+ * it builds their resends: a port with no room (a link whose peer went away, its replay ring
+ * full; a port down) builds none.
  *
  * QP info. sl_xport_qp_info_get() reads the scheduler's state, which only the lane's lcore may
  * touch; produce copies it into a per-QP slot every SL_DP_QP_INFO_NS, SL_DP_QP_INFO_PER_POLL QPs
@@ -163,6 +166,7 @@ struct sl_dp_qp {
 	struct info_slot *info;           /**< [max_qps] */
 	uint32_t info_next;               /**< index into qpns of the next snapshot */
 	uint64_t info_due_ns;             /**< next round of snapshots starts here */
+	uint64_t expire_due_ns;           /**< next sl_xport_expire, ns (one a millisecond) */
 	struct payload_region *region;    /**< the user's payload region (NULL: attach nothing) */
 	struct rte_mempool *attach_pool;  /**< mbufs without data room, for attached payloads */
 	struct rte_mbuf *spare[SL_DP_BURST];
@@ -569,6 +573,11 @@ sl_dp_qp_tick(void *ctx, uint64_t now_ns)
 
 	if (a->chan != NULL)
 		sl_chan_lane_poll(a->chan, a->x, now_ns);
+	/* A port with no room builds no resend, where QP timeouts are looked at: look here. */
+	if (now_ns >= a->expire_due_ns) {
+		sl_xport_expire(a->x, now_ns);
+		a->expire_due_ns = now_ns + SL_NS_PER_MS;
+	}
 }
 
 void

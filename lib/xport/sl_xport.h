@@ -389,6 +389,15 @@ unsigned sl_xport_tx_burst(struct sl_xport *x, uint64_t now_ns, struct sl_xport_
 /* Earliest time tx_burst may have work without new input, ns: 0 now, UINT64_MAX never. */
 uint64_t sl_xport_next_deadline(const struct sl_xport *x);
 
+/*
+ * Fail every QP with messages out and nothing acknowledged for its timeout_ns, as tx_burst does
+ * when it builds such a QP's resend: for a caller that cannot call tx_burst (its port has no
+ * room: the link's replay ring full of frames a peer that went away will never acknowledge,
+ * the port down), so that its QPs still end. A walk of the QPs: the caller bounds how often.
+ * Returns how many failed.
+ */
+unsigned sl_xport_expire(struct sl_xport *x, uint64_t now_ns);
+
 void sl_xport_stats_get(const struct sl_xport *x, struct sl_xport_stats *st);
 /* rx_bad_header by reason. */
 void sl_xport_rejects_get(const struct sl_xport *x, struct sl_xhdr_rejects *rej);

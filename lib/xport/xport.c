@@ -650,6 +650,21 @@ sl_xp_timed_out(struct sl_xport *x, uint32_t qpn, struct xqp *q, uint64_t now_ns
 	return true;
 }
 
+unsigned
+sl_xport_expire(struct sl_xport *x, uint64_t now_ns)
+{
+	unsigned n = 0;
+
+	for (uint32_t qpn = 0; qpn < x->c.max_qps; qpn++) {
+		struct xqp *q = &x->qp[qpn];
+
+		if (q->open && !q->failed && q->sq_head != q->sq_tail &&
+		    sl_xp_timed_out(x, qpn, q, now_ns))
+			n++;
+	}
+	return n;
+}
+
 int
 sl_xport_qp_close(struct sl_xport *x, uint32_t qpn, uint64_t now_ns)
 {

@@ -38,8 +38,8 @@
 #             completes, the last within 2 x [api] timeout_ms + 2 s of the kill, and a new
 #             send is refused with the error. The client prints one JSON line.
 #   peer-daemon-gone: the same, b's sluiced killed instead of the server; the server, its
-#             receives ended in FI_ECONNABORTED, exits 2. Known to fail (meson: should_fail):
-#             the client's sends to the dead host go on completing successfully.
+#             receives ended in FI_ECONNABORTED, exits 2; the client's checks are the same
+#             (its daemon's link toward the dead host has no room, and its QP still times out).
 #   msg:      fi_msg_check, the same way: a connect to a port nobody listens on and one the
 #             server rejects are FI_ECONNREFUSED error events, an accepted one FI_CONNECTED
 #             on both sides with fi_getpeer / fi_getname agreeing, and the server's
