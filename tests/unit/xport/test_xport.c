@@ -1418,6 +1418,30 @@ xport_post__refuses_bad_requests(void **state)
 }
 
 /*
+ * A QP whose port never has room (tx_burst is never called, so no resend is built) still
+ * fails once nothing was acknowledged for its timeout: sl_xport_expire, not before, and only
+ * a QP with messages out.
+ */
+static void
+xport_expire__fails_a_qp_that_could_not_send(void **state)
+{
+	struct sl_xport *x = lone_endpoint();
+	struct sl_xport_stats st;
+	uint64_t t0 = SL_NS_PER_MS, timeout = SL_XPORT_QP_TIMEOUT_NS;
+
+	(void)state;
+	assert_int_equal(sl_xport_expire(x, 10 * timeout), 0); /* nothing out: nothing to fail */
+	assert_int_equal(sl_xport_post_send(x, 0, NULL, 0, 0, t0), 0);
+	assert_int_equal(sl_xport_expire(x, t0 + timeout - 1), 0);
+	assert_int_equal(sl_xport_expire(x, t0 + timeout), 1);
+	assert_int_equal(sl_xport_expire(x, t0 + 2 * timeout), 0); /* failed once */
+	sl_xport_stats_get(x, &st);
+	assert_int_equal(st.qps_failed, 1);
+	assert_int_equal(sl_xport_post_send(x, 0, NULL, 0, 0, t0 + timeout), -EPIPE);
+	sl_xport_free(x);
+}
+
+/*
  * Random SEND / WRITE / READ sequences (sizes 0 to 5 segments, immediates) under 1 % loss,
  * duplication and reordering, several programs and seeds: every message given exactly once,
  * in order, and every completion status 0.
@@ -1967,6 +1991,7 @@ main(void)
 		cmocka_unit_test(xport_post__write_and_send_every_size),
 		cmocka_unit_test(xport_post__read_every_size),
 		cmocka_unit_test(xport_post__refuses_bad_requests),
+		cmocka_unit_test(xport_expire__fails_a_qp_that_could_not_send),
 		cmocka_unit_test(xport_post__mixed_under_loss_duplication_and_reordering),
 		cmocka_unit_test(xport_post__refusal_fails_that_message_and_cancels_the_rest),
 		cmocka_unit_test(xport_post__bad_key_and_read_src_refusal),
