@@ -536,13 +536,12 @@ sl_proto_default_periodic(const struct sl_flow_view *f, const struct sl_periodic
 static void
 sacks_forget(struct sl_sched *s, struct flow *f, uint32_t fi, uint32_t seq)
 {
-	uint32_t d = f->snd_max - seq;
-
-	uint32_t n;
+	uint64_t *acked = plane(s, fi, P_ACKED);
+	uint32_t head = seq & (s->W - 1), d = f->snd_max - seq, n;
 
 	if (f->sacked && d) {
-		n = sl_bitmap_count_range(plane(s, fi, P_ACKED), s->W, seq & (s->W - 1), d);
-		sl_bitmap_clear_range(plane(s, fi, P_ACKED), s->W, seq & (s->W - 1), d);
+		n = sl_bitmap_count_range(acked, s->W, head, d);
+		sl_bitmap_clear_range(acked, s->W, head, d);
 		f->sacked -= n;
 		s->st.sacks_forgotten += n;
 	}
